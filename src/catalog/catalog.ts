@@ -1,0 +1,55 @@
+// The seam between the catalog (state machine + write path) and its readers:
+// the HTTP API, the event publisher (Subscribe) and admin tools.
+import type { ApplyResult, Command } from './commands';
+import type { CatalogEvent, CheckServiceNode, ConfigEntry, ConfigEntryKind, HealthCheck, HealthStatus, Node, NodeService } from './types';
+
+/** A read result plus the index a blocking query on it compares against (≥ 1). */
+export interface Indexed<T> {
+  index: number;
+  value: T;
+}
+
+export interface ServiceName {
+  Name: string;
+  Namespace: string;
+  Partition: string;
+}
+
+/** Synchronous, consistent reads of the current state (as of lastIndex()). */
+export interface CatalogReader {
+  /** Index of the last applied entry (0n before anything). */
+  lastIndex(): bigint;
+  nodes(): Indexed<Node[]>; // sorted by Node
+  node(name: string): Indexed<{ Node: Node; Services: NodeService[] } | undefined>;
+  nodeChecks(node: string): Indexed<HealthCheck[]>;
+  /** Service name → union of its instances' tags (Consul's /v1/catalog/services). */
+  services(): Indexed<Record<string, string[]>>;
+  /** Instances of a service with node and checks, sorted by Node then Service.ID. Name match is exact. */
+  serviceInstances(service: string): Indexed<CheckServiceNode[]>;
+  serviceChecks(service: string): Indexed<HealthCheck[]>;
+  checksInState(state: HealthStatus | 'any'): Indexed<HealthCheck[]>;
+  configEntries(kind: ConfigEntryKind): Indexed<ConfigEntry[]>; // sorted by Name
+  configEntry(kind: ConfigEntryKind, name: string): Indexed<ConfigEntry | undefined>;
+  serviceNames(): Indexed<ServiceName[]>; // sorted by Name
+  /** Every check with a TTL (Definition.TTL), for the TTL expiry scheduler. */
+  ttlChecks(): HealthCheck[];
+}
+
+export type CatalogListener = (index: bigint, events: readonly CatalogEvent[]) => void;
+
+export interface Catalog extends CatalogReader {
+  /** Appends the command, waits until it is durable and applied here, returns the outcome. */
+  submit(command: Command): Promise<ApplyResult>;
+  /** Resolves when lastIndex() > after, or rejects with the signal's reason. */
+  waitForIndex(after: bigint, signal?: AbortSignal): Promise<void>;
+  /**
+   * Called synchronously after each entry is applied, with that entry's events
+   * (possibly none). Listeners see entries in log order. Returns an unsubscribe function.
+   */
+  onApplied(listener: CatalogListener): () => void;
+  /** Called after the whole state was replaced (restore); subscribers must reset. */
+  onReset(listener: (index: bigint) => void): () => void;
+  /** Serialises the whole state (for snapshots and compaction). */
+  snapshot(): { index: bigint; state: string };
+  close(): Promise<void>;
+}

@@ -1,0 +1,62 @@
+// Log entries are commands. Everything apply needs travels inside the command
+// (wall-clock time, generated IDs), so every replica folds the same log into the
+// same state. The HTTP layer validates input and fills defaults before append;
+// apply still checks what depends on state (unknown service, CAS mismatch).
+import type { ConfigEntry, ConfigEntryKind, HealthCheck, HealthStatus, Node, NodeService } from './types';
+
+type NoIndexes<T> = Omit<T, 'CreateIndex' | 'ModifyIndex'>;
+export type NodeInput = NoIndexes<Node>;
+export type ServiceInput = NoIndexes<NodeService>;
+/** Node is filled in from the command; ServiceName/ServiceTags are filled in by apply from the service. */
+export type CheckInput = Omit<NoIndexes<HealthCheck>, 'ServiceName' | 'ServiceTags'>;
+export type ConfigEntryInput = NoIndexes<ConfigEntry>;
+
+export type TxnOp =
+  | { op: 'node-set'; node: NodeInput }
+  | { op: 'node-cas'; node: NodeInput; index: number }
+  | { op: 'node-delete'; node: string }
+  | { op: 'node-delete-cas'; node: string; index: number }
+  | { op: 'service-set'; node: string; service: ServiceInput }
+  | { op: 'service-cas'; node: string; service: ServiceInput; index: number }
+  | { op: 'service-delete'; node: string; serviceId: string }
+  | { op: 'service-delete-cas'; node: string; serviceId: string; index: number }
+  | { op: 'check-set'; check: CheckInput }
+  | { op: 'check-cas'; check: CheckInput; index: number }
+  | { op: 'check-delete'; node: string; checkId: string }
+  | { op: 'check-delete-cas'; node: string; checkId: string; index: number };
+
+export type Command =
+  /** Consul's catalog register: upsert the node (unless skipNodeUpdate), optionally a service, and checks. */
+  | { type: 'register'; node: NodeInput; service?: ServiceInput; checks: CheckInput[]; skipNodeUpdate: boolean }
+  /** Consul's catalog deregister: the whole node, one service (and its checks), or one check. */
+  | { type: 'deregister'; node: string; serviceId?: string; checkId?: string }
+  /** TTL pass/warn/fail/update: sets status and output of an existing check. `now` is when the HTTP call arrived (ms). */
+  | { type: 'check-update'; node: string; checkId: string; status: HealthStatus; output: string; now: number }
+  /**
+   * A TTL check was not refreshed in time. Applies only if the check's ModifyIndex
+   * still equals `ifModifyIndex` (a refresh or a duplicate expiry from another hub makes it a no-op).
+   */
+  | { type: 'check-ttl-expire'; node: string; checkId: string; ifModifyIndex: number; output: string }
+  /** Upsert a config entry; with `cas`, only if its ModifyIndex equals cas (0 = must not exist). */
+  | { type: 'config-set'; entry: ConfigEntryInput; cas?: number }
+  | { type: 'config-delete'; kind: ConfigEntryKind; name: string; cas?: number }
+  /** Applied atomically: all ops or none. */
+  | { type: 'txn'; ops: TxnOp[] }
+  /** Replace the whole state (snapshot restore). Subscribers must reset. */
+  | { type: 'restore'; state: string };
+
+export interface TxnError {
+  OpIndex: number;
+  What: string;
+}
+
+export interface ApplyResult {
+  index: bigint;
+  /** False when apply refused the command (CAS mismatch, unknown check, ...); state did not change. */
+  ok: boolean;
+  error?: { code: 'INVALID_ARGUMENT' | 'NOT_FOUND' | 'CONFLICT'; message: string; field?: string };
+  /** For txn: one result per op that reads back an object (Consul's Results), when ok. */
+  txnResults?: unknown[];
+  /** For txn: why it rolled back (Consul's Errors), when !ok. */
+  txnErrors?: TxnError[];
+}

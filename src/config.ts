@@ -1,0 +1,165 @@
+// All configuration, parsed once from flags and XDSHUB_* environment variables
+// (flags win) and passed down. No other module reads process.env.
+import { hostname } from 'node:os';
+import { parseArgs } from 'node:util';
+import { invalid } from './errors';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface StoreConfig {
+  kind: 'sqlite' | 'memory' | 'redis';
+  /** redis:// URL when kind is redis. */
+  url?: string;
+}
+
+export interface Config {
+  /** Address the HTTP and gRPC servers bind to. */
+  bind: string;
+  httpPort: number;
+  grpcPort: number;
+  dataDir: string;
+  store: StoreConfig;
+  logLevel: LogLevel;
+  /** The hub's own node name: agent endpoints register services on it. */
+  nodeName: string;
+  datacenter: string;
+  /** Fan-out tier: materialize from another hub's Subscribe API (host:port) instead of a local log. */
+  upstream?: string;
+  /** Entries kept behind a snapshot at compaction (resume window). */
+  compactKeepTail: number;
+  /** Take a snapshot and compact after this many applied entries (0 = never). */
+  compactEvery: number;
+  /** Subscribe: how long a built snapshot is reused for the same (topic, subject). */
+  snapshotCacheTtlMs: number;
+  /** xDS: resource TTL for clients that support it (0 = no TTL). */
+  resourceTtlMs: number;
+  /** xDS: heartbeat interval for TTL'd resources (0 = TTL/2). */
+  heartbeatIntervalMs: number;
+  /** xDS: coalescing window for view changes, and the most a change may wait. */
+  xdsDebounceMs: number;
+  xdsMaxDelayMs: number;
+  /** xDS: new streams accepted per second before new ones are refused with RESOURCE_EXHAUSTED. */
+  xdsStreamRateLimit: number;
+}
+
+export const DEFAULTS: Config = {
+  bind: '127.0.0.1',
+  httpPort: 8500,
+  grpcPort: 8502,
+  dataDir: './data',
+  store: { kind: 'sqlite' },
+  logLevel: 'info',
+  nodeName: hostname(),
+  datacenter: 'dc1',
+  compactKeepTail: 10_000,
+  compactEvery: 50_000,
+  snapshotCacheTtlMs: 10_000,
+  resourceTtlMs: 0,
+  heartbeatIntervalMs: 0,
+  xdsDebounceMs: 50,
+  xdsMaxDelayMs: 1_000,
+  xdsStreamRateLimit: 250,
+};
+
+const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Flag name → env var name → how to apply it. */
+const OPTIONS = {
+  bind: { env: 'XDSHUB_BIND' },
+  'http-port': { env: 'XDSHUB_HTTP_PORT' },
+  'grpc-port': { env: 'XDSHUB_GRPC_PORT' },
+  'data-dir': { env: 'XDSHUB_DATA_DIR' },
+  store: { env: 'XDSHUB_STORE' },
+  'log-level': { env: 'XDSHUB_LOG_LEVEL' },
+  'node-name': { env: 'XDSHUB_NODE_NAME' },
+  datacenter: { env: 'XDSHUB_DATACENTER' },
+  upstream: { env: 'XDSHUB_UPSTREAM' },
+  'compact-keep-tail': { env: 'XDSHUB_COMPACT_KEEP_TAIL' },
+  'compact-every': { env: 'XDSHUB_COMPACT_EVERY' },
+  'snapshot-cache-ttl': { env: 'XDSHUB_SNAPSHOT_CACHE_TTL' },
+  'resource-ttl': { env: 'XDSHUB_RESOURCE_TTL' },
+  'heartbeat-interval': { env: 'XDSHUB_HEARTBEAT_INTERVAL' },
+  'xds-debounce': { env: 'XDSHUB_XDS_DEBOUNCE' },
+  'xds-max-delay': { env: 'XDSHUB_XDS_MAX_DELAY' },
+  'xds-stream-rate-limit': { env: 'XDSHUB_XDS_STREAM_RATE_LIMIT' },
+} as const;
+type OptionName = keyof typeof OPTIONS;
+
+/** Parses a Go-style duration ("10s", "250ms", "1m30s") or a bare number of milliseconds. */
+export function parseDurationMs(text: string, field: string): number {
+  if (/^\d+$/.test(text)) return Number(text);
+  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g;
+  const unit: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  let total = 0;
+  let consumed = 0;
+  for (const m of text.matchAll(re)) {
+    total += Number(m[1]) * unit[m[2]!]!;
+    consumed += m[0].length;
+  }
+  if (consumed === 0 || consumed !== text.length) throw invalid(field, `not a duration: "${text}"`);
+  return Math.round(total);
+}
+
+function port(text: string, field: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw invalid(field, `not a port: "${text}"`);
+  return n;
+}
+
+function count(text: string, field: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0) throw invalid(field, `not a non-negative integer: "${text}"`);
+  return n;
+}
+
+export function parseStore(text: string): StoreConfig {
+  if (text === 'sqlite' || text === 'memory') return { kind: text };
+  if (/^rediss?:\/\//.test(text)) return { kind: 'redis', url: text };
+  throw invalid('store', `expected sqlite, memory or redis://host:port, got "${text}"`);
+}
+
+/** Parses argv (after the command name) and env into a Config. Throws HubError on bad values. */
+export function parseConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Config {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: Object.fromEntries(Object.keys(OPTIONS).map((k) => [k, { type: 'string' as const }])),
+    strict: true,
+    allowPositionals: false,
+  });
+  const get = (name: OptionName): string | undefined =>
+    (values as Record<string, string | undefined>)[name] ?? env[OPTIONS[name].env];
+
+  const config: Config = { ...DEFAULTS, store: { ...DEFAULTS.store } };
+  const set = <K extends OptionName>(name: K, apply: (v: string) => void) => {
+    const v = get(name);
+    if (v !== undefined && v !== '') apply(v);
+  };
+  set('bind', (v) => (config.bind = v));
+  set('http-port', (v) => (config.httpPort = port(v, 'http-port')));
+  set('grpc-port', (v) => (config.grpcPort = port(v, 'grpc-port')));
+  set('data-dir', (v) => (config.dataDir = v));
+  set('store', (v) => (config.store = parseStore(v)));
+  set('log-level', (v) => {
+    if (!LEVELS.includes(v as LogLevel)) throw invalid('log-level', `expected one of ${LEVELS.join(', ')}`);
+    config.logLevel = v as LogLevel;
+  });
+  set('node-name', (v) => (config.nodeName = v));
+  set('datacenter', (v) => (config.datacenter = v));
+  set('upstream', (v) => (config.upstream = v));
+  set('compact-keep-tail', (v) => (config.compactKeepTail = count(v, 'compact-keep-tail')));
+  set('compact-every', (v) => (config.compactEvery = count(v, 'compact-every')));
+  set('snapshot-cache-ttl', (v) => (config.snapshotCacheTtlMs = parseDurationMs(v, 'snapshot-cache-ttl')));
+  set('resource-ttl', (v) => (config.resourceTtlMs = parseDurationMs(v, 'resource-ttl')));
+  set('heartbeat-interval', (v) => (config.heartbeatIntervalMs = parseDurationMs(v, 'heartbeat-interval')));
+  set('xds-debounce', (v) => (config.xdsDebounceMs = parseDurationMs(v, 'xds-debounce')));
+  set('xds-max-delay', (v) => (config.xdsMaxDelayMs = parseDurationMs(v, 'xds-max-delay')));
+  set('xds-stream-rate-limit', (v) => (config.xdsStreamRateLimit = count(v, 'xds-stream-rate-limit')));
+
+  if (config.upstream !== undefined && config.store.kind === 'redis') {
+    throw invalid('upstream', 'a fan-out hub (--upstream) keeps no log; do not combine it with --store redis://');
+  }
+  if (config.xdsMaxDelayMs < config.xdsDebounceMs) {
+    throw invalid('xds-max-delay', 'must be at least --xds-debounce');
+  }
+  return config;
+}

@@ -1,0 +1,48 @@
+// One error taxonomy for the whole hub: a stable string code, an optional field,
+// a cause, and one table mapping each code to an HTTP status and a gRPC status.
+import { status as GrpcStatus } from '@grpc/grpc-js';
+
+export const ErrorCodes = {
+  INVALID_ARGUMENT: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND },
+  CONFLICT: { http: 409, grpc: GrpcStatus.ABORTED },
+  PERMISSION_DENIED: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED },
+  LOG_COMPACTED: { http: 410, grpc: GrpcStatus.OUT_OF_RANGE },
+  LOG_CLOSED: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
+  SHUTTING_DOWN: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
+  SUBSCRIPTION_RESET: { http: 500, grpc: GrpcStatus.ABORTED },
+  SLOW_CONSUMER: { http: 503, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
+  RATE_LIMITED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
+  INTERNAL: { http: 500, grpc: GrpcStatus.INTERNAL },
+} as const;
+
+export type ErrorCode = keyof typeof ErrorCodes;
+
+export class HubError extends Error {
+  readonly code: ErrorCode;
+  /** The request field at fault, when there is one (e.g. "Service.Port"). */
+  readonly field: string | undefined;
+
+  constructor(code: ErrorCode, message: string, options: { field?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'HubError';
+    this.code = code;
+    this.field = options.field;
+  }
+
+  get httpStatus(): number {
+    return ErrorCodes[this.code].http;
+  }
+
+  get grpcStatus(): GrpcStatus {
+    return ErrorCodes[this.code].grpc;
+  }
+}
+
+export function invalid(field: string, reason: string): HubError {
+  return new HubError('INVALID_ARGUMENT', `${field}: ${reason}`, { field });
+}
+
+export function isHubError(err: unknown, code?: ErrorCode): err is HubError {
+  return err instanceof HubError && (code === undefined || err.code === code);
+}

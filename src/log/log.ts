@@ -1,0 +1,45 @@
+// The ordered log: the only source of truth. Every accepted change is one entry;
+// entries get strictly increasing, gap-free indexes starting at 1.
+// The log knows nothing about what an entry means (payloads are opaque strings).
+
+export interface LogEntry {
+  readonly index: bigint;
+  /** Opaque payload; the catalog stores a JSON-encoded command. */
+  readonly payload: string;
+}
+
+export interface LogSnapshot {
+  /** The state below includes every entry up to and including this index. */
+  readonly index: bigint;
+  readonly state: string;
+}
+
+export interface Log {
+  readonly kind: 'memory' | 'sqlite' | 'redis';
+  /**
+   * Appends payloads in order. Resolves once they are durable for this store,
+   * with one index per payload (contiguous, each greater than every earlier one).
+   * Appends that arrive in one event-loop turn may share one commit (group commit).
+   */
+  append(payloads: readonly string[]): Promise<bigint[]>;
+  /** Entries with index >= from, ascending, at most `limit`. Throws LOG_COMPACTED if `from` was compacted away. */
+  read(from: bigint, limit?: number): Promise<LogEntry[]>;
+  /**
+   * Every entry with index >= from, in order, then new ones as they are appended,
+   * until `signal` aborts (the iterator then ends without error) or the log closes.
+   * Throws LOG_COMPACTED if `from` is older than the first retained entry.
+   */
+  tail(from: bigint, signal: AbortSignal): AsyncIterable<LogEntry>;
+  /** Index of the newest entry, 0n when empty. */
+  lastIndex(): Promise<bigint>;
+  /** Index of the oldest retained entry (1n when nothing was compacted; lastIndex+1 when empty after compaction). */
+  firstIndex(): Promise<bigint>;
+  /** The newest saved state snapshot, if any. */
+  loadSnapshot(): Promise<LogSnapshot | undefined>;
+  /**
+   * Saves a state snapshot taken at `snapshot.index`, then drops entries older than
+   * `snapshot.index - keepTail` (a bounded tail stays for readers that resume).
+   */
+  compact(snapshot: LogSnapshot, keepTail: number): Promise<void>;
+  close(): Promise<void>;
+}
