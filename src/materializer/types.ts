@@ -1,0 +1,50 @@
+// What readers (HTTP blocking queries, the xDS layer) see of materialized views.
+import type { CheckServiceNode, ConfigEntry, ConfigEntryKind } from '../catalog/types';
+import type { ServiceName } from '../catalog/catalog';
+
+export type ViewKey =
+  | {
+      kind: 'service-health';
+      service: string;
+      /** ServiceHealthConnect instead of ServiceHealth. */
+      connect?: boolean;
+      /** All tags required, case-insensitive (Consul's ?tag=). */
+      tags?: readonly string[];
+      /** Only instances whose checks are all passing (Consul's ?passing). */
+      passingOnly?: boolean;
+    }
+  | { kind: 'service-list' }
+  /** One config entry kind; `name` absent = every entry of the kind (wildcard). */
+  | { kind: 'config-entries'; configKind: ConfigEntryKind; name?: string };
+
+export type ViewValue<K extends ViewKey> = K extends { kind: 'service-health' }
+  ? readonly CheckServiceNode[]
+  : K extends { kind: 'service-list' }
+    ? readonly ServiceName[]
+    : readonly ConfigEntry[];
+
+/** An immutable (deeply frozen) view result at an index. */
+export interface ViewResult<T> {
+  readonly index: bigint;
+  readonly value: T;
+}
+
+export interface ViewStore {
+  /**
+   * Blocking-query read: resolves at once when the view's index is > minIndex
+   * (and > 0), else when it moves past minIndex, or when `signal` aborts (then with
+   * the current value). Rejects with the view's terminal error.
+   */
+  get<K extends ViewKey>(
+    key: K,
+    options: { token: string; minIndex: bigint; signal?: AbortSignal },
+  ): Promise<ViewResult<ViewValue<K>>>;
+  /** Calls onResult with each new result (the current one first, once there is one). Returns stop(). */
+  notify<K extends ViewKey>(
+    key: K,
+    token: string,
+    onResult: (result: ViewResult<ViewValue<K>>) => void,
+    onError?: (err: Error) => void,
+  ): () => void;
+  close(): void;
+}

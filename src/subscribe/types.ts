@@ -1,0 +1,38 @@
+// The in-process face of the event publisher: what the gRPC Subscribe handler
+// and the materializer's in-process source both consume.
+import type { CatalogEvent, Topic } from '../catalog/types';
+
+export type Subject =
+  | { wildcard: true }
+  | { wildcard?: false; key: string; namespace?: string; partition?: string; peerName?: string };
+
+export interface SubscribeRequest {
+  topic: Topic;
+  subject: Subject;
+  /** ACL token; carried to the event filter hook. */
+  token: string;
+  /** 0n = fresh subscription (snapshot first); > 0n = resume attempt. */
+  index: bigint;
+}
+
+/**
+ * What a subscription yields, in order. `events` is one log entry's events for the
+ * subject (more than one becomes an EventBatch on the wire); snapshot items carry
+ * the snapshot's index.
+ */
+export type StreamItem =
+  | { kind: 'events'; index: bigint; events: readonly CatalogEvent[] }
+  | { kind: 'end-of-snapshot'; index: bigint }
+  | { kind: 'new-snapshot-to-follow' };
+
+export interface Publisher {
+  /**
+   * Starts a subscription. Throws HubError('INVALID_ARGUMENT') for a bad request.
+   * Iteration ends when `signal` aborts, and throws HubError with code
+   * SUBSCRIPTION_RESET (state replaced: client must reset; gRPC ABORTED),
+   * SHUTTING_DOWN (clean shutdown; gRPC UNAVAILABLE) or SLOW_CONSUMER (fell too far behind).
+   */
+  subscribe(request: SubscribeRequest, signal: AbortSignal): AsyncIterable<StreamItem>;
+  /** Clean shutdown: every open subscription ends with SHUTTING_DOWN. */
+  close(): void;
+}
