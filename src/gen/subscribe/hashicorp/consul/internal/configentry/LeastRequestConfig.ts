@@ -1,0 +1,10 @@
+// Original file: proto/pbconfigentry/config_entry.proto
+
+
+export interface LeastRequestConfig {
+  'ChoiceCount'?: (number);
+}
+
+export interface LeastRequestConfig__Output {
+  'ChoiceCount': (number);
+}
