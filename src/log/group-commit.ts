@@ -1,0 +1,64 @@
+// Group commit: every append() that arrives in one event-loop turn is queued and
+// written by a single commit on the next setImmediate, so N concurrent writers cost
+// one fsync instead of N. The store supplies `commit`, which writes a whole batch
+// atomically and returns the first index it assigned.
+
+export interface PendingAppend {
+  readonly payloads: readonly string[];
+  resolve(indexes: bigint[]): void;
+  reject(err: unknown): void;
+}
+
+export interface GroupCommitter {
+  /** Queues payloads for the next commit. */
+  submit(payloads: readonly string[]): Promise<bigint[]>;
+  /** Commits whatever is queued now (used by close so accepted appends are not dropped). */
+  flushNow(): Promise<void>;
+}
+
+/** `commit` gets every payload of the batch in submission order and returns the index of the first one. */
+export function createGroupCommitter(commit: (payloads: readonly string[]) => Promise<bigint> | bigint): GroupCommitter {
+  let queue: PendingAppend[] = [];
+  let scheduled: NodeJS.Immediate | undefined;
+  let running: Promise<void> = Promise.resolve();
+
+  async function flush(): Promise<void> {
+    scheduled = undefined;
+    const batch = queue;
+    queue = [];
+    if (batch.length === 0) return;
+    const all: string[] = [];
+    for (const p of batch) for (const payload of p.payloads) all.push(payload);
+    let next: bigint;
+    try {
+      next = await commit(all);
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+      return;
+    }
+    for (const p of batch) {
+      const indexes = p.payloads.map((_, i) => next + BigInt(i));
+      next += BigInt(p.payloads.length);
+      p.resolve(indexes);
+    }
+  }
+
+  // Commits run one after another: a slow commit collects the next batch meanwhile.
+  const runFlush = () => (running = running.then(flush));
+
+  return {
+    submit(payloads) {
+      return new Promise<bigint[]>((resolve, reject) => {
+        queue.push({ payloads, resolve, reject });
+        scheduled ??= setImmediate(runFlush);
+      });
+    },
+    flushNow() {
+      if (scheduled !== undefined) {
+        clearImmediate(scheduled);
+        scheduled = undefined;
+      }
+      return runFlush();
+    },
+  };
+}

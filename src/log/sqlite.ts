@@ -1,0 +1,191 @@
+// The embedded, durable log: one SQLite file in WAL mode, owned by one process.
+// Appends are group-committed (one transaction per event-loop turn), indexes are
+// assigned here (not by SQLite's rowid allocator) so they never repeat after a
+// compaction that emptied the table.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { HubError } from '../errors';
+import {
+  PAGE_SIZE,
+  checkCompaction,
+  checkFrom,
+  checkLimit,
+  checkPayloads,
+  closedError,
+  compactedError,
+  compactionCut,
+  effectiveFrom,
+} from './common';
+import { createGroupCommitter } from './group-commit';
+import type { Log, LogEntry, LogSnapshot } from './log';
+import { createChangeNotifier } from './notifier';
+import { pagedTail } from './paged-tail';
+
+export interface SqliteLogOptions {
+  path: string;
+  /**
+   * NORMAL (default): a commit is in the WAL file before append resolves, so it
+   * survives a SIGKILL of this process; a power loss may drop the last commits.
+   * FULL: the WAL is fsynced at every commit, which also covers power loss.
+   * See docs/log.md for the measurements behind the default.
+   */
+  synchronous?: 'FULL' | 'NORMAL';
+}
+
+export const DEFAULT_SQLITE_SYNCHRONOUS = 'NORMAL' as const;
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS entries (
+    "index" INTEGER PRIMARY KEY,
+    payload TEXT NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS snapshot (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    "index" INTEGER NOT NULL,
+    state TEXT NOT NULL
+  );
+`;
+
+function openDatabase(path: string, synchronous: 'FULL' | 'NORMAL'): Database.Database {
+  mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path, { timeout: 1_000 });
+  try {
+    db.defaultSafeIntegers(true); // INTEGER columns come back as bigint
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${synchronous}`);
+    // One writer per file: the process caches lastIndex, so a second writer would
+    // hand out duplicate indexes. Exclusive locking makes a second opener fail fast.
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.exec(SCHEMA);
+    db.exec('BEGIN EXCLUSIVE; COMMIT');
+  } catch (err) {
+    db.close();
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') {
+      throw new HubError('CONFLICT', `sqlite log ${path} is already open in another process`, { cause: err });
+    }
+    throw err;
+  }
+  return db;
+}
+
+export function createSqliteLog(options: SqliteLogOptions): Log {
+  const synchronous = options.synchronous ?? DEFAULT_SQLITE_SYNCHRONOUS;
+  if (synchronous !== 'FULL' && synchronous !== 'NORMAL') {
+    throw new HubError('INVALID_ARGUMENT', `synchronous: expected FULL or NORMAL, got ${String(synchronous)}`, {
+      field: 'synchronous',
+    });
+  }
+  const db = openDatabase(options.path, synchronous);
+
+  const insert = db.prepare<[bigint, string]>('INSERT INTO entries ("index", payload) VALUES (?, ?)');
+  const selectFrom = db.prepare<[bigint, number], { index: bigint; payload: string }>(
+    'SELECT "index", payload FROM entries WHERE "index" >= ? ORDER BY "index" LIMIT ?',
+  );
+  const selectSnapshot = db.prepare<[], { index: bigint; state: string }>(
+    'SELECT "index", state FROM snapshot WHERE id = 1',
+  );
+  const saveSnapshot = db.prepare<[bigint, string]>(
+    'INSERT OR REPLACE INTO snapshot (id, "index", state) VALUES (1, ?, ?)',
+  );
+  const deleteBelow = db.prepare<[bigint]>('DELETE FROM entries WHERE "index" < ?');
+  const bounds = db.prepare<[], { lo: bigint | null; hi: bigint | null }>(
+    'SELECT MIN("index") AS lo, MAX("index") AS hi FROM entries',
+  );
+
+  const loadSnapshotRow = (): LogSnapshot | undefined => {
+    const row = selectSnapshot.get();
+    return row === undefined ? undefined : Object.freeze({ index: row.index, state: row.state });
+  };
+
+  // Cached bounds: this process is the only writer (see openDatabase).
+  let snapshot = loadSnapshotRow();
+  const { lo, hi } = bounds.get()!;
+  // Entries at and below the snapshot may all be gone; the snapshot still remembers their indexes.
+  let last = hi ?? 0n;
+  if (snapshot !== undefined && snapshot.index > last) last = snapshot.index;
+  let first = lo ?? last + 1n;
+  let closed = false;
+  const changes = createChangeNotifier();
+
+  const writeBatch = db.transaction((payloads: readonly string[]) => {
+    const start = last + 1n;
+    for (let i = 0; i < payloads.length; i++) insert.run(start + BigInt(i), payloads[i]!);
+    return start;
+  });
+
+  const committer = createGroupCommitter((payloads) => {
+    const start = writeBatch(payloads);
+    last = start + BigInt(payloads.length) - 1n;
+    changes.notify();
+    return start;
+  });
+
+  function readNow(from: bigint, limit: number | undefined): LogEntry[] {
+    checkFrom(from);
+    checkLimit(limit);
+    if (closed) throw closedError();
+    const start = effectiveFrom(from);
+    if (start < first) throw compactedError(start, first);
+    if (limit === 0 || start > last) return [];
+    return selectFrom.all(start, limit ?? -1).map((row) => Object.freeze({ index: row.index, payload: row.payload }));
+  }
+
+  return {
+    kind: 'sqlite',
+
+    async append(payloads) {
+      checkPayloads(payloads);
+      if (closed) throw closedError();
+      if (payloads.length === 0) return [];
+      return committer.submit([...payloads]);
+    },
+
+    async read(from, limit) {
+      return readNow(from, limit);
+    },
+
+    tail(from, signal) {
+      checkFrom(from);
+      return pagedTail(
+        { read: async (f, l) => readNow(f, l), changes, isClosed: () => closed },
+        from,
+        signal,
+        PAGE_SIZE,
+      );
+    },
+
+    async lastIndex() {
+      return last;
+    },
+
+    async firstIndex() {
+      return first;
+    },
+
+    async loadSnapshot() {
+      return snapshot;
+    },
+
+    async compact(next, keepTail) {
+      if (closed) throw closedError();
+      checkCompaction(next, keepTail, last, snapshot);
+      const cut = compactionCut(next, keepTail);
+      db.transaction(() => {
+        saveSnapshot.run(next.index, next.state);
+        if (cut > first) deleteBelow.run(cut);
+      })();
+      snapshot = Object.freeze({ index: next.index, state: next.state });
+      if (cut > first) first = cut;
+    },
+
+    async close() {
+      if (closed) return;
+      // Appends accepted before close still commit; later ones see `closed`.
+      closed = true;
+      await committer.flushNow();
+      changes.notify();
+      db.close();
+    },
+  };
+}
