@@ -1,0 +1,41 @@
+// Listener `S` for proxyless gRPC (catalog-to-envoy.md): an API listener whose
+// HttpConnectionManager fetches RouteConfiguration `S` over ADS. SotW: full
+// state. Never part of a wildcard subscription: gRPC always names it
+// (`xds:///S`), and an Envoy must not be handed API listeners.
+import { TypeUrl } from '../type-urls';
+
+export const LISTENER_TYPE = {
+  typeUrl: TypeUrl.Listener,
+  sotwFullState: true,
+  wildcard: true,
+} as const;
+
+export const HCM_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
+const ROUTER_TYPE = 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router';
+
+/**
+ * An HttpConnectionManager that takes its routes over ADS. Exactly one http
+ * filter, the router, last: grpc-js-xds NACKs anything else, C-core NACKs an
+ * empty filter list, and Envoy requires a non-empty stat_prefix.
+ */
+export function httpConnectionManager(routeConfigName: string, statPrefix: string): Record<string, unknown> {
+  return {
+    '@type': HCM_TYPE,
+    stat_prefix: statPrefix,
+    rds: { route_config_name: routeConfigName, config_source: { ads: {}, resource_api_version: 'V3' } },
+    http_filters: [{ name: 'envoy.filters.http.router', typed_config: { '@type': ROUTER_TYPE } }],
+  };
+}
+
+/** Envoy stat prefixes allow only a safe charset; anything else becomes '_'. */
+export function statPrefixOf(name: string): string {
+  return name.replace(/[^A-Za-z0-9_.-]/g, '_') || 'xdshub';
+}
+
+/** The API listener `name` (routes from RouteConfiguration `name`) as a plain object. */
+export function buildApiListener(name: string): Record<string, unknown> {
+  return {
+    name,
+    api_listener: { api_listener: httpConnectionManager(name, statPrefixOf(name)) },
+  };
+}
