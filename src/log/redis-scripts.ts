@@ -1,0 +1,44 @@
+// Server-side Lua for the Redis log. Running in Redis makes each step atomic across
+// every hub process sharing the log: no two appends can interleave their indexes.
+// Keys: 1 = counter (newest assigned index), 2 = stream, 3 = snapshot hash.
+
+/**
+ * ARGV = payloads in order. Reserves n indexes with one INCRBY and adds each payload
+ * under the explicit stream ID "<index>-1", so a stream ID is the log index.
+ * Returns the first index as a decimal string (Lua numbers are doubles; strings are exact on the way out).
+ */
+export const APPEND_LUA = `
+local n = #ARGV
+local last = redis.call('INCRBY', KEYS[1], n)
+local first = last - n + 1
+for i = 1, n do
+  redis.call('XADD', KEYS[2], string.format('%d-1', first + i - 1), 'p', ARGV[i])
+end
+return string.format('%d', first)
+`;
+
+/**
+ * ARGV = snapshot index, state, cut (first index to keep). Refuses a snapshot older
+ * than the saved one (another hub may have compacted meanwhile), saves it, trims.
+ */
+export const COMPACT_LUA = `
+local saved = redis.call('HGET', KEYS[3], 'index')
+if saved and tonumber(saved) > tonumber(ARGV[1]) then
+  return redis.error_reply('OLDER_SNAPSHOT ' .. saved)
+end
+local last = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tonumber(ARGV[1]) > last then
+  return redis.error_reply('BEYOND_LAST ' .. last)
+end
+redis.call('HSET', KEYS[3], 'index', ARGV[1], 'state', ARGV[2])
+redis.call('XTRIM', KEYS[2], 'MINID', ARGV[3] .. '-0')
+return 'OK'
+`;
+
+/** Returns { first retained index or '', newest index } in one atomic look. */
+export const BOUNDS_LUA = `
+local head = redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', 1)
+local last = redis.call('GET', KEYS[1]) or '0'
+if #head == 0 then return { '', last } end
+return { head[1][1], last }
+`;

@@ -1,0 +1,203 @@
+// The shared log: several hub processes append to one Redis stream. Indexes come
+// from a Lua script (INCRBY + XADD with ID "<index>-1"), so they are gap-free and
+// strictly increasing across processes; one script call carries all the appends
+// of an event-loop turn (group commit). Each tail gets its own connection for
+// XREAD BLOCK and is stopped by disconnecting it.
+import Redis from 'ioredis';
+import { HubError } from '../errors';
+import {
+  PAGE_SIZE,
+  checkCompaction,
+  checkFrom,
+  checkLimit,
+  checkPayloads,
+  closedError,
+  compactedError,
+  compactionCut,
+  effectiveFrom,
+} from './common';
+import { createGroupCommitter } from './group-commit';
+import type { Log, LogEntry, LogSnapshot } from './log';
+import { APPEND_LUA, BOUNDS_LUA, COMPACT_LUA } from './redis-scripts';
+
+export interface RedisLogOptions {
+  url: string;
+  /** Prefix of every key; the "{...}" hash tag keeps all keys in one cluster slot. Default "xdshub:{log}:". */
+  keyPrefix?: string;
+}
+
+interface Scripts {
+  xdshubAppend(counter: string, stream: string, snap: string, ...payloads: string[]): Promise<string>;
+  xdshubCompact(counter: string, stream: string, snap: string, index: string, state: string, cut: string): Promise<'OK'>;
+  xdshubBounds(counter: string, stream: string, snap: string): Promise<[string, string]>;
+}
+
+type StreamRecord = [id: string, fields: string[]];
+
+function toEntry([id, fields]: StreamRecord): LogEntry {
+  const at = fields.indexOf('p');
+  return Object.freeze({ index: BigInt(id.slice(0, id.indexOf('-'))), payload: at >= 0 ? fields[at + 1]! : '' });
+}
+
+function redisFailure(what: string, err: unknown): unknown {
+  return err instanceof HubError ? err : new HubError('INTERNAL', `redis log: ${what} failed: ${String(err)}`, { cause: err });
+}
+
+export function createRedisLog(options: RedisLogOptions): Log {
+  const prefix = options.keyPrefix ?? 'xdshub:{log}:';
+  const keys = [`${prefix}last`, `${prefix}stream`, `${prefix}snapshot`] as const;
+  const [, stream] = keys;
+  const client = new Redis(options.url);
+  client.defineCommand('xdshubAppend', { numberOfKeys: 3, lua: APPEND_LUA });
+  client.defineCommand('xdshubCompact', { numberOfKeys: 3, lua: COMPACT_LUA });
+  client.defineCommand('xdshubBounds', { numberOfKeys: 3, lua: BOUNDS_LUA });
+  const scripts = client as unknown as Scripts;
+
+  let closed = false;
+  /** Dedicated connections of running tails, disconnected on close. */
+  const tailConnections = new Set<Redis>();
+
+  const committer = createGroupCommitter(async (payloads) => {
+    try {
+      return BigInt(await scripts.xdshubAppend(...keys, ...payloads));
+    } catch (err) {
+      throw redisFailure('append', err);
+    }
+  });
+
+  async function bounds(): Promise<{ first: bigint; last: bigint }> {
+    const [headId, lastText] = await scripts.xdshubBounds(...keys);
+    const last = BigInt(lastText);
+    // Empty stream: nothing yet (first = 1) or everything compacted (first = last + 1).
+    const first = headId === '' ? last + 1n : BigInt(headId.slice(0, headId.indexOf('-')));
+    return { first, last };
+  }
+
+  async function readPage(start: bigint, count: number): Promise<LogEntry[]> {
+    const records = (await client.xrange(stream, `${start}-1`, '+', 'COUNT', count)) as StreamRecord[];
+    const page = records.map(toEntry);
+    // The log is gap-free, so a first entry past `start` means `start` was trimmed.
+    if (page.length > 0 && page[0]!.index !== start) throw compactedError(start, page[0]!.index);
+    if (page.length === 0) {
+      const { first } = await bounds();
+      if (start < first) throw compactedError(start, first);
+    }
+    return page;
+  }
+
+  async function* tail(from: bigint, signal: AbortSignal): AsyncGenerator<LogEntry> {
+    let next = effectiveFrom(from);
+    const { first } = await bounds();
+    if (next < first) throw compactedError(next, first);
+    if (signal.aborted || closed) return;
+
+    const conn = client.duplicate();
+    tailConnections.add(conn);
+    const stop = () => conn.disconnect();
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      while (!signal.aborted && !closed) {
+        let reply: [string, StreamRecord[]][] | null;
+        try {
+          // IDs are "<index>-1": entries after "<next-1>-1" start at index `next`.
+          reply = (await conn.xread('COUNT', PAGE_SIZE, 'BLOCK', 0, 'STREAMS', stream, `${next - 1n}-1`)) as
+            | [string, StreamRecord[]][]
+            | null;
+        } catch (err) {
+          if (signal.aborted || closed) return; // our own disconnect interrupted the block
+          throw redisFailure('tail', err);
+        }
+        for (const entry of (reply?.[0]?.[1] ?? []).map(toEntry)) {
+          // Another hub's compaction overtook this reader: say so instead of skipping.
+          if (entry.index !== next) throw compactedError(next, entry.index);
+          if (signal.aborted || closed) return;
+          yield entry;
+          next = entry.index + 1n;
+        }
+      }
+    } finally {
+      signal.removeEventListener('abort', stop);
+      tailConnections.delete(conn);
+      conn.disconnect();
+    }
+  }
+
+  return {
+    kind: 'redis',
+
+    async append(payloads) {
+      checkPayloads(payloads);
+      if (closed) throw closedError();
+      if (payloads.length === 0) return [];
+      return committer.submit([...payloads]);
+    },
+
+    async read(from, limit) {
+      checkFrom(from);
+      checkLimit(limit);
+      if (closed) throw closedError();
+      const start = effectiveFrom(from);
+      if (limit === 0) {
+        const { first } = await bounds();
+        if (start < first) throw compactedError(start, first);
+        return [];
+      }
+      // Without a limit, fetch in pages so no single reply holds the whole log.
+      const out: LogEntry[] = [];
+      let next = start;
+      for (;;) {
+        const want = limit === undefined ? PAGE_SIZE : Math.min(PAGE_SIZE, limit - out.length);
+        const page = await readPage(next, want);
+        out.push(...page);
+        if (page.length < want || (limit !== undefined && out.length >= limit)) return out;
+        next = page[page.length - 1]!.index + 1n;
+      }
+    },
+
+    tail(from, signal) {
+      checkFrom(from);
+      return tail(from, signal);
+    },
+
+    async lastIndex() {
+      if (closed) throw closedError();
+      return (await bounds()).last;
+    },
+
+    async firstIndex() {
+      if (closed) throw closedError();
+      return (await bounds()).first;
+    },
+
+    async loadSnapshot(): Promise<LogSnapshot | undefined> {
+      if (closed) throw closedError();
+      const saved = await client.hgetall(keys[2]);
+      if (saved.index === undefined || saved.state === undefined) return undefined;
+      return Object.freeze({ index: BigInt(saved.index), state: saved.state });
+    },
+
+    async compact(snapshot, keepTail) {
+      if (closed) throw closedError();
+      const [{ last }, current] = await Promise.all([bounds(), this.loadSnapshot()]);
+      checkCompaction(snapshot, keepTail, last, current);
+      const cut = compactionCut(snapshot, keepTail);
+      try {
+        await scripts.xdshubCompact(...keys, String(snapshot.index), snapshot.state, String(cut));
+      } catch (err) {
+        // Lost a race with another hub's newer snapshot: the same refusal as the local check.
+        if (/OLDER_SNAPSHOT|BEYOND_LAST/.test(String(err))) {
+          throw new HubError('INVALID_ARGUMENT', `snapshot.index: ${String(err)}`, { field: 'snapshot.index' });
+        }
+        throw redisFailure('compact', err);
+      }
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await committer.flushNow();
+      for (const conn of tailConnections) conn.disconnect();
+      await client.quit();
+    },
+  };
+}
