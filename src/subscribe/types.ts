@@ -1,6 +1,7 @@
 // The in-process face of the event publisher: what the gRPC Subscribe handler
 // and the materializer's in-process source both consume.
 import type { CatalogEvent, Topic } from '../catalog/types';
+import type { HubError } from '../errors';
 
 export type Subject =
   | { wildcard: true }
@@ -25,6 +26,15 @@ export type StreamItem =
   | { kind: 'end-of-snapshot'; index: bigint }
   | { kind: 'new-snapshot-to-follow' };
 
+/**
+ * What subscribe() returns. `closed`, when present, settles as soon as the
+ * publisher ends the subscription on its own (reset, shutdown, slow consumer),
+ * so a writer parked on backpressure learns it without pulling the next item.
+ */
+export interface Subscription extends AsyncIterable<StreamItem> {
+  readonly closed?: Promise<HubError>;
+}
+
 export interface Publisher {
   /**
    * Starts a subscription. Throws HubError('INVALID_ARGUMENT') for a bad request.
@@ -32,7 +42,7 @@ export interface Publisher {
    * SUBSCRIPTION_RESET (state replaced: client must reset; gRPC ABORTED),
    * SHUTTING_DOWN (clean shutdown; gRPC UNAVAILABLE) or SLOW_CONSUMER (fell too far behind).
    */
-  subscribe(request: SubscribeRequest, signal: AbortSignal): AsyncIterable<StreamItem>;
+  subscribe(request: SubscribeRequest, signal: AbortSignal): Subscription;
   /** Clean shutdown: every open subscription ends with SHUTTING_DOWN. */
   close(): void;
 }
