@@ -43,7 +43,7 @@ export function createFakeCatalog(): FakeCatalog {
   function commit(events: Omit<CatalogEvent, 'index'>[]): bigint {
     last++;
     const withIndex = events.map((e) => ({ ...e, index: last }));
-    for (const l of applied) l(last, withIndex);
+    for (const l of applied) l(last, withIndex, { ttlTouched: [] });
     return last;
   }
   const idx = <T>(value: T) => ({ index: Number(last > 0n ? last : 1n), value });
@@ -61,6 +61,8 @@ export function createFakeCatalog(): FakeCatalog {
     configEntry: (kind, name) => idx(configs.get(kind)?.get(name)),
     serviceNames: () => idx([...instances.keys()].filter((n) => instances.get(n)!.size > 0).sort().map((Name) => ({ Name, Namespace: 'default', Partition: 'default' }))),
     ttlChecks: () => [],
+    ttlCheckStates: () => [],
+    ttlCheck: () => undefined,
   };
 
   function put(service: string, id: string): Omit<CatalogEvent, 'index'>[] {
