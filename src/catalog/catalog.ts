@@ -33,9 +33,35 @@ export interface CatalogReader {
   serviceNames(): Indexed<ServiceName[]>; // sorted by Name
   /** Every check with a TTL (Definition.TTL), for the TTL expiry scheduler. */
   ttlChecks(): HealthCheck[];
+  /** Every check with a TTL and the index of its last registration or refresh, by node then CheckID. */
+  ttlCheckStates(): TtlCheckState[];
+  /** One check with its refresh index (any check, TTL or not); undefined when it does not exist. */
+  ttlCheck(node: string, checkId: string): TtlCheckState | undefined;
 }
 
-export type CatalogListener = (index: bigint, events: readonly CatalogEvent[]) => void;
+/**
+ * A check and the index of the entry that last registered or refreshed it (TTL
+ * pass/warn/fail/update). The refresh index is not part of the Consul-visible
+ * HealthCheck and moves without events; `check-ttl-expire` names it.
+ */
+export interface TtlCheckState {
+  check: HealthCheck;
+  refreshIndex: number;
+}
+
+export interface CheckRef {
+  node: string;
+  checkId: string;
+}
+
+/** Extra facts about one applied entry, beyond its events. */
+export interface AppliedInfo {
+  /** Checks with a TTL (before or after the entry) whose row the entry touched: registered, refreshed, changed or removed. */
+  ttlTouched: readonly CheckRef[];
+}
+
+/** `info` was added after the first version of this contract; two-argument listeners stay valid. */
+export type CatalogListener = (index: bigint, events: readonly CatalogEvent[], info: AppliedInfo) => void;
 
 export interface Catalog extends CatalogReader {
   /** Appends the command, waits until it is durable and applied here, returns the outcome. */

@@ -33,8 +33,12 @@ export type Command =
   /** TTL pass/warn/fail/update: sets status and output of an existing check. `now` is when the HTTP call arrived (ms). */
   | { type: 'check-update'; node: string; checkId: string; status: HealthStatus; output: string; now: number }
   /**
-   * A TTL check was not refreshed in time. Applies only if the check's ModifyIndex
-   * still equals `ifModifyIndex` (a refresh or a duplicate expiry from another hub makes it a no-op).
+   * A TTL check was not refreshed in time: sets it critical with `output`. Applies
+   * only if the check's refresh index (TtlCheckState.refreshIndex: the index of its
+   * last registration or TTL update, not its ModifyIndex) still equals
+   * `ifModifyIndex`; after a refresh it is a no-op, and a duplicate expiry from
+   * another hub finds the check already critical with that output and changes nothing.
+   * Unknown check: a no-op success.
    */
   | { type: 'check-ttl-expire'; node: string; checkId: string; ifModifyIndex: number; output: string }
   /** Upsert a config entry; with `cas`, only if its ModifyIndex equals cas (0 = must not exist). */

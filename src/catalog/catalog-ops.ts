@@ -1,0 +1,159 @@
+// Writes to nodes, services and checks on a Draft, with Consul's catalog rules:
+// compare before writing (unchanged objects keep ModifyIndex), keep CreateIndex,
+// a check's ServiceID must name a service on its node.
+import type { ApplyResult } from './commands';
+import type { CheckInput, NodeInput, ServiceInput } from './commands';
+import type { Draft } from './tables';
+import type { HealthCheck, HealthStatus, Node, NodeService } from './types';
+import { deepFreeze, normalise, sameContent } from './values';
+
+type ErrorCode = NonNullable<ApplyResult['error']>['code'];
+
+/** A refusal: apply drops the draft and reports this in ApplyResult.error. */
+export class ApplyError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+    this.name = 'ApplyError';
+  }
+}
+
+const STATUSES: ReadonlySet<string> = new Set<HealthStatus>(['passing', 'warning', 'critical', 'maintenance']);
+
+function requireName(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value === '') throw new ApplyError('INVALID_ARGUMENT', `${field}: required`, field);
+  return value;
+}
+
+export function checkStatus(value: unknown, field: string): HealthStatus {
+  if (typeof value !== 'string' || !STATUSES.has(value)) {
+    throw new ApplyError('INVALID_ARGUMENT', `${field}: not a health status: ${JSON.stringify(value)}`, field);
+  }
+  return value as HealthStatus;
+}
+
+/** Builds the stored object: normalised input plus indexes (CreateIndex kept from the existing object). */
+function stamp<T extends object>(input: object, existing: { CreateIndex: number } | undefined, index: number): T {
+  const value = { ...normalise(input), CreateIndex: existing?.CreateIndex ?? index, ModifyIndex: index };
+  return deepFreeze(value) as unknown as T;
+}
+
+export function upsertNode(draft: Draft, input: NodeInput, field = 'Node'): Node {
+  const name = requireName(input?.Node, `${field}.Node`);
+  const existing = draft.record(name)?.node;
+  if (existing && sameContent(existing, normalise(input))) return existing;
+  const node = stamp<Node>(input, existing, draft.index);
+  draft.putNode(node);
+  return node;
+}
+
+export function upsertService(draft: Draft, nodeName: string, input: ServiceInput, field = 'Service'): NodeService {
+  const id = requireName(input?.ID, `${field}.ID`);
+  requireName(input.Service, `${field}.Service`);
+  const rec = draft.writable(nodeName);
+  if (!rec) throw new ApplyError('INVALID_ARGUMENT', `node "${nodeName}" is not registered`, 'Node');
+  const existing = rec.services.get(id);
+  if (existing && sameContent(existing, normalise(input))) return existing;
+  const service = stamp<NodeService>(input, existing, draft.index);
+  rec.services.set(id, service);
+  // Checks carry their service's name and tags; keep them in step when those change.
+  if (existing && (existing.Service !== service.Service || !sameTags(existing.Tags, service.Tags))) {
+    for (const [checkId, row] of rec.checks) {
+      if (row.check.ServiceID !== id) continue;
+      const check = stamp<HealthCheck>(
+        { ...row.check, ServiceName: service.Service, ServiceTags: service.Tags ?? [] },
+        row.check,
+        draft.index,
+      );
+      rec.checks.set(checkId, { ...row, check });
+    }
+  }
+  return service;
+}
+
+function sameTags(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  const x = a ?? [];
+  const y = b ?? [];
+  return x.length === y.length && x.every((t, i) => t === y[i]);
+}
+
+/**
+ * Upserts a check on `nodeName`. `refresh` records this entry as the check's last
+ * registration/refresh (the TTL clock restarts) even when its content is unchanged.
+ */
+export function upsertCheck(draft: Draft, nodeName: string, input: CheckInput, field = 'Check'): HealthCheck {
+  const checkId = requireName(input?.CheckID, `${field}.CheckID`);
+  checkStatus(input.Status, `${field}.Status`);
+  const rec = draft.writable(nodeName);
+  if (!rec) throw new ApplyError('INVALID_ARGUMENT', `node "${nodeName}" is not registered`, `${field}.Node`);
+  const serviceId = input.ServiceID ?? '';
+  const service = serviceId === '' ? undefined : rec.services.get(serviceId);
+  if (serviceId !== '' && !service) {
+    throw new ApplyError(
+      'INVALID_ARGUMENT',
+      `check "${checkId}": ServiceID "${serviceId}" is not registered on node "${nodeName}"`,
+      `${field}.ServiceID`,
+    );
+  }
+  const candidate = normalise({
+    ...input,
+    Node: nodeName,
+    ServiceID: serviceId,
+    ServiceName: service?.Service ?? '',
+    ServiceTags: service?.Tags ?? [],
+  });
+  const existing = rec.checks.get(checkId);
+  const check =
+    existing && sameContent(existing.check, candidate) ? existing.check : stamp<HealthCheck>(candidate, existing?.check, draft.index);
+  rec.checks.set(checkId, { check, refreshIndex: draft.index });
+  return check;
+}
+
+/** Sets status and output of an existing check (TTL pass/warn/fail/update) and records the refresh. */
+export function updateCheckStatus(
+  draft: Draft,
+  nodeName: string,
+  checkId: string,
+  status: HealthStatus,
+  output: string,
+): void {
+  const rec = draft.writable(nodeName);
+  const row = rec?.checks.get(checkId);
+  if (!rec || !row) throw new ApplyError('NOT_FOUND', `check "${checkId}" on node "${nodeName}" does not exist`, 'CheckID');
+  let check = row.check;
+  if (check.Status !== status || check.Output !== output) {
+    check = stamp<HealthCheck>({ ...check, Status: status, Output: output }, check, draft.index);
+  }
+  rec.checks.set(checkId, { check, refreshIndex: draft.index });
+}
+
+/** The TTL ran out: critical with `output`, once per refresh index (later duplicates change nothing). */
+export function expireCheck(draft: Draft, nodeName: string, checkId: string, refreshIndex: number, output: string): void {
+  const row = draft.record(nodeName)?.checks.get(checkId);
+  if (!row || row.refreshIndex !== refreshIndex || row.expired) return;
+  const rec = draft.writable(nodeName)!;
+  let check = row.check;
+  if (check.Status !== 'critical' || check.Output !== output) {
+    check = stamp<HealthCheck>({ ...check, Status: 'critical', Output: output }, check, draft.index);
+  }
+  rec.checks.set(checkId, { check, refreshIndex, expired: true });
+}
+
+export function deleteService(draft: Draft, nodeName: string, serviceId: string): boolean {
+  const rec = draft.record(nodeName);
+  if (!rec?.services.has(serviceId)) return false;
+  const w = draft.writable(nodeName)!;
+  w.services.delete(serviceId);
+  for (const [checkId, row] of w.checks) if (row.check.ServiceID === serviceId) w.checks.delete(checkId);
+  return true;
+}
+
+export function deleteCheck(draft: Draft, nodeName: string, checkId: string): boolean {
+  const rec = draft.record(nodeName);
+  if (!rec?.checks.has(checkId)) return false;
+  draft.writable(nodeName)!.checks.delete(checkId);
+  return true;
+}

@@ -1,0 +1,108 @@
+// Publishes a draft into the tables: node records, the service-name index,
+// blocking-query indexes, and the entry's events (health, service list, config).
+import type { CheckRef } from './catalog';
+import { configEvents, healthEvents, serviceListEvent } from './events';
+import type { Draft, NodeChange, NodeRecord, Tables } from './tables';
+import type { CatalogEvent, HealthCheck } from './types';
+import { byString, key2 } from './values';
+
+interface NodeDiff {
+  nodeChanged: boolean;
+  servicesChanged: boolean;
+  checksChanged: boolean;
+  /** Any row changed, including refresh-only changes. */
+  rowsChanged: boolean;
+}
+
+function diff(before: NodeRecord | undefined, after: NodeRecord | undefined): NodeDiff {
+  const d: NodeDiff = { nodeChanged: before?.node !== after?.node, servicesChanged: false, checksChanged: false, rowsChanged: false };
+  const bs = before?.services ?? new Map();
+  const as = after?.services ?? new Map();
+  for (const [id, s] of as) if (bs.get(id) !== s) d.servicesChanged = true;
+  for (const id of bs.keys()) if (!as.has(id)) d.servicesChanged = true;
+  const bc = before?.checks ?? new Map();
+  const ac = after?.checks ?? new Map();
+  for (const [id, row] of ac) {
+    const old = bc.get(id);
+    if (old !== row) d.rowsChanged = true;
+    if (old?.check !== row.check) d.checksChanged = true;
+  }
+  for (const id of bc.keys()) {
+    if (!ac.has(id)) d.checksChanged = d.rowsChanged = true;
+  }
+  return d;
+}
+
+const hasTtl = (check: HealthCheck | undefined) => typeof check?.Definition?.TTL === 'string' && check.Definition.TTL !== '';
+
+function touchedTtl(change: NodeChange, out: CheckRef[]): void {
+  const bc = change.before?.checks ?? new Map();
+  const ac = change.after?.checks ?? new Map();
+  const ids = new Set<string>([...bc.keys(), ...ac.keys()]);
+  for (const checkId of [...ids].sort(byString)) {
+    const b = bc.get(checkId);
+    const a = ac.get(checkId);
+    if (b !== a && (hasTtl(b?.check) || hasTtl(a?.check))) out.push({ node: change.name, checkId });
+  }
+}
+
+export function commit(tables: Tables, draft: Draft, index: bigint): { events: CatalogEvent[]; ttlTouched: CheckRef[] } {
+  const ix = tables.indexes;
+  const i = Number(index);
+  const changes: NodeChange[] = [];
+  const ttlTouched: CheckRef[] = [];
+  for (const change of draft.nodeChanges()) {
+    const d = diff(change.before, change.after);
+    if (!d.nodeChanged && !d.servicesChanged && !d.rowsChanged) continue;
+    changes.push(change);
+    touchedTtl(change, ttlTouched);
+    if (d.nodeChanged) ix.nodes = i;
+    if (d.servicesChanged) ix.services = i;
+    if (d.checksChanged) ix.checks = i;
+    if (d.nodeChanged || d.servicesChanged || d.checksChanged) ix.node.set(change.name, i);
+  }
+
+  const health = healthEvents(changes, index);
+  for (const name of health.serviceNames) ix.service.set(name, i);
+
+  // Service names whose instance count may cross zero, with their count before this entry.
+  const countsBefore = new Map<string, number>();
+  for (const { name, before, after } of changes) {
+    for (const s of before?.services.values() ?? []) {
+      if (after?.services.get(s.ID) === s) continue;
+      if (!countsBefore.has(s.Service)) countsBefore.set(s.Service, tables.byServiceName.get(s.Service)?.size ?? 0);
+      tables.byServiceName.get(s.Service)?.delete(key2(name, s.ID));
+    }
+  }
+  for (const { name, before, after } of changes) {
+    for (const s of after?.services.values() ?? []) {
+      if (before?.services.get(s.ID) === s) continue;
+      if (!countsBefore.has(s.Service)) countsBefore.set(s.Service, tables.byServiceName.get(s.Service)?.size ?? 0);
+      let set = tables.byServiceName.get(s.Service);
+      if (!set) tables.byServiceName.set(s.Service, (set = new Set()));
+      set.add(key2(name, s.ID));
+    }
+    if (after) tables.nodes.set(name, after);
+    else tables.nodes.delete(name);
+  }
+  const listEvents: CatalogEvent[] = [];
+  for (const name of [...countsBefore.keys()].sort(byString)) {
+    const was = countsBefore.get(name)!;
+    const now = tables.byServiceName.get(name)?.size ?? 0;
+    if (now === 0) tables.byServiceName.delete(name);
+    if (was === 0 && now > 0) listEvents.push(serviceListEvent(name, 'register', index));
+    if (was > 0 && now === 0) listEvents.push(serviceListEvent(name, 'deregister', index));
+  }
+
+  const configChanges = draft.configChanges();
+  for (const { key, before, after } of configChanges) {
+    const entry = (after ?? before)!;
+    if (after) tables.configs.set(key, after);
+    else tables.configs.delete(key);
+    ix.configs = i;
+    ix.configKind.set(entry.Kind, i);
+    ix.configEntry.set(key, i);
+  }
+
+  return { events: [...health.events, ...listEvents, ...configEvents(configChanges, index)], ttlTouched };
+}

@@ -1,0 +1,48 @@
+// Config entries keyed by (kind, name), with Consul's check-and-set: cas 0 means
+// "only if absent", cas N means "only if its ModifyIndex is N".
+import { ApplyError } from './catalog-ops';
+import type { ConfigEntryInput } from './commands';
+import type { Draft } from './tables';
+import { CONFIG_ENTRY_KINDS, type ConfigEntry, type ConfigEntryKind } from './types';
+import { deepFreeze, key2, normalise, sameContent } from './values';
+
+const KINDS: ReadonlySet<string> = new Set(CONFIG_ENTRY_KINDS);
+
+export function configKind(value: unknown, field = 'Kind'): ConfigEntryKind {
+  if (typeof value !== 'string' || !KINDS.has(value)) {
+    throw new ApplyError('INVALID_ARGUMENT', `${field}: unknown config entry kind ${JSON.stringify(value)}`, field);
+  }
+  return value as ConfigEntryKind;
+}
+
+function casGuard(existing: ConfigEntry | undefined, cas: number | undefined, what: string): void {
+  if (cas === undefined) return;
+  const current = existing?.ModifyIndex ?? 0;
+  if (current !== cas) {
+    throw new ApplyError('CONFLICT', `${what}: check-and-set index ${cas} does not match ${current}`, 'cas');
+  }
+}
+
+export function setConfigEntry(draft: Draft, input: ConfigEntryInput, cas: number | undefined): ConfigEntry {
+  const kind = configKind(input?.Kind);
+  if (typeof input.Name !== 'string' || input.Name === '') throw new ApplyError('INVALID_ARGUMENT', 'Name: required', 'Name');
+  const key = key2(kind, input.Name);
+  const existing = draft.config(key);
+  casGuard(existing, cas, `config entry ${kind}/${input.Name}`);
+  const candidate = normalise(input);
+  if (existing && sameContent(existing, candidate)) return existing;
+  const entry = deepFreeze({
+    ...candidate,
+    CreateIndex: existing?.CreateIndex ?? draft.index,
+    ModifyIndex: draft.index,
+  }) as ConfigEntry;
+  draft.putConfig(key, entry);
+  return entry;
+}
+
+export function deleteConfigEntry(draft: Draft, kindValue: unknown, name: string, cas: number | undefined): void {
+  const kind = configKind(kindValue);
+  const key = key2(kind, name);
+  casGuard(draft.config(key), cas, `config entry ${kind}/${name}`);
+  draft.deleteConfig(key);
+}

@@ -1,0 +1,159 @@
+// Events from a committed change set, as Consul's state store derives them
+// (catalog_events.go, config_entry_events.go): compare each node record before
+// and after, decide which instances changed, emit in a fixed order
+// (node name, then service ID; ServiceHealth before its Connect copy).
+import type { ConfigChange, NodeChange, NodeRecord } from './tables';
+import {
+  CONFIG_TOPIC_BY_KIND,
+  SUBJECT_NONE,
+  Topic,
+  type CatalogEvent,
+  type CheckServiceNode,
+  type ConfigEntry,
+  type HealthCheck,
+  type Node,
+  type NodeService,
+} from './types';
+import { byString, deepFreeze } from './values';
+
+/** The full instance: node, service, node-level checks then the service's checks, each by CheckID. */
+export function buildCsn(rec: NodeRecord, service: NodeService): CheckServiceNode {
+  const checks: HealthCheck[] = [];
+  for (const id of [...rec.checks.keys()].sort(byString)) {
+    const check = rec.checks.get(id)!.check;
+    if (check.ServiceID === '' || check.ServiceID === service.ID) checks.push(check);
+  }
+  return deepFreeze({ Node: rec.node, Service: service, Checks: checks });
+}
+
+/** Consul's deregistration CSN carries only the node's name (and partition). */
+function deregisterCsn(node: Node, service: NodeService): CheckServiceNode {
+  const stub: Node = {
+    ID: '',
+    Node: node.Node,
+    Address: '',
+    Datacenter: '',
+    TaggedAddresses: {},
+    Meta: {},
+    ...(node.Partition !== undefined ? { Partition: node.Partition } : {}),
+    CreateIndex: 0,
+    ModifyIndex: 0,
+  };
+  return deepFreeze({ Node: stub, Service: service, Checks: [] });
+}
+
+/** Subject of the ServiceHealthConnect copy, or undefined when the service is not on the Connect topic. */
+export function connectSubject(service: NodeService): string | undefined {
+  if (service.Kind === 'connect-proxy') {
+    const dest = service.Proxy?.DestinationServiceName;
+    return typeof dest === 'string' && dest !== '' ? dest.toLowerCase() : undefined;
+  }
+  if (service.Connect?.Native === true) return service.Service.toLowerCase();
+  return undefined;
+}
+
+export interface HealthChanges {
+  events: CatalogEvent[];
+  /** Service names whose health view changed (for per-service blocking indexes). */
+  serviceNames: Set<string>;
+}
+
+export function healthEvents(changes: readonly NodeChange[], index: bigint): HealthChanges {
+  const events: CatalogEvent[] = [];
+  const serviceNames = new Set<string>();
+
+  const emit = (op: 'register' | 'deregister', csn: CheckServiceNode, connect: string | undefined) => {
+    serviceNames.add(csn.Service.Service);
+    const payload = { type: 'service-health', op, csn } as const;
+    events.push({ topic: Topic.ServiceHealth, subject: csn.Service.Service.toLowerCase(), index, payload });
+    if (connect !== undefined) events.push({ topic: Topic.ServiceHealthConnect, subject: connect, index, payload });
+  };
+  const deregister = (node: Node, service: NodeService) =>
+    emit('deregister', deregisterCsn(node, service), connectSubject(service));
+  const register = (rec: NodeRecord, service: NodeService) =>
+    emit('register', buildCsn(rec, service), connectSubject(service));
+
+  for (const { before, after } of changes) {
+    if (!after) {
+      if (before) for (const id of [...before.services.keys()].sort(byString)) deregister(before.node, before.services.get(id)!);
+      continue;
+    }
+    const { nodeLevel, serviceIds } = changedChecks(before, after);
+    const nodeChanged = before?.node !== after.node || nodeLevel;
+    const ids = new Set([...(before?.services.keys() ?? []), ...after.services.keys()]);
+    for (const id of [...ids].sort(byString)) {
+      const b = before?.services.get(id);
+      const a = after.services.get(id);
+      if (!a) {
+        if (b) deregister(before!.node, b);
+        continue;
+      }
+      if (b && b.Service !== a.Service) {
+        // A rename leaves the old name's views: deregister there, register under the new name.
+        deregister(before!.node, b);
+        register(after, a);
+        continue;
+      }
+      if (!nodeChanged && b === a && !serviceIds.has(id)) continue;
+      const oldConnect = b ? connectSubject(b) : undefined;
+      if (oldConnect !== undefined && oldConnect !== connectSubject(a)) {
+        // The proxy's destination moved (or it left Connect): the old Connect view loses it.
+        events.push({
+          topic: Topic.ServiceHealthConnect,
+          subject: oldConnect,
+          index,
+          payload: { type: 'service-health', op: 'deregister', csn: deregisterCsn(before!.node, b!) },
+        });
+      }
+      register(after, a);
+    }
+  }
+  return { events, serviceNames };
+}
+
+/** Which checks changed visibly (refresh-only changes are invisible): node-level ones, and per service ID. */
+function changedChecks(before: NodeRecord | undefined, after: NodeRecord): { nodeLevel: boolean; serviceIds: Set<string> } {
+  let nodeLevel = false;
+  const serviceIds = new Set<string>();
+  const note = (check: HealthCheck) => {
+    if (check.ServiceID === '') nodeLevel = true;
+    else serviceIds.add(check.ServiceID);
+  };
+  for (const [id, row] of after.checks) {
+    const old = before?.checks.get(id)?.check;
+    if (old === row.check) continue;
+    note(row.check);
+    if (old) note(old);
+  }
+  if (before) for (const [id, row] of before.checks) if (!after.checks.has(id)) note(row.check);
+  return { nodeLevel, serviceIds };
+}
+
+export function configSubject(entry: ConfigEntry): string {
+  return `${entry.Partition || 'default'}/${entry.Namespace || 'default'}/${entry.Name}`;
+}
+
+export function configEvents(changes: readonly ConfigChange[], index: bigint): CatalogEvent[] {
+  const events: CatalogEvent[] = [];
+  for (const { before, after } of changes) {
+    const entry = (after ?? before)!;
+    const topic = CONFIG_TOPIC_BY_KIND[entry.Kind];
+    if (topic === undefined) continue;
+    events.push({
+      topic,
+      subject: configSubject(entry),
+      index,
+      payload: { type: 'config-entry', op: after ? 'upsert' : 'delete', entry },
+    });
+  }
+  return events;
+}
+
+export function serviceListEvent(name: string, op: 'register' | 'deregister', index: bigint): CatalogEvent {
+  return {
+    topic: Topic.ServiceList,
+    subject: SUBJECT_NONE,
+    index,
+    payload: { type: 'service-list', op, name, namespace: 'default', partition: 'default' },
+  };
+}

@@ -1,0 +1,133 @@
+// CatalogReader over the committed tables. Every read returns the index a
+// blocking query compares against: the most specific index that covers what
+// was read, else its table's index; never below 1.
+import type { CatalogReader, Indexed, ServiceName, TtlCheckState } from './catalog';
+import { buildCsn } from './events';
+import type { NodeRecord, Tables } from './tables';
+import type { CheckServiceNode, ConfigEntry, ConfigEntryKind, HealthCheck, HealthStatus, NodeService } from './types';
+import { byString, key2 } from './values';
+
+const at = <T>(index: number, value: T): Indexed<T> => ({ index: Math.max(1, index), value });
+
+function sortedKeys(map: ReadonlyMap<string, unknown>): string[] {
+  return [...map.keys()].sort(byString);
+}
+
+function checksOf(rec: NodeRecord): HealthCheck[] {
+  return sortedKeys(rec.checks).map((id) => rec.checks.get(id)!.check);
+}
+
+function hasTtl(check: HealthCheck): boolean {
+  return typeof check.Definition?.TTL === 'string' && check.Definition.TTL !== '';
+}
+
+export function createReader(tables: () => Tables, lastIndex: () => bigint): CatalogReader {
+  function allChecks(filter: (c: HealthCheck) => boolean): HealthCheck[] {
+    const t = tables();
+    const out: HealthCheck[] = [];
+    for (const name of sortedKeys(t.nodes)) for (const c of checksOf(t.nodes.get(name)!)) if (filter(c)) out.push(c);
+    return out;
+  }
+
+  function instances(service: string): { rec: NodeRecord; svc: NodeService }[] {
+    const t = tables();
+    const keys = [...(t.byServiceName.get(service) ?? [])].sort(byString);
+    return keys.map((k) => {
+      const [node, id] = k.split('\u0000') as [string, string];
+      const rec = t.nodes.get(node)!;
+      return { rec, svc: rec.services.get(id)! };
+    });
+  }
+
+  function serviceIndex(service: string): number {
+    const t = tables();
+    return t.indexes.service.get(service) ?? t.indexes.services;
+  }
+
+  function ttlStates(filter: (c: HealthCheck) => boolean): TtlCheckState[] {
+    const t = tables();
+    const out: TtlCheckState[] = [];
+    for (const name of sortedKeys(t.nodes)) {
+      const rec = t.nodes.get(name)!;
+      for (const id of sortedKeys(rec.checks)) {
+        const row = rec.checks.get(id)!;
+        if (filter(row.check)) out.push({ check: row.check, refreshIndex: row.refreshIndex });
+      }
+    }
+    return out;
+  }
+
+  return {
+    lastIndex,
+    nodes() {
+      const t = tables();
+      return at(t.indexes.nodes, sortedKeys(t.nodes).map((n) => t.nodes.get(n)!.node));
+    },
+    node(name) {
+      const t = tables();
+      const rec = t.nodes.get(name);
+      const index = t.indexes.node.get(name) ?? t.indexes.nodes;
+      if (!rec) return at(index, undefined);
+      return at(index, { Node: rec.node, Services: sortedKeys(rec.services).map((id) => rec.services.get(id)!) });
+    },
+    nodeChecks(name) {
+      const t = tables();
+      const rec = t.nodes.get(name);
+      return at(t.indexes.node.get(name) ?? t.indexes.checks, rec ? checksOf(rec) : []);
+    },
+    services() {
+      const t = tables();
+      const out: Record<string, string[]> = {};
+      for (const name of sortedKeys(t.byServiceName)) {
+        const tags = new Set<string>();
+        for (const { svc } of instances(name)) for (const tag of svc.Tags ?? []) tags.add(tag);
+        out[name] = [...tags].sort(byString);
+      }
+      return at(t.indexes.services, out);
+    },
+    serviceInstances(service) {
+      const value: CheckServiceNode[] = instances(service).map(({ rec, svc }) => buildCsn(rec, svc));
+      return at(serviceIndex(service), value);
+    },
+    serviceChecks(service) {
+      const value: HealthCheck[] = [];
+      for (const { rec, svc } of instances(service)) {
+        for (const c of checksOf(rec)) if (c.ServiceID === svc.ID) value.push(c);
+      }
+      return at(serviceIndex(service), value);
+    },
+    checksInState(state: HealthStatus | 'any') {
+      return at(tables().indexes.checks, allChecks((c) => state === 'any' || c.Status === state));
+    },
+    configEntries(kind: ConfigEntryKind) {
+      const t = tables();
+      const value: ConfigEntry[] = [];
+      for (const key of sortedKeys(t.configs)) {
+        const e = t.configs.get(key)!;
+        if (e.Kind === kind) value.push(e);
+      }
+      return at(t.indexes.configKind.get(kind) ?? t.indexes.configs, value);
+    },
+    configEntry(kind: ConfigEntryKind, name: string) {
+      const t = tables();
+      const key = key2(kind, name);
+      const index = t.indexes.configEntry.get(key) ?? t.indexes.configKind.get(kind) ?? t.indexes.configs;
+      return at(index, t.configs.get(key));
+    },
+    serviceNames() {
+      const t = tables();
+      const value: ServiceName[] = sortedKeys(t.byServiceName).map((Name) => ({ Name, Namespace: 'default', Partition: 'default' }));
+      return at(t.indexes.services, value);
+    },
+    ttlChecks() {
+      return allChecks(hasTtl);
+    },
+    ttlCheckStates() {
+      return ttlStates(hasTtl);
+    },
+    ttlCheck(node, checkId) {
+      const row = tables().nodes.get(node)?.checks.get(checkId);
+      return row ? { check: row.check, refreshIndex: row.refreshIndex } : undefined;
+    },
+  };
+}

@@ -1,0 +1,151 @@
+// The deterministic catalog state machine: apply(index, command) → result +
+// events, and every CatalogReader query. No clock, no randomness: everything
+// apply needs is in the command or in the state.
+import { HubError } from '../errors';
+import type { CatalogReader, CheckRef, ServiceName, TtlCheckState } from './catalog';
+import { ApplyError, deleteCheck, deleteService, expireCheck, upsertCheck, upsertNode, upsertService, updateCheckStatus, checkStatus } from './catalog-ops';
+import type { ApplyResult, Command } from './commands';
+import { deleteConfigEntry, setConfigEntry } from './config-ops';
+import { commit } from './commit';
+import { parse, serialise } from './snapshot';
+import { Draft, emptyTables, type Tables } from './tables';
+import { applyTxn } from './txn';
+import type { CatalogEvent } from './types';
+import { createReader } from './reads';
+
+export interface Applied {
+  result: ApplyResult;
+  events: CatalogEvent[];
+  /** TTL checks whose row this entry touched (see AppliedInfo.ttlTouched). */
+  ttlTouched: CheckRef[];
+}
+
+export interface StateMachine extends CatalogReader {
+  /** Applies the entry at `index` (must be greater than lastIndex()). Never throws for bad commands: it refuses them. */
+  apply(index: bigint, command: Command): Applied;
+  /** The whole state, deterministic for equal states. */
+  snapshot(): string;
+  /** Replaces the whole state with a snapshot() string (loading a log snapshot); lastIndex becomes the snapshot's. */
+  restore(state: string): void;
+}
+
+export type { TtlCheckState };
+
+function refused(index: bigint, err: unknown): Applied {
+  const e =
+    err instanceof ApplyError
+      ? err
+      : new ApplyError('INVALID_ARGUMENT', `command refused: ${err instanceof Error ? err.message : String(err)}`);
+  const error: NonNullable<ApplyResult['error']> = { code: e.code, message: e.message };
+  if (e.field !== undefined) error.field = e.field;
+  return { result: { index, ok: false, error }, events: [], ttlTouched: [] };
+}
+
+/** Runs one command against the draft; returns extra result fields, or throws ApplyError to refuse. */
+function run(draft: Draft, cmd: Command): Partial<ApplyResult> {
+  switch (cmd?.type) {
+    case 'register': {
+      const name = cmd.node?.Node;
+      if (typeof name !== 'string' || name === '') throw new ApplyError('INVALID_ARGUMENT', 'Node: required', 'Node');
+      if (!cmd.skipNodeUpdate || !draft.record(name)) upsertNode(draft, cmd.node);
+      if (cmd.service) upsertService(draft, name, cmd.service);
+      (cmd.checks ?? []).forEach((check, i) => upsertCheck(draft, name, check, `Checks[${i}]`));
+      return {};
+    }
+    case 'deregister': {
+      if (!draft.record(cmd.node)) return {};
+      if (!cmd.serviceId && !cmd.checkId) draft.deleteNode(cmd.node);
+      if (cmd.serviceId) deleteService(draft, cmd.node, cmd.serviceId);
+      if (cmd.checkId) deleteCheck(draft, cmd.node, cmd.checkId);
+      return {};
+    }
+    case 'check-update':
+      updateCheckStatus(draft, cmd.node, cmd.checkId, checkStatus(cmd.status, 'Status'), String(cmd.output ?? ''));
+      return {};
+    case 'check-ttl-expire':
+      expireCheck(draft, cmd.node, cmd.checkId, cmd.ifModifyIndex, String(cmd.output ?? ''));
+      return {};
+    case 'config-set':
+      setConfigEntry(draft, cmd.entry, cmd.cas);
+      return {};
+    case 'config-delete':
+      deleteConfigEntry(draft, cmd.kind, cmd.name, cmd.cas);
+      return {};
+    case 'txn': {
+      const { results, errors } = applyTxn(draft, cmd.ops);
+      if (errors.length > 0) throw new TxnRollback(errors);
+      return { txnResults: results };
+    }
+    default:
+      throw new ApplyError('INVALID_ARGUMENT', `unknown command type ${JSON.stringify((cmd as { type?: unknown })?.type)}`, 'type');
+  }
+}
+
+class TxnRollback extends Error {
+  constructor(readonly errors: NonNullable<ApplyResult['txnErrors']>) {
+    super(errors.map((e) => `op ${e.OpIndex}: ${e.What}`).join('; '));
+  }
+}
+
+export function createStateMachine(): StateMachine {
+  let tables: Tables = emptyTables();
+  let lastIndex = 0n;
+  const reader = createReader(() => tables, () => lastIndex);
+
+  function apply(index: bigint, command: Command): Applied {
+    if (index <= lastIndex) {
+      throw new HubError('INTERNAL', `apply: index ${index} is not after the last applied index ${lastIndex}`);
+    }
+    if (command?.type === 'restore') {
+      let restored: Tables;
+      try {
+        restored = parse(command.state).tables;
+      } catch (err) {
+        lastIndex = index;
+        return refused(index, new ApplyError('INVALID_ARGUMENT', err instanceof Error ? err.message : String(err), 'state'));
+      }
+      // Everything may have changed: every blocking query must wake, so every index moves to this entry.
+      bumpAll(restored, Number(index));
+      tables = restored;
+      lastIndex = index;
+      return { result: { index, ok: true }, events: [], ttlTouched: [] };
+    }
+    const draft = new Draft(tables, Number(index));
+    let extra: Partial<ApplyResult>;
+    try {
+      extra = run(draft, command);
+    } catch (err) {
+      lastIndex = index;
+      if (err instanceof TxnRollback) {
+        return {
+          result: { index, ok: false, error: { code: 'CONFLICT', message: `transaction rolled back: ${err.message}` }, txnErrors: err.errors },
+          events: [],
+          ttlTouched: [],
+        };
+      }
+      return refused(index, err);
+    }
+    const { events, ttlTouched } = commit(tables, draft, index);
+    lastIndex = index;
+    return { result: { index, ok: true, ...extra }, events, ttlTouched };
+  }
+
+  return {
+    ...reader,
+    apply,
+    snapshot: () => serialise(tables, lastIndex),
+    restore(state: string) {
+      const parsed = parse(state);
+      tables = parsed.tables;
+      lastIndex = parsed.index;
+    },
+  };
+}
+
+function bumpAll(tables: Tables, index: number): void {
+  const ix = tables.indexes;
+  ix.nodes = ix.services = ix.checks = ix.configs = index;
+  for (const m of [ix.node, ix.service, ix.configKind, ix.configEntry]) for (const k of m.keys()) m.set(k, index);
+}
+
+export type { ServiceName };

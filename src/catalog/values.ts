@@ -1,0 +1,48 @@
+// Value helpers for the state machine: inputs are normalised through JSON (the
+// same shape a replayed log entry has, so direct apply and replay agree), then
+// frozen, because readers and events share the stored objects.
+
+/** A deep copy as the log would carry it: undefined fields dropped, key order kept. */
+export function normalise<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/** Structural equality of JSON values; object key order does not matter. */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((v, i) => deepEqual(v, bb[i]));
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const ak = Object.keys(ao);
+  if (ak.length !== Object.keys(bo).length) return false;
+  return ak.every((k) => Object.prototype.hasOwnProperty.call(bo, k) && deepEqual(ao[k], bo[k]));
+}
+
+/** Equality of two catalog objects ignoring their CreateIndex/ModifyIndex. */
+export function sameContent(stored: object, candidate: object): boolean {
+  const { CreateIndex: _c1, ModifyIndex: _m1, ...a } = stored as Record<string, unknown>;
+  const { CreateIndex: _c2, ModifyIndex: _m2, ...b } = candidate as Record<string, unknown>;
+  return deepEqual(a, b);
+}
+
+/** Composite map key; NUL cannot appear in names that came through HTTP or JSON text keys we accept. */
+export function key2(a: string, b: string): string {
+  return `${a}\u0000${b}`;
+}
+
+export function byString(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
