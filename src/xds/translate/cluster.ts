@@ -130,7 +130,8 @@ function outlierDetectionOf(check: Record<string, unknown> | undefined): Record<
   const baseEjection = entryDurationMs(check['BaseEjectionTime']);
   if (interval !== undefined) od['interval'] = durationOfMs(interval);
   if (maxFailures !== undefined) od['consecutive_5xx'] = { value: maxFailures };
-  if (enforcing) od['enforcing_consecutive_5xx'] = enforcing;
+  // protobufjs spells it enforcingConsecutive_5xx (the underscore before a digit stays); snake_case would not resolve.
+  if (enforcing) od['enforcingConsecutive_5xx'] = enforcing;
   if (maxEjection) od['max_ejection_percent'] = maxEjection;
   if (baseEjection !== undefined) od['base_ejection_time'] = durationOfMs(baseEjection);
   return Object.keys(od).length > 0 ? od : undefined;

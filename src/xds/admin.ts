@@ -1,0 +1,99 @@
+// What the admin endpoints show: per stream state, and a node's resources as
+// proto3 JSON.
+import type { ResourceProvider, XdsNode, XdsResource } from './provider';
+import { RESOURCE_TYPES } from './resource-types';
+import type { XdsStream } from './stream';
+import { coveredNames } from './subscription';
+import { typeOfUrl } from './envoy-proto';
+
+export interface TypeInfo {
+  type: string;
+  typeUrl: string;
+  wildcard: boolean;
+  names: string[];
+  /** SotW: the set version last ACKed. */
+  ackedVersion: string;
+  /** name → version the client holds (moved on ACK only). */
+  acked: Record<string, string>;
+  pendingNonce: string | null;
+  lastNack: { message: string; code: number; nonce: string; at: string; versionInfo: string } | null;
+}
+
+export interface ClientInfo {
+  stream: number;
+  node: { id: string; cluster: string; userAgent: string } | null;
+  clientFeatures: readonly string[];
+  transport: string;
+  variant: string;
+  api: string;
+  connectedAt: string;
+  types: TypeInfo[];
+}
+
+export function clientInfo(s: XdsStream): ClientInfo {
+  return {
+    stream: s.id,
+    node: s.node ? { id: s.node.id, cluster: s.node.cluster, userAgent: s.node.userAgent } : null,
+    clientFeatures: s.node?.clientFeatures ?? [],
+    transport: s.transport,
+    variant: s.variant,
+    api: s.api,
+    connectedAt: s.openedAt.toISOString(),
+    types: RESOURCE_TYPES.flatMap((t): TypeInfo[] => {
+      const st = s.types.get(t.typeUrl);
+      if (!st) return [];
+      return [
+        {
+          type: t.short,
+          typeUrl: st.wireTypeUrl,
+          wildcard: st.sub.wildcard,
+          names: [...st.sub.names].sort(),
+          ackedVersion: st.ackedVersion,
+          acked: Object.fromEntries(st.acked),
+          pendingNonce: st.pending?.nonce ?? null,
+          lastNack: st.lastNack ? { ...st.lastNack, at: st.lastNack.at.toISOString() } : null,
+        },
+      ];
+    }),
+  };
+}
+
+/** A resource as proto3 JSON, with `@type` as an Any would carry it. */
+export function resourceJson(res: XdsResource): Record<string, unknown> {
+  const t = typeOfUrl(res.typeUrl);
+  return { '@type': res.typeUrl, ...t.toObject(t.decode(res.encoded), { json: true, longs: String, enums: String }) };
+}
+
+export interface NodeConfig {
+  node: { id: string; cluster: string };
+  connected: boolean;
+  /** Per type (clusters, endpoints, listeners, routes): name → { version, resource }. */
+  resources: Record<string, Record<string, { version: string; resource: Record<string, unknown> }>>;
+}
+
+/**
+ * What a node gets now: for a connected node, the names its streams cover; for
+ * an offline one, everything the provider would offer it.
+ */
+export function nodeConfig(provider: ResourceProvider, node: XdsNode, streams: readonly XdsStream[]): NodeConfig {
+  const resources: NodeConfig['resources'] = {};
+  for (const t of RESOURCE_TYPES) {
+    const set = provider.get(t.typeUrl, node);
+    let names: Iterable<string> = set.byName.keys();
+    if (streams.length > 0) {
+      const covered = new Set<string>();
+      for (const s of streams) {
+        const st = s.types.get(t.typeUrl);
+        if (st) for (const n of coveredNames(st.sub, set)) covered.add(n);
+      }
+      names = covered;
+    }
+    const out: Record<string, { version: string; resource: Record<string, unknown> }> = {};
+    for (const n of [...names].sort()) {
+      const res = set.byName.get(n);
+      if (res) out[n] = { version: res.version, resource: resourceJson(res) };
+    }
+    resources[t.rest] = out;
+  }
+  return { node: { id: node.id, cluster: node.cluster }, connected: streams.length > 0, resources };
+}

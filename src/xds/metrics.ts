@@ -1,0 +1,67 @@
+// Prometheus metrics of the xDS transport, on the registry the caller passes
+// (a private one otherwise, so several servers in one process do not collide).
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export interface XdsMetrics {
+  readonly registry: Registry;
+  readonly streams: Gauge<'variant' | 'transport' | 'api'>;
+  readonly subscriptions: Gauge<'variant' | 'type'>;
+  readonly pushes: Counter<'type' | 'variant'>;
+  readonly heartbeats: Counter<'type' | 'variant'>;
+  readonly nacks: Counter<'type'>;
+  readonly rejectedStreams: Counter<never>;
+  readonly pushLatency: Histogram<'type' | 'variant'>;
+}
+
+/** `countSubscriptions` is read at scrape time: live streams by variant and type. */
+export function createXdsMetrics(
+  registry: Registry | undefined,
+  countSubscriptions: () => Iterable<{ variant: string; type: string; count: number }>,
+): XdsMetrics {
+  const reg = registry ?? new Registry();
+  const registers = [reg];
+  return {
+    registry: reg,
+    streams: new Gauge({
+      name: 'xdshub_xds_streams',
+      help: 'Open xDS streams by variant (sotw, delta), transport (ads or the per-type service) and API version',
+      labelNames: ['variant', 'transport', 'api'],
+      registers,
+    }),
+    subscriptions: new Gauge({
+      name: 'xdshub_xds_stream_types',
+      help: 'Open xDS streams by variant and resource type requested',
+      labelNames: ['variant', 'type'],
+      registers,
+      collect() {
+        this.reset();
+        for (const s of countSubscriptions()) this.set({ variant: s.variant, type: s.type }, s.count);
+      },
+    }),
+    pushes: new Counter({
+      name: 'xdshub_xds_pushes_total',
+      help: 'xDS responses written (heartbeats not included)',
+      labelNames: ['type', 'variant'],
+      registers,
+    }),
+    heartbeats: new Counter({
+      name: 'xdshub_xds_heartbeats_total',
+      help: 'TTL heartbeat responses written',
+      labelNames: ['type', 'variant'],
+      registers,
+    }),
+    nacks: new Counter({ name: 'xdshub_xds_nacks_total', help: 'Responses rejected by clients', labelNames: ['type'], registers }),
+    rejectedStreams: new Counter({
+      name: 'xdshub_xds_streams_rejected_total',
+      help: 'New xDS streams refused by the new-stream rate limit',
+      registers,
+    }),
+    pushLatency: new Histogram({
+      name: 'xdshub_xds_push_latency_seconds',
+      help: 'From a resource change reaching the xDS server to the response that carries it being written',
+      labelNames: ['type', 'variant'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    }),
+  };
+}

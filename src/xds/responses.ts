@@ -1,0 +1,178 @@
+// What to send a stream for one type, SotW and Delta. Pure: reads the type
+// state and the node's current resource set, returns a framed body (no nonce)
+// and what it carries; the stream commits it to `pending` when written.
+import { createHash } from 'node:crypto';
+import type { ResourceSet, XdsResource } from './provider';
+import type { Pending, TypeState } from './stream-state';
+import { covers, coveredNames } from './subscription';
+import { deltaBody, sotwBody, type DeltaItem, type SotwItem } from './wire';
+
+export interface ComputeContext {
+  set: ResourceSet;
+  /** Resource TTL for this client (0: none). */
+  ttlMs: number;
+  /** SotW: carry resources in the Resource wrapper (X-TTL-3). */
+  sotwWrap: boolean;
+  /** Keep resources the client holds but that are gone, until LDS/RDS settle (removals last, X-ORDER-1). */
+  holdRemovals: boolean;
+  /** X-WARM-2: false for a route that points at a cluster the client has not been sent yet. */
+  routeAllowed?: (res: XdsResource) => boolean;
+  /** Shared SotW bodies: the same set for the same kind of client is encoded once. */
+  bodyCache: BodyCache;
+}
+
+export interface Computed {
+  body: Uint8Array;
+  pending: Omit<Pending, 'nonce' | 'changeAt'>;
+  /** Resources carried (for metrics and tests). */
+  count: number;
+  /** Something was held back: keep the type dirty. */
+  deferred: boolean;
+}
+
+/** X-ACK-1: hash over (name, version) pairs, so equal sets get equal versions on every hub and after restarts. */
+export function setVersion(resources: Iterable<XdsResource>): string {
+  const h = createHash('sha256');
+  for (const r of [...resources].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    h.update(r.name).update('\0').update(r.version).update('\n');
+  }
+  return h.digest('hex').slice(0, 20);
+}
+
+export class BodyCache {
+  private readonly map = new Map<string, Uint8Array>();
+  hits = 0;
+  constructor(private readonly max = 256) {}
+  get(key: string, build: () => Uint8Array): Uint8Array {
+    const b = this.map.get(key);
+    if (b) {
+      this.hits++;
+      return b;
+    }
+    const built = build();
+    if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value as string);
+    this.map.set(key, built);
+    return built;
+  }
+}
+
+export function computeSotw(st: TypeState, ctx: ComputeContext): Computed | undefined {
+  const chosen = new Map<string, XdsResource>();
+  let deferred = false;
+  for (const name of coveredNames(st.sub, ctx.set)) {
+    const res = ctx.set.byName.get(name);
+    if (!res) continue; // X-SUB-5: remembered in the subscription, sent when it appears
+    if (ctx.routeAllowed && !ctx.routeAllowed(res)) {
+      const held = st.ackedResources.get(name);
+      if (held) chosen.set(name, held);
+      deferred = true;
+      continue;
+    }
+    chosen.set(name, res);
+  }
+  if (ctx.holdRemovals && st.type.sotwFullState) {
+    for (const [name, res] of st.ackedResources) {
+      if (!chosen.has(name) && (st.sub.wildcard || st.sub.names.has(name))) {
+        chosen.set(name, res);
+        deferred = true;
+      }
+    }
+  }
+  st.holding = deferred;
+  const version = setVersion(chosen.values());
+  if (!st.forceAll && version === st.lastSentVersion) return undefined; // X-ACK-8, and X-ACK-5 after a NACK
+  const resources = [...chosen.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+  const key = `${st.wireTypeUrl}|${ctx.sotwWrap ? ctx.ttlMs : 'plain'}|${version}`;
+  const body = ctx.bodyCache.get(key, () =>
+    sotwBody(
+      version,
+      st.wireTypeUrl,
+      resources.map((res): SotwItem => (ctx.sotwWrap ? { res, wrap: true, ttlMs: ctx.ttlMs, body: true } : { res, wrap: false })),
+    ),
+  );
+  return {
+    body,
+    pending: {
+      version,
+      sent: new Map(resources.map((r) => [r.name, r.version])),
+      resources: chosen,
+      heartbeat: false,
+    },
+    count: resources.length,
+    deferred,
+  };
+}
+
+export function computeDelta(st: TypeState, ctx: ComputeContext): Computed | undefined {
+  const candidates = new Set<string>(st.force);
+  if (st.changed === 'all') {
+    for (const n of coveredNames(st.sub, ctx.set)) candidates.add(n);
+    for (const n of st.acked.keys()) candidates.add(n);
+  } else for (const n of st.changed) candidates.add(n);
+
+  const items: DeltaItem[] = [];
+  const removed: string[] = [];
+  const later = new Set<string>();
+  for (const name of [...candidates].sort()) {
+    const res = ctx.set.byName.get(name);
+    const forced = st.force.has(name);
+    if (res && covers(st.sub, ctx.set, name)) {
+      if (ctx.routeAllowed && !ctx.routeAllowed(res)) {
+        later.add(name);
+        continue;
+      }
+      // X-DELTA-5: a (re)subscribed name is sent even at the version the client holds.
+      if (forced || (st.acked.get(name) !== res.version && st.rejected.get(name) !== res.version)) {
+        items.push({ res, ttlMs: ctx.ttlMs, body: true });
+      }
+    } else if (st.acked.has(name) || forced) {
+      // Gone, or no longer covered; or subscribed and never existed (X-DELTA-3).
+      if (ctx.holdRemovals && st.acked.has(name)) later.add(name);
+      else removed.push(name);
+    }
+  }
+  st.changed = later;
+  st.holding = later.size > 0;
+  for (const n of [...st.force]) if (!later.has(n)) st.force.delete(n);
+  if (items.length === 0 && removed.length === 0) return undefined;
+  const sent = new Map<string, string | null>();
+  for (const it of items) sent.set(it.res.name, it.res.version);
+  for (const n of removed) sent.set(n, null);
+  return {
+    body: deltaBody('', st.wireTypeUrl, items, removed),
+    pending: { version: '', sent, resources: undefined, heartbeat: false },
+    count: items.length + removed.length,
+    deferred: later.size > 0,
+  };
+}
+
+/** X-TTL-2: the resources the client holds at their current version, without bodies. */
+export function computeHeartbeat(st: TypeState, ctx: ComputeContext, variant: 'sotw' | 'delta'): Computed | undefined {
+  if (variant === 'sotw') {
+    if (!ctx.sotwWrap || st.ackedResources.size === 0 || st.lastSentVersion !== st.ackedVersion) return undefined;
+    const resources = [...st.ackedResources.values()];
+    const body = sotwBody(
+      st.ackedVersion,
+      st.wireTypeUrl,
+      resources.map((res): SotwItem => ({ res, wrap: true, ttlMs: ctx.ttlMs, body: false })),
+    );
+    return {
+      body,
+      pending: { version: st.ackedVersion, sent: new Map(st.acked), resources: st.ackedResources, heartbeat: true },
+      count: resources.length,
+      deferred: false,
+    };
+  }
+  const items: DeltaItem[] = [];
+  for (const [name, version] of st.acked) {
+    const res = ctx.set.byName.get(name);
+    if (res && res.version === version) items.push({ res, ttlMs: ctx.ttlMs, body: false });
+  }
+  if (items.length === 0) return undefined;
+  return {
+    body: deltaBody('', st.wireTypeUrl, items, []),
+    pending: { version: '', sent: new Map(items.map((i) => [i.res.name, i.res.version])), resources: undefined, heartbeat: true },
+    count: items.length,
+    deferred: false,
+  };
+}

@@ -1,0 +1,159 @@
+// The xDS server: every v3 and v2 service on one grpc.Server, the push
+// pipeline, heartbeats, the new-stream rate limit, metrics and admin views.
+import { status as GrpcStatus, type Server, type ServerDuplexStream, type ServerUnaryCall, type sendUnaryData, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Config } from '../config';
+import { isHubError } from '../errors';
+import { clientInfo, nodeConfig, type ClientInfo, type NodeConfig } from './admin';
+import { fetchSotw, type FetchResult } from './fetch';
+import { createXdsMetrics, type XdsMetrics } from './metrics';
+import type { ResourceProvider, XdsNode } from './provider';
+import { PushPipeline } from './push';
+import { tokenBucket } from './rate-limit';
+import { RESOURCE_TYPES, type ResourceType } from './resource-types';
+import { BodyCache } from './responses';
+import { XdsStream, type StreamDeps } from './stream';
+import { serviceDefinitions, type XdsMethod } from './services';
+import { decodeSotwRequest, type ApiVersion, type SotwRequest } from './wire';
+
+export type XdsConfig = Pick<
+  Config,
+  'resourceTtlMs' | 'heartbeatIntervalMs' | 'xdsDebounceMs' | 'xdsMaxDelayMs' | 'xdsStreamRateLimit'
+>;
+
+export interface XdsServerOptions {
+  provider: ResourceProvider;
+  config: XdsConfig;
+  logger: Logger;
+  registry?: Registry;
+}
+
+export interface XdsServer {
+  /** Registers every v3 and v2 xDS service on the server. */
+  addTo(server: Server): void;
+  /** Per-stream state for GET /v1/xds/clients. */
+  clients(): ClientInfo[];
+  /** What a node gets now (connected by id, or offline by id + cluster). */
+  configFor(nodeId: string, cluster?: string): NodeConfig | undefined;
+  /** One-shot SotW fetch (REST, unary Fetch*). Throws HubError on bad input. */
+  fetch(type: ResourceType, api: ApiVersion, req: SotwRequest): FetchResult;
+  /** Live streams (for tests and admin). */
+  streams(): readonly XdsStream[];
+  /** Delivers coalesced changes now instead of at the end of the debounce window. */
+  flushChanges(): void;
+  readonly metrics: XdsMetrics;
+  /** Ends every stream with UNAVAILABLE and stops the pipeline. */
+  close(): void;
+}
+
+export function createXdsServer(options: XdsServerOptions): XdsServer {
+  const { provider, config } = options;
+  const logger = options.logger.child({ module: 'xds' });
+  const live = new Set<XdsStream>();
+  const metrics = createXdsMetrics(options.registry, () => subscriptionCounts(live));
+  const pipeline = new PushPipeline(provider, { debounceMs: config.xdsDebounceMs, maxDelayMs: config.xdsMaxDelayMs });
+  const limiter = tokenBucket(config.xdsStreamRateLimit);
+  const bodyCache = new BodyCache();
+  let nextId = 1;
+  let closing = false;
+
+  const deps: StreamDeps = {
+    get: (typeUrl, node) => provider.get(typeUrl, node),
+    resourceTtlMs: config.resourceTtlMs,
+    logger,
+    metrics,
+    bodyCache,
+    subscriptionChanged: (stream, typeUrl, delta, wildcard) => pipeline.update(stream, typeUrl, delta, wildcard),
+    closed: (stream) => {
+      if (!live.delete(stream)) return;
+      pipeline.remove(stream);
+      metrics.streams.dec({ variant: stream.variant, transport: stream.transport, api: stream.api });
+      logger.debug({ stream: stream.id, node: stream.node?.id }, 'xds stream closed');
+    },
+  };
+
+  let heartbeatTimer: NodeJS.Timeout | undefined;
+  if (config.resourceTtlMs > 0) {
+    const every = config.heartbeatIntervalMs > 0 ? config.heartbeatIntervalMs : Math.max(1, Math.floor(config.resourceTtlMs / 2));
+    heartbeatTimer = setInterval(() => {
+      for (const s of live) s.heartbeat();
+    }, every);
+  }
+
+  function open(m: XdsMethod, call: ServerDuplexStream<Buffer, Buffer>): void {
+    if (closing) {
+      call.emit('error', { code: GrpcStatus.UNAVAILABLE, details: 'xDS server is shutting down' });
+      return;
+    }
+    if (!limiter.tryTake()) {
+      metrics.rejectedStreams.inc();
+      logger.warn({ limit: config.xdsStreamRateLimit }, 'refusing new xDS stream: rate limit');
+      call.emit('error', {
+        code: GrpcStatus.RESOURCE_EXHAUSTED,
+        details: `xDS new-stream rate limit (${config.xdsStreamRateLimit}/s) exceeded; reconnect with backoff`,
+      });
+      return;
+    }
+    const stream = new XdsStream(call, deps, { id: nextId++, variant: m.kind === 'delta' ? 'delta' : 'sotw', transport: m.transport, api: m.api });
+    live.add(stream);
+    metrics.streams.inc({ variant: stream.variant, transport: stream.transport, api: stream.api });
+  }
+
+  function unaryFetch(m: XdsMethod, call: ServerUnaryCall<Buffer, Buffer>, cb: sendUnaryData<Buffer>): void {
+    const type = RESOURCE_TYPES.find((t) => t.short === m.transport)!;
+    try {
+      const req = decodeSotwRequest(m.api, call.request);
+      cb(null, Buffer.from(xds.fetch(type, m.api, req).body));
+    } catch (err) {
+      const code = isHubError(err) ? err.grpcStatus : GrpcStatus.INVALID_ARGUMENT;
+      cb({ code, details: (err as Error).message });
+    }
+  }
+
+  const xds: XdsServer = {
+    metrics,
+    addTo(server) {
+      for (const { definition, methods } of serviceDefinitions().values()) {
+        const impl: UntypedServiceImplementation = {};
+        for (const m of methods) {
+          impl[m.name] =
+            m.kind === 'fetch'
+              ? (call: ServerUnaryCall<Buffer, Buffer>, cb: sendUnaryData<Buffer>) => unaryFetch(m, call, cb)
+              : (call: ServerDuplexStream<Buffer, Buffer>) => open(m, call);
+        }
+        server.addService(definition, impl);
+      }
+    },
+    clients: () => [...live].map(clientInfo),
+    configFor(nodeId, cluster) {
+      const streams = [...live].filter((s) => s.node?.id === nodeId);
+      const node: XdsNode | undefined =
+        streams[0]?.node ?? (cluster !== undefined ? { id: nodeId, cluster, clientFeatures: [], userAgent: '' } : undefined);
+      return node ? nodeConfig(provider, node, streams) : undefined;
+    },
+    fetch: (type, api, req) => fetchSotw(deps.get, type, api, req, bodyCache),
+    streams: () => [...live],
+    flushChanges: () => pipeline.deliver(),
+    close() {
+      closing = true;
+      pipeline.close();
+      if (heartbeatTimer) clearInterval(heartbeatTimer);
+      for (const s of [...live]) s.close({ code: GrpcStatus.UNAVAILABLE, details: 'xDS server is shutting down' });
+    },
+  };
+  return xds;
+}
+
+function subscriptionCounts(live: ReadonlySet<XdsStream>): { variant: string; type: string; count: number }[] {
+  const counts = new Map<string, { variant: string; type: string; count: number }>();
+  for (const s of live) {
+    for (const st of s.types.values()) {
+      const key = `${s.variant}|${st.type.short}`;
+      const c = counts.get(key) ?? { variant: s.variant, type: st.type.short, count: 0 };
+      c.count++;
+      counts.set(key, c);
+    }
+  }
+  return [...counts.values()];
+}

@@ -1,0 +1,183 @@
+// Request decoding and response framing. Responses are framed by hand from
+// bytes the provider encoded once (invariant 5): an Any is built around the
+// shared resource bytes, never by re-encoding the resource, and a response body
+// is encoded once and shared by every stream that gets the same set; only the
+// nonce (field 5 in both response messages) is appended per stream — protobuf
+// merges fields in any order, so body ++ nonce is a valid message.
+import * as protobuf from 'protobufjs';
+import type { XdsNode, XdsResource } from './provider';
+import { TypeUrl } from './type-urls';
+import { lookupType } from './envoy-proto';
+import { v2Root } from './v2-proto';
+
+export type ApiVersion = 'v3' | 'v2';
+
+export interface ErrorDetail {
+  code: number;
+  message: string;
+}
+
+export interface SotwRequest {
+  versionInfo: string;
+  node: XdsNode | undefined;
+  resourceNames: string[];
+  typeUrl: string;
+  responseNonce: string;
+  errorDetail: ErrorDetail | undefined;
+}
+
+export interface DeltaRequest {
+  node: XdsNode | undefined;
+  typeUrl: string;
+  subscribe: string[];
+  unsubscribe: string[];
+  initialVersions: Map<string, string>;
+  responseNonce: string;
+  errorDetail: ErrorDetail | undefined;
+}
+
+const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: String, defaults: true, arrays: true, objects: true };
+
+function messageType(api: ApiVersion, name: string): protobuf.Type {
+  return api === 'v3' ? lookupType(`envoy.service.discovery.v3.${name}`) : v2Root().lookupType(`envoy.api.v2.${name}`);
+}
+
+type Plain = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+function nodeOf(n: Plain | null | undefined): XdsNode | undefined {
+  if (!n) return undefined;
+  return {
+    id: String(n.id ?? ''),
+    cluster: String(n.cluster ?? ''),
+    clientFeatures: Array.isArray(n.clientFeatures) ? n.clientFeatures.map(String) : [],
+    userAgent: String(n.userAgentName ?? ''),
+  };
+}
+
+function errorOf(e: Plain | null | undefined): ErrorDetail | undefined {
+  // Presence of the field is the NACK (X-ACK-4), even if code and message are empty.
+  if (!e) return undefined;
+  return { code: Number(e.code ?? 0), message: String(e.message ?? '') };
+}
+
+export function sotwRequestFromPlain(o: Plain): SotwRequest {
+  return {
+    versionInfo: String(o.versionInfo ?? ''),
+    node: nodeOf(o.node),
+    resourceNames: (o.resourceNames ?? []).map(String),
+    typeUrl: String(o.typeUrl ?? ''),
+    responseNonce: String(o.responseNonce ?? ''),
+    errorDetail: errorOf(o.errorDetail),
+  };
+}
+
+export function decodeSotwRequest(api: ApiVersion, bytes: Uint8Array): SotwRequest {
+  const t = messageType(api, 'DiscoveryRequest');
+  return sotwRequestFromPlain(t.toObject(t.decode(bytes), TO_OBJECT));
+}
+
+export function decodeDeltaRequest(api: ApiVersion, bytes: Uint8Array): DeltaRequest {
+  const t = messageType(api, 'DeltaDiscoveryRequest');
+  const o = t.toObject(t.decode(bytes), TO_OBJECT);
+  return {
+    node: nodeOf(o.node),
+    typeUrl: String(o.typeUrl ?? ''),
+    subscribe: (o.resourceNamesSubscribe ?? []).map(String),
+    unsubscribe: (o.resourceNamesUnsubscribe ?? []).map(String),
+    initialVersions: new Map(Object.entries((o.initialResourceVersions ?? {}) as Record<string, string>)),
+    responseNonce: String(o.responseNonce ?? ''),
+    errorDetail: errorOf(o.errorDetail),
+  };
+}
+
+/** Plain (camelCase) request objects for test clients and REST, encoded with the same types. */
+export function encodeRequest(api: ApiVersion, kind: 'DiscoveryRequest' | 'DeltaDiscoveryRequest', plain: Plain): Buffer {
+  const t = messageType(api, kind);
+  return Buffer.from(t.encode(t.fromObject(plain)).finish());
+}
+
+export function decodeResponse(api: ApiVersion, kind: 'DiscoveryResponse' | 'DeltaDiscoveryResponse', bytes: Uint8Array): Plain {
+  const t = messageType(api, kind);
+  return t.toObject(t.decode(bytes), TO_OBJECT);
+}
+
+// ---- framing -------------------------------------------------------------
+
+/** Per resource: encoded wrappers keyed by label. Weak, so old contents go with their resource. */
+const wrapCache = new WeakMap<XdsResource, Map<string, Uint8Array>>();
+
+function cached(res: XdsResource, key: string, build: () => Uint8Array): Uint8Array {
+  let m = wrapCache.get(res);
+  if (!m) wrapCache.set(res, (m = new Map()));
+  let b = m.get(key);
+  if (!b) m.set(key, (b = build()));
+  return b;
+}
+
+/** google.protobuf.Any{type_url = 1, value = 2} around the shared bytes. */
+export function anyOf(res: XdsResource, typeUrl: string): Uint8Array {
+  return cached(res, `any|${typeUrl}`, () =>
+    protobuf.Writer.create().uint32(10).string(typeUrl).uint32(18).bytes(res.encoded).finish(),
+  );
+}
+
+function duration(w: protobuf.Writer, ms: number): void {
+  const seconds = Math.floor(ms / 1000);
+  const nanos = (ms % 1000) * 1_000_000;
+  const d = protobuf.Writer.create();
+  if (seconds) d.uint32(8).int64(seconds);
+  if (nanos) d.uint32(16).int32(nanos);
+  w.uint32(50).bytes(d.finish()); // Resource.ttl = 6
+}
+
+/**
+ * envoy.service.discovery.v3.Resource{version = 1, resource = 2, name = 3, ttl = 6}.
+ * `body: false` is a heartbeat (X-TTL-2). ttlMs 0 leaves ttl out (X-TTL-4: resend without one).
+ */
+export function resourceWrapper(res: XdsResource, typeUrl: string, ttlMs: number, body: boolean): Uint8Array {
+  return cached(res, `res|${typeUrl}|${ttlMs}|${body}`, () => {
+    const w = protobuf.Writer.create().uint32(10).string(res.version);
+    if (body) w.uint32(18).bytes(anyOf(res, typeUrl));
+    w.uint32(26).string(res.name);
+    if (ttlMs > 0) duration(w, ttlMs);
+    return w.finish();
+  });
+}
+
+export type SotwItem = { res: XdsResource; wrap: false } | { res: XdsResource; wrap: true; ttlMs: number; body: boolean };
+
+/** DiscoveryResponse without its nonce. */
+export function sotwBody(versionInfo: string, typeUrl: string, items: readonly SotwItem[]): Uint8Array {
+  const w = protobuf.Writer.create().uint32(10).string(versionInfo);
+  for (const it of items) {
+    if (!it.wrap) w.uint32(18).bytes(anyOf(it.res, typeUrl));
+    else {
+      // X-TTL-3: the Resource wrapper travels as an Any inside resources.
+      const inner = resourceWrapper(it.res, typeUrl, it.ttlMs, it.body);
+      w.uint32(18).bytes(protobuf.Writer.create().uint32(10).string(TypeUrl.Resource).uint32(18).bytes(inner).finish());
+    }
+  }
+  w.uint32(34).string(typeUrl);
+  return w.finish();
+}
+
+export interface DeltaItem {
+  res: XdsResource;
+  ttlMs: number;
+  body: boolean;
+}
+
+/** DeltaDiscoveryResponse without its nonce. */
+export function deltaBody(systemVersion: string, typeUrl: string, items: readonly DeltaItem[], removed: readonly string[]): Uint8Array {
+  const w = protobuf.Writer.create().uint32(10).string(systemVersion);
+  for (const it of items) w.uint32(18).bytes(resourceWrapper(it.res, typeUrl, it.ttlMs, it.body));
+  w.uint32(34).string(typeUrl);
+  for (const name of removed) w.uint32(50).string(name);
+  return w.finish();
+}
+
+/** body ++ {nonce = 5}. */
+export function withNonce(body: Uint8Array, nonce: string): Buffer {
+  const tail = protobuf.Writer.create().uint32(42).string(nonce).finish();
+  return Buffer.concat([body, tail]);
+}
