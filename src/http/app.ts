@@ -1,0 +1,70 @@
+// The Consul-compatible HTTP API as a fastify app. build(deps) creates it;
+// the hub (or a test) decides whether to listen or to use app.inject().
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { invalid } from '../errors';
+import type { HttpContext, HttpDeps } from './context';
+import { installErrorHandler } from './errors';
+import { agentRoutes } from './routes/agent';
+import { catalogRoutes } from './routes/catalog';
+import { configRoutes } from './routes/config-entries';
+import { healthRoutes } from './routes/health';
+import { metricsRoutes } from './routes/metrics';
+import { statusRoutes } from './routes/status';
+import { txnRoutes } from './routes/txn';
+import { agentIdentity } from './translate/agent';
+
+export type { HttpDeps } from './context';
+
+export function buildHttpApp(deps: HttpDeps): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: deps.logger.child({ module: 'http' }) as FastifyBaseLogger,
+    disableRequestLogging: true,
+    return503OnClosing: true,
+    bodyLimit: 4 * 1024 * 1024,
+  });
+  const ctx: HttpContext = { ...deps, identity: agentIdentity(deps.config), waits: new Set() };
+
+  // Consul reads every body as JSON whatever the Content-Type says (curl -d
+  // sends x-www-form-urlencoded), and an empty body is no body.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, text, done) => {
+    const body = String(text);
+    if (body.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(body));
+    } catch (err) {
+      done(invalid('body', `Request decoding failed: ${(err as Error).message}`), undefined);
+    }
+  });
+
+  installErrorHandler(app);
+
+  app.addHook('onSend', async (_req, reply, payload) => {
+    if (!reply.hasHeader('X-Consul-Index')) reply.header('X-Consul-Index', String(deps.catalog.lastIndex()));
+    reply.header('X-Consul-KnownLeader', 'true');
+    reply.header('X-Consul-LastContact', '0');
+    return payload;
+  });
+
+  app.addHook('onResponse', async (req, reply) => {
+    deps.metrics.httpRequests.inc({
+      method: req.method,
+      route: req.routeOptions.url ?? 'unmatched',
+      status: String(reply.statusCode),
+    });
+  });
+
+  // Blocking queries answer with their current data instead of holding shutdown.
+  app.addHook('preClose', async () => {
+    for (const controller of ctx.waits) controller.abort();
+  });
+
+  catalogRoutes(app, ctx);
+  healthRoutes(app, ctx);
+  agentRoutes(app, ctx);
+  configRoutes(app, ctx);
+  txnRoutes(app, ctx);
+  statusRoutes(app, ctx);
+  metricsRoutes(app, ctx);
+  return app;
+}

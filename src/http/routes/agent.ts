@@ -1,0 +1,103 @@
+// /v1/agent/*: the hub acts as the agent of its own node (config.nodeName).
+// Service registration, TTL check updates and listings all go through the
+// catalog, so every replica sees the same services and check states.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { HealthStatus } from '../../catalog/types';
+import { HubError } from '../../errors';
+import type { HttpContext } from '../context';
+import { blockingRead } from '../blocking';
+import { sendJson } from '../reply';
+import { agentService } from '../shapes';
+import { agentRegisterCommand, checkUpdateFromBody } from '../translate/agent';
+import { submit, submitOrThrow, refusal } from '../write';
+
+type IdParams = { Params: { id: string } };
+const VERSION = '1.16.0';
+
+function unknownCheck(id: string): HubError {
+  return new HubError('NOT_FOUND', `Unknown check ID "${id}". Ensure that the check ID is passed, not the check name.`);
+}
+
+export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
+  const node = ctx.identity.nodeName;
+
+  async function updateCheck(reply: FastifyReply, id: string, status: HealthStatus, output: string) {
+    const result = await submit(ctx, reply, { type: 'check-update', node, checkId: id, status, output, now: Date.now() });
+    if (!result.ok) throw result.error?.code === 'NOT_FOUND' ? unknownCheck(id) : refusal(result);
+    return reply.code(200).send('');
+  }
+
+  app.put('/v1/agent/service/register', async (req, reply) => {
+    const exists = ctx.catalog.node(node).value !== undefined;
+    await submitOrThrow(ctx, reply, agentRegisterCommand(req.body, ctx.identity, exists));
+    return reply.code(200).send('');
+  });
+
+  app.put<IdParams>('/v1/agent/service/deregister/:id', async (req, reply) => {
+    const id = req.params.id;
+    const services = ctx.catalog.node(node).value?.Services ?? [];
+    if (!services.some((s) => s.ID === id)) {
+      throw new HubError('NOT_FOUND', `Unknown service ID "${id}". Ensure that the service ID is passed, not the service name.`);
+    }
+    await submitOrThrow(ctx, reply, { type: 'deregister', node, serviceId: id });
+    return reply.code(200).send('');
+  });
+
+  const verbs: Array<[string, HealthStatus]> = [['pass', 'passing'], ['warn', 'warning'], ['fail', 'critical']];
+  for (const [verb, status] of verbs) {
+    app.put<IdParams & { Querystring: { note?: string } }>(`/v1/agent/check/${verb}/:id`, async (req, reply) => {
+      const note = req.query.note;
+      return updateCheck(reply, req.params.id, status, typeof note === 'string' ? note : '');
+    });
+  }
+
+  app.put<IdParams>('/v1/agent/check/update/:id', async (req, reply) => {
+    const { status, output } = checkUpdateFromBody(req.body);
+    return updateCheck(reply, req.params.id, status, output);
+  });
+
+  app.get('/v1/agent/services', async (req, reply) => {
+    const found = await blockingRead(ctx, req, reply, () => ctx.catalog.node(node));
+    const services = found?.Services ?? [];
+    return sendJson(reply, Object.fromEntries(services.map((s) => [s.ID, agentService(s, ctx.config.datacenter)])));
+  });
+
+  app.get('/v1/agent/checks', async (req, reply) => {
+    const checks = await blockingRead(ctx, req, reply, () => ctx.catalog.nodeChecks(node));
+    return sendJson(reply, Object.fromEntries(checks.map((c) => [c.CheckID, c])));
+  });
+
+  app.get('/v1/agent/self', async (_req, reply) => {
+    const { nodeName, nodeId, address, datacenter } = ctx.identity;
+    return sendJson(reply, {
+      Config: {
+        Datacenter: datacenter,
+        PrimaryDatacenter: datacenter,
+        NodeName: nodeName,
+        NodeID: nodeId,
+        Server: true,
+        Revision: 'xdshub',
+        Version: VERSION,
+        BuildDate: '',
+      },
+      DebugConfig: {},
+      Coord: null,
+      Member: {
+        Name: nodeName,
+        Addr: address,
+        Port: 8301,
+        Tags: { role: 'consul', dc: datacenter, id: nodeId, build: `${VERSION}:xdshub`, vsn: '2' },
+        Status: 1,
+        ProtocolMin: 1,
+        ProtocolMax: 5,
+        ProtocolCur: 2,
+        DelegateMin: 2,
+        DelegateMax: 5,
+        DelegateCur: 4,
+      },
+      Stats: {},
+      Meta: {},
+      xDS: { SupportedProxies: { envoy: ['1.28.0', '1.27.0', '1.26.0'] }, Port: ctx.config.grpcPort, Ports: { Plaintext: ctx.config.grpcPort, TLS: -1 } },
+    });
+  });
+}

@@ -1,0 +1,55 @@
+// /v1/config: config entries, with Consul's CAS answers (`true`/`false`).
+import type { FastifyInstance } from 'fastify';
+import { HubError, invalid } from '../../errors';
+import type { HttpContext } from '../context';
+import { blockingRead } from '../blocking';
+import { sendJson } from '../reply';
+import { checkKind, parseConfigEntry } from '../translate/config-entries';
+import { refusal, submit } from '../write';
+
+type KindParams = { Params: { kind: string } };
+type EntryParams = { Params: { kind: string; name: string } };
+
+function casParam(query: Record<string, unknown>): number | undefined {
+  const v = query.cas;
+  if (v === undefined) return undefined;
+  const text = String(Array.isArray(v) ? v.at(-1) : v);
+  if (!/^\d+$/.test(text)) throw invalid('cas', `not an index: "${text}"`);
+  return Number(text);
+}
+
+export function configRoutes(app: FastifyInstance, ctx: HttpContext): void {
+  app.put('/v1/config', async (req, reply) => {
+    const cas = casParam(req.query as Record<string, unknown>);
+    const entry = parseConfigEntry(req.body);
+    const result = await submit(ctx, reply, { type: 'config-set', entry, ...(cas === undefined ? {} : { cas }) });
+    if (!result.ok && result.error?.code !== 'CONFLICT') throw refusal(result);
+    return sendJson(reply, result.ok);
+  });
+
+  app.get<KindParams>('/v1/config/:kind', async (req, reply) => {
+    const kind = checkKind(req.params.kind, 'kind');
+    return sendJson(reply, await blockingRead(ctx, req, reply, () => ctx.catalog.configEntries(kind)));
+  });
+
+  app.get<EntryParams>('/v1/config/:kind/:name', async (req, reply) => {
+    const kind = checkKind(req.params.kind, 'kind');
+    const entry = await blockingRead(ctx, req, reply, () => ctx.catalog.configEntry(kind, req.params.name));
+    if (!entry) throw new HubError('NOT_FOUND', `Config entry not found for "${kind}" / "${req.params.name}"`);
+    return sendJson(reply, entry);
+  });
+
+  app.delete<EntryParams>('/v1/config/:kind/:name', async (req, reply) => {
+    const kind = checkKind(req.params.kind, 'kind');
+    const cas = casParam(req.query as Record<string, unknown>);
+    const result = await submit(ctx, reply, {
+      type: 'config-delete',
+      kind,
+      name: req.params.name,
+      ...(cas === undefined ? {} : { cas }),
+    });
+    if (!result.ok && result.error?.code !== 'CONFLICT') throw refusal(result);
+    // Consul answers a CAS delete with true/false and a plain delete with {}.
+    return sendJson(reply, cas === undefined ? {} : result.ok);
+  });
+}

@@ -1,0 +1,67 @@
+// Consul's response shapes that differ from the catalog's own types.
+import type { CheckServiceNode, HealthCheck, NodeService } from '../catalog/types';
+import { invalid } from '../errors';
+
+/** /v1/catalog/service/:s — Consul's flattened ServiceNode. */
+export function serviceNode(csn: CheckServiceNode): Record<string, unknown> {
+  const { Node: n, Service: s } = csn;
+  return {
+    ID: n.ID,
+    Node: n.Node,
+    Address: n.Address,
+    Datacenter: n.Datacenter,
+    TaggedAddresses: n.TaggedAddresses,
+    NodeMeta: n.Meta,
+    ServiceKind: s.Kind,
+    ServiceID: s.ID,
+    ServiceName: s.Service,
+    ServiceTags: s.Tags,
+    ServiceAddress: s.Address,
+    ServiceTaggedAddresses: s.TaggedAddresses,
+    ServiceWeights: s.Weights,
+    ServiceMeta: s.Meta,
+    ServicePort: s.Port,
+    ServiceEnableTagOverride: s.EnableTagOverride,
+    ServiceProxy: s.Proxy ?? {},
+    ServiceConnect: s.Connect ?? {},
+    ...(s.Locality ? { ServiceLocality: s.Locality } : {}),
+    CreateIndex: s.CreateIndex,
+    ModifyIndex: s.ModifyIndex,
+  };
+}
+
+/** /v1/agent/services — Consul's AgentService (no indexes, the datacenter added). */
+export function agentService(s: NodeService, datacenter: string): Record<string, unknown> {
+  const { CreateIndex: _c, ModifyIndex: _m, ...rest } = s;
+  return { ...rest, Datacenter: datacenter };
+}
+
+export function hasAllTags(tags: readonly string[], wanted: readonly string[]): boolean {
+  return wanted.every((t) => tags.includes(t));
+}
+
+export function allPassing(checks: readonly HealthCheck[]): boolean {
+  return checks.every((c) => c.Status === 'passing');
+}
+
+/** Query values that may repeat (?tag=a&tag=b) as a list. */
+export function many(value: unknown): string[] {
+  if (value === undefined) return [];
+  return (Array.isArray(value) ? value : [value]).map(String);
+}
+
+/**
+ * Consul's boolean query flags: present with no value (?passing) means true;
+ * otherwise the value must parse as a bool.
+ */
+export function flag(query: Record<string, unknown>, name: string): boolean {
+  if (!(name in query)) return false;
+  const v = many(query[name]).at(-1) ?? '';
+  if (v === '' || ['1', 't', 'true', 'T', 'TRUE', 'True'].includes(v)) return true;
+  if (['0', 'f', 'false', 'F', 'FALSE', 'False'].includes(v)) return false;
+  return invalidFlag(name, v);
+}
+
+function invalidFlag(name: string, v: string): never {
+  throw invalid(name, `Invalid value for ?${name}: "${v}"`);
+}

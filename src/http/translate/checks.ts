@@ -1,0 +1,130 @@
+// Check definitions in their two Consul shapes → the catalog's CheckInput:
+// the agent's CheckType (flat: {TTL:"10s"} or {HTTP, Interval}) and the
+// catalog's HealthCheck (with a nested Definition).
+import { invalid } from '../../errors';
+import type { CheckInput } from '../../catalog/commands';
+import type { HealthCheckDefinition, HealthStatus } from '../../catalog/types';
+import type { Body } from '../body';
+
+export const CHECK_STATUSES: readonly HealthStatus[] = ['passing', 'warning', 'critical', 'maintenance'];
+
+/** Agent check kinds: the field that selects each, and the Type the catalog stores. */
+const AGENT_KINDS = [
+  { field: 'TTL', type: 'ttl', needsInterval: false },
+  { field: 'HTTP', type: 'http', needsInterval: true },
+  { field: 'TCP', type: 'tcp', needsInterval: true },
+  { field: 'GRPC', type: 'grpc', needsInterval: true },
+  { field: 'H2PING', type: 'h2ping', needsInterval: true },
+  { field: 'UDP', type: 'udp', needsInterval: true },
+  { field: 'Args', type: 'script', needsInterval: true },
+  { field: 'AliasService', type: 'alias', needsInterval: false },
+  { field: 'AliasNode', type: 'alias', needsInterval: false },
+] as const;
+
+/** Everything an agent check may carry besides its selector, copied into Definition when present. */
+const DEFINITION_EXTRAS = [
+  'Header', 'Method', 'Body', 'TLSServerName', 'TLSSkipVerify', 'GRPCUseTLS', 'TCPUseTLS', 'H2PingUseTLS',
+  'OutputMaxSize', 'FailuresBeforeWarning', 'FailuresBeforeCritical', 'SuccessBeforePassing', 'DisableRedirects',
+];
+
+export function parseStatus(body: Body, fallback: HealthStatus): HealthStatus {
+  return body.oneOf('Status', CHECK_STATUSES, fallback);
+}
+
+/**
+ * One check of an agent service registration. Consul's defaults: ID
+ * `service:<id>` (`service:<id>:<n>` when there are several, n from 1), name
+ * `Service '<name>' check`, status critical unless given.
+ */
+export function parseAgentServiceCheck(
+  body: Body,
+  node: string,
+  service: { ID: string; Service: string },
+  position: { index: number; count: number },
+): CheckInput {
+  const present = AGENT_KINDS.filter((k) => body.has(k.field));
+  const selectors = [...new Set(present.map((k) => k.type))];
+  if (selectors.length !== 1) {
+    throw invalid(
+      body.field(present.length === 0 ? 'TTL' : present[1]!.field),
+      present.length === 0
+        ? 'a check needs one of TTL, HTTP, TCP, GRPC, H2PING, UDP, Args, AliasService or AliasNode'
+        : `a check can have only one of ${present.map((k) => k.field).join(', ')}`,
+    );
+  }
+  const kind = present[0]!;
+  const definition: HealthCheckDefinition = {};
+  for (const k of present) {
+    (definition as Record<string, unknown>)[k.field] = k.field === 'Args' ? body.strArray('Args') : body.str(k.field);
+  }
+  const interval = body.duration('Interval');
+  const timeout = body.duration('Timeout');
+  if (kind.needsInterval && interval === '') throw invalid(body.field('Interval'), `is required for a ${kind.field} check`);
+  if (kind.field === 'TTL') body.duration('TTL');
+  if (interval) definition.Interval = interval;
+  if (timeout) definition.Timeout = timeout;
+  const deregisterAfter = body.duration('DeregisterCriticalServiceAfter');
+  if (deregisterAfter) definition.DeregisterCriticalServiceAfter = deregisterAfter;
+  for (const extra of DEFINITION_EXTRAS) {
+    const v = body.get(extra);
+    if (v !== undefined) definition[extra] = v;
+  }
+
+  const defaultId = position.count > 1 ? `service:${service.ID}:${position.index + 1}` : `service:${service.ID}`;
+  return {
+    Node: node,
+    CheckID: body.str('CheckID') || body.str('ID') || defaultId,
+    Name: body.str('Name') || `Service '${service.Service}' check`,
+    Status: parseStatus(body, 'critical'),
+    Notes: body.str('Notes'),
+    Output: '',
+    ServiceID: service.ID,
+    Type: kind.type,
+    Interval: interval,
+    Timeout: timeout,
+    Definition: definition,
+  };
+}
+
+/**
+ * A check in the catalog's HealthCheck shape (catalog register, txn Check ops).
+ * CheckID defaults to Name and Status to critical (Consul's catalog register).
+ */
+export function parseCatalogCheck(body: Body, defaultNode: string): CheckInput {
+  const node = body.str('Node') || defaultNode;
+  if (node === '') throw invalid(body.field('Node'), 'is required');
+  const name = body.str('Name');
+  const checkId = body.str('CheckID') || name;
+  if (checkId === '') throw invalid(body.field('CheckID'), 'is required (or give a Name)');
+  const def = body.obj('Definition');
+  const definition: HealthCheckDefinition = {};
+  let type = body.str('Type');
+  let interval = body.duration('Interval');
+  let timeout = body.duration('Timeout');
+  if (def) {
+    for (const [key, value] of Object.entries(def.raw)) if (value !== null) definition[key] = value;
+    // The Go API and the npm client send IntervalDuration/TimeoutDuration here.
+    interval = interval || def.duration('Interval') || def.duration('IntervalDuration');
+    timeout = timeout || def.duration('Timeout') || def.duration('TimeoutDuration');
+    const ttl = def.duration('TTL');
+    if (ttl) definition.TTL = ttl;
+    const selected = ['TTL', 'HTTP', 'TCP', 'GRPC', 'UDP', 'H2PING'].filter((f) => def.has(f));
+    if (selected.length > 1) throw invalid(def.field(selected[1]!), `a check can have only one of ${selected.join(', ')}`);
+    if (type === '' && selected.length === 1) type = selected[0]!.toLowerCase();
+  }
+  if (interval) definition.Interval = interval;
+  if (timeout) definition.Timeout = timeout;
+  return {
+    Node: node,
+    CheckID: checkId,
+    Name: name || checkId,
+    Status: parseStatus(body, 'critical'),
+    Notes: body.str('Notes'),
+    Output: body.str('Output'),
+    ServiceID: body.str('ServiceID'),
+    Type: type,
+    Interval: interval,
+    Timeout: timeout,
+    Definition: definition,
+  };
+}

@@ -1,0 +1,214 @@
+// Config entries: one validator per kind, checking what the xDS translation
+// relies on (required fields, types, enums). Known top-level keys are
+// re-spelled in Consul's PascalCase; unknown keys are kept as given.
+import { HubError, invalid } from '../../errors';
+import type { ConfigEntryInput } from '../../catalog/commands';
+import { CONFIG_ENTRY_KINDS, type ConfigEntryKind } from '../../catalog/types';
+import { Body } from '../body';
+
+export const PROTOCOLS = ['tcp', 'http', 'http2', 'grpc'] as const;
+export const LB_POLICIES = ['', 'round_robin', 'least_request', 'ring_hash', 'maglev', 'random'] as const;
+const PATH_MATCHES = ['exact', 'prefix', 'regex'] as const;
+const HEADER_MATCHES = ['exact', 'prefix', 'suffix', 'regex', 'present'] as const;
+const HASH_FIELDS = ['header', 'cookie', 'query_parameter'] as const;
+
+/** Consul's message for an unknown kind (Request decoding failed: invalid config entry kind: x). */
+export function checkKind(kind: string, field = 'Kind'): ConfigEntryKind {
+  if (!(CONFIG_ENTRY_KINDS as readonly string[]).includes(kind)) {
+    throw new HubError('INVALID_ARGUMENT', `invalid config entry kind: ${kind}`, { field });
+  }
+  return kind as ConfigEntryKind;
+}
+
+function protocol(body: Body, name: string, fallback: string): string {
+  return body.oneOf(name, ['', ...PROTOCOLS], fallback as '') || fallback;
+}
+
+function serviceDefaults(e: Body): string[] {
+  protocol(e, 'Protocol', '');
+  e.oneOf('Mode', ['', 'transparent', 'direct'], '');
+  e.obj('MeshGateway')?.oneOf('Mode', ['', 'none', 'local', 'remote'], '');
+  e.str('ExternalSNI');
+  e.int('MaxInboundConnections', 0, { min: 0 });
+  e.int('LocalConnectTimeoutMs', 0, { min: 0 });
+  e.int('LocalRequestTimeoutMs', 0, { min: 0 });
+  e.oneOf('BalanceInboundConnections', ['', 'exact_balance'], '');
+  e.obj('UpstreamConfig');
+  e.obj('TransparentProxy');
+  return ['Protocol', 'Mode', 'MeshGateway', 'ExternalSNI', 'MaxInboundConnections', 'LocalConnectTimeoutMs',
+    'LocalRequestTimeoutMs', 'BalanceInboundConnections', 'UpstreamConfig', 'TransparentProxy', 'Expose', 'Destination',
+    'EnvoyExtensions', 'RateLimits', 'MutualTLSMode'];
+}
+
+function serviceResolver(e: Body): string[] {
+  const subsets = e.objMap('Subsets');
+  for (const [, subset] of subsets) {
+    subset.str('Filter');
+    subset.bool('OnlyPassing');
+  }
+  const defaultSubset = e.str('DefaultSubset');
+  if (defaultSubset && !subsets.has(defaultSubset)) {
+    throw invalid(e.field('DefaultSubset'), `"${defaultSubset}" is not a defined subset`);
+  }
+  const redirect = e.obj('Redirect');
+  if (redirect) for (const f of ['Service', 'ServiceSubset', 'Namespace', 'Partition', 'Datacenter', 'Peer']) redirect.str(f);
+  for (const [, failover] of e.objMap('Failover')) {
+    failover.str('Service');
+    failover.str('ServiceSubset');
+    failover.strArray('Datacenters');
+    failover.objArray('Targets');
+  }
+  e.duration('ConnectTimeout');
+  e.duration('RequestTimeout');
+  const lb = e.obj('LoadBalancer');
+  if (lb) {
+    const policy = lb.oneOf('Policy', LB_POLICIES, '');
+    const ring = lb.obj('RingHashConfig');
+    if (ring) {
+      const min = ring.int('MinimumRingSize', 0, { min: 0 });
+      const max = ring.int('MaximumRingSize', 0, { min: 0 });
+      if (min && max && min > max) throw invalid(ring.field('MinimumRingSize'), 'must not exceed MaximumRingSize');
+    }
+    lb.obj('LeastRequestConfig')?.int('ChoiceCount', 0, { min: 0 });
+    const hashPolicies = lb.objArray('HashPolicies');
+    if (hashPolicies.length > 0 && policy !== 'ring_hash' && policy !== 'maglev') {
+      throw invalid(lb.field('HashPolicies'), `only valid with Policy "ring_hash" or "maglev", got "${policy}"`);
+    }
+    for (const hp of hashPolicies) {
+      const field = hp.oneOf('Field', ['', ...HASH_FIELDS], '');
+      const sourceIp = hp.bool('SourceIP');
+      if (field !== '' && sourceIp) throw invalid(hp.field('SourceIP'), 'cannot be combined with Field');
+      if (field !== '' && hp.str('FieldValue') === '') throw invalid(hp.field('FieldValue'), `is required with Field "${field}"`);
+      hp.bool('Terminal');
+    }
+  }
+  return ['DefaultSubset', 'Subsets', 'Redirect', 'Failover', 'ConnectTimeout', 'RequestTimeout', 'LoadBalancer', 'PrioritizeByLocality'];
+}
+
+function ingressGateway(e: Body): string[] {
+  const ports = new Set<number>();
+  for (const listener of e.objArray('Listeners')) {
+    const port = listener.int('Port', 0, { min: 1, max: 65535 });
+    if (port === 0) throw invalid(listener.field('Port'), 'is required');
+    if (ports.has(port)) throw invalid(listener.field('Port'), `port ${port} is used by another listener`);
+    ports.add(port);
+    const proto = protocol(listener, 'Protocol', 'tcp');
+    const services = listener.objArray('Services');
+    if (proto === 'tcp' && services.length > 1) {
+      throw invalid(listener.field('Services'), 'a tcp listener can route to only one service');
+    }
+    for (const s of services) {
+      const name = s.requiredStr('Name');
+      const hosts = s.strArray('Hosts');
+      if (name === '*' && proto === 'tcp') throw invalid(s.field('Name'), 'the wildcard "*" needs an http, http2 or grpc listener');
+      if (hosts.length > 0 && proto === 'tcp') throw invalid(s.field('Hosts'), 'hosts need an http, http2 or grpc listener');
+    }
+  }
+  e.obj('TLS')?.bool('Enabled');
+  return ['Listeners', 'TLS', 'Defaults'];
+}
+
+function httpRoute(e: Body): string[] {
+  const parents = e.objArray('Parents');
+  if (parents.length === 0) throw invalid(e.field('Parents'), 'needs at least one parent');
+  for (const p of parents) {
+    p.requiredStr('Name');
+    p.oneOf('Kind', ['', 'api-gateway'], '');
+    p.str('SectionName');
+  }
+  e.strArray('Hostnames');
+  for (const rule of e.objArray('Rules')) {
+    for (const match of rule.objArray('Matches')) {
+      const path = match.obj('Path');
+      if (path) {
+        path.oneOf('Match', ['', ...PATH_MATCHES], '');
+        const value = path.str('Value');
+        if (path.str('Match') === 'prefix' && value !== '' && !value.startsWith('/')) {
+          throw invalid(path.field('Value'), 'a prefix must start with "/"');
+        }
+      }
+      for (const h of match.objArray('Headers')) {
+        h.requiredStr('Name');
+        h.oneOf('Match', ['', ...HEADER_MATCHES], '');
+      }
+      for (const q of match.objArray('Query')) {
+        q.requiredStr('Name');
+        q.oneOf('Match', ['', 'exact', 'regex', 'present'], '');
+      }
+      match.oneOf('Method', ['', 'CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE'], '');
+    }
+    rule.obj('Filters');
+    for (const s of rule.objArray('Services')) {
+      s.requiredStr('Name');
+      s.int('Weight', 1, { min: 0 });
+    }
+  }
+  return ['Parents', 'Rules', 'Hostnames', 'Status'];
+}
+
+function mesh(e: Body): string[] {
+  e.obj('TransparentProxy')?.bool('MeshDestinationsOnly');
+  e.bool('AllowEnablingPermissiveMutualTLS');
+  e.obj('TLS');
+  e.obj('HTTP')?.bool('SanitizeXForwardedClientCert');
+  e.obj('Peering');
+  return ['TransparentProxy', 'AllowEnablingPermissiveMutualTLS', 'TLS', 'HTTP', 'Peering'];
+}
+
+function serviceIntentions(e: Body): string[] {
+  const seen = new Set<string>();
+  for (const s of e.objArray('Sources')) {
+    const name = s.requiredStr('Name');
+    const key = `${s.str('Peer')}/${s.str('Partition')}/${s.str('Namespace')}/${name}`;
+    if (seen.has(key)) throw invalid(s.field('Name'), `source "${name}" is listed more than once`);
+    seen.add(key);
+    const permissions = s.objArray('Permissions');
+    const action = s.oneOf('Action', ['', 'allow', 'deny'], '');
+    if (action === '' && permissions.length === 0) throw invalid(s.field('Action'), 'must be "allow" or "deny" (or give Permissions)');
+    if (action !== '' && permissions.length > 0) throw invalid(s.field('Action'), 'cannot be combined with Permissions');
+    for (const p of permissions) p.oneOf('Action', ['allow', 'deny'], '' as 'allow');
+    s.oneOf('Type', ['', 'consul'], '');
+    s.str('Description');
+  }
+  return ['Sources', 'JWT'];
+}
+
+const VALIDATORS: Record<ConfigEntryKind, (e: Body) => string[]> = {
+  'service-defaults': serviceDefaults,
+  'service-resolver': serviceResolver,
+  'ingress-gateway': ingressGateway,
+  'http-route': httpRoute,
+  mesh,
+  'service-intentions': serviceIntentions,
+};
+
+const COMMON = ['Kind', 'Name', 'Namespace', 'Partition', 'Meta'];
+
+/** Validates a PUT /v1/config body and returns the entry to store. */
+export function parseConfigEntry(raw: unknown): ConfigEntryInput {
+  const body = Body.of(raw);
+  const kindText = body.str('Kind');
+  if (kindText === '') throw invalid('Kind', 'is required');
+  const kind = checkKind(kindText);
+  let name = body.str('Name');
+  if (kind === 'mesh') {
+    if (name !== '' && name !== 'mesh') throw invalid('Name', 'a mesh entry is a singleton named "mesh"');
+    name = 'mesh';
+  } else if (name === '') {
+    throw invalid('Name', 'is required');
+  }
+  body.strMap('Meta');
+  body.str('Namespace');
+  body.str('Partition');
+  const known = [...COMMON, ...VALIDATORS[kind](body)];
+
+  const entry: Record<string, unknown> = {};
+  const canonical = new Map(known.map((k) => [k.toLowerCase(), k]));
+  for (const [key, value] of Object.entries(body.raw)) {
+    if (key === 'CreateIndex' || key === 'ModifyIndex') continue;
+    entry[canonical.get(key.toLowerCase()) ?? key] = value;
+  }
+  entry.Kind = kind;
+  entry.Name = name;
+  return entry as ConfigEntryInput;
+}

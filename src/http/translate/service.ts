@@ -1,0 +1,58 @@
+// Consul's service definition (catalog `Service`, agent service register, txn
+// Service ops) → the catalog's ServiceInput, with Consul's defaults filled in.
+import { invalid } from '../../errors';
+import type { ServiceInput } from '../../catalog/commands';
+import type { ServiceAddress } from '../../catalog/types';
+import { Body } from '../body';
+
+export const SERVICE_KINDS = ['', 'connect-proxy', 'mesh-gateway', 'terminating-gateway', 'ingress-gateway', 'api-gateway'] as const;
+
+function taggedServiceAddresses(body: Body): Record<string, ServiceAddress> {
+  const out: Record<string, ServiceAddress> = {};
+  for (const [key, item] of body.objMap('TaggedAddresses')) {
+    out[key] = { Address: item.str('Address'), Port: item.int('Port', 0, { min: 0, max: 65535 }) };
+  }
+  return out;
+}
+
+/**
+ * Parses a service. `nameField` is "Service" for catalog/txn bodies and "Name"
+ * for the agent API; either way the ID defaults to the name (Consul).
+ */
+export function parseService(body: Body, nameField: 'Service' | 'Name'): ServiceInput {
+  const name = body.requiredStr(nameField);
+  const kind = body.oneOf('Kind', SERVICE_KINDS, '');
+  const weights = body.obj('Weights');
+  const service: ServiceInput = {
+    Kind: kind,
+    ID: body.str('ID') || name,
+    Service: name,
+    Tags: body.strArray('Tags'),
+    Address: body.str('Address'),
+    TaggedAddresses: taggedServiceAddresses(body),
+    Meta: body.strMap('Meta'),
+    Port: body.int('Port', 0, { min: 0, max: 65535 }),
+    Weights: weights
+      ? { Passing: weights.int('Passing', 1, { min: 1 }), Warning: weights.int('Warning', 1, { min: 0 }) }
+      : { Passing: 1, Warning: 1 },
+    EnableTagOverride: body.bool('EnableTagOverride'),
+  };
+  const proxy = body.obj('Proxy');
+  if (proxy) {
+    service.Proxy = { ...proxy.raw };
+    const dest = proxy.str('DestinationServiceName');
+    if (dest) service.Proxy.DestinationServiceName = dest;
+  }
+  if (kind === 'connect-proxy' && !service.Proxy?.DestinationServiceName) {
+    throw invalid(body.field('Proxy.DestinationServiceName'), 'is required for a connect-proxy service');
+  }
+  const connect = body.obj('Connect');
+  if (connect) service.Connect = { ...connect.raw, Native: connect.bool('Native') };
+  const ns = body.str('Namespace');
+  if (ns) service.Namespace = ns;
+  const partition = body.str('Partition');
+  if (partition) service.Partition = partition;
+  const locality = body.obj('Locality');
+  if (locality) service.Locality = { Region: locality.str('Region'), Zone: locality.str('Zone') };
+  return service;
+}

@@ -1,0 +1,102 @@
+// Consul's /v1/txn operations (Node, Service, Check) → one atomic `txn` command.
+import { HubError, invalid } from '../../errors';
+import type { Command, TxnOp } from '../../catalog/commands';
+import { Body } from '../body';
+import { parseCatalogCheck } from './checks';
+import { parseNode, type NodeDefaults } from './catalog';
+import { parseService } from './service';
+
+/** Consul's limit on operations per transaction. */
+export const MAX_TXN_OPS = 128;
+
+const VERBS = ['set', 'cas', 'delete', 'delete-cas'] as const;
+type Verb = (typeof VERBS)[number];
+
+function verbOf(op: Body): Verb {
+  const verb = op.str('Verb');
+  if (verb === 'get') throw invalid(op.field('Verb'), '"get" is not supported in transactions by this hub');
+  return op.oneOf('Verb', VERBS, '' as Verb);
+}
+
+function casIndex(obj: Body): number {
+  const index = obj.int('ModifyIndex', 0, { min: 0 });
+  return index;
+}
+
+function nodeOp(op: Body, defaults: NodeDefaults): TxnOp {
+  const verb = verbOf(op);
+  const node = op.obj('Node');
+  if (!node) throw invalid(op.field('Node'), 'is required');
+  switch (verb) {
+    case 'set':
+      return { op: 'node-set', node: parseNode(node, defaults, 'Meta') };
+    case 'cas':
+      return { op: 'node-cas', node: parseNode(node, defaults, 'Meta'), index: casIndex(node) };
+    case 'delete':
+      return { op: 'node-delete', node: node.requiredStr('Node') };
+    case 'delete-cas':
+      return { op: 'node-delete-cas', node: node.requiredStr('Node'), index: casIndex(node) };
+  }
+}
+
+function serviceOp(op: Body): TxnOp {
+  const verb = verbOf(op);
+  const nodeName = op.requiredStr('Node');
+  const service = op.obj('Service');
+  if (!service) throw invalid(op.field('Service'), 'is required');
+  switch (verb) {
+    case 'set':
+      return { op: 'service-set', node: nodeName, service: parseService(service, 'Service') };
+    case 'cas':
+      return { op: 'service-cas', node: nodeName, service: parseService(service, 'Service'), index: casIndex(service) };
+    case 'delete':
+      return { op: 'service-delete', node: nodeName, serviceId: service.requiredStr('ID') };
+    case 'delete-cas':
+      return { op: 'service-delete-cas', node: nodeName, serviceId: service.requiredStr('ID'), index: casIndex(service) };
+  }
+}
+
+function checkOp(op: Body): TxnOp {
+  const verb = verbOf(op);
+  const check = op.obj('Check');
+  if (!check) throw invalid(op.field('Check'), 'is required');
+  switch (verb) {
+    case 'set':
+      return { op: 'check-set', check: parseCatalogCheck(check, '') };
+    case 'cas':
+      return { op: 'check-cas', check: parseCatalogCheck(check, ''), index: casIndex(check) };
+    case 'delete':
+      return { op: 'check-delete', node: check.requiredStr('Node'), checkId: check.requiredStr('CheckID') };
+    case 'delete-cas':
+      return { op: 'check-delete-cas', node: check.requiredStr('Node'), checkId: check.requiredStr('CheckID'), index: casIndex(check) };
+  }
+}
+
+/** Thrown for more than MAX_TXN_OPS operations; Consul answers 413. */
+export class TooManyOps extends HubError {
+  constructor(count: number) {
+    super('INVALID_ARGUMENT', `Transaction contains too many operations (${count} > ${MAX_TXN_OPS})`, { field: 'body' });
+  }
+}
+
+export function txnCommand(raw: unknown, defaults: NodeDefaults): Command {
+  if (!Array.isArray(raw)) throw invalid('body', 'must be a JSON array of operations');
+  if (raw.length === 0) throw invalid('body', 'must contain at least one operation');
+  if (raw.length > MAX_TXN_OPS) throw new TooManyOps(raw.length);
+  const ops = raw.map((item, i): TxnOp => {
+    const op = Body.of(item, `[${i}]`);
+    const kinds = ['KV', 'Node', 'Service', 'Check', 'Intention', 'Session'].filter((k) => op.has(k));
+    if (kinds.length !== 1) throw invalid(`[${i}]`, 'each operation needs exactly one of Node, Service or Check');
+    switch (kinds[0]) {
+      case 'Node':
+        return nodeOp(op.obj('Node')!, defaults);
+      case 'Service':
+        return serviceOp(op.obj('Service')!);
+      case 'Check':
+        return checkOp(op.obj('Check')!);
+      default:
+        throw invalid(`[${i}].${kinds[0]}`, `${kinds[0]} operations are not supported (only Node, Service and Check)`);
+    }
+  });
+  return { type: 'txn', ops };
+}
