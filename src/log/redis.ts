@@ -39,19 +39,29 @@ function toEntry([id, fields]: StreamRecord): LogEntry {
   return Object.freeze({ index: BigInt(id.slice(0, id.indexOf('-'))), payload: at >= 0 ? fields[at + 1]! : '' });
 }
 
-function redisFailure(what: string, err: unknown): unknown {
-  return err instanceof HubError ? err : new HubError('INTERNAL', `redis log: ${what} failed: ${String(err)}`, { cause: err });
-}
 
 export function createRedisLog(options: RedisLogOptions): Log {
   const prefix = options.keyPrefix ?? 'xdshub:{log}:';
   const keys = [`${prefix}last`, `${prefix}stream`, `${prefix}snapshot`] as const;
   const [, stream] = keys;
   const client = new Redis(options.url);
+  // ioredis reports every failed (re)connect as an 'error' event and retries on its
+  // own; the commands that fail because of it reject, and carry this as their cause.
+  let connectionError: Error | undefined;
+  const onConnectionError = (err: Error) => {
+    connectionError = err;
+  };
+  client.on('error', onConnectionError);
   client.defineCommand('xdshubAppend', { numberOfKeys: 3, lua: APPEND_LUA });
   client.defineCommand('xdshubCompact', { numberOfKeys: 3, lua: COMPACT_LUA });
   client.defineCommand('xdshubBounds', { numberOfKeys: 3, lua: BOUNDS_LUA });
   const scripts = client as unknown as Scripts;
+
+  const redisFailure = (what: string, err: unknown): unknown => {
+    if (err instanceof HubError) return err;
+    const why = connectionError ? ` (last connection error: ${connectionError.message})` : '';
+    return new HubError('INTERNAL', `redis log: ${what} failed: ${String(err)}${why}`, { cause: err });
+  };
 
   let closed = false;
   /** Dedicated connections of running tails, disconnected on close. */
@@ -92,6 +102,7 @@ export function createRedisLog(options: RedisLogOptions): Log {
     if (signal.aborted || closed) return;
 
     const conn = client.duplicate();
+    conn.on('error', onConnectionError);
     tailConnections.add(conn);
     const stop = () => conn.disconnect();
     signal.addEventListener('abort', stop, { once: true });
@@ -197,7 +208,9 @@ export function createRedisLog(options: RedisLogOptions): Log {
       closed = true;
       await committer.flushNow();
       for (const conn of tailConnections) conn.disconnect();
-      await client.quit();
+      // QUIT lets queued replies arrive; a client that never connected has nothing to wait for.
+      if (client.status === 'ready') await client.quit();
+      else client.disconnect();
     },
   };
 }

@@ -1,0 +1,51 @@
+// Opens the log the config asks for. The one place that maps StoreConfig to a store.
+import { join } from 'node:path';
+import type { StoreConfig } from '../config';
+import Redis from 'ioredis';
+import { HubError, invalid } from '../errors';
+import type { Log } from './log';
+import { createMemoryLog } from './memory';
+import { createRedisLog } from './redis';
+import { createSqliteLog } from './sqlite';
+
+export type { Log, LogEntry, LogSnapshot } from './log';
+export { createMemoryLog } from './memory';
+export { createRedisLog, type RedisLogOptions } from './redis';
+export { createSqliteLog, DEFAULT_SQLITE_SYNCHRONOUS, type SqliteLogOptions } from './sqlite';
+
+/** File name of the embedded log inside the data directory. */
+export const SQLITE_FILE = 'xdshub.db';
+
+/**
+ * Fails at startup, in one connection attempt, when Redis is unreachable; the log's
+ * own client would otherwise retry for many seconds before the first write fails.
+ */
+async function probeRedis(url: string): Promise<void> {
+  const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  let failure: Error | undefined;
+  probe.on('error', (err: Error) => (failure = err));
+  try {
+    await probe.connect();
+    await probe.ping();
+  } catch (err) {
+    throw new HubError('INTERNAL', `cannot reach redis at ${url}: ${(failure ?? err as Error).message}`, { cause: err });
+  } finally {
+    probe.disconnect();
+  }
+}
+
+export async function openLog(store: StoreConfig, dataDir: string): Promise<Log> {
+  switch (store.kind) {
+    case 'memory':
+      return createMemoryLog();
+    case 'sqlite':
+      return createSqliteLog({ path: join(dataDir, SQLITE_FILE) });
+    case 'redis': {
+      if (!store.url) throw invalid('store', 'a redis store needs a redis:// URL');
+      await probeRedis(store.url);
+      return createRedisLog({ url: store.url });
+    }
+    default:
+      throw invalid('store', `unknown store kind ${String((store as { kind: unknown }).kind)}`);
+  }
+}
