@@ -1,0 +1,130 @@
+// The gRPC face of the publisher: /subscribe.StateChangeSubscription/Subscribe.
+// Each stream turns the wire request into a publisher subscription and writes
+// pre-encoded Event bytes (shared by every subscriber of the item), pausing on
+// backpressure until 'drain'. Status codes: INVALID_ARGUMENT for a bad request,
+// ABORTED when the client must reset (restore), UNAVAILABLE on shutdown (the
+// client keeps its view and resumes elsewhere), RESOURCE_EXHAUSTED for a
+// subscriber that fell too far behind.
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import { Topic } from '../catalog/types';
+import { HubError, invalid, isHubError } from '../errors';
+import type { SubscribeRequest__Output } from '../gen/subscribe/subscribe/SubscribeRequest';
+import { loadSubscribeProto } from './proto';
+import { createEventEncoder, type EventEncoder } from './wire';
+import type { Publisher, SubscribeRequest, Subject } from './types';
+
+export interface SubscribeServiceOptions {
+  publisher: Publisher;
+  logger: Logger;
+  /** This hub's datacenter; a request naming another one is refused (no forwarding). */
+  datacenter?: string;
+  /** Shared encoder; one is made per service when absent. */
+  encoder?: EventEncoder;
+}
+
+export function addSubscribeService(server: grpc.Server, options: SubscribeServiceOptions): void {
+  const proto = loadSubscribeProto();
+  const method = proto.service.Subscribe as grpc.MethodDefinition<SubscribeRequest__Output, Buffer>;
+  const encoder = options.encoder ?? createEventEncoder(proto);
+  const logger = options.logger.child({ module: 'subscribe-grpc' });
+  let streamIds = 0;
+  // Events are written pre-encoded: the serializer passes the shared bytes through.
+  const definition: grpc.ServiceDefinition = {
+    Subscribe: { ...method, responseSerialize: (value: Buffer) => value },
+  };
+  server.addService(definition, {
+    Subscribe: (call: grpc.ServerWritableStream<SubscribeRequest__Output, Buffer>) => {
+      const log = logger.child({ stream: ++streamIds });
+      serveStream(call, options, encoder, log).catch((err: unknown) => {
+        log.error({ err }, 'subscribe stream failed');
+        fail(call, new HubError('INTERNAL', 'internal error', { cause: err }));
+      });
+    },
+  });
+}
+
+async function serveStream(
+  call: grpc.ServerWritableStream<SubscribeRequest__Output, Buffer>,
+  options: SubscribeServiceOptions,
+  encoder: EventEncoder,
+  log: Logger,
+): Promise<void> {
+  const ac = new AbortController();
+  let wake: (() => void) | undefined;
+  const wakeWriter = (): void => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  const onCancel = (): void => {
+    ac.abort();
+    wakeWriter();
+  };
+  call.on('cancelled', onCancel);
+  call.on('drain', wakeWriter);
+  let endedBy: HubError | undefined;
+  try {
+    const request = fromWire(call.request, options.datacenter);
+    const subscription = options.publisher.subscribe(request, ac.signal);
+    // One listener for the stream's life (not one per drain wait).
+    subscription.closed?.then((err) => {
+      endedBy = err;
+      wakeWriter();
+    });
+    for await (const item of subscription) {
+      if (ac.signal.aborted) break;
+      if (!call.write(encoder.encode(item))) {
+        await new Promise<void>((resolve) => (wake = resolve));
+        if (ac.signal.aborted || endedBy !== undefined) break;
+      }
+    }
+    if (endedBy !== undefined) throw endedBy;
+    if (!ac.signal.aborted) call.end();
+  } catch (err) {
+    if (!isHubError(err)) throw err;
+    if (err.code === 'SLOW_CONSUMER' || err.code === 'SUBSCRIPTION_RESET') log.info({ code: err.code }, 'ending subscribe stream');
+    fail(call, err);
+  } finally {
+    ac.abort();
+    call.off('cancelled', onCancel);
+    call.off('drain', wakeWriter);
+  }
+}
+
+function fail(call: grpc.ServerWritableStream<SubscribeRequest__Output, Buffer>, err: HubError): void {
+  if (call.cancelled) return;
+  const status: Partial<grpc.StatusObject> = { code: err.grpcStatus, details: err.message };
+  call.emit('error', status);
+}
+
+/** proto Topic enum (names as strings, numbers when unknown) → the catalog's Topic number. */
+function topicOf(value: unknown): Topic {
+  if (typeof value === 'number') return value as Topic;
+  const n = loadSubscribeProto().root.lookupEnum('subscribe.Topic').values[String(value)];
+  return (n ?? -1) as Topic;
+}
+
+/**
+ * Wire request → publisher request. NamedSubject wins; without it the
+ * deprecated top-level Key/Namespace/Partition/PeerName are used (Consul's
+ * fallback), so clients from before NamedSubject keep working.
+ */
+export function fromWire(req: SubscribeRequest__Output, datacenter?: string): SubscribeRequest {
+  if (req.Datacenter !== '' && req.Datacenter !== datacenter) {
+    throw invalid('Datacenter', `forwarding to datacenter "${req.Datacenter}" is not supported; use "" for the local one`);
+  }
+  let subject: Subject;
+  if (req.Subject === 'WildcardSubject' && req.WildcardSubject === true) subject = { wildcard: true };
+  else if (req.Subject === 'NamedSubject' && req.NamedSubject) {
+    const n = req.NamedSubject;
+    subject = { key: n.Key, namespace: n.Namespace, partition: n.Partition, peerName: n.PeerName };
+  } else subject = { key: req.Key, namespace: req.Namespace, partition: req.Partition, peerName: req.PeerName };
+  let index: bigint;
+  try {
+    index = BigInt(req.Index || '0');
+  } catch {
+    throw invalid('Index', 'must be an unsigned integer');
+  }
+  return { topic: topicOf(req.Topic), subject, token: req.Token, index };
+}
