@@ -86,7 +86,8 @@ export function buildGateway(entry: ConfigEntry, ctx: IngressContext): GatewayRe
           filters: [
             {
               name: 'envoy.filters.network.http_connection_manager',
-              typed_config: httpConnectionManager(name, statPrefixOf(`ingress_${name}`)),
+              // Hosts are matched without the port (a "*:port" domain would put a wildcard mid-pattern).
+              typed_config: { ...httpConnectionManager(name, statPrefixOf(`ingress_${name}`)), strip_any_host_port: true },
             },
           ],
         },
@@ -97,7 +98,7 @@ export function buildGateway(entry: ConfigEntry, ctx: IngressContext): GatewayRe
     for (const { ref, hosts } of services) {
       const vhName = serviceResourceName(ref);
       if (virtualHosts.some((v) => v['name'] === vhName)) continue;
-      const wanted = hosts.length > 0 ? hosts : [`${ref.name}.ingress.*`, `${ref.name}.ingress.*:${port}`];
+      const wanted = hosts.length > 0 ? hosts : [`${ref.name}.ingress.*`];
       // Envoy rejects a domain listed twice in one RouteConfiguration: first service wins.
       const domains = wanted.filter((d) => !used.has(d));
       if (domains.length === 0) continue;
