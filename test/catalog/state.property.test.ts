@@ -1,0 +1,161 @@
+// Properties of the state machine over random command sequences (fast-check).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { isDeepStrictEqual } from 'node:util';
+import fc from 'fast-check';
+import type { CatalogReader } from '../../src/catalog/catalog';
+import type { Command } from '../../src/catalog/commands';
+import { connectSubject } from '../../src/catalog/events';
+import { createStateMachine, type Applied } from '../../src/catalog/state';
+import { Topic, type CatalogEvent, type CheckServiceNode } from '../../src/catalog/types';
+import { CHECK_IDS, commands, ENTRY_NAMES, KINDS, NODES, SERVICE_NAMES } from './arbitraries';
+
+const RUNS = { numRuns: 150 };
+
+/** The snapshot without its last-index field: what "state unchanged" compares. */
+const content = (snapshot: string) => snapshot.replace(/"index":"\d+"/, '');
+
+function run(cmds: readonly Command[]): { applied: Applied[]; sm: ReturnType<typeof createStateMachine> } {
+  const sm = createStateMachine();
+  const applied = cmds.map((c, i) => sm.apply(BigInt(i + 1), c));
+  return { applied, sm };
+}
+
+/** Every read the HTTP layer can make over the test universe. */
+function reads(r: CatalogReader): unknown[] {
+  const out: unknown[] = [r.lastIndex(), r.nodes(), r.services(), r.serviceNames(), r.checksInState('any'), r.checksInState('critical')];
+  for (const n of [...NODES, 'ghost']) out.push(r.node(n), r.nodeChecks(n));
+  for (const s of [...SERVICE_NAMES, 'ghost']) out.push(r.serviceInstances(s), r.serviceChecks(s));
+  for (const k of KINDS) {
+    out.push(r.configEntries(k));
+    for (const n of ENTRY_NAMES) out.push(r.configEntry(k, n));
+  }
+  out.push(r.ttlCheckStates());
+  for (const n of NODES) for (const c of CHECK_IDS) out.push(r.ttlCheck(n, c));
+  return out;
+}
+
+test('(a) replaying the same log (through JSON, as the log stores it) gives identical snapshots and events', () => {
+  fc.assert(
+    fc.property(commands, (cmds) => {
+      const first = run(cmds);
+      const replay = run(cmds.map((c) => JSON.parse(JSON.stringify(c)) as Command));
+      assert.equal(replay.sm.snapshot(), first.sm.snapshot());
+      assert.deepEqual(replay.applied, first.applied);
+    }),
+    RUNS,
+  );
+});
+
+test('(b) indexes strictly increase, events carry their entry index, a read whose value changed has a larger index', () => {
+  fc.assert(
+    fc.property(commands, (cmds) => {
+      const sm = createStateMachine();
+      let previous: { index: number; value: unknown }[] = [];
+      cmds.forEach((c, i) => {
+        const index = BigInt(i + 1);
+        const a = sm.apply(index, c);
+        assert.equal(a.result.index, index);
+        assert.equal(sm.lastIndex(), index);
+        for (const e of a.events) assert.equal(e.index, index);
+        const now = reads(sm).filter(
+          (r): r is { index: number; value: unknown } => typeof r === 'object' && r !== null && 'index' in r && 'value' in r,
+        );
+        now.forEach(({ index: ix, value }, k) => {
+          assert.ok(ix >= 1 && ix <= i + 1, `read ${k} index ${ix} within [1, ${i + 1}]`);
+          const before = previous[k];
+          if (!before) return;
+          assert.ok(ix >= before.index, `read ${k} went back from ${before.index} to ${ix}`);
+          // Consul's blocking-query promise: what was read changed ⇒ its index moved past the old one.
+          if (!isDeepStrictEqual(value, before.value)) assert.ok(ix > before.index, `read ${k} changed at ${index} without moving its index`);
+        });
+        previous = now;
+      });
+    }),
+    RUNS,
+  );
+});
+
+test('(c) a refused command (txn rollback, CAS mismatch, unknown check...) changes nothing', () => {
+  fc.assert(
+    fc.property(commands, (cmds) => {
+      const sm = createStateMachine();
+      cmds.forEach((c, i) => {
+        const before = content(sm.snapshot());
+        const a = sm.apply(BigInt(i + 1), c);
+        if (!a.result.ok) {
+          assert.equal(content(sm.snapshot()), before);
+          assert.deepEqual(a.events, []);
+          if (c.type === 'txn') assert.ok((a.result.txnErrors?.length ?? 0) > 0);
+        }
+      });
+    }),
+    RUNS,
+  );
+});
+
+test('(d) restore(snapshot()) into a fresh machine gives the same reads and the same snapshot', () => {
+  fc.assert(
+    fc.property(commands, (cmds) => {
+      const { sm } = run(cmds);
+      const copy = createStateMachine();
+      copy.restore(sm.snapshot());
+      assert.equal(copy.snapshot(), sm.snapshot());
+      assert.deepEqual(reads(copy), reads(sm));
+    }),
+    RUNS,
+  );
+});
+
+/** Folds events the way a materializer does: register puts, deregister removes. */
+function fold(events: readonly CatalogEvent[], topic: Topic): Map<string, Map<string, CheckServiceNode>> {
+  const views = new Map<string, Map<string, CheckServiceNode>>();
+  for (const e of events) {
+    if (e.topic !== topic || e.payload.type !== 'service-health') continue;
+    const view = views.get(e.subject) ?? new Map<string, CheckServiceNode>();
+    views.set(e.subject, view);
+    const key = `${e.payload.csn.Node.Node}/${e.payload.csn.Service.ID}`;
+    if (e.payload.op === 'register') view.set(key, e.payload.csn);
+    else view.delete(key);
+  }
+  return views;
+}
+
+test('events folded like a materializer equal the reads (health, connect, service list, config)', () => {
+  fc.assert(
+    fc.property(commands, (cmds) => {
+      const { sm, applied } = run(cmds);
+      const events = applied.flatMap((a) => a.events);
+      const all = SERVICE_NAMES.flatMap((n) => sm.serviceInstances(n).value);
+      const health = fold(events, Topic.ServiceHealth);
+      const connect = fold(events, Topic.ServiceHealthConnect);
+      for (const subject of new Set([...SERVICE_NAMES.map((n) => n.toLowerCase()), ...health.keys(), ...connect.keys()])) {
+        const expect = (pick: (c: CheckServiceNode) => boolean) =>
+          new Map(all.filter(pick).map((c) => [`${c.Node.Node}/${c.Service.ID}`, c]));
+        assert.deepEqual(health.get(subject) ?? new Map(), expect((c) => c.Service.Service.toLowerCase() === subject), `health ${subject}`);
+        assert.deepEqual(connect.get(subject) ?? new Map(), expect((c) => connectSubject(c.Service) === subject), `connect ${subject}`);
+      }
+      const names = new Set<string>();
+      for (const e of events) {
+        if (e.payload.type !== 'service-list') continue;
+        if (e.payload.op === 'register') {
+          assert.ok(!names.has(e.payload.name), 'register only for a new name');
+          names.add(e.payload.name);
+        } else {
+          assert.ok(names.delete(e.payload.name), 'deregister only for a listed name');
+        }
+      }
+      assert.deepEqual([...names].sort(), sm.serviceNames().value.map((s) => s.Name));
+      const entries = new Map<string, unknown>();
+      for (const e of events) {
+        if (e.payload.type !== 'config-entry') continue;
+        if (e.payload.op === 'upsert') entries.set(e.subject + e.topic, e.payload.entry);
+        else entries.delete(e.subject + e.topic);
+      }
+      const expected = new Map<string, unknown>();
+      for (const k of KINDS) for (const en of sm.configEntries(k).value) expected.set(`default/default/${en.Name}${k === 'mesh' ? Topic.MeshConfig : Topic.ServiceResolver}`, en);
+      assert.deepEqual(entries, expected);
+    }),
+    RUNS,
+  );
+});
