@@ -44,7 +44,10 @@ export function createRedisLog(options: RedisLogOptions): Log {
   const prefix = options.keyPrefix ?? 'xdshub:{log}:';
   const keys = [`${prefix}last`, `${prefix}stream`, `${prefix}snapshot`] as const;
   const [, stream] = keys;
-  const client = new Redis(options.url);
+  // An append in flight when the connection drops has an unknown outcome: resending
+  // it could append the same payloads twice under new indexes, so it fails instead.
+  // Commands queued while offline were never sent and still go out on reconnect.
+  const client = new Redis(options.url, { autoResendUnfulfilledCommands: false });
   // ioredis reports every failed (re)connect as an 'error' event and retries on its
   // own; the commands that fail because of it reject, and carry this as their cause.
   let connectionError: Error | undefined;
@@ -101,7 +104,8 @@ export function createRedisLog(options: RedisLogOptions): Log {
     if (next < first) throw compactedError(next, first);
     if (signal.aborted || closed) return;
 
-    const conn = client.duplicate();
+    // XREAD only reads, so resending it after a reconnect is safe and keeps the tail alive.
+    const conn = client.duplicate({ autoResendUnfulfilledCommands: true });
     conn.on('error', onConnectionError);
     tailConnections.add(conn);
     const stop = () => conn.disconnect();
