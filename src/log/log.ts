@@ -22,7 +22,10 @@ export interface Log {
    * Appends that arrive in one event-loop turn may share one commit (group commit).
    */
   append(payloads: readonly string[]): Promise<bigint[]>;
-  /** Entries with index >= from, ascending, at most `limit`. Throws LOG_COMPACTED if `from` was compacted away. */
+  /**
+   * Entries with index >= from, ascending, at most `limit`. Throws LOG_COMPACTED if `from` was compacted away.
+   * `from` <= 0n reads from the start (there is no entry 0).
+   */
   read(from: bigint, limit?: number): Promise<LogEntry[]>;
   /**
    * Every entry with index >= from, in order, then new ones as they are appended,
@@ -37,8 +40,10 @@ export interface Log {
   /** The newest saved state snapshot, if any. */
   loadSnapshot(): Promise<LogSnapshot | undefined>;
   /**
-   * Saves a state snapshot taken at `snapshot.index`, then drops entries older than
-   * `snapshot.index - keepTail` (a bounded tail stays for readers that resume).
+   * Saves a state snapshot taken at `snapshot.index`, then drops every entry with
+   * index <= `snapshot.index - keepTail`: at most `keepTail` entries at or below the
+   * snapshot stay (a bounded tail for readers that resume), and everything after it.
+   * Throws INVALID_ARGUMENT for a snapshot beyond lastIndex() or older than the saved one.
    */
   compact(snapshot: LogSnapshot, keepTail: number): Promise<void>;
   close(): Promise<void>;
