@@ -1,0 +1,177 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import pino from 'pino';
+import type { ServiceName } from '../../../src/catalog/catalog';
+import type { CheckServiceNode, ConfigEntry, ConfigEntryKind } from '../../../src/catalog/types';
+import { DEFAULTS } from '../../../src/config';
+import type { ViewKey, ViewStore } from '../../../src/materializer/types';
+import { createCatalogXdsProvider } from '../../../src/xds/catalog-provider';
+import type { ResourceChange, XdsNode } from '../../../src/xds/provider';
+import { TypeUrl } from '../../../src/xds/type-urls';
+import { decode, entry, grpcJsError, instance } from './helpers';
+
+/** A ViewStore whose results the test pushes by hand. */
+function fakeViews() {
+  const watchers = new Map<string, Set<(r: { index: bigint; value: unknown }) => void>>();
+  const latest = new Map<string, unknown>();
+  let index = 0n;
+  const keyOf = (k: ViewKey) => (k.kind === 'service-health' ? `health/${k.service}` : k.kind === 'service-list' ? 'list' : `config/${k.configKind}`);
+  const store: ViewStore & { emit(key: string, value: unknown): void; watched(): string[] } = {
+    get: () => Promise.reject(new Error('not used')),
+    notify(key, _token, onResult) {
+      const k = keyOf(key);
+      let set = watchers.get(k);
+      if (!set) watchers.set(k, (set = new Set()));
+      const cb = onResult as (r: { index: bigint; value: unknown }) => void;
+      set.add(cb);
+      if (latest.has(k)) queueMicrotask(() => cb({ index, value: latest.get(k) }));
+      return () => set!.delete(cb);
+    },
+    close() {},
+    emit(key, value) {
+      index++;
+      latest.set(key, Object.freeze(value));
+      for (const cb of watchers.get(key) ?? []) cb({ index, value: latest.get(key) });
+    },
+    watched: () => [...watchers].filter(([, s]) => s.size > 0).map(([k]) => k).sort(),
+  };
+  return store;
+}
+
+const KINDS: ConfigEntryKind[] = ['service-defaults', 'service-resolver', 'ingress-gateway', 'http-route', 'mesh'];
+const grpcNode: XdsNode = { id: 'client-1', cluster: '', clientFeatures: [], userAgent: 'gRPC Node Pure JS' };
+const envoyNode = (cluster: string): XdsNode => ({ id: 'envoy-1', cluster, clientFeatures: [], userAgent: 'envoy' });
+const names = (list: { Name: string }[]): ServiceName[] => list.map((s) => ({ Name: s.Name, Namespace: '', Partition: '' }));
+
+async function setup() {
+  const views = fakeViews();
+  const provider = createCatalogXdsProvider({ views, config: DEFAULTS, logger: pino({ level: 'silent' }) });
+  const changes: ResourceChange[][] = [];
+  provider.onChange((c) => changes.push([...c]));
+  views.emit('list', names([{ Name: 'web' }, { Name: 'api' }]));
+  for (const k of KINDS) views.emit(`config/${k}`, [] as ConfigEntry[]);
+  // Health arrives after the watches start.
+  await new Promise((r) => setImmediate(r));
+  views.emit('health/web', [instance({ service: 'web', address: '10.0.0.1' })] as CheckServiceNode[]);
+  views.emit('health/api', [] as CheckServiceNode[]);
+  await provider.ready();
+  const nextChange = () => new Promise<ResourceChange[]>((resolve) => { const stop = provider.onChange((c) => { stop(); resolve([...c]); }); });
+  return { views, provider, changes, nextChange };
+}
+
+test('provider: every listed service gets Cluster, CLA (empty too), RouteConfiguration and API Listener; all accepted by grpc-js', async () => {
+  const { provider, views } = await setup();
+  assert.deepEqual(views.watched(), ['config/http-route', 'config/ingress-gateway', 'config/mesh', 'config/service-defaults', 'config/service-resolver', 'health/api', 'health/web', 'list']);
+  for (const typeUrl of [TypeUrl.Cluster, TypeUrl.ClusterLoadAssignment, TypeUrl.RouteConfiguration, TypeUrl.Listener]) {
+    const set = provider.get(typeUrl, grpcNode);
+    assert.deepEqual([...set.byName.keys()].sort(), ['api', 'web'], typeUrl);
+    for (const r of set.byName.values()) assert.equal(grpcJsError(r), undefined, `${typeUrl} ${r.name}`);
+  }
+  assert.equal(decode(provider.get(TypeUrl.ClusterLoadAssignment, grpcNode).byName.get('api')!).endpoints, undefined);
+  assert.deepEqual([...provider.get(TypeUrl.Listener, grpcNode).wildcard], [], 'API listeners are never in a wildcard LDS');
+  assert.deepEqual([...provider.get(TypeUrl.Cluster, envoyNode('x')).wildcard].sort(), ['api', 'web']);
+  provider.close();
+  assert.deepEqual(views.watched(), []);
+});
+
+test('provider: a health change retranslates only that service and reports only its CLA; resources are shared objects', async () => {
+  const { provider, views, nextChange } = await setup();
+  const before = provider.get(TypeUrl.ClusterLoadAssignment, grpcNode);
+  const clusterBefore = provider.get(TypeUrl.Cluster, grpcNode);
+  const encodes = provider.stats().encodes;
+  const changed = nextChange();
+  views.emit('health/web', [instance({ service: 'web', address: '10.0.0.1' }), instance({ service: 'web', address: '10.0.0.2' })]);
+  const c = await changed;
+  assert.deepEqual(c.map((x) => [x.typeUrl, [...x.names]]), [[TypeUrl.ClusterLoadAssignment, ['web']]]);
+  const after = provider.get(TypeUrl.ClusterLoadAssignment, grpcNode);
+  assert.notEqual(after.byName.get('web'), before.byName.get('web'));
+  assert.equal(after.byName.get('api'), before.byName.get('api'), 'untouched service keeps its resource object');
+  assert.equal(provider.get(TypeUrl.Cluster, grpcNode), clusterBefore, 'CDS set unchanged');
+  assert.equal(provider.get(TypeUrl.ClusterLoadAssignment, envoyNode('')), after, 'every node gets the same set object');
+  // Only the changed service was rebuilt: cluster/route/listener hit the cache, one CLA encoded.
+  assert.equal(provider.stats().encodes - encodes, 1);
+  provider.close();
+});
+
+test('provider: identical health content emits nothing', async () => {
+  const { provider, views, changes } = await setup();
+  const n = changes.length;
+  views.emit('health/web', [instance({ service: 'web', address: '10.0.0.1', node: 'other-node-name-same-endpoint' })]);
+  await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(changes.length, n);
+  provider.close();
+});
+
+test('provider: services appear and disappear with the service list (watch started and stopped)', async () => {
+  const { provider, views, nextChange } = await setup();
+  let changed = nextChange();
+  views.emit('list', names([{ Name: 'web' }, { Name: 'api' }, { Name: 'db' }]));
+  let c = await changed;
+  assert.ok(views.watched().includes('health/db'));
+  assert.ok(c.some((x) => x.typeUrl === TypeUrl.Cluster && x.names.has('db')), 'db cluster added (CLA empty until health arrives)');
+  changed = nextChange();
+  views.emit('list', names([{ Name: 'web' }]));
+  c = await changed;
+  assert.ok(!views.watched().includes('health/api'));
+  for (const typeUrl of [TypeUrl.Cluster, TypeUrl.ClusterLoadAssignment, TypeUrl.RouteConfiguration, TypeUrl.Listener]) {
+    assert.ok(c.find((x) => x.typeUrl === typeUrl)?.names.has('api'), `${typeUrl} reports api removed`);
+    assert.deepEqual([...provider.get(typeUrl, grpcNode).byName.keys()], ['web']);
+  }
+  provider.close();
+});
+
+test('provider: resolver least_request → Envoy gets LEAST_REQUEST, gRPC clients ROUND_ROBIN', async () => {
+  const { provider, views, nextChange } = await setup();
+  const changed = nextChange();
+  views.emit('config/service-resolver', [entry('service-resolver', 'web', { LoadBalancer: { Policy: 'least_request' } })]);
+  await changed;
+  assert.equal(decode(provider.get(TypeUrl.Cluster, envoyNode('')).byName.get('web')!).lbPolicy, 'LEAST_REQUEST');
+  const g = provider.get(TypeUrl.Cluster, grpcNode).byName.get('web')!;
+  assert.equal(decode(g).lbPolicy, 'ROUND_ROBIN');
+  assert.equal(grpcJsError(g), undefined);
+  provider.close();
+});
+
+test('provider: failover target health changes the CLA of the service that fails over to it', async () => {
+  const { provider, views, nextChange } = await setup();
+  // api has no instances yet: web's resources do not change, so nothing is emitted; let the flush run.
+  views.emit('config/service-resolver', [entry('service-resolver', 'web', { Failover: { '*': { Service: 'api' } } })]);
+  await new Promise((r) => setImmediate(r));
+  const changed = nextChange();
+  views.emit('health/api', [instance({ service: 'api', address: '10.0.9.9' })]);
+  const c = await changed;
+  assert.deepEqual([...c.find((x) => x.typeUrl === TypeUrl.ClusterLoadAssignment)!.names].sort(), ['api', 'web']);
+  const cla = decode(provider.get(TypeUrl.ClusterLoadAssignment, grpcNode).byName.get('web')!);
+  assert.deepEqual(cla.endpoints.map((l: any) => l.priority ?? 0), [0, 1]);
+  provider.close();
+});
+
+test('provider: ingress gateway listeners and routes go only to the node whose cluster (else id) names the gateway', async () => {
+  const { provider, views, nextChange } = await setup();
+  const changed = nextChange();
+  views.emit('config/ingress-gateway', [entry('ingress-gateway', 'gw', { Listeners: [{ Port: 8080, Protocol: 'http', Services: [{ Name: 'web' }] }] })]);
+  const c = await changed;
+  assert.ok(c.some((x) => x.typeUrl === TypeUrl.Listener && x.nodeScope === 'gw' && x.names.has('gw:8080')));
+  const gwLds = provider.get(TypeUrl.Listener, envoyNode('gw'));
+  assert.deepEqual([...gwLds.wildcard], ['gw:8080']);
+  assert.ok(gwLds.byName.has('gw:8080') && gwLds.byName.has('web'));
+  assert.ok(provider.get(TypeUrl.RouteConfiguration, envoyNode('gw')).byName.has('gw:8080'));
+  assert.ok(provider.get(TypeUrl.Listener, { ...envoyNode(''), id: 'gw' }).byName.has('gw:8080'), 'node.id when cluster is empty');
+  assert.ok(!provider.get(TypeUrl.Listener, envoyNode('other')).byName.has('gw:8080'));
+  assert.ok(!provider.get(TypeUrl.RouteConfiguration, grpcNode).byName.has('gw:8080'));
+  provider.close();
+});
+
+test('provider: an http-route retranslates the parent route and gives backends a cluster even before they register', async () => {
+  const { provider, views, nextChange } = await setup();
+  const changed = nextChange();
+  views.emit('config/http-route', [entry('http-route', 'r', { Parents: [{ Name: 'web' }], Rules: [{ Matches: [{ Path: { Match: 'prefix', Value: '/v2' } }], Services: [{ Name: 'web-v2' }] }] })]);
+  const c = await changed;
+  assert.ok(c.find((x) => x.typeUrl === TypeUrl.RouteConfiguration)!.names.has('web'));
+  assert.ok(provider.get(TypeUrl.Cluster, grpcNode).byName.has('web-v2'));
+  assert.equal(decode(provider.get(TypeUrl.ClusterLoadAssignment, grpcNode).byName.get('web-v2')!).endpoints, undefined);
+  const routes = decode(provider.get(TypeUrl.RouteConfiguration, grpcNode).byName.get('web')!).virtualHosts[0].routes;
+  assert.deepEqual(routes[0], { match: { prefix: '/v2' }, route: { cluster: 'web-v2' } });
+  provider.close();
+});
