@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+// The `xdshub` binary: dispatches to a command. Exit codes: 0 ok, 1 failure,
+// 2 usage error (unknown command or bad flag).
+import pkg from '../../package.json';
+
+const USAGE = `usage: xdshub <command> [flags]
+
+commands:
+  serve       run the hub (HTTP API, Subscribe and xDS)
+  subscribe   stream events from a hub's Subscribe API
+
+flags of serve (each also from an XDSHUB_* environment variable):
+  --http-port 8500  --grpc-port 8502  --bind 127.0.0.1  --data-dir ./data
+  --store sqlite|memory|redis://host:port  --log-level info  --node-name <host>
+  --datacenter dc1  (see README.md for the full list)
+
+  xdshub --help | --version`;
+
+interface CommandModule {
+  run(argv: string[], env: Record<string, string | undefined>): Promise<number>;
+}
+
+export async function main(argv: string[], env: Record<string, string | undefined>): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve': {
+      // Loaded on demand so `--help` and other commands don't pay for the hub's imports.
+      const { run } = require('./serve') as typeof import('./serve');
+      return run(rest, env);
+    }
+    case 'subscribe': {
+      const { run } = require('./subscribe') as CommandModule;
+      return run(rest, env);
+    }
+    case '--version':
+    case 'version':
+      process.stdout.write(`${pkg.version}\n`);
+      return 0;
+    case '--help':
+    case '-h':
+    case 'help':
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    case undefined:
+      process.stderr.write(`${USAGE}\n`);
+      return 2;
+    default:
+      process.stderr.write(`xdshub: unknown command "${command}"\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2), process.env).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`xdshub: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

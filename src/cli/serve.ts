@@ -1,0 +1,46 @@
+// `xdshub serve`: parse the config once, start the hub, print one startup line
+// on stdout (scripts parse it for the real ports), and on SIGINT/SIGTERM close
+// the hub in order and exit 0.
+import { parseConfig, type Config } from '../config';
+import { isHubError } from '../errors';
+import { createHub } from '../hub';
+import { createLogger } from '../logger';
+
+export function startupLine(hub: { httpUrl: string; grpcPort: number; config: Config }): string {
+  const { config } = hub;
+  const host = config.bind === '0.0.0.0' || config.bind === '::' ? '127.0.0.1' : config.bind;
+  const store = config.store.kind === 'redis' ? config.store.url : `${config.store.kind}${config.store.kind === 'sqlite' ? ` (${config.dataDir})` : ''}`;
+  return `xdshub listening http=${hub.httpUrl} grpc=${host}:${hub.grpcPort} store=${store} node=${config.nodeName}`;
+}
+
+export async function run(argv: string[], env: Record<string, string | undefined>): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write('usage: xdshub serve [--http-port 8500] [--grpc-port 8502] [--data-dir ./data] [--store sqlite|memory|redis://…] [--log-level info] …\n');
+    return 0;
+  }
+  let config: Config;
+  try {
+    config = parseConfig(argv, env);
+  } catch (err) {
+    // parseArgs throws TypeError with code ERR_PARSE_ARGS_*; ours throw HubError.
+    const message = err instanceof Error ? err.message : String(err);
+    if (isHubError(err) || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`xdshub serve: ${message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+
+  const logger = createLogger(config.logLevel);
+  const hub = await createHub(config, logger);
+  process.stdout.write(`${startupLine(hub)}\n`);
+
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+  logger.info({ signal }, 'shutting down');
+  await hub.close();
+  logger.flush();
+  return 0;
+}
