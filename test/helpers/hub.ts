@@ -1,0 +1,97 @@
+// Test hubs: in-process (memory log, ports 0, silent) for app.inject() and real
+// sockets, and as a real child process (`xdshub serve`) for durability tests.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { DEFAULTS, type Config } from '../../src/config';
+import { createHub, type Hub, type HubOptions } from '../../src/hub';
+import { createLogger } from '../../src/logger';
+
+export const REPO_ROOT = join(__dirname, '..', '..');
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    ...DEFAULTS,
+    store: { kind: 'memory' },
+    httpPort: 0,
+    grpcPort: 0,
+    bind: '127.0.0.1',
+    logLevel: 'silent',
+    nodeName: 'hub-test',
+    compactEvery: 0,
+    ...overrides,
+  };
+}
+
+export async function startHub(overrides: Partial<Config> = {}, options: HubOptions = {}): Promise<Hub> {
+  const config = testConfig(overrides);
+  return createHub(config, createLogger(config.logLevel), options);
+}
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  /** The body parsed as JSON (undefined when it is not JSON). */
+  json: any;
+  index: bigint;
+}
+
+/** One request through app.inject(); body objects are sent as JSON. */
+export async function call(hub: Hub, method: string, url: string, body?: unknown): Promise<Answer> {
+  const res = await hub.http.inject({
+    method: method as 'GET',
+    url,
+    ...(body === undefined ? {} : { payload: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+  });
+  let json: unknown;
+  try {
+    json = JSON.parse(res.body);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.statusCode, headers: res.headers, text: res.body, json, index: BigInt(String(res.headers['x-consul-index'] ?? '0')) };
+}
+
+export interface SpawnedHub {
+  child: ChildProcess;
+  httpUrl: string;
+  grpcAddress: string;
+  /** Everything the process wrote on stderr so far (for failure messages). */
+  stderr(): string;
+  /** Sends a signal and resolves with the exit code (or signal name) once it has exited. */
+  stop(signal: NodeJS.Signals): Promise<number | NodeJS.Signals>;
+}
+
+/** Spawns `xdshub serve <args>` and resolves once it printed its startup line. */
+export async function spawnHub(args: string[], env: Record<string, string> = {}): Promise<SpawnedHub> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), 'serve', ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, XDSHUB_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const lines = createInterface({ input: child.stdout! });
+  const started = new Promise<{ httpUrl: string; grpcAddress: string }>((resolve, reject) => {
+    lines.on('line', (line) => {
+      const m = /^xdshub listening http=(\S+) grpc=(\S+)/.exec(line);
+      if (m) resolve({ httpUrl: m[1]!, grpcAddress: m[2]! });
+    });
+    exited.then(([code, signal]) => reject(new Error(`hub exited (${code ?? signal}) before starting:\n${stderr}`)));
+  });
+  const { httpUrl, grpcAddress } = await started;
+  return {
+    child,
+    httpUrl,
+    grpcAddress,
+    stderr: () => stderr,
+    async stop(signal) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const [code, sig] = await exited;
+      return code ?? sig!;
+    },
+  };
+}
