@@ -1,0 +1,230 @@
+// The Catalog: the write path (append a command, wait until it is applied here)
+// and the read side (a state machine fed by tailing the log). Every entry in the
+// log is applied, including those appended by other hub processes sharing it.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type pino from 'pino';
+import { HubError, isHubError } from '../errors';
+import type { Log, LogEntry } from '../log/log';
+import type { Catalog, CatalogListener } from './catalog';
+import type { ApplyResult, Command } from './commands';
+import { createStateMachine } from './state';
+import { createIndexWaiters } from './waiters';
+
+export interface CatalogOptions {
+  log: Log;
+  logger: pino.Logger;
+  /** Snapshot and compact the log after this many applied entries (0 or absent = never). */
+  compactEvery?: number;
+  /** Entries kept behind the snapshot when compacting (a resume window for other readers). */
+  compactKeepTail?: number;
+}
+
+/** Results of entries applied before their submit learnt its index; bounded so others' entries cannot pile up. */
+const UNCLAIMED_LIMIT = 10_000;
+const RETRY_MS = 250;
+
+interface Pending {
+  resolve(result: ApplyResult): void;
+  reject(err: unknown): void;
+}
+
+export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
+  const { log, logger } = options;
+  const compactEvery = options.compactEvery ?? 0;
+  const keepTail = options.compactKeepTail ?? 10_000;
+  const sm = createStateMachine();
+  const appliedListeners = new Set<CatalogListener>();
+  const resetListeners = new Set<(index: bigint) => void>();
+  const pending = new Map<bigint, Pending>();
+  const unclaimed = new Map<bigint, ApplyResult>();
+  let inflight = 0;
+  let stopped: HubError | undefined;
+  let sinceCompact = 0;
+  let compaction: Promise<void> | undefined;
+  const abort = new AbortController();
+  const waiters = createIndexWaiters(() => sm.lastIndex(), () => stopped);
+
+  const snap = await log.loadSnapshot();
+  if (snap) sm.restore(snap.state);
+
+  function notify<A extends unknown[]>(listeners: Iterable<(...args: A) => void>, ...args: A): void {
+    for (const listener of listeners) {
+      try {
+        listener(...args);
+      } catch (err) {
+        // A broken listener must not stop the catalog or starve the others.
+        logger.error({ err }, 'catalog listener threw');
+      }
+    }
+  }
+
+  function applyEntry(entry: LogEntry): void {
+    if (entry.index <= sm.lastIndex()) return; // redelivery after a reconnect
+    let command: Command;
+    try {
+      command = JSON.parse(entry.payload) as Command;
+    } catch {
+      // Refused deterministically by apply (unknown type), like on every replica.
+      command = { type: 'unparseable' } as unknown as Command;
+    }
+    const applied = sm.apply(entry.index, command);
+    settle(entry.index, applied.result);
+    if (command.type === 'restore' && applied.result.ok) notify(resetListeners, entry.index);
+    notify(appliedListeners, entry.index, applied.events, { ttlTouched: applied.ttlTouched });
+    waiters.advance(entry.index);
+    maybeCompact();
+  }
+
+  function settle(index: bigint, result: ApplyResult): void {
+    const p = pending.get(index);
+    if (p) {
+      pending.delete(index);
+      p.resolve(result);
+    } else if (inflight > 0) {
+      unclaimed.set(index, result);
+      if (unclaimed.size > UNCLAIMED_LIMIT) unclaimed.delete(unclaimed.keys().next().value!);
+    }
+  }
+
+  function maybeCompact(): void {
+    if (compactEvery <= 0 || ++sinceCompact < compactEvery || compaction) return;
+    sinceCompact = 0;
+    const snapshot = { index: sm.lastIndex(), state: sm.snapshot() };
+    compaction = log
+      .compact(snapshot, keepTail)
+      .then(() => logger.info({ index: snapshot.index.toString() }, 'log compacted'))
+      .catch((err: unknown) => logger.error({ err }, 'log compaction failed'))
+      .finally(() => (compaction = undefined));
+  }
+
+  /** Another process compacted past our position: jump to its snapshot and tell subscribers to reset. */
+  async function resetFromSnapshot(cause: unknown): Promise<void> {
+    const s = await log.loadSnapshot();
+    if (!s || s.index < sm.lastIndex()) throw new HubError('INTERNAL', 'log compacted past this catalog without a usable snapshot', { cause });
+    sm.restore(s.state);
+    logger.warn({ index: s.index.toString() }, 'log compacted past this catalog; restored its snapshot');
+    for (const [index, p] of pending) {
+      if (index > s.index) continue;
+      pending.delete(index);
+      p.reject(new HubError('INTERNAL', `entry ${index} was compacted away before it was applied here; its outcome is unknown`));
+    }
+    notify(resetListeners, s.index);
+    waiters.advance(s.index);
+  }
+
+  function stop(err: HubError): void {
+    if (stopped) return;
+    stopped = err;
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+    unclaimed.clear();
+    waiters.rejectAll(err);
+  }
+
+  async function tailLoop(): Promise<void> {
+    while (!abort.signal.aborted) {
+      try {
+        for await (const entry of log.tail(sm.lastIndex() + 1n, abort.signal)) applyEntry(entry);
+        if (!abort.signal.aborted) stop(new HubError('LOG_CLOSED', 'the log was closed under the catalog'));
+        return;
+      } catch (err) {
+        if (abort.signal.aborted) return;
+        if (isHubError(err, 'LOG_COMPACTED')) {
+          try {
+            await resetFromSnapshot(err);
+            continue;
+          } catch (fatal) {
+            stop(fatal instanceof HubError ? fatal : new HubError('INTERNAL', 'restoring the log snapshot failed', { cause: fatal }));
+            logger.error({ err: fatal }, 'catalog stopped: cannot follow the log');
+            return;
+          }
+        }
+        if (isHubError(err, 'LOG_CLOSED')) {
+          stop(err);
+          return;
+        }
+        logger.error({ err }, 'tailing the log failed; retrying');
+        await sleep(RETRY_MS, undefined, { signal: abort.signal }).catch(() => undefined);
+      }
+    }
+  }
+
+  const target = await log.lastIndex();
+  const loop = tailLoop();
+  // Ready once the log as it was at open time is applied (replay), so reads are current.
+  try {
+    await waiters.wait(target - 1n);
+  } catch (err) {
+    abort.abort();
+    await loop;
+    throw err;
+  }
+
+  const catalog: Catalog = {
+    lastIndex: () => sm.lastIndex(),
+    nodes: () => sm.nodes(),
+    node: (name) => sm.node(name),
+    nodeChecks: (node) => sm.nodeChecks(node),
+    services: () => sm.services(),
+    serviceInstances: (service) => sm.serviceInstances(service),
+    serviceChecks: (service) => sm.serviceChecks(service),
+    checksInState: (state) => sm.checksInState(state),
+    configEntries: (kind) => sm.configEntries(kind),
+    configEntry: (kind, name) => sm.configEntry(kind, name),
+    serviceNames: () => sm.serviceNames(),
+    ttlChecks: () => sm.ttlChecks(),
+    ttlCheckStates: () => sm.ttlCheckStates(),
+    ttlCheck: (node, checkId) => sm.ttlCheck(node, checkId),
+
+    async submit(command) {
+      if (stopped) throw stopped;
+      let payload: string;
+      try {
+        payload = JSON.stringify(command);
+      } catch (err) {
+        throw new HubError('INVALID_ARGUMENT', 'command is not serialisable as JSON', { cause: err });
+      }
+      inflight++;
+      let index: bigint;
+      try {
+        [index] = (await log.append([payload])) as [bigint];
+      } finally {
+        inflight--;
+      }
+      const early = unclaimed.get(index);
+      unclaimed.delete(index);
+      if (inflight === 0) unclaimed.clear();
+      if (early) return early;
+      if (stopped) throw stopped;
+      if (index <= sm.lastIndex()) {
+        throw new HubError('INTERNAL', `entry ${index} was applied but its result was not kept; its outcome is unknown`);
+      }
+      return new Promise<ApplyResult>((resolve, reject) => pending.set(index, { resolve, reject }));
+    },
+
+    waitForIndex: (after, signal) => waiters.wait(after, signal),
+
+    onApplied(listener) {
+      appliedListeners.add(listener);
+      return () => appliedListeners.delete(listener);
+    },
+
+    onReset(listener) {
+      resetListeners.add(listener);
+      return () => resetListeners.delete(listener);
+    },
+
+    snapshot: () => ({ index: sm.lastIndex(), state: sm.snapshot() }),
+
+    async close() {
+      if (abort.signal.aborted) return;
+      abort.abort();
+      stop(new HubError('SHUTTING_DOWN', 'the catalog is closing'));
+      await loop;
+      await compaction;
+      appliedListeners.clear();
+      resetListeners.clear();
+    },
+  };
+  return catalog;
+}

@@ -1,0 +1,128 @@
+// The TTL scheduler: a timer per check with a TTL, started when this process
+// last saw the check registered or refreshed (at start: from start time). When
+// one fires it submits check-ttl-expire naming the refresh index it timed, so an
+// expiry that raced a refresh, or that another hub process already applied,
+// changes nothing. Every hub process runs one; apply dedups their expiries.
+import type pino from 'pino';
+import { parseDurationMs } from '../config';
+import { isHubError } from '../errors';
+import type { Catalog, CheckRef, TtlCheckState } from './catalog';
+import { key2 } from './values';
+
+export interface TtlSchedulerOptions {
+  catalog: Catalog;
+  logger: pino.Logger;
+  /** This hub's node name, for log context only: every TTL check in the catalog is timed, whatever its node. */
+  nodeName?: string;
+}
+
+export interface TtlScheduler {
+  stop(): void;
+}
+
+/** setTimeout's limit; longer TTLs are timed in hops. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+interface Armed {
+  refreshIndex: number;
+  /** Undefined once fired: the check waits for its next refresh. */
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** Consul's wording (agent/checks CheckTTL). */
+export function expiredOutput(lastOutput: string): string {
+  return lastOutput === '' ? 'TTL expired' : `TTL expired (last output before timeout follows): ${lastOutput}`;
+}
+
+export function startTtlScheduler(options: TtlSchedulerOptions): TtlScheduler {
+  const { catalog } = options;
+  const logger = options.logger.child({ node: options.nodeName });
+  const armed = new Map<string, Armed>();
+  let stopped = false;
+
+  function cancel(key: string): void {
+    const a = armed.get(key);
+    if (a?.timer) clearTimeout(a.timer);
+    armed.delete(key);
+  }
+
+  function schedule(a: Armed, ms: number, fire: () => void): void {
+    const hop = Math.min(ms, MAX_TIMER_MS);
+    a.timer = setTimeout(() => (ms > hop ? schedule(a, ms - hop, fire) : fire()), hop);
+    // The hub's servers keep the process alive; a pending expiry alone should not.
+    a.timer.unref();
+  }
+
+  function arm(state: TtlCheckState): void {
+    const { Node: node, CheckID: checkId } = state.check;
+    const key = key2(node, checkId);
+    cancel(key);
+    let ms: number;
+    try {
+      ms = parseDurationMs(String(state.check.Definition.TTL), 'Definition.TTL');
+    } catch (err) {
+      logger.warn({ err, checkNode: node, checkId }, 'TTL check has an unparseable TTL; not timed');
+      return;
+    }
+    const a: Armed = { refreshIndex: state.refreshIndex, timer: undefined };
+    armed.set(key, a);
+    schedule(a, ms, () => {
+      a.timer = undefined;
+      expire(node, checkId, a.refreshIndex);
+    });
+  }
+
+  function expire(node: string, checkId: string, refreshIndex: number): void {
+    const current = catalog.ttlCheck(node, checkId);
+    if (!current || current.refreshIndex !== refreshIndex) return;
+    catalog
+      .submit({ type: 'check-ttl-expire', node, checkId, ifModifyIndex: refreshIndex, output: expiredOutput(current.check.Output) })
+      .then((r) => {
+        if (!r.ok) logger.warn({ checkNode: node, checkId, error: r.error }, 'TTL expiry refused');
+      })
+      .catch((err: unknown) => {
+        if (!isHubError(err, 'SHUTTING_DOWN')) logger.warn({ err, checkNode: node, checkId }, 'TTL expiry not submitted');
+      });
+  }
+
+  /** Brings one check's timer in line with the catalog: re-arm on a new refresh, cancel when gone. */
+  function sync({ node, checkId }: CheckRef): void {
+    const key = key2(node, checkId);
+    const state = catalog.ttlCheck(node, checkId);
+    const ttl = state?.check.Definition?.TTL;
+    if (!state || typeof ttl !== 'string' || ttl === '') {
+      cancel(key);
+      return;
+    }
+    if (armed.get(key)?.refreshIndex === state.refreshIndex) return; // changed, but not refreshed
+    arm(state);
+  }
+
+  function syncAll(): void {
+    const present = new Set<string>();
+    for (const state of catalog.ttlCheckStates()) {
+      present.add(key2(state.check.Node, state.check.CheckID));
+      sync({ node: state.check.Node, checkId: state.check.CheckID });
+    }
+    for (const key of [...armed.keys()]) if (!present.has(key)) cancel(key);
+  }
+
+  const offApplied = catalog.onApplied((_index, _events, info) => {
+    if (stopped) return;
+    for (const ref of info?.ttlTouched ?? []) sync(ref);
+  });
+  const offReset = catalog.onReset(() => {
+    if (!stopped) syncAll();
+  });
+  syncAll();
+
+  return {
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      offApplied();
+      offReset();
+      for (const key of [...armed.keys()]) cancel(key);
+    },
+  };
+}

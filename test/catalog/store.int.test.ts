@@ -1,0 +1,191 @@
+// createCatalog over real logs: the in-memory log and a SQLite file in a temp dir.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import pino from 'pino';
+import type { Catalog } from '../../src/catalog/catalog';
+import type { Command } from '../../src/catalog/commands';
+import { createCatalog } from '../../src/catalog/store';
+import type { CatalogEvent } from '../../src/catalog/types';
+import { isHubError } from '../../src/errors';
+import type { Log } from '../../src/log/log';
+import { createMemoryLog } from '../../src/log/memory';
+import { createSqliteLog } from '../../src/log/sqlite';
+import { checkInput, register, serviceInput } from './fixtures';
+
+const logger = pino({ level: 'silent' });
+const dir = mkdtempSync(join(tmpdir(), 'xdshub-catalog-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const workload: Command[] = [
+  register('n1', { service: serviceInput('web-1', 'web'), checks: [checkInput('serf'), checkInput('w', { ServiceID: 'web-1' })] }),
+  register('n2', { service: serviceInput('web-2', 'web', { Tags: ['canary'] }) }),
+  { type: 'config-set', entry: { Kind: 'service-resolver', Name: 'web', ConnectTimeout: '3s' } },
+  { type: 'check-update', node: 'n1', checkId: 'w', status: 'critical', output: 'down', now: 1 },
+  { type: 'txn', ops: [{ op: 'service-delete', node: 'n2', serviceId: 'web-2' }] },
+  { type: 'config-set', entry: { Kind: 'mesh', Name: 'mesh' }, cas: 99 }, // refused
+  register('n3', { service: serviceInput('api-1', 'api') }),
+];
+
+test('submit resolves with the entry result after it is applied; listeners see the new state synchronously', async () => {
+  const log = createMemoryLog();
+  const catalog = await createCatalog({ log, logger });
+  const seen: { index: bigint; events: readonly CatalogEvent[]; instances: number }[] = [];
+  catalog.onApplied((index, events) => seen.push({ index, events, instances: catalog.serviceInstances('web').value.length }));
+  try {
+    const r1 = await catalog.submit(workload[0]!);
+    assert.deepEqual([r1.ok, r1.index], [true, 1n]);
+    assert.equal(catalog.serviceInstances('web').value.length, 1, 'read-your-write after submit');
+    const r2 = await catalog.submit({ type: 'check-update', node: 'n1', checkId: 'nope', status: 'passing', output: '', now: 0 });
+    assert.deepEqual([r2.ok, r2.error?.code, r2.index], [false, 'NOT_FOUND', 2n]);
+    assert.deepEqual(seen.map((s) => [s.index, s.events.length, s.instances]), [
+      [1n, 2, 1],
+      [2n, 0, 1],
+    ]);
+    const results = await Promise.all(workload.slice(1).map((c) => catalog.submit(c)));
+    assert.deepEqual(results.map((r) => r.index), [3n, 4n, 5n, 6n, 7n, 8n]);
+    assert.deepEqual(results.map((r) => r.ok), [true, true, true, true, false, true]);
+    assert.equal(catalog.lastIndex(), 8n);
+  } finally {
+    await catalog.close();
+    await log.close();
+  }
+});
+
+test('waitForIndex resolves when an entry passes the index and rejects on abort', async () => {
+  const log = createMemoryLog();
+  const catalog = await createCatalog({ log, logger });
+  try {
+    const waiting = catalog.waitForIndex(1n);
+    await catalog.submit(register('a'));
+    await catalog.submit(register('b'));
+    await waiting;
+    const ac = new AbortController();
+    const aborted = catalog.waitForIndex(10n, ac.signal);
+    ac.abort(new Error('gave up'));
+    await assert.rejects(aborted, /gave up/);
+    await catalog.waitForIndex(0n);
+  } finally {
+    await catalog.close();
+    await log.close();
+  }
+});
+
+test('two catalogs on one log apply each other\'s entries; each submit resolves with its own result', async () => {
+  const log = createMemoryLog();
+  const a = await createCatalog({ log, logger });
+  const b = await createCatalog({ log, logger });
+  try {
+    const results = await Promise.all(workload.map((c, i) => (i % 2 === 0 ? a : b).submit(c)));
+    assert.deepEqual(results.map((r) => r.index).sort((x, y) => (x < y ? -1 : 1)), [1n, 2n, 3n, 4n, 5n, 6n, 7n]);
+    assert.equal(results.filter((r) => !r.ok).length, 1);
+    await a.waitForIndex(6n);
+    await b.waitForIndex(6n);
+    assert.equal(a.snapshot().state, b.snapshot().state);
+  } finally {
+    await a.close();
+    await b.close();
+    await log.close();
+  }
+});
+
+test('close rejects pending and later submits with SHUTTING_DOWN and does not close the log', async () => {
+  const log = createMemoryLog();
+  const catalog = await createCatalog({ log, logger });
+  const waiter = catalog.waitForIndex(5n);
+  await catalog.close();
+  await assert.rejects(waiter, (err) => isHubError(err, 'SHUTTING_DOWN'));
+  await assert.rejects(catalog.submit(register('x')), (err) => isHubError(err, 'SHUTTING_DOWN'));
+  assert.deepEqual(await log.append(['{}']), [1n], 'the log is still open');
+  await log.close();
+});
+
+async function runWorkload(path: string, compactEvery: number): Promise<string> {
+  const log = createSqliteLog({ path });
+  const catalog = await createCatalog({ log, logger, compactEvery, compactKeepTail: 1 });
+  for (const c of workload) await catalog.submit(c);
+  const state = catalog.snapshot().state;
+  await catalog.close();
+  await log.close();
+  return state;
+}
+
+async function reopen(path: string): Promise<{ state: string; log: Log; catalog: Catalog }> {
+  const log = createSqliteLog({ path });
+  const catalog = await createCatalog({ log, logger });
+  return { state: catalog.snapshot().state, log, catalog };
+}
+
+test('SQLite: submit, close, reopen gives the identical state', async () => {
+  const path = join(dir, 'plain.db');
+  const before = await runWorkload(path, 0);
+  const { state, log, catalog } = await reopen(path);
+  try {
+    assert.equal(state, before);
+    assert.equal(catalog.serviceInstances('web').value[0]!.Checks[1]!.Status, 'critical');
+    const r = await catalog.submit(register('n4'));
+    assert.equal(r.index, 8n, 'indexes continue after the reopened log');
+  } finally {
+    await catalog.close();
+    await log.close();
+  }
+});
+
+test('SQLite with compaction: the reopened catalog loads the snapshot and replays the tail to the same state', async () => {
+  const path = join(dir, 'compacted.db');
+  const before = await runWorkload(path, 3);
+  const probe = createSqliteLog({ path });
+  const snap = await probe.loadSnapshot();
+  const first = await probe.firstIndex();
+  await probe.close();
+  assert.ok(snap && snap.index >= 3n, 'a snapshot was saved');
+  assert.ok(first > 1n, 'old entries were dropped');
+  const { state, log, catalog } = await reopen(path);
+  try {
+    assert.equal(state, before);
+  } finally {
+    await catalog.close();
+    await log.close();
+  }
+});
+
+/** A log whose tail for this reader starts only when `open()` is called, to let compaction overtake it. */
+function gated(inner: Log): { log: Log; open(): void } {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const log: Log = Object.create(inner) as Log;
+  Object.assign(log, {
+    tail: async function* (from: bigint, signal: AbortSignal) {
+      await gate;
+      yield* inner.tail(from, signal);
+    },
+  });
+  return { log, open };
+}
+
+test('a catalog overtaken by another process\'s compaction restores the snapshot, fires onReset and continues', async () => {
+  const log = createMemoryLog();
+  const a = await createCatalog({ log, logger });
+  const slow = gated(log);
+  const b = await createCatalog({ log: slow.log, logger });
+  const resets: bigint[] = [];
+  b.onReset((i) => resets.push(i));
+  try {
+    for (const c of workload.slice(0, 4)) await a.submit(c);
+    await log.compact(a.snapshot(), 0);
+    slow.open();
+    await b.waitForIndex(3n);
+    assert.deepEqual(resets, [4n]);
+    assert.equal(b.snapshot().state, a.snapshot().state);
+    const r = await b.submit(workload[4]!);
+    assert.equal(r.index, 5n);
+    await a.waitForIndex(4n);
+    assert.equal(b.snapshot().state, a.snapshot().state);
+  } finally {
+    await a.close();
+    await b.close();
+    await log.close();
+  }
+});
