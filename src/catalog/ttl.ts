@@ -17,6 +17,8 @@ export interface TtlSchedulerOptions {
 }
 
 export interface TtlScheduler {
+  /** Checks with a pending expiry timer (for tests and debug endpoints). */
+  pending(): number;
   stop(): void;
 }
 
@@ -48,9 +50,8 @@ export function startTtlScheduler(options: TtlSchedulerOptions): TtlScheduler {
 
   function schedule(a: Armed, ms: number, fire: () => void): void {
     const hop = Math.min(ms, MAX_TIMER_MS);
+    // Not unref'd: a running scheduler is part of the process's work until stop().
     a.timer = setTimeout(() => (ms > hop ? schedule(a, ms - hop, fire) : fire()), hop);
-    // The hub's servers keep the process alive; a pending expiry alone should not.
-    a.timer.unref();
   }
 
   function arm(state: TtlCheckState): void {
@@ -117,6 +118,7 @@ export function startTtlScheduler(options: TtlSchedulerOptions): TtlScheduler {
   syncAll();
 
   return {
+    pending: () => [...armed.values()].filter((a) => a.timer !== undefined).length,
     stop() {
       if (stopped) return;
       stopped = true;

@@ -1,0 +1,117 @@
+// The TTL scheduler against real catalogs on one in-memory log.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import pino from 'pino';
+import type { Catalog } from '../../src/catalog/catalog';
+import type { Command } from '../../src/catalog/commands';
+import { createCatalog } from '../../src/catalog/store';
+import { expiredOutput, startTtlScheduler } from '../../src/catalog/ttl';
+import { createMemoryLog } from '../../src/log/memory';
+import { checkInput, register, serviceInput } from './fixtures';
+
+const logger = pino({ level: 'silent' });
+
+const ttlCheck = (ttl: string, output = '') =>
+  register('n1', {
+    service: serviceInput('s1', 'svc'),
+    checks: [checkInput('ttl', { ServiceID: 's1', Type: 'ttl', Definition: { TTL: ttl }, Output: output })],
+  });
+
+/** Resolves with the first applied index at which the check is critical. */
+function whenCritical(catalog: Catalog): Promise<bigint> {
+  return new Promise((resolve) => {
+    const off = catalog.onApplied((index) => {
+      if (catalog.ttlCheck('n1', 'ttl')?.check.Status === 'critical') {
+        off();
+        resolve(index);
+      }
+    });
+  });
+}
+
+test('Consul wording for the expiry output', () => {
+  assert.equal(expiredOutput(''), 'TTL expired');
+  assert.equal(expiredOutput('ok'), 'TTL expired (last output before timeout follows): ok');
+});
+
+test('an expiry fires once and is applied once with two schedulers on two catalogs sharing one log', async () => {
+  const log = createMemoryLog();
+  const a = await createCatalog({ log, logger });
+  const b = await createCatalog({ log, logger });
+  // Registered before the schedulers start: both time it from their start.
+  await a.submit(ttlCheck('100ms', 'fine'));
+  await b.waitForIndex(0n);
+  const changes: bigint[] = [];
+  a.onApplied((index, events) => {
+    if (events.length > 0) changes.push(index);
+  });
+  const sa = startTtlScheduler({ catalog: a, logger, nodeName: 'hub-a' });
+  const sb = startTtlScheduler({ catalog: b, logger, nodeName: 'hub-b' });
+  try {
+    const criticalAt = await whenCritical(a);
+    await a.waitForIndex(2n); // both schedulers' expiries (entries 2 and 3) are applied
+    const entries = (await log.read(2n)).map((e) => JSON.parse(e.payload) as Command);
+    assert.deepEqual(entries.map((c) => c.type), ['check-ttl-expire', 'check-ttl-expire']);
+    for (const c of entries) assert.ok(c.type === 'check-ttl-expire' && c.ifModifyIndex === 1);
+    assert.equal(criticalAt, 2n);
+    assert.deepEqual(changes, [2n], 'only the first expiry changed anything');
+    const state = a.ttlCheck('n1', 'ttl')!;
+    assert.deepEqual([state.check.Output, state.check.ModifyIndex], ['TTL expired (last output before timeout follows): fine', 2]);
+    await b.waitForIndex(2n);
+    assert.equal(b.snapshot().state, a.snapshot().state);
+  } finally {
+    sa.stop();
+    sb.stop();
+    await a.close();
+    await b.close();
+    await log.close();
+  }
+});
+
+test('a refresh re-arms the timer: the expiry names the refresh index', async () => {
+  const log = createMemoryLog();
+  const catalog = await createCatalog({ log, logger });
+  const scheduler = startTtlScheduler({ catalog, logger });
+  try {
+    const critical = whenCritical(catalog);
+    await catalog.submit(ttlCheck('400ms'));
+    const refresh = await catalog.submit({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'passing', output: 'alive', now: 0 });
+    assert.equal(refresh.index, 2n);
+    const at = await critical;
+    const expiry = JSON.parse((await log.read(at, 1))[0]!.payload) as Command;
+    assert.ok(expiry.type === 'check-ttl-expire');
+    assert.equal(expiry.ifModifyIndex, 2);
+    assert.equal(catalog.ttlCheck('n1', 'ttl')!.check.Output, 'TTL expired (last output before timeout follows): alive');
+    assert.equal(at, 3n, 'the timer armed at registration was replaced, not left to fire');
+  } finally {
+    scheduler.stop();
+    await catalog.close();
+    await log.close();
+  }
+});
+
+test('timers follow the catalog: removed checks and stop() cancel them, unparseable TTLs are not timed', async () => {
+  const log = createMemoryLog();
+  const catalog = await createCatalog({ log, logger });
+  const scheduler = startTtlScheduler({ catalog, logger });
+  try {
+    await catalog.submit(register('n0', { checks: [checkInput('bad', { Definition: { TTL: 'soon' } })] }));
+    assert.equal(scheduler.pending(), 0);
+    await catalog.submit(register('n2', { checks: [checkInput('gone', { Definition: { TTL: '1h' } })] }));
+    await catalog.submit(register('n3', { checks: [checkInput('kept', { Definition: { TTL: '1h' } })] }));
+    assert.equal(scheduler.pending(), 2);
+    await catalog.submit({ type: 'deregister', node: 'n2' });
+    assert.equal(scheduler.pending(), 1);
+    await catalog.submit(register('n3', { checks: [checkInput('kept', { Definition: {} })] }));
+    assert.equal(scheduler.pending(), 0, 'a check that loses its TTL is no longer timed');
+    await catalog.submit(register('n3', { checks: [checkInput('kept', { Definition: { TTL: '1h' } })] }));
+    await catalog.submit({ type: 'restore', state: catalog.snapshot().state });
+    assert.equal(scheduler.pending(), 1, 'a reset keeps timers of checks whose refresh did not change');
+    scheduler.stop();
+    assert.equal(scheduler.pending(), 0);
+  } finally {
+    scheduler.stop();
+    await catalog.close();
+    await log.close();
+  }
+});
