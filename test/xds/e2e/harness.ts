@@ -1,0 +1,178 @@
+// End-to-end harness: a real hub (memory log, HTTP API, gRPC server on port 0)
+// with the xDS server and the catalog provider attached, plus real client
+// processes whose RPC results arrive as JSON lines.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import pino from 'pino';
+import { DEFAULTS, type Config } from '../../../src/config';
+import { createHub, type Hub } from '../../../src/hub';
+import type { ViewStore } from '../../../src/materializer/types';
+import { createCatalogXdsProvider, type CatalogXdsProvider } from '../../../src/xds/catalog-provider';
+import { createXdsServer, type XdsServer } from '../../../src/xds/server';
+import type { Catalog } from '../../../src/catalog/catalog';
+import { catalogViews } from './catalog-views';
+
+export interface XdsHub {
+  hub: Hub;
+  xds: XdsServer;
+  provider: CatalogXdsProvider;
+  put(path: string, body?: unknown): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Views for the provider: the real materializer when it is there, else read from the catalog. */
+type ViewsFactory = (catalog: Catalog, config: Config) => ViewStore;
+
+export async function startXdsHub(viewsFactory: ViewsFactory = (catalog) => catalogViews(catalog)): Promise<XdsHub> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'xdshub-e2e-'));
+  const config: Config = {
+    ...DEFAULTS,
+    store: { kind: 'memory' },
+    httpPort: 0,
+    grpcPort: 0,
+    dataDir,
+    nodeName: 'e2e-hub',
+    logLevel: 'silent',
+    xdsDebounceMs: 10,
+    xdsMaxDelayMs: 100,
+  };
+  const logger = pino({ level: process.env['E2E_LOG'] ?? 'silent' });
+  let xds: XdsServer | undefined;
+  let provider: CatalogXdsProvider | undefined;
+  const hub = await createHub(config, logger, {
+    grpcGraceMs: 200,
+    attachGrpc: (server, { catalog }) => {
+      const views = viewsFactory(catalog, config);
+      provider = createCatalogXdsProvider({ views, config, logger });
+      xds = createXdsServer({ provider, config, logger });
+      xds.addTo(server);
+      return () => {
+        xds!.close();
+        provider!.close();
+        views.close();
+      };
+    },
+  });
+  await provider!.ready();
+  const put = async (path: string, body?: unknown) => {
+    const res = await fetch(`${hub.httpUrl}${path}`, { method: 'PUT', body: body === undefined ? undefined : JSON.stringify(body) });
+    if (!res.ok) throw new Error(`PUT ${path}: ${res.status} ${await res.text()}`);
+  };
+  return {
+    hub,
+    xds: xds!,
+    provider: provider!,
+    put,
+    async close() {
+      await hub.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface RpcLine {
+  ok: boolean;
+  server?: string;
+  error?: string;
+}
+
+/** A client process printing one RpcLine per RPC; waits are driven by its lines, each with a cap. */
+export class ClientProcess {
+  readonly lines: RpcLine[] = [];
+  private readonly waiters = new Set<() => void>();
+  private stderr = '';
+  private exited = false;
+
+  constructor(
+    readonly name: string,
+    private readonly child: ChildProcessWithoutNullStreams,
+  ) {
+    createInterface({ input: child.stdout }).on('line', (text) => {
+      try {
+        this.lines.push(JSON.parse(text) as RpcLine);
+      } catch {
+        this.stderr += `stdout: ${text}\n`;
+      }
+      for (const w of this.waiters) w();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      this.stderr = (this.stderr + d.toString()).slice(-4000);
+    });
+    child.on('exit', () => {
+      this.exited = true;
+      for (const w of this.waiters) w();
+    });
+  }
+
+  /**
+   * Resolves when the last `count` RPCs all succeeded, reached only the given
+   * server(s) and every one of them; rejects after capMs with what the client saw.
+   */
+  untilServing(servers: string | readonly string[], count = 8, capMs = 30_000): Promise<void> {
+    const wanted = new Set(typeof servers === 'string' ? [servers] : servers);
+    const server = [...wanted].join('+');
+    const done = () => {
+      if (this.lines.length < count) return false;
+      const recent = this.lines.slice(-count);
+      return recent.every((l) => l.ok && wanted.has(l.server!)) && [...wanted].every((w) => recent.some((l) => l.server === w));
+    };
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        if (done()) {
+          cleanup();
+          resolve();
+        } else if (this.exited) {
+          cleanup();
+          reject(new Error(`${this.name} exited; stderr: ${this.stderr}`));
+        }
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`${this.name}: not serving from ${server} after ${capMs} ms; last: ${JSON.stringify(this.lines.slice(-5))}; stderr: ${this.stderr}`));
+      }, capMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+      };
+      this.waiters.add(check);
+      check();
+    });
+  }
+
+  async stop(): Promise<void> {
+    if (this.exited) return;
+    const exited = new Promise((r) => this.child.once('exit', r));
+    this.child.stdin.end();
+    this.child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+/** xDS bootstrap for proxyless clients (grpc-js-xds and C-core read the same JSON). */
+export function bootstrapJson(grpcPort: number, nodeId: string): string {
+  return JSON.stringify({
+    xds_servers: [{ server_uri: `127.0.0.1:${grpcPort}`, channel_creds: [{ type: 'insecure' }], server_features: ['xds_v3'] }],
+    node: { id: nodeId, cluster: 'e2e', locality: {} },
+  });
+}
+
+export function startGrpcJsClient(grpcPort: number, target: string, method: string): ClientProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'grpc-js-client.ts'), target, method], {
+    env: { ...process.env, GRPC_XDS_BOOTSTRAP_CONFIG: bootstrapJson(grpcPort, 'grpc-js-e2e') },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  return new ClientProcess('grpc-js-xds client', child);
+}
+
+export function startCCoreClient(grpcPort: number, target: string, method: string, dir: string): ClientProcess {
+  const file = join(dir, 'c-core-bootstrap.json');
+  writeFileSync(file, bootstrapJson(grpcPort, 'c-core-e2e'));
+  const child = spawn('/usr/bin/python3', ['-u', join(__dirname, 'c_core_client.py'), target, method], {
+    env: { ...process.env, GRPC_XDS_BOOTSTRAP: file },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  return new ClientProcess('C-core client', child);
+}
