@@ -35,17 +35,17 @@ export function checkStatus(value: unknown, field: string): HealthStatus {
   return value as HealthStatus;
 }
 
-/** Builds the stored object: normalised input plus indexes (CreateIndex kept from the existing object). */
-function stamp<T extends object>(input: object, existing: { CreateIndex: number } | undefined, index: number): T {
-  const value = { ...normalise(input), CreateIndex: existing?.CreateIndex ?? index, ModifyIndex: index };
-  return deepFreeze(value) as unknown as T;
+/** Builds the stored object from an already normalised value plus indexes (CreateIndex kept from the existing object). */
+function stamp<T extends object>(value: object, existing: { CreateIndex: number } | undefined, index: number): T {
+  return deepFreeze({ ...value, CreateIndex: existing?.CreateIndex ?? index, ModifyIndex: index }) as unknown as T;
 }
 
 export function upsertNode(draft: Draft, input: NodeInput, field = 'Node'): Node {
   const name = requireName(input?.Node, `${field}.Node`);
   const existing = draft.record(name)?.node;
-  if (existing && sameContent(existing, normalise(input))) return existing;
-  const node = stamp<Node>(input, existing, draft.index);
+  const candidate = normalise(input);
+  if (existing && sameContent(existing, candidate)) return existing;
+  const node = stamp<Node>(candidate, existing, draft.index);
   draft.putNode(node);
   return node;
 }
@@ -56,8 +56,9 @@ export function upsertService(draft: Draft, nodeName: string, input: ServiceInpu
   const rec = draft.writable(nodeName);
   if (!rec) throw new ApplyError('INVALID_ARGUMENT', `node "${nodeName}" is not registered`, 'Node');
   const existing = rec.services.get(id);
-  if (existing && sameContent(existing, normalise(input))) return existing;
-  const service = stamp<NodeService>(input, existing, draft.index);
+  const candidate = normalise(input);
+  if (existing && sameContent(existing, candidate)) return existing;
+  const service = stamp<NodeService>(candidate, existing, draft.index);
   rec.services.set(id, service);
   // Checks carry their service's name and tags; keep them in step when those change.
   if (existing && (existing.Service !== service.Service || !sameTags(existing.Tags, service.Tags))) {
