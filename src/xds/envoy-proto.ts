@@ -9,6 +9,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as protobuf from 'protobufjs';
+import { invalid } from '../errors';
 
 const DEPS = join(dirname(require.resolve('@grpc/grpc-js-xds/package.json')), 'deps');
 /** Include dirs, in the order upstream expects them; protobufjs' own copy last, for google/protobuf/*.proto. */
@@ -72,32 +73,53 @@ export function typeOfUrl(typeUrl: string): protobuf.Type {
   return lookupType(typeUrl.slice(typeUrl.lastIndexOf('/') + 1));
 }
 
-/** Encodes a plain object as `typeName`. Throws on a field the message does not have, naming its path. */
+/**
+ * Encodes a plain object as `typeName`. Throws HubError INVALID_ARGUMENT naming
+ * the field path (e.g. "edsClusterConfig.edsConfg") on a field the message does
+ * not have or a value of the wrong shape.
+ */
 export function encodeResource(typeName: string, plain: Record<string, unknown>): Uint8Array {
   const type = lookupType(typeName);
-  const normalized = normalize(type, plain, typeName);
-  return type.encode(type.fromObject(normalized)).finish();
+  const normalized = normalize(type, plain, '');
+  let message: protobuf.Message;
+  try {
+    message = type.fromObject(normalized);
+  } catch (err) {
+    // protobufjs reports "<Type>.<field>: <reason>"; keep the field part.
+    const text = (err as Error).message;
+    const m = /^[\w.]*?\.(\w+): (.*)$/.exec(text);
+    throw invalid(m ? m[1]! : typeName, m ? m[2]! : text);
+  }
+  return type.encode(message).finish();
 }
 
-const camel = (s: string): string => s.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+const join2 = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`);
+
+/** protobufjs' own rule (only a letter after '_' is raised), so e.g. consecutive_5xx stays as the Root spells it. */
+const camel = (s: string): string => protobuf.util.camelCase(s);
 
 /** Checks every key against the schema (recursing into messages and typed Any) and spells keys in camelCase. */
 function normalize(type: protobuf.Type, obj: unknown, path: string): Record<string, unknown> {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
-    throw new TypeError(`${path}: expected an object for ${type.fullName.slice(1)}`);
+    throw invalid(path || type.name, `expected an object (${type.fullName.slice(1)})`);
   }
   const out: Record<string, unknown> = {};
   const isAny = type.fullName === '.google.protobuf.Any';
   const src = obj as Record<string, unknown>;
   if (isAny && typeof src['@type'] === 'string') {
-    const inner = typeOfUrl(src['@type']);
+    let inner: protobuf.Type;
+    try {
+      inner = typeOfUrl(src['@type']);
+    } catch {
+      throw invalid(join2(path, '@type'), `unknown message type "${src['@type']}"`);
+    }
     const { '@type': url, ...rest } = src;
-    return { '@type': url, ...normalize(inner, rest, `${path}<${inner.name}>`) };
+    return { '@type': url, ...normalize(inner, rest, path) };
   }
   for (const [key, value] of Object.entries(src)) {
     const field = type.fields[key] ?? type.fields[camel(key)];
-    if (!field) throw new TypeError(`${path}.${key}: no such field in ${type.fullName.slice(1)}`);
-    out[field.name] = value === undefined || value === null ? value : normalizeField(field, value, `${path}.${key}`);
+    if (!field) throw invalid(join2(path, key), `no such field in ${type.fullName.slice(1)}`);
+    out[field.name] = value === undefined || value === null ? value : normalizeField(field, value, join2(path, key));
   }
   return out;
 }
@@ -111,7 +133,7 @@ function normalizeField(field: protobuf.Field, value: unknown, path: string): un
     return Object.fromEntries(entries.map(([k, v]) => [k, normalize(msg, v, `${path}[${k}]`)]));
   }
   if (field.repeated) {
-    if (!Array.isArray(value)) throw new TypeError(`${path}: expected a list`);
+    if (!Array.isArray(value)) throw invalid(path, 'expected a list');
     return value.map((v, i) => normalize(msg, v, `${path}[${i}]`));
   }
   return normalize(msg, value, path);

@@ -5,11 +5,11 @@ import { createHash } from 'node:crypto';
 import type { ResourceSet, XdsResource } from './provider';
 import type { Pending, TypeState } from './stream-state';
 import { covers, coveredNames } from './subscription';
-import { deltaBody, sotwBody, type DeltaItem, type SotwItem } from './wire';
+import { deltaBody, sotwBody, wireVersion, type DeltaItem, type SotwItem } from './wire';
 
 export interface ComputeContext {
   set: ResourceSet;
-  /** Resource TTL for this client (0: none). */
+  /** TTL carried on this response's resources (0: none; SotW without the wrapper: 0). */
   ttlMs: number;
   /** SotW: carry resources in the Resource wrapper (X-TTL-3). */
   sotwWrap: boolean;
@@ -31,10 +31,10 @@ export interface Computed {
 }
 
 /** X-ACK-1: hash over (name, version) pairs, so equal sets get equal versions on every hub and after restarts. */
-export function setVersion(resources: Iterable<XdsResource>): string {
+export function setVersion(resources: Iterable<XdsResource>, ttlMs = 0): string {
   const h = createHash('sha256');
   for (const r of [...resources].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    h.update(r.name).update('\0').update(r.version).update('\n');
+    h.update(r.name).update('\0').update(wireVersion(r, ttlMs)).update('\n');
   }
   return h.digest('hex').slice(0, 20);
 }
@@ -79,7 +79,7 @@ export function computeSotw(st: TypeState, ctx: ComputeContext): Computed | unde
     }
   }
   st.holding = deferred;
-  const version = setVersion(chosen.values());
+  const version = setVersion(chosen.values(), ctx.ttlMs);
   if (!st.forceAll && version === st.lastSentVersion) return undefined; // X-ACK-8, and X-ACK-5 after a NACK
   const resources = [...chosen.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
   const key = `${st.wireTypeUrl}|${ctx.sotwWrap ? ctx.ttlMs : 'plain'}|${version}`;
@@ -94,7 +94,7 @@ export function computeSotw(st: TypeState, ctx: ComputeContext): Computed | unde
     body,
     pending: {
       version,
-      sent: new Map(resources.map((r) => [r.name, r.version])),
+      sent: new Map(resources.map((r) => [r.name, wireVersion(r, ctx.ttlMs)])),
       resources: chosen,
       heartbeat: false,
     },
@@ -122,7 +122,8 @@ export function computeDelta(st: TypeState, ctx: ComputeContext): Computed | und
         continue;
       }
       // X-DELTA-5: a (re)subscribed name is sent even at the version the client holds.
-      if (forced || (st.acked.get(name) !== res.version && st.rejected.get(name) !== res.version)) {
+      const version = wireVersion(res, ctx.ttlMs);
+      if (forced || (st.acked.get(name) !== version && st.rejected.get(name) !== version)) {
         items.push({ res, ttlMs: ctx.ttlMs, body: true });
       }
     } else if (st.acked.has(name) || forced) {
@@ -136,7 +137,7 @@ export function computeDelta(st: TypeState, ctx: ComputeContext): Computed | und
   for (const n of [...st.force]) if (!later.has(n)) st.force.delete(n);
   if (items.length === 0 && removed.length === 0) return undefined;
   const sent = new Map<string, string | null>();
-  for (const it of items) sent.set(it.res.name, it.res.version);
+  for (const it of items) sent.set(it.res.name, wireVersion(it.res, ctx.ttlMs));
   for (const n of removed) sent.set(n, null);
   return {
     body: deltaBody('', st.wireTypeUrl, items, removed),
@@ -166,12 +167,12 @@ export function computeHeartbeat(st: TypeState, ctx: ComputeContext, variant: 's
   const items: DeltaItem[] = [];
   for (const [name, version] of st.acked) {
     const res = ctx.set.byName.get(name);
-    if (res && res.version === version) items.push({ res, ttlMs: ctx.ttlMs, body: false });
+    if (res && wireVersion(res, ctx.ttlMs) === version) items.push({ res, ttlMs: ctx.ttlMs, body: false });
   }
   if (items.length === 0) return undefined;
   return {
     body: deltaBody('', st.wireTypeUrl, items, []),
-    pending: { version: '', sent: new Map(items.map((i) => [i.res.name, i.res.version])), resources: undefined, heartbeat: true },
+    pending: { version: '', sent: new Map(items.map((i) => [i.res.name, wireVersion(i.res, ctx.ttlMs)])), resources: undefined, heartbeat: true },
     count: items.length,
     deferred: false,
   };

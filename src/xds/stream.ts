@@ -222,7 +222,7 @@ export class XdsStream {
     };
     const ctx: ComputeContext = {
       set,
-      ttlMs: this.ttlMs,
+      ttlMs: this.variant === 'sotw' && !this.sotwWrap ? 0 : this.ttlMs,
       sotwWrap: this.sotwWrap,
       holdRemovals: ads && !st.type.waitsForClusters && (busy(Listeners) || busy(Routes)),
       bodyCache: this.deps.bodyCache,

@@ -131,12 +131,22 @@ function duration(w: protobuf.Writer, ms: number): void {
 }
 
 /**
+ * The version a client sees. With a TTL it carries the TTL too, so a client
+ * that reconnects after the TTL setting changed does not match its held
+ * version and gets the resource again with the new (or no) TTL (X-TTL-4),
+ * while equal settings still give equal versions on every hub (X-DELTA-2).
+ */
+export function wireVersion(res: XdsResource, ttlMs: number): string {
+  return ttlMs > 0 ? `${res.version}/ttl${ttlMs}` : res.version;
+}
+
+/**
  * envoy.service.discovery.v3.Resource{version = 1, resource = 2, name = 3, ttl = 6}.
  * `body: false` is a heartbeat (X-TTL-2). ttlMs 0 leaves ttl out (X-TTL-4: resend without one).
  */
 export function resourceWrapper(res: XdsResource, typeUrl: string, ttlMs: number, body: boolean): Uint8Array {
   return cached(res, `res|${typeUrl}|${ttlMs}|${body}`, () => {
-    const w = protobuf.Writer.create().uint32(10).string(res.version);
+    const w = protobuf.Writer.create().uint32(10).string(wireVersion(res, ttlMs));
     if (body) w.uint32(18).bytes(anyOf(res, typeUrl));
     w.uint32(26).string(res.name);
     if (ttlMs > 0) duration(w, ttlMs);

@@ -1,0 +1,57 @@
+// HTTP side of xDS: REST-JSON fetch (POST /v3/discovery:<type>, proto3 JSON in
+// and out) and the admin views (GET /v1/xds/clients, GET /v1/xds/config/:node).
+import type { FastifyInstance } from 'fastify';
+import { HubError, isHubError } from '../errors';
+import { encodeResource, lookupType } from './envoy-proto';
+import type { ResourceProvider } from './provider';
+import { RESOURCE_TYPES } from './resource-types';
+import type { XdsServer } from './server';
+import { decodeSotwRequest } from './wire';
+
+export interface XdsHttpDeps {
+  xds: XdsServer;
+  /** Kept for callers that build admin views from the provider directly; the xds server already holds it. */
+  provider?: ResourceProvider;
+}
+
+const JSON_OPTIONS = { json: true, longs: String, enums: String } as const;
+
+function sendError(reply: { code(n: number): { send(b: unknown): unknown } }, err: unknown): unknown {
+  if (isHubError(err)) return reply.code(err.httpStatus).send({ error: err.message, field: err.field ?? null });
+  throw err;
+}
+
+export function registerXdsHttp(app: FastifyInstance, deps: XdsHttpDeps): void {
+  const { xds } = deps;
+  for (const type of RESOURCE_TYPES) {
+    // '::' is fastify's escape for a literal ':' in a path.
+    app.post(`/v3/discovery::${type.rest}`, async (request, reply) => {
+      try {
+        const body = request.body;
+        if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+          throw new HubError('INVALID_ARGUMENT', 'body: expected a DiscoveryRequest as a JSON object', { field: 'body' });
+        }
+        const bytes = encodeResource('envoy.service.discovery.v3.DiscoveryRequest', body as Record<string, unknown>);
+        const result = xds.fetch(type, 'v3', decodeSotwRequest('v3', bytes));
+        if (result.notModified) return reply.code(304).send();
+        const t = lookupType('envoy.service.discovery.v3.DiscoveryResponse');
+        return reply.send(t.toObject(t.decode(result.body), JSON_OPTIONS));
+      } catch (err) {
+        return sendError(reply, err);
+      }
+    });
+  }
+
+  app.get('/v1/xds/clients', async () => xds.clients());
+
+  app.get<{ Params: { node: string }; Querystring: { cluster?: string } }>('/v1/xds/config/:node', async (request, reply) => {
+    const config = xds.configFor(request.params.node, request.query.cluster);
+    if (!config) {
+      return reply.code(404).send({
+        error: `node "${request.params.node}" has no xDS stream here; pass ?cluster= to see what it would get`,
+        field: 'node',
+      });
+    }
+    return config;
+  });
+}

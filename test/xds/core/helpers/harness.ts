@@ -1,0 +1,58 @@
+// A real grpc-js server on port 0 with the xDS server on it, and clients for it.
+import * as grpc from '@grpc/grpc-js';
+import pino from 'pino';
+import { DEFAULTS } from '../../../../src/config';
+import type { ResourceProvider } from '../../../../src/xds/provider';
+import { createXdsServer, type XdsConfig, type XdsServer } from '../../../../src/xds/server';
+import { ScriptedClient, type ClientOptions } from './client';
+
+export const ADS = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
+export const DELTA_ADS = '/envoy.service.discovery.v3.AggregatedDiscoveryService/DeltaAggregatedResources';
+
+export interface Hub {
+  xds: XdsServer;
+  port: number;
+  clients: ScriptedClient[];
+  sotw(path?: string): ScriptedClient;
+  delta(path?: string): ScriptedClient;
+  client(opts: Omit<ClientOptions, 'port'>): ScriptedClient;
+  stop(): Promise<void>;
+}
+
+export async function startHub(provider: ResourceProvider, config: Partial<XdsConfig> = {}, port = 0): Promise<Hub> {
+  const xds = createXdsServer({
+    provider,
+    config: {
+      resourceTtlMs: 0,
+      heartbeatIntervalMs: 0,
+      xdsDebounceMs: 2,
+      xdsMaxDelayMs: 20,
+      xdsStreamRateLimit: DEFAULTS.xdsStreamRateLimit,
+      ...config,
+    },
+    logger: pino({ level: 'silent' }),
+  });
+  const server = new grpc.Server();
+  xds.addTo(server);
+  const bound = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  const hub: Hub = {
+    xds,
+    port: bound,
+    clients: [],
+    client(opts) {
+      const c = new ScriptedClient({ ...opts, port: bound });
+      hub.clients.push(c);
+      return c;
+    },
+    sotw: (path = ADS) => hub.client({ path, kind: 'sotw' }),
+    delta: (path = DELTA_ADS) => hub.client({ path, kind: 'delta' }),
+    async stop() {
+      for (const c of hub.clients) c.close();
+      xds.close();
+      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+    },
+  };
+  return hub;
+}
