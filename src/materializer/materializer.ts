@@ -1,0 +1,213 @@
+// Drives one View from one Source: the run loop (subscribe, frame, fold, retry
+// with backoff), the index, and the blocking-query wait. Mirrors Consul's
+// submatview materializer + RPCMaterializer, with the local materializer's
+// "ACL not found is terminal" rule applied to both sources.
+import type { CatalogEvent } from '../catalog/types';
+import { HubError } from '../errors';
+import type { SubscribeRequest } from '../subscribe/types';
+import { type Backoff, createBackoff, sleep } from './backoff';
+import { createFraming } from './framing';
+import { type Source, classifyError, toHubError } from './source';
+import type { ViewResult } from './types';
+import type { View } from './view';
+
+export interface MaterializerLogger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+const silent: MaterializerLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+export interface MaterializerOptions<T> {
+  source: Source;
+  /** What to subscribe to; the index is the materializer's own. */
+  request: SubscribeRequest;
+  view: View<T>;
+  logger?: MaterializerLogger;
+  backoff?: Backoff;
+}
+
+export type MaterializerState = 'idle' | 'running' | 'stopped' | 'failed';
+
+export interface MaterializerStats {
+  /** Subscribe calls made, and the index each one carried. */
+  readonly attempts: readonly bigint[];
+  readonly resets: number;
+  readonly updates: number;
+}
+
+export interface Materializer<T> {
+  /** Runs until `signal` aborts (resolves) or a terminal error (rejects with it). Call once. */
+  run(signal: AbortSignal): Promise<void>;
+  readonly state: MaterializerState;
+  /** Index of the last update; 0n = no snapshot yet (or reset and waiting for one). */
+  index(): bigint;
+  /** The current frozen result; the same object until the next update or reset. */
+  current(): ViewResult<T>;
+  /**
+   * Resolves at once if index > minIndex and index > 0; else when it moves past
+   * minIndex (or a new snapshot after a reset moved it backwards), or when
+   * `signal` aborts (with the current result). Rejects with the terminal error.
+   */
+  waitFor(minIndex: bigint, signal?: AbortSignal): Promise<ViewResult<T>>;
+  /** The terminal error, once failed. */
+  error(): HubError | undefined;
+  stats(): MaterializerStats;
+}
+
+interface Waiter<T> {
+  minIndex: bigint;
+  resolve(r: ViewResult<T>): void;
+  reject(e: Error): void;
+  detach(): void;
+}
+
+export function createMaterializer<T>(options: MaterializerOptions<T>): Materializer<T> {
+  const { source, view } = options;
+  const logger = options.logger ?? silent;
+  const backoff = options.backoff ?? createBackoff();
+  let index = 0n;
+  let state: MaterializerState = 'idle';
+  let terminal: HubError | undefined;
+  let cached: ViewResult<T> | undefined;
+  /** Index before the last reset: a snapshot landing below it wakes every waiter. */
+  let indexBeforeReset = 0n;
+  const waiters = new Set<Waiter<T>>();
+  const attempts: bigint[] = [];
+  let resets = 0;
+  let updates = 0;
+
+  function current(): ViewResult<T> {
+    if (cached === undefined || cached.index !== index) {
+      cached = Object.freeze({ index, value: view.result(index) });
+    }
+    return cached;
+  }
+
+  function wake(all: boolean): void {
+    if (waiters.size === 0) return;
+    const result = current();
+    for (const w of waiters) {
+      if (all || index > w.minIndex) {
+        w.detach();
+        w.resolve(result);
+      }
+    }
+  }
+
+  function rejectAll(err: Error): void {
+    for (const w of waiters) {
+      w.detach();
+      w.reject(err);
+    }
+  }
+
+  const target = {
+    update(events: readonly CatalogEvent[], at: bigint) {
+      view.update(events);
+      cached = undefined;
+      // Consul never hands out index 0 for data: an empty snapshot at 0 still counts.
+      index = at > 0n ? at : 1n;
+      updates++;
+      backoff.reset();
+      const backwards = indexBeforeReset > 0n && index < indexBeforeReset;
+      indexBeforeReset = 0n;
+      wake(backwards);
+    },
+    reset() {
+      view.reset();
+      cached = undefined;
+      if (index > 0n) indexBeforeReset = index;
+      index = 0n;
+      resets++;
+    },
+  };
+
+  async function attempt(signal: AbortSignal): Promise<unknown> {
+    const request: SubscribeRequest = { ...options.request, index };
+    attempts.push(index);
+    const framing = createFraming(index, target);
+    const controller = new AbortController();
+    const stop = () => controller.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      for await (const item of source.subscribe(request, controller.signal)) {
+        try {
+          framing.handle(item);
+        } catch (err) {
+          // A view or framing error means our state can no longer be trusted.
+          target.reset();
+          return new HubError('INTERNAL', `materializer: ${(err as Error).message}`, { cause: err });
+        }
+      }
+      return signal.aborted ? undefined : new HubError('SHUTTING_DOWN', 'subscription ended by the server');
+    } catch (err) {
+      return signal.aborted ? undefined : toHubError(err);
+    } finally {
+      signal.removeEventListener('abort', stop);
+      controller.abort();
+    }
+  }
+
+  async function run(signal: AbortSignal): Promise<void> {
+    if (state !== 'idle') throw new HubError('INTERNAL', 'materializer: run() called twice');
+    state = 'running';
+    const fields = { topic: options.request.topic, subject: options.request.subject };
+    while (!signal.aborted) {
+      const err = await attempt(signal);
+      if (err === undefined || signal.aborted) break;
+      const kind = classifyError(err);
+      if (kind === 'terminal') {
+        terminal = err as HubError;
+        state = 'failed';
+        logger.warn({ ...fields, err }, 'subscription refused; view failed');
+        rejectAll(terminal);
+        throw terminal;
+      }
+      if (kind === 'reset') target.reset();
+      const delay = backoff.next();
+      logger.info({ ...fields, err, kind, failures: backoff.failures, delay }, 'subscribe call failed');
+      await sleep(delay, signal);
+    }
+    state = 'stopped';
+    rejectAll(new HubError('SHUTTING_DOWN', 'materializer stopped'));
+  }
+
+  function waitFor(minIndex: bigint, signal?: AbortSignal): Promise<ViewResult<T>> {
+    if (terminal) return Promise.reject(terminal);
+    if (index > 0n && index > minIndex) return Promise.resolve(current());
+    if (state === 'stopped') return Promise.reject(new HubError('SHUTTING_DOWN', 'materializer stopped'));
+    if (signal?.aborted) return Promise.resolve(current());
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        waiter.detach();
+        resolve(current());
+      };
+      const waiter: Waiter<T> = {
+        minIndex,
+        resolve,
+        reject,
+        detach() {
+          waiters.delete(waiter);
+          signal?.removeEventListener('abort', onAbort);
+        },
+      };
+      waiters.add(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  return {
+    run,
+    get state() {
+      return state;
+    },
+    index: () => index,
+    current,
+    waitFor,
+    error: () => terminal,
+    stats: () => ({ attempts: [...attempts], resets, updates }),
+  };
+}

@@ -1,0 +1,50 @@
+// The seam between the materializer (framing, index, waiting) and what it builds:
+// a View folds batches of events into immutable state and hands out frozen results.
+// The materializer owns the index; a view only knows how to fold and to render.
+import { Immer, enableMapSet } from 'immer';
+import type { CatalogEvent } from '../catalog/types';
+
+export interface View<T> {
+  /**
+   * Folds events, in order, into the view. The first call after a reset gets the
+   * whole snapshot (possibly empty); later calls get one delivery of live events.
+   * Throws (HubError INTERNAL) on an event the view cannot take; the materializer
+   * then resets and resubscribes.
+   */
+  update(events: readonly CatalogEvent[]): void;
+  /** The deeply frozen result as of the last update; the same value until the next update or reset. */
+  result(index: bigint): T;
+  /** Forgets everything, before a new snapshot. */
+  reset(): void;
+}
+
+// One Immer instance for the views, so the global immer settings other modules
+// may change (auto-freeze) never change how views behave. Views keep Maps in
+// their state, so the Map/Set plugin is needed (idempotent, process-wide).
+enableMapSet();
+export const viewImmer = new Immer({ autoFreeze: true });
+
+/** Freezes a value and everything reachable from it (plain objects and arrays). */
+export function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const key of Object.keys(value as object)) deepFreeze((value as Record<string, unknown>)[key]);
+  return value;
+}
+
+/**
+ * Caches the rendered result by the identity of the state it was rendered from:
+ * many readers of one index cost one render, and a reset or update (new state
+ * object) renders afresh on the next read.
+ */
+export function renderCache<S extends object, T>(render: (state: S) => T): (state: S) => T {
+  let lastState: S | undefined;
+  let lastResult: T | undefined;
+  return (state) => {
+    if (state !== lastState) {
+      lastResult = deepFreeze(render(state));
+      lastState = state;
+    }
+    return lastResult as T;
+  };
+}

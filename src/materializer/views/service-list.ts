@@ -1,0 +1,35 @@
+// Service list view (Consul's ServiceList topic): the set of service names that
+// have at least one instance. The publisher sends Register when a name appears
+// and Deregister when its last instance goes.
+import type { ServiceName } from '../../catalog/catalog';
+import { HubError } from '../../errors';
+import { type View, renderCache, viewImmer } from '../view';
+import { type Sharded, emptySharded, shardedDelete, shardedSet, shardedValues } from './sharded-map';
+
+function compareNames(a: ServiceName, b: ServiceName): number {
+  if (a.Name !== b.Name) return a.Name < b.Name ? -1 : 1;
+  if (a.Namespace !== b.Namespace) return a.Namespace < b.Namespace ? -1 : 1;
+  return a.Partition === b.Partition ? 0 : a.Partition < b.Partition ? -1 : 1;
+}
+
+export function serviceListView(): View<readonly ServiceName[]> {
+  let state: Sharded<ServiceName> = emptySharded();
+  const render = renderCache((s: Sharded<ServiceName>) => shardedValues(s).sort(compareNames));
+  return {
+    update(events) {
+      state = viewImmer.produce(state, (draft) => {
+        for (const event of events) {
+          const p = event.payload;
+          if (p.type !== 'service-list') throw new HubError('INTERNAL', `service list view got a ${p.type} event`);
+          const key = `${p.partition}/${p.namespace}/${p.name}`;
+          if (p.op === 'register') shardedSet(draft, key, { Name: p.name, Namespace: p.namespace, Partition: p.partition });
+          else shardedDelete(draft, key);
+        }
+      });
+    },
+    result: () => render(state),
+    reset() {
+      state = emptySharded();
+    },
+  };
+}
