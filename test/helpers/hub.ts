@@ -51,7 +51,7 @@ export async function call(hub: Hub, method: string, url: string, body?: unknown
   } catch {
     json = undefined;
   }
-  return { status: res.statusCode, headers: res.headers, text: res.body, json, index: BigInt(String(res.headers['x-consul-index'] ?? '0')) };
+  return { status: res.statusCode, headers: res.headers as Answer['headers'], text: res.body, json, index: BigInt(String(res.headers['x-consul-index'] ?? '0')) };
 }
 
 export interface SpawnedHub {

@@ -1,0 +1,54 @@
+// The xdshub binary: usage errors exit 2 with a message; serve starts, prints
+// one startup line, and exits 0 on SIGTERM and SIGINT.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { REPO_ROOT, spawnHub } from '../helpers/hub';
+import pkg from '../../package.json';
+
+function xdshub(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+}
+
+test('a bad flag exits 2 naming it', () => {
+  const res = xdshub(['serve', '--no-such-flag']);
+  assert.equal(res.status, 2, res.stderr);
+  assert.match(res.stderr, /no-such-flag/);
+});
+
+test('a bad value exits 2 naming the flag (from a flag or from XDSHUB_*)', () => {
+  const flag = xdshub(['serve', '--http-port', 'eighty']);
+  assert.equal(flag.status, 2);
+  assert.match(flag.stderr, /http-port: not a port/);
+  const env = xdshub(['serve'], { XDSHUB_STORE: 'postgres' });
+  assert.equal(env.status, 2);
+  assert.match(env.stderr, /store: expected sqlite, memory or redis/);
+});
+
+test('an unknown command exits 2 with usage; --help and --version exit 0', () => {
+  const unknown = xdshub(['frobnicate']);
+  assert.equal(unknown.status, 2);
+  assert.match(unknown.stderr, /unknown command "frobnicate"/);
+  const help = xdshub(['--help']);
+  assert.equal(help.status, 0);
+  assert.match(help.stdout, /usage: xdshub/);
+  const version = xdshub(['--version']);
+  assert.equal(version.status, 0);
+  assert.equal(version.stdout.trim(), pkg.version);
+});
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  test(`serve prints its URLs and shuts down cleanly on ${signal}`, async () => {
+    const hub = await spawnHub(['--store', 'memory', '--http-port', '0', '--grpc-port', '0', '--node-name', 'cli-test']);
+    assert.match(hub.httpUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.match(hub.grpcAddress, /^127\.0\.0\.1:\d+$/);
+    const res = await fetch(`${hub.httpUrl}/v1/agent/self`);
+    assert.equal(((await res.json()) as { Config: { NodeName: string } }).Config.NodeName, 'cli-test');
+    assert.equal(await hub.stop(signal), 0, hub.stderr());
+  });
+}
