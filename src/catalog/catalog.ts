@@ -47,6 +47,8 @@ export interface CatalogReader {
 export interface TtlCheckState {
   check: HealthCheck;
   refreshIndex: number;
+  /** True once a check-ttl-expire applied for this refresh index (the check waits for its next refresh). */
+  expired: boolean;
 }
 
 export interface CheckRef {

@@ -51,7 +51,7 @@ export function createReader(tables: () => Tables, lastIndex: () => bigint): Cat
       const rec = t.nodes.get(name)!;
       for (const id of sortedKeys(rec.checks)) {
         const row = rec.checks.get(id)!;
-        if (filter(row.check)) out.push({ check: row.check, refreshIndex: row.refreshIndex });
+        if (filter(row.check)) out.push({ check: row.check, refreshIndex: row.refreshIndex, expired: row.expired === true });
       }
     }
     return out;
@@ -127,7 +127,7 @@ export function createReader(tables: () => Tables, lastIndex: () => bigint): Cat
     },
     ttlCheck(node, checkId) {
       const row = tables().nodes.get(node)?.checks.get(checkId);
-      return row ? { check: row.check, refreshIndex: row.refreshIndex } : undefined;
+      return row ? { check: row.check, refreshIndex: row.refreshIndex, expired: row.expired === true } : undefined;
     },
   };
 }

@@ -67,6 +67,8 @@ export function startTtlScheduler(options: TtlSchedulerOptions): TtlScheduler {
     }
     const a: Armed = { refreshIndex: state.refreshIndex, timer: undefined };
     armed.set(key, a);
+    // Already expired for this refresh (seen at start or after a reset): nothing to time until the next refresh.
+    if (state.expired) return;
     schedule(a, ms, () => {
       a.timer = undefined;
       expire(node, checkId, a.refreshIndex);
@@ -75,6 +77,8 @@ export function startTtlScheduler(options: TtlSchedulerOptions): TtlScheduler {
 
   function expire(node: string, checkId: string, refreshIndex: number): void {
     const current = catalog.ttlCheck(node, checkId);
+    // Only the refresh index is compared, not `expired`: another process's expiry may be in flight
+    // or applied; apply dedups, and a duplicate per process is cheap.
     if (!current || current.refreshIndex !== refreshIndex) return;
     catalog
       .submit({ type: 'check-ttl-expire', node, checkId, ifModifyIndex: refreshIndex, output: expiredOutput(current.check.Output) })

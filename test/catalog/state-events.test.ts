@@ -140,14 +140,14 @@ test('check-ttl-expire applies once per refresh: stale or duplicate expiries cha
   let r = h.apply({ type: 'check-ttl-expire', node: 'n1', checkId: 'ttl', ifModifyIndex: refresh, output: 'TTL expired' });
   assert.equal(r.result.ok, true);
   let c = h.sm.ttlCheck('n1', 'ttl')!;
-  assert.deepEqual([c.check.Status, c.check.Output, c.check.ModifyIndex, c.refreshIndex], ['critical', 'TTL expired', 2, refresh]);
+  assert.deepEqual([c.check.Status, c.check.Output, c.check.ModifyIndex, c.refreshIndex, c.expired], ['critical', 'TTL expired', 2, refresh, true]);
   r = h.apply({ type: 'check-ttl-expire', node: 'n1', checkId: 'ttl', ifModifyIndex: refresh, output: 'another text' });
   assert.equal(r.result.ok, true);
   assert.equal(h.sm.ttlCheck('n1', 'ttl')!.check.Output, 'TTL expired', 'duplicate expiry is a no-op');
   h.apply({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'passing', output: '', now: 5 });
   r = h.apply({ type: 'check-ttl-expire', node: 'n1', checkId: 'ttl', ifModifyIndex: refresh, output: 'TTL expired' });
   c = h.sm.ttlCheck('n1', 'ttl')!;
-  assert.deepEqual([c.check.Status, r.events.length], ['passing', 0], 'stale expiry after a refresh is a no-op');
+  assert.deepEqual([c.check.Status, c.expired, r.events.length], ['passing', false, 0], 'stale expiry after a refresh is a no-op');
   r = h.apply({ type: 'check-ttl-expire', node: 'ghost', checkId: 'ttl', ifModifyIndex: 1, output: 'x' });
   assert.equal(r.result.ok, true);
 });

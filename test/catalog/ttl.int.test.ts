@@ -107,6 +107,12 @@ test('timers follow the catalog: removed checks and stop() cancel them, unparsea
     await catalog.submit(register('n3', { checks: [checkInput('kept', { Definition: { TTL: '1h' } })] }));
     await catalog.submit({ type: 'restore', state: catalog.snapshot().state });
     assert.equal(scheduler.pending(), 1, 'a reset keeps timers of checks whose refresh did not change');
+    const refreshIndex = catalog.ttlCheck('n3', 'kept')!.refreshIndex;
+    await catalog.submit({ type: 'check-ttl-expire', node: 'n3', checkId: 'kept', ifModifyIndex: refreshIndex, output: 'TTL expired' });
+    assert.equal(catalog.ttlCheck('n3', 'kept')!.expired, true);
+    const late = startTtlScheduler({ catalog, logger });
+    assert.equal(late.pending(), 0, 'a check already expired for its refresh is not timed again');
+    late.stop();
     scheduler.stop();
     assert.equal(scheduler.pending(), 0);
   } finally {
