@@ -31,6 +31,7 @@ async function envoy(t: TestContext): Promise<{ p: TestProvider; hub: Hub; d: De
   d.send(RDS, ['r1']);
   d.ack(l);
   d.ack(await d.expect(RDS));
+  await d.quiet(); // every ACK above has been processed
   return { p, hub, d };
 }
 
