@@ -1,0 +1,122 @@
+// A bench client process: `count` simulated Envoys, each on its own HTTP/2
+// connection (local subchannel pool), each with one Delta ADS stream that
+// subscribes as Envoy does — wildcard CDS, then EDS by name for every cluster —
+// and ACKs every response. Reports when every client holds all S assignments,
+// and, per armed change, when each client received the changed assignment.
+import * as grpc from '@grpc/grpc-js';
+import { CDS, DELTA_ADS, EDS, deltaRequest, deltaResponse, now, type ClientCommand, type ClientReply, type Mode } from './protocol';
+
+const Req = deltaRequest();
+const Res = deltaResponse();
+const send = (m: ClientReply) => process.send!(m);
+
+interface Received {
+  bytes: number;
+  typeUrl: string;
+  nonce: string;
+  names: string[];
+}
+
+interface Sim {
+  index: number;
+  ready: boolean;
+  edsNames: Set<string>;
+  edsSubscribed: boolean;
+  armedBytes: number;
+  arrivedAt: number;
+  call: grpc.ClientDuplexStream<Record<string, unknown>, Received>;
+  client: grpc.Client;
+}
+
+const sims: Sim[] = [];
+let readyCount = 0;
+let armed: { name: string; round: number; pending: number; timer: NodeJS.Timeout } | undefined;
+let total = 0;
+let mode: Mode = 'hub';
+let services = 0;
+
+function serialize(m: Record<string, unknown>): Buffer {
+  return Buffer.from(Req.encode(Req.fromObject(m)).finish());
+}
+
+function deserialize(buf: Buffer): Received {
+  const msg = Res.decode(buf) as unknown as { typeUrl: string; nonce: string; resources: { name: string }[] };
+  return { bytes: buf.length, typeUrl: msg.typeUrl, nonce: msg.nonce, names: msg.resources.map((r) => r.name) };
+}
+
+function markReady(sim: Sim) {
+  if (sim.ready) return;
+  sim.ready = true;
+  readyCount++;
+  if (readyCount % 500 === 0 || readyCount === total) send({ kind: 'ready', count: readyCount });
+}
+
+function finishArm() {
+  if (!armed) return;
+  clearTimeout(armed.timer);
+  const times = sims.map((s) => s.arrivedAt).filter((t) => t > 0);
+  send({ kind: 'arrived', round: armed.round, times, bytes: sims.filter((s) => s.arrivedAt > 0).map((s) => s.armedBytes), missing: sims.length - times.length });
+  armed = undefined;
+}
+
+function onResponse(sim: Sim, r: Received) {
+  const t = now();
+  if (armed) sim.armedBytes += r.bytes;
+  sim.call.write({ typeUrl: r.typeUrl, responseNonce: r.nonce });
+  if (r.typeUrl === CDS && !sim.edsSubscribed) {
+    sim.edsSubscribed = true;
+    sim.call.write({ typeUrl: EDS, resourceNamesSubscribe: r.names });
+  } else if (r.typeUrl === EDS) {
+    for (const n of r.names) sim.edsNames.add(n);
+    if (!sim.ready && sim.edsNames.size >= services) markReady(sim);
+  }
+  if (armed && sim.arrivedAt === 0 && r.names.includes(armed.name) && (mode === 'bare' || r.typeUrl === EDS)) {
+    sim.arrivedAt = t;
+    if (--armed.pending === 0) finishArm();
+  }
+}
+
+function connect(port: number, index: number): Sim {
+  // A distinct channel per client, and no shared subchannel: one connection each, as N Envoys would have.
+  const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 });
+  const call = client.makeBidiStreamRequest(DELTA_ADS, serialize, deserialize);
+  const sim: Sim = { index, ready: false, edsNames: new Set(), edsSubscribed: false, armedBytes: 0, arrivedAt: 0, call, client };
+  call.on('data', (r: Received) => onResponse(sim, r));
+  call.on('error', (err: grpc.ServiceError) => {
+    if (err.code !== grpc.status.CANCELLED) send({ kind: 'error', message: `client ${index}: ${err.code} ${err.details}` });
+  });
+  call.write({
+    node: { id: `bench-${index}`, cluster: 'bench', userAgentName: 'envoy' },
+    typeUrl: CDS,
+    resourceNamesSubscribe: ['*'],
+  });
+  // The bare server never answers the subscription; its clients are ready once the stream is open.
+  if (mode === 'bare') call.once('metadata', () => markReady(sim));
+  return sim;
+}
+
+process.on('message', async (m: ClientCommand) => {
+  if (m.cmd === 'connect') {
+    mode = m.mode;
+    services = m.services;
+    total = m.count;
+    for (let i = 0; i < m.count; i++) {
+      sims.push(connect(m.port, m.offset + i));
+      // Spread connection setup so the server's accept path is not one burst.
+      if (i % 50 === 49) await new Promise((r) => setTimeout(r, 5));
+    }
+  } else if (m.cmd === 'arm') {
+    for (const s of sims) {
+      s.arrivedAt = 0;
+      s.armedBytes = 0;
+    }
+    armed = { name: m.name, round: m.round, pending: sims.length, timer: setTimeout(finishArm, 60_000) };
+    send({ kind: 'armed', round: m.round });
+  } else if (m.cmd === 'exit') {
+    for (const s of sims) {
+      s.call.cancel();
+      s.client.close();
+    }
+    process.exit(0);
+  }
+});

@@ -1,0 +1,93 @@
+// Bench server process, hub mode: memory log → catalog → views → catalog xDS
+// provider → xDS server, with S services of one instance each. A change
+// re-registers one instance on a new port; t0 is when the write is acknowledged.
+import * as grpc from '@grpc/grpc-js';
+import pino from 'pino';
+import { createCatalog } from '../../src/catalog/index';
+import type { NodeInput, ServiceInput } from '../../src/catalog/commands';
+import { DEFAULTS, type Config } from '../../src/config';
+import { createMemoryLog } from '../../src/log/memory';
+import { createCatalogXdsProvider } from '../../src/xds/catalog-provider';
+import { createXdsServer } from '../../src/xds/server';
+import { benchViews } from './views';
+import { now, type ServerCommand, type ServerReply } from './protocol';
+
+const send = (m: ServerReply) => process.send!(m);
+const logger = pino({ level: 'warn' }, pino.destination(2));
+const config: Config = { ...DEFAULTS, store: { kind: 'memory' }, xdsStreamRateLimit: 1_000_000 };
+
+const nodeOf = (i: number): NodeInput => ({
+  ID: '',
+  Node: `node-${i}`,
+  Address: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+  Datacenter: 'dc1',
+  TaggedAddresses: {},
+  Meta: {},
+});
+const serviceOf = (i: number, port: number): ServiceInput => ({
+  Kind: '',
+  ID: `svc-${i}-1`,
+  Service: `svc-${i}`,
+  Tags: [],
+  Address: '',
+  TaggedAddresses: {},
+  Meta: {},
+  Port: port,
+  Weights: { Passing: 1, Warning: 1 },
+  EnableTagOverride: false,
+});
+
+async function main() {
+  const log = createMemoryLog();
+  const catalog = await createCatalog({ log, logger });
+  const views = await benchViews(catalog, logger);
+  const provider = createCatalogXdsProvider({ views, config, logger });
+  const xds = createXdsServer({ provider, config, logger });
+  const server = new grpc.Server({ 'grpc.max_concurrent_streams': 10 });
+  xds.addTo(server);
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
+  const ports = new Map<number, number>();
+  send({ kind: 'listening', port });
+
+  process.on('message', async (m: ServerCommand) => {
+    if (m.cmd === 'setup') {
+      const t = now();
+      const batch: Promise<unknown>[] = [];
+      for (let i = 0; i < m.services; i++) {
+        ports.set(i, 8080);
+        batch.push(catalog.submit({ type: 'register', node: nodeOf(i), service: serviceOf(i, 8080), checks: [], skipNodeUpdate: false }));
+        if (batch.length >= 200) await Promise.all(batch.splice(0));
+      }
+      await Promise.all(batch);
+      await provider.ready();
+      // Let the provider's flush for the last registrations run.
+      while (provider.stats().services < m.services) await new Promise((r) => setTimeout(r, 20));
+      send({ kind: 'setup-done', ms: now() - t });
+    } else if (m.cmd === 'stats') {
+      (globalThis as { gc?: () => void }).gc?.();
+      const mem = process.memoryUsage();
+      const cpu = process.cpuUsage();
+      send({ kind: 'stats', rss: mem.rss, heapUsed: mem.heapUsed, cpuUserUs: cpu.user, cpuSystemUs: cpu.system, streams: xds.streams().length });
+    } else if (m.cmd === 'change') {
+      const next = (ports.get(m.service) ?? 8080) + 1;
+      ports.set(m.service, next);
+      const result = await catalog.submit({ type: 'register', node: nodeOf(m.service), service: serviceOf(m.service, next), checks: [], skipNodeUpdate: true });
+      if (!result.ok) throw new Error(`change failed: ${JSON.stringify(result.error)}`);
+      send({ kind: 'changed', t0: now(), round: m.round, name: `svc-${m.service}` });
+    } else if (m.cmd === 'exit') {
+      xds.close();
+      provider.close();
+      views.close();
+      server.forceShutdown();
+      await catalog.close();
+      process.exit(0);
+    }
+  });
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
