@@ -1,6 +1,6 @@
 // The Consul-compatible HTTP API as a fastify app. build(deps) creates it;
 // the hub (or a test) decides whether to listen or to use app.inject().
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { invalid } from '../errors';
 import type { HttpContext, HttpDeps } from './context';
 import { installErrorHandler } from './errors';
@@ -18,7 +18,8 @@ export type { HttpDeps } from './context';
 export function buildHttpApp(deps: HttpDeps): FastifyInstance {
   const app = Fastify({
     loggerInstance: deps.logger.child({ module: 'http' }) as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // One log line per request is too much at thousands of writes/s; errors are still logged.
+    logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     bodyLimit: 4 * 1024 * 1024,
   });

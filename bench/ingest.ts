@@ -1,0 +1,148 @@
+// Ingest bench: acknowledged writes/s and latency for single catalog
+// registrations (memory and SQLite) and for /v1/txn batches, over real
+// sockets. The hub runs in this process; the load comes from a worker thread
+// (its own event loop, plain JS) with keep-alive connections, so the client does not
+// steal the hub's loop.
+//   node --import tsx bench/ingest.ts [--seconds 5] [--concurrency 64] [--batch 64]
+import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import { tmpdir } from 'node:os';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DEFAULTS, type Config, type StoreConfig } from '../src/config';
+import { createHub } from '../src/hub';
+import { createLogger } from '../src/logger';
+
+interface LoadSpec {
+  port: number;
+  mode: 'single' | 'txn';
+  batch: number;
+  concurrency: number;
+  warmupMs: number;
+  durationMs: number;
+  tag: string;
+}
+
+interface LoadResult {
+  requests: number;
+  failures: number;
+  latenciesMs: number[];
+  elapsedMs: number;
+}
+
+/**
+ * The load generator, run in a worker thread as plain JavaScript (a worker
+ * cannot load this .ts file itself): `concurrency` clients over keep-alive
+ * connections, each sending its next request when the previous one is answered.
+ */
+const LOAD_WORKER = `
+const { Agent, request } = require('node:http');
+const { parentPort, workerData: spec } = require('node:worker_threads');
+const agent = new Agent({ keepAlive: true, maxSockets: spec.concurrency });
+const path = spec.mode === 'single' ? '/v1/catalog/register' : '/v1/txn';
+function body(client, n) {
+  const node = (i) => spec.tag + '-' + client + '-' + n + '-' + i;
+  if (spec.mode === 'single') {
+    return JSON.stringify({ Node: node(0), Address: '10.0.0.1', Service: { Service: 'bench', ID: node(0), Port: 8080, Tags: ['b'] } });
+  }
+  const ops = [];
+  for (let i = 0; i < spec.batch; i++) ops.push({ Node: { Verb: 'set', Node: { Node: node(i), Address: '10.0.0.1' } } });
+  return JSON.stringify(ops);
+}
+function send(payload) {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: spec.port, method: 'PUT', path, agent,
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode));
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+(async () => {
+  const measureFrom = performance.now() + spec.warmupMs;
+  const end = measureFrom + spec.durationMs;
+  const latencies = [];
+  let requests = 0, failures = 0;
+  await Promise.all(Array.from({ length: spec.concurrency }, async (_, client) => {
+    for (let n = 0; performance.now() < end; n++) {
+      const t0 = performance.now();
+      const status = await send(body(client, n));
+      const t1 = performance.now();
+      if (t0 < measureFrom) continue;
+      if (status === 200) { requests++; latencies.push(t1 - t0); } else failures++;
+    }
+  }));
+  agent.destroy();
+  parentPort.postMessage({ requests, failures, latenciesMs: latencies, elapsedMs: spec.durationMs });
+})();
+`;
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function scenario(name: string, store: StoreConfig, spec: Omit<LoadSpec, 'port' | 'tag'>) {
+  const dataDir = await mkdtemp(join(tmpdir(), 'xdshub-bench-'));
+  const config: Config = { ...DEFAULTS, store, dataDir, httpPort: 0, grpcPort: 0, logLevel: 'silent', nodeName: 'bench', compactEvery: 0 };
+  const hub = await createHub(config, createLogger('silent'));
+  try {
+    const workerData: LoadSpec = { ...spec, port: hub.httpPort, tag: name.replace(/\W/g, '') };
+    const worker = new Worker(LOAD_WORKER, { eval: true, workerData });
+    const result = await new Promise<LoadResult>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+    await worker.terminate();
+    const sorted = result.latenciesMs.sort((a, b) => a - b);
+    const perRequest = spec.mode === 'txn' ? spec.batch : 1;
+    const seconds = result.elapsedMs / 1000;
+    return {
+      scenario: name,
+      store: store.kind,
+      concurrency: spec.concurrency,
+      'writes/s': Math.round((result.requests * perRequest) / seconds),
+      'requests/s': Math.round(result.requests / seconds),
+      'p50 ms': Number(percentile(sorted, 50).toFixed(2)),
+      'p99 ms': Number(percentile(sorted, 99).toFixed(2)),
+      failures: result.failures,
+    };
+  } finally {
+    await hub.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      seconds: { type: 'string', default: '5' },
+      concurrency: { type: 'string', default: '64' },
+      batch: { type: 'string', default: '64' },
+      only: { type: 'string' },
+    },
+  });
+  const durationMs = Number(values.seconds) * 1000;
+  const concurrency = Number(values.concurrency);
+  const batch = Number(values.batch);
+  const common = { warmupMs: 1000, durationMs, concurrency, batch };
+  const scenarios: Array<[string, StoreConfig, 'single' | 'txn', number]> = [
+    ['single register', { kind: 'memory' }, 'single', concurrency],
+    ['single register', { kind: 'sqlite' }, 'single', concurrency],
+    [`txn x${batch}`, { kind: 'memory' }, 'txn', Math.max(1, Math.floor(concurrency / 8))],
+    [`txn x${batch}`, { kind: 'sqlite' }, 'txn', Math.max(1, Math.floor(concurrency / 8))],
+  ];
+  const rows = [];
+  for (const [name, store, mode, c] of scenarios) {
+    if (values.only && !`${name} ${store.kind}`.includes(values.only)) continue;
+    rows.push(await scenario(name, store, { ...common, mode, concurrency: c }));
+  }
+  console.table(rows);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});
