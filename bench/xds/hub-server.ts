@@ -40,7 +40,7 @@ const serviceOf = (i: number, port: number): ServiceInput => ({
 async function main() {
   const log = createMemoryLog();
   const catalog = await createCatalog({ log, logger });
-  const views = await benchViews(catalog, logger);
+  const views = benchViews(catalog, logger);
   const provider = createCatalogXdsProvider({ views, config, logger });
   const xds = createXdsServer({ provider, config, logger });
   const server = new grpc.Server({ 'grpc.max_concurrent_streams': 10 });
