@@ -1,0 +1,170 @@
+// The other ways in: legacy v2, REST-JSON, unary Fetch, admin; plus the
+// new-stream rate limit and shutdown.
+import assert from 'node:assert/strict';
+import { test, type TestContext } from 'node:test';
+import * as grpc from '@grpc/grpc-js';
+import Fastify from 'fastify';
+import { registerXdsHttp } from '../../../src/xds/http';
+import { lookupType } from '../../../src/xds/envoy-proto';
+import { TypeUrl, TypeUrlV2 } from '../../../src/xds/type-urls';
+import { node, decodeAny, sotwNames, type Plain } from './helpers/client';
+import { TestProvider, cluster, seed } from './helpers/fixtures';
+import { startHub, type Hub } from './helpers/harness';
+import { DeltaScript, SotwScript, deltaVersions } from './helpers/scripts';
+
+const T = { timeout: 20_000 };
+
+async function setup(t: TestContext, config = {}): Promise<{ p: TestProvider; hub: Hub }> {
+  const p = new TestProvider();
+  seed(p);
+  const hub = await startHub(p, config);
+  t.after(() => hub.stop());
+  return { p, hub };
+}
+
+test('v2 ADS (envoy.api.v2): v2 type URLs in, the same resource bytes out under v2 type URLs', async (t) => {
+  const { p, hub } = await setup(t);
+  const s = new SotwScript(hub.client({ path: '/envoy.api.v2.AggregatedDiscoveryService/StreamAggregatedResources', kind: 'sotw', api: 'v2' }));
+  s.request(TypeUrlV2.Cluster, []);
+  const r = await s.expect(TypeUrlV2.Cluster);
+  assert.ok(r.resources.every((a: Plain) => a.type_url === TypeUrlV2.Cluster));
+  const v3 = p.get(TypeUrl.Cluster, { id: 'x', cluster: '', clientFeatures: [], userAgent: '' });
+  assert.deepEqual(r.resources.map((a: Plain) => Buffer.from(a.value)), [...v3.byName.values()].map((x) => Buffer.from(x.encoded)));
+  s.ack(r);
+  p.set(cluster('c1', 77));
+  assert.deepEqual(sotwNames(await s.expect(TypeUrlV2.Cluster)), ['c1', 'c2']);
+});
+
+test('v2 Delta ADS and v2 per-type LDS are served by the same engine', async (t) => {
+  const { hub } = await setup(t);
+  const d = new DeltaScript(hub.client({ path: '/envoy.service.discovery.v2.AggregatedDiscoveryService/DeltaAggregatedResources', kind: 'delta', api: 'v2' }));
+  d.send(TypeUrlV2.ClusterLoadAssignment, ['c1']);
+  const r = await d.expect(TypeUrlV2.ClusterLoadAssignment);
+  assert.deepEqual(Object.keys(deltaVersions(r)), ['c1']);
+  assert.equal(r.resources[0].resource.type_url, TypeUrlV2.ClusterLoadAssignment);
+  const l = new SotwScript(hub.client({ path: '/envoy.api.v2.ListenerDiscoveryService/StreamListeners', kind: 'sotw', api: 'v2' }));
+  l.request('', []);
+  const lr = await l.expect(TypeUrlV2.Listener);
+  assert.deepEqual(sotwNames(lr), ['l1']);
+});
+
+test('unary FetchClusters answers one SotW response', async (t) => {
+  const { hub } = await setup(t);
+  const Req = lookupType('envoy.service.discovery.v3.DiscoveryRequest');
+  const Res = lookupType('envoy.service.discovery.v3.DiscoveryResponse');
+  const client = new grpc.Client(`127.0.0.1:${hub.port}`, grpc.credentials.createInsecure());
+  t.after(() => client.close());
+  const res = await new Promise<Plain>((resolve, reject) =>
+    client.makeUnaryRequest(
+      '/envoy.service.cluster.v3.ClusterDiscoveryService/FetchClusters',
+      (m: Plain) => Buffer.from(Req.encode(Req.fromObject(m)).finish()),
+      (b: Buffer) => Res.toObject(Res.decode(b)),
+      { node: node('fetcher'), resourceNames: ['c2'] },
+      (err, value) => (err ? reject(err) : resolve(value!)),
+    ),
+  );
+  assert.deepEqual(res.resources.map(decodeAny).map((c: Plain) => c.name), ['c2']);
+});
+
+test('REST: POST /v3/discovery:clusters answers proto3 JSON with @type, 304 when unchanged, 400 naming the field', async (t) => {
+  const { hub } = await setup(t);
+  const app = Fastify();
+  registerXdsHttp(app, { xds: hub.xds });
+  t.after(() => app.close());
+  const ok = await app.inject({ method: 'POST', url: '/v3/discovery:clusters', payload: { node: { id: 'rest-1' }, resource_names: [] } });
+  assert.equal(ok.statusCode, 200);
+  const body = ok.json();
+  assert.equal(body.typeUrl, TypeUrl.Cluster);
+  assert.deepEqual(body.resources.map((r: Plain) => [r['@type'], r.name, r.type]), [
+    [TypeUrl.Cluster, 'c1', 'EDS'],
+    [TypeUrl.Cluster, 'c2', 'EDS'],
+  ]);
+  const same = await app.inject({ method: 'POST', url: '/v3/discovery:clusters', payload: { node: { id: 'rest-1' }, versionInfo: body.versionInfo } });
+  assert.equal(same.statusCode, 304);
+  const bad = await app.inject({ method: 'POST', url: '/v3/discovery:clusters', payload: { node: { id: 'rest-1' }, resourceNamez: [] } });
+  assert.equal(bad.statusCode, 400);
+  assert.equal(bad.json().field, 'resourceNamez');
+  const noNode = await app.inject({ method: 'POST', url: '/v3/discovery:endpoints', payload: { resourceNames: ['c1'] } });
+  assert.equal(noNode.statusCode, 400);
+  assert.equal(noNode.json().field, 'node.id');
+  const wrongType = await app.inject({
+    method: 'POST',
+    url: '/v3/discovery:routes',
+    payload: { node: { id: 'n' }, typeUrl: TypeUrl.Cluster },
+  });
+  assert.equal(wrongType.statusCode, 400);
+  assert.equal(wrongType.json().field, 'type_url');
+});
+
+test('admin: /v1/xds/clients shows streams, subscriptions, acked versions, pending nonces and the last NACK; /v1/xds/config/:node', async (t) => {
+  const { p, hub } = await setup(t);
+  const app = Fastify();
+  registerXdsHttp(app, { xds: hub.xds });
+  t.after(() => app.close());
+  const s = new SotwScript(hub.sotw(), 'envoy-admin', ['envoy.lb.does_not_support_overprovisioning']);
+  s.request(TypeUrl.Cluster, []);
+  const r = await s.expect(TypeUrl.Cluster);
+  s.nack(r, 'bad cluster');
+  s.request(TypeUrl.ClusterLoadAssignment, ['c1']);
+  await s.expect(TypeUrl.ClusterLoadAssignment);
+  p.set(cluster('c2', 12)); // a provider change: timed from arrival to write
+  await s.expect(TypeUrl.Cluster);
+  const clients = (await app.inject({ method: 'GET', url: '/v1/xds/clients' })).json();
+  assert.equal(clients.length, 1);
+  const c = clients[0];
+  assert.deepEqual([c.node.id, c.transport, c.variant, c.api], ['envoy-admin', 'ads', 'sotw', 'v3']);
+  assert.deepEqual(c.clientFeatures, ['envoy.lb.does_not_support_overprovisioning']);
+  const cds = c.types.find((x: Plain) => x.type === 'CDS');
+  assert.equal(cds.wildcard, true);
+  assert.equal(cds.lastNack.message, 'bad cluster');
+  assert.equal(cds.ackedVersion, '');
+  assert.ok(cds.pendingNonce, 'the change after the NACK is in flight');
+  const eds = c.types.find((x: Plain) => x.type === 'EDS');
+  assert.deepEqual(eds.names, ['c1']);
+  assert.ok(eds.pendingNonce);
+
+  const config = (await app.inject({ method: 'GET', url: '/v1/xds/config/envoy-admin' })).json();
+  assert.equal(config.connected, true);
+  assert.deepEqual(Object.keys(config.resources.clusters), ['c1', 'c2']);
+  assert.deepEqual(Object.keys(config.resources.endpoints), ['c1']);
+  assert.equal(config.resources.clusters.c1.resource['@type'], TypeUrl.Cluster);
+  const offline = (await app.inject({ method: 'GET', url: '/v1/xds/config/other?cluster=web' })).json();
+  assert.equal(offline.connected, false);
+  assert.deepEqual(Object.keys(offline.resources.routes), ['r1']);
+  const missing = await app.inject({ method: 'GET', url: '/v1/xds/config/nobody' });
+  assert.equal(missing.statusCode, 404);
+
+  const metrics = await hub.xds.metrics.registry.metrics();
+  assert.match(metrics, /xdshub_xds_streams\{variant="sotw",transport="ads",api="v3"\} 1/);
+  assert.match(metrics, /xdshub_xds_stream_types\{variant="sotw",type="EDS"\} 1/);
+  assert.match(metrics, /xdshub_xds_pushes_total\{type="CDS",variant="sotw"\} 2/);
+  assert.match(metrics, /xdshub_xds_nacks_total\{type="CDS"\} 1/);
+  assert.match(metrics, /xdshub_xds_push_latency_seconds_count\{type="CDS",variant="sotw"\} 1/);
+});
+
+test('new streams beyond the rate limit end at once with RESOURCE_EXHAUSTED', async (t) => {
+  const { hub } = await setup(t, { xdsStreamRateLimit: 2 });
+  const ok1 = new SotwScript(hub.sotw(), 'a');
+  const ok2 = new SotwScript(hub.sotw(), 'b');
+  ok1.request(TypeUrl.Cluster, []);
+  ok2.request(TypeUrl.Cluster, []);
+  await ok1.expect(TypeUrl.Cluster);
+  await ok2.expect(TypeUrl.Cluster);
+  const third = hub.sotw();
+  third.send({ node: node('c'), typeUrl: TypeUrl.Cluster });
+  const st = await third.status;
+  assert.equal(st.code, grpc.status.RESOURCE_EXHAUSTED);
+  assert.match(st.details, /rate limit \(2\/s\)/);
+  assert.match(await hub.xds.metrics.registry.metrics(), /xdshub_xds_streams_rejected_total 1/);
+});
+
+test('close() ends every stream with UNAVAILABLE', async (t) => {
+  const { hub } = await setup(t);
+  const s = new SotwScript(hub.sotw());
+  s.request(TypeUrl.Cluster, []);
+  await s.expect(TypeUrl.Cluster);
+  hub.xds.close();
+  const st = await s.client.status;
+  assert.equal(st.code, grpc.status.UNAVAILABLE);
+  assert.equal(hub.xds.streams().length, 0);
+});
