@@ -9,5 +9,6 @@ export { createMaterializer, type Materializer, type MaterializerOptions, type M
 export { createBackoff, type Backoff, type BackoffOptions } from './backoff';
 export { type Source, classifyError } from './source';
 export { inProcessSource } from './sources/in-process';
+export { grpcSource, type GrpcSourceOptions } from './sources/grpc';
 export { createViewStore, type ViewStoreOptions, type ViewStoreWithStats } from './store';
 export { requestForKey, viewForKey, storeKey } from './keys';
