@@ -42,3 +42,15 @@ local last = redis.call('GET', KEYS[1]) or '0'
 if #head == 0 then return { '', last } end
 return { head[1][1], last }
 `;
+
+/**
+ * ARGV = start ID, count. One atomic look at { oldest ID or '', newest index, page
+ * from start }, so "was start compacted?" is answered against the same state the page came from.
+ */
+export const READ_LUA = `
+local head = redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', 1)
+local page = redis.call('XRANGE', KEYS[2], ARGV[1], '+', 'COUNT', ARGV[2])
+local headId = ''
+if #head > 0 then headId = head[1][1] end
+return { headId, redis.call('GET', KEYS[1]) or '0', page }
+`;

@@ -18,7 +18,7 @@ import {
 } from './common';
 import { createGroupCommitter } from './group-commit';
 import type { Log, LogEntry, LogSnapshot } from './log';
-import { APPEND_LUA, BOUNDS_LUA, COMPACT_LUA } from './redis-scripts';
+import { APPEND_LUA, BOUNDS_LUA, COMPACT_LUA, READ_LUA } from './redis-scripts';
 
 export interface RedisLogOptions {
   url: string;
@@ -30,13 +30,17 @@ interface Scripts {
   xdshubAppend(counter: string, stream: string, snap: string, ...payloads: string[]): Promise<string>;
   xdshubCompact(counter: string, stream: string, snap: string, index: string, state: string, cut: string): Promise<'OK'>;
   xdshubBounds(counter: string, stream: string, snap: string): Promise<[string, string]>;
+  xdshubRead(counter: string, stream: string, snap: string, start: string, count: string): Promise<[string, string, StreamRecord[]]>;
 }
 
 type StreamRecord = [id: string, fields: string[]];
 
+/** Stream IDs are "<index>-1". */
+const idToIndex = (id: string): bigint => BigInt(id.slice(0, id.indexOf('-')));
+
 function toEntry([id, fields]: StreamRecord): LogEntry {
   const at = fields.indexOf('p');
-  return Object.freeze({ index: BigInt(id.slice(0, id.indexOf('-'))), payload: at >= 0 ? fields[at + 1]! : '' });
+  return Object.freeze({ index: idToIndex(id), payload: at >= 0 ? fields[at + 1]! : '' });
 }
 
 
@@ -58,6 +62,7 @@ export function createRedisLog(options: RedisLogOptions): Log {
   client.defineCommand('xdshubAppend', { numberOfKeys: 3, lua: APPEND_LUA });
   client.defineCommand('xdshubCompact', { numberOfKeys: 3, lua: COMPACT_LUA });
   client.defineCommand('xdshubBounds', { numberOfKeys: 3, lua: BOUNDS_LUA });
+  client.defineCommand('xdshubRead', { numberOfKeys: 3, lua: READ_LUA });
   const scripts = client as unknown as Scripts;
 
   const redisFailure = (what: string, err: unknown): unknown => {
@@ -82,36 +87,49 @@ export function createRedisLog(options: RedisLogOptions): Log {
     const [headId, lastText] = await scripts.xdshubBounds(...keys);
     const last = BigInt(lastText);
     // Empty stream: nothing yet (first = 1) or everything compacted (first = last + 1).
-    const first = headId === '' ? last + 1n : BigInt(headId.slice(0, headId.indexOf('-')));
+    const first = headId === '' ? last + 1n : idToIndex(headId);
     return { first, last };
   }
 
+  /** Entries from `start` (at most `count`); LOG_COMPACTED if `start` is below the oldest retained entry. */
   async function readPage(start: bigint, count: number): Promise<LogEntry[]> {
-    const records = (await client.xrange(stream, `${start}-1`, '+', 'COUNT', count)) as StreamRecord[];
-    const page = records.map(toEntry);
-    // The log is gap-free, so a first entry past `start` means `start` was trimmed.
-    if (page.length > 0 && page[0]!.index !== start) throw compactedError(start, page[0]!.index);
-    if (page.length === 0) {
-      const { first } = await bounds();
-      if (start < first) throw compactedError(start, first);
-    }
-    return page;
+    const [headId, lastText, records] = await scripts.xdshubRead(...keys, `${start}-1`, String(count));
+    const first = headId === '' ? BigInt(lastText) + 1n : idToIndex(headId);
+    if (start < first) throw compactedError(start, first);
+    return records.map(toEntry);
   }
 
   async function* tail(from: bigint, signal: AbortSignal): AsyncGenerator<LogEntry> {
     let next = effectiveFrom(from);
-    const { first } = await bounds();
-    if (next < first) throw compactedError(next, first);
-    if (signal.aborted || closed) return;
-
-    // XREAD only reads, so resending it after a reconnect is safe and keeps the tail alive.
-    const conn = client.duplicate({ autoResendUnfulfilledCommands: true });
-    conn.on('error', onConnectionError);
-    tailConnections.add(conn);
-    const stop = () => conn.disconnect();
+    let conn: Redis | undefined;
+    const stop = () => conn?.disconnect();
     signal.addEventListener('abort', stop, { once: true });
     try {
       while (!signal.aborted && !closed) {
+        // Catch up (or notice a compaction that overtook us) with plain reads on the shared connection.
+        let page: LogEntry[];
+        try {
+          page = await readPage(next, PAGE_SIZE);
+        } catch (err) {
+          if (closed) return;
+          throw err;
+        }
+        for (const entry of page) {
+          if (signal.aborted || closed) return;
+          yield entry;
+          next = entry.index + 1n;
+        }
+        if (page.length === PAGE_SIZE) continue;
+        // The abort may have come while the page was in flight, before there was a connection to drop.
+        if (signal.aborted || closed) return;
+
+        // Caught up: block for newer entries on this tail's own connection, never the shared one.
+        // XREAD only reads, so resending it after a reconnect is safe and keeps the tail alive.
+        if (conn === undefined) {
+          conn = client.duplicate({ autoResendUnfulfilledCommands: true });
+          conn.on('error', onConnectionError);
+          tailConnections.add(conn);
+        }
         let reply: [string, StreamRecord[]][] | null;
         try {
           // IDs are "<index>-1": entries after "<next-1>-1" start at index `next`.
@@ -132,8 +150,10 @@ export function createRedisLog(options: RedisLogOptions): Log {
       }
     } finally {
       signal.removeEventListener('abort', stop);
-      tailConnections.delete(conn);
-      conn.disconnect();
+      if (conn !== undefined) {
+        tailConnections.delete(conn);
+        conn.disconnect();
+      }
     }
   }
 

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { isHubError } from '../../src/errors';
+import { PAGE_SIZE } from '../../src/log/common';
 import type { Log, LogEntry } from '../../src/log/log';
 
 export interface LogFixture {
@@ -196,6 +197,23 @@ export function logContract(name: string, makeLog: () => Promise<LogFixture>): v
       await assert.rejects(log.read(0n), hubCode('LOG_COMPACTED'));
       await assert.rejects(takeFromTail(log, 1n, 1), hubCode('LOG_COMPACTED'));
       assert.deepEqual((await takeFromTail(log, 9n, 2)).map((e) => e.index), [9n, 10n]);
+    });
+
+    withLog('a tail overtaken by compaction throws LOG_COMPACTED instead of skipping', async ({ log }) => {
+      const total = 3 * PAGE_SIZE; // more than one page, so the tail must read again after compaction
+      for (let i = 0; i < 3; i++) await log.append(payloadsFor(i * PAGE_SIZE + 1, PAGE_SIZE));
+      const ac = new AbortController();
+      const seen: bigint[] = [];
+      await assert.rejects(async () => {
+        for await (const entry of log.tail(1n, ac.signal)) {
+          seen.push(entry.index);
+          if (seen.length === 1) await log.compact({ index: BigInt(total), state: 'all' }, 0);
+        }
+      }, hubCode('LOG_COMPACTED'));
+      ac.abort();
+      // What was delivered is a gap-free prefix; the rest was refused, not skipped.
+      assert.ok(seen.length < total);
+      seen.forEach((ix, i) => assert.equal(ix, BigInt(i + 1)));
     });
 
     withLog('compacting everything keeps numbering going', async ({ log }) => {

@@ -1,0 +1,77 @@
+// Group commit in isolation: one commit per event-loop turn, results split back
+// to each caller, failures reach every caller of the failed batch.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createGroupCommitter } from '../../src/log/group-commit';
+
+function recordingStore() {
+  const commits: string[][] = [];
+  let last = 0n;
+  return {
+    commits,
+    commit: (payloads: readonly string[]) => {
+      commits.push([...payloads]);
+      const first = last + 1n;
+      last += BigInt(payloads.length);
+      return first;
+    },
+  };
+}
+
+test('appends from one turn share one commit and get their own contiguous indexes', async () => {
+  const store = recordingStore();
+  const gc = createGroupCommitter(store.commit);
+  const results = await Promise.all([gc.submit(['a']), gc.submit(['b', 'c']), gc.submit(['d'])]);
+  assert.deepEqual(store.commits, [['a', 'b', 'c', 'd']]);
+  assert.deepEqual(results, [[1n], [2n, 3n], [4n]]);
+  // The next turn is the next commit.
+  assert.deepEqual(await gc.submit(['e']), [5n]);
+  assert.equal(store.commits.length, 2);
+});
+
+test('appends arriving while an async commit is in flight form the next batch', async () => {
+  const batches: string[][] = [];
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let last = 0n;
+  const gc = createGroupCommitter(async (payloads) => {
+    batches.push([...payloads]);
+    if (batches.length === 1) await gate; // hold the first commit open
+    const first = last + 1n;
+    last += BigInt(payloads.length);
+    return first;
+  });
+  const first = gc.submit(['a']);
+  await new Promise<void>((r) => setImmediate(r)); // the first batch is now committing
+  const later = [gc.submit(['b']), gc.submit(['c'])];
+  await new Promise<void>((r) => setImmediate(r));
+  assert.equal(batches.length, 1, 'nothing else commits while the first commit is open');
+  release();
+  assert.deepEqual(await first, [1n]);
+  assert.deepEqual(await Promise.all(later), [[2n], [3n]]);
+  assert.deepEqual(batches, [['a'], ['b', 'c']]);
+});
+
+test('a failed commit rejects every caller of that batch and the next batch still commits', async () => {
+  let fail = true;
+  const gc = createGroupCommitter(() => {
+    if (fail) throw new Error('disk full');
+    return 1n;
+  });
+  const failed = await Promise.allSettled([gc.submit(['a']), gc.submit(['b'])]);
+  assert.deepEqual(
+    failed.map((r) => r.status === 'rejected' && (r.reason as Error).message),
+    ['disk full', 'disk full'],
+  );
+  fail = false;
+  assert.deepEqual(await gc.submit(['c']), [1n]);
+});
+
+test('flushNow commits what is queued without waiting for the next turn', async () => {
+  const store = recordingStore();
+  const gc = createGroupCommitter(store.commit);
+  const pending = gc.submit(['a']);
+  await gc.flushNow();
+  assert.deepEqual(store.commits, [['a']]);
+  assert.deepEqual(await pending, [1n]);
+});
