@@ -1,0 +1,89 @@
+// Two hub "processes" (two Redis log clients, two catalogs) sharing one real redis-server.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import pino from 'pino';
+import type { Command } from '../../src/catalog/commands';
+import { createCatalog } from '../../src/catalog/store';
+import { startTtlScheduler } from '../../src/catalog/ttl';
+import { createRedisLog } from '../../src/log/redis';
+import { startRedis, type RunningRedis } from '../helpers/redis';
+import { checkInput, register, serviceInput } from './fixtures';
+
+const logger = pino({ level: 'silent' });
+let redis: RunningRedis;
+before(async () => {
+  redis = await startRedis();
+});
+after(async () => {
+  await redis.stop();
+});
+
+test('catalogs on two Redis clients apply each other\'s writes, converge, and expire a TTL check once', async () => {
+  const keyPrefix = 'test:{converge}:';
+  const logA = createRedisLog({ url: redis.url, keyPrefix });
+  const logB = createRedisLog({ url: redis.url, keyPrefix });
+  const a = await createCatalog({ log: logA, logger });
+  const b = await createCatalog({ log: logB, logger });
+  const sa = startTtlScheduler({ catalog: a, logger });
+  const sb = startTtlScheduler({ catalog: b, logger });
+  try {
+    const writes: Command[] = [];
+    for (let i = 0; i < 20; i++) {
+      writes.push(register(`n${i % 4}`, { service: serviceInput(`s${i}`, `svc${i % 3}`), checks: [checkInput(`c${i}`, { ServiceID: `s${i}` })] }));
+    }
+    const results = await Promise.all(writes.map((c, i) => (i % 2 === 0 ? a : b).submit(c)));
+    assert.ok(results.every((r) => r.ok));
+    assert.equal(new Set(results.map((r) => r.index)).size, 20, 'every write got its own index');
+
+    const critical = new Promise<bigint>((resolve) => {
+      const off = b.onApplied((index) => {
+        if (b.ttlCheck('n0', 'ttl')?.check.Status === 'critical') {
+          off();
+          resolve(index);
+        }
+      });
+    });
+    const reg = await a.submit(register('n0', { checks: [checkInput('ttl', { Definition: { TTL: '150ms' }, Output: 'ok' })] }));
+    const at = await critical;
+    // Both schedulers submit an expiry naming the same refresh; wait for the second to be applied everywhere.
+    await a.waitForIndex(reg.index + 1n);
+    await b.waitForIndex(reg.index + 1n);
+    const expiries = (await logA.read(reg.index + 1n)).map((e) => JSON.parse(e.payload) as Command);
+    assert.deepEqual(expiries.map((c) => c.type), ['check-ttl-expire', 'check-ttl-expire']);
+    assert.equal(at, reg.index + 1n);
+    assert.equal(a.ttlCheck('n0', 'ttl')!.check.ModifyIndex, Number(at), 'the duplicate changed nothing');
+    assert.equal(a.snapshot().state, b.snapshot().state);
+  } finally {
+    sa.stop();
+    sb.stop();
+    await a.close();
+    await b.close();
+    await logA.close();
+    await logB.close();
+  }
+});
+
+test('a catalog on Redis reopened after another compacted the log loads the snapshot and converges', async () => {
+  const keyPrefix = 'test:{compact}:';
+  const logA = createRedisLog({ url: redis.url, keyPrefix });
+  const a = await createCatalog({ log: logA, logger, compactEvery: 5, compactKeepTail: 0 });
+  try {
+    for (let i = 0; i < 12; i++) await a.submit(register(`n${i % 3}`, { service: serviceInput(`s${i}`, 'web', { Port: i }) }));
+    await a.submit({ type: 'config-set', entry: { Kind: 'service-defaults', Name: 'web', Protocol: 'http' } });
+    assert.ok((await logA.firstIndex()) > 1n, 'compaction dropped early entries');
+    const logB = createRedisLog({ url: redis.url, keyPrefix });
+    const b = await createCatalog({ log: logB, logger });
+    try {
+      assert.equal(b.snapshot().state, a.snapshot().state);
+      await b.submit({ type: 'deregister', node: 'n1' });
+      await a.waitForIndex(13n);
+      assert.equal(a.snapshot().state, b.snapshot().state);
+    } finally {
+      await b.close();
+      await logB.close();
+    }
+  } finally {
+    await a.close();
+    await logA.close();
+  }
+});
