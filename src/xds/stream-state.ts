@@ -57,6 +57,8 @@ export interface TypeState {
   lastNack: NackRecord | undefined;
   /** When the oldest unsent change reached the hub. */
   changeAt: number | undefined;
+  /** Responses written since the last ACK/NACK (instrumentation: must never exceed 1). */
+  unacked: number;
 }
 
 export function newTypeState(type: ResourceType, wireTypeUrl: string): TypeState {
@@ -78,6 +80,7 @@ export function newTypeState(type: ResourceType, wireTypeUrl: string): TypeState
     forceAll: false,
     lastNack: undefined,
     changeAt: undefined,
+    unacked: 0,
   };
 }
 
@@ -110,6 +113,7 @@ export function commitAck(st: TypeState): void {
     for (const name of [...st.acked.keys()]) if (!p.sent.has(name)) st.acked.delete(name);
   }
   st.pending = undefined;
+  st.unacked = 0;
 }
 
 /** The client rejected the pending response: keep its last good state, remember what it refused. */
@@ -118,4 +122,5 @@ export function recordNack(st: TypeState, nack: NackRecord): void {
   if (p) for (const [name, version] of p.sent) if (version !== null) st.rejected.set(name, version);
   st.lastNack = nack;
   st.pending = undefined;
+  st.unacked = 0;
 }

@@ -47,8 +47,8 @@ export class XdsStream {
   readonly openedAt = new Date();
   node: XdsNode | undefined;
   readonly types = new Map<V3TypeUrl, TypeState>();
-  /** Instrumentation: responses written, and the most un-ACKed responses of one type ever outstanding (≤ 1). */
-  readonly stats = { responses: 0, heartbeats: 0, maxPendingPerType: 0, blockedWrites: 0 };
+  /** Instrumentation: responses written, the most un-ACKed responses of one type ever outstanding (must be ≤ 1), writes that hit backpressure. */
+  readonly stats = { responses: 0, heartbeats: 0, maxUnackedPerType: 0, blockedWrites: 0 };
   private blocked = false;
   private closed = false;
   private nonceSeq = 0;
@@ -286,7 +286,8 @@ export class XdsStream {
     if (!heartbeat && this.variant === 'sotw') st.lastSentVersion = out.pending.version;
     const ok = this.call.write(withNonce(out.body, nonce));
     this.stats.responses++;
-    this.stats.maxPendingPerType = Math.max(this.stats.maxPendingPerType, 1);
+    st.unacked++;
+    this.stats.maxUnackedPerType = Math.max(this.stats.maxUnackedPerType, st.unacked);
     const labels = { type: st.type.short, variant: this.variant };
     if (heartbeat) {
       this.stats.heartbeats++;

@@ -61,8 +61,11 @@ export class TestProvider implements ResourceProvider {
   /** Names left out of the wildcard set (like API listeners). */
   readonly notWildcard = new Set<string>();
   private readonly listeners = new Set<(c: readonly ResourceChange[]) => void>();
+  /** Called on every get: lets a test await the moment the server computes a response. */
+  onGet: ((typeUrl: string) => void) | undefined;
 
   get(typeUrl: string, _node: XdsNode): ResourceSet {
+    this.onGet?.(typeUrl);
     const byName = this.byType.get(typeUrl) ?? new Map<string, XdsResource>();
     const wildcard = new Set([...byName.keys()].filter((n) => !this.notWildcard.has(n)));
     return { byName, wildcard };

@@ -1,0 +1,97 @@
+// Small pure pieces: wildcard rule, token bucket, framing, the proto loader,
+// and the service table against the protos it claims to implement.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { encodeResource, envoyRoot, lookupType } from '../../../src/xds/envoy-proto';
+import { isHubError } from '../../../src/errors';
+import { tokenBucket } from '../../../src/xds/rate-limit';
+import { Clusters, Endpoints, Listeners } from '../../../src/xds/resource-types';
+import { XDS_METHODS } from '../../../src/xds/services';
+import { applyDeltaChange, applySotwNames, newSubscription } from '../../../src/xds/subscription';
+import { TypeUrl } from '../../../src/xds/type-urls';
+import { v2Root } from '../../../src/xds/v2-proto';
+import { anyOf, sotwBody, withNonce } from '../../../src/xds/wire';
+import { cluster } from './helpers/fixtures';
+
+const state = (s: { wildcard: boolean; names: Set<string> }) => ({ wildcard: s.wildcard, names: [...s.names].sort() });
+
+test('X-SUB-3 (unit): SotW legacy wildcard sequence', () => {
+  const sub = newSubscription();
+  applySotwNames(sub, Listeners, []);
+  assert.deepEqual(state(sub), { wildcard: true, names: [] });
+  applySotwNames(sub, Listeners, ['*', 'A']);
+  assert.deepEqual(state(sub), { wildcard: true, names: ['A'] });
+  applySotwNames(sub, Listeners, ['A']);
+  assert.deepEqual(state(sub), { wildcard: false, names: ['A'] });
+  applySotwNames(sub, Listeners, []);
+  assert.deepEqual(state(sub), { wildcard: false, names: [] });
+  const eds = newSubscription();
+  applySotwNames(eds, Endpoints, []);
+  assert.equal(eds.wildcard, false, 'EDS has no wildcard');
+});
+
+test('X-SUB-3 (unit): Delta legacy wildcard sequence', () => {
+  const sub = newSubscription();
+  applyDeltaChange(sub, Clusters, [], [], true);
+  assert.deepEqual(state(sub), { wildcard: true, names: [] });
+  applyDeltaChange(sub, Clusters, ['A'], [], false);
+  assert.deepEqual(state(sub), { wildcard: true, names: ['A'] });
+  applyDeltaChange(sub, Clusters, [], ['*'], false);
+  assert.deepEqual(state(sub), { wildcard: false, names: ['A'] });
+  applyDeltaChange(sub, Clusters, [], ['A'], false);
+  assert.deepEqual(state(sub), { wildcard: false, names: [] });
+  const named = newSubscription();
+  applyDeltaChange(named, Clusters, ['A'], [], true);
+  assert.equal(named.wildcard, false, 'a first request with names is not wildcard');
+});
+
+test('token bucket: burst of one second, refilled over time, 0 means unlimited', () => {
+  let now = 0;
+  const b = tokenBucket(2, () => now);
+  assert.deepEqual([b.tryTake(), b.tryTake(), b.tryTake()], [true, true, false]);
+  now = 500;
+  assert.deepEqual([b.tryTake(), b.tryTake()], [true, false]);
+  const free = tokenBucket(0);
+  assert.ok(Array.from({ length: 1000 }, () => free.tryTake()).every(Boolean));
+});
+
+test('framing: a shared body plus a nonce decodes like a normally encoded DiscoveryResponse', () => {
+  const c = cluster('c1');
+  const body = sotwBody('v1', TypeUrl.Cluster, [{ res: c, wrap: false }]);
+  const Res = lookupType('envoy.service.discovery.v3.DiscoveryResponse');
+  const framed = Res.toObject(Res.decode(withNonce(body, 'n-1')), { longs: String });
+  const normal = Res.toObject(
+    Res.decode(Res.encode(Res.fromObject({ versionInfo: 'v1', typeUrl: TypeUrl.Cluster, nonce: 'n-1', resources: [{ type_url: TypeUrl.Cluster, value: c.encoded }] })).finish()),
+    { longs: String },
+  );
+  assert.deepEqual(framed, normal);
+  assert.equal(anyOf(c, TypeUrl.Cluster), anyOf(c, TypeUrl.Cluster), 'the Any is built once per resource and type URL');
+});
+
+test('encodeResource accepts snake_case and camelCase and names an unknown field', () => {
+  const a = encodeResource('envoy.config.cluster.v3.Cluster', { name: 'x', connect_timeout: { seconds: 1 } });
+  const b = encodeResource('envoy.config.cluster.v3.Cluster', { name: 'x', connectTimeout: { seconds: 1 } });
+  assert.deepEqual(a, b);
+  const od = encodeResource('envoy.config.cluster.v3.Cluster', { name: 'x', outlier_detection: { enforcing_consecutive_5xx: { value: 10 } } });
+  assert.ok(od.length > 3);
+  assert.throws(
+    () => encodeResource('envoy.config.cluster.v3.Cluster', { name: 'x', eds_cluster_config: { eds_confg: {} } }),
+    (e: unknown) => isHubError(e, 'INVALID_ARGUMENT') && e.field === 'eds_cluster_config.eds_confg',
+  );
+  assert.throws(
+    () => encodeResource('envoy.config.listener.v3.Listener', { api_listener: { api_listener: { '@type': 'type.googleapis.com/no.Such' } } }),
+    (e: unknown) => isHubError(e) && e.field === 'api_listener.api_listener.@type',
+  );
+  assert.equal(envoyRoot(), envoyRoot(), 'loaded once');
+});
+
+test('every served method exists in the v3 upstream protos or the project v2 protos', () => {
+  for (const m of XDS_METHODS) {
+    const root = m.api === 'v3' ? envoyRoot() : v2Root();
+    const svc = root.lookupService(m.service);
+    const method = svc.methods[m.name];
+    assert.ok(method, `${m.service}/${m.name}`);
+    assert.equal(!!method.requestStream, m.kind !== 'fetch');
+  }
+  assert.equal(XDS_METHODS.length, 2 * 3 + 4 * 2 * 3);
+});
