@@ -17,15 +17,32 @@ export interface GroupCommitter {
 }
 
 /** `commit` gets every payload of the batch in submission order and returns the index of the first one. */
-export function createGroupCommitter(commit: (payloads: readonly string[]) => Promise<bigint> | bigint): GroupCommitter {
+/**
+ * `maxBatch` caps the payloads of one commit (whole appends only; one larger append
+ * still commits alone), so a burst cannot hold a store shared with other hubs for long.
+ */
+export function createGroupCommitter(
+  commit: (payloads: readonly string[]) => Promise<bigint> | bigint,
+  maxBatch = Infinity,
+): GroupCommitter {
   let queue: PendingAppend[] = [];
   let scheduled: NodeJS.Immediate | undefined;
   let running: Promise<void> = Promise.resolve();
 
+  function takeBatch(): PendingAppend[] {
+    let count = 0;
+    let taken = 0;
+    while (taken < queue.length && (taken === 0 || count + queue[taken]!.payloads.length <= maxBatch)) {
+      count += queue[taken]!.payloads.length;
+      taken++;
+    }
+    return queue.splice(0, taken);
+  }
+
   async function flush(): Promise<void> {
     scheduled = undefined;
-    const batch = queue;
-    queue = [];
+    const batch = takeBatch();
+    if (queue.length > 0) scheduled = setImmediate(runFlush); // the rest goes in the next commit
     if (batch.length === 0) return;
     const all: string[] = [];
     for (const p of batch) for (const payload of p.payloads) all.push(payload);
@@ -44,7 +61,9 @@ export function createGroupCommitter(commit: (payloads: readonly string[]) => Pr
   }
 
   // Commits run one after another: a slow commit collects the next batch meanwhile.
-  const runFlush = () => (running = running.then(flush));
+  function runFlush(): Promise<void> {
+    return (running = running.then(flush));
+  }
 
   return {
     submit(payloads) {
@@ -53,12 +72,14 @@ export function createGroupCommitter(commit: (payloads: readonly string[]) => Pr
         scheduled ??= setImmediate(runFlush);
       });
     },
-    flushNow() {
-      if (scheduled !== undefined) {
-        clearImmediate(scheduled);
-        scheduled = undefined;
-      }
-      return runFlush();
+    async flushNow() {
+      do {
+        if (scheduled !== undefined) {
+          clearImmediate(scheduled);
+          scheduled = undefined;
+        }
+        await runFlush();
+      } while (queue.length > 0);
     },
   };
 }

@@ -26,6 +26,9 @@ export interface RedisLogOptions {
   keyPrefix?: string;
 }
 
+/** Payloads per append script: a script blocks the Redis server (and every other hub) while it runs. */
+const MAX_SCRIPT_BATCH = 2_000;
+
 interface Scripts {
   xdshubAppend(counter: string, stream: string, snap: string, ...payloads: string[]): Promise<string>;
   xdshubCompact(counter: string, stream: string, snap: string, index: string, state: string, cut: string): Promise<'OK'>;
@@ -81,7 +84,7 @@ export function createRedisLog(options: RedisLogOptions): Log {
     } catch (err) {
       throw redisFailure('append', err);
     }
-  });
+  }, MAX_SCRIPT_BATCH);
 
   async function bounds(): Promise<{ first: bigint; last: bigint }> {
     const [headId, lastText] = await scripts.xdshubBounds(...keys);

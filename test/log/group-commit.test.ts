@@ -75,3 +75,20 @@ test('flushNow commits what is queued without waiting for the next turn', async 
   assert.deepEqual(store.commits, [['a']]);
   assert.deepEqual(await pending, [1n]);
 });
+
+test('maxBatch splits a burst into several commits of whole appends, in order', async () => {
+  const store = recordingStore();
+  const gc = createGroupCommitter(store.commit, 3);
+  const results = await Promise.all([gc.submit(['a', 'b']), gc.submit(['c']), gc.submit(['d', 'e']), gc.submit(['f', 'g', 'h', 'i'])]);
+  assert.deepEqual(store.commits, [['a', 'b', 'c'], ['d', 'e'], ['f', 'g', 'h', 'i']]);
+  assert.deepEqual(results, [[1n, 2n], [3n], [4n, 5n], [6n, 7n, 8n, 9n]]);
+});
+
+test('flushNow drains every queued batch', async () => {
+  const store = recordingStore();
+  const gc = createGroupCommitter(store.commit, 1);
+  const pending = [gc.submit(['a']), gc.submit(['b']), gc.submit(['c'])];
+  await gc.flushNow();
+  assert.deepEqual(store.commits, [['a'], ['b'], ['c']]);
+  assert.deepEqual(await Promise.all(pending), [[1n], [2n], [3n]]);
+});

@@ -69,6 +69,22 @@ describe('redis log: several hubs on one log', () => {
     }
   });
 
+  test('a burst larger than one script batch still gets contiguous blocks per call', async () => {
+    const log = createRedisLog({ url: redis.url, keyPrefix: freshPrefix() });
+    try {
+      // 10 × 700 = 7,000 payloads in one turn: split over several scripts, never inside a call.
+      const calls = Array.from({ length: 10 }, (_, c) => Array.from({ length: 700 }, (_, i) => `c${c}-${i}`));
+      const results = await Promise.all(calls.map((p) => log.append(p)));
+      results.forEach((r) => r.forEach((ix, i) => assert.equal(ix, r[0]! + BigInt(i))));
+      assert.deepEqual(results.map((r) => r[0]), Array.from({ length: 10 }, (_, c) => BigInt(c * 700 + 1)));
+      const stored = await log.read(1n);
+      assert.equal(stored.length, 7_000);
+      assert.equal(stored[6_999]!.payload, 'c9-699');
+    } finally {
+      await log.close();
+    }
+  });
+
   test("a tail on one instance sees another instance's appends, in order", async () => {
     const keyPrefix = freshPrefix();
     const writer = createRedisLog({ url: redis.url, keyPrefix });
