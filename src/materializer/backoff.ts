@@ -43,7 +43,10 @@ export function createBackoff(options: BackoffOptions = {}): Backoff {
   };
 }
 
-/** Resolves after `ms`, or at once when `signal` aborts. The timer does not hold the process open. */
+/**
+ * Resolves after `ms`, or at once when `signal` aborts. The timer holds the
+ * process open on purpose: a running materializer is live work; stop it to exit.
+ */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   if (ms <= 0 || signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
@@ -53,7 +56,6 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
       resolve();
     };
     const timer = setTimeout(done, ms);
-    timer.unref();
     signal.addEventListener('abort', done, { once: true });
   });
 }
