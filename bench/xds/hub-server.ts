@@ -1,6 +1,8 @@
 // Bench server process, hub mode: memory log → catalog → views → catalog xDS
 // provider → xDS server, with S services of one instance each. A change
 // re-registers one instance on a new port; t0 is when the write is acknowledged.
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
 import { createCatalog } from '../../src/catalog/index';
@@ -37,6 +39,24 @@ const serviceOf = (i: number, port: number): ServiceInput => ({
   EnableTagOverride: false,
 });
 
+// XDS_BENCH_PROFILE=<file.cpuprofile>: CPU profile of the change rounds only (not connect/sync).
+const profileTo = process.env['XDS_BENCH_PROFILE'];
+const session = new Session();
+let profiling = false;
+function startProfile(): void {
+  profiling = true;
+  session.connect();
+  session.post('Profiler.enable', () => session.post('Profiler.start'));
+}
+function stopProfile(): Promise<void> {
+  return new Promise((resolve) =>
+    session.post('Profiler.stop', (err, result) => {
+      if (!err) writeFileSync(profileTo!, JSON.stringify(result.profile));
+      resolve();
+    }),
+  );
+}
+
 async function main() {
   const log = createMemoryLog();
   const catalog = await createCatalog({ log, logger });
@@ -71,12 +91,14 @@ async function main() {
       const cpu = process.cpuUsage();
       send({ kind: 'stats', rss: mem.rss, heapUsed: mem.heapUsed, cpuUserUs: cpu.user, cpuSystemUs: cpu.system, streams: xds.streams().length });
     } else if (m.cmd === 'change') {
+      if (profileTo && !profiling) startProfile();
       const next = (ports.get(m.service) ?? 8080) + 1;
       ports.set(m.service, next);
       const result = await catalog.submit({ type: 'register', node: nodeOf(m.service), service: serviceOf(m.service, next), checks: [], skipNodeUpdate: true });
       if (!result.ok) throw new Error(`change failed: ${JSON.stringify(result.error)}`);
       send({ kind: 'changed', t0: now(), round: m.round, name: `svc-${m.service}` });
     } else if (m.cmd === 'exit') {
+      if (profiling) await stopProfile();
       xds.close();
       provider.close();
       views.close();
