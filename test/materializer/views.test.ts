@@ -1,0 +1,124 @@
+// Views: filters, ordering, folding, reset, and the immutability of results.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { HubError } from '../../src/errors';
+import { configEntriesView } from '../../src/materializer/views/config-entries';
+import { healthView } from '../../src/materializer/views/health';
+import { serviceListView } from '../../src/materializer/views/service-list';
+import { config, csn, health, isDeepFrozen, resolver, serviceName } from './fixtures';
+
+const ids = (r: readonly { Node: { Node: string }; Service: { ID: string } }[]) => r.map((c) => `${c.Node.Node}/${c.Service.ID}`);
+
+describe('health view', () => {
+  test('sorts by node then service ID, upserts and deletes', () => {
+    const v = healthView({ service: 'web' });
+    v.update([
+      health(1, 'register', csn('web', 'b', 'n2')),
+      health(1, 'register', csn('web', 'a', 'n2')),
+      health(1, 'register', csn('web', 'z', 'n1')),
+    ]);
+    assert.deepEqual(ids(v.result(1n)), ['n1/z', 'n2/a', 'n2/b']);
+    v.update([health(2, 'register', csn('web', 'a', 'n2', { port: 9 })), health(2, 'deregister', csn('web', 'z', 'n1'))]);
+    const r = v.result(2n);
+    assert.deepEqual(ids(r), ['n2/a', 'n2/b']);
+    assert.equal(r[0]!.Service.Port, 9);
+  });
+
+  test('tags are all required and compared case-insensitively; a register that stops matching deletes', () => {
+    const v = healthView({ service: 'web', tags: ['Primary', 'v1'] });
+    v.update([
+      health(1, 'register', csn('web', 'a', 'n1', { tags: ['primary', 'V1', 'extra'] })),
+      health(1, 'register', csn('web', 'b', 'n1', { tags: ['primary'] })),
+    ]);
+    assert.deepEqual(ids(v.result(1n)), ['n1/a']);
+    v.update([health(2, 'register', csn('web', 'a', 'n1', { tags: ['v1'] }))]);
+    assert.deepEqual(ids(v.result(2n)), [], 'stale member dropped (Consul #12640)');
+  });
+
+  test('passingOnly keeps instances whose checks all pass', () => {
+    const v = healthView({ service: 'web', passingOnly: true });
+    v.update([
+      health(1, 'register', csn('web', 'a', 'n1')),
+      health(1, 'register', csn('web', 'b', 'n1', { status: 'warning' })),
+      health(1, 'register', csn('web', 'c', 'n1', { status: 'critical' })),
+    ]);
+    assert.deepEqual(ids(v.result(1n)), ['n1/a']);
+    v.update([health(2, 'register', csn('web', 'a', 'n1', { status: 'critical' })), health(2, 'register', csn('web', 'b', 'n1'))]);
+    assert.deepEqual(ids(v.result(2n)), ['n1/b']);
+  });
+
+  test('a service of another name on the same subject (case differs) is not in the view', () => {
+    const v = healthView({ service: 'web' });
+    v.update([health(1, 'register', csn('Web', 'a', 'n1')), health(1, 'register', csn('web', 'b', 'n1'))]);
+    assert.deepEqual(ids(v.result(1n)), ['n1/b']);
+  });
+
+  test('set then delete of one key inside one delivery leaves nothing', () => {
+    const v = healthView({ service: 'web' });
+    v.update([health(1, 'register', csn('web', 'a', 'n1')), health(1, 'deregister', csn('web', 'a', 'n1'))]);
+    assert.deepEqual(v.result(1n), []);
+  });
+
+  test('results are deeply frozen, shared per index, and never change when the view moves on or resets', () => {
+    const v = healthView({ service: 'web' });
+    const input = csn('web', 'a', 'n1');
+    v.update([health(1, 'register', input)]);
+    const r1 = v.result(1n);
+    assert.equal(v.result(1n), r1, 'one render per index');
+    assert.ok(isDeepFrozen(r1));
+    const copy = structuredClone(r1);
+    v.update([health(2, 'register', csn('web', 'a', 'n1', { port: 1 })), health(2, 'register', csn('web', 'b', 'n1'))]);
+    v.update([health(3, 'deregister', csn('web', 'a', 'n1'))]);
+    v.reset();
+    assert.deepEqual(r1, copy);
+    assert.deepEqual(v.result(4n), []);
+    assert.throws(() => (r1 as unknown as unknown[]).push(1), TypeError);
+    assert.throws(() => {
+      (r1[0]!.Service as { Port: number }).Port = 1;
+    }, TypeError);
+  });
+
+  test('an event of another type is refused', () => {
+    const v = healthView({ service: 'web' });
+    assert.throws(() => v.update([serviceName(1, 'register', 'web')]), (e: unknown) => e instanceof HubError && e.code === 'INTERNAL');
+  });
+
+  test('a 1,000-instance view folded one event at a time matches a fold of all at once', () => {
+    const one = healthView({ service: 'web' });
+    const all = healthView({ service: 'web' });
+    const events = Array.from({ length: 1000 }, (_, i) => health(i + 1, 'register', csn('web', `s${i % 7}`, `node-${i}`)));
+    for (const e of events) one.update([e]);
+    all.update(events);
+    assert.deepEqual(one.result(1000n), all.result(1000n));
+    assert.equal(one.result(1000n).length, 1000);
+  });
+});
+
+describe('config entries view', () => {
+  test('wildcard: every entry of the kind, sorted by name; deletes remove', () => {
+    const v = configEntriesView({ kind: 'service-resolver' });
+    v.update([config(1, 'upsert', resolver('web', 1)), config(1, 'upsert', resolver('api', 1))]);
+    assert.deepEqual(v.result(1n).map((e) => e.Name), ['api', 'web']);
+    v.update([config(2, 'delete', resolver('api', 1))]);
+    assert.deepEqual(v.result(2n).map((e) => e.Name), ['web']);
+    assert.ok(isDeepFrozen(v.result(2n)));
+  });
+
+  test('named: only that entry', () => {
+    const v = configEntriesView({ kind: 'service-resolver', name: 'web' });
+    v.update([config(1, 'upsert', resolver('web', 1, { DefaultSubset: 'v2' })), config(1, 'upsert', resolver('api', 1))]);
+    assert.deepEqual(v.result(1n), [resolver('web', 1, { DefaultSubset: 'v2' })]);
+  });
+});
+
+describe('service list view', () => {
+  test('register adds a name, deregister removes it, sorted by name', () => {
+    const v = serviceListView();
+    v.update([serviceName(1, 'register', 'web'), serviceName(1, 'register', 'api'), serviceName(1, 'register', 'db')]);
+    assert.deepEqual(v.result(1n).map((s) => s.Name), ['api', 'db', 'web']);
+    v.update([serviceName(2, 'deregister', 'db')]);
+    assert.deepEqual(v.result(2n).map((s) => s.Name), ['api', 'web']);
+    v.reset();
+    assert.deepEqual(v.result(0n), []);
+  });
+});
