@@ -1,11 +1,12 @@
 // Ingest bench: acknowledged writes/s and latency for single catalog
 // registrations (memory and SQLite) and for /v1/txn batches, over real
-// sockets. The hub runs in this process; the load comes from a worker thread
-// (its own event loop, plain JS) with keep-alive connections, so the client does not
+// sockets. The hub runs in this process; the load comes from a child process
+// (a separate process) with keep-alive connections, so the client does not
 // steal the hub's loop.
 //   node --import tsx bench/ingest.ts [--seconds 5] [--concurrency 64] [--batch 64]
 import { parseArgs } from 'node:util';
-import { Worker } from 'node:worker_threads';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -31,13 +32,13 @@ interface LoadResult {
 }
 
 /**
- * The load generator, run in a worker thread as plain JavaScript (a worker
- * cannot load this .ts file itself): `concurrency` clients over keep-alive
+ * The load generator, run as a separate plain-JavaScript process so the hub's
+ * CPU time can be measured on its own: `concurrency` clients over keep-alive
  * connections, each sending its next request when the previous one is answered.
  */
 const LOAD_WORKER = `
 const { Agent, request } = require('node:http');
-const { parentPort, workerData: spec } = require('node:worker_threads');
+const spec = JSON.parse(process.env.XDSHUB_BENCH_SPEC);
 const agent = new Agent({ keepAlive: true, maxSockets: spec.concurrency });
 const path = spec.mode === 'single' ? '/v1/catalog/register' : '/v1/txn';
 function body(client, n) {
@@ -75,9 +76,14 @@ function send(payload) {
     }
   }));
   agent.destroy();
-  parentPort.postMessage({ requests, failures, latenciesMs: latencies, elapsedMs: spec.durationMs });
+  process.stdout.write(JSON.stringify({ requests, failures, latenciesMs: latencies, elapsedMs: spec.durationMs }) + '\\n');
 })();
 `;
+
+/** Requests sent over the whole run (warm-up included), estimated from the measured rate. */
+function totalRequests(result: LoadResult, spec: LoadSpec): number {
+  return Math.max(1, (result.requests * (spec.warmupMs + spec.durationMs)) / spec.durationMs);
+}
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -89,13 +95,18 @@ async function scenario(name: string, store: StoreConfig, spec: Omit<LoadSpec, '
   const config: Config = { ...DEFAULTS, store, dataDir, httpPort: 0, grpcPort: 0, logLevel: 'silent', nodeName: 'bench', compactEvery: 0 };
   const hub = await createHub(config, createLogger('silent'));
   try {
-    const workerData: LoadSpec = { ...spec, port: hub.httpPort, tag: name.replace(/\W/g, '') };
-    const worker = new Worker(LOAD_WORKER, { eval: true, workerData });
-    const result = await new Promise<LoadResult>((resolve, reject) => {
-      worker.once('message', resolve);
-      worker.once('error', reject);
+    const load: LoadSpec = { ...spec, port: hub.httpPort, tag: name.replace(/\W/g, '') };
+    const cpuBefore = process.cpuUsage();
+    const child = spawn(process.execPath, ['-e', LOAD_WORKER], {
+      env: { ...process.env, XDSHUB_BENCH_SPEC: JSON.stringify(load) },
+      stdio: ['ignore', 'pipe', 'inherit'],
     });
-    await worker.terminate();
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    if (code !== 0) throw new Error(`load generator exited with ${code}`);
+    const cpu = process.cpuUsage(cpuBefore);
+    const result = JSON.parse(out) as LoadResult;
     const sorted = result.latenciesMs.sort((a, b) => a - b);
     const perRequest = spec.mode === 'txn' ? spec.batch : 1;
     const seconds = result.elapsedMs / 1000;
@@ -108,6 +119,9 @@ async function scenario(name: string, store: StoreConfig, spec: Omit<LoadSpec, '
       'p50 ms': Number(percentile(sorted, 50).toFixed(2)),
       'p99 ms': Number(percentile(sorted, 99).toFixed(2)),
       failures: result.failures,
+      // The hub's own CPU per acknowledged write, warm-up included: a figure that
+      // does not depend on how busy the rest of the machine is.
+      'hub CPU µs/write': Math.round((cpu.user + cpu.system) / (totalRequests(result, load) * perRequest)),
     };
   } finally {
     await hub.close();

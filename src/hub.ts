@@ -67,29 +67,49 @@ function hostForUrl(bind: string): string {
 export async function createHub(config: Config, logger: pino.Logger, options: HubOptions = {}): Promise<Hub> {
   let state: HubState = 'STARTING';
   const metrics = createMetrics();
-  const log = await openLog(config.store, config.dataDir);
-  const catalog = await createCatalog({
-    log,
-    logger: logger.child({ module: 'catalog' }),
-    compactEvery: config.compactEvery,
-    compactKeepTail: config.compactKeepTail,
-  });
-  metrics.setIndexSource(() => catalog.lastIndex());
-  const ttl = startTtlScheduler({ catalog, logger: logger.child({ module: 'ttl' }), nodeName: config.nodeName });
+  // What started so far, undone in reverse if a later step fails (e.g. a port in use).
+  const undo: Array<() => unknown> = [];
+  const unwind = async () => {
+    for (const step of undo.reverse()) await Promise.resolve(step()).catch(() => undefined);
+  };
+  let log: Log, catalog: Catalog, ttl: { stop(): void }, grpcServer: grpc.Server, http: FastifyInstance;
+  let detachGrpc: void | (() => void | Promise<void>);
+  let grpcPort: number, httpPort: number;
+  const effective: Config = { ...config };
+  try {
+    log = await openLog(config.store, config.dataDir);
+    undo.push(() => log.close());
+    catalog = await createCatalog({
+      log,
+      logger: logger.child({ module: 'catalog' }),
+      compactEvery: config.compactEvery,
+      compactKeepTail: config.compactKeepTail,
+    });
+    undo.push(() => catalog.close());
+    metrics.setIndexSource(() => catalog.lastIndex());
+    ttl = startTtlScheduler({ catalog, logger: logger.child({ module: 'ttl' }), nodeName: config.nodeName });
+    undo.push(() => ttl.stop());
 
-  const grpcServer = new grpc.Server({ 'grpc.keepalive_permit_without_calls': 1 });
-  // ── gRPC services are added here, before bind (Subscribe, xDS). ──
-  const detachGrpc = options.attachGrpc?.(grpcServer, { catalog, config, logger, metrics });
-  const grpcHost = config.bind.includes(':') ? `[${config.bind}]` : config.bind;
-  const grpcPort = await bindGrpc(grpcServer, `${grpcHost}:${config.grpcPort}`);
+    grpcServer = new grpc.Server({ 'grpc.keepalive_permit_without_calls': 1 });
+    // ── gRPC services are added here, before bind (Subscribe, xDS). ──
+    detachGrpc = options.attachGrpc?.(grpcServer, { catalog, config, logger, metrics });
+    undo.push(() => detachGrpc?.());
+    const grpcHost = config.bind.includes(':') ? `[${config.bind}]` : config.bind;
+    grpcPort = await bindGrpc(grpcServer, `${grpcHost}:${config.grpcPort}`);
+    undo.push(() => grpcServer.forceShutdown());
 
-  // The HTTP app reports the ports the hub really has (status/leader, agent/self).
-  const effective: Config = { ...config, grpcPort };
-  const http = buildHttpApp({ catalog, config: effective, logger, metrics });
-  await http.listen({ host: config.bind, port: config.httpPort });
-  const address = http.server.address();
-  const httpPort = typeof address === 'object' && address ? address.port : config.httpPort;
-  effective.httpPort = httpPort;
+    // The HTTP app reports the ports the hub really has (status/leader, agent/self).
+    effective.grpcPort = grpcPort;
+    http = buildHttpApp({ catalog, config: effective, logger, metrics });
+    undo.push(() => http.close());
+    await http.listen({ host: config.bind, port: config.httpPort });
+    const address = http.server.address();
+    httpPort = typeof address === 'object' && address ? address.port : config.httpPort;
+    effective.httpPort = httpPort;
+  } catch (err) {
+    await unwind();
+    throw err;
+  }
   state = 'RUNNING';
 
   let closing: Promise<void> | undefined;

@@ -40,19 +40,21 @@ export function buildHttpApp(deps: HttpDeps): FastifyInstance {
 
   installErrorHandler(app);
 
-  app.addHook('onSend', async (_req, reply, payload) => {
+  // Callback-style hooks: they run on every request, and skip a promise each.
+  app.addHook('onSend', (_req, reply, payload, done) => {
     if (!reply.hasHeader('X-Consul-Index')) reply.header('X-Consul-Index', String(deps.catalog.lastIndex()));
     reply.header('X-Consul-KnownLeader', 'true');
     reply.header('X-Consul-LastContact', '0');
-    return payload;
+    done(null, payload);
   });
 
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     deps.metrics.httpRequests.inc({
       method: req.method,
       route: req.routeOptions.url ?? 'unmatched',
       status: String(reply.statusCode),
     });
+    done();
   });
 
   // Blocking queries answer with their current data instead of holding shutdown.

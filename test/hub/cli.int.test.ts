@@ -52,3 +52,15 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     assert.equal(await hub.stop(signal), 0, hub.stderr());
   });
 }
+
+test('serve fails with exit 1 and a message when its HTTP port is taken', async () => {
+  const first = await spawnHub(['--store', 'memory', '--http-port', '0', '--grpc-port', '0']);
+  try {
+    const port = new URL(first.httpUrl).port;
+    const second = xdshub(['serve', '--store', 'memory', '--http-port', port, '--grpc-port', '0'], { XDSHUB_LOG_LEVEL: 'silent' });
+    assert.equal(second.status, 1, second.stderr);
+    assert.match(second.stderr, /EADDRINUSE/);
+  } finally {
+    assert.equal(await first.stop('SIGTERM'), 0);
+  }
+});
