@@ -17,6 +17,11 @@ const CONFIG_KIND: Record<ConfigEntryKind, { kind: string; member: string }> = {
   'http-route': { kind: 'KindHTTPRoute', member: 'HTTPRoute' },
 };
 
+/** Op is written only when it is not the proto3 default (Register / Upsert = 0), as Go's encoder does. */
+function op(nonDefault: boolean, name: string): { Op?: string } {
+  return nonDefault ? { Op: name } : {};
+}
+
 export interface EventEncoder {
   /** The encoded Event for an item; the same Buffer for the same item object. */
   encode(item: StreamItem): Buffer;
@@ -35,11 +40,11 @@ export function createEventEncoder(proto: SubscribeProto = loadSubscribeProto())
     const p = e.payload;
     switch (p.type) {
       case 'service-health':
-        return { Index, ServiceHealth: { Op: p.op === 'register' ? 'Register' : 'Deregister', CheckServiceNode: convertMessage(CSN, p.csn) } };
+        return { Index, ServiceHealth: { ...op(p.op === 'deregister', 'Deregister'), CheckServiceNode: convertMessage(CSN, p.csn) } };
       case 'config-entry':
-        return { Index, ConfigEntry: { Op: p.op === 'upsert' ? 'Upsert' : 'Delete', ConfigEntry: configEntryObject(p.entry) } };
+        return { Index, ConfigEntry: { ...op(p.op === 'delete', 'Delete'), ConfigEntry: configEntryObject(p.entry) } };
       case 'service-list':
-        return { Index, Service: { Op: p.op === 'register' ? 'Register' : 'Deregister', Name: p.name, EnterpriseMeta: { Namespace: p.namespace, Partition: p.partition } } };
+        return { Index, Service: { ...op(p.op === 'deregister', 'Deregister'), Name: p.name, EnterpriseMeta: { Namespace: p.namespace, Partition: p.partition } } };
     }
   }
 

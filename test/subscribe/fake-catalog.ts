@@ -18,7 +18,12 @@ export function csn(service: string, id: string, node = 'node1', index = 1): Che
       Kind: '', ID: id, Service: service, Tags: [], Address: '', TaggedAddresses: {}, Meta: {}, Port: 8080,
       Weights: { Passing: 1, Warning: 1 }, EnableTagOverride: false, CreateIndex: index, ModifyIndex: index,
     },
-    Checks: [],
+    Checks: [
+      {
+        Node: node, CheckID: `service:${id}`, Name: 'alive', Status: 'passing', Notes: '', Output: 'ok', ServiceID: id, ServiceName: service,
+        ServiceTags: [], Type: 'ttl', Interval: '', Timeout: '', Definition: { TTL: '30s' }, CreateIndex: index, ModifyIndex: index,
+      },
+    ],
   };
 }
 

@@ -20,7 +20,7 @@ export async function startSubscribeServer(publisher: Publisher): Promise<{ serv
   return {
     server,
     address: `127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())).then(() => server.forceShutdown()),
+    close: async () => server.forceShutdown(), // open streams would keep tryShutdown waiting
   };
 }
 
