@@ -1,5 +1,8 @@
 // Publishes a draft into the tables: node records, the service-name index,
 // blocking-query indexes, and the entry's events (health, service list, config).
+// Per-key indexes of deleted keys are dropped (no tombstones to grow with churn):
+// a read of a deleted key falls back to a table index that the deletion itself
+// moved, so indexes never go back and a deletion is always seen.
 import type { CheckRef } from './catalog';
 import { configEvents, healthEvents, serviceListEvent } from './events';
 import type { Draft, NodeChange, NodeRecord, Tables } from './tables';
@@ -83,13 +86,19 @@ export function commit(tables: Tables, draft: Draft, index: bigint): { events: C
       set.add(key2(name, s.ID));
     }
     if (after) tables.nodes.set(name, after);
-    else tables.nodes.delete(name);
+    else {
+      tables.nodes.delete(name);
+      ix.node.delete(name);
+    }
   }
   const listEvents: CatalogEvent[] = [];
   for (const name of [...countsBefore.keys()].sort(byString)) {
     const was = countsBefore.get(name)!;
     const now = tables.byServiceName.get(name)?.size ?? 0;
-    if (now === 0) tables.byServiceName.delete(name);
+    if (now === 0) {
+      tables.byServiceName.delete(name);
+      ix.service.delete(name);
+    }
     if (was === 0 && now > 0) listEvents.push(serviceListEvent(name, 'register', index));
     if (was > 0 && now === 0) listEvents.push(serviceListEvent(name, 'deregister', index));
   }
@@ -101,7 +110,8 @@ export function commit(tables: Tables, draft: Draft, index: bigint): { events: C
     else tables.configs.delete(key);
     ix.configs = i;
     ix.configKind.set(entry.Kind, i);
-    ix.configEntry.set(key, i);
+    if (after) ix.configEntry.set(key, i);
+    else ix.configEntry.delete(key);
   }
 
   return { events: [...health.events, ...listEvents, ...configEvents(configChanges, index)], ttlTouched };

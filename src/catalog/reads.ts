@@ -73,7 +73,8 @@ export function createReader(tables: () => Tables, lastIndex: () => bigint): Cat
     nodeChecks(name) {
       const t = tables();
       const rec = t.nodes.get(name);
-      return at(t.indexes.node.get(name) ?? t.indexes.checks, rec ? checksOf(rec) : []);
+      // A deleted node moved the nodes table, not necessarily the checks table.
+      return at(t.indexes.node.get(name) ?? Math.max(t.indexes.nodes, t.indexes.checks), rec ? checksOf(rec) : []);
     },
     services() {
       const t = tables();
