@@ -13,6 +13,8 @@ import type { ViewStore } from '../../../src/materializer/types';
 import { createCatalogXdsProvider, type CatalogXdsProvider } from '../../../src/xds/catalog-provider';
 import { createXdsServer, type XdsServer } from '../../../src/xds/server';
 import type { Catalog } from '../../../src/catalog/catalog';
+import { createViewStore, inProcessSource } from '../../../src/materializer/index';
+import { createPublisher } from '../../../src/subscribe/publisher';
 import { catalogViews } from './catalog-views';
 
 export interface XdsHub {
@@ -23,10 +25,27 @@ export interface XdsHub {
   close(): Promise<void>;
 }
 
-/** Views for the provider: the real materializer when it is there, else read from the catalog. */
-type ViewsFactory = (catalog: Catalog, config: Config) => ViewStore;
+/** Views for the provider. */
+type ViewsFactory = (catalog: Catalog, config: Config, logger: pino.Logger) => ViewStore;
 
-export async function startXdsHub(viewsFactory: ViewsFactory = (catalog) => catalogViews(catalog)): Promise<XdsHub> {
+/** As in a hub process: publisher → in-process source → shared view store. */
+export const materializedViews: ViewsFactory = (catalog, config, logger) => {
+  const publisher = createPublisher({ catalog, snapshotCacheTtlMs: config.snapshotCacheTtlMs, logger });
+  const store = createViewStore({ source: inProcessSource(publisher) });
+  return {
+    get: store.get.bind(store),
+    notify: store.notify.bind(store),
+    close() {
+      store.close();
+      publisher.close();
+    },
+  };
+};
+
+/** Straight from the catalog, without the materializer (to tell the two apart when a test fails). */
+export const directViews: ViewsFactory = (catalog) => catalogViews(catalog);
+
+export async function startXdsHub(viewsFactory: ViewsFactory = materializedViews): Promise<XdsHub> {
   const dataDir = mkdtempSync(join(tmpdir(), 'xdshub-e2e-'));
   const config: Config = {
     ...DEFAULTS,
@@ -45,7 +64,7 @@ export async function startXdsHub(viewsFactory: ViewsFactory = (catalog) => cata
   const hub = await createHub(config, logger, {
     grpcGraceMs: 200,
     attachGrpc: (server, { catalog }) => {
-      const views = viewsFactory(catalog, config);
+      const views = viewsFactory(catalog, config, logger);
       provider = createCatalogXdsProvider({ views, config, logger });
       xds = createXdsServer({ provider, config, logger });
       xds.addTo(server);
@@ -61,6 +80,11 @@ export async function startXdsHub(viewsFactory: ViewsFactory = (catalog) => cata
     const res = await fetch(`${hub.httpUrl}${path}`, { method: 'PUT', body: body === undefined ? undefined : JSON.stringify(body) });
     if (!res.ok) throw new Error(`PUT ${path}: ${res.status} ${await res.text()}`);
   };
+  // Known materializer issue (reported): a view subscribed to an empty catalog
+  // reports index 1 for its empty snapshot, so notify() does not deliver the
+  // entry that really has index 1. A first write that touches no watched topic
+  // (a bare node) keeps the tests about xDS, not about that.
+  await put('/v1/catalog/register', { Node: 'e2e-seed', Address: '127.0.0.1' });
   return {
     hub,
     xds: xds!,
