@@ -40,6 +40,15 @@ export async function run(argv: string[], env: Record<string, string | undefined
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
   logger.info({ signal }, 'shutting down');
+  // A second signal while closing means "now": exit without waiting (the log
+  // is the truth; nothing acknowledged is lost).
+  const force = (again: NodeJS.Signals) => {
+    logger.warn({ signal: again }, 'second signal: exiting without finishing shutdown');
+    logger.flush();
+    process.exit(1);
+  };
+  process.once('SIGINT', force);
+  process.once('SIGTERM', force);
   await hub.close();
   logger.flush();
   return 0;
