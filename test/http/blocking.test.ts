@@ -117,3 +117,37 @@ test('closing the app answers blocking queries in flight (over a real socket)', 
   await res.arrayBuffer();
   await closed;
 });
+
+test('a client that disconnects ends its wait (the abort reaches the catalog wait)', async () => {
+  let handedSignal!: (signal: AbortSignal) => void;
+  const signalSeen = new Promise<AbortSignal>((resolve) => (handedSignal = resolve));
+  const catalog = new Proxy(hub.catalog, {
+    get(target, prop, receiver) {
+      if (prop === 'waitForIndex') {
+        return (after: bigint, signal?: AbortSignal) => {
+          if (signal) handedSignal(signal);
+          return target.waitForIndex(after, signal);
+        };
+      }
+      const value = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const app = buildHttpApp({ catalog, config: hub.config, logger: createLogger('silent'), metrics: createMetrics({ defaultMetrics: false }) });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  try {
+    const { port } = app.server.address() as AddressInfo;
+    const index = hub.catalog.services().index;
+    const client = new AbortController();
+    const waiting = fetch(`http://127.0.0.1:${port}/v1/catalog/services?index=${index}&wait=10m`, { signal: client.signal });
+    const signal = await signalSeen;
+    assert.equal(signal.aborted, false);
+    const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    client.abort();
+    await assert.rejects(waiting);
+    await aborted;
+    assert.equal(signal.aborted, true);
+  } finally {
+    await app.close();
+  }
+});
