@@ -67,6 +67,9 @@ async function serveStream(
   try {
     const request = fromWire(call.request, options.datacenter);
     const subscription = options.publisher.subscribe(request, ac.signal);
+    // Response headers go out as soon as the subscription exists, so a client
+    // can tell that every write acknowledged from now on will reach it.
+    call.sendMetadata(new grpc.Metadata());
     // One listener for the stream's life (not one per drain wait).
     subscription.closed?.then((err) => {
       endedBy = err;

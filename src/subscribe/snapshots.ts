@@ -5,6 +5,7 @@
 // becomes one EventBatch when it holds more than one event.
 import type { CatalogReader } from '../catalog/catalog';
 import { SUBJECT_NONE, SUBJECT_WILDCARD, Topic, type CatalogEvent, type CheckServiceNode } from '../catalog/types';
+import { connectSubject } from '../catalog/events';
 import { configKindOf, configSubject } from './subjects';
 import type { StreamItem } from './types';
 
@@ -56,8 +57,8 @@ function configEvents(reader: CatalogReader, topic: Topic, subject: string, inde
 /**
  * Instances whose events carry this subject. Subjects are lower-cased while the
  * reader matches names exactly, so every spelling of the name is gathered. On
- * the Connect topic an instance belongs to a subject when it is Connect-native
- * for it or a connect-proxy whose destination it is (Consul's rules).
+ * the Connect topic an instance belongs to the subject the catalog publishes
+ * its Connect events under (native service, or a proxy's destination).
  */
 function healthInstances(reader: CatalogReader, topic: Topic, subject: string): CheckServiceNode[] {
   const names = new Set(reader.serviceNames().value.map((s) => s.Name));
@@ -66,15 +67,8 @@ function healthInstances(reader: CatalogReader, topic: Topic, subject: string): 
     const sameName = name.toLowerCase() === subject;
     if (topic === Topic.ServiceHealth && !sameName) continue;
     for (const csn of reader.serviceInstances(name).value) {
-      if (topic === Topic.ServiceHealth || connectSubject(csn) === subject) out.push(csn);
+      if (topic === Topic.ServiceHealth || connectSubject(csn.Service) === subject) out.push(csn);
     }
   }
   return out;
-}
-
-function connectSubject(csn: CheckServiceNode): string | undefined {
-  const svc = csn.Service;
-  if (svc.Kind === 'connect-proxy') return svc.Proxy?.DestinationServiceName?.toLowerCase();
-  if (svc.Connect?.Native === true) return svc.Service.toLowerCase();
-  return undefined;
 }

@@ -38,7 +38,9 @@ export class StreamReader<T = Event__Output> {
   private readonly queue: T[] = [];
   private waiter: ((v: T) => void) | undefined;
   readonly status: Promise<grpc.StatusObject>;
+  private readonly headers: Promise<void>;
   constructor(readonly call: grpc.ClientReadableStream<T>) {
+    this.headers = new Promise((resolve) => call.once('metadata', () => resolve()));
     call.on('data', (m: T) => {
       const w = this.waiter;
       this.waiter = undefined;
@@ -57,6 +59,10 @@ export class StreamReader<T = Event__Output> {
     const out: T[] = [];
     while (out.length < n) out.push(await this.next());
     return out;
+  }
+  /** Resolves when the server has registered the subscription (it sends headers then). */
+  subscribed(): Promise<void> {
+    return this.headers;
   }
   pending(): number {
     return this.queue.length;
