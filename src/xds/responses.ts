@@ -57,6 +57,8 @@ export class BodyCache {
 }
 
 export function computeSotw(st: TypeState, ctx: ComputeContext): Computed | undefined {
+  // SotW recomputes the whole set, so which names changed is not needed past this point.
+  if (st.changed === 'all' || st.changed.size > 0) st.changed = new Set();
   const chosen = new Map<string, XdsResource>();
   let deferred = false;
   for (const name of coveredNames(st.sub, ctx.set)) {
@@ -134,7 +136,8 @@ export function computeDelta(st: TypeState, ctx: ComputeContext): Computed | und
   }
   st.changed = later;
   st.holding = later.size > 0;
-  for (const n of [...st.force]) if (!later.has(n)) st.force.delete(n);
+  // A fresh set rather than deletes: a drained hash table keeps its capacity.
+  st.force = st.force.size === 0 ? st.force : new Set([...st.force].filter((n) => later.has(n)));
   if (items.length === 0 && removed.length === 0) return undefined;
   const sent = new Map<string, string | null>();
   for (const it of items) sent.set(it.res.name, wireVersion(it.res, ctx.ttlMs));

@@ -39,7 +39,8 @@ export function applySotwNames(sub: Subscription, type: ResourceType, names: rea
 /**
  * Delta: the request carries changes. On the first request of a type, an empty
  * subscribe list is the legacy wildcard; later, only `*` and its unsubscribe
- * move the wildcard flag.
+ * move the wildcard flag. Works in place: most requests are bare ACKs, and
+ * copying the subscription for each would cost O(names) per ACK.
  */
 export function applyDeltaChange(
   sub: Subscription,
@@ -48,18 +49,32 @@ export function applyDeltaChange(
   unsubscribe: readonly string[],
   first: boolean,
 ): SubscriptionDelta {
-  const before: Subscription = { ...sub, names: new Set(sub.names) };
+  const wasWildcard = sub.wildcard;
+  const added: string[] = [];
+  const removed: string[] = [];
   if (first && subscribe.length === 0 && type.wildcardAllowed) sub.wildcard = true;
   for (const n of subscribe) {
     if (n === '*') sub.wildcard = type.wildcardAllowed;
-    else sub.names.add(n);
+    else if (!sub.names.has(n)) {
+      sub.names.add(n);
+      added.push(n);
+    }
   }
   for (const n of unsubscribe) {
     if (n === '*') sub.wildcard = false;
-    else sub.names.delete(n); // never subscribed: ignored silently (X-DELTA-8)
+    else if (sub.names.delete(n)) removed.push(n); // never subscribed: ignored silently (X-DELTA-8)
   }
   sub.everNamed ||= subscribe.length > 0;
-  return diff(before, sub);
+  // A name both subscribed and unsubscribed in one request ends unsubscribed.
+  const addedNow = added.filter((n) => sub.names.has(n));
+  const removedNet = removed.filter((n) => !added.includes(n));
+  const wildcardChanged = wasWildcard !== sub.wildcard;
+  return {
+    changed: wildcardChanged || addedNow.length > 0 || removedNet.length > 0,
+    added: addedNow,
+    removed: removedNet,
+    wildcardChanged,
+  };
 }
 
 /** Whether the subscription covers `name` in this set (by name, or by `*` for names the provider marks wildcard). */

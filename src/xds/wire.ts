@@ -103,22 +103,30 @@ export function decodeResponse(api: ApiVersion, kind: 'DiscoveryResponse' | 'Del
 
 // ---- framing -------------------------------------------------------------
 
-/** Per resource: encoded wrappers keyed by label. Weak, so old contents go with their resource. */
-const wrapCache = new WeakMap<XdsResource, Map<string, Uint8Array>>();
+/**
+ * Per resource, per type URL: the Any, and the Resource wrappers by (ttl, body).
+ * Weak, so old contents go with their resource. Keys are the interned type URL
+ * strings and numbers, not built strings: this runs once per resource per
+ * stream per push.
+ */
+interface Wraps {
+  any: Uint8Array | undefined;
+  wrapped: Map<number, Uint8Array>;
+}
+const wrapCache = new WeakMap<XdsResource, Map<string, Wraps>>();
 
-function cached(res: XdsResource, key: string, build: () => Uint8Array): Uint8Array {
-  let m = wrapCache.get(res);
-  if (!m) wrapCache.set(res, (m = new Map()));
-  let b = m.get(key);
-  if (!b) m.set(key, (b = build()));
-  return b;
+function wrapsOf(res: XdsResource, typeUrl: string): Wraps {
+  let byUrl = wrapCache.get(res);
+  if (!byUrl) wrapCache.set(res, (byUrl = new Map()));
+  let w = byUrl.get(typeUrl);
+  if (!w) byUrl.set(typeUrl, (w = { any: undefined, wrapped: new Map() }));
+  return w;
 }
 
 /** google.protobuf.Any{type_url = 1, value = 2} around the shared bytes. */
 export function anyOf(res: XdsResource, typeUrl: string): Uint8Array {
-  return cached(res, `any|${typeUrl}`, () =>
-    protobuf.Writer.create().uint32(10).string(typeUrl).uint32(18).bytes(res.encoded).finish(),
-  );
+  const w = wrapsOf(res, typeUrl);
+  return (w.any ??= protobuf.Writer.create().uint32(10).string(typeUrl).uint32(18).bytes(res.encoded).finish());
 }
 
 function duration(w: protobuf.Writer, ms: number): void {
@@ -145,13 +153,17 @@ export function wireVersion(res: XdsResource, ttlMs: number): string {
  * `body: false` is a heartbeat (X-TTL-2). ttlMs 0 leaves ttl out (X-TTL-4: resend without one).
  */
 export function resourceWrapper(res: XdsResource, typeUrl: string, ttlMs: number, body: boolean): Uint8Array {
-  return cached(res, `res|${typeUrl}|${ttlMs}|${body}`, () => {
+  const cache = wrapsOf(res, typeUrl).wrapped;
+  const key = ttlMs * 2 + (body ? 1 : 0);
+  let bytes = cache.get(key);
+  if (!bytes) {
     const w = protobuf.Writer.create().uint32(10).string(wireVersion(res, ttlMs));
     if (body) w.uint32(18).bytes(anyOf(res, typeUrl));
     w.uint32(26).string(res.name);
     if (ttlMs > 0) duration(w, ttlMs);
-    return w.finish();
-  });
+    cache.set(key, (bytes = w.finish()));
+  }
+  return bytes;
 }
 
 export type SotwItem = { res: XdsResource; wrap: false } | { res: XdsResource; wrap: true; ttlMs: number; body: boolean };
@@ -179,15 +191,22 @@ export interface DeltaItem {
 
 /** DeltaDiscoveryResponse without its nonce. */
 export function deltaBody(systemVersion: string, typeUrl: string, items: readonly DeltaItem[], removed: readonly string[]): Uint8Array {
-  const w = protobuf.Writer.create().uint32(10).string(systemVersion);
+  const w = protobuf.Writer.create();
+  if (systemVersion !== '') w.uint32(10).string(systemVersion);
   for (const it of items) w.uint32(18).bytes(resourceWrapper(it.res, typeUrl, it.ttlMs, it.body));
   w.uint32(34).string(typeUrl);
   for (const name of removed) w.uint32(50).string(name);
   return w.finish();
 }
 
-/** body ++ {nonce = 5}. */
+/** body ++ {nonce = 5}, in one allocation. */
 export function withNonce(body: Uint8Array, nonce: string): Buffer {
-  const tail = protobuf.Writer.create().uint32(42).string(nonce).finish();
-  return Buffer.concat([body, tail]);
+  const n = Buffer.byteLength(nonce);
+  if (n > 127) throw new RangeError('nonce longer than 127 bytes');
+  const out = Buffer.allocUnsafe(body.length + 2 + n);
+  out.set(body, 0);
+  out[body.length] = 42; // field 5, length-delimited
+  out[body.length + 1] = n;
+  out.write(nonce, body.length + 2, 'latin1');
+  return out;
 }

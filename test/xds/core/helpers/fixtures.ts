@@ -64,11 +64,18 @@ export class TestProvider implements ResourceProvider {
   /** Called on every get: lets a test await the moment the server computes a response. */
   onGet: ((typeUrl: string) => void) | undefined;
 
+  /** Sets are built once per change and shared, as the real provider does. */
+  private readonly sets = new Map<string, ResourceSet>();
+
   get(typeUrl: string, _node: XdsNode): ResourceSet {
     this.onGet?.(typeUrl);
-    const byName = this.byType.get(typeUrl) ?? new Map<string, XdsResource>();
-    const wildcard = new Set([...byName.keys()].filter((n) => !this.notWildcard.has(n)));
-    return { byName, wildcard };
+    let set = this.sets.get(typeUrl);
+    if (!set) {
+      const byName = this.byType.get(typeUrl) ?? new Map<string, XdsResource>();
+      set = { byName, wildcard: new Set([...byName.keys()].filter((n) => !this.notWildcard.has(n))) };
+      this.sets.set(typeUrl, set);
+    }
+    return set;
   }
 
   onChange(listener: (c: readonly ResourceChange[]) => void): () => void {
@@ -97,6 +104,7 @@ export class TestProvider implements ResourceProvider {
   }
 
   private emit(changes: Map<string, Set<string>>): void {
+    for (const typeUrl of changes.keys()) this.sets.delete(typeUrl);
     const list = [...changes].map(([typeUrl, names]) => ({ typeUrl, names }));
     for (const l of this.listeners) l(list);
   }
