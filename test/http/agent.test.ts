@@ -13,7 +13,7 @@ after(() => hub.close());
 
 test('register with a TTL check: one write, node is the hub, check critical until passed', async () => {
   const before = hub.catalog.lastIndex();
-  const res = await call(hub, 'PUT', '/v1/agent/service/register', { Name: 'web', ID: 'web1', Port: 8080, Tags: ['a'], Check: { TTL: '30s' } });
+  const res = await call(hub, 'PUT', '/v1/agent/service/register', { Name: 'web', ID: 'web1', Port: 8080, Tags: ['a'], Check: { TTL: '10m' } });
   assert.equal(res.status, 200, res.text);
   assert.equal(hub.catalog.lastIndex(), before + 1n, 'one register command');
   assert.equal(res.index, hub.catalog.lastIndex());

@@ -25,7 +25,7 @@ after(async () => {
 });
 
 test('agent service register with a TTL check, pass it, health shows passing', async () => {
-  await consul.agent.service.register({ name: 'web', id: 'web1', port: 8080, tags: ['v1'], check: { ttl: '10s' } } as never);
+  await consul.agent.service.register({ name: 'web', id: 'web1', port: 8080, tags: ['v1'], check: { ttl: '10m' } } as never);
   const services = (await consul.agent.service.list()) as Record<string, { Service: string; Port: number }>;
   assert.equal(services.web1?.Service, 'web');
   assert.equal(services.web1?.Port, 8080);
