@@ -46,7 +46,6 @@ function toEntry([id, fields]: StreamRecord): LogEntry {
   return Object.freeze({ index: idToIndex(id), payload: at >= 0 ? fields[at + 1]! : '' });
 }
 
-
 export function createRedisLog(options: RedisLogOptions): Log {
   const prefix = options.keyPrefix ?? 'xdshub:{log}:';
   const keys = [`${prefix}last`, `${prefix}stream`, `${prefix}snapshot`] as const;
@@ -78,16 +77,22 @@ export function createRedisLog(options: RedisLogOptions): Log {
   /** Dedicated connections of running tails, disconnected on close. */
   const tailConnections = new Set<Redis>();
 
-  const committer = createGroupCommitter(async (payloads) => {
+  const committer = createGroupCommitter(
+    async (payloads) => BigInt(await call('append', () => scripts.xdshubAppend(...keys, ...payloads))),
+    MAX_SCRIPT_BATCH,
+  );
+
+  /** Runs one Redis call, turning transport failures into a HubError that names the step. */
+  async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
     try {
-      return BigInt(await scripts.xdshubAppend(...keys, ...payloads));
+      return await run();
     } catch (err) {
-      throw redisFailure('append', err);
+      throw redisFailure(what, err);
     }
-  }, MAX_SCRIPT_BATCH);
+  }
 
   async function bounds(): Promise<{ first: bigint; last: bigint }> {
-    const [headId, lastText] = await scripts.xdshubBounds(...keys);
+    const [headId, lastText] = await call('bounds', () => scripts.xdshubBounds(...keys));
     const last = BigInt(lastText);
     // Empty stream: nothing yet (first = 1) or everything compacted (first = last + 1).
     const first = headId === '' ? last + 1n : idToIndex(headId);
@@ -96,7 +101,9 @@ export function createRedisLog(options: RedisLogOptions): Log {
 
   /** Entries from `start` (at most `count`); LOG_COMPACTED if `start` is below the oldest retained entry. */
   async function readPage(start: bigint, count: number): Promise<LogEntry[]> {
-    const [headId, lastText, records] = await scripts.xdshubRead(...keys, `${start}-1`, String(count));
+    const [headId, lastText, records] = await call('read', () =>
+      scripts.xdshubRead(...keys, `${start}-1`, String(count)),
+    );
     const first = headId === '' ? BigInt(lastText) + 1n : idToIndex(headId);
     if (start < first) throw compactedError(start, first);
     return records.map(toEntry);
@@ -209,7 +216,7 @@ export function createRedisLog(options: RedisLogOptions): Log {
 
     async loadSnapshot(): Promise<LogSnapshot | undefined> {
       if (closed) throw closedError();
-      const saved = await client.hgetall(keys[2]);
+      const saved = await call('loadSnapshot', () => client.hgetall(keys[2]));
       if (saved.index === undefined || saved.state === undefined) return undefined;
       return Object.freeze({ index: BigInt(saved.index), state: saved.state });
     },
