@@ -42,14 +42,24 @@ export interface Materializer<T> {
   /** Runs until `signal` aborts (resolves) or a terminal error (rejects with it). Call once. */
   run(signal: AbortSignal): Promise<void>;
   readonly state: MaterializerState;
-  /** Index of the last update; 0n = no snapshot yet (or reset and waiting for one). */
+  /** Index of the last update; 0n = no snapshot yet, or a snapshot of an empty catalog (see ready()). */
   index(): bigint;
+  /** True once a snapshot was folded (false again after a reset, until the next one). */
+  ready(): boolean;
   /** The current frozen result; the same object until the next update or reset. */
   current(): ViewResult<T>;
   /**
-   * Resolves at once if index > minIndex and index > 0; else when it moves past
-   * minIndex (or a new snapshot after a reset moved it backwards), or when
-   * `signal` aborts (with the current result). Rejects with the terminal error.
+   * Resolves at once if the view is ready and index > minIndex; else when it
+   * moves past minIndex, or when `signal` aborts (with the current result).
+   * Rejects with the terminal error. A new snapshot may sit below the old index
+   * for a moment (the publisher reuses a cached snapshot and splices the newer
+   * events after it); waiters are not woken for that, only once the index
+   * passes theirs again.
+   *
+   * Index 0 only ever means "empty catalog" once ready: a snapshot of a hub that
+   * has applied nothing. Its result answers minIndex 0 at once, and a waiter at
+   * minIndex 1 (Consul's HTTP layer turns index 0 into 1) wakes on the first
+   * change, so the entry at index 1 is never missed.
    */
   waitFor(minIndex: bigint, signal?: AbortSignal): Promise<ViewResult<T>>;
   /** The terminal error, once failed. */
@@ -59,6 +69,8 @@ export interface Materializer<T> {
 
 interface Waiter<T> {
   minIndex: bigint;
+  /** Only an index above minIndex will do (an index-0 result never satisfies it). */
+  strict: boolean;
   resolve(r: ViewResult<T>): void;
   reject(e: Error): void;
   detach(): void;
@@ -69,11 +81,10 @@ export function createMaterializer<T>(options: MaterializerOptions<T>): Material
   const logger = options.logger ?? silent;
   const backoff = options.backoff ?? createBackoff();
   let index = 0n;
+  let ready = false;
   let state: MaterializerState = 'idle';
   let terminal: HubError | undefined;
   let cached: ViewResult<T> | undefined;
-  /** Index before the last reset: a snapshot landing below it wakes every waiter. */
-  let indexBeforeReset = 0n;
   const waiters = new Set<Waiter<T>>();
   const attempts: bigint[] = [];
   let resets = 0;
@@ -86,11 +97,15 @@ export function createMaterializer<T>(options: MaterializerOptions<T>): Material
     return cached;
   }
 
-  function wake(all: boolean): void {
+  function satisfies(minIndex: bigint, strict: boolean): boolean {
+    return ready && (index > minIndex || (!strict && index === 0n && minIndex <= 0n));
+  }
+
+  function wake(): void {
     if (waiters.size === 0) return;
     const result = current();
     for (const w of waiters) {
-      if (all || index > w.minIndex) {
+      if (satisfies(w.minIndex, w.strict)) {
         w.detach();
         w.resolve(result);
       }
@@ -108,19 +123,19 @@ export function createMaterializer<T>(options: MaterializerOptions<T>): Material
     update(events: readonly CatalogEvent[], at: bigint) {
       view.update(events);
       cached = undefined;
-      // Consul never hands out index 0 for data: an empty snapshot at 0 still counts.
-      index = at > 0n ? at : 1n;
+      // No clamp of a snapshot at 0 to 1 (Consul's way): index 1 is a real entry
+      // here, and a view claiming 1 must hold the state at 1.
+      index = at;
+      ready = true;
       updates++;
       backoff.reset();
-      const backwards = indexBeforeReset > 0n && index < indexBeforeReset;
-      indexBeforeReset = 0n;
-      wake(backwards);
+      wake();
     },
     reset() {
       view.reset();
       cached = undefined;
-      if (index > 0n) indexBeforeReset = index;
       index = 0n;
+      ready = false;
       resets++;
     },
   };
@@ -177,7 +192,7 @@ export function createMaterializer<T>(options: MaterializerOptions<T>): Material
 
   function waitFor(minIndex: bigint, signal?: AbortSignal): Promise<ViewResult<T>> {
     if (terminal) return Promise.reject(terminal);
-    if (index > 0n && index > minIndex) return Promise.resolve(current());
+    if (satisfies(minIndex, false)) return Promise.resolve(current());
     if (state === 'stopped') return Promise.reject(new HubError('SHUTTING_DOWN', 'materializer stopped'));
     if (signal?.aborted) return Promise.resolve(current());
     return new Promise((resolve, reject) => {
@@ -186,7 +201,7 @@ export function createMaterializer<T>(options: MaterializerOptions<T>): Material
         resolve(current());
       };
       const waiter: Waiter<T> = {
-        minIndex,
+        ...(ready && index === 0n && minIndex === 1n ? { minIndex: 0n, strict: true } : { minIndex, strict: false }),
         resolve,
         reject,
         detach() {
@@ -205,6 +220,7 @@ export function createMaterializer<T>(options: MaterializerOptions<T>): Material
       return state;
     },
     index: () => index,
+    ready: () => ready,
     current,
     waitFor,
     error: () => terminal,

@@ -102,11 +102,12 @@ export function createViewStore(options: ViewStoreOptions): ViewStoreWithStats {
       const { id, entry } = acquire(key, token);
       const stop = new AbortController();
       void (async () => {
-        // -1 so the first wait returns the current result as soon as there is one.
+        // -1 so the first wait returns the current result as soon as there is one;
+        // after a result at index 0 (empty catalog), 1 waits for the first change.
         let last = -1n;
         try {
           while (!stop.signal.aborted) {
-            const result = await entry.materializer.waitFor(last, stop.signal);
+            const result = await entry.materializer.waitFor(last === 0n ? 1n : last, stop.signal);
             if (stop.signal.aborted) break;
             if (result.index !== last) {
               last = result.index;

@@ -19,15 +19,27 @@ async function state(p: Promise<unknown>): Promise<'pending' | 'settled'> {
 
 function setup() {
   const publisher = createScriptedPublisher();
+  const inner = healthView({ service: 'web' });
+  let onUpdate: (() => void) | undefined;
+  const view: typeof inner = {
+    update(events) {
+      inner.update(events);
+      onUpdate?.();
+    },
+    result: (i) => inner.result(i),
+    reset: () => inner.reset(),
+  };
   const m = createMaterializer({
     source: inProcessSource(publisher),
     request: { topic: Topic.ServiceHealth, subject: { key: 'web' }, token: '', index: 0n },
-    view: healthView({ service: 'web' }),
+    view,
     backoff: recordingBackoff(),
   });
   const ac = new AbortController();
   const done = m.run(ac.signal);
-  return { publisher, m, ac, done };
+  /** Settles after the next update has been folded. */
+  const nextUpdate = () => new Promise<void>((resolve) => (onUpdate = () => queueMicrotask(resolve)));
+  return { publisher, m, ac, done, nextUpdate };
 }
 
 describe('waitFor', () => {
@@ -84,27 +96,39 @@ describe('waitFor', () => {
     await Promise.all([done, fresh.done]);
   });
 
-  test('an empty snapshot at index 0 still counts as data (index 1)', async () => {
+  test('a snapshot of an empty catalog (index 0) answers minIndex 0, and a waiter at 1 wakes on the first change', async () => {
     const { publisher, m, ac, done } = setup();
     const sub = await publisher.next();
+    const w0 = m.waitFor(0n);
     sub.push(eos(0));
-    const r = await m.waitFor(0n);
-    assert.equal(r.index, 1n);
+    const r = await w0;
+    assert.equal(r.index, 0n);
+    assert.equal(m.ready(), true);
     assert.deepEqual(r.value, []);
+    // Consul's HTTP layer hands index 0 out as 1; the entry at index 1 must still wake that reader.
+    const w1 = m.waitFor(1n);
+    assert.equal(await state(w1), 'pending');
+    sub.push(items(1, health(1, 'register', csn('web', 'a', 'n1'))));
+    assert.equal((await w1).index, 1n);
     ac.abort();
     await done;
   });
 
-  test('a new snapshot below the old index (restore) wakes every waiter', async () => {
-    const { publisher, m, ac, done } = setup();
+  test('a new snapshot below the view index (a cached one) wakes no waiter until the index passes theirs', async () => {
+    const { publisher, m, ac, done, nextUpdate } = setup();
     const sub = await publisher.next();
     sub.push(items(9, health(9, 'register', csn('web', 'a', 'n1'))), eos(9));
     await m.waitFor(0n);
     const w = m.waitFor(9n);
+    const folded = nextUpdate();
     sub.push(nstf, items(3, health(3, 'register', csn('web', 'b', 'n1'))), eos(3));
+    await folded;
+    assert.equal((await m.waitFor(0n)).index, 3n, 'readers see the snapshot, consistent at its own index');
+    assert.equal(await state(w), 'pending');
+    sub.push(items(10, health(10, 'register', csn('web', 'a', 'n1'))));
     const r = await w;
-    assert.equal(r.index, 3n);
-    assert.deepEqual(r.value.map((c) => c.Service.ID), ['b']);
+    assert.equal(r.index, 10n);
+    assert.deepEqual(r.value.map((c) => c.Service.ID), ['a', 'b']);
     ac.abort();
     await done;
   });
