@@ -2,8 +2,18 @@
 // events, and every CatalogReader query. No clock, no randomness: everything
 // apply needs is in the command or in the state.
 import { HubError } from '../errors';
-import type { CatalogReader, CheckRef, ServiceName, TtlCheckState } from './catalog';
-import { ApplyError, deleteCheck, deleteService, expireCheck, upsertCheck, upsertNode, upsertService, updateCheckStatus, checkStatus } from './catalog-ops';
+import type { CatalogReader, CheckRef } from './catalog';
+import {
+  ApplyError,
+  checkStatus,
+  deleteCheck,
+  deleteService,
+  expireCheck,
+  updateCheckStatus,
+  upsertCheck,
+  upsertNode,
+  upsertService,
+} from './catalog-ops';
 import type { ApplyResult, Command } from './commands';
 import { deleteConfigEntry, setConfigEntry } from './config-ops';
 import { commit } from './commit';
@@ -29,7 +39,6 @@ export interface StateMachine extends CatalogReader {
   restore(state: string): void;
 }
 
-export type { TtlCheckState };
 
 function refused(index: bigint, err: unknown): Applied {
   const e =
@@ -148,4 +157,3 @@ function bumpAll(tables: Tables, index: number): void {
   for (const m of [ix.node, ix.service, ix.configKind, ix.configEntry]) for (const k of m.keys()) m.set(k, index);
 }
 
-export type { ServiceName };

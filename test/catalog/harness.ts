@@ -15,7 +15,7 @@ export function harness(): Harness {
 }
 
 /** A compact view of events for assertions: "topic subject op name@node". */
-export function describe(events: readonly CatalogEvent[]): string[] {
+export function eventLines(events: readonly CatalogEvent[]): string[] {
   return events.map((e) => {
     const topic = Topic[e.topic];
     const p = e.payload;

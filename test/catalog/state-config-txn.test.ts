@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { ConfigEntryInput } from '../../src/catalog/commands';
 import { Topic } from '../../src/catalog/types';
 import { checkInput, nodeInput, register, serviceInput } from './fixtures';
-import { describe, harness } from './harness';
+import { eventLines, harness } from './harness';
 
 const resolver = (name: string, extra: Record<string, unknown> = {}): ConfigEntryInput => ({
   Kind: 'service-resolver',
@@ -14,7 +14,7 @@ const resolver = (name: string, extra: Record<string, unknown> = {}): ConfigEntr
 test('config-set upserts, emits on its kind topic with a default/default/<name> subject, unchanged emits nothing', () => {
   const h = harness();
   let r = h.apply({ type: 'config-set', entry: resolver('web', { ConnectTimeout: '5s' }) });
-  assert.deepEqual(describe(r.events), ['ServiceResolver default/default/web upsert']);
+  assert.deepEqual(eventLines(r.events), ['ServiceResolver default/default/web upsert']);
   r = h.apply({ type: 'config-set', entry: resolver('web', { ConnectTimeout: '5s' }) });
   assert.deepEqual(r.events, []);
   r = h.apply({ type: 'config-set', entry: resolver('web', { ConnectTimeout: '9s' }) });
@@ -43,7 +43,7 @@ test('config-delete: absent is a no-op success; cas mismatch is CONFLICT; delete
   h.apply({ type: 'config-set', entry: { Kind: 'service-defaults', Name: 'x', Protocol: 'http' } });
   assert.equal(h.apply({ type: 'config-delete', kind: 'service-defaults', name: 'x', cas: 1 }).result.error?.code, 'CONFLICT');
   const r = h.apply({ type: 'config-delete', kind: 'service-defaults', name: 'x', cas: 2 });
-  assert.deepEqual(describe(r.events), ['ServiceDefaults default/default/x delete']);
+  assert.deepEqual(eventLines(r.events), ['ServiceDefaults default/default/x delete']);
   const p = r.events[0]!.payload;
   assert.ok(p.type === 'config-entry');
   assert.equal(p.entry.Protocol, 'http');
@@ -81,7 +81,7 @@ test('txn: all ops apply, set/cas ops return the written object, events cover th
   const results = r.result.txnResults as Record<string, { ModifyIndex: number }>[];
   assert.deepEqual(results.map((x) => Object.keys(x)[0]), ['Node', 'Service', 'Check']);
   assert.equal(results[2]!.Check!.ModifyIndex, 1);
-  assert.deepEqual(describe(r.events), ['ServiceHealth api register s1@n1', 'ServiceList none register api']);
+  assert.deepEqual(eventLines(r.events), ['ServiceHealth api register s1@n1', 'ServiceList none register api']);
 });
 
 test('txn: one failing op rolls back everything and reports every error with its OpIndex', () => {
@@ -131,7 +131,7 @@ test('txn: later ops see earlier ops of the same txn', () => {
     ],
   });
   assert.equal(r.result.ok, true);
-  assert.deepEqual(describe(r.events), []);
+  assert.deepEqual(eventLines(r.events), []);
   assert.deepEqual(h.sm.node('n1').value!.Services, []);
 });
 

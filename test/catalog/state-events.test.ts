@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Topic } from '../../src/catalog/types';
 import { checkInput, register, serviceInput } from './fixtures';
-import { describe, harness } from './harness';
+import { eventLines, harness } from './harness';
 
 test('a node change re-emits Register for every service on the node, in service ID order', () => {
   const h = harness();
   h.apply(register('n1', { service: serviceInput('b', 'Beta') }));
   h.apply(register('n1', { service: serviceInput('a', 'Alpha') }));
   const r = h.apply(register('n1', { nodeExtra: { Meta: { rack: 'r2' } } }));
-  assert.deepEqual(describe(r.events), ['ServiceHealth alpha register a@n1', 'ServiceHealth beta register b@n1']);
+  assert.deepEqual(eventLines(r.events), ['ServiceHealth alpha register a@n1', 'ServiceHealth beta register b@n1']);
   for (const e of r.events) {
     assert.equal(e.index, 3n);
     assert.ok(e.payload.type === 'service-health');
@@ -22,9 +22,9 @@ test('a node-level check change re-emits every service; a service check change o
   h.apply(register('n1', { service: serviceInput('a', 'a') }));
   h.apply(register('n1', { service: serviceInput('b', 'b'), checks: [checkInput('bc', { ServiceID: 'b' })] }));
   let r = h.apply(register('n1', { checks: [checkInput('serf')] }));
-  assert.deepEqual(describe(r.events), ['ServiceHealth a register a@n1', 'ServiceHealth b register b@n1']);
+  assert.deepEqual(eventLines(r.events), ['ServiceHealth a register a@n1', 'ServiceHealth b register b@n1']);
   r = h.apply(register('n1', { checks: [checkInput('bc', { ServiceID: 'b', Status: 'critical' })] }));
-  assert.deepEqual(describe(r.events), ['ServiceHealth b register b@n1']);
+  assert.deepEqual(eventLines(r.events), ['ServiceHealth b register b@n1']);
   const p = r.events[0]!.payload;
   assert.ok(p.type === 'service-health');
   assert.deepEqual(p.csn.Checks.map((c) => c.CheckID), ['bc', 'serf']);
@@ -47,15 +47,15 @@ test('health subjects are lower-cased service names', () => {
 test('ServiceList: Register on the first instance of a name, Deregister when the last goes', () => {
   const h = harness();
   let r = h.apply(register('n1', { service: serviceInput('w1', 'web') }));
-  assert.deepEqual(describe(r.events).filter((d) => d.startsWith('ServiceList')), ['ServiceList none register web']);
+  assert.deepEqual(eventLines(r.events).filter((d) => d.startsWith('ServiceList')), ['ServiceList none register web']);
   const list = r.events.find((e) => e.topic === Topic.ServiceList)!;
   assert.deepEqual(list.payload, { type: 'service-list', op: 'register', name: 'web', namespace: 'default', partition: 'default' });
   r = h.apply(register('n2', { service: serviceInput('w2', 'web') }));
-  assert.deepEqual(describe(r.events), ['ServiceHealth web register w2@n2']);
+  assert.deepEqual(eventLines(r.events), ['ServiceHealth web register w2@n2']);
   r = h.apply({ type: 'deregister', node: 'n1', serviceId: 'w1' });
-  assert.deepEqual(describe(r.events), ['ServiceHealth web deregister w1@n1']);
+  assert.deepEqual(eventLines(r.events), ['ServiceHealth web deregister w1@n1']);
   r = h.apply({ type: 'deregister', node: 'n2' });
-  assert.deepEqual(describe(r.events), ['ServiceHealth web deregister w2@n2', 'ServiceList none deregister web']);
+  assert.deepEqual(eventLines(r.events), ['ServiceHealth web deregister w2@n2', 'ServiceList none deregister web']);
   assert.deepEqual(h.sm.serviceNames().value, []);
 });
 
@@ -63,7 +63,7 @@ test('a service rename deregisters under the old name and registers under the ne
   const h = harness();
   h.apply(register('n1', { service: serviceInput('s1', 'old') }));
   const r = h.apply(register('n1', { service: serviceInput('s1', 'new') }));
-  assert.deepEqual(describe(r.events), [
+  assert.deepEqual(eventLines(r.events), [
     'ServiceHealth old deregister s1@n1',
     'ServiceHealth new register s1@n1',
     'ServiceList none register new',
@@ -76,13 +76,13 @@ test('a service rename deregisters under the old name and registers under the ne
 test('Connect: native services and proxies (keyed by destination) get a ServiceHealthConnect copy', () => {
   const h = harness();
   let r = h.apply(register('n1', { service: serviceInput('api', 'API', { Connect: { Native: true } }) }));
-  assert.deepEqual(describe(r.events).slice(0, 2), ['ServiceHealth api register api@n1', 'ServiceHealthConnect api register api@n1']);
+  assert.deepEqual(eventLines(r.events).slice(0, 2), ['ServiceHealth api register api@n1', 'ServiceHealthConnect api register api@n1']);
   r = h.apply(
     register('n1', {
       service: serviceInput('web-proxy', 'web-sidecar-proxy', { Kind: 'connect-proxy', Proxy: { DestinationServiceName: 'Web' } }),
     }),
   );
-  assert.deepEqual(describe(r.events).slice(0, 2), [
+  assert.deepEqual(eventLines(r.events).slice(0, 2), [
     'ServiceHealth web-sidecar-proxy register web-proxy@n1',
     'ServiceHealthConnect web register web-proxy@n1',
   ]);
@@ -93,13 +93,13 @@ test('Connect: native services and proxies (keyed by destination) get a ServiceH
       service: serviceInput('web-proxy', 'web-sidecar-proxy', { Kind: 'connect-proxy', Proxy: { DestinationServiceName: 'db' } }),
     }),
   );
-  assert.deepEqual(describe(r.events), [
+  assert.deepEqual(eventLines(r.events), [
     'ServiceHealthConnect web deregister web-proxy@n1',
     'ServiceHealth web-sidecar-proxy register web-proxy@n1',
     'ServiceHealthConnect db register web-proxy@n1',
   ]);
   r = h.apply({ type: 'deregister', node: 'n1', serviceId: 'web-proxy' });
-  assert.deepEqual(describe(r.events), [
+  assert.deepEqual(eventLines(r.events), [
     'ServiceHealth web-sidecar-proxy deregister web-proxy@n1',
     'ServiceHealthConnect db deregister web-proxy@n1',
     'ServiceList none deregister web-sidecar-proxy',
@@ -119,7 +119,7 @@ test('check-update: NOT_FOUND for an unknown check; status change emits; unchang
   let r = h.apply({ type: 'check-update', node: 'n1', checkId: 'nope', status: 'passing', output: '', now: 1 });
   assert.equal(r.result.error?.code, 'NOT_FOUND');
   r = h.apply({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'passing', output: 'ok', now: 2 });
-  assert.deepEqual(describe(r.events), ['ServiceHealth s register s@n1']);
+  assert.deepEqual(eventLines(r.events), ['ServiceHealth s register s@n1']);
   assert.deepEqual(r.ttlTouched, [{ node: 'n1', checkId: 'ttl' }]);
   assert.equal(h.sm.ttlCheck('n1', 'ttl')!.refreshIndex, 3);
   r = h.apply({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'passing', output: 'ok', now: 3 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { checkInput, register, serviceInput } from './fixtures';
-import { describe, harness } from './harness';
+import { eventLines, harness } from './harness';
 
 test('register creates node, service and checks with Create/ModifyIndex and a full CheckServiceNode', () => {
   const h = harness();
@@ -21,7 +21,7 @@ test('register creates node, service and checks with Create/ModifyIndex and a fu
     ['serfHealth', 'n1', '', []],
     ['web-check', 'n1', 'Web', ['b', 'a']],
   ]);
-  assert.deepEqual(describe(r.events), ['ServiceHealth web register web-1@n1', 'ServiceList none register Web']);
+  assert.deepEqual(eventLines(r.events), ['ServiceHealth web register web-1@n1', 'ServiceList none register Web']);
   const ev = r.events[0]!;
   assert.equal(ev.index, 1n);
   assert.equal(ev.payload.type === 'service-health' && ev.payload.csn.Checks.length, 2);
@@ -51,7 +51,7 @@ test('a changed service keeps CreateIndex, bumps ModifyIndex, and syncs its chec
   assert.deepEqual([svc.CreateIndex, svc.ModifyIndex, svc.Port], [1, 2, 9]);
   const c1 = h.sm.nodeChecks('n1').value[0]!;
   assert.deepEqual([c1.ServiceTags, c1.ModifyIndex], [['v2'], 2]);
-  assert.deepEqual(describe(r.events), ['ServiceHealth api register s1@n1']);
+  assert.deepEqual(eventLines(r.events), ['ServiceHealth api register s1@n1']);
   assert.equal(h.sm.node('n1').value!.Node.ModifyIndex, 1, 'node unchanged');
 });
 
@@ -116,9 +116,9 @@ test('deregister: one check, one service with its checks, a whole node; unknown 
   );
   h.apply(register('n1', { service: serviceInput('s2', 'api') }));
   let r = h.apply({ type: 'deregister', node: 'n1', checkId: 'node-c' });
-  assert.deepEqual(describe(r.events), ['ServiceHealth api register s1@n1', 'ServiceHealth api register s2@n1']);
+  assert.deepEqual(eventLines(r.events), ['ServiceHealth api register s1@n1', 'ServiceHealth api register s2@n1']);
   r = h.apply({ type: 'deregister', node: 'n1', serviceId: 's1' });
-  assert.deepEqual(describe(r.events), ['ServiceHealth api deregister s1@n1']);
+  assert.deepEqual(eventLines(r.events), ['ServiceHealth api deregister s1@n1']);
   const p = r.events[0]!.payload;
   assert.ok(p.type === 'service-health');
   assert.deepEqual(p.csn.Checks, []);
@@ -126,7 +126,7 @@ test('deregister: one check, one service with its checks, a whole node; unknown 
   assert.equal(p.csn.Node.Address, '');
   assert.deepEqual(h.sm.nodeChecks('n1').value, []);
   r = h.apply({ type: 'deregister', node: 'n1' });
-  assert.deepEqual(describe(r.events), ['ServiceHealth api deregister s2@n1', 'ServiceList none deregister api']);
+  assert.deepEqual(eventLines(r.events), ['ServiceHealth api deregister s2@n1', 'ServiceList none deregister api']);
   assert.equal(h.sm.node('n1').value, undefined);
   for (const cmd of [
     { type: 'deregister', node: 'ghost' },
