@@ -11,15 +11,19 @@ import type { SubscribeRequest } from '../../src/gen/subscribe/subscribe/Subscri
 
 export const silent = pino({ level: 'silent' });
 
-export async function startSubscribeServer(publisher: Publisher): Promise<{ server: grpc.Server; address: string; close(): Promise<void> }> {
+export async function startSubscribeServer(
+  publisher: Publisher,
+  port = 0,
+): Promise<{ server: grpc.Server; port: number; address: string; close(): Promise<void> }> {
   const server = new grpc.Server();
   addSubscribeService(server, { publisher, logger: silent, datacenter: 'dc1' });
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  const bound = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
   );
   return {
     server,
-    address: `127.0.0.1:${port}`,
+    port: bound,
+    address: `127.0.0.1:${bound}`,
     close: async () => server.forceShutdown(), // open streams would keep tryShutdown waiting
   };
 }
