@@ -10,6 +10,7 @@
 // as Envoy does (wildcard CDS, then EDS by name for all S clusters).
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { pct, type ClientCommand, type ClientReply, type Mode, type ServerCommand, type ServerReply } from './xds/protocol';
 
@@ -72,6 +73,7 @@ interface Figures {
   cpuMsPerChange: number;
   cpuUsPerClientPerChange: number;
   rssPerClientKiB: number;
+  heapPerClientKiB: number;
   missing: number;
   connectMs: number;
 }
@@ -139,6 +141,7 @@ async function run(mode: Mode, n: number, s: number, rounds: number): Promise<Fi
     cpuMsPerChange: cpuUs / 1000 / rounds,
     cpuUsPerClientPerChange: cpuUs / rounds / n,
     rssPerClientKiB: (connected.rss - before.rss) / n / 1024,
+    heapPerClientKiB: (connected.heapUsed - before.heapUsed) / n / 1024,
     missing,
     connectMs,
   };
@@ -147,7 +150,8 @@ async function run(mode: Mode, n: number, s: number, rounds: number): Promise<Fi
 const f1 = (x: number) => x.toFixed(1);
 
 async function main() {
-  console.log(`bench/xds: N=${N} clients in ${P} processes, S=${S} services, ${ROUNDS} changes; node ${process.version}`);
+  const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
+  console.log(`bench/xds: N=${N} clients in ${P} processes, S=${S} services, ${ROUNDS} changes; node ${process.version}; load ${load()}`);
   const results: Figures[] = [];
   for (const mode of modes) {
     const r = await run(mode, N, S, ROUNDS);
@@ -155,9 +159,10 @@ async function main() {
     console.log(
       `${mode.padEnd(4)} N=${r.n} S=${r.s}: per-client p50 ${f1(r.p50)} ms, p99 ${f1(r.p99)} ms; all-N median ${f1(r.allP50)} ms, max ${f1(r.allMax)} ms; ` +
         `${f1(r.bytesPerClient)} B/client/change; server CPU ${f1(r.cpuMsPerChange)} ms/change (${f1(r.cpuUsPerClientPerChange)} µs/client); ` +
-        `RSS ${f1(r.rssPerClientKiB)} KiB/client; connect+sync ${(r.connectMs / 1000).toFixed(1)} s; missing ${r.missing}`,
+        `RSS ${f1(r.rssPerClientKiB)} KiB/client (heap ${f1(r.heapPerClientKiB)});  connect+sync ${(r.connectMs / 1000).toFixed(1)} s; missing ${r.missing}`,
     );
   }
+  console.log(`load average after: ${load()} (2 cores; other work on the machine skews every figure)`);
   const hub = results.find((r) => r.mode === 'hub');
   const bare = results.find((r) => r.mode === 'bare');
   if (hub && bare) {
