@@ -4,14 +4,14 @@
 // the latest state when it answers or drains, never a queue (invariant 7).
 import { status as GrpcStatus, type ServerDuplexStream } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import type { ResourceSet, XdsNode } from './provider';
+import type { ResourceSet, XdsNode, XdsResource } from './provider';
 import { RESOURCE_TYPES, resourceTypeOf, Clusters, Endpoints, Listeners, Routes, type ResourceType } from './resource-types';
-import { computeDelta, computeHeartbeat, computeSotw, type BodyCache, type ComputeContext, type Computed } from './responses';
+import { computeDelta, computeHeartbeat, computeSotw, setVersion, type BodyCache, type ComputeContext, type Computed } from './responses';
 import { commitAck, markChanged, newTypeState, recordNack, type TypeState } from './stream-state';
-import { applyDeltaChange, applySotwNames, covers, type SubscriptionDelta } from './subscription';
+import { applyDeltaChange, applySotwNames, coveredNames, covers, type SubscriptionDelta } from './subscription';
 import type { V3TypeUrl } from './type-urls';
 import { routeClusters } from './warming';
-import { decodeDeltaRequest, decodeSotwRequest, withNonce, type ApiVersion, type DeltaRequest, type SotwRequest } from './wire';
+import { decodeDeltaRequest, decodeSotwRequest, wireVersion, withNonce, type ApiVersion, type DeltaRequest, type SotwRequest } from './wire';
 import type { XdsMetrics } from './metrics';
 
 export type Variant = 'sotw' | 'delta';
@@ -164,15 +164,29 @@ export class XdsStream {
     this.settle(st, req.responseNonce, req.errorDetail, req.versionInfo);
     const delta = applySotwNames(st.sub, st.type, req.resourceNames);
     const wildcardOnly = st.sub.wildcard && st.sub.names.size === 0;
-    if (first && wildcardOnly && req.versionInfo !== '' && req.responseNonce === '') {
-      // X-ACK-7: a reconnecting wildcard LDS/CDS client states what it holds; skip resending it if unchanged.
-      st.lastSentVersion = st.ackedVersion = req.versionInfo;
-      markChanged(st, 'all');
+    if (first && wildcardOnly && req.versionInfo !== '' && req.responseNonce === '' && this.holdsCurrent(st, req.versionInfo)) {
+      // X-ACK-7: a reconnecting wildcard LDS/CDS client already holds the current set; nothing to resend.
     } else if (first || delta.changed) {
       st.forceAll = true; // X-SUB-2: the new set goes out even if nothing in it changed
       markChanged(st, 'all');
     }
     if (first || delta.changed) this.deps.subscriptionChanged(this, st.type.typeUrl, delta, st.sub.wildcard);
+  }
+
+  /** X-ACK-7: if `versionInfo` is the current set's version, record that set as held (so warming checks see it). */
+  private holdsCurrent(st: TypeState, versionInfo: string): boolean {
+    const set = this.deps.get(st.type.typeUrl, this.node!);
+    const ttlMs = this.sotwWrap ? this.ttlMs : 0;
+    const current = new Map<string, XdsResource>();
+    for (const name of coveredNames(st.sub, set)) {
+      const res = set.byName.get(name);
+      if (res) current.set(name, res);
+    }
+    if (setVersion(current.values(), ttlMs) !== versionInfo) return false;
+    st.lastSentVersion = st.ackedVersion = versionInfo;
+    st.ackedResources = current;
+    st.acked = new Map([...current].map(([name, res]) => [name, wireVersion(res, ttlMs)]));
+    return true;
   }
 
   private onDelta(req: DeltaRequest): void {
@@ -229,9 +243,9 @@ export class XdsStream {
     };
     const cds = this.types.get(Clusters.typeUrl);
     if (ads && st.type === Routes && cds?.sub.wildcard && this.node) {
-      // X-WARM-2: a route may only name clusters the client holds (or that do not exist at all).
+      // X-WARM-2: a route may only name clusters the client holds, among those its CDS subscription will bring.
       const clusters = this.deps.get(Clusters.typeUrl, this.node);
-      ctx.routeAllowed = (res) => routeClusters(res).every((c) => !clusters.byName.has(c) || cds.acked.has(c));
+      ctx.routeAllowed = (res) => routeClusters(res).every((c) => !covers(cds.sub, clusters, c) || cds.acked.has(c));
     }
     return ctx;
   }

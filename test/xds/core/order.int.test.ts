@@ -140,3 +140,20 @@ test('X-ORDER-1 (SotW): a cluster that the old route needed is removed only afte
   const c2 = await s.expect(CDS);
   assert.deepEqual(sotwNames(c2), ['c2']);
 });
+
+test('X-ACK-7 with X-WARM-2: a reconnecting SotW Envoy that holds the current clusters gets its routes', T, async (t) => {
+  const p = new TestProvider();
+  seed(p);
+  const hub = await startHub(p);
+  t.after(() => hub.stop());
+  const first = new SotwScript(hub.sotw(), 'envoy-1');
+  first.request(CDS, []);
+  const c = await first.expect(CDS);
+  first.ack(c);
+  first.client.close();
+  const again = new SotwScript(hub.sotw(), 'envoy-1');
+  again.request(CDS, [], { versionInfo: c.versionInfo }); // holds the current clusters: not resent
+  again.request(RDS, ['r1']);
+  const r = await again.expect(RDS);
+  assert.deepEqual(sotwNames(r), ['r1']);
+});
