@@ -159,7 +159,7 @@ async function main() {
     console.log(
       `${mode.padEnd(4)} N=${r.n} S=${r.s}: per-client p50 ${f1(r.p50)} ms, p99 ${f1(r.p99)} ms; all-N median ${f1(r.allP50)} ms, max ${f1(r.allMax)} ms; ` +
         `${f1(r.bytesPerClient)} B/client/change; server CPU ${f1(r.cpuMsPerChange)} ms/change (${f1(r.cpuUsPerClientPerChange)} µs/client); ` +
-        `RSS ${f1(r.rssPerClientKiB)} KiB/client (heap ${f1(r.heapPerClientKiB)});  connect+sync ${(r.connectMs / 1000).toFixed(1)} s; missing ${r.missing}`,
+        `RSS ${f1(r.rssPerClientKiB)} KiB/client (heap ${f1(r.heapPerClientKiB)}); connect+sync ${(r.connectMs / 1000).toFixed(1)} s; missing ${r.missing}`,
     );
   }
   console.log(`load average after: ${load()} (2 cores; other work on the machine skews every figure)`);
