@@ -17,7 +17,7 @@ import { configEntriesView } from '../../src/materializer/views/config-entries';
 import { healthView } from '../../src/materializer/views/health';
 import { serviceListView } from '../../src/materializer/views/service-list';
 import { createPublisher } from '../../src/subscribe/publisher';
-import type { SubscribeRequest } from '../../src/subscribe/types';
+import type { Publisher, SubscribeRequest } from '../../src/subscribe/types';
 import { command } from '../catalog/arbitraries';
 import { nodeInput, serviceInput } from '../catalog/fixtures';
 import { isDeepFrozen, recordingBackoff } from './fixtures';
@@ -66,10 +66,16 @@ export const steps = fc.array(
 );
 export const faults = fc.array(fc.record({ after: fc.nat({ max: 6 }), kind: fc.constantFrom<Fault['kind']>('reset', 'drop') }), { maxLength: 12 });
 
-export async function check(plan: Step[], faultPlan: Fault[], snapshotCacheTtlMs: number): Promise<void> {
+/** How the views reach the publisher: straight (default) or through something like a gRPC server. */
+export type SourceFactory = (publisher: Publisher) => Promise<{ source: Source; close(): void }>;
+
+const direct: SourceFactory = async (publisher) => ({ source: inProcessSource(publisher), close() {} });
+
+export async function check(plan: Step[], faultPlan: Fault[], snapshotCacheTtlMs: number, makeSource: SourceFactory = direct): Promise<void> {
   const catalog = await createCatalog({ log: createMemoryLog(), logger: silent });
   const publisher = createPublisher({ catalog, snapshotCacheTtlMs, logger: silent });
-  const source = faultySource(inProcessSource(publisher), [...faultPlan]);
+  const transport = await makeSource(publisher);
+  const source = faultySource(transport.source, [...faultPlan]);
   const ref = createStateMachine();
   const snapshots: string[] = [ref.snapshot()];
   /** index → (probe name → answer) */
@@ -121,6 +127,14 @@ export async function check(plan: Step[], faultPlan: Fault[], snapshotCacheTtlMs
     return res.index;
   }
 
+  // The generators give entries a made-up `Value` field, which no Consul wire
+  // message has; carry it in Meta (a field of every kind) so it survives gRPC.
+  const wireSafe = (cmd: Command): Command => {
+    if (cmd.type !== 'config-set' || !('Value' in cmd.entry)) return cmd;
+    const { Value, ...entry } = cmd.entry;
+    return { ...cmd, entry: { ...entry, Meta: { v: String(Value) } } };
+  };
+
   try {
     record(0n);
     // The publisher clamps a snapshot of an empty catalog to index 1 (Consul's
@@ -128,7 +142,7 @@ export async function check(plan: Step[], faultPlan: Fault[], snapshotCacheTtlMs
     await submit({ type: 'register', node: nodeInput('seed'), checks: [], skipNodeUpdate: false });
     runs = probes.map((p) => p.m.run(ac.signal));
     for (const step of plan) {
-      if ('cmd' in step) await submit(step.cmd);
+      if ('cmd' in step) await submit(wireSafe(step.cmd));
       else await submit({ type: 'restore', state: snapshots[step.restoreTo % snapshots.length]! });
       // Let deliveries interleave with the writes.
       await new Promise((resolve) => setImmediate(resolve));
@@ -145,7 +159,7 @@ export async function check(plan: Step[], faultPlan: Fault[], snapshotCacheTtlMs
       ],
     });
     const r = await submit({ type: 'config-set', entry: { Kind: 'service-resolver', Name: 'zz' } });
-    const mesh = await submit({ type: 'config-set', entry: { Kind: 'mesh', Name: 'a', Value: 99 } });
+    const mesh = await submit({ type: 'config-set', entry: { Kind: 'mesh', Name: 'a', Meta: { v: '99' } } });
     const target: Record<string, bigint> = { web: t, Db: t, 'web?tag=x&passing': t, services: t, resolvers: r, 'mesh/a': mesh };
     for (const p of probes) {
       const res = await p.m.waitFor(target[p.name]! - 1n);
@@ -159,6 +173,7 @@ export async function check(plan: Step[], faultPlan: Fault[], snapshotCacheTtlMs
   } finally {
     ac.abort();
     await Promise.allSettled(runs);
+    transport.close();
     publisher.close();
     await catalog.close();
   }
