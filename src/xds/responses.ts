@@ -143,11 +143,25 @@ export function computeDelta(st: TypeState, ctx: ComputeContext): Computed | und
   for (const it of items) sent.set(it.res.name, wireVersion(it.res, ctx.ttlMs));
   for (const n of removed) sent.set(n, null);
   return {
-    body: deltaBody('', st.wireTypeUrl, items, removed),
+    body: sharedDeltaBody(st.wireTypeUrl, ctx, items, removed),
     pending: { version: '', sent, resources: undefined, heartbeat: false },
     count: items.length + removed.length,
     deferred: later.size > 0,
   };
+}
+
+/**
+ * A push of one change to many streams gives each the same few resources: the
+ * body is shared for small responses (large ones are initial syncs, which
+ * differ per client and are not worth keying).
+ */
+function sharedDeltaBody(typeUrl: string, ctx: ComputeContext, items: readonly DeltaItem[], removed: readonly string[]): Uint8Array {
+  if (items.length + removed.length > 16) return deltaBody('', typeUrl, items, removed);
+  // NUL separators: names are free text, but never contain NUL.
+  let key = `d\0${typeUrl}\0${ctx.ttlMs}`;
+  for (const it of items) key += `\0${it.res.name}\0${it.res.version}`;
+  key += `\0\0${removed.join('\0')}`;
+  return ctx.bodyCache.get(key, () => deltaBody('', typeUrl, items, removed));
 }
 
 /** X-TTL-2: the resources the client holds at their current version, without bodies. */
