@@ -1,0 +1,85 @@
+// Bench server process, hub side: memory log → real catalog → publisher → the
+// Subscribe gRPC service. On 'start' it writes one instance change per
+// sequence number (up to what main allows), stamping the source time in Meta.
+import * as grpc from '@grpc/grpc-js';
+import pino from 'pino';
+import { createCatalog } from '../../src/catalog/index';
+import { createMemoryLog } from '../../src/log/memory';
+import { addSubscribeService } from '../../src/subscribe/grpc';
+import { createPublisher } from '../../src/subscribe/publisher';
+import { createEventEncoder } from '../../src/subscribe/wire';
+import { Topic } from '../../src/catalog/types';
+import type { MainToServer, ServerToMain } from './common';
+import { benchCheck, benchNode, benchService } from './instance';
+
+const instances = Number(process.argv[2] ?? 1000);
+const send = (m: ServerToMain) => process.send?.(m);
+const logger = pino({ level: 'silent' });
+
+async function main(): Promise<void> {
+  const log = createMemoryLog();
+  const catalog = await createCatalog({ log, logger });
+  for (let i = 0; i < instances; i++) {
+    await catalog.submit({ type: 'register', node: benchNode(i), service: benchService(i, 0), checks: [benchCheck(i)], skipNodeUpdate: false });
+  }
+  const publisher = createPublisher({ catalog, logger, snapshotCacheTtlMs: 10_000 });
+  const server = new grpc.Server();
+  addSubscribeService(server, { publisher, logger });
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
+
+  let allowUpTo = 0;
+  let running = false;
+  let produced = 0;
+  let wakeProducer: (() => void) | undefined;
+  async function produce(): Promise<void> {
+    let seq = 1;
+    const inflight = new Set<Promise<unknown>>();
+    while (running) {
+      if (seq >= allowUpTo || inflight.size >= 8) {
+        if (inflight.size >= 8) await Promise.race(inflight);
+        else await new Promise<void>((r) => (wakeProducer = r));
+        continue;
+      }
+      const i = seq % instances;
+      const p = catalog.submit({ type: 'register', node: benchNode(i), service: benchService(i, seq), checks: [], skipNodeUpdate: true });
+      inflight.add(p);
+      void p.then(() => {
+        inflight.delete(p);
+        produced++;
+      });
+      seq++;
+    }
+    await Promise.all(inflight);
+  }
+
+  const sample = catalog.serviceInstances('web').value[0];
+  const eventBytes = sample
+    ? createEventEncoder().encode({ kind: 'events', index: 1n, events: [{ topic: Topic.ServiceHealth, subject: 'web', index: 1n, payload: { type: 'service-health', op: 'register', csn: sample } }] }).length
+    : 0;
+  let producing: Promise<void> | undefined;
+  process.on('message', async (m: MainToServer) => {
+    if (m.type === 'start') {
+      running = true;
+      producing = produce();
+    } else if (m.type === 'allow') {
+      allowUpTo = m.upTo;
+      wakeProducer?.();
+    } else if (m.type === 'stop') {
+      running = false;
+      wakeProducer?.();
+      await producing;
+      const st = publisher.stats();
+      send({ type: 'stats', rssBytes: process.memoryUsage().rss, produced, cacheHits: st.snapshotCacheHits, cacheMisses: st.snapshotCacheMisses, slowConsumers: st.slowConsumers, eventBytes });
+      publisher.close();
+      server.forceShutdown();
+      await catalog.close();
+      await log.close();
+      process.disconnect();
+    }
+  });
+  send({ type: 'ready', port });
+}
+
+void main();
