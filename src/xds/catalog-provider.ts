@@ -13,10 +13,10 @@ import { buildCluster, clusterDiffersByFlavor } from './translate/cluster';
 import { createEncodeCache } from './translate/encode';
 import { buildLoadAssignment, failoverTargets, type FailoverTarget } from './translate/endpoints';
 import { buildGateway } from './translate/ingress';
-import { list, record, refOf } from './translate/inputs';
 import { buildApiListener } from './translate/listener';
 import { gatewayNameOf, serviceResourceName, type ServiceRef } from './translate/names';
-import { buildRouteConfiguration, routeBackends, routeNamesParent, routesForService } from './translate/route';
+import { buildRouteConfiguration, routeNamesParent, routesForService } from './translate/route';
+import { serviceUniverse } from './translate/universe';
 
 export interface CatalogXdsProviderOptions {
   views: ViewStore;
@@ -193,34 +193,6 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
     return out;
   }
 
-  /** Every service that gets resources: listed ones, and any a config entry refers to (so routes never point at nothing). */
-  function universe(): Map<string, ServiceRef> {
-    const out = new Map<string, ServiceRef>();
-    const add = (ref: ServiceRef | undefined) => {
-      if (ref && !out.has(serviceResourceName(ref))) out.set(serviceResourceName(ref), ref);
-    };
-    for (const s of serviceList ?? []) add({ name: s.Name, namespace: s.Namespace, partition: s.Partition });
-    for (const kind of ['service-defaults', 'service-resolver'] as const) {
-      for (const e of entries.get(kind) ?? []) add({ name: e.Name, namespace: e.Namespace, partition: e.Partition });
-    }
-    for (const e of entries.get('service-resolver') ?? []) {
-      for (const t of failoverTargets({ name: e.Name, namespace: e.Namespace, partition: e.Partition }, e)) add(t.ref);
-    }
-    for (const e of entries.get('http-route') ?? []) {
-      for (const p of list(e['Parents'])) add(record(p) && refOf(record(p)!));
-      routeBackends(e).forEach(add);
-    }
-    for (const e of entries.get('ingress-gateway') ?? []) {
-      for (const l of list(e['Listeners'])) {
-        for (const s of list(record(l)?.['Services'])) {
-          const ref = record(s) && refOf(record(s)!);
-          if (ref && ref.name !== '*') add(ref);
-        }
-      }
-    }
-    return out;
-  }
-
   function translateService(name: string, inputs: ServiceInputs): ServiceOutput {
     const clusterInput = { name, defaults: inputs.defaults, resolver: inputs.resolver };
     const cluster = cache.encode(TypeUrl.Cluster, name, buildCluster(clusterInput, 'envoy'));
@@ -247,7 +219,7 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
     const defaults = entryByName('service-defaults');
     const resolvers = entryByName('service-resolver');
     const httpRoutes = entries.get('http-route') ?? [];
-    const all = universe();
+    const all = serviceUniverse(serviceList ?? [], (kind) => entries.get(kind) ?? []);
     const todo = [...all].filter(([, ref]) => allDirty || dirty.has(ref.name)).map(([name]) => name);
     const nextDependents = allDirty ? new Map<string, Set<string>>() : dependents;
 
@@ -270,7 +242,15 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
       }
       const previous = services.get(name);
       if (previous && sameInputs(previous.inputs, inputs)) continue;
-      const next = translateService(name, inputs);
+      let next: ServiceOutput;
+      try {
+        next = translateService(name, inputs);
+      } catch (err) {
+        // A config entry the HTTP layer let through but the protos refuse must not
+        // take the hub down: keep serving what the service had (or nothing).
+        logger.error({ err, service: name }, 'translation failed; keeping the previous resources');
+        continue;
+      }
       services.set(name, next);
       if (previous?.cluster !== next.cluster || previous?.grpcCluster !== next.grpcCluster) mark(TypeUrl.Cluster, name);
       if (previous?.endpoints !== next.endpoints) mark(TypeUrl.ClusterLoadAssignment, name);
@@ -294,11 +274,18 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
     const out: ResourceChange[] = [];
     for (const [typeUrl, names] of changed) if (names.size > 0) out.push({ typeUrl, names });
     if (out.length > 0) rebuildSharedSets(changed);
-    if (rebuildGateways || out.length > 0) out.push(...updateGateways(all, httpRoutes));
+    // Gateway resources depend on entries, routes and the service universe, never on health.
+    if (rebuildGateways) out.push(...updateGateways(all, httpRoutes));
     if (out.length > 0) {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       logger.debug({ changes: out.map((c) => ({ type: c.typeUrl, n: c.names.size, node: c.nodeScope })), ms }, 'resources changed');
-      for (const l of listeners) l(out);
+      for (const l of listeners) {
+        try {
+          l(out);
+        } catch (err) {
+          logger.error({ err }, 'onChange listener threw');
+        }
+      }
     }
     if (isReady()) readyWaiters.splice(0).forEach((w) => w());
   }
@@ -326,12 +313,18 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
     const next = new Map<string, GatewayOutput>();
     const ctx = { services: [...all.values()], routesFor: (ref: ServiceRef) => routesForService(ref, httpRoutes) };
     for (const entry of entries.get('ingress-gateway') ?? []) {
-      const built = buildGateway(entry, ctx);
-      if (built.skipped.length > 0) logger.warn({ gateway: entry.Name, skipped: built.skipped }, 'ingress listeners left out');
-      const gw: GatewayOutput = { listeners: new Map(), routes: new Map() };
-      for (const [n, plain] of built.listeners) gw.listeners.set(n, cache.encode(TypeUrl.Listener, n, plain));
-      for (const [n, plain] of built.routes) gw.routes.set(n, cache.encode(TypeUrl.RouteConfiguration, n, plain));
-      next.set(entry.Name, gw);
+      try {
+        const built = buildGateway(entry, ctx);
+        if (built.skipped.length > 0) logger.warn({ gateway: entry.Name, skipped: built.skipped }, 'ingress listeners left out');
+        const gw: GatewayOutput = { listeners: new Map(), routes: new Map() };
+        for (const [n, plain] of built.listeners) gw.listeners.set(n, cache.encode(TypeUrl.Listener, n, plain));
+        for (const [n, plain] of built.routes) gw.routes.set(n, cache.encode(TypeUrl.RouteConfiguration, n, plain));
+        next.set(entry.Name, gw);
+      } catch (err) {
+        logger.error({ err, gateway: entry.Name }, 'gateway translation failed; keeping its previous resources');
+        const previous = gateways.get(entry.Name);
+        if (previous) next.set(entry.Name, { listeners: previous.listeners, routes: previous.routes });
+      }
     }
     for (const name of new Set([...gateways.keys(), ...next.keys()])) {
       const before = gateways.get(name);
