@@ -39,11 +39,18 @@ export function setVersion(resources: Iterable<XdsResource>, ttlMs = 0): string 
   return h.digest('hex').slice(0, 20);
 }
 
+/** A framed body and what it carries, shared by every stream that gets the same response. Never mutate. */
+export interface SharedResponse {
+  body: Uint8Array;
+  sent: ReadonlyMap<string, string | null>;
+  resources?: Map<string, XdsResource>;
+}
+
 export class BodyCache {
-  private readonly map = new Map<string, Uint8Array>();
+  private readonly map = new Map<string, SharedResponse>();
   hits = 0;
   constructor(private readonly max = 256) {}
-  get(key: string, build: () => Uint8Array): Uint8Array {
+  get(key: string, build: () => SharedResponse): SharedResponse {
     const b = this.map.get(key);
     if (b) {
       this.hits++;
@@ -83,24 +90,20 @@ export function computeSotw(st: TypeState, ctx: ComputeContext): Computed | unde
   st.holding = deferred;
   const version = setVersion(chosen.values(), ctx.ttlMs);
   if (!st.forceAll && version === st.lastSentVersion) return undefined; // X-ACK-8, and X-ACK-5 after a NACK
-  const resources = [...chosen.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
-  const key = `${st.wireTypeUrl}|${ctx.sotwWrap ? ctx.ttlMs : 'plain'}|${version}`;
-  const body = ctx.bodyCache.get(key, () =>
-    sotwBody(
-      version,
-      st.wireTypeUrl,
-      resources.map((res): SotwItem => (ctx.sotwWrap ? { res, wrap: true, ttlMs: ctx.ttlMs, body: true } : { res, wrap: false })),
-    ),
-  );
-  return {
-    body,
-    pending: {
-      version,
+  const key = `s\0${st.wireTypeUrl}\0${ctx.sotwWrap ? ctx.ttlMs : 'plain'}\0${version}`;
+  const shared = ctx.bodyCache.get(key, () => {
+    const resources = [...chosen.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+    const items = resources.map((res): SotwItem => (ctx.sotwWrap ? { res, wrap: true, ttlMs: ctx.ttlMs, body: true } : { res, wrap: false }));
+    return {
+      body: sotwBody(version, st.wireTypeUrl, items),
       sent: new Map(resources.map((r) => [r.name, wireVersion(r, ctx.ttlMs)])),
       resources: chosen,
-      heartbeat: false,
-    },
-    count: resources.length,
+    };
+  });
+  return {
+    body: shared.body,
+    pending: { version, sent: shared.sent, resources: shared.resources, heartbeat: false },
+    count: shared.sent.size,
     deferred,
   };
 }
@@ -139,29 +142,32 @@ export function computeDelta(st: TypeState, ctx: ComputeContext): Computed | und
   // A fresh set rather than deletes: a drained hash table keeps its capacity.
   st.force = st.force.size === 0 ? st.force : new Set([...st.force].filter((n) => later.has(n)));
   if (items.length === 0 && removed.length === 0) return undefined;
-  const sent = new Map<string, string | null>();
-  for (const it of items) sent.set(it.res.name, wireVersion(it.res, ctx.ttlMs));
-  for (const n of removed) sent.set(n, null);
+  const shared = sharedDelta(st.wireTypeUrl, ctx, items, removed);
   return {
-    body: sharedDeltaBody(st.wireTypeUrl, ctx, items, removed),
-    pending: { version: '', sent, resources: undefined, heartbeat: false },
+    body: shared.body,
+    pending: { version: '', sent: shared.sent, resources: undefined, heartbeat: false },
     count: items.length + removed.length,
     deferred: later.size > 0,
   };
 }
 
 /**
- * A push of one change to many streams gives each the same few resources: the
- * body is shared for small responses (large ones are initial syncs, which
- * differ per client and are not worth keying).
+ * Streams that get the same resources get the same response: one change fanned
+ * out to N clients, or N Envoys' identical initial syncs. The body and the
+ * `sent` map are built once and shared (the map then becomes those clients'
+ * held versions, see HeldVersions).
  */
-function sharedDeltaBody(typeUrl: string, ctx: ComputeContext, items: readonly DeltaItem[], removed: readonly string[]): Uint8Array {
-  if (items.length + removed.length > 16) return deltaBody('', typeUrl, items, removed);
+function sharedDelta(typeUrl: string, ctx: ComputeContext, items: readonly DeltaItem[], removed: readonly string[]): SharedResponse {
   // NUL separators: names are free text, but never contain NUL.
   let key = `d\0${typeUrl}\0${ctx.ttlMs}`;
   for (const it of items) key += `\0${it.res.name}\0${it.res.version}`;
   key += `\0\0${removed.join('\0')}`;
-  return ctx.bodyCache.get(key, () => deltaBody('', typeUrl, items, removed));
+  return ctx.bodyCache.get(key, () => {
+    const sent = new Map<string, string | null>();
+    for (const it of items) sent.set(it.res.name, wireVersion(it.res, ctx.ttlMs));
+    for (const n of removed) sent.set(n, null);
+    return { body: deltaBody('', typeUrl, items, removed), sent };
+  });
 }
 
 /** X-TTL-2: the resources the client holds at their current version, without bodies. */

@@ -3,14 +3,15 @@
 // and versions point at strings the provider already holds.
 import type { XdsResource } from './provider';
 import type { ResourceType } from './resource-types';
+import { HeldVersions } from './held-versions';
 import { newSubscription, type Subscription } from './subscription';
 
 export interface Pending {
   nonce: string;
   /** SotW: the set version sent. Delta: ''. */
   version: string;
-  /** name → version sent, or null for a name sent in removed_resources. */
-  sent: Map<string, string | null>;
+  /** name → version sent, or null for a name sent in removed_resources. Shared between streams: never mutate. */
+  sent: ReadonlyMap<string, string | null>;
   /** SotW only: the resources sent, kept so removals can be deferred (make-before-break). */
   resources: Map<string, XdsResource> | undefined;
   heartbeat: boolean;
@@ -35,7 +36,7 @@ export interface TypeState {
   /** A request of this type has been seen. */
   started: boolean;
   /** name → version the client holds, moved only on ACK. */
-  acked: Map<string, string>;
+  acked: HeldVersions;
   /** SotW: the set version last ACKed, and the resources the client holds. */
   ackedVersion: string;
   ackedResources: Map<string, XdsResource>;
@@ -67,7 +68,7 @@ export function newTypeState(type: ResourceType, wireTypeUrl: string): TypeState
     wireTypeUrl,
     sub: newSubscription(),
     started: false,
-    acked: new Map(),
+    acked: new HeldVersions(),
     ackedVersion: '',
     ackedResources: new Map(),
     lastSentVersion: '',
@@ -99,18 +100,22 @@ export function markChanged(st: TypeState, names: Iterable<string> | 'all', at?:
 export function commitAck(st: TypeState): void {
   const p = st.pending;
   if (!p) return;
-  for (const [name, version] of p.sent) {
-    if (version === null) st.acked.delete(name);
-    else {
-      st.acked.set(name, version);
-      st.rejected.delete(name);
+  if (p.resources || st.acked.empty) {
+    // SotW carries the whole set, and a first Delta response is all the client holds: share the response's map.
+    st.acked.adopt(p.sent);
+    for (const name of st.rejected.keys()) if (p.sent.get(name)) st.rejected.delete(name);
+  } else {
+    for (const [name, version] of p.sent) {
+      if (version === null) st.acked.delete(name);
+      else {
+        st.acked.set(name, version);
+        st.rejected.delete(name);
+      }
     }
   }
   if (p.resources) {
-    // SotW carries the whole set: what was not in it is no longer held.
     st.ackedVersion = p.version;
     st.ackedResources = p.resources;
-    for (const name of [...st.acked.keys()]) if (!p.sent.has(name)) st.acked.delete(name);
   }
   st.pending = undefined;
   st.unacked = 0;

@@ -185,7 +185,7 @@ export class XdsStream {
     if (setVersion(current.values(), ttlMs) !== versionInfo) return false;
     st.lastSentVersion = st.ackedVersion = versionInfo;
     st.ackedResources = current;
-    st.acked = new Map([...current].map(([name, res]) => [name, wireVersion(res, ttlMs)]));
+    st.acked.adopt(new Map([...current].map(([name, res]) => [name, wireVersion(res, ttlMs)])));
     return true;
   }
 
@@ -197,7 +197,7 @@ export class XdsStream {
     st.started = true;
     if (first && req.initialVersions.size > 0) {
       // X-DELTA-6: what the client already holds counts as ACKed; only differences are sent.
-      for (const [name, version] of req.initialVersions) st.acked.set(name, version);
+      st.acked.adopt(req.initialVersions);
       markChanged(st, 'all');
     }
     this.settle(st, req.responseNonce, req.errorDetail, '');
