@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { encodeResource, envoyRoot, lookupType } from '../../../src/xds/envoy-proto';
 import { isHubError } from '../../../src/errors';
+import { HeldVersions } from '../../../src/xds/held-versions';
 import { tokenBucket } from '../../../src/xds/rate-limit';
 import { Clusters, Endpoints, Listeners } from '../../../src/xds/resource-types';
 import { XDS_METHODS } from '../../../src/xds/services';
@@ -94,4 +95,29 @@ test('every served method exists in the v3 upstream protos or the project v2 pro
     assert.equal(!!method.requestStream, m.kind !== 'fetch');
   }
   assert.equal(XDS_METHODS.length, 2 * 3 + 4 * 2 * 3);
+});
+
+test('HeldVersions: a shared base is never written; the overlay holds differences', () => {
+  const base = new Map<string, string | null>([
+    ['a', '1'],
+    ['b', '2'],
+    ['gone', null],
+  ]);
+  const h = new HeldVersions();
+  h.adopt(base);
+  assert.deepEqual([...h], [['a', '1'], ['b', '2']]);
+  h.set('a', '9');
+  h.delete('b');
+  h.set('c', '3');
+  assert.deepEqual([...h].sort(), [['a', '9'], ['c', '3']]);
+  assert.equal(h.has('b'), false);
+  assert.equal(h.get('gone'), undefined);
+  assert.deepEqual([...base], [['a', '1'], ['b', '2'], ['gone', null]], 'the shared map is untouched');
+  h.set('a', '1'); // back to the base version: the overlay entry goes
+  assert.equal(h.get('a'), '1');
+  for (let i = 0; i < 100; i++) h.set(`n${i}`, 'v'); // large overlay: compacts into its own map
+  assert.equal(h.size, 102);
+  assert.equal(h.empty, false);
+  h.adopt(new Map());
+  assert.equal(h.empty, true);
 });
