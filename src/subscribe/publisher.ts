@@ -236,7 +236,13 @@ export function createPublisher(options: PublisherOptions): HubPublisher {
       prefix = [];
       pos = buffer.tail;
     } else {
-      const entry = snapshotFor(key, request.topic, subject, buffer);
+      let entry: CacheEntry;
+      try {
+        entry = snapshotFor(key, request.topic, subject, buffer);
+      } catch (err) {
+        release(buffer); // a failed snapshot must not pin the buffer
+        throw err;
+      }
       const framing = request.index > 0n ? [NEW_SNAPSHOT] : [];
       prefix = [framing, entry.snapshot.items, [entry.snapshot.end]];
       pos = entry.pos;
