@@ -45,7 +45,7 @@ function envoyLike(port: number, node: { id: string; cluster: string }) {
     first = false;
   };
   /** Resolves when `pred` holds on what the client holds; rejects after capMs. */
-  const until = (pred: () => boolean, what: string, capMs = 15_000) =>
+  const until = (pred: () => boolean, what: string, capMs = 60_000) =>
     new Promise<void>((resolve, reject) => {
       const check = () => {
         if (!pred()) return;

@@ -135,7 +135,7 @@ export class ClientProcess {
    * Resolves when the last `count` RPCs all succeeded, reached only the given
    * server(s) and every one of them; rejects after capMs with what the client saw.
    */
-  untilServing(servers: string | readonly string[], count = 8, capMs = 30_000): Promise<void> {
+  untilServing(servers: string | readonly string[], count = 8, capMs = 90_000): Promise<void> {
     const wanted = new Set(typeof servers === 'string' ? [servers] : servers);
     const server = [...wanted].join('+');
     const done = () => {
