@@ -30,6 +30,7 @@ interface PhaseResult {
   delivered: number;
   seconds: number;
   produced: number;
+  cpuMs: number;
   p50: number;
   p99: number;
   max: number;
@@ -121,6 +122,7 @@ async function phase(name: 'bare' | 'hub'): Promise<PhaseResult> {
     delivered: results.reduce((a, r) => a + r.received, 0),
     seconds,
     produced: serverStats.produced,
+    cpuMs: serverStats.cpuMs,
     p50: percentile(hist, 0.5),
     p99: percentile(hist, 0.99),
     max,
@@ -143,6 +145,7 @@ async function main(): Promise<void> {
     'snapshot events': r.snapshotEvents,
     'changes/s': (r.produced / r.seconds).toFixed(1),
     'delivered events/s': Math.round(r.delivered / r.seconds),
+    'server CPU ms/change': (r.cpuMs / Math.max(1, r.produced)).toFixed(2),
     'p50 ms': r.p50,
     'p99 ms': r.p99,
     'max ms': r.max,

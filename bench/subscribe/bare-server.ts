@@ -6,7 +6,7 @@ import * as grpc from '@grpc/grpc-js';
 import { SUBSCRIBE_METHOD_PATH } from '../../src/subscribe/proto';
 import { createEventEncoder } from '../../src/subscribe/wire';
 import { Topic, type CheckServiceNode } from '../../src/catalog/types';
-import { marker, nowUs, type MainToServer, type ServerToMain } from './common';
+import { cpuMsSince, marker, nowUs, type MainToServer, type ServerToMain } from './common';
 import { benchCheck, benchNode, benchService } from './instance';
 
 const send = (m: ServerToMain) => process.send?.(m);
@@ -77,8 +77,10 @@ async function produce(): Promise<void> {
 }
 
 let producing: Promise<void> | undefined;
+let cpuAtStart = process.cpuUsage();
 process.on('message', async (m: MainToServer) => {
   if (m.type === 'start') {
+    cpuAtStart = process.cpuUsage();
     running = true;
     producing = produce();
   } else if (m.type === 'allow') {
@@ -88,7 +90,7 @@ process.on('message', async (m: MainToServer) => {
     running = false;
     wake?.();
     await producing;
-    send({ type: 'stats', rssBytes: process.memoryUsage().rss, produced, eventBytes: template.length });
+    send({ type: 'stats', rssBytes: process.memoryUsage().rss, produced, cpuMs: cpuMsSince(cpuAtStart), eventBytes: template.length });
     server.forceShutdown();
     process.disconnect();
   }

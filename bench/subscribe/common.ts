@@ -27,7 +27,7 @@ export function isEndOfSnapshot(buf: Buffer): boolean {
 
 export type ServerToMain =
   | { type: 'ready'; port: number }
-  | { type: 'stats'; rssBytes: number; produced: number; cacheHits?: number; cacheMisses?: number; slowConsumers?: number; eventBytes: number };
+  | { type: 'stats'; rssBytes: number; produced: number; cpuMs: number; cacheHits?: number; cacheMisses?: number; slowConsumers?: number; eventBytes: number };
 
 export type MainToServer = { type: 'start' } | { type: 'allow'; upTo: number } | { type: 'stop' };
 
@@ -49,4 +49,10 @@ export function percentile(hist: number[], p: number): number {
     if (seen >= total * p) return i;
   }
   return hist.length - 1;
+}
+
+/** User + system CPU milliseconds used since `start`. */
+export function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(start);
+  return (d.user + d.system) / 1000;
 }

@@ -9,7 +9,7 @@ import { addSubscribeService } from '../../src/subscribe/grpc';
 import { createPublisher } from '../../src/subscribe/publisher';
 import { createEventEncoder } from '../../src/subscribe/wire';
 import { Topic } from '../../src/catalog/types';
-import type { MainToServer, ServerToMain } from './common';
+import { cpuMsSince, type MainToServer, type ServerToMain } from './common';
 import { benchCheck, benchNode, benchService } from './instance';
 
 const instances = Number(process.argv[2] ?? 1000);
@@ -59,8 +59,10 @@ async function main(): Promise<void> {
     ? createEventEncoder().encode({ kind: 'events', index: 1n, events: [{ topic: Topic.ServiceHealth, subject: 'web', index: 1n, payload: { type: 'service-health', op: 'register', csn: sample } }] }).length
     : 0;
   let producing: Promise<void> | undefined;
+  let cpuAtStart = process.cpuUsage();
   process.on('message', async (m: MainToServer) => {
     if (m.type === 'start') {
+      cpuAtStart = process.cpuUsage();
       running = true;
       producing = produce();
     } else if (m.type === 'allow') {
@@ -71,7 +73,7 @@ async function main(): Promise<void> {
       wakeProducer?.();
       await producing;
       const st = publisher.stats();
-      send({ type: 'stats', rssBytes: process.memoryUsage().rss, produced, cacheHits: st.snapshotCacheHits, cacheMisses: st.snapshotCacheMisses, slowConsumers: st.slowConsumers, eventBytes });
+      send({ type: 'stats', rssBytes: process.memoryUsage().rss, produced, cpuMs: cpuMsSince(cpuAtStart), cacheHits: st.snapshotCacheHits, cacheMisses: st.snapshotCacheMisses, slowConsumers: st.slowConsumers, eventBytes });
       publisher.close();
       server.forceShutdown();
       await catalog.close();
