@@ -76,22 +76,36 @@ function onResponse(sim: Sim, r: Received) {
   }
 }
 
-function connect(port: number, index: number): Sim {
-  // A distinct channel per client, and no shared subchannel: one connection each, as N Envoys would have.
-  const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 });
-  const call = client.makeBidiStreamRequest(DELTA_ADS, serialize, deserialize);
-  const sim: Sim = { index, ready: false, edsNames: new Set(), edsSubscribed: false, armedBytes: 0, arrivedAt: 0, call, client };
+let reconnects = 0;
+let exiting = false;
+
+/** Opens (or reopens) the client's Delta ADS stream and subscribes as Envoy does. */
+function open(sim: Sim): void {
+  const call = sim.client.makeBidiStreamRequest(DELTA_ADS, serialize, deserialize);
+  sim.call = call;
+  sim.edsSubscribed = false;
   call.on('data', (r: Received) => onResponse(sim, r));
   call.on('error', (err: grpc.ServiceError) => {
-    if (err.code !== grpc.status.CANCELLED) send({ kind: 'error', message: `client ${index}: ${err.code} ${err.details}` });
+    if (exiting || err.code === grpc.status.CANCELLED) return;
+    // As Envoy does: reconnect with a jittered backoff (the server may refuse
+    // connections while it is busy syncing thousands of others).
+    if (++reconnects <= 3) send({ kind: 'error', message: `client ${sim.index}: ${err.code} ${err.details} (reconnecting)` });
+    setTimeout(() => open(sim), 500 + Math.random() * 1500);
   });
   call.write({
-    node: { id: `bench-${index}`, cluster: 'bench', userAgentName: 'envoy' },
+    node: { id: `bench-${sim.index}`, cluster: 'bench', userAgentName: 'envoy' },
     typeUrl: CDS,
     resourceNamesSubscribe: ['*'],
   });
   // The bare server never answers the subscription; its clients are ready once the stream is open.
   if (mode === 'bare') call.once('metadata', () => markReady(sim));
+}
+
+function connect(port: number, index: number): Sim {
+  // A distinct channel per client, and no shared subchannel: one connection each, as N Envoys would have.
+  const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 });
+  const sim = { index, ready: false, edsNames: new Set<string>(), edsSubscribed: false, armedBytes: 0, arrivedAt: 0, client } as Sim;
+  open(sim);
   return sim;
 }
 
@@ -113,6 +127,8 @@ process.on('message', async (m: ClientCommand) => {
     armed = { name: m.name, round: m.round, pending: sims.length, timer: setTimeout(finishArm, 60_000) };
     send({ kind: 'armed', round: m.round });
   } else if (m.cmd === 'exit') {
+    exiting = true;
+    if (reconnects > 0) send({ kind: 'error', message: `${reconnects} stream(s) failed and reconnected` });
     for (const s of sims) {
       s.call.cancel();
       s.client.close();
