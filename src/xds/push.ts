@@ -17,7 +17,11 @@ interface Batch {
 }
 
 export class PushPipeline {
-  private readonly byName = new Map<string, Map<string, Set<XdsStream>>>();
+  /**
+   * Per type: interned name set → streams subscribed with exactly that set.
+   * Fleets share sets, so a stream costs one entry here, not one per name.
+   */
+  private readonly groups = new Map<string, Map<ReadonlySet<string>, Set<XdsStream>>>();
   private readonly wildcard = new Map<string, Set<XdsStream>>();
   private batches = new Map<string, Batch>();
   private firstAt: number | undefined;
@@ -37,18 +41,14 @@ export class PushPipeline {
   }
 
   /** Keeps the index in step with one stream's subscription of one type. */
-  update(stream: XdsStream, typeUrl: string, delta: SubscriptionDelta, wildcard: boolean): void {
-    let names = this.byName.get(typeUrl);
-    if (!names) this.byName.set(typeUrl, (names = new Map()));
-    for (const n of delta.added) {
-      let s = names.get(n);
-      if (!s) names.set(n, (s = new Set()));
-      s.add(stream);
-    }
-    for (const n of delta.removed) {
-      const s = names.get(n);
-      s?.delete(stream);
-      if (s?.size === 0) names.delete(n);
+  update(stream: XdsStream, typeUrl: string, delta: SubscriptionDelta, names: ReadonlySet<string>, wildcard: boolean): void {
+    let groups = this.groups.get(typeUrl);
+    if (!groups) this.groups.set(typeUrl, (groups = new Map()));
+    if (delta.before !== names) this.leave(groups, delta.before, stream);
+    if (names.size > 0) {
+      let g = groups.get(names);
+      if (!g) groups.set(names, (g = new Set()));
+      g.add(stream);
     }
     let w = this.wildcard.get(typeUrl);
     if (!w) this.wildcard.set(typeUrl, (w = new Set()));
@@ -59,14 +59,15 @@ export class PushPipeline {
   remove(stream: XdsStream): void {
     for (const [typeUrl, st] of stream.types) {
       this.wildcard.get(typeUrl)?.delete(stream);
-      const names = this.byName.get(typeUrl);
-      if (!names) continue;
-      for (const n of st.sub.names) {
-        const s = names.get(n);
-        s?.delete(stream);
-        if (s?.size === 0) names.delete(n);
-      }
+      const groups = this.groups.get(typeUrl);
+      if (groups) this.leave(groups, st.sub.names, stream);
     }
+  }
+
+  private leave(groups: Map<ReadonlySet<string>, Set<XdsStream>>, names: ReadonlySet<string>, stream: XdsStream): void {
+    const g = groups.get(names);
+    g?.delete(stream);
+    if (g?.size === 0) groups.delete(names);
   }
 
   private enqueue(changes: readonly ResourceChange[]): void {
@@ -94,8 +95,9 @@ export class PushPipeline {
     const touched = new Set<XdsStream>();
     for (const b of batches) {
       const targets = new Set<XdsStream>(this.wildcard.get(b.typeUrl));
-      const names = this.byName.get(b.typeUrl);
-      if (names) for (const n of b.names) for (const s of names.get(n) ?? []) targets.add(s);
+      for (const [names, streams] of this.groups.get(b.typeUrl) ?? []) {
+        if (intersects(names, b.names)) for (const s of streams) targets.add(s);
+      }
       for (const s of targets) {
         if (b.nodeScope !== undefined && (s.node?.cluster || s.node?.id) !== b.nodeScope) continue;
         s.resourcesChanged(b.typeUrl, b.names, at);
@@ -105,4 +107,10 @@ export class PushPipeline {
     if (batches.length) this.deliveries++;
     for (const s of touched) s.flush();
   }
+}
+
+function intersects(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  for (const n of small) if (large.has(n)) return true;
+  return false;
 }

@@ -9,6 +9,7 @@ import { clientInfo, nodeConfig, type ClientInfo, type NodeConfig } from './admi
 import { fetchSotw, type FetchResult } from './fetch';
 import { createXdsMetrics, type XdsMetrics } from './metrics';
 import type { ResourceProvider, XdsNode } from './provider';
+import { nameInterner } from './name-sets';
 import { PushPipeline } from './push';
 import { tokenBucket } from './rate-limit';
 import { RESOURCE_TYPES, type ResourceType } from './resource-types';
@@ -64,7 +65,8 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     logger,
     metrics,
     bodyCache,
-    subscriptionChanged: (stream, typeUrl, delta, wildcard) => pipeline.update(stream, typeUrl, delta, wildcard),
+    subscriptionChanged: (stream, typeUrl, delta, names, wildcard) => pipeline.update(stream, typeUrl, delta, names, wildcard),
+    names: nameInterner(),
     closed: (stream) => {
       if (!live.delete(stream)) return;
       pipeline.remove(stream);

@@ -9,6 +9,7 @@ import { RESOURCE_TYPES, resourceTypeOf, Clusters, Endpoints, Listeners, Routes,
 import { computeDelta, computeHeartbeat, computeSotw, setVersion, type BodyCache, type ComputeContext, type Computed } from './responses';
 import { commitAck, markChanged, newTypeState, recordNack, type TypeState } from './stream-state';
 import { applyDeltaChange, applySotwNames, coveredNames, covers, type SubscriptionDelta } from './subscription';
+import type { NameInterner } from './name-sets';
 import type { V3TypeUrl } from './type-urls';
 import { routeClusters } from './warming';
 import { decodeDeltaRequest, decodeSotwRequest, wireVersion, withNonce, type ApiVersion, type DeltaRequest, type SotwRequest } from './wire';
@@ -28,7 +29,9 @@ export interface StreamDeps {
   metrics: XdsMetrics;
   bodyCache: BodyCache;
   /** Keeps the name → streams index in step with subscriptions. */
-  subscriptionChanged(stream: XdsStream, typeUrl: V3TypeUrl, delta: SubscriptionDelta, wildcard: boolean): void;
+  subscriptionChanged(stream: XdsStream, typeUrl: V3TypeUrl, delta: SubscriptionDelta, names: ReadonlySet<string>, wildcard: boolean): void;
+  /** Shares equal subscription name sets between streams. */
+  names: NameInterner;
   closed(stream: XdsStream): void;
 }
 
@@ -162,7 +165,7 @@ export class XdsStream {
     const first = !st.started;
     st.started = true;
     this.settle(st, req.responseNonce, req.errorDetail, req.versionInfo);
-    const delta = applySotwNames(st.sub, st.type, req.resourceNames);
+    const delta = applySotwNames(st.sub, st.type, req.resourceNames, this.deps.names);
     const wildcardOnly = st.sub.wildcard && st.sub.names.size === 0;
     if (first && wildcardOnly && req.versionInfo !== '' && req.responseNonce === '' && this.holdsCurrent(st, req.versionInfo)) {
       // X-ACK-7: a reconnecting wildcard LDS/CDS client already holds the current set; nothing to resend.
@@ -170,7 +173,7 @@ export class XdsStream {
       st.forceAll = true; // X-SUB-2: the new set goes out even if nothing in it changed
       markChanged(st, 'all');
     }
-    if (first || delta.changed) this.deps.subscriptionChanged(this, st.type.typeUrl, delta, st.sub.wildcard);
+    if (first || delta.changed) this.deps.subscriptionChanged(this, st.type.typeUrl, delta, st.sub.names, st.sub.wildcard);
   }
 
   /** X-ACK-7: if `versionInfo` is the current set's version, record that set as held (so warming checks see it). */
@@ -202,7 +205,7 @@ export class XdsStream {
     }
     this.settle(st, req.responseNonce, req.errorDetail, '');
     // X-DELTA-4: subscription changes apply whatever the nonce.
-    const delta = applyDeltaChange(st.sub, st.type, req.subscribe, req.unsubscribe, first);
+    const delta = applyDeltaChange(st.sub, st.type, req.subscribe, req.unsubscribe, first, this.deps.names);
     for (const n of req.subscribe) {
       if (n === '*') continue;
       if (!(first && req.initialVersions.has(n))) st.force.add(n); // X-DELTA-5
@@ -219,7 +222,7 @@ export class XdsStream {
       }
     }
     if (delta.wildcardChanged || (first && st.sub.wildcard)) markChanged(st, 'all');
-    if (first || delta.changed) this.deps.subscriptionChanged(this, st.type.typeUrl, delta, st.sub.wildcard);
+    if (first || delta.changed) this.deps.subscriptionChanged(this, st.type.typeUrl, delta, st.sub.names, st.sub.wildcard);
   }
 
   /** The push pipeline reports changed names of a type this stream subscribes to. */

@@ -4,6 +4,7 @@ import { createXdsMetrics } from '../../../src/xds/metrics';
 import { BodyCache } from '../../../src/xds/responses';
 import { XdsStream, type StreamDeps } from '../../../src/xds/stream';
 import { PushPipeline } from '../../../src/xds/push';
+import { nameInterner } from '../../../src/xds/name-sets';
 import { TypeUrl } from '../../../src/xds/type-urls';
 import { decodeResponse, encodeRequest } from '../../../src/xds/wire';
 import { TestProvider, cluster, cla } from './helpers/fixtures';
@@ -13,7 +14,7 @@ const p = new TestProvider();
 for (let i = 0; i < S; i++) p.set(cluster(`c${i}`), cla(`c${i}`));
 const pipeline = new PushPipeline(p, { debounceMs: 1, maxDelayMs: 5 });
 class FakeCall extends EventEmitter { last?: Buffer; writableEnded=false; write(b: Buffer) { this.last = b; return true; } end() {} }
-const deps: StreamDeps = { get: (u, n) => p.get(u, n), resourceTtlMs: 0, logger: pino({ level: 'silent' }), metrics: createXdsMetrics(undefined, () => []), bodyCache: new BodyCache(), subscriptionChanged: (s, u, d, w) => pipeline.update(s, u, d, w), closed: () => {} };
+const deps: StreamDeps = { get: (u, n) => p.get(u, n), resourceTtlMs: 0, logger: pino({ level: 'silent' }), metrics: createXdsMetrics(undefined, () => []), bodyCache: new BodyCache(), subscriptionChanged: (s, u, d, names, w) => pipeline.update(s, u, d, names, w), names: nameInterner(), closed: () => {} };
 const names = Array.from({ length: S }, (_, i) => `c${i}`);
 const keep: XdsStream[] = [];
 (globalThis as any).gc(); const before = process.memoryUsage().heapUsed;

@@ -7,6 +7,7 @@ import type { ServerDuplexStream } from '@grpc/grpc-js';
 import pino from 'pino';
 import { createXdsMetrics } from '../../../src/xds/metrics';
 import { BodyCache } from '../../../src/xds/responses';
+import { NO_INTERNING } from '../../../src/xds/name-sets';
 import { XdsStream, type StreamDeps } from '../../../src/xds/stream';
 import { TypeUrl } from '../../../src/xds/type-urls';
 import { decodeResponse, encodeRequest } from '../../../src/xds/wire';
@@ -34,6 +35,7 @@ function open(p: TestProvider) {
     metrics: createXdsMetrics(undefined, () => []),
     bodyCache: new BodyCache(),
     subscriptionChanged: () => undefined,
+    names: NO_INTERNING,
     closed: () => undefined,
   };
   const stream = new XdsStream(call as unknown as ServerDuplexStream<Buffer, Buffer>, deps, { id: 1, variant: 'delta', transport: 'ads', api: 'v3' });

@@ -14,7 +14,7 @@ import { v2Root } from '../../../src/xds/v2-proto';
 import { anyOf, sotwBody, withNonce } from '../../../src/xds/wire';
 import { cluster } from './helpers/fixtures';
 
-const state = (s: { wildcard: boolean; names: Set<string> }) => ({ wildcard: s.wildcard, names: [...s.names].sort() });
+const state = (s: { wildcard: boolean; names: ReadonlySet<string> }) => ({ wildcard: s.wildcard, names: [...s.names].sort() });
 
 test('X-SUB-3 (unit): SotW legacy wildcard sequence', () => {
   const sub = newSubscription();
