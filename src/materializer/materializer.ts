@@ -102,12 +102,12 @@ export function createMaterializer<T>(options: MaterializerOptions<T>): Material
   }
 
   function wake(): void {
-    if (waiters.size === 0) return;
-    const result = current();
+    // Render only when some waiter is satisfied: a reader far ahead (or none)
+    // must not cost a sorted copy of the view per update.
     for (const w of waiters) {
       if (satisfies(w.minIndex, w.strict)) {
         w.detach();
-        w.resolve(result);
+        w.resolve(current());
       }
     }
   }
