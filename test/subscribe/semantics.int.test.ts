@@ -184,3 +184,38 @@ test('a subscriber that stops reading is ended with RESOURCE_EXHAUSTED, and on r
     },
     { maxLag: 32 },
   ));
+
+test('other topics: ServiceHealthConnect by destination, ServiceList and config entries by wildcard', () =>
+  withHub(async (h) => {
+    await h.instance('web', 'w1');
+    await h.register({ Node: 'n1', Address: '10.0.0.1', Service: { ID: 'w1-proxy', Service: 'web-sidecar-proxy', Kind: 'connect-proxy', Port: 21000, Proxy: { DestinationServiceName: 'web' } } });
+    const connect = new StreamReader(h.client.Subscribe({ Topic: 'ServiceHealthConnect', NamedSubject: { Key: 'web' } }));
+    const [proxy, eos] = await connect.take(2);
+    assert.equal(proxy!.ServiceHealth?.CheckServiceNode?.Service?.ID, 'w1-proxy');
+    assert.equal(proxy!.ServiceHealth?.CheckServiceNode?.Service?.Proxy?.DestinationServiceName, 'web');
+    assert.equal(eos!.Payload, 'EndOfSnapshot');
+
+    const list = new StreamReader(h.client.Subscribe({ Topic: 'ServiceList', WildcardSubject: true }));
+    const [names] = await list.take(2);
+    const listed = (names!.EventBatch?.Events ?? []).map((e) => e.Service?.Name);
+    assert.ok(['churn', 'web', 'web-sidecar-proxy'].every((n) => listed.includes(n)), listed.join(','));
+
+    const put = async (body: Record<string, unknown>) => {
+      const res = await fetch(`${h.hub.httpUrl}/v1/config`, { method: 'PUT', body: JSON.stringify(body) });
+      assert.equal(res.status, 200, await res.text());
+      return BigInt(res.headers.get('x-consul-index') ?? '0');
+    };
+    await put({ Kind: 'service-resolver', Name: 'web', ConnectTimeout: '3s' });
+    const resolvers = new StreamReader(h.client.Subscribe({ Topic: 'ServiceResolver', WildcardSubject: true }));
+    const [r1, reos] = await resolvers.take(2);
+    assert.deepEqual(r1!.ConfigEntry?.ConfigEntry?.ServiceResolver?.ConnectTimeout, { seconds: '3', nanos: 0 });
+    assert.equal(reos!.Payload, 'EndOfSnapshot');
+    const i = await put({ Kind: 'service-resolver', Name: 'api', DefaultSubset: 'v2', Subsets: { v2: { Filter: 'Service.Meta.version == 2' } } });
+    const live = await resolvers.next();
+    assert.equal(live.Index, String(i));
+    assert.equal(live.ConfigEntry?.ConfigEntry?.Name, 'api');
+    assert.equal(live.ConfigEntry?.ConfigEntry?.ServiceResolver?.DefaultSubset, 'v2');
+    const j = await h.instance('api', 'a1');
+    assert.equal(describe(await list.next()), `${j}:register-api`);
+    for (const s of [connect, list, resolvers]) s.call.cancel();
+  }));
