@@ -3,8 +3,8 @@
 // results are sorted by Name.
 import type { ConfigEntry, ConfigEntryKind } from '../../catalog/types';
 import { HubError } from '../../errors';
-import { type View, deepFreeze, renderCache, viewImmer } from '../view';
-import { type Sharded, emptySharded, shardedDelete, shardedSet, shardedValues } from './sharded-map';
+import { type View, deepFreeze, renderCache } from '../view';
+import { type Change, type Sharded, emptySharded, shardedApply, shardedValues } from './sharded-map';
 
 export interface ConfigEntriesViewOptions {
   kind: ConfigEntryKind;
@@ -28,19 +28,17 @@ export function configEntriesView(options: ConfigEntriesViewOptions): View<reado
   const render = renderCache((s: Sharded<ConfigEntry>) => shardedValues(s).sort(compareEntries));
   return {
     update(events) {
-      state = viewImmer.produce(state, (draft) => {
-        for (const event of events) {
-          const p = event.payload;
-          if (p.type !== 'config-entry') throw new HubError('INTERNAL', `config entries view got a ${p.type} event`);
-          const entry = p.entry;
-          const key = entryKey(entry);
-          // The subject already selects the kind and name; checking again keeps a
-          // misrouted event (or a wildcard server) from polluting the view.
-          const wanted = entry.Kind === options.kind && (options.name === undefined || entry.Name === options.name);
-          if (p.op === 'upsert' && wanted) shardedSet(draft, key, deepFreeze(entry));
-          else shardedDelete(draft, key);
-        }
-      });
+      const changes: Change<ConfigEntry>[] = [];
+      for (const event of events) {
+        const p = event.payload;
+        if (p.type !== 'config-entry') throw new HubError('INTERNAL', `config entries view got a ${p.type} event`);
+        const entry = p.entry;
+        // The subject already selects the kind and name; checking again keeps a
+        // misrouted event (or a wildcard server) from polluting the view.
+        const wanted = entry.Kind === options.kind && (options.name === undefined || entry.Name === options.name);
+        changes.push([entryKey(entry), p.op === 'upsert' && wanted ? deepFreeze(entry) : undefined]);
+      }
+      state = shardedApply(state, changes);
     },
     result: () => render(state),
     reset() {

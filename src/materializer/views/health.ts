@@ -3,10 +3,10 @@
 // that no longer matches the filter deletes the instance (Consul #12640), so a
 // filtered view never keeps a stale member. Results are sorted by node, then
 // service ID, and built once per index.
-import type { CatalogEvent, CheckServiceNode } from '../../catalog/types';
+import type { CheckServiceNode } from '../../catalog/types';
 import { HubError } from '../../errors';
-import { type View, deepFreeze, renderCache, viewImmer } from '../view';
-import { type Sharded, emptySharded, shardedDelete, shardedSet, shardedValues } from './sharded-map';
+import { type View, deepFreeze, renderCache } from '../view';
+import { type Change, type Sharded, emptySharded, shardedApply, shardedValues } from './sharded-map';
 
 export interface HealthViewOptions {
   service: string;
@@ -53,19 +53,17 @@ export function healthView(options: HealthViewOptions): View<readonly CheckServi
 
   return {
     update(events) {
-      // One produce per delivery: a burst or a whole snapshot costs one copy.
-      state = viewImmer.produce(state, (draft) => {
-        for (const event of events) apply(event);
-        function apply(event: CatalogEvent): void {
-          const p = event.payload;
-          if (p.type !== 'service-health') {
-            throw new HubError('INTERNAL', `health view got a ${p.type} event (topic ${event.topic})`);
-          }
-          const key = instanceKey(p.csn);
-          if (p.op === 'register' && matches(p.csn)) shardedSet(draft, key, deepFreeze(p.csn));
-          else shardedDelete(draft, key);
+      const changes: Change<CheckServiceNode>[] = [];
+      for (const event of events) {
+        const p = event.payload;
+        if (p.type !== 'service-health') {
+          throw new HubError('INTERNAL', `health view got a ${p.type} event (topic ${event.topic})`);
         }
-      });
+        const key = instanceKey(p.csn);
+        changes.push([key, p.op === 'register' && matches(p.csn) ? deepFreeze(p.csn) : undefined]);
+      }
+      // One new version per delivery: a burst or a whole snapshot costs one copy.
+      state = shardedApply(state, changes);
     },
     result: () => render(state),
     reset() {

@@ -3,8 +3,8 @@
 // and Deregister when its last instance goes.
 import type { ServiceName } from '../../catalog/catalog';
 import { HubError } from '../../errors';
-import { type View, renderCache, viewImmer } from '../view';
-import { type Sharded, emptySharded, shardedDelete, shardedSet, shardedValues } from './sharded-map';
+import { type View, renderCache } from '../view';
+import { type Change, type Sharded, emptySharded, shardedApply, shardedValues } from './sharded-map';
 
 function compareNames(a: ServiceName, b: ServiceName): number {
   if (a.Name !== b.Name) return a.Name < b.Name ? -1 : 1;
@@ -17,15 +17,14 @@ export function serviceListView(): View<readonly ServiceName[]> {
   const render = renderCache((s: Sharded<ServiceName>) => shardedValues(s).sort(compareNames));
   return {
     update(events) {
-      state = viewImmer.produce(state, (draft) => {
-        for (const event of events) {
-          const p = event.payload;
-          if (p.type !== 'service-list') throw new HubError('INTERNAL', `service list view got a ${p.type} event`);
-          const key = `${p.partition}/${p.namespace}/${p.name}`;
-          if (p.op === 'register') shardedSet(draft, key, { Name: p.name, Namespace: p.namespace, Partition: p.partition });
-          else shardedDelete(draft, key);
-        }
-      });
+      const changes: Change<ServiceName>[] = [];
+      for (const event of events) {
+        const p = event.payload;
+        if (p.type !== 'service-list') throw new HubError('INTERNAL', `service list view got a ${p.type} event`);
+        const name = { Name: p.name, Namespace: p.namespace, Partition: p.partition };
+        changes.push([`${p.partition}/${p.namespace}/${p.name}`, p.op === 'register' ? Object.freeze(name) : undefined]);
+      }
+      state = shardedApply(state, changes);
     },
     result: () => render(state),
     reset() {
