@@ -3,9 +3,11 @@
 // initial CDS/EDS sync, every SotW set) share that response's map as their
 // base, so per-stream memory grows with what differs, not with every name.
 
+const NOTHING: ReadonlyMap<string, string | null> = new Map();
+
 export class HeldVersions implements Iterable<[string, string]> {
   /** Shared and never mutated (a response's `sent` map). */
-  private base: ReadonlyMap<string, string | null> = new Map();
+  private base: ReadonlyMap<string, string | null> = NOTHING;
   /** This stream's differences: a version, or null for "not held". */
   private over: Map<string, string | null> | undefined;
 

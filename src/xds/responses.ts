@@ -43,7 +43,7 @@ export function setVersion(resources: Iterable<XdsResource>, ttlMs = 0): string 
 export interface SharedResponse {
   body: Uint8Array;
   sent: ReadonlyMap<string, string | null>;
-  resources?: Map<string, XdsResource>;
+  resources?: ReadonlyMap<string, XdsResource>;
 }
 
 export class BodyCache {

@@ -13,7 +13,7 @@ export interface Pending {
   /** name → version sent, or null for a name sent in removed_resources. Shared between streams: never mutate. */
   sent: ReadonlyMap<string, string | null>;
   /** SotW only: the resources sent, kept so removals can be deferred (make-before-break). */
-  resources: Map<string, XdsResource> | undefined;
+  resources: ReadonlyMap<string, XdsResource> | undefined;
   heartbeat: boolean;
   /** When the change that caused this push reached the hub (for the latency histogram). */
   changeAt: number | undefined;
@@ -39,7 +39,7 @@ export interface TypeState {
   acked: HeldVersions;
   /** SotW: the set version last ACKed, and the resources the client holds. */
   ackedVersion: string;
-  ackedResources: Map<string, XdsResource>;
+  ackedResources: ReadonlyMap<string, XdsResource>;
   /** SotW: the set version last sent (pending, ACKed or NACKed): equal content is not sent again (X-ACK-5, X-ACK-8). */
   lastSentVersion: string;
   /** Delta: name → version the client rejected; not resent until the content changes (X-ACK-5). */
@@ -62,6 +62,8 @@ export interface TypeState {
   unacked: number;
 }
 
+const NO_RESOURCES: ReadonlyMap<string, XdsResource> = new Map();
+
 export function newTypeState(type: ResourceType, wireTypeUrl: string): TypeState {
   return {
     type,
@@ -70,7 +72,7 @@ export function newTypeState(type: ResourceType, wireTypeUrl: string): TypeState
     started: false,
     acked: new HeldVersions(),
     ackedVersion: '',
-    ackedResources: new Map(),
+    ackedResources: NO_RESOURCES,
     lastSentVersion: '',
     rejected: new Map(),
     pending: undefined,

@@ -55,7 +55,6 @@ export class XdsStream {
   private blocked = false;
   private closed = false;
   private nonceSeq = 0;
-  private readonly log: Logger;
 
   constructor(
     private readonly call: ServerDuplexStream<Buffer, Buffer>,
@@ -66,7 +65,6 @@ export class XdsStream {
     this.variant = opts.variant;
     this.transport = opts.transport;
     this.api = opts.api;
-    this.log = deps.logger.child({ stream: this.id, variant: this.variant, transport: this.transport, api: this.api });
     call.on('data', (buf: Buffer) => this.onData(buf));
     call.on('end', () => this.close(undefined));
     call.on('cancelled', () => this.close(undefined));
@@ -74,6 +72,20 @@ export class XdsStream {
       this.log.debug({ err }, 'stream error');
       this.close(undefined);
     });
+  }
+
+  /**
+   * The stream's log context. Not a pino child per stream: a child costs about
+   * a KiB, and streams log only decisions (open, NACK, bad request, slow).
+   */
+  private get log(): Pick<Logger, 'debug' | 'info' | 'warn'> {
+    const fields = { stream: this.id, variant: this.variant, transport: this.transport, api: this.api, node: this.node?.id };
+    const base = this.deps.logger;
+    return {
+      debug: (obj: object, msg?: string) => base.debug({ ...fields, ...obj }, msg),
+      info: (obj: object, msg?: string) => base.info({ ...fields, ...obj }, msg),
+      warn: (obj: object, msg?: string) => base.warn({ ...fields, ...obj }, msg),
+    } as Pick<Logger, 'debug' | 'info' | 'warn'>;
   }
 
   get isClosed(): boolean {
