@@ -12,6 +12,12 @@ import { buildHttpApp } from './http/app';
 import { openLog } from './log/index';
 import type { Log } from './log/log';
 import { createMetrics, type HubMetrics } from './metrics';
+import { createViewStore, inProcessSource } from './materializer/index';
+import { addSubscribeService } from './subscribe/grpc';
+import { createPublisher } from './subscribe/publisher';
+import { createCatalogXdsProvider } from './xds/catalog-provider';
+import { registerXdsHttp } from './xds/http';
+import { createXdsServer } from './xds/server';
 
 export type HubState = 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED';
 
@@ -38,9 +44,53 @@ export interface HubOptions {
    * Adds services to the gRPC server before it binds. Subscribe and xDS attach
    * here; the function may return a cleanup run at shutdown before the catalog closes.
    */
-  attachGrpc?: (server: grpc.Server, hub: { catalog: Catalog; config: Config; logger: pino.Logger; metrics: HubMetrics }) =>
-    | void
-    | (() => void | Promise<void>);
+  attachGrpc?: (server: grpc.Server, hub: GrpcAttachContext) => void | (() => void | Promise<void>) | AttachedServices;
+}
+
+/** What attachGrpc may hand back: a cleanup, and routes for the HTTP app. */
+export interface AttachedServices {
+  /** Adds routes to the HTTP app before it listens. */
+  registerHttp?(app: FastifyInstance): void;
+  /** Run at shutdown after gRPC stopped and before the catalog closes. */
+  close?(): void | Promise<void>;
+}
+
+export interface GrpcAttachContext {
+  catalog: Catalog;
+  config: Config;
+  logger: pino.Logger;
+  metrics: HubMetrics;
+}
+
+/**
+ * The services a hub process serves on its gRPC port: Consul's Subscribe
+ * (publisher over the catalog) and xDS (catalog views materialized in-process
+ * from that publisher → Envoy resources). `xdshub serve` uses this; tests that
+ * need only HTTP leave it out.
+ */
+export function attachHubServices(server: grpc.Server, hub: GrpcAttachContext): AttachedServices {
+  const { catalog, config, metrics } = hub;
+  const publisher = createPublisher({
+    catalog,
+    snapshotCacheTtlMs: config.snapshotCacheTtlMs,
+    logger: hub.logger.child({ module: 'subscribe' }),
+  });
+  addSubscribeService(server, { publisher, logger: hub.logger, datacenter: config.datacenter });
+  const views = createViewStore({ source: inProcessSource(publisher) });
+  const provider = createCatalogXdsProvider({ views, config, logger: hub.logger.child({ module: 'xds-provider' }) });
+  const xds = createXdsServer({ provider, config, logger: hub.logger.child({ module: 'xds' }), registry: metrics.registry });
+  xds.addTo(server);
+  return {
+    // REST-JSON xDS (POST /v3/discovery:*) and the xDS admin views on the HTTP port.
+    registerHttp: (app) => registerXdsHttp(app, { xds, provider }),
+    // Reverse order of creation: streams end first, then what feeds them.
+    close() {
+      xds.close();
+      provider.close();
+      views.close();
+      publisher.close();
+    },
+  };
 }
 
 function bindGrpc(server: grpc.Server, address: string): Promise<number> {
@@ -73,7 +123,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     for (const step of undo.reverse()) await Promise.resolve(step()).catch(() => undefined);
   };
   let log: Log, catalog: Catalog, ttl: { stop(): void }, grpcServer: grpc.Server, http: FastifyInstance;
-  let detachGrpc: void | (() => void | Promise<void>);
+  let attached: AttachedServices = {};
   let grpcPort: number, httpPort: number;
   const effective: Config = { ...config };
   try {
@@ -92,8 +142,9 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
 
     grpcServer = new grpc.Server({ 'grpc.keepalive_permit_without_calls': 1 });
     // ── gRPC services are added here, before bind (Subscribe, xDS). ──
-    detachGrpc = options.attachGrpc?.(grpcServer, { catalog, config, logger, metrics });
-    undo.push(() => detachGrpc?.());
+    const result = options.attachGrpc?.(grpcServer, { catalog, config, logger, metrics });
+    attached = typeof result === 'function' ? { close: result } : (result ?? {});
+    undo.push(() => attached.close?.());
     const grpcHost = config.bind.includes(':') ? `[${config.bind}]` : config.bind;
     grpcPort = await bindGrpc(grpcServer, `${grpcHost}:${config.grpcPort}`);
     undo.push(() => grpcServer.forceShutdown());
@@ -102,6 +153,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     effective.grpcPort = grpcPort;
     http = buildHttpApp({ catalog, config: effective, logger, metrics });
     undo.push(() => http.close());
+    attached.registerHttp?.(http);
     await http.listen({ host: config.bind, port: config.httpPort });
     const address = http.server.address();
     httpPort = typeof address === 'object' && address ? address.port : config.httpPort;
@@ -118,7 +170,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     // HTTP: refuse new requests (503), abort blocking queries, wait for in-flight
     // writes; gRPC: refuse new calls, let streams end (cancelled after the grace).
     await Promise.all([http.close(), shutdownGrpc(grpcServer, options.grpcGraceMs ?? 2_000)]);
-    await detachGrpc?.();
+    await attached.close?.();
     await ttl.stop();
     await catalog.close();
     await log.close();

@@ -3,7 +3,7 @@
 // the hub in order and exit 0.
 import { parseConfig, type Config } from '../config';
 import { isHubError } from '../errors';
-import { createHub } from '../hub';
+import { attachHubServices, createHub } from '../hub';
 import { createLogger } from '../logger';
 
 export function startupLine(hub: { httpUrl: string; grpcPort: number; config: Config }): string {
@@ -32,7 +32,7 @@ export async function run(argv: string[], env: Record<string, string | undefined
   }
 
   const logger = createLogger(config.logLevel);
-  const hub = await createHub(config, logger);
+  const hub = await createHub(config, logger, { attachGrpc: attachHubServices });
   process.stdout.write(`${startupLine(hub)}\n`);
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
