@@ -31,6 +31,12 @@ export async function run(argv: string[], env: Record<string, string | undefined
     throw err;
   }
 
+  if (config.upstream !== undefined) {
+    // The fan-out tier (xDS from another hub's Subscribe API, no local log) is
+    // not wired into serve yet; refusing beats silently running a full hub.
+    process.stderr.write('xdshub serve: upstream: the fan-out tier (--upstream) is not available in this build\n');
+    return 2;
+  }
   const logger = createLogger(config.logLevel);
   const hub = await createHub(config, logger, { attachGrpc: attachHubServices });
   process.stdout.write(`${startupLine(hub)}\n`);

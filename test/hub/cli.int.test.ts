@@ -30,6 +30,12 @@ test('a bad value exits 2 naming the flag (from a flag or from XDSHUB_*)', () =>
   assert.match(env.stderr, /store: expected sqlite, memory or redis/);
 });
 
+test('--upstream (fan-out tier, not wired yet) is refused with exit 2, not ignored', () => {
+  const res = xdshub(['serve', '--store', 'memory', '--upstream', '127.0.0.1:8502']);
+  assert.equal(res.status, 2);
+  assert.match(res.stderr, /upstream: the fan-out tier/);
+});
+
 test('an unknown command exits 2 with usage; --help and --version exit 0', () => {
   const unknown = xdshub(['frobnicate']);
   assert.equal(unknown.status, 2);
