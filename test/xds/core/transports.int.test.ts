@@ -22,7 +22,7 @@ async function setup(t: TestContext, config = {}): Promise<{ p: TestProvider; hu
   return { p, hub };
 }
 
-test('v2 ADS (envoy.api.v2): v2 type URLs in, the same resource bytes out under v2 type URLs', async (t) => {
+test('v2 ADS (envoy.api.v2): v2 type URLs in, the same resource bytes out under v2 type URLs', T, async (t) => {
   const { p, hub } = await setup(t);
   const s = new SotwScript(hub.client({ path: '/envoy.api.v2.AggregatedDiscoveryService/StreamAggregatedResources', kind: 'sotw', api: 'v2' }));
   s.request(TypeUrlV2.Cluster, []);
@@ -35,7 +35,7 @@ test('v2 ADS (envoy.api.v2): v2 type URLs in, the same resource bytes out under 
   assert.deepEqual(sotwNames(await s.expect(TypeUrlV2.Cluster)), ['c1', 'c2']);
 });
 
-test('v2 Delta ADS and v2 per-type LDS are served by the same engine', async (t) => {
+test('v2 Delta ADS and v2 per-type LDS are served by the same engine', T, async (t) => {
   const { hub } = await setup(t);
   const d = new DeltaScript(hub.client({ path: '/envoy.service.discovery.v2.AggregatedDiscoveryService/DeltaAggregatedResources', kind: 'delta', api: 'v2' }));
   d.send(TypeUrlV2.ClusterLoadAssignment, ['c1']);
@@ -48,7 +48,7 @@ test('v2 Delta ADS and v2 per-type LDS are served by the same engine', async (t)
   assert.deepEqual(sotwNames(lr), ['l1']);
 });
 
-test('unary FetchClusters answers one SotW response', async (t) => {
+test('unary FetchClusters answers one SotW response', T, async (t) => {
   const { hub } = await setup(t);
   const Req = lookupType('envoy.service.discovery.v3.DiscoveryRequest');
   const Res = lookupType('envoy.service.discovery.v3.DiscoveryResponse');
@@ -66,7 +66,7 @@ test('unary FetchClusters answers one SotW response', async (t) => {
   assert.deepEqual(res.resources.map(decodeAny).map((c: Plain) => c.name), ['c2']);
 });
 
-test('REST: POST /v3/discovery:clusters answers proto3 JSON with @type, 304 when unchanged, 400 naming the field', async (t) => {
+test('REST: POST /v3/discovery:clusters answers proto3 JSON with @type, 304 when unchanged, 400 naming the field', T, async (t) => {
   const { hub } = await setup(t);
   const app = Fastify();
   registerXdsHttp(app, { xds: hub.xds });
@@ -96,7 +96,7 @@ test('REST: POST /v3/discovery:clusters answers proto3 JSON with @type, 304 when
   assert.equal(wrongType.json().field, 'type_url');
 });
 
-test('admin: /v1/xds/clients shows streams, subscriptions, acked versions, pending nonces and the last NACK; /v1/xds/config/:node', async (t) => {
+test('admin: /v1/xds/clients shows streams, subscriptions, acked versions, pending nonces and the last NACK; /v1/xds/config/:node', T, async (t) => {
   const { p, hub } = await setup(t);
   const app = Fastify();
   registerXdsHttp(app, { xds: hub.xds });
@@ -142,7 +142,7 @@ test('admin: /v1/xds/clients shows streams, subscriptions, acked versions, pendi
   assert.match(metrics, /xdshub_xds_push_latency_seconds_count\{type="CDS",variant="sotw"\} 1/);
 });
 
-test('new streams beyond the rate limit end at once with RESOURCE_EXHAUSTED', async (t) => {
+test('new streams beyond the rate limit end at once with RESOURCE_EXHAUSTED', T, async (t) => {
   const { hub } = await setup(t, { xdsStreamRateLimit: 2 });
   const ok1 = new SotwScript(hub.sotw(), 'a');
   const ok2 = new SotwScript(hub.sotw(), 'b');
@@ -158,7 +158,7 @@ test('new streams beyond the rate limit end at once with RESOURCE_EXHAUSTED', as
   assert.match(await hub.xds.metrics.registry.metrics(), /xdshub_xds_streams_rejected_total 1/);
 });
 
-test('close() ends every stream with UNAVAILABLE', async (t) => {
+test('close() ends every stream with UNAVAILABLE', T, async (t) => {
   const { hub } = await setup(t);
   const s = new SotwScript(hub.sotw());
   s.request(TypeUrl.Cluster, []);
@@ -167,4 +167,13 @@ test('close() ends every stream with UNAVAILABLE', async (t) => {
   const st = await s.client.status;
   assert.equal(st.code, grpc.status.UNAVAILABLE);
   assert.equal(hub.xds.streams().length, 0);
+});
+
+test('an ADS request for a type the hub does not serve (SDS) is ignored and the stream goes on', T, async (t) => {
+  const { hub } = await setup(t);
+  const s = new SotwScript(hub.sotw());
+  s.request('type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret', ['cert']);
+  s.request(TypeUrl.Cluster, []);
+  assert.deepEqual(sotwNames(await s.expect(TypeUrl.Cluster)), ['c1', 'c2']);
+  assert.equal(hub.xds.streams().length, 1);
 });

@@ -103,6 +103,12 @@ export class TestProvider implements ResourceProvider {
     this.emit(new Map([[typeUrl, new Set(names)]]));
   }
 
+  /** Announces changes as given (e.g. with a nodeScope), without touching content. */
+  announce(changes: ResourceChange[]): void {
+    for (const c of changes) this.sets.delete(c.typeUrl);
+    for (const l of this.listeners) l(changes);
+  }
+
   private emit(changes: Map<string, Set<string>>): void {
     for (const typeUrl of changes.keys()) this.sets.delete(typeUrl);
     const list = [...changes].map(([typeUrl, names]) => ({ typeUrl, names }));
