@@ -31,20 +31,3 @@ export function deepFreeze<T>(value: T): T {
   for (const key of Object.keys(value as object)) deepFreeze((value as Record<string, unknown>)[key]);
   return value;
 }
-
-/**
- * Caches the rendered result by the identity of the state it was rendered from:
- * many readers of one index cost one render, and a reset or update (new state
- * object) renders afresh on the next read.
- */
-export function renderCache<S extends object, T>(render: (state: S) => T): (state: S) => T {
-  let lastState: S | undefined;
-  let lastResult: T | undefined;
-  return (state) => {
-    if (state !== lastState) {
-      lastResult = deepFreeze(render(state));
-      lastState = state;
-    }
-    return lastResult as T;
-  };
-}

@@ -1,9 +1,10 @@
 // Views: filters, ordering, folding, reset, and the immutability of results.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import fc from 'fast-check';
 import { HubError } from '../../src/errors';
 import { configEntriesView } from '../../src/materializer/views/config-entries';
-import { healthView } from '../../src/materializer/views/health';
+import { compareInstances, healthView, instanceKey } from '../../src/materializer/views/health';
 import { serviceListView } from '../../src/materializer/views/service-list';
 import { config, csn, health, isDeepFrozen, resolver, serviceName } from './fixtures';
 
@@ -91,6 +92,42 @@ describe('health view', () => {
     all.update(events);
     assert.deepEqual(one.result(1000n), all.result(1000n));
     assert.equal(one.result(1000n).length, 1000);
+  });
+});
+
+describe('sorted results patched in place of a re-sort', () => {
+  test('for random deliveries read at random moments, the result equals a fresh sort of the model', () => {
+    const op = fc.record({
+      node: fc.constantFrom('a', 'b', 'c', 'd', 'e'),
+      id: fc.constantFrom('s1', 's2', 's3'),
+      port: fc.integer({ min: 1, max: 3 }),
+      register: fc.boolean(),
+    });
+    const delivery = fc.record({ ops: fc.array(op, { minLength: 1, maxLength: 6 }), read: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(delivery, { maxLength: 60 }), (deliveries) => {
+        const v = healthView({ service: 'web' });
+        const model = new Map<string, ReturnType<typeof csn>>();
+        const held: [ReturnType<typeof v.result>, string][] = [];
+        deliveries.forEach((d, i) => {
+          const events = d.ops.map((o) => {
+            const c = csn('web', o.id, o.node, { port: o.port });
+            if (o.register) model.set(instanceKey(c), c);
+            else model.delete(instanceKey(c));
+            return health(i + 1, o.register ? 'register' : 'deregister', c);
+          });
+          v.update(events);
+          if (d.read) {
+            const r = v.result(BigInt(i + 1));
+            assert.deepEqual(r, [...model.values()].sort(compareInstances));
+            held.push([r, JSON.stringify(r)]);
+          }
+        });
+        assert.deepEqual(v.result(0n), [...model.values()].sort(compareInstances));
+        for (const [r, json] of held) assert.equal(JSON.stringify(r), json);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

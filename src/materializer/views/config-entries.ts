@@ -3,8 +3,9 @@
 // results are sorted by Name.
 import type { ConfigEntry, ConfigEntryKind } from '../../catalog/types';
 import { HubError } from '../../errors';
-import { type View, deepFreeze, renderCache } from '../view';
-import { type Change, type Sharded, emptySharded, shardedApply, shardedValues } from './sharded-map';
+import { type View, deepFreeze } from '../view';
+import type { Change } from './sharded-map';
+import { sortedSharded } from './sorted-sharded';
 
 export interface ConfigEntriesViewOptions {
   kind: ConfigEntryKind;
@@ -24,8 +25,7 @@ function compareEntries(a: ConfigEntry, b: ConfigEntry): number {
 }
 
 export function configEntriesView(options: ConfigEntriesViewOptions): View<readonly ConfigEntry[]> {
-  let state: Sharded<ConfigEntry> = emptySharded();
-  const render = renderCache((s: Sharded<ConfigEntry>) => shardedValues(s).sort(compareEntries));
+  const store = sortedSharded(compareEntries);
   return {
     update(events) {
       const changes: Change<ConfigEntry>[] = [];
@@ -38,11 +38,9 @@ export function configEntriesView(options: ConfigEntriesViewOptions): View<reado
         const wanted = entry.Kind === options.kind && (options.name === undefined || entry.Name === options.name);
         changes.push([entryKey(entry), p.op === 'upsert' && wanted ? deepFreeze(entry) : undefined]);
       }
-      state = shardedApply(state, changes);
+      store.apply(changes);
     },
-    result: () => render(state),
-    reset() {
-      state = emptySharded();
-    },
+    result: () => store.result(),
+    reset: () => store.reset(),
   };
 }

@@ -2,11 +2,12 @@
 // service with their node and checks, keyed like Consul's UniqueID. A Register
 // that no longer matches the filter deletes the instance (Consul #12640), so a
 // filtered view never keeps a stale member. Results are sorted by node, then
-// service ID, and built once per index.
+// service ID, built once per index and patched rather than re-sorted.
 import type { CheckServiceNode } from '../../catalog/types';
 import { HubError } from '../../errors';
-import { type View, deepFreeze, renderCache } from '../view';
-import { type Change, type Sharded, emptySharded, shardedApply, shardedValues } from './sharded-map';
+import { type View, deepFreeze } from '../view';
+import type { Change } from './sharded-map';
+import { sortedSharded } from './sorted-sharded';
 
 export interface HealthViewOptions {
   service: string;
@@ -48,9 +49,7 @@ export function compareInstances(a: CheckServiceNode, b: CheckServiceNode): numb
 
 export function healthView(options: HealthViewOptions): View<readonly CheckServiceNode[]> {
   const matches = healthMatcher(options);
-  let state: Sharded<CheckServiceNode> = emptySharded();
-  const render = renderCache((s: Sharded<CheckServiceNode>) => shardedValues(s).sort(compareInstances));
-
+  const store = sortedSharded(compareInstances);
   return {
     update(events) {
       const changes: Change<CheckServiceNode>[] = [];
@@ -59,15 +58,12 @@ export function healthView(options: HealthViewOptions): View<readonly CheckServi
         if (p.type !== 'service-health') {
           throw new HubError('INTERNAL', `health view got a ${p.type} event (topic ${event.topic})`);
         }
-        const key = instanceKey(p.csn);
-        changes.push([key, p.op === 'register' && matches(p.csn) ? deepFreeze(p.csn) : undefined]);
+        changes.push([instanceKey(p.csn), p.op === 'register' && matches(p.csn) ? deepFreeze(p.csn) : undefined]);
       }
       // One new version per delivery: a burst or a whole snapshot costs one copy.
-      state = shardedApply(state, changes);
+      store.apply(changes);
     },
-    result: () => render(state),
-    reset() {
-      state = emptySharded();
-    },
+    result: () => store.result(),
+    reset: () => store.reset(),
   };
 }

@@ -3,8 +3,9 @@
 // and Deregister when its last instance goes.
 import type { ServiceName } from '../../catalog/catalog';
 import { HubError } from '../../errors';
-import { type View, renderCache } from '../view';
-import { type Change, type Sharded, emptySharded, shardedApply, shardedValues } from './sharded-map';
+import type { View } from '../view';
+import type { Change } from './sharded-map';
+import { sortedSharded } from './sorted-sharded';
 
 function compareNames(a: ServiceName, b: ServiceName): number {
   if (a.Name !== b.Name) return a.Name < b.Name ? -1 : 1;
@@ -13,8 +14,7 @@ function compareNames(a: ServiceName, b: ServiceName): number {
 }
 
 export function serviceListView(): View<readonly ServiceName[]> {
-  let state: Sharded<ServiceName> = emptySharded();
-  const render = renderCache((s: Sharded<ServiceName>) => shardedValues(s).sort(compareNames));
+  const store = sortedSharded(compareNames);
   return {
     update(events) {
       const changes: Change<ServiceName>[] = [];
@@ -24,11 +24,9 @@ export function serviceListView(): View<readonly ServiceName[]> {
         const name = { Name: p.name, Namespace: p.namespace, Partition: p.partition };
         changes.push([`${p.partition}/${p.namespace}/${p.name}`, p.op === 'register' ? Object.freeze(name) : undefined]);
       }
-      state = shardedApply(state, changes);
+      store.apply(changes);
     },
-    result: () => render(state),
-    reset() {
-      state = emptySharded();
-    },
+    result: () => store.result(),
+    reset: () => store.reset(),
   };
 }

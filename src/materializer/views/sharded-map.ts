@@ -65,6 +65,11 @@ export function shardedApply<V>(state: Sharded<V>, changes: Iterable<Change<V>>)
   });
 }
 
+export function shardedGet<V>(state: Sharded<V>, key: string): V | undefined {
+  const h = hash(key);
+  return state[h % OUTER]![(h >>> 4) % INNER]!.get(key);
+}
+
 export function shardedValues<V>(state: Sharded<V>): V[] {
   const out: V[] = [];
   for (const row of state) for (const b of row) for (const v of b.values()) out.push(v);
