@@ -14,15 +14,14 @@ function typeName(v: unknown): string {
 }
 
 export class Body {
-  private readonly keys: Map<string, string>;
+  /** Lower-cased key → key as sent; built only when a lookup by exact name misses. */
+  private keys: Map<string, string> | undefined;
 
   constructor(
     readonly raw: Json,
     /** Dotted path of this object in the request ("" at the top). */
     readonly path: string,
-  ) {
-    this.keys = new Map(Object.keys(raw).map((k) => [k.toLowerCase(), k]));
-  }
+  ) {}
 
   /** Wraps a parsed request body; anything but a JSON object is a 400. */
   static of(value: unknown, path = ''): Body {
@@ -43,8 +42,13 @@ export class Body {
 
   /** The raw value; null counts as absent, like Go's zero values. */
   get(name: string): unknown {
-    const key = this.keys.get(name.toLowerCase());
-    const v = key === undefined ? undefined : this.raw[key];
+    // Exact PascalCase is what Consul clients send: the fast path.
+    let v = Object.prototype.hasOwnProperty.call(this.raw, name) ? this.raw[name] : undefined;
+    if (v === undefined) {
+      this.keys ??= new Map(Object.keys(this.raw).map((k) => [k.toLowerCase(), k]));
+      const key = this.keys.get(name.toLowerCase());
+      v = key === undefined ? undefined : this.raw[key];
+    }
     return v === null ? undefined : v;
   }
 
