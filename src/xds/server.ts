@@ -50,7 +50,8 @@ export interface XdsServer {
 
 export function createXdsServer(options: XdsServerOptions): XdsServer {
   const { provider, config } = options;
-  const logger = options.logger.child({ module: 'xds' });
+  // The caller may already have bound the module; binding it twice repeats the key in every line.
+  const logger = options.logger.bindings().module === 'xds' ? options.logger : options.logger.child({ module: 'xds' });
   const live = new Set<XdsStream>();
   const metrics = createXdsMetrics(options.registry, () => subscriptionCounts(live));
   const pipeline = new PushPipeline(provider, { debounceMs: config.xdsDebounceMs, maxDelayMs: config.xdsMaxDelayMs });
