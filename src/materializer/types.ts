@@ -34,6 +34,8 @@ export interface ViewStore {
    * Blocking-query read: resolves at once when the view's index is > minIndex
    * (and > 0), else when it moves past minIndex, or when `signal` aborts (then with
    * the current value). Rejects with the view's terminal error.
+   * (Index 0 with a result only for a snapshot of an empty catalog: it answers
+   * minIndex 0 at once, and minIndex 1 then waits for the first change.)
    */
   get<K extends ViewKey>(
     key: K,
