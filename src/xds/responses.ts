@@ -46,19 +46,31 @@ export interface SharedResponse {
   resources?: ReadonlyMap<string, XdsResource>;
 }
 
+/** LRU of shared responses, bounded by count and by bytes (initial syncs of big fleets are large). */
 export class BodyCache {
   private readonly map = new Map<string, SharedResponse>();
+  private bytes = 0;
   hits = 0;
-  constructor(private readonly max = 256) {}
+  constructor(
+    private readonly maxEntries = 256,
+    private readonly maxBytes = 32 * 1024 * 1024,
+  ) {}
   get(key: string, build: () => SharedResponse): SharedResponse {
-    const b = this.map.get(key);
-    if (b) {
+    const hit = this.map.get(key);
+    if (hit) {
       this.hits++;
-      return b;
+      this.map.delete(key); // refresh its place in the LRU order
+      this.map.set(key, hit);
+      return hit;
     }
     const built = build();
-    if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value as string);
     this.map.set(key, built);
+    this.bytes += built.body.length;
+    for (const [k, v] of this.map) {
+      if (this.map.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
+      this.map.delete(k);
+      this.bytes -= v.body.length;
+    }
     return built;
   }
 }

@@ -12,6 +12,7 @@ import { applyDeltaChange, applySotwNames, newSubscription } from '../../../src/
 import { TypeUrl } from '../../../src/xds/type-urls';
 import { v2Root } from '../../../src/xds/v2-proto';
 import { anyOf, sotwBody, withNonce } from '../../../src/xds/wire';
+import { BodyCache } from '../../../src/xds/responses';
 import { cluster } from './helpers/fixtures';
 
 const state = (s: { wildcard: boolean; names: ReadonlySet<string> }) => ({ wildcard: s.wildcard, names: [...s.names].sort() });
@@ -120,4 +121,25 @@ test('HeldVersions: a shared base is never written; the overlay holds difference
   assert.equal(h.empty, false);
   h.adopt(new Map());
   assert.equal(h.empty, true);
+});
+
+test('BodyCache: LRU bounded by entries and by bytes', () => {
+  const cache = new BodyCache(2, 10);
+  const entry = (n: number) => ({ body: new Uint8Array(n), sent: new Map() });
+  let builds = 0;
+  const get = (k: string, n: number) => cache.get(k, () => (builds++, entry(n)));
+  get('a', 4);
+  get('b', 4);
+  get('a', 4); // hit, and now the most recent
+  get('c', 4); // over two entries: b, the least recent, goes
+  assert.equal(builds, 3);
+  get('a', 4);
+  assert.equal(builds, 3, 'a stayed');
+  get('b', 4);
+  assert.equal(builds, 4, 'b was evicted');
+  get('big', 10); // over the byte budget: older entries go first
+  get('big', 10);
+  assert.equal(builds, 5);
+  get('a', 4);
+  assert.equal(builds, 6, 'a went to make room');
 });
