@@ -32,6 +32,9 @@ interface Entry {
 
 export function createViewStore(options: ViewStoreOptions): ViewStoreWithStats {
   const idleTtlMs = options.idleTtlMs ?? 20 * 60_000;
+  // A pino logger gets a module child; any other logger is used as given.
+  const parent = options.logger as (MaterializerLogger & { child?: (b: object) => MaterializerLogger }) | undefined;
+  const logger = parent?.child ? parent.child({ module: 'materializer' }) : parent;
   const entries = new Map<string, Entry>();
   let closed = false;
 
@@ -52,14 +55,14 @@ export function createViewStore(options: ViewStoreOptions): ViewStoreWithStats {
         source: options.source,
         request,
         view: viewForKey(key),
-        logger: options.logger,
+        logger,
         backoff: options.backoff?.(),
       });
       const created: Entry = { materializer, refs: 0, controller: new AbortController(), idleTimer: undefined };
       entry = created;
       entries.set(id, created);
       materializer.run(created.controller.signal).catch((err: unknown) => {
-        options.logger?.warn({ err, view: id }, 'view evicted after a terminal error');
+        logger?.warn({ err, view: id }, 'view evicted after a terminal error');
         evict(id, created);
       });
     }
