@@ -167,10 +167,13 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
   let closing: Promise<void> | undefined;
   async function close(): Promise<void> {
     state = 'STOPPING';
-    // HTTP: refuse new requests (503), abort blocking queries, wait for in-flight
-    // writes; gRPC: refuse new calls, let streams end (cancelled after the grace).
-    await Promise.all([http.close(), shutdownGrpc(grpcServer, options.grpcGraceMs ?? 2_000)]);
+    // Stop accepting: HTTP answers 503, aborts blocking queries and waits for
+    // in-flight writes; gRPC refuses new calls. Then end the attached streams
+    // (Subscribe, xDS) so gRPC need not wait out its grace (after which it cancels).
+    const httpClosed = http.close();
+    const grpcClosed = shutdownGrpc(grpcServer, options.grpcGraceMs ?? 2_000);
     await attached.close?.();
+    await Promise.all([httpClosed, grpcClosed]);
     await ttl.stop();
     await catalog.close();
     await log.close();
