@@ -1,6 +1,7 @@
 // Bench server process, hub side: memory log → real catalog → publisher → the
 // Subscribe gRPC service. On 'start' it writes one instance change per
 // sequence number (up to what main allows), stamping the source time in Meta.
+import { setTimeout as sleep } from 'node:timers/promises';
 import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
 import { createCatalog } from '../../src/catalog/index';
@@ -13,6 +14,8 @@ import { cpuMsSince, type MainToServer, type ServerToMain } from './common';
 import { benchCheck, benchNode, benchService } from './instance';
 
 const instances = Number(process.argv[2] ?? 1000);
+/** Changes per second; 0 = as fast as main's window allows. */
+const perSecond = Number(process.argv[3] ?? 0);
 const send = (m: ServerToMain) => process.send?.(m);
 const logger = pino({ level: 'silent' });
 
@@ -38,10 +41,15 @@ async function main(): Promise<void> {
   // latency measured is append + apply + fan-out, not a writer-side queue.
   async function produce(): Promise<void> {
     let seq = 1;
+    const startedAt = performance.now();
     while (running) {
       if (seq >= allowUpTo) {
         await new Promise<void>((r) => (wakeProducer = r));
         continue;
+      }
+      if (perSecond > 0) {
+        const wait = startedAt + ((seq - 1) * 1000) / perSecond - performance.now();
+        if (wait > 0) await sleep(wait);
       }
       const i = seq % instances;
       await catalog.submit({ type: 'register', node: benchNode(i), service: benchService(i, seq), checks: [], skipNodeUpdate: true });
