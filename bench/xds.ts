@@ -79,7 +79,7 @@ interface Figures {
 }
 
 async function run(mode: Mode, n: number, s: number, rounds: number): Promise<Figures> {
-  const server = new Proc<ServerCommand, ServerReply>(fork(join(__dirname, 'xds', `${mode}-server.ts`), [], { execArgv: EXEC }), `${mode}-server`);
+  const server = new Proc<ServerCommand, ServerReply>(track(fork(join(__dirname, 'xds', `${mode}-server.ts`), [], { execArgv: EXEC })), `${mode}-server`);
   const { port } = await server.next('listening');
   server.send({ cmd: 'setup', services: s });
   await server.next('setup-done');
@@ -92,11 +92,13 @@ async function run(mode: Mode, n: number, s: number, rounds: number): Promise<Fi
   for (let i = 0; i < P; i++) {
     const count = Math.min(per, n - i * per);
     if (count <= 0) break;
-    const p = new Proc<ClientCommand, ClientReply>(fork(join(__dirname, 'xds', 'clients.ts'), [], { execArgv: EXEC }), `clients-${i}`);
+    const p = new Proc<ClientCommand, ClientReply>(track(fork(join(__dirname, 'xds', 'clients.ts'), [], { execArgv: EXEC })), `clients-${i}`);
     p.send({ cmd: 'connect', mode, port, count, offset: i * per, services: s });
     procs.push(p);
   }
-  await Promise.all(procs.map((p, i) => p.next('ready', (r) => r.count === Math.min(per, n - i * per))));
+  // Connect + initial sync: every client gets S clusters and S assignments; allow ~0.5 s per client on a busy machine.
+  const syncCapMs = Math.max(300_000, n * 500);
+  await Promise.all(procs.map((p, i) => p.next('ready', (r) => r.count === Math.min(per, n - i * per), syncCapMs)));
   const connectMs = performance.now() - t;
   await new Promise((r) => setTimeout(r, 500)); // let the last ACKs land
   server.send({ cmd: 'stats' });
@@ -175,7 +177,16 @@ async function main() {
   }
 }
 
+const children = new Set<ChildProcess>();
+function track(child: ChildProcess): ChildProcess {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
 main().catch((err) => {
   console.error(err);
+  // Leave no server or client processes behind.
+  for (const c of children) c.kill('SIGKILL');
   process.exit(1);
 });

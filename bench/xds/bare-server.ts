@@ -9,7 +9,11 @@ import { buildLoadAssignment } from '../../src/xds/translate/endpoints';
 import { TypeUrl } from '../../src/xds/type-urls';
 import { DELTA_ADS, deltaResponse, now, type ServerCommand, type ServerReply } from './protocol';
 
-const send = (m: ServerReply) => process.send!(m);
+const send = (m: ServerReply) => {
+  if (process.connected) process.send!(m);
+};
+// The parent is gone (finished or failed): leave no orphan behind.
+process.on('disconnect', () => process.exit(0));
 const Res = deltaResponse();
 const streams = new Set<grpc.ServerDuplexStream<Buffer, Buffer>>();
 let port = 8080;

@@ -8,7 +8,11 @@ import { CDS, DELTA_ADS, EDS, deltaRequest, deltaResponse, now, type ClientComma
 
 const Req = deltaRequest();
 const Res = deltaResponse();
-const send = (m: ClientReply) => process.send!(m);
+const send = (m: ClientReply) => {
+  if (process.connected) process.send!(m);
+};
+// The parent is gone (finished or failed): leave no orphan behind.
+process.on('disconnect', () => process.exit(0));
 
 interface Received {
   bytes: number;

@@ -14,7 +14,11 @@ import { createXdsServer } from '../../src/xds/server';
 import { benchViews } from './views';
 import { now, type ServerCommand, type ServerReply } from './protocol';
 
-const send = (m: ServerReply) => process.send!(m);
+const send = (m: ServerReply) => {
+  if (process.connected) process.send!(m);
+};
+// The parent is gone (finished or failed): leave no orphan behind.
+process.on('disconnect', () => process.exit(0));
 const logger = pino({ level: 'warn' }, pino.destination(2));
 const config: Config = { ...DEFAULTS, store: { kind: 'memory' }, xdsStreamRateLimit: 1_000_000 };
 
@@ -49,6 +53,7 @@ function startProfile(): void {
   session.post('Profiler.enable', () => session.post('Profiler.start'));
 }
 function stopProfile(): Promise<void> {
+  profiling = false;
   return new Promise((resolve) =>
     session.post('Profiler.stop', (err, result) => {
       if (!err) writeFileSync(profileTo!, JSON.stringify(result.profile));
@@ -85,13 +90,16 @@ async function main() {
       // Let the provider's flush for the last registrations run.
       while (provider.stats().services < m.services) await new Promise((r) => setTimeout(r, 20));
       send({ kind: 'setup-done', ms: now() - t });
+      // XDS_BENCH_PROFILE_CONNECT=1: profile the connect + initial sync phase instead of the changes.
+      if (profileTo && process.env['XDS_BENCH_PROFILE_CONNECT'] === '1') startProfile();
     } else if (m.cmd === 'stats') {
       (globalThis as { gc?: () => void }).gc?.();
       const mem = process.memoryUsage();
       const cpu = process.cpuUsage();
       send({ kind: 'stats', rss: mem.rss, heapUsed: mem.heapUsed, cpuUserUs: cpu.user, cpuSystemUs: cpu.system, streams: xds.streams().length });
     } else if (m.cmd === 'change') {
-      if (profileTo && !profiling) startProfile();
+      if (profileTo && profiling && process.env['XDS_BENCH_PROFILE_CONNECT'] === '1') await stopProfile();
+      else if (profileTo && !profiling) startProfile();
       const next = (ports.get(m.service) ?? 8080) + 1;
       ports.set(m.service, next);
       const result = await catalog.submit({ type: 'register', node: nodeOf(m.service), service: serviceOf(m.service, next), checks: [], skipNodeUpdate: true });
