@@ -223,15 +223,16 @@ export class XdsStream {
       if (!(first && req.initialVersions.has(n))) st.force.add(n); // X-DELTA-5
       markChanged(st, [n]);
     }
+    const dropped = new Set(delta.removed);
     for (const n of req.unsubscribe) {
       if (n === '*') continue;
       if (st.sub.wildcard) {
         st.force.add(n); // X-DELTA-8: say whether it stays under `*` or goes
         markChanged(st, [n]);
-      } else {
+      } else if (dropped.has(n)) {
         st.acked.delete(n); // the client dropped it; no answer
         st.rejected.delete(n);
-      }
+      } // else: never subscribed by name, ignored (X-DELTA-8); if `*` went, the markChanged below settles it
     }
     if (delta.wildcardChanged || (first && st.sub.wildcard)) markChanged(st, 'all');
     if (first || delta.changed) this.deps.subscriptionChanged(this, st.type.typeUrl, delta, st.sub.names, st.sub.wildcard);
