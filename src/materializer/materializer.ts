@@ -6,6 +6,7 @@ import type { CatalogEvent } from '../catalog/types';
 import { HubError } from '../errors';
 import type { SubscribeRequest } from '../subscribe/types';
 import { type Backoff, createBackoff, sleep } from './backoff';
+import { coalesce } from './coalesce';
 import { createFraming } from './framing';
 import { type Source, classifyError, toHubError } from './source';
 import type { ViewResult } from './types';
@@ -148,7 +149,7 @@ export function createMaterializer<T>(options: MaterializerOptions<T>): Material
     const stop = () => controller.abort();
     signal.addEventListener('abort', stop, { once: true });
     try {
-      for await (const item of source.subscribe(request, controller.signal)) {
+      for await (const item of coalesce(source.subscribe(request, controller.signal))) {
         try {
           framing.handle(item);
         } catch (err) {

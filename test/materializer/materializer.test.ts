@@ -147,6 +147,40 @@ describe('waitFor', () => {
   });
 });
 
+describe('bursts', () => {
+  test('items that arrive together are folded into one update; readers see the last index', async () => {
+    const publisher = createScriptedPublisher();
+    const inner = healthView({ service: 'web' });
+    const sizes: number[] = [];
+    const m = createMaterializer({
+      source: inProcessSource(publisher),
+      request: { topic: Topic.ServiceHealth, subject: { key: 'web' }, token: '', index: 0n },
+      view: {
+        update(events) {
+          sizes.push(events.length);
+          inner.update(events);
+        },
+        result: (i) => inner.result(i),
+        reset: () => inner.reset(),
+      },
+      backoff: recordingBackoff(),
+    });
+    const ac = new AbortController();
+    const done = m.run(ac.signal);
+    const sub = await publisher.next();
+    sub.push(eos(1));
+    await m.waitFor(0n);
+    for (let i = 2; i <= 51; i++) sub.push(items(i, health(i, 'register', csn('web', `s${i}`, 'n1'))));
+    const r = await m.waitFor(50n);
+    assert.equal(r.index, 51n);
+    assert.equal(r.value.length, 50);
+    assert.equal(sizes.reduce((a, b) => a + b, 0), 50);
+    assert.ok(sizes.length - 1 < 50, `50 entries folded in ${sizes.length - 1} updates`);
+    ac.abort();
+    await done;
+  });
+});
+
 describe('framing state machine', () => {
   function recorder() {
     const log: string[] = [];
