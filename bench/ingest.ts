@@ -64,6 +64,8 @@ function send(payload) {
 (async () => {
   const measureFrom = performance.now() + spec.warmupMs;
   const end = measureFrom + spec.durationMs;
+  // Tells the hub side when the measured window opens (it reads its CPU time then).
+  setTimeout(() => process.stdout.write('measuring\\n'), spec.warmupMs);
   const latencies = [];
   let requests = 0, failures = 0;
   await Promise.all(Array.from({ length: spec.concurrency }, async (_, client) => {
@@ -80,11 +82,6 @@ function send(payload) {
 })();
 `;
 
-/** Requests sent over the whole run (warm-up included), estimated from the measured rate. */
-function totalRequests(result: LoadResult, spec: LoadSpec): number {
-  return Math.max(1, (result.requests * (spec.warmupMs + spec.durationMs)) / spec.durationMs);
-}
-
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -96,17 +93,24 @@ async function scenario(name: string, store: StoreConfig, spec: Omit<LoadSpec, '
   const hub = await createHub(config, createLogger('silent'));
   try {
     const load: LoadSpec = { ...spec, port: hub.httpPort, tag: name.replace(/\W/g, '') };
-    const cpuBefore = process.cpuUsage();
+    let cpuBefore = process.cpuUsage();
     const child = spawn(process.execPath, ['-e', LOAD_WORKER], {
       env: { ...process.env, XDSHUB_BENCH_SPEC: JSON.stringify(load) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      if (out.startsWith('measuring\n') && cpuBefore !== undefined && !measuring) {
+        measuring = true;
+        cpuBefore = process.cpuUsage();
+      }
+    });
+    let measuring = false;
     const [code] = (await once(child, 'exit')) as [number | null];
     if (code !== 0) throw new Error(`load generator exited with ${code}`);
     const cpu = process.cpuUsage(cpuBefore);
-    const result = JSON.parse(out) as LoadResult;
+    const result = JSON.parse(out.slice('measuring\n'.length)) as LoadResult;
     const sorted = result.latenciesMs.sort((a, b) => a - b);
     const perRequest = spec.mode === 'txn' ? spec.batch : 1;
     const seconds = result.elapsedMs / 1000;
@@ -119,9 +123,9 @@ async function scenario(name: string, store: StoreConfig, spec: Omit<LoadSpec, '
       'p50 ms': Number(percentile(sorted, 50).toFixed(2)),
       'p99 ms': Number(percentile(sorted, 99).toFixed(2)),
       failures: result.failures,
-      // The hub's own CPU per acknowledged write, warm-up included: a figure that
-      // does not depend on how busy the rest of the machine is.
-      'hub CPU µs/write': Math.round((cpu.user + cpu.system) / (totalRequests(result, load) * perRequest)),
+      // The hub's own CPU per acknowledged write in the measured window: a figure
+      // that depends much less than throughput on how busy the machine is.
+      'hub CPU µs/write': Math.round((cpu.user + cpu.system) / Math.max(1, result.requests * perRequest)),
     };
   } finally {
     await hub.close();
