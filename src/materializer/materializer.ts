@@ -102,11 +102,12 @@ export function createMaterializer<T>(options: MaterializerOptions<T>): Material
     return ready && (index > minIndex || (!strict && index === 0n && minIndex <= 0n));
   }
 
-  function wake(): void {
+  /** `stale`: also wake the readers at the current index (their result there is out of date). */
+  function wake(stale = false): void {
     // Render only when some waiter is satisfied: a reader far ahead (or none)
     // must not cost a sorted copy of the view per update.
     for (const w of waiters) {
-      if (satisfies(w.minIndex, w.strict)) {
+      if (satisfies(w.minIndex, w.strict) || (stale && w.minIndex === index)) {
         w.detach();
         w.resolve(current());
       }
@@ -124,13 +125,19 @@ export function createMaterializer<T>(options: MaterializerOptions<T>): Material
     update(events: readonly CatalogEvent[], at: bigint) {
       view.update(events);
       cached = undefined;
-      // No clamp of a snapshot at 0 to 1 (Consul's way): index 1 is a real entry
-      // here, and a view claiming 1 must hold the state at 1.
-      index = at;
+      // A live delivery at or below the index means the server overstated its
+      // snapshot's index (Consul's servers turn an empty snapshot's 0 into 1,
+      // and so does this hub's publisher): keep the index, and hand the new
+      // content to the readers holding the stale result at it.
+      const overstated = ready && index > 0n && at <= index;
+      // No clamp of a snapshot at 0 to 1 here: index 1 is a real entry, and a
+      // view claiming 1 must hold the state at 1.
+      if (!overstated) index = at;
       ready = true;
       updates++;
       backoff.reset();
-      wake();
+      if (overstated) logger.debug({ topic: options.request.topic, index: String(index), at: String(at) }, 'delivery at or below the view index');
+      wake(overstated);
     },
     reset() {
       view.reset();

@@ -108,12 +108,16 @@ export function createViewStore(options: ViewStoreOptions): ViewStoreWithStats {
         // -1 so the first wait returns the current result as soon as there is one;
         // after a result at index 0 (empty catalog), 1 waits for the first change.
         let last = -1n;
+        let lastResult: ViewResult<unknown> | undefined;
         try {
           while (!stop.signal.aborted) {
             const result = await entry.materializer.waitFor(last === 0n ? 1n : last, stop.signal);
             if (stop.signal.aborted) break;
-            if (result.index !== last) {
+            // A new result object is new content, even at the same index (a
+            // server that overstated its snapshot index, see materializer.ts).
+            if (result !== lastResult) {
               last = result.index;
+              lastResult = result;
               onResult(result as ViewResult<ViewValue<K>>);
             }
           }

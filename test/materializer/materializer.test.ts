@@ -114,6 +114,26 @@ describe('waitFor', () => {
     await done;
   });
 
+  test('a server that overstated its snapshot index: the delivery at that index reaches readers holding it', async () => {
+    const { publisher, m, ac, done } = setup();
+    const sub = await publisher.next();
+    sub.push(eos(1)); // an empty catalog, reported at 1 (Consul's clamp)
+    const stale = await m.waitFor(0n);
+    assert.deepEqual([stale.index, stale.value], [1n, []]);
+    const w = m.waitFor(1n);
+    sub.push(items(1, health(1, 'register', csn('web', 'a', 'n1')))); // the real entry 1
+    const r = await w;
+    assert.equal(r.index, 1n);
+    assert.deepEqual(r.value.map((c) => c.Service.ID), ['a']);
+    assert.deepEqual(stale.value, [], 'the stale result itself never changes');
+    const next = m.waitFor(1n);
+    assert.equal(await state(next), 'pending');
+    sub.push(items(2, health(2, 'register', csn('web', 'b', 'n1'))));
+    assert.equal((await next).index, 2n);
+    ac.abort();
+    await done;
+  });
+
   test('a new snapshot below the view index (a cached one) wakes no waiter until the index passes theirs', async () => {
     const { publisher, m, ac, done, nextUpdate } = setup();
     const sub = await publisher.next();

@@ -137,8 +137,10 @@ export async function check(plan: Step[], faultPlan: Fault[], snapshotCacheTtlMs
 
   try {
     record(0n);
-    // The publisher clamps a snapshot of an empty catalog to index 1 (Consul's
-    // rule), which collides with the real entry 1; start on a non-empty catalog.
+    // The publisher reports a snapshot of an empty catalog at index 1 (Consul's
+    // clamp), so for a moment a view claims index 1 with the state at 0; the
+    // materializer repairs it when entry 1 arrives (materializer.test.ts), but
+    // the property is about states at real indexes: start on a non-empty catalog.
     await submit({ type: 'register', node: nodeInput('seed'), checks: [], skipNodeUpdate: false });
     runs = probes.map((p) => p.m.run(ac.signal));
     for (const step of plan) {

@@ -124,6 +124,27 @@ describe('view store', () => {
     store.close();
   });
 
+  test('notify delivers new content even at the same index (a server that overstated its snapshot index)', async () => {
+    const { publisher, store } = setup();
+    const seen: [bigint, number][] = [];
+    let wake: (() => void) | undefined;
+    const stop = store.notify(WEB, 't', (r) => {
+      seen.push([r.index, r.value.length]);
+      wake?.();
+    });
+    const next = () => new Promise<void>((resolve) => (wake = resolve));
+    const sub = await publisher.next();
+    let arrived = next();
+    sub.push(eos(1));
+    await arrived;
+    arrived = next();
+    sub.push(items(1, health(1, 'register', csn('web', 'a', 'n1'))));
+    await arrived;
+    assert.deepEqual(seen, [[1n, 0], [1n, 1]]);
+    stop();
+    store.close();
+  });
+
   test('a terminal error evicts at once, fails waiting readers and notify, and the next reader retries', async () => {
     const { publisher, store } = setup();
     const g = store.get(WEB, { token: 'bad', minIndex: 0n });
