@@ -12,10 +12,13 @@ const PATH_MATCHES = ['exact', 'prefix', 'regex'] as const;
 const HEADER_MATCHES = ['exact', 'prefix', 'suffix', 'regex', 'present'] as const;
 const HASH_FIELDS = ['header', 'cookie', 'query_parameter'] as const;
 
-/** Consul's message for an unknown kind (Request decoding failed: invalid config entry kind: x). */
-export function checkKind(kind: string, field = 'Kind'): ConfigEntryKind {
+/**
+ * Consul's message for an unknown kind. Its PUT /v1/config says it while
+ * decoding the body, hence the prefix there.
+ */
+export function checkKind(kind: string, field = 'Kind', prefix = ''): ConfigEntryKind {
   if (!(CONFIG_ENTRY_KINDS as readonly string[]).includes(kind)) {
-    throw new HubError('INVALID_ARGUMENT', `invalid config entry kind: ${kind}`, { field });
+    throw new HubError('INVALID_ARGUMENT', `${prefix}invalid config entry kind: ${kind}`, { field });
   }
   return kind as ConfigEntryKind;
 }
@@ -189,7 +192,7 @@ export function parseConfigEntry(raw: unknown): ConfigEntryInput {
   const body = Body.of(raw);
   const kindText = body.str('Kind');
   if (kindText === '') throw invalid('Kind', 'is required');
-  const kind = checkKind(kindText);
+  const kind = checkKind(kindText, 'Kind', 'Request decoding failed: ');
   let name = body.str('Name');
   if (kind === 'mesh') {
     if (name !== '' && name !== 'mesh') throw invalid('Name', 'a mesh entry is a singleton named "mesh"');
