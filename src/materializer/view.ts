@@ -24,10 +24,6 @@ export interface View<T> {
 enableMapSet();
 export const viewImmer = new Immer({ autoFreeze: true });
 
-/** Freezes a value and everything reachable from it (plain objects and arrays). */
-export function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  for (const key of Object.keys(value as object)) deepFreeze((value as Record<string, unknown>)[key]);
-  return value;
-}
+// Values put into views are frozen the way the catalog freezes what it stores
+// (its objects arrive frozen, so this costs nothing for the in-process source).
+export { deepFreeze } from '../catalog/values';

@@ -11,7 +11,7 @@ import { grpcSource, statusToHubError } from '../../src/materializer/sources/grp
 import { healthView } from '../../src/materializer/views/health';
 import { SUBSCRIBE_METHOD_PATH } from '../../src/subscribe/proto';
 import { recordingBackoff } from './fixtures';
-import { startSubscribeServer } from './grpc-server';
+import { startSubscribeServer } from '../subscribe/grpc-helpers';
 import { sourceContract } from './source-contract';
 
 sourceContract('gRPC', async (publisher) => {
@@ -21,7 +21,7 @@ sourceContract('gRPC', async (publisher) => {
     source,
     teardown: async () => {
       source.close();
-      server.close();
+      await server.close();
     },
   };
 });

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { grpcSource } from '../../src/materializer/sources/grpc';
-import { startSubscribeServer } from './grpc-server';
+import { startSubscribeServer } from '../subscribe/grpc-helpers';
 import { check, faults, steps, type SourceFactory } from './property-harness';
 
 test('views equal the state machine at every index, through resets, ABORTED and dropped streams', async () => {
@@ -22,7 +22,7 @@ const overGrpc: SourceFactory = async (publisher) => {
     source,
     close() {
       source.close();
-      server.close();
+      server.server.forceShutdown();
     },
   };
 };

@@ -2,10 +2,8 @@
 // entry. Entries are keyed by partition/namespace/name like Consul's subjects;
 // results are sorted by Name.
 import type { ConfigEntry, ConfigEntryKind } from '../../catalog/types';
-import { HubError } from '../../errors';
 import { type View, deepFreeze } from '../view';
-import type { Change } from './sharded-map';
-import { sortedSharded } from './sorted-sharded';
+import { shardedView } from './sorted-sharded';
 
 export interface ConfigEntriesViewOptions {
   kind: ConfigEntryKind;
@@ -25,22 +23,11 @@ function compareEntries(a: ConfigEntry, b: ConfigEntry): number {
 }
 
 export function configEntriesView(options: ConfigEntriesViewOptions): View<readonly ConfigEntry[]> {
-  const store = sortedSharded(compareEntries);
-  return {
-    update(events) {
-      const changes: Change<ConfigEntry>[] = [];
-      for (const event of events) {
-        const p = event.payload;
-        if (p.type !== 'config-entry') throw new HubError('INTERNAL', `config entries view got a ${p.type} event`);
-        const entry = p.entry;
-        // The subject already selects the kind and name; checking again keeps a
-        // misrouted event (or a wildcard server) from polluting the view.
-        const wanted = entry.Kind === options.kind && (options.name === undefined || entry.Name === options.name);
-        changes.push([entryKey(entry), p.op === 'upsert' && wanted ? deepFreeze(entry) : undefined]);
-      }
-      store.apply(changes);
-    },
-    result: () => store.result(),
-    reset: () => store.reset(),
-  };
+  // The subject already selects the kind and name; checking again keeps a
+  // misrouted event (or a wildcard server) from polluting the view.
+  const wanted = (e: ConfigEntry) => e.Kind === options.kind && (options.name === undefined || e.Name === options.name);
+  return shardedView('config entries', 'config-entry', compareEntries, (p) => [
+    entryKey(p.entry),
+    p.op === 'upsert' && wanted(p.entry) ? deepFreeze(p.entry) : undefined,
+  ]);
 }

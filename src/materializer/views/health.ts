@@ -4,10 +4,8 @@
 // filtered view never keeps a stale member. Results are sorted by node, then
 // service ID, built once per index and patched rather than re-sorted.
 import type { CheckServiceNode } from '../../catalog/types';
-import { HubError } from '../../errors';
 import { type View, deepFreeze } from '../view';
-import type { Change } from './sharded-map';
-import { sortedSharded } from './sorted-sharded';
+import { shardedView } from './sorted-sharded';
 
 export interface HealthViewOptions {
   service: string;
@@ -49,21 +47,9 @@ export function compareInstances(a: CheckServiceNode, b: CheckServiceNode): numb
 
 export function healthView(options: HealthViewOptions): View<readonly CheckServiceNode[]> {
   const matches = healthMatcher(options);
-  const store = sortedSharded(compareInstances);
-  return {
-    update(events) {
-      const changes: Change<CheckServiceNode>[] = [];
-      for (const event of events) {
-        const p = event.payload;
-        if (p.type !== 'service-health') {
-          throw new HubError('INTERNAL', `health view got a ${p.type} event (topic ${event.topic})`);
-        }
-        changes.push([instanceKey(p.csn), p.op === 'register' && matches(p.csn) ? deepFreeze(p.csn) : undefined]);
-      }
-      // One new version per delivery: a burst or a whole snapshot costs one copy.
-      store.apply(changes);
-    },
-    result: () => store.result(),
-    reset: () => store.reset(),
-  };
+  // One new version per delivery: a burst or a whole snapshot costs one copy.
+  return shardedView('health', 'service-health', compareInstances, (p) => [
+    instanceKey(p.csn),
+    p.op === 'register' && matches(p.csn) ? deepFreeze(p.csn) : undefined,
+  ]);
 }

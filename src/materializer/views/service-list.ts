@@ -2,10 +2,8 @@
 // have at least one instance. The publisher sends Register when a name appears
 // and Deregister when its last instance goes.
 import type { ServiceName } from '../../catalog/catalog';
-import { HubError } from '../../errors';
 import type { View } from '../view';
-import type { Change } from './sharded-map';
-import { sortedSharded } from './sorted-sharded';
+import { shardedView } from './sorted-sharded';
 
 function compareNames(a: ServiceName, b: ServiceName): number {
   if (a.Name !== b.Name) return a.Name < b.Name ? -1 : 1;
@@ -14,19 +12,8 @@ function compareNames(a: ServiceName, b: ServiceName): number {
 }
 
 export function serviceListView(): View<readonly ServiceName[]> {
-  const store = sortedSharded(compareNames);
-  return {
-    update(events) {
-      const changes: Change<ServiceName>[] = [];
-      for (const event of events) {
-        const p = event.payload;
-        if (p.type !== 'service-list') throw new HubError('INTERNAL', `service list view got a ${p.type} event`);
-        const name = { Name: p.name, Namespace: p.namespace, Partition: p.partition };
-        changes.push([`${p.partition}/${p.namespace}/${p.name}`, p.op === 'register' ? Object.freeze(name) : undefined]);
-      }
-      store.apply(changes);
-    },
-    result: () => store.result(),
-    reset: () => store.reset(),
-  };
+  return shardedView('service list', 'service-list', compareNames, (p) => [
+    `${p.partition}/${p.namespace}/${p.name}`,
+    p.op === 'register' ? Object.freeze({ Name: p.name, Namespace: p.namespace, Partition: p.partition }) : undefined,
+  ]);
 }

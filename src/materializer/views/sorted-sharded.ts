@@ -4,6 +4,9 @@
 // search (remove the old value, insert the new one) instead of re-sorting the
 // whole view: waking readers of a 10,000-instance view after one change costs
 // a ~10,000-pointer copy, not a 10,000-element sort.
+import type { EventPayload } from '../../catalog/types';
+import { HubError } from '../../errors';
+import type { View } from '../view';
 import { type Change, type Sharded, emptySharded, shardedApply, shardedGet, shardedValues } from './sharded-map';
 
 export interface SortedSharded<V> {
@@ -80,5 +83,35 @@ export function sortedSharded<V extends object>(compare: (a: V, b: V) => number)
       rendered = undefined;
       pending = [];
     },
+  };
+}
+
+type PayloadOf<K extends EventPayload['type']> = Extract<EventPayload, { type: K }>;
+
+/**
+ * A View over a sorted sharded map: every event must carry a `type` payload,
+ * `change` maps it to a key and the value to store (undefined = delete), and
+ * one delivery is applied as one new version.
+ */
+export function shardedView<V extends object, K extends EventPayload['type']>(
+  name: string,
+  type: K,
+  compare: (a: V, b: V) => number,
+  change: (payload: PayloadOf<K>) => Change<V>,
+): View<readonly V[]> {
+  const store = sortedSharded(compare);
+  return {
+    update(events) {
+      const changes: Change<V>[] = [];
+      for (const event of events) {
+        if (event.payload.type !== type) {
+          throw new HubError('INTERNAL', `${name} view got a ${event.payload.type} event (topic ${event.topic})`);
+        }
+        changes.push(change(event.payload as PayloadOf<K>));
+      }
+      store.apply(changes);
+    },
+    result: () => store.result(),
+    reset: () => store.reset(),
   };
 }
