@@ -226,5 +226,9 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
       resetListeners.clear();
     },
   };
+  // Index 1 stands for "the empty catalog": snapshots and blocking reads clamp 0
+  // to 1, as Consul does. A fresh log spends index 1 on a no-op entry, so the
+  // first real change gets index 2 and a reader holding index 1 is woken by it.
+  if (sm.lastIndex() === 0n) await catalog.submit({ type: 'txn', ops: [] });
   return catalog;
 }

@@ -76,7 +76,7 @@ test('a catalog on Redis reopened after another compacted the log loads the snap
     try {
       assert.equal(b.snapshot().state, a.snapshot().state);
       await b.submit({ type: 'deregister', node: 'n1' });
-      await a.waitForIndex(13n);
+      await a.waitForIndex(14n);
       assert.equal(a.snapshot().state, b.snapshot().state);
     } finally {
       await b.close();

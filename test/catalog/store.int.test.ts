@@ -36,18 +36,19 @@ test('submit resolves with the entry result after it is applied; listeners see t
   catalog.onApplied((index, events) => seen.push({ index, events, instances: catalog.serviceInstances('web').value.length }));
   try {
     const r1 = await catalog.submit(workload[0]!);
-    assert.deepEqual([r1.ok, r1.index], [true, 1n]);
+    // Index 1 is the origin entry a fresh log starts with; real changes start at 2.
+    assert.deepEqual([r1.ok, r1.index], [true, 2n]);
     assert.equal(catalog.serviceInstances('web').value.length, 1, 'read-your-write after submit');
     const r2 = await catalog.submit({ type: 'check-update', node: 'n1', checkId: 'nope', status: 'passing', output: '', now: 0 });
-    assert.deepEqual([r2.ok, r2.error?.code, r2.index], [false, 'NOT_FOUND', 2n]);
+    assert.deepEqual([r2.ok, r2.error?.code, r2.index], [false, 'NOT_FOUND', 3n]);
     assert.deepEqual(seen.map((s) => [s.index, s.events.length, s.instances]), [
-      [1n, 2, 1],
-      [2n, 0, 1],
+      [2n, 2, 1],
+      [3n, 0, 1],
     ]);
     const results = await Promise.all(workload.slice(1).map((c) => catalog.submit(c)));
-    assert.deepEqual(results.map((r) => r.index), [3n, 4n, 5n, 6n, 7n, 8n]);
+    assert.deepEqual(results.map((r) => r.index), [4n, 5n, 6n, 7n, 8n, 9n]);
     assert.deepEqual(results.map((r) => r.ok), [true, true, true, true, false, true]);
-    assert.equal(catalog.lastIndex(), 8n);
+    assert.equal(catalog.lastIndex(), 9n);
   } finally {
     await catalog.close();
     await log.close();
@@ -79,10 +80,10 @@ test('two catalogs on one log apply each other\'s entries; each submit resolves 
   const b = await createCatalog({ log, logger });
   try {
     const results = await Promise.all(workload.map((c, i) => (i % 2 === 0 ? a : b).submit(c)));
-    assert.deepEqual(results.map((r) => r.index).sort((x, y) => (x < y ? -1 : 1)), [1n, 2n, 3n, 4n, 5n, 6n, 7n]);
+    assert.deepEqual(results.map((r) => r.index).sort((x, y) => (x < y ? -1 : 1)), [2n, 3n, 4n, 5n, 6n, 7n, 8n]);
     assert.equal(results.filter((r) => !r.ok).length, 1);
-    await a.waitForIndex(6n);
-    await b.waitForIndex(6n);
+    await a.waitForIndex(7n);
+    await b.waitForIndex(7n);
     assert.equal(a.snapshot().state, b.snapshot().state);
   } finally {
     await a.close();
@@ -98,7 +99,7 @@ test('close rejects pending and later submits with SHUTTING_DOWN and does not cl
   await catalog.close();
   await assert.rejects(waiter, (err) => isHubError(err, 'SHUTTING_DOWN'));
   await assert.rejects(catalog.submit(register('x')), (err) => isHubError(err, 'SHUTTING_DOWN'));
-  assert.deepEqual(await log.append(['{}']), [1n], 'the log is still open');
+  assert.deepEqual(await log.append(['{}']), [2n], 'the log is still open (after the origin entry)');
   await log.close();
 });
 
@@ -126,7 +127,7 @@ test('SQLite: submit, close, reopen gives the identical state', async () => {
     assert.equal(state, before);
     assert.equal(catalog.serviceInstances('web').value[0]!.Checks[1]!.Status, 'critical');
     const r = await catalog.submit(register('n4'));
-    assert.equal(r.index, 8n, 'indexes continue after the reopened log');
+    assert.equal(r.index, 9n, 'indexes continue after the reopened log');
   } finally {
     await catalog.close();
     await log.close();
@@ -151,15 +152,26 @@ test('SQLite with compaction: the reopened catalog loads the snapshot and replay
   }
 });
 
-/** A log whose tail for this reader starts only when `open()` is called, to let compaction overtake it. */
+/**
+ * A log whose tail for this reader stops after the origin entry (index 1) until
+ * `open()` is called, to let compaction overtake it.
+ */
 function gated(inner: Log): { log: Log; open(): void } {
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
   const log: Log = Object.create(inner) as Log;
   Object.assign(log, {
     tail: async function* (from: bigint, signal: AbortSignal) {
+      let next = from;
+      if (next <= 1n) {
+        for await (const entry of inner.tail(next, signal)) {
+          yield entry;
+          next = entry.index + 1n;
+          if (entry.index >= 1n) break;
+        }
+      }
       await gate;
-      yield* inner.tail(from, signal);
+      yield* inner.tail(next, signal);
     },
   });
   return { log, open };
@@ -176,12 +188,12 @@ test('a catalog overtaken by another process\'s compaction restores the snapshot
     for (const c of workload.slice(0, 4)) await a.submit(c);
     await log.compact(a.snapshot(), 0);
     slow.open();
-    await b.waitForIndex(3n);
-    assert.deepEqual(resets, [4n]);
+    await b.waitForIndex(4n);
+    assert.deepEqual(resets, [5n]);
     assert.equal(b.snapshot().state, a.snapshot().state);
     const r = await b.submit(workload[4]!);
-    assert.equal(r.index, 5n);
-    await a.waitForIndex(4n);
+    assert.equal(r.index, 6n);
+    await a.waitForIndex(5n);
     assert.equal(b.snapshot().state, a.snapshot().state);
   } finally {
     await a.close();

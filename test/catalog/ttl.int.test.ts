@@ -49,15 +49,15 @@ test('an expiry fires once and is applied once with two schedulers on two catalo
   const sb = startTtlScheduler({ catalog: b, logger, nodeName: 'hub-b' });
   try {
     const criticalAt = await whenCritical(a);
-    await a.waitForIndex(2n); // both schedulers' expiries (entries 2 and 3) are applied
-    const entries = (await log.read(2n)).map((e) => JSON.parse(e.payload) as Command);
+    await a.waitForIndex(3n); // both schedulers' expiries (entries 3 and 4; 1 is the origin entry) are applied
+    const entries = (await log.read(3n)).map((e) => JSON.parse(e.payload) as Command);
     assert.deepEqual(entries.map((c) => c.type), ['check-ttl-expire', 'check-ttl-expire']);
-    for (const c of entries) assert.ok(c.type === 'check-ttl-expire' && c.ifModifyIndex === 1);
-    assert.equal(criticalAt, 2n);
-    assert.deepEqual(changes, [2n], 'only the first expiry changed anything');
+    for (const c of entries) assert.ok(c.type === 'check-ttl-expire' && c.ifModifyIndex === 2);
+    assert.equal(criticalAt, 3n);
+    assert.deepEqual(changes, [3n], 'only the first expiry changed anything');
     const state = a.ttlCheck('n1', 'ttl')!;
-    assert.deepEqual([state.check.Output, state.check.ModifyIndex], ['TTL expired (last output before timeout follows): fine', 2]);
-    await b.waitForIndex(2n);
+    assert.deepEqual([state.check.Output, state.check.ModifyIndex], ['TTL expired (last output before timeout follows): fine', 3]);
+    await b.waitForIndex(3n);
     assert.equal(b.snapshot().state, a.snapshot().state);
   } finally {
     sa.stop();
@@ -76,13 +76,13 @@ test('a refresh re-arms the timer: the expiry names the refresh index', async ()
     const critical = whenCritical(catalog);
     await catalog.submit(ttlCheck('400ms'));
     const refresh = await catalog.submit({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'passing', output: 'alive', now: 0 });
-    assert.equal(refresh.index, 2n);
+    assert.equal(refresh.index, 3n);
     const at = await critical;
     const expiry = JSON.parse((await log.read(at, 1))[0]!.payload) as Command;
     assert.ok(expiry.type === 'check-ttl-expire');
-    assert.equal(expiry.ifModifyIndex, 2);
+    assert.equal(expiry.ifModifyIndex, 3);
     assert.equal(catalog.ttlCheck('n1', 'ttl')!.check.Output, 'TTL expired (last output before timeout follows): alive');
-    assert.equal(at, 3n, 'the timer armed at registration was replaced, not left to fire');
+    assert.equal(at, 4n, 'the timer armed at registration was replaced, not left to fire');
   } finally {
     scheduler.stop();
     await catalog.close();

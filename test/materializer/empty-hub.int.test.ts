@@ -37,7 +37,8 @@ test('the first entry of an empty hub reaches a blocking reader and notify', asy
       checks: [],
       skipNodeUpdate: false,
     });
-    assert.equal(res.index, 1n);
+    assert.equal(res.index, 2n, 'index 1 is the origin entry: the empty snapshot and the first change never share an index');
+    assert.ok(res.index > first.index, 'the first change moves the view past the empty snapshot');
     const r = await waiting;
     assert.deepEqual(r.value.map((c) => c.Service.ID), ['web-1']);
     await delivered;
