@@ -13,8 +13,10 @@ import { openLog } from './log/index';
 import type { Log } from './log/log';
 import { createMetrics, type HubMetrics } from './metrics';
 import { createViewStore, inProcessSource } from './materializer/index';
+import { requestForKey } from './materializer/keys';
+import type { ViewKey, ViewStore } from './materializer/types';
 import { addSubscribeService } from './subscribe/grpc';
-import { createPublisher } from './subscribe/publisher';
+import { createPublisher, type HubPublisher } from './subscribe/publisher';
 import { createCatalogXdsProvider } from './xds/catalog-provider';
 import { registerXdsHttp } from './xds/http';
 import { createXdsServer } from './xds/server';
@@ -26,6 +28,10 @@ export interface Hub {
   readonly log: Log;
   readonly catalog: Catalog;
   readonly metrics: HubMetrics;
+  readonly publisher: HubPublisher;
+  readonly views: ViewStore;
+  /** The index a caught-up view of a key holds at least (read-your-writes for view reads). */
+  viewTarget(key: ViewKey): bigint;
   readonly http: FastifyInstance;
   /** The shared gRPC server (Subscribe and xDS). Already bound and serving. */
   readonly grpc: grpc.Server;
@@ -60,6 +66,10 @@ export interface GrpcAttachContext {
   config: Config;
   logger: pino.Logger;
   metrics: HubMetrics;
+  /** The hub's event publisher over the catalog (Subscribe's source). */
+  publisher: HubPublisher;
+  /** Views materialized in-process from the publisher; the HTTP reads use the same store. */
+  views: ViewStore;
 }
 
 /**
@@ -69,14 +79,8 @@ export interface GrpcAttachContext {
  * need only HTTP leave it out.
  */
 export function attachHubServices(server: grpc.Server, hub: GrpcAttachContext): AttachedServices {
-  const { catalog, config, metrics } = hub;
-  const publisher = createPublisher({
-    catalog,
-    snapshotCacheTtlMs: config.snapshotCacheTtlMs,
-    logger: hub.logger.child({ module: 'subscribe' }),
-  });
+  const { config, metrics, publisher, views } = hub;
   addSubscribeService(server, { publisher, logger: hub.logger, datacenter: config.datacenter });
-  const views = createViewStore({ source: inProcessSource(publisher) });
   const provider = createCatalogXdsProvider({ views, config, logger: hub.logger.child({ module: 'xds-provider' }) });
   const xds = createXdsServer({ provider, config, logger: hub.logger.child({ module: 'xds' }), registry: metrics.registry });
   xds.addTo(server);
@@ -87,8 +91,6 @@ export function attachHubServices(server: grpc.Server, hub: GrpcAttachContext): 
     close() {
       xds.close();
       provider.close();
-      views.close();
-      publisher.close();
     },
   };
 }
@@ -123,6 +125,8 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     for (const step of undo.reverse()) await Promise.resolve(step()).catch(() => undefined);
   };
   let log: Log, catalog: Catalog, ttl: { stop(): void }, grpcServer: grpc.Server, http: FastifyInstance;
+  let publisher: HubPublisher, views: ViewStore;
+  const viewTarget = (key: ViewKey) => publisher.lastChangeIndex(requestForKey(key, ''));
   let attached: AttachedServices = {};
   let grpcPort: number, httpPort: number;
   const effective: Config = { ...config };
@@ -139,10 +143,18 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     metrics.setIndexSource(() => catalog.lastIndex());
     ttl = startTtlScheduler({ catalog, logger: logger.child({ module: 'ttl' }), nodeName: config.nodeName });
     undo.push(() => ttl.stop());
+    publisher = createPublisher({
+      catalog,
+      snapshotCacheTtlMs: config.snapshotCacheTtlMs,
+      logger: logger.child({ module: 'subscribe' }),
+    });
+    undo.push(() => publisher.close());
+    views = createViewStore({ source: inProcessSource(publisher), logger: logger.child({ module: 'views' }) });
+    undo.push(() => views.close());
 
     grpcServer = new grpc.Server({ 'grpc.keepalive_permit_without_calls': 1 });
     // ── gRPC services are added here, before bind (Subscribe, xDS). ──
-    const result = options.attachGrpc?.(grpcServer, { catalog, config, logger, metrics });
+    const result = options.attachGrpc?.(grpcServer, { catalog, config, logger, metrics, publisher, views });
     attached = typeof result === 'function' ? { close: result } : (result ?? {});
     undo.push(() => attached.close?.());
     const grpcHost = config.bind.includes(':') ? `[${config.bind}]` : config.bind;
@@ -151,7 +163,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
 
     // The HTTP app reports the ports the hub really has (status/leader, agent/self).
     effective.grpcPort = grpcPort;
-    http = buildHttpApp({ catalog, config: effective, logger, metrics });
+    http = buildHttpApp({ catalog, config: effective, logger, metrics, views, viewTarget });
     undo.push(() => http.close());
     attached.registerHttp?.(http);
     await http.listen({ host: config.bind, port: config.httpPort });
@@ -173,7 +185,11 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     const httpClosed = http.close();
     const grpcClosed = shutdownGrpc(grpcServer, options.grpcGraceMs ?? 2_000);
     await attached.close?.();
+    // Subscribe streams end with UNAVAILABLE (clients resume elsewhere); views
+    // and blocking reads answer with what they hold.
+    publisher.close();
     await Promise.all([httpClosed, grpcClosed]);
+    views.close();
     await ttl.stop();
     await catalog.close();
     await log.close();
@@ -186,6 +202,9 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     log,
     catalog,
     metrics,
+    publisher,
+    views,
+    viewTarget,
     http,
     grpc: grpcServer,
     httpPort,

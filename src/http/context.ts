@@ -3,6 +3,7 @@
 import type pino from 'pino';
 import type { Catalog } from '../catalog/catalog';
 import type { Config } from '../config';
+import type { ViewKey, ViewStore } from '../materializer/types';
 import type { HubMetrics } from '../metrics';
 import type { AgentIdentity } from './translate/agent';
 
@@ -11,6 +12,10 @@ export interface HttpDeps {
   config: Config;
   logger: pino.Logger;
   metrics: HubMetrics;
+  /** Materialized views: the streaming backend for health, catalog service and config reads. */
+  views: ViewStore;
+  /** The index a caught-up view of `key` holds at least (its subject's last applied change). */
+  viewTarget: (key: ViewKey) => bigint;
 }
 
 export interface HttpContext extends HttpDeps {

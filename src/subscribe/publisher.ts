@@ -49,6 +49,12 @@ export interface PublisherStats {
 
 export interface HubPublisher extends Publisher {
   stats(): PublisherStats;
+  /**
+   * The index a caught-up subscriber of this request holds at least: the last
+   * change to its (topic, subject), or the index tracking started from. Readers
+   * use it for read-your-writes on views fed by this publisher.
+   */
+  lastChangeIndex(request: Pick<SubscribeRequest, 'topic' | 'subject'>): bigint;
 }
 
 const NEW_SNAPSHOT: StreamItem = Object.freeze({ kind: 'new-snapshot-to-follow' });
@@ -288,5 +294,6 @@ export function createPublisher(options: PublisherOptions): HubPublisher {
       endAll(new HubError('SHUTTING_DOWN', SHUTDOWN_MESSAGE));
     },
     stats: () => ({ subscribers: subs.size, buffers: buffers.size, ...counters }),
+    lastChangeIndex: (request) => lastChange.get(`${request.topic}|${resolveSubject(request.topic, request.subject)}`) ?? trackedFrom,
   };
 }

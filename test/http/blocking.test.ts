@@ -102,13 +102,13 @@ test('closing the app answers blocking queries in flight (over a real socket)', 
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-  const app = buildHttpApp({ catalog, config: hub.config, logger: createLogger('silent'), metrics: createMetrics({ defaultMetrics: false }) });
+  const app = buildHttpApp({ catalog, config: hub.config, logger: createLogger('silent'), metrics: createMetrics({ defaultMetrics: false }), views: hub.views, viewTarget: hub.viewTarget });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
-  const first = await fetch(`http://127.0.0.1:${port}/v1/catalog/services`);
+  const first = await fetch(`http://127.0.0.1:${port}/v1/catalog/nodes`);
   const index = first.headers.get('x-consul-index');
   await first.arrayBuffer();
-  const waiting = fetch(`http://127.0.0.1:${port}/v1/catalog/services?index=${index}&wait=10m`);
+  const waiting = fetch(`http://127.0.0.1:${port}/v1/catalog/nodes?index=${index}&wait=10m`);
   await waitingNow;
   const closed = app.close();
   const res = await waiting;
@@ -133,13 +133,13 @@ test('a client that disconnects ends its wait (the abort reaches the catalog wai
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-  const app = buildHttpApp({ catalog, config: hub.config, logger: createLogger('silent'), metrics: createMetrics({ defaultMetrics: false }) });
+  const app = buildHttpApp({ catalog, config: hub.config, logger: createLogger('silent'), metrics: createMetrics({ defaultMetrics: false }), views: hub.views, viewTarget: hub.viewTarget });
   await app.listen({ host: '127.0.0.1', port: 0 });
   try {
     const { port } = app.server.address() as AddressInfo;
-    const index = hub.catalog.services().index;
+    const index = hub.catalog.nodes().index;
     const client = new AbortController();
-    const waiting = fetch(`http://127.0.0.1:${port}/v1/catalog/services?index=${index}&wait=10m`, { signal: client.signal });
+    const waiting = fetch(`http://127.0.0.1:${port}/v1/catalog/nodes?index=${index}&wait=10m`, { signal: client.signal });
     const signal = await signalSeen;
     assert.equal(signal.aborted, false);
     const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));

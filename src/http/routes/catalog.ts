@@ -2,8 +2,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { HttpContext } from '../context';
 import { blockingRead } from '../blocking';
+import { streamingRead } from '../views';
 import { sendJson } from '../reply';
-import { hasAllTags, many, serviceNode } from '../shapes';
+import { many, serviceNode } from '../shapes';
 import { deregisterCommand, registerCommand } from '../translate/catalog';
 import { submitOrThrow } from '../write';
 
@@ -23,13 +24,17 @@ export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
   });
 
   app.get('/v1/catalog/services', async (req, reply) => {
-    return sendJson(reply, await blockingRead(ctx, req, reply, () => ctx.catalog.services()));
+    // Names and the index come from the service-list view; tags are not in
+    // ServiceList events, so they are read from the catalog, which is at least as new.
+    const names = await streamingRead(ctx, req, reply, { kind: 'service-list' });
+    const tags = ctx.catalog.services().value;
+    return sendJson(reply, Object.fromEntries(names.map((s) => [s.Name, tags[s.Name] ?? []])));
   });
 
   app.get<NameParams>('/v1/catalog/service/:name', async (req, reply) => {
     const tags = many((req.query as Record<string, unknown>).tag);
-    const instances = await blockingRead(ctx, req, reply, () => ctx.catalog.serviceInstances(req.params.name));
-    return sendJson(reply, instances.filter((csn) => hasAllTags(csn.Service.Tags, tags)).map(serviceNode));
+    const key = { kind: 'service-health', service: req.params.name, tags } as const;
+    return sendJson(reply, (await streamingRead(ctx, req, reply, key)).map(serviceNode));
   });
 
   app.get('/v1/catalog/nodes', async (req, reply) => {

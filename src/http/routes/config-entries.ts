@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { HubError, invalid } from '../../errors';
 import type { HttpContext } from '../context';
-import { blockingRead } from '../blocking';
+import { streamingRead } from '../views';
 import { sendJson } from '../reply';
 import { checkKind, parseConfigEntry } from '../translate/config-entries';
 import { refusal, submit } from '../write';
@@ -29,12 +29,13 @@ export function configRoutes(app: FastifyInstance, ctx: HttpContext): void {
 
   app.get<KindParams>('/v1/config/:kind', async (req, reply) => {
     const kind = checkKind(req.params.kind, 'kind');
-    return sendJson(reply, await blockingRead(ctx, req, reply, () => ctx.catalog.configEntries(kind)));
+    return sendJson(reply, await streamingRead(ctx, req, reply, { kind: 'config-entries', configKind: kind }));
   });
 
   app.get<EntryParams>('/v1/config/:kind/:name', async (req, reply) => {
     const kind = checkKind(req.params.kind, 'kind');
-    const entry = await blockingRead(ctx, req, reply, () => ctx.catalog.configEntry(kind, req.params.name));
+    const key = { kind: 'config-entries', configKind: kind, name: req.params.name } as const;
+    const [entry] = await streamingRead(ctx, req, reply, key);
     if (!entry) throw new HubError('NOT_FOUND', `Config entry not found for "${kind}" / "${req.params.name}"`);
     return sendJson(reply, entry);
   });

@@ -4,8 +4,9 @@ import type { HealthStatus } from '../../catalog/types';
 import { invalid } from '../../errors';
 import type { HttpContext } from '../context';
 import { blockingRead } from '../blocking';
+import { streamingRead } from '../views';
 import { sendJson } from '../reply';
-import { allPassing, flag, hasAllTags, many } from '../shapes';
+import { flag, many } from '../shapes';
 
 type NameParams = { Params: { name: string } };
 const STATES = ['any', 'passing', 'warning', 'critical'] as const;
@@ -15,12 +16,10 @@ export function healthRoutes(app: FastifyInstance, ctx: HttpContext): void {
     const query = req.query as Record<string, unknown>;
     const passing = flag(query, 'passing');
     const tags = many(query.tag);
-    const instances = await blockingRead(ctx, req, reply, () => ctx.catalog.serviceInstances(req.params.name));
-    // Consul's ?passing keeps instances whose checks are all passing (warning is not passing).
-    return sendJson(
-      reply,
-      instances.filter((csn) => hasAllTags(csn.Service.Tags, tags) && (!passing || allPassing(csn.Checks))),
-    );
+    // The view applies ?tag (all required, case-insensitive) and ?passing (every
+    // check passing; warning is not passing), as Consul's health view does.
+    const key = { kind: 'service-health', service: req.params.name, tags, passingOnly: passing } as const;
+    return sendJson(reply, await streamingRead(ctx, req, reply, key));
   });
 
   app.get<NameParams>('/v1/health/checks/:name', async (req, reply) => {

@@ -1,0 +1,61 @@
+// Reads answered from materialized views, as Consul's streaming backend does:
+// /v1/health/service, /v1/catalog/service(s) and config entry reads. The view
+// store shares one materializer per (topic, subject, token, filter) among all
+// readers, so a thousand blocking queries on one service cost one view.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ViewKey, ViewValue } from '../materializer/types';
+import { parseBlocking } from './blocking';
+import type { HttpContext } from './context';
+
+/**
+ * A plain (non-blocking) read waits at most this long for its view to catch up
+ * with what the catalog already applied. In-process that takes microseconds;
+ * the bound only matters if a view's source is stuck.
+ */
+const CATCH_UP_MS = 2_000;
+
+function tokenOf(req: FastifyRequest): string {
+  const query = req.query as Record<string, unknown>;
+  const header = req.headers['x-consul-token'];
+  if (typeof header === 'string' && header !== '') return header;
+  return typeof query.token === 'string' ? query.token : '';
+}
+
+/**
+ * Reads a view; with `?index=N&wait=D`, waits until the view moves past N or
+ * the wait ends. Without an index, still waits until the view holds every change
+ * to its subject that the catalog has applied, so a client reads its own writes.
+ */
+export async function streamingRead<K extends ViewKey>(
+  ctx: HttpContext,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  key: K,
+): Promise<ViewValue<K>> {
+  const params = parseBlocking(req.query as Record<string, unknown>);
+  const applied = ctx.viewTarget(key);
+  let minIndex = applied > 0n ? applied - 1n : 0n;
+  let waitMs = CATCH_UP_MS;
+  // An index from the future (state went backwards) is answered at once, as in blockingRead.
+  if (params && params.index <= ctx.catalog.lastIndex()) {
+    if (params.index > minIndex) minIndex = params.index;
+    // Consul adds up to wait/16 of jitter so that many watchers don't return together.
+    waitMs = params.waitMs + Math.floor(Math.random() * (params.waitMs / 16));
+  }
+
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), waitMs);
+  const onClose = () => controller.abort();
+  reply.raw.once('close', onClose);
+  ctx.waits.add(controller);
+  try {
+    const result = await ctx.views.get(key, { token: tokenOf(req), minIndex, signal: controller.signal });
+    reply.header('X-Consul-Index', String(result.index > 0n ? result.index : 1n));
+    reply.header('X-Consul-Query-Backend', 'streaming');
+    return result.value;
+  } finally {
+    clearTimeout(timer);
+    reply.raw.off('close', onClose);
+    ctx.waits.delete(controller);
+  }
+}
