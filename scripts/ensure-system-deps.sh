@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the system packages the test suite needs when they are missing:
+# redis-server (the Redis log tests start real servers) and Debian's
+# python3-grpcio (gRPC C-core as a real xDS client). Never skips a test.
+set -euo pipefail
+
+need=()
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+/usr/bin/python3 -c 'import grpc' >/dev/null 2>&1 || need+=(python3-grpcio)
+[ ${#need[@]} -eq 0 ] && exit 0
+
+echo "installing system packages for the tests: ${need[*]}"
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then sudo=(sudo); else
+    echo "need root (or sudo) to apt-get install ${need[*]}" >&2
+    exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
