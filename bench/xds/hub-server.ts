@@ -67,7 +67,9 @@ async function main() {
   const catalog = await createCatalog({ log, logger });
   const views = benchViews(catalog, logger);
   const provider = createCatalogXdsProvider({ views, config, logger });
-  const xds = createXdsServer({ provider, config, logger });
+  // XDS_BENCH_SYNC_LIMIT=<n>: initial-sync concurrency (sync-gate.ts) instead of the default; 1000000: effectively off.
+  const syncLimit = Number(process.env['XDS_BENCH_SYNC_LIMIT'] ?? 0);
+  const xds = createXdsServer({ provider, config, logger, ...(syncLimit > 0 ? { syncGate: { limit: syncLimit } } : {}) });
   const server = new grpc.Server({ 'grpc.max_concurrent_streams': 10 });
   xds.addTo(server);
   const port = await new Promise<number>((resolve, reject) =>

@@ -15,6 +15,7 @@ import { tokenBucket } from './rate-limit';
 import { RESOURCE_TYPES, type ResourceType } from './resource-types';
 import { BodyCache } from './responses';
 import { XdsStream, type StreamDeps } from './stream';
+import { createSyncGate, type SyncGateOptions } from './sync-gate';
 import { serviceDefinitions, type XdsMethod } from './services';
 import { decodeSotwRequest, type ApiVersion, type SotwRequest } from './wire';
 
@@ -28,6 +29,8 @@ export interface XdsServerOptions {
   config: XdsConfig;
   logger: Logger;
   registry?: Registry;
+  /** Initial-sync concurrency (see sync-gate.ts); defaults to SYNC_GATE_DEFAULTS. */
+  syncGate?: Partial<SyncGateOptions>;
 }
 
 export interface XdsServer {
@@ -57,6 +60,7 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
   const pipeline = new PushPipeline(provider, { debounceMs: config.xdsDebounceMs, maxDelayMs: config.xdsMaxDelayMs });
   const limiter = tokenBucket(config.xdsStreamRateLimit);
   const bodyCache = new BodyCache();
+  const syncGate = createSyncGate(options.syncGate);
   let nextId = 1;
   let closing = false;
 
@@ -66,6 +70,7 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     logger,
     metrics,
     bodyCache,
+    syncGate,
     subscriptionChanged: (stream, typeUrl, delta, names, wildcard) => pipeline.update(stream, typeUrl, delta, names, wildcard),
     names: nameInterner(),
     closed: (stream) => {

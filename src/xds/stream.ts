@@ -14,6 +14,7 @@ import type { V3TypeUrl } from './type-urls';
 import { routeClusters } from './warming';
 import { decodeDeltaRequest, decodeSotwRequest, wireVersion, withNonce, type ApiVersion, type DeltaRequest, type SotwRequest } from './wire';
 import type { XdsMetrics } from './metrics';
+import type { SyncGate, SyncTicket } from './sync-gate';
 
 export type Variant = 'sotw' | 'delta';
 /** 'ads', or the single type a per-type stream serves. */
@@ -33,6 +34,8 @@ export interface StreamDeps {
   /** Shares equal subscription name sets between streams. */
   names: NameInterner;
   closed(stream: XdsStream): void;
+  /** Bounds how many streams have a large response (initial sync) in flight; none: unbounded. */
+  syncGate?: SyncGate;
 }
 
 export interface StreamOptions {
@@ -55,6 +58,8 @@ export class XdsStream {
   private blocked = false;
   private closed = false;
   private nonceSeq = 0;
+  /** Sync gate: slots this stream waits for or holds (one per large write not yet handed to the socket). */
+  private readonly tickets = new Set<SyncTicket>();
 
   constructor(
     private readonly call: ServerDuplexStream<Buffer, Buffer>,
@@ -108,6 +113,8 @@ export class XdsStream {
     this.closed = true;
     if (status) this.call.emit('error', { code: status.code, details: status.details });
     else if (!this.call.writableEnded) this.call.end();
+    for (const t of this.tickets) t.release();
+    this.tickets.clear();
     this.deps.closed(this);
   }
 
@@ -285,12 +292,33 @@ export class XdsStream {
         if (!st.holding) progressed = true;
         if (!out) continue;
         progressed = true;
-        this.send(st, out, false);
-        if (type === Clusters) this.warmEndpoints(st, out);
+        const gate = this.deps.syncGate;
+        if (gate && out.body.length >= gate.largeBytes) {
+          // Wait for a slot holding the computed response (its body is shared, not a copy); nothing else is written meanwhile.
+          this.blocked = true;
+          const ticket = gate.enter(() => {
+            this.blocked = false;
+            if (this.closed) return ticket.release();
+            // The slot is free again once grpc-js has framed the message and HTTP/2 has taken it (not at the ACK, which waits on the client).
+            this.sendComputed(st, out, () => {
+              ticket.release();
+              this.tickets.delete(ticket);
+            });
+            this.flush();
+          });
+          this.tickets.add(ticket);
+          return;
+        }
+        this.sendComputed(st, out);
         if (this.blocked) return;
       }
       if (!progressed) break;
     }
+  }
+
+  private sendComputed(st: TypeState, out: Computed, written?: () => void): void {
+    this.send(st, out, false, written);
+    if (st.type === Clusters) this.warmEndpoints(st, out);
   }
 
   private clusterPushesInFlight(): boolean {
@@ -310,11 +338,11 @@ export class XdsStream {
     }
   }
 
-  private send(st: TypeState, out: Computed, heartbeat: boolean): void {
+  private send(st: TypeState, out: Computed, heartbeat: boolean, written?: () => void): void {
     const nonce = `${this.id.toString(36)}-${(++this.nonceSeq).toString(36)}`;
     st.pending = { ...out.pending, nonce, changeAt: st.changeAt };
     if (!heartbeat && this.variant === 'sotw') st.lastSentVersion = out.pending.version;
-    const ok = this.call.write(withNonce(out.body, nonce));
+    const ok = written ? this.call.write(withNonce(out.body, nonce), written) : this.call.write(withNonce(out.body, nonce));
     this.stats.responses++;
     st.unacked++;
     this.stats.maxUnackedPerType = Math.max(this.stats.maxUnackedPerType, st.unacked);

@@ -1,0 +1,117 @@
+// The initial-sync gate: at most `limit` large responses are being written at
+// once across streams, a waiting stream writes nothing, and every stream still
+// converges (CDS, then EDS for what it got) once earlier writes complete.
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { test } from 'node:test';
+import type { ServerDuplexStream } from '@grpc/grpc-js';
+import pino from 'pino';
+import { createXdsMetrics } from '../../../src/xds/metrics';
+import { NO_INTERNING } from '../../../src/xds/name-sets';
+import { BodyCache } from '../../../src/xds/responses';
+import { XdsStream, type StreamDeps } from '../../../src/xds/stream';
+import { createSyncGate, type SyncGate } from '../../../src/xds/sync-gate';
+import { TypeUrl } from '../../../src/xds/type-urls';
+import { decodeResponse, encodeRequest } from '../../../src/xds/wire';
+import { TestProvider, seed } from './helpers/fixtures';
+
+/** A call whose writes complete only when the test says so (as grpc-js calls back once HTTP/2 took the message). */
+class ManualCall extends EventEmitter {
+  written: Buffer[] = [];
+  inFlight: (() => void)[] = [];
+  writableEnded = false;
+  write(b: Buffer, cb?: () => void): boolean {
+    this.written.push(b);
+    if (cb) this.inFlight.push(cb);
+    return true;
+  }
+  end(): void {
+    this.writableEnded = true;
+  }
+}
+
+function open(p: TestProvider, gate: SyncGate, id: number) {
+  const call = new ManualCall();
+  const deps: StreamDeps = {
+    get: (url, n) => p.get(url, n),
+    resourceTtlMs: 0,
+    logger: pino({ level: 'silent' }),
+    metrics: createXdsMetrics(undefined, () => []),
+    bodyCache: new BodyCache(),
+    subscriptionChanged: () => undefined,
+    names: NO_INTERNING,
+    closed: () => undefined,
+    syncGate: gate,
+  };
+  const stream = new XdsStream(call as unknown as ServerDuplexStream<Buffer, Buffer>, deps, { id, variant: 'delta', transport: 'ads', api: 'v3' });
+  const send = (m: Record<string, unknown>) => call.emit('data', encodeRequest('v3', 'DeltaDiscoveryRequest', m));
+  const responses = () => call.written.map((b) => decodeResponse('v3', 'DeltaDiscoveryResponse', b));
+  return { call, stream, send, responses };
+}
+
+/** Envoy's part: ACK every response, and subscribe EDS by name to the clusters it got. */
+function envoy(c: ReturnType<typeof open>) {
+  let seen = 0;
+  return () => {
+    const all = c.responses();
+    for (; seen < all.length; seen++) {
+      const r = all[seen]!;
+      c.send({ typeUrl: r.typeUrl, responseNonce: r.nonce });
+      if (r.typeUrl === TypeUrl.Cluster) c.send({ typeUrl: TypeUrl.ClusterLoadAssignment, resourceNamesSubscribe: r.resources.map((x: { name: string }) => x.name) });
+    }
+  };
+}
+
+test('at most `limit` large writes are in flight, and every stream converges', () => {
+  const p = new TestProvider();
+  seed(p);
+  const gate = createSyncGate({ limit: 2, largeBytes: 1, holdMs: 0 }); // every response counts as large
+  const clients = Array.from({ length: 7 }, (_, i) => open(p, gate, i + 1));
+  for (const c of clients) c.send({ node: { id: `n${c.stream.id}` }, typeUrl: TypeUrl.Cluster, resourceNamesSubscribe: ['*'] });
+
+  const inFlight = () => clients.reduce((n, c) => n + c.call.inFlight.length, 0);
+  const acks = clients.map(envoy);
+  let steps = 0;
+  for (;;) {
+    assert.ok(inFlight() <= 2, `${inFlight()} large writes in flight; limit 2`);
+    assert.ok(gate.stats().active <= 2);
+    acks.forEach((ack) => ack());
+    const busy = clients.find((c) => c.call.inFlight.length > 0);
+    if (!busy) break;
+    busy.call.inFlight.shift()!(); // the oldest write completes; its slot goes to the next waiting stream
+    assert.ok(++steps < 100, 'no progress');
+  }
+  assert.equal(gate.stats().maxActive, 2);
+  assert.equal(gate.stats().waiting, 0);
+  for (const c of clients) {
+    const byType = new Map(c.responses().map((r) => [r.typeUrl, r.resources.map((x: { name: string }) => x.name).sort()]));
+    assert.deepEqual(byType.get(TypeUrl.Cluster), ['c1', 'c2'], `stream ${c.stream.id} got its clusters`);
+    assert.deepEqual(byType.get(TypeUrl.ClusterLoadAssignment), ['c1', 'c2'], `stream ${c.stream.id} got its endpoints`);
+  }
+});
+
+test('a stream that closes gives back its slot and its place in the queue', () => {
+  const p = new TestProvider();
+  seed(p);
+  const gate = createSyncGate({ limit: 1, largeBytes: 1, holdMs: 0 });
+  const [a, b, c] = [1, 2, 3].map((id) => open(p, gate, id)) as [ReturnType<typeof open>, ReturnType<typeof open>, ReturnType<typeof open>];
+  for (const x of [a, b, c]) x.send({ node: { id: `n${x.stream.id}` }, typeUrl: TypeUrl.Cluster, resourceNamesSubscribe: ['*'] });
+  assert.deepEqual([a, b, c].map((x) => x.call.written.length), [1, 0, 0]);
+  assert.deepEqual(gate.stats(), { active: 1, waiting: 2, maxActive: 1, granted: 1 });
+  b.call.emit('cancelled'); // waiting: leaves the queue
+  a.call.emit('cancelled'); // holding, write never completed: the slot goes to c
+  assert.deepEqual([a, b, c].map((x) => x.call.written.length), [1, 0, 1]);
+  assert.deepEqual(gate.stats(), { active: 1, waiting: 0, maxActive: 1, granted: 2 });
+  c.call.inFlight.shift()!();
+  assert.equal(gate.stats().active, 0);
+});
+
+test('small responses do not wait for a slot', () => {
+  const p = new TestProvider();
+  seed(p);
+  const gate = createSyncGate({ limit: 1, largeBytes: 1 << 20, holdMs: 0 });
+  const [a, b] = [1, 2].map((id) => open(p, gate, id)) as [ReturnType<typeof open>, ReturnType<typeof open>];
+  for (const x of [a, b]) x.send({ node: { id: `n${x.stream.id}` }, typeUrl: TypeUrl.Cluster, resourceNamesSubscribe: ['*'] });
+  assert.deepEqual([a.call.written.length, b.call.written.length], [1, 1]);
+  assert.equal(gate.stats().granted, 0);
+});
