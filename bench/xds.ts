@@ -74,6 +74,9 @@ interface Figures {
   cpuUsPerClientPerChange: number;
   rssPerClientKiB: number;
   heapPerClientKiB: number;
+  /** Memory V8 is told about outside its heap: Buffers (of which `arrayBuffers`) and, e.g., nghttp2 session memory. */
+  externalPerClientKiB: number;
+  arrayBuffersPerClientKiB: number;
   missing: number;
   connectMs: number;
 }
@@ -144,6 +147,8 @@ async function run(mode: Mode, n: number, s: number, rounds: number): Promise<Fi
     cpuUsPerClientPerChange: cpuUs / rounds / n,
     rssPerClientKiB: (connected.rss - before.rss) / n / 1024,
     heapPerClientKiB: (connected.heapUsed - before.heapUsed) / n / 1024,
+    externalPerClientKiB: (connected.external - before.external) / n / 1024,
+    arrayBuffersPerClientKiB: (connected.arrayBuffers - before.arrayBuffers) / n / 1024,
     missing,
     connectMs,
   };
@@ -161,7 +166,7 @@ async function main() {
     console.log(
       `${mode.padEnd(4)} N=${r.n} S=${r.s}: per-client p50 ${f1(r.p50)} ms, p99 ${f1(r.p99)} ms; all-N median ${f1(r.allP50)} ms, max ${f1(r.allMax)} ms; ` +
         `${f1(r.bytesPerClient)} B/client/change; server CPU ${f1(r.cpuMsPerChange)} ms/change (${f1(r.cpuUsPerClientPerChange)} µs/client); ` +
-        `RSS ${f1(r.rssPerClientKiB)} KiB/client (heap ${f1(r.heapPerClientKiB)}); connect+sync ${(r.connectMs / 1000).toFixed(1)} s; missing ${r.missing}`,
+        `RSS ${f1(r.rssPerClientKiB)} KiB/client (heap ${f1(r.heapPerClientKiB)}, external ${f1(r.externalPerClientKiB)}, of it buffers ${f1(r.arrayBuffersPerClientKiB)}); connect+sync ${(r.connectMs / 1000).toFixed(1)} s; missing ${r.missing}`,
     );
   }
   console.log(`load average after: ${load()} (2 cores; other work on the machine skews every figure)`);

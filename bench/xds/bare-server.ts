@@ -65,7 +65,7 @@ async function main() {
       (globalThis as { gc?: () => void }).gc?.();
       const mem = process.memoryUsage();
       const cpu = process.cpuUsage();
-      send({ kind: 'stats', rss: mem.rss, heapUsed: mem.heapUsed, cpuUserUs: cpu.user, cpuSystemUs: cpu.system, streams: streams.size });
+      send({ kind: 'stats', rss: mem.rss, heapUsed: mem.heapUsed, external: mem.external, arrayBuffers: mem.arrayBuffers, cpuUserUs: cpu.user, cpuSystemUs: cpu.system, streams: streams.size });
     } else if (m.cmd === 'change') {
       const name = `svc-${m.service}`;
       const buf = preEncoded(name);

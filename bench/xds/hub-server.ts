@@ -98,7 +98,7 @@ async function main() {
       (globalThis as { gc?: () => void }).gc?.();
       const mem = process.memoryUsage();
       const cpu = process.cpuUsage();
-      send({ kind: 'stats', rss: mem.rss, heapUsed: mem.heapUsed, cpuUserUs: cpu.user, cpuSystemUs: cpu.system, streams: xds.streams().length });
+      send({ kind: 'stats', rss: mem.rss, heapUsed: mem.heapUsed, external: mem.external, arrayBuffers: mem.arrayBuffers, cpuUserUs: cpu.user, cpuSystemUs: cpu.system, streams: xds.streams().length });
     } else if (m.cmd === 'change') {
       if (profileTo && profiling && process.env['XDS_BENCH_PROFILE_CONNECT'] === '1') await stopProfile();
       else if (profileTo && !profiling) startProfile();

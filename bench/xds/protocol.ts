@@ -25,7 +25,7 @@ export type ServerCommand =
 export type ServerReply =
   | { kind: 'listening'; port: number }
   | { kind: 'setup-done'; ms: number }
-  | { kind: 'stats'; rss: number; heapUsed: number; cpuUserUs: number; cpuSystemUs: number; streams: number }
+  | { kind: 'stats'; rss: number; heapUsed: number; external: number; arrayBuffers: number; cpuUserUs: number; cpuSystemUs: number; streams: number }
   | { kind: 'changed'; t0: number; round: number; name: string };
 
 /** Parent → client process. */
