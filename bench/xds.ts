@@ -2,8 +2,11 @@
 // clients, and what it costs the server — for the hub and, in the same run,
 // for a bare grpc-js server that writes one pre-encoded response to the same N
 // streams (the limit in this runtime). Prints figures; asserts nothing.
+// `bare-sync` is that bare server also sending each client one shared,
+// pre-encoded initial CDS set and EDS set of S resources, as the hub must
+// (plain `bare` never sends an initial set, so its clients never subscribe to EDS).
 //
-//   node --import tsx bench/xds.ts [--clients 1000] [--services 1000] [--procs 2] [--rounds 10] [--mode both|hub|bare]
+//   node --import tsx bench/xds.ts [--clients 1000] [--services 1000] [--procs 2] [--rounds 10] [--mode both|all|hub|bare|bare-sync]
 //
 // Every process is separate: the server, and `procs` client processes holding
 // N/procs clients each, every client on its own HTTP/2 connection, subscribed
@@ -28,7 +31,7 @@ const N = Number(values.clients);
 const S = Number(values.services);
 const P = Math.max(1, Number(values.procs));
 const ROUNDS = Number(values.rounds);
-const modes: Mode[] = values.mode === 'both' ? ['bare', 'hub'] : [values.mode as Mode];
+const modes: Mode[] = values.mode === 'both' ? ['bare', 'hub'] : values.mode === 'all' ? ['bare', 'bare-sync', 'hub'] : [values.mode as Mode];
 
 const EXEC = ['--import', 'tsx', '--expose-gc', '--max-old-space-size=4096'];
 
@@ -82,7 +85,7 @@ interface Figures {
 }
 
 async function run(mode: Mode, n: number, s: number, rounds: number): Promise<Figures> {
-  const server = new Proc<ServerCommand, ServerReply>(track(fork(join(__dirname, 'xds', `${mode}-server.ts`), [], { execArgv: EXEC })), `${mode}-server`);
+  const server = new Proc<ServerCommand, ServerReply>(track(fork(join(__dirname, 'xds', `${mode === 'hub' ? 'hub' : 'bare'}-server.ts`), [], { execArgv: EXEC, env: { ...process.env, XDS_BENCH_BARE_SYNC: mode === 'bare-sync' ? '1' : '' } })), `${mode}-server`);
   const { port } = await server.next('listening');
   server.send({ cmd: 'setup', services: s });
   await server.next('setup-done');
@@ -174,6 +177,10 @@ async function main() {
   const bare = results.find((r) => r.mode === 'bare');
   if (hub && bare) {
     console.log(`hub/bare: p99 ${(hub.p99 / bare.p99).toFixed(2)}× (target ≤ 1.5×), RSS/client ${(hub.rssPerClientKiB / bare.rssPerClientKiB).toFixed(2)}× (target ≤ 1.25×)`);
+  }
+  const bareSync = results.find((r) => r.mode === 'bare-sync');
+  if (hub && bareSync) {
+    console.log(`hub/bare-sync (both send the initial sets): p99 ${(hub.p99 / bareSync.p99).toFixed(2)}×, RSS/client ${(hub.rssPerClientKiB / bareSync.rssPerClientKiB).toFixed(2)}×`);
   }
   const small = Number(values['bytes-check']);
   if (hub && small > 0 && small !== S) {

@@ -4,10 +4,11 @@
 // of the same shape the hub sends) to every stream. No subscriptions, no ACK
 // tracking, no translation.
 import * as grpc from '@grpc/grpc-js';
+import { encodeResource } from '../../src/xds/envoy-proto';
 import { encodeXdsResource } from '../../src/xds/translate/encode';
 import { buildLoadAssignment } from '../../src/xds/translate/endpoints';
 import { TypeUrl } from '../../src/xds/type-urls';
-import { DELTA_ADS, deltaResponse, now, type ServerCommand, type ServerReply } from './protocol';
+import { CDS, DELTA_ADS, EDS, deltaRequest, deltaResponse, now, type ServerCommand, type ServerReply } from './protocol';
 
 const send = (m: ServerReply) => {
   if (process.connected) process.send!(m);
@@ -42,13 +43,31 @@ function preEncoded(name: string): Buffer {
   return Buffer.from(Res.encode(msg).finish());
 }
 
+/** bare-sync: one DeltaDiscoveryResponse with S clusters (EDS via ADS, as the hub's) and one with their S assignments, shared by every stream. */
+const SYNC = process.env['XDS_BENCH_BARE_SYNC'] === '1';
+let initial: { cds: Buffer; eds: Buffer } | undefined;
+function initialSets(services: number): { cds: Buffer; eds: Buffer } {
+  const names = Array.from({ length: services }, (_, i) => `svc-${i}`);
+  const set = (typeUrl: string, resources: { name: string; value: Uint8Array }[]) =>
+    Buffer.from(Res.encode(Res.fromObject({ typeUrl, nonce: 'initial', resources: resources.map((r) => ({ name: r.name, version: '1', resource: { type_url: typeUrl, value: r.value } })) })).finish());
+  const cds = set(CDS, names.map((name) => ({ name, value: encodeResource('envoy.config.cluster.v3.Cluster', { name, type: 'EDS', eds_cluster_config: { eds_config: { ads: {}, resource_api_version: 'V3' } }, connect_timeout: { seconds: 5 }, lb_policy: 'ROUND_ROBIN' }) })));
+  const eds = set(EDS, names.map((name) => ({ name, value: (Res.decode(preEncoded(name)) as unknown as { resources: { resource: { value: Uint8Array } }[] }).resources[0]!.resource.value })));
+  return { cds, eds };
+}
+const Req = deltaRequest();
+
 async function main() {
   const server = new grpc.Server();
   const raw = (b: Buffer) => b;
   server.register(DELTA_ADS, (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
     streams.add(call);
     call.sendMetadata(new grpc.Metadata());
-    call.on('data', () => {});
+    call.on('data', (buf: Buffer) => {
+      if (!initial) return;
+      const req = Req.decode(buf) as unknown as { typeUrl: string; resourceNamesSubscribe: string[] };
+      if (req.typeUrl === CDS && req.resourceNamesSubscribe.length > 0) call.write(initial.cds);
+      else if (req.typeUrl === EDS && req.resourceNamesSubscribe.length > 0) call.write(initial.eds);
+    });
     call.on('error', () => streams.delete(call));
     call.on('end', () => {
       streams.delete(call);
@@ -60,7 +79,10 @@ async function main() {
   );
   send({ kind: 'listening', port: bound });
   process.on('message', (m: ServerCommand) => {
-    if (m.cmd === 'setup') send({ kind: 'setup-done', ms: 0 });
+    if (m.cmd === 'setup') {
+      if (SYNC) initial = initialSets(m.services);
+      send({ kind: 'setup-done', ms: 0 });
+    }
     else if (m.cmd === 'stats') {
       (globalThis as { gc?: () => void }).gc?.();
       const mem = process.memoryUsage();

@@ -13,7 +13,8 @@ export const EDS = 'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssi
 export const deltaRequest = () => lookupType('envoy.service.discovery.v3.DeltaDiscoveryRequest');
 export const deltaResponse = () => lookupType('envoy.service.discovery.v3.DeltaDiscoveryResponse');
 
-export type Mode = 'hub' | 'bare';
+/** bare-sync: the bare server that also sends every client a pre-encoded initial CDS and EDS set (S each), as the hub must. */
+export type Mode = 'hub' | 'bare' | 'bare-sync';
 
 /** Parent → server. */
 export type ServerCommand =
