@@ -6,7 +6,7 @@
 // pre-encoded initial CDS set and EDS set of S resources, as the hub must
 // (plain `bare` never sends an initial set, so its clients never subscribe to EDS).
 //
-//   node --import tsx bench/xds.ts [--clients 1000] [--services 1000] [--procs 2] [--rounds 10] [--mode both|all|hub|bare|bare-sync]
+//   node --import tsx bench/xds.ts [--clients 1000] [--services 1000] [--procs 2] [--rounds 10] [--mode both|all|hub|bare|bare-sync] [--settle-ms 500]
 //
 // Every process is separate: the server, and `procs` client processes holding
 // N/procs clients each, every client on its own HTTP/2 connection, subscribed
@@ -25,6 +25,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '10' },
     mode: { type: 'string', default: 'both' },
     'bytes-check': { type: 'string', default: '10' },
+    // Wait after the last client is in sync before the "connected" stats (GC'd in both servers at that moment).
+    'settle-ms': { type: 'string', default: '500' },
   },
 });
 const N = Number(values.clients);
@@ -106,7 +108,7 @@ async function run(mode: Mode, n: number, s: number, rounds: number): Promise<Fi
   const syncCapMs = Math.max(300_000, n * 500);
   await Promise.all(procs.map((p, i) => p.next('ready', (r) => r.count === Math.min(per, n - i * per), syncCapMs)));
   const connectMs = performance.now() - t;
-  await new Promise((r) => setTimeout(r, 500)); // let the last ACKs land
+  await new Promise((r) => setTimeout(r, Number(values['settle-ms']))); // let the last ACKs land
   server.send({ cmd: 'stats' });
   const connected = await server.next('stats');
 
