@@ -26,6 +26,9 @@ export interface RedisLogOptions {
   keyPrefix?: string;
 }
 
+/** Longest a caught-up tail blocks in XREAD before it re-checks the log's bounds. */
+const TAIL_BLOCK_MS = 1_000;
+
 /** Payloads per append script: a script blocks the Redis server (and every other hub) while it runs. */
 const MAX_SCRIPT_BATCH = 2_000;
 
@@ -143,7 +146,10 @@ export function createRedisLog(options: RedisLogOptions): Log {
         let reply: [string, StreamRecord[]][] | null;
         try {
           // IDs are "<index>-1": entries after "<next-1>-1" start at index `next`.
-          reply = (await conn.xread('COUNT', PAGE_SIZE, 'BLOCK', 0, 'STREAMS', stream, `${next - 1n}-1`)) as
+          // The block is bounded: an entry appended and then compacted away between
+          // the page read above and this XREAD would leave nothing to wake it, so
+          // it returns now and then to re-read the page (which reports LOG_COMPACTED).
+          reply = (await conn.xread('COUNT', PAGE_SIZE, 'BLOCK', TAIL_BLOCK_MS, 'STREAMS', stream, `${next - 1n}-1`)) as
             | [string, StreamRecord[]][]
             | null;
         } catch (err) {
