@@ -80,11 +80,6 @@ export async function startXdsHub(viewsFactory: ViewsFactory = materializedViews
     const res = await fetch(`${hub.httpUrl}${path}`, { method: 'PUT', body: body === undefined ? undefined : JSON.stringify(body) });
     if (!res.ok) throw new Error(`PUT ${path}: ${res.status} ${await res.text()}`);
   };
-  // Known materializer issue (reported): a view subscribed to an empty catalog
-  // reports index 1 for its empty snapshot, so notify() does not deliver the
-  // entry that really has index 1. A first write that touches no watched topic
-  // (a bare node) keeps the tests about xDS, not about that.
-  await put('/v1/catalog/register', { Node: 'e2e-seed', Address: '127.0.0.1' });
   return {
     hub,
     xds: xds!,
