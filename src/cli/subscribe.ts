@@ -6,6 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
+import { createBackoff } from '../materializer/backoff';
 import { loadSubscribeProto, SUBSCRIBE_METHOD_PATH, type SubscribeProto } from '../subscribe/proto';
 import { formatPretty } from '../subscribe/format';
 
@@ -76,13 +77,6 @@ function parse(argv: string[], env: Record<string, string | undefined>): Options
 /** Codes after which retrying the same request cannot help. */
 const PERMANENT = new Set([grpc.status.INVALID_ARGUMENT, grpc.status.UNIMPLEMENTED, grpc.status.PERMISSION_DENIED, grpc.status.UNAUTHENTICATED]);
 
-/** Consul's materializer backoff: 0 for the first retry, then 200 ms doubling, plus up to 100% jitter; capped here at 5 s. */
-export function backoffMs(failures: number): number {
-  if (failures <= 1) return 0;
-  const base = Math.min(5_000, 200 * 2 ** (failures - 2));
-  return Math.round(base * (1 + Math.random()));
-}
-
 export async function run(argv: string[], env: Record<string, string | undefined>): Promise<number> {
   let opts: Options | 'help';
   try {
@@ -110,13 +104,14 @@ export async function run(argv: string[], env: Record<string, string | undefined
   // mid-snapshot must not resume as if the client held the whole snapshot.
   let index = options.index;
   let inSnapshot = index === 0n;
-  let failures = 0;
+  // The materializer's backoff (0, then 200 ms doubling, with jitter), capped at 5 s for a person watching.
+  const backoff = createBackoff({ maxMs: 5_000 });
   try {
     while (!stop.signal.aborted) {
       const st = await streamOnce(client, proto, options, index, stop.signal, {
         subscribed: () => note(`subscribed to ${options.topic}/${options.wildcard ? '*' : options.key} at index ${index}`),
         event: (event) => {
-          failures = 0;
+          backoff.reset();
           if (event.NewSnapshotToFollow === true) {
             index = 0n; // the view is being replaced
             inSnapshot = true;
@@ -136,8 +131,7 @@ export async function run(argv: string[], env: Record<string, string | undefined
         index = 0n; // server state replaced: start from a snapshot
         inSnapshot = true;
       }
-      failures++;
-      const wait = backoffMs(failures);
+      const wait = backoff.next();
       note(`stream ended (${grpc.status[st.code]}: ${st.details}); resubscribing at index ${index} in ${wait} ms`);
       await sleep(wait, undefined, { signal: stop.signal }).catch(() => undefined);
     }
