@@ -12,8 +12,9 @@ import { existsSync } from 'node:fs';
 import * as protoLoader from '@grpc/proto-loader';
 import * as protobuf from 'protobufjs';
 import type { ServiceDefinition } from '@grpc/grpc-js';
+import { protoDir } from '../proto-dir';
 
-export const PROTO_ROOT = join(__dirname, '..', '..', 'proto');
+export const PROTO_ROOT = protoDir();
 export const SUBSCRIBE_PROTO_FILE = 'pbsubscribe/subscribe.proto';
 export const SUBSCRIBE_METHOD_PATH = '/subscribe.StateChangeSubscription/Subscribe';
 

@@ -2,21 +2,15 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as protobuf from 'protobufjs';
+import { protoDir } from '../proto-dir';
 
-function findProtoDir(): string {
-  // src/xds → repo root in development; dist/src/xds → repo root after a build.
-  for (const up of [join(__dirname, '..', '..'), join(__dirname, '..', '..', '..')]) {
-    if (existsSync(join(up, 'proto', 'envoy', 'api', 'v2', 'discovery.proto'))) return join(up, 'proto');
-  }
-  throw new Error('proto/envoy/api/v2/discovery.proto not found next to the xdshub sources');
-}
 
 let root: protobuf.Root | undefined;
 
 export function v2Root(): protobuf.Root {
   if (root) return root;
   const includeDirs = [
-    findProtoDir(),
+    protoDir(),
     join(dirname(require.resolve('@grpc/grpc-js-xds/package.json')), 'deps', 'googleapis'),
     dirname(require.resolve('protobufjs/package.json')),
   ];

@@ -2,6 +2,7 @@
 // sockets, and as a real child process (`xdshub serve`) for durability tests.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DEFAULTS, type Config } from '../../src/config';
@@ -64,9 +65,17 @@ export interface SpawnedHub {
   stop(signal: NodeJS.Signals): Promise<number | NodeJS.Signals>;
 }
 
-/** Spawns `xdshub serve <args>` and resolves once it printed its startup line. */
-export async function spawnHub(args: string[], env: Record<string, string> = {}): Promise<SpawnedHub> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), 'serve', ...args], {
+/** The compiled entry point `npm start` runs; `npm test` builds it before the suite. */
+export const BUILT_MAIN = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
+
+/**
+ * Spawns `xdshub serve <args>` and resolves once it printed its startup line.
+ * From the TypeScript sources, or with `built` from the compiled dist/ that `npm start` runs.
+ */
+export async function spawnHub(args: string[], env: Record<string, string> = {}, options: { built?: boolean } = {}): Promise<SpawnedHub> {
+  if (options.built && !existsSync(BUILT_MAIN)) throw new Error(`${BUILT_MAIN} is missing: run \`npm run build\` first (npm test does)`);
+  const entry = options.built ? [BUILT_MAIN] : ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts')];
+  const child = spawn(process.execPath, [...entry, 'serve', ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, XDSHUB_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

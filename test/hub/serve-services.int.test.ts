@@ -1,5 +1,6 @@
-// `xdshub serve` as a real process serves everything on its two ports: the HTTP
-// API, Consul's Subscribe on gRPC, xDS over REST-JSON and its admin view.
+// `xdshub serve` as a real process, started from the compiled build exactly as
+// `npm start` runs it, serves everything on its two ports: the HTTP API,
+// Consul's Subscribe on gRPC, xDS over REST-JSON and its admin view.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnHub, type SpawnedHub } from '../helpers/hub';
@@ -12,7 +13,7 @@ import { SotwScript } from '../xds/core/helpers/scripts';
 let hub: SpawnedHub;
 let client: SubscribeClient;
 before(async () => {
-  hub = await spawnHub(['--store', 'memory', '--http-port', '0', '--grpc-port', '0', '--node-name', 'serve-test']);
+  hub = await spawnHub(['--store', 'memory', '--http-port', '0', '--grpc-port', '0', '--node-name', 'serve-test'], {}, { built: true });
   client = subscribeClient(hub.grpcAddress);
   // The first write to a fresh hub: it must reach the xDS views (index 1 is
   // the log's origin entry, so it never shares an index with the empty snapshot).
