@@ -7,15 +7,10 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
-import type { ServerDuplexStream } from '@grpc/grpc-js';
 import fc from 'fast-check';
-import pino from 'pino';
-import { createXdsMetrics } from '../../../src/xds/metrics';
-import { NO_INTERNING } from '../../../src/xds/name-sets';
-import { BodyCache } from '../../../src/xds/responses';
-import { XdsStream, type StreamDeps } from '../../../src/xds/stream';
 import { TypeUrl } from '../../../src/xds/type-urls';
-import { decodeResponse, encodeRequest } from '../../../src/xds/wire';
+import { decodeResponse } from '../../../src/xds/wire';
+import { startFakeStream } from './helpers/fake-stream';
 import { TestProvider, cla, cluster, listener, route } from './helpers/fixtures';
 
 const { Cluster: CDS, ClusterLoadAssignment: EDS, Listener: LDS, RouteConfiguration: RDS } = TypeUrl;
@@ -44,18 +39,7 @@ function run(ops: Op[]): void {
   p.set(cluster('c1'), cla('c1'), listener('l1', 'r1'), route('r1', 'c1'));
   const written: Buffer[] = [];
   const call = Object.assign(new EventEmitter(), { writableEnded: false, write: (b: Buffer) => (written.push(b), true), end: () => undefined });
-  const deps: StreamDeps = {
-    get: (url, n) => p.get(url, n),
-    resourceTtlMs: 0,
-    logger: pino({ level: 'silent' }),
-    metrics: createXdsMetrics(undefined, () => []),
-    bodyCache: new BodyCache(),
-    subscriptionChanged: () => undefined,
-    names: NO_INTERNING,
-    closed: () => undefined,
-  };
-  const stream = new XdsStream(call as unknown as ServerDuplexStream<Buffer, Buffer>, deps, { id: 1, variant: 'delta', transport: 'ads', api: 'v3' });
-  const send = (m: Record<string, unknown>) => call.emit('data', encodeRequest('v3', 'DeltaDiscoveryRequest', m));
+  const { stream, send } = startFakeStream(call, p, 'delta', 'ads');
   const TYPES = [CDS, EDS, LDS, RDS];
   const held = new Map<string, Map<string, string>>(TYPES.map((t) => [t, new Map()]));
   const unanswered = new Map<string, { nonce: string; before: Map<string, string> }>();

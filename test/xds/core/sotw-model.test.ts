@@ -6,16 +6,11 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
-import type { ServerDuplexStream } from '@grpc/grpc-js';
 import fc from 'fast-check';
-import pino from 'pino';
-import { createXdsMetrics } from '../../../src/xds/metrics';
-import { NO_INTERNING } from '../../../src/xds/name-sets';
-import { BodyCache } from '../../../src/xds/responses';
-import { XdsStream, type StreamDeps } from '../../../src/xds/stream';
 import { TypeUrl } from '../../../src/xds/type-urls';
-import { decodeResponse, encodeRequest } from '../../../src/xds/wire';
+import { decodeResponse } from '../../../src/xds/wire';
 import { decodeAny } from './helpers/client';
+import { startFakeStream } from './helpers/fake-stream';
 import { TestProvider, cluster } from './helpers/fixtures';
 
 const CDS = TypeUrl.Cluster;
@@ -43,18 +38,7 @@ function run(first: string[], ops: Op[]): void {
   p.set(cluster('a'), cluster('b'));
   const written: Buffer[] = [];
   const call = Object.assign(new EventEmitter(), { writableEnded: false, write: (b: Buffer) => (written.push(b), true), end: () => undefined });
-  const deps: StreamDeps = {
-    get: (url, n) => p.get(url, n),
-    resourceTtlMs: 0,
-    logger: pino({ level: 'silent' }),
-    metrics: createXdsMetrics(undefined, () => []),
-    bodyCache: new BodyCache(),
-    subscriptionChanged: () => undefined,
-    names: NO_INTERNING,
-    closed: () => undefined,
-  };
-  const stream = new XdsStream(call as unknown as ServerDuplexStream<Buffer, Buffer>, deps, { id: 1, variant: 'sotw', transport: 'CDS', api: 'v3' });
-  const send = (m: Record<string, unknown>) => call.emit('data', encodeRequest('v3', 'DiscoveryRequest', m));
+  const { stream, send } = startFakeStream(call, p, 'sotw', 'CDS');
 
   // The client: the set it accepted last, its version, and its current interest.
   let held = new Map<string, string>();

@@ -3,14 +3,9 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
-import type { ServerDuplexStream } from '@grpc/grpc-js';
-import pino from 'pino';
-import { createXdsMetrics } from '../../../src/xds/metrics';
-import { BodyCache } from '../../../src/xds/responses';
-import { NO_INTERNING } from '../../../src/xds/name-sets';
-import { XdsStream, type StreamDeps } from '../../../src/xds/stream';
 import { TypeUrl } from '../../../src/xds/type-urls';
-import { decodeResponse, encodeRequest } from '../../../src/xds/wire';
+import { decodeResponse } from '../../../src/xds/wire';
+import { startFakeStream } from './helpers/fake-stream';
 import { TestProvider, cluster, seed } from './helpers/fixtures';
 
 class FakeCall extends EventEmitter {
@@ -28,18 +23,7 @@ class FakeCall extends EventEmitter {
 
 function open(p: TestProvider) {
   const call = new FakeCall();
-  const deps: StreamDeps = {
-    get: (url, n) => p.get(url, n),
-    resourceTtlMs: 0,
-    logger: pino({ level: 'silent' }),
-    metrics: createXdsMetrics(undefined, () => []),
-    bodyCache: new BodyCache(),
-    subscriptionChanged: () => undefined,
-    names: NO_INTERNING,
-    closed: () => undefined,
-  };
-  const stream = new XdsStream(call as unknown as ServerDuplexStream<Buffer, Buffer>, deps, { id: 1, variant: 'delta', transport: 'ads', api: 'v3' });
-  const send = (m: Record<string, unknown>) => call.emit('data', encodeRequest('v3', 'DeltaDiscoveryRequest', m));
+  const { stream, send } = startFakeStream(call, p, 'delta', 'ads');
   const response = (i: number) => decodeResponse('v3', 'DeltaDiscoveryResponse', call.written[i]!);
   return { call, stream, send, response };
 }

@@ -1,0 +1,36 @@
+// An XdsStream over a fake call (no gRPC, no sockets), for tests that drive one
+// stream request by request and read exactly what it wrote.
+import type { EventEmitter } from 'node:events';
+import type { ServerDuplexStream } from '@grpc/grpc-js';
+import pino from 'pino';
+import { createXdsMetrics } from '../../../../src/xds/metrics';
+import { NO_INTERNING } from '../../../../src/xds/name-sets';
+import { BodyCache } from '../../../../src/xds/responses';
+import { XdsStream, type StreamDeps } from '../../../../src/xds/stream';
+import { encodeRequest } from '../../../../src/xds/wire';
+import type { TestProvider } from './fixtures';
+
+type StreamInfo = ConstructorParameters<typeof XdsStream>[2];
+
+/** Starts a stream on `call` (an emitter with write/end/writableEnded) served from `provider`. */
+export function startFakeStream(
+  call: EventEmitter,
+  provider: TestProvider,
+  variant: StreamInfo['variant'],
+  transport: StreamInfo['transport'],
+): { stream: XdsStream; send: (request: Record<string, unknown>) => void } {
+  const deps: StreamDeps = {
+    get: (url, n) => provider.get(url, n),
+    resourceTtlMs: 0,
+    logger: pino({ level: 'silent' }),
+    metrics: createXdsMetrics(undefined, () => []),
+    bodyCache: new BodyCache(),
+    subscriptionChanged: () => undefined,
+    names: NO_INTERNING,
+    closed: () => undefined,
+  };
+  const stream = new XdsStream(call as unknown as ServerDuplexStream<Buffer, Buffer>, deps, { id: 1, variant, transport, api: 'v3' });
+  const message = variant === 'sotw' ? 'DiscoveryRequest' : 'DeltaDiscoveryRequest';
+  const send = (request: Record<string, unknown>) => call.emit('data', encodeRequest('v3', message, request));
+  return { stream, send };
+}
