@@ -4,15 +4,10 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
-import type { ServerDuplexStream } from '@grpc/grpc-js';
-import pino from 'pino';
-import { createXdsMetrics } from '../../../src/xds/metrics';
-import { NO_INTERNING } from '../../../src/xds/name-sets';
-import { BodyCache } from '../../../src/xds/responses';
-import { XdsStream, type StreamDeps } from '../../../src/xds/stream';
 import { createSyncGate, type SyncGate } from '../../../src/xds/sync-gate';
 import { TypeUrl } from '../../../src/xds/type-urls';
-import { decodeResponse, encodeRequest } from '../../../src/xds/wire';
+import { decodeResponse } from '../../../src/xds/wire';
+import { startFakeStream } from './helpers/fake-stream';
 import { TestProvider, seed } from './helpers/fixtures';
 
 /** A call whose writes complete only when the test says so (as grpc-js calls back once HTTP/2 took the message). */
@@ -32,19 +27,7 @@ class ManualCall extends EventEmitter {
 
 function open(p: TestProvider, gate: SyncGate, id: number) {
   const call = new ManualCall();
-  const deps: StreamDeps = {
-    get: (url, n) => p.get(url, n),
-    resourceTtlMs: 0,
-    logger: pino({ level: 'silent' }),
-    metrics: createXdsMetrics(undefined, () => []),
-    bodyCache: new BodyCache(),
-    subscriptionChanged: () => undefined,
-    names: NO_INTERNING,
-    closed: () => undefined,
-    syncGate: gate,
-  };
-  const stream = new XdsStream(call as unknown as ServerDuplexStream<Buffer, Buffer>, deps, { id, variant: 'delta', transport: 'ads', api: 'v3' });
-  const send = (m: Record<string, unknown>) => call.emit('data', encodeRequest('v3', 'DeltaDiscoveryRequest', m));
+  const { stream, send } = startFakeStream(call, p, 'delta', 'ads', { id, deps: { syncGate: gate } });
   const responses = () => call.written.map((b) => decodeResponse('v3', 'DeltaDiscoveryResponse', b));
   return { call, stream, send, responses };
 }

@@ -18,6 +18,7 @@ export function startFakeStream(
   provider: TestProvider,
   variant: StreamInfo['variant'],
   transport: StreamInfo['transport'],
+  options: { id?: number; deps?: Partial<StreamDeps> } = {},
 ): { stream: XdsStream; send: (request: Record<string, unknown>) => void } {
   const deps: StreamDeps = {
     get: (url, n) => provider.get(url, n),
@@ -28,8 +29,10 @@ export function startFakeStream(
     subscriptionChanged: () => undefined,
     names: NO_INTERNING,
     closed: () => undefined,
+    ...options.deps,
   };
-  const stream = new XdsStream(call as unknown as ServerDuplexStream<Buffer, Buffer>, deps, { id: 1, variant, transport, api: 'v3' });
+  const info = { id: options.id ?? 1, variant, transport, api: 'v3' } as const;
+  const stream = new XdsStream(call as unknown as ServerDuplexStream<Buffer, Buffer>, deps, info);
   const message = variant === 'sotw' ? 'DiscoveryRequest' : 'DeltaDiscoveryRequest';
   const send = (request: Record<string, unknown>) => call.emit('data', encodeRequest('v3', message, request));
   return { stream, send };
