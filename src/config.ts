@@ -40,6 +40,8 @@ export interface Config {
   xdsMaxDelayMs: number;
   /** xDS: new streams accepted per second before new ones are refused with RESOURCE_EXHAUSTED. */
   xdsStreamRateLimit: number;
+  /** After bursts of large xDS writes, give freed memory back to the OS with glibc's malloc_trim (no-op elsewhere). */
+  memoryTrim: boolean;
 }
 
 export const DEFAULTS: Config = {
@@ -59,6 +61,7 @@ export const DEFAULTS: Config = {
   xdsDebounceMs: 50,
   xdsMaxDelayMs: 1_000,
   xdsStreamRateLimit: 250,
+  memoryTrim: true,
 };
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -82,6 +85,7 @@ const OPTIONS = {
   'xds-debounce': { env: 'XDSHUB_XDS_DEBOUNCE' },
   'xds-max-delay': { env: 'XDSHUB_XDS_MAX_DELAY' },
   'xds-stream-rate-limit': { env: 'XDSHUB_XDS_STREAM_RATE_LIMIT' },
+  'memory-trim': { env: 'XDSHUB_MEMORY_TRIM' },
 } as const;
 type OptionName = keyof typeof OPTIONS;
 
@@ -98,6 +102,12 @@ export function parseDurationMs(text: string, field: string): number {
   }
   if (consumed === 0 || consumed !== text.length) throw invalid(field, `not a duration: "${text}"`);
   return Math.round(total);
+}
+
+function bool(text: string, field: string): boolean {
+  if (['true', '1', 'on', 'yes'].includes(text)) return true;
+  if (['false', '0', 'off', 'no'].includes(text)) return false;
+  throw invalid(field, `expected true or false, got "${text}"`);
 }
 
 function port(text: string, field: string): number {
@@ -154,6 +164,7 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   set('xds-debounce', (v) => (config.xdsDebounceMs = parseDurationMs(v, 'xds-debounce')));
   set('xds-max-delay', (v) => (config.xdsMaxDelayMs = parseDurationMs(v, 'xds-max-delay')));
   set('xds-stream-rate-limit', (v) => (config.xdsStreamRateLimit = count(v, 'xds-stream-rate-limit')));
+  set('memory-trim', (v) => (config.memoryTrim = bool(v, 'memory-trim')));
 
   if (config.upstream !== undefined && config.store.kind === 'redis') {
     throw invalid('upstream', 'a fan-out hub (--upstream) keeps no log; do not combine it with --store redis://');

@@ -4,6 +4,7 @@ import { status as GrpcStatus, type Server, type ServerDuplexStream, type Server
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '../config';
+import { MEMORY_TRIM_DEFAULTS, createMemoryTrimmer, type MemoryTrimOptions, type MemoryTrimStats } from '../memory-trim';
 import { isHubError } from '../errors';
 import { clientInfo, nodeConfig, type ClientInfo, type NodeConfig } from './admin';
 import { fetchSotw, type FetchResult } from './fetch';
@@ -21,7 +22,7 @@ import { decodeSotwRequest, type ApiVersion, type SotwRequest } from './wire';
 
 export type XdsConfig = Pick<
   Config,
-  'resourceTtlMs' | 'heartbeatIntervalMs' | 'xdsDebounceMs' | 'xdsMaxDelayMs' | 'xdsStreamRateLimit'
+  'resourceTtlMs' | 'heartbeatIntervalMs' | 'xdsDebounceMs' | 'xdsMaxDelayMs' | 'xdsStreamRateLimit' | 'memoryTrim'
 >;
 
 export interface XdsServerOptions {
@@ -31,6 +32,8 @@ export interface XdsServerOptions {
   registry?: Registry;
   /** Initial-sync concurrency (see sync-gate.ts); defaults to SYNC_GATE_DEFAULTS. */
   syncGate?: Partial<SyncGateOptions>;
+  /** When and how to trim after large writes; defaults to MEMORY_TRIM_DEFAULTS (switched by config.memoryTrim). */
+  memoryTrim?: Partial<Pick<MemoryTrimOptions, 'minBytes' | 'idleMs' | 'maxDelayMs' | 'trim' | 'rss'>>;
 }
 
 export interface XdsServer {
@@ -44,6 +47,8 @@ export interface XdsServer {
   fetch(type: ResourceType, api: ApiVersion, req: SotwRequest): FetchResult;
   /** Live streams (for tests and admin). */
   streams(): readonly XdsStream[];
+  /** The malloc_trim that follows bursts of initial syncs (memory-trim.ts). */
+  memoryTrim(): MemoryTrimStats;
   /** Delivers coalesced changes now instead of at the end of the debounce window. */
   flushChanges(): void;
   readonly metrics: XdsMetrics;
@@ -61,6 +66,8 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
   const limiter = tokenBucket(config.xdsStreamRateLimit);
   const bodyCache = new BodyCache();
   const syncGate = createSyncGate(options.syncGate);
+  // Initial syncs are the large writes; the trim after a burst of them gives their freed memory back (memory-trim.ts).
+  const trimmer = createMemoryTrimmer({ ...MEMORY_TRIM_DEFAULTS, ...options.memoryTrim, enabled: config.memoryTrim, logger, ...(options.registry ? { registry: options.registry } : {}) });
   let nextId = 1;
   let closing = false;
 
@@ -71,6 +78,7 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     metrics,
     bodyCache,
     syncGate,
+    largeWritten: (bytes) => trimmer.note(bytes),
     subscriptionChanged: (stream, typeUrl, delta, names, wildcard) => pipeline.update(stream, typeUrl, delta, names, wildcard),
     names: nameInterner(),
     closed: (stream) => {
@@ -142,10 +150,12 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     },
     fetch: (type, api, req) => fetchSotw(deps.get, type, api, req, bodyCache),
     streams: () => [...live],
+    memoryTrim: () => trimmer.stats(),
     flushChanges: () => pipeline.deliver(),
     close() {
       closing = true;
       pipeline.close();
+      trimmer.close();
       if (heartbeatTimer) clearInterval(heartbeatTimer);
       for (const s of [...live]) s.close({ code: GrpcStatus.UNAVAILABLE, details: 'xDS server is shutting down' });
     },

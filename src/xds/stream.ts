@@ -36,6 +36,8 @@ export interface StreamDeps {
   closed(stream: XdsStream): void;
   /** Bounds how many streams have a large response (initial sync) in flight; none: unbounded. */
   syncGate?: SyncGate;
+  /** A large (gated) response of `bytes` was taken by HTTP/2: its copies are freed. */
+  largeWritten?(bytes: number): void;
 }
 
 export interface StreamOptions {
@@ -303,6 +305,7 @@ export class XdsStream {
             this.sendComputed(st, out, () => {
               ticket.release();
               this.tickets.delete(ticket);
+              this.deps.largeWritten?.(out.body.length);
             });
             this.flush();
           });

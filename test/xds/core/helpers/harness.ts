@@ -3,7 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
 import { DEFAULTS } from '../../../../src/config';
 import type { ResourceProvider } from '../../../../src/xds/provider';
-import { createXdsServer, type XdsConfig, type XdsServer } from '../../../../src/xds/server';
+import { createXdsServer, type XdsConfig, type XdsServer, type XdsServerOptions } from '../../../../src/xds/server';
 import { ScriptedClient, type ClientOptions } from './client';
 
 export const ADS = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
@@ -19,8 +19,14 @@ export interface Hub {
   stop(): Promise<void>;
 }
 
-export async function startHub(provider: ResourceProvider, config: Partial<XdsConfig> = {}, port = 0): Promise<Hub> {
+export async function startHub(
+  provider: ResourceProvider,
+  config: Partial<XdsConfig> = {},
+  port = 0,
+  options: Pick<XdsServerOptions, 'syncGate' | 'memoryTrim' | 'registry'> = {},
+): Promise<Hub> {
   const xds = createXdsServer({
+    ...options,
     provider,
     config: {
       resourceTtlMs: 0,
@@ -28,6 +34,7 @@ export async function startHub(provider: ResourceProvider, config: Partial<XdsCo
       xdsDebounceMs: 2,
       xdsMaxDelayMs: 20,
       xdsStreamRateLimit: DEFAULTS.xdsStreamRateLimit,
+      memoryTrim: DEFAULTS.memoryTrim,
       ...config,
     },
     logger: pino({ level: 'silent' }),

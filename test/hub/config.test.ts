@@ -1,0 +1,31 @@
+// Flags and XDSHUB_* variables parsed once into Config; bad values name the flag.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DEFAULTS, parseConfig } from '../../src/config';
+import { isHubError } from '../../src/errors';
+
+test('--memory-trim: on by default; true/false, on/off, 1/0 from a flag or XDSHUB_MEMORY_TRIM; the flag wins', () => {
+  assert.equal(DEFAULTS.memoryTrim, true);
+  assert.equal(parseConfig([], {}).memoryTrim, true);
+  for (const v of ['false', 'off', '0', 'no']) assert.equal(parseConfig([`--memory-trim=${v}`], {}).memoryTrim, false, v);
+  for (const v of ['true', 'on', '1', 'yes']) assert.equal(parseConfig(['--memory-trim', v], {}).memoryTrim, true, v);
+  assert.equal(parseConfig([], { XDSHUB_MEMORY_TRIM: 'false' }).memoryTrim, false);
+  assert.equal(parseConfig(['--memory-trim=true'], { XDSHUB_MEMORY_TRIM: 'false' }).memoryTrim, true);
+});
+
+test('--memory-trim: anything else is an invalid-argument error naming the flag', () => {
+  for (const [argv, env] of [[['--memory-trim=maybe'], {}], [[], { XDSHUB_MEMORY_TRIM: 'TRUEISH' }]] as const) {
+    assert.throws(
+      () => parseConfig(argv, env),
+      (err: unknown) => isHubError(err) && err.code === 'INVALID_ARGUMENT' && /memory-trim/.test(err.message) && /expected true or false/.test(err.message),
+    );
+  }
+});
+
+test('durations take Go syntax or bare milliseconds; --xds-max-delay below --xds-debounce is refused', () => {
+  const c = parseConfig(['--resource-ttl=1m30s', '--xds-debounce', '20', '--xds-max-delay=1.5s'], {});
+  assert.equal(c.resourceTtlMs, 90_000);
+  assert.equal(c.xdsDebounceMs, 20);
+  assert.equal(c.xdsMaxDelayMs, 1_500);
+  assert.throws(() => parseConfig(['--xds-debounce=2s', '--xds-max-delay=1s'], {}), /xds-max-delay/);
+});
