@@ -18,7 +18,7 @@ import { BodyCache } from './responses';
 import { XdsStream, type StreamDeps } from './stream';
 import { createSyncGate, type SyncGateOptions } from './sync-gate';
 import { serviceDefinitions, type XdsMethod } from './services';
-import { decodeSotwRequest, type ApiVersion, type SotwRequest } from './wire';
+import { decodeSotwRequest, type ApiVersion, type SotwRequest, type XdsResponse } from './wire';
 
 export type XdsConfig = Pick<
   Config,
@@ -97,7 +97,7 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     }, every);
   }
 
-  function open(m: XdsMethod, call: ServerDuplexStream<Buffer, Buffer>): void {
+  function open(m: XdsMethod, call: ServerDuplexStream<Buffer, XdsResponse>): void {
     if (closing) {
       call.emit('error', { code: GrpcStatus.UNAVAILABLE, details: 'xDS server is shutting down' });
       return;
@@ -136,7 +136,7 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
           impl[m.name] =
             m.kind === 'fetch'
               ? (call: ServerUnaryCall<Buffer, Buffer>, cb: sendUnaryData<Buffer>) => unaryFetch(m, call, cb)
-              : (call: ServerDuplexStream<Buffer, Buffer>) => open(m, call);
+              : (call: ServerDuplexStream<Buffer, XdsResponse>) => open(m, call);
         }
         server.addService(definition, impl);
       }

@@ -3,7 +3,7 @@
 // (so a bad one ends with a clear INVALID_ARGUMENT), responses are framed from
 // shared, pre-encoded bodies (see wire.ts).
 import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
-import type { ApiVersion } from './wire';
+import { serializeResponse, type ApiVersion, type XdsResponse } from './wire';
 import type { Transport } from './stream';
 
 export type MethodKind = 'sotw' | 'delta' | 'fetch';
@@ -45,7 +45,7 @@ export const XDS_METHODS: readonly XdsMethod[] = [
 
 const raw = (b: Buffer): Buffer => b;
 
-function definition(m: XdsMethod): MethodDefinition<Buffer, Buffer> {
+function definition(m: XdsMethod): MethodDefinition<Buffer, XdsResponse> {
   const streaming = m.kind !== 'fetch';
   return {
     path: `/${m.service}/${m.name}`,
@@ -53,7 +53,7 @@ function definition(m: XdsMethod): MethodDefinition<Buffer, Buffer> {
     responseStream: streaming,
     requestSerialize: raw,
     requestDeserialize: raw,
-    responseSerialize: raw,
+    responseSerialize: serializeResponse,
     responseDeserialize: raw,
   };
 }
@@ -64,7 +64,7 @@ export function serviceDefinitions(): Map<string, { definition: ServiceDefinitio
   for (const m of XDS_METHODS) {
     let s = out.get(m.service);
     if (!s) out.set(m.service, (s = { definition: {}, methods: [] }));
-    (s.definition as Record<string, MethodDefinition<Buffer, Buffer>>)[m.name] = definition(m);
+    (s.definition as Record<string, MethodDefinition<Buffer, XdsResponse>>)[m.name] = definition(m);
     s.methods.push(m);
   }
   return out;

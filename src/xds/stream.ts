@@ -12,7 +12,7 @@ import { applyDeltaChange, applySotwNames, coveredNames, covers, type Subscripti
 import type { NameInterner } from './name-sets';
 import type { V3TypeUrl } from './type-urls';
 import { routeClusters } from './warming';
-import { decodeDeltaRequest, decodeSotwRequest, wireVersion, withNonce, type ApiVersion, type DeltaRequest, type SotwRequest } from './wire';
+import { decodeDeltaRequest, decodeSotwRequest, wireVersion, type ApiVersion, type DeltaRequest, type SotwRequest, type XdsResponse } from './wire';
 import type { XdsMetrics } from './metrics';
 import type { SyncGate, SyncTicket } from './sync-gate';
 
@@ -64,7 +64,7 @@ export class XdsStream {
   private readonly tickets = new Set<SyncTicket>();
 
   constructor(
-    private readonly call: ServerDuplexStream<Buffer, Buffer>,
+    private readonly call: ServerDuplexStream<Buffer, XdsResponse>,
     private readonly deps: StreamDeps,
     opts: StreamOptions,
   ) {
@@ -345,7 +345,9 @@ export class XdsStream {
     const nonce = `${this.id.toString(36)}-${(++this.nonceSeq).toString(36)}`;
     st.pending = { ...out.pending, nonce, changeAt: st.changeAt };
     if (!heartbeat && this.variant === 'sotw') st.lastSentVersion = out.pending.version;
-    const ok = written ? this.call.write(withNonce(out.body, nonce), written) : this.call.write(withNonce(out.body, nonce));
+    // Joined with the nonce by the serializer, in a reused buffer (wire.ts serializeResponse).
+    const msg = { body: out.body, nonce };
+    const ok = written ? this.call.write(msg, written) : this.call.write(msg);
     this.stats.responses++;
     st.unacked++;
     this.stats.maxUnackedPerType = Math.max(this.stats.maxUnackedPerType, st.unacked);

@@ -12,6 +12,8 @@ import { TypeUrl } from '../../../src/xds/type-urls';
 import { decodeResponse } from '../../../src/xds/wire';
 import { startFakeStream } from './helpers/fake-stream';
 import { TestProvider, cla, cluster, listener, route } from './helpers/fixtures';
+import { framed } from './helpers/fake-stream';
+import type { XdsResponse } from '../../../src/xds/wire';
 
 const { Cluster: CDS, ClusterLoadAssignment: EDS, Listener: LDS, RouteConfiguration: RDS } = TypeUrl;
 const CLUSTERS = ['c1', 'c2', 'c3'];
@@ -38,7 +40,7 @@ function run(ops: Op[]): void {
   const p = new TestProvider();
   p.set(cluster('c1'), cla('c1'), listener('l1', 'r1'), route('r1', 'c1'));
   const written: Buffer[] = [];
-  const call = Object.assign(new EventEmitter(), { writableEnded: false, write: (b: Buffer) => (written.push(b), true), end: () => undefined });
+  const call = Object.assign(new EventEmitter(), { writableEnded: false, write: (m: XdsResponse) => (written.push(framed(m)), true), end: () => undefined });
   const { stream, send } = startFakeStream(call, p, 'delta', 'ads');
   const TYPES = [CDS, EDS, LDS, RDS];
   const held = new Map<string, Map<string, string>>(TYPES.map((t) => [t, new Map()]));

@@ -11,6 +11,8 @@ import { TypeUrl } from '../../../src/xds/type-urls';
 import { decodeResponse } from '../../../src/xds/wire';
 import { startFakeStream } from './helpers/fake-stream';
 import { TestProvider, cluster } from './helpers/fixtures';
+import { framed } from './helpers/fake-stream';
+import type { XdsResponse } from '../../../src/xds/wire';
 
 const CDS = TypeUrl.Cluster;
 const NAMES = ['a', 'b', 'c', 'd'];
@@ -41,7 +43,7 @@ function run(first: readonly string[], ops: Op[]): void {
   const written: Buffer[] = [];
   const call = Object.assign(new EventEmitter(), {
     writableEnded: false,
-    write: (b: Buffer) => (written.push(b), true),
+    write: (m: XdsResponse) => (written.push(framed(m)), true),
     end: () => undefined,
   });
   const { stream, send } = startFakeStream(call, p, 'delta', 'CDS');

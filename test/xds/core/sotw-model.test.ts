@@ -12,6 +12,8 @@ import { decodeResponse } from '../../../src/xds/wire';
 import { decodeAny } from './helpers/client';
 import { startFakeStream } from './helpers/fake-stream';
 import { TestProvider, cluster } from './helpers/fixtures';
+import { framed } from './helpers/fake-stream';
+import type { XdsResponse } from '../../../src/xds/wire';
 
 const CDS = TypeUrl.Cluster;
 const NAMES = ['a', 'b', 'c', 'd'];
@@ -37,7 +39,7 @@ function run(first: string[], ops: Op[]): void {
   const p = new TestProvider();
   p.set(cluster('a'), cluster('b'));
   const written: Buffer[] = [];
-  const call = Object.assign(new EventEmitter(), { writableEnded: false, write: (b: Buffer) => (written.push(b), true), end: () => undefined });
+  const call = Object.assign(new EventEmitter(), { writableEnded: false, write: (m: XdsResponse) => (written.push(framed(m)), true), end: () => undefined });
   const { stream, send } = startFakeStream(call, p, 'sotw', 'CDS');
 
   // The client: the set it accepted last, its version, and its current interest.

@@ -8,12 +8,14 @@ import { nameInterner } from '../../../src/xds/name-sets';
 import { TypeUrl } from '../../../src/xds/type-urls';
 import { decodeResponse, encodeRequest } from '../../../src/xds/wire';
 import { TestProvider, cluster, cla } from './helpers/fixtures';
+import { framed } from './helpers/fake-stream';
+import type { XdsResponse } from '../../../src/xds/wire';
 const N = Number(process.argv[2] ?? 300);
 const S = Number(process.argv[4] ?? 300);
 const p = new TestProvider();
 for (let i = 0; i < S; i++) p.set(cluster(`c${i}`), cla(`c${i}`));
 const pipeline = new PushPipeline(p, { debounceMs: 1, maxDelayMs: 5 });
-class FakeCall extends EventEmitter { last?: Buffer; writableEnded=false; write(b: Buffer) { this.last = b; return true; } end() {} }
+class FakeCall extends EventEmitter { last?: Buffer; writableEnded=false; write(m: XdsResponse) { this.last = framed(m); return true; } end() {} }
 const deps: StreamDeps = { get: (u, n) => p.get(u, n), resourceTtlMs: 0, logger: pino({ level: 'silent' }), metrics: createXdsMetrics(undefined, () => []), bodyCache: new BodyCache(), subscriptionChanged: (s, u, d, names, w) => pipeline.update(s, u, d, names, w), names: nameInterner(), closed: () => {} };
 const names = Array.from({ length: S }, (_, i) => `c${i}`);
 const keep: XdsStream[] = [];

@@ -7,13 +7,15 @@ import { TypeUrl } from '../../../src/xds/type-urls';
 import { decodeResponse } from '../../../src/xds/wire';
 import { startFakeStream } from './helpers/fake-stream';
 import { TestProvider, cluster, seed } from './helpers/fixtures';
+import { framed } from './helpers/fake-stream';
+import type { XdsResponse } from '../../../src/xds/wire';
 
 class FakeCall extends EventEmitter {
   written: Buffer[] = [];
   accept = false;
   writableEnded = false;
-  write(b: Buffer): boolean {
-    this.written.push(b);
+  write(m: XdsResponse): boolean {
+    this.written.push(framed(m));
     return this.accept;
   }
   end(): void {

@@ -9,14 +9,16 @@ import { TypeUrl } from '../../../src/xds/type-urls';
 import { decodeResponse } from '../../../src/xds/wire';
 import { startFakeStream } from './helpers/fake-stream';
 import { TestProvider, seed } from './helpers/fixtures';
+import { framed } from './helpers/fake-stream';
+import type { XdsResponse } from '../../../src/xds/wire';
 
 /** A call whose writes complete only when the test says so (as grpc-js calls back once HTTP/2 took the message). */
 class ManualCall extends EventEmitter {
   written: Buffer[] = [];
   inFlight: (() => void)[] = [];
   writableEnded = false;
-  write(b: Buffer, cb?: () => void): boolean {
-    this.written.push(b);
+  write(m: XdsResponse, cb?: () => void): boolean {
+    this.written.push(framed(m));
     if (cb) this.inFlight.push(cb);
     return true;
   }

@@ -11,7 +11,7 @@ import { XDS_METHODS } from '../../../src/xds/services';
 import { applyDeltaChange, applySotwNames, newSubscription } from '../../../src/xds/subscription';
 import { TypeUrl } from '../../../src/xds/type-urls';
 import { v2Root } from '../../../src/xds/v2-proto';
-import { anyOf, sotwBody, withNonce } from '../../../src/xds/wire';
+import { anyOf, serializeResponse, sotwBody } from '../../../src/xds/wire';
 import { BodyCache } from '../../../src/xds/responses';
 import { cluster } from './helpers/fixtures';
 
@@ -61,13 +61,28 @@ test('framing: a shared body plus a nonce decodes like a normally encoded Discov
   const c = cluster('c1');
   const body = sotwBody('v1', TypeUrl.Cluster, [{ res: c, wrap: false }]);
   const Res = lookupType('envoy.service.discovery.v3.DiscoveryResponse');
-  const framed = Res.toObject(Res.decode(withNonce(body, 'n-1')), { longs: String });
+  const framed = Res.toObject(Res.decode(serializeResponse({ body, nonce: 'n-1' })), { longs: String });
   const normal = Res.toObject(
     Res.decode(Res.encode(Res.fromObject({ versionInfo: 'v1', typeUrl: TypeUrl.Cluster, nonce: 'n-1', resources: [{ type_url: TypeUrl.Cluster, value: c.encoded }] })).finish()),
     { longs: String },
   );
   assert.deepEqual(framed, normal);
   assert.equal(anyOf(c, TypeUrl.Cluster), anyOf(c, TypeUrl.Cluster), 'the Any is built once per resource and type URL');
+});
+
+test('framing: the serializer joins body and nonce in one reused buffer, grown for a larger body; finished messages pass through', () => {
+  const a = serializeResponse({ body: Buffer.from([10, 1, 65]), nonce: 'n1' });
+  assert.deepEqual([...a], [10, 1, 65, 42, 2, 110, 49]);
+  const b = serializeResponse({ body: Buffer.from([10, 1, 66]), nonce: 'n2' });
+  assert.equal(a.buffer, b.buffer, 'the same memory: grpc-js has copied the previous message by now');
+  assert.deepEqual([...b], [10, 1, 66, 42, 2, 110, 50]);
+  const big = Buffer.alloc(200_000, 7);
+  const c = serializeResponse({ body: big, nonce: 'n3' });
+  assert.equal(c.length, 200_004);
+  assert.ok(c.subarray(0, 200_000).equals(big));
+  const done = Buffer.from('finished');
+  assert.equal(serializeResponse(done), done);
+  assert.throws(() => serializeResponse({ body: big, nonce: 'x'.repeat(128) }), /nonce longer than 127 bytes/);
 });
 
 test('encodeResource accepts snake_case and camelCase and names an unknown field', () => {

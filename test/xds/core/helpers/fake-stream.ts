@@ -7,7 +7,7 @@ import { createXdsMetrics } from '../../../../src/xds/metrics';
 import { NO_INTERNING } from '../../../../src/xds/name-sets';
 import { BodyCache } from '../../../../src/xds/responses';
 import { XdsStream, type StreamDeps } from '../../../../src/xds/stream';
-import { encodeRequest } from '../../../../src/xds/wire';
+import { encodeRequest, serializeResponse, type XdsResponse } from '../../../../src/xds/wire';
 import type { TestProvider } from './fixtures';
 
 type StreamInfo = ConstructorParameters<typeof XdsStream>[2];
@@ -32,8 +32,13 @@ export function startFakeStream(
     ...options.deps,
   };
   const info = { id: options.id ?? 1, variant, transport, api: 'v3' } as const;
-  const stream = new XdsStream(call as unknown as ServerDuplexStream<Buffer, Buffer>, deps, info);
+  const stream = new XdsStream(call as unknown as ServerDuplexStream<Buffer, XdsResponse>, deps, info);
   const message = variant === 'sotw' ? 'DiscoveryRequest' : 'DeltaDiscoveryRequest';
   const send = (request: Record<string, unknown>) => call.emit('data', encodeRequest('v3', message, request));
   return { stream, send };
+}
+
+/** What grpc-js does with a written response: serialize it and copy the bytes into its own frame (here: a Buffer of our own). */
+export function framed(m: XdsResponse): Buffer {
+  return Buffer.from(serializeResponse(m));
 }
