@@ -6,7 +6,9 @@
 // pre-encoded initial CDS set and EDS set of S resources, as the hub must
 // (plain `bare` never sends an initial set, so its clients never subscribe to EDS).
 //
-//   node --import tsx bench/xds.ts [--clients 1000] [--services 1000] [--procs 2] [--rounds 10] [--mode both|all|hub|bare|bare-sync] [--settle-ms 500]
+//   node --import tsx bench/xds.ts [--clients 1000] [--services 1000] [--procs 2] [--rounds 10] [--mode both|all|hub|hub-notrim|bare|bare-sync] [--settle-ms 500]
+//
+// `hub-notrim` is the hub with --memory-trim=false; `all` runs bare, bare-sync, hub-notrim and hub.
 //
 // Every process is separate: the server, and `procs` client processes holding
 // N/procs clients each, every client on its own HTTP/2 connection, subscribed
@@ -33,7 +35,7 @@ const N = Number(values.clients);
 const S = Number(values.services);
 const P = Math.max(1, Number(values.procs));
 const ROUNDS = Number(values.rounds);
-const modes: Mode[] = values.mode === 'both' ? ['bare', 'hub'] : values.mode === 'all' ? ['bare', 'bare-sync', 'hub'] : [values.mode as Mode];
+const modes: Mode[] = values.mode === 'both' ? ['bare', 'hub'] : values.mode === 'all' ? ['bare', 'bare-sync', 'hub-notrim', 'hub'] : [values.mode as Mode];
 
 const EXEC = ['--import', 'tsx', '--expose-gc', '--max-old-space-size=4096'];
 
@@ -84,10 +86,12 @@ interface Figures {
   arrayBuffersPerClientKiB: number;
   missing: number;
   connectMs: number;
+  /** The hub's malloc_trim calls up to the "connected" stats, and what they gave back. */
+  trim?: { trims: number; lastDurationMs: number; releasedBytes: number };
 }
 
 async function run(mode: Mode, n: number, s: number, rounds: number): Promise<Figures> {
-  const server = new Proc<ServerCommand, ServerReply>(track(fork(join(__dirname, 'xds', `${mode === 'hub' ? 'hub' : 'bare'}-server.ts`), [], { execArgv: EXEC, env: { ...process.env, XDS_BENCH_BARE_SYNC: mode === 'bare-sync' ? '1' : '' } })), `${mode}-server`);
+  const server = new Proc<ServerCommand, ServerReply>(track(fork(join(__dirname, 'xds', `${mode.startsWith('hub') ? 'hub' : 'bare'}-server.ts`), [], { execArgv: EXEC, env: { ...process.env, XDS_BENCH_BARE_SYNC: mode === 'bare-sync' ? '1' : '', XDS_BENCH_TRIM: mode === 'hub-notrim' ? '0' : '1' } })), `${mode}-server`);
   const { port } = await server.next('listening');
   server.send({ cmd: 'setup', services: s });
   await server.next('setup-done');
@@ -156,6 +160,7 @@ async function run(mode: Mode, n: number, s: number, rounds: number): Promise<Fi
     arrayBuffersPerClientKiB: (connected.arrayBuffers - before.arrayBuffers) / n / 1024,
     missing,
     connectMs,
+    ...(connected.trim ? { trim: connected.trim } : {}),
   };
 }
 
@@ -171,7 +176,8 @@ async function main() {
     console.log(
       `${mode.padEnd(4)} N=${r.n} S=${r.s}: per-client p50 ${f1(r.p50)} ms, p99 ${f1(r.p99)} ms; all-N median ${f1(r.allP50)} ms, max ${f1(r.allMax)} ms; ` +
         `${f1(r.bytesPerClient)} B/client/change; server CPU ${f1(r.cpuMsPerChange)} ms/change (${f1(r.cpuUsPerClientPerChange)} µs/client); ` +
-        `RSS ${f1(r.rssPerClientKiB)} KiB/client (heap ${f1(r.heapPerClientKiB)}, external ${f1(r.externalPerClientKiB)}, of it buffers ${f1(r.arrayBuffersPerClientKiB)}); connect+sync ${(r.connectMs / 1000).toFixed(1)} s; missing ${r.missing}`,
+        `RSS ${f1(r.rssPerClientKiB)} KiB/client (heap ${f1(r.heapPerClientKiB)}, external ${f1(r.externalPerClientKiB)}, of it buffers ${f1(r.arrayBuffersPerClientKiB)}); connect+sync ${(r.connectMs / 1000).toFixed(1)} s; missing ${r.missing}` +
+        (r.trim ? `; malloc_trim ${r.trim.trims}× before the RSS reading (last ${f1(r.trim.lastDurationMs)} ms), released ${f1(r.trim.releasedBytes / 1048576)} MiB` : ''),
     );
   }
   console.log(`load average after: ${load()} (2 cores; other work on the machine skews every figure)`);
@@ -180,6 +186,8 @@ async function main() {
   if (hub && bare) {
     console.log(`hub/bare: p99 ${(hub.p99 / bare.p99).toFixed(2)}× (target ≤ 1.5×), RSS/client ${(hub.rssPerClientKiB / bare.rssPerClientKiB).toFixed(2)}× (target ≤ 1.25×)`);
   }
+  const noTrim = results.find((r) => r.mode === 'hub-notrim');
+  if (noTrim && bare) console.log(`hub-notrim/bare: p99 ${(noTrim.p99 / bare.p99).toFixed(2)}×, RSS/client ${(noTrim.rssPerClientKiB / bare.rssPerClientKiB).toFixed(2)}×`);
   const bareSync = results.find((r) => r.mode === 'bare-sync');
   if (hub && bareSync) {
     console.log(`hub/bare-sync (both send the initial sets): p99 ${(hub.p99 / bareSync.p99).toFixed(2)}×, RSS/client ${(hub.rssPerClientKiB / bareSync.rssPerClientKiB).toFixed(2)}×`);

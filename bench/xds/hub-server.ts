@@ -20,7 +20,8 @@ const send = (m: ServerReply) => {
 // The parent is gone (finished or failed): leave no orphan behind.
 process.on('disconnect', () => process.exit(0));
 const logger = pino({ level: 'warn' }, pino.destination(2));
-const config: Config = { ...DEFAULTS, store: { kind: 'memory' }, xdsStreamRateLimit: 1_000_000 };
+// XDS_BENCH_TRIM=0: the hub without the malloc_trim after initial syncs (mode hub-notrim).
+const config: Config = { ...DEFAULTS, store: { kind: 'memory' }, xdsStreamRateLimit: 1_000_000, memoryTrim: process.env['XDS_BENCH_TRIM'] !== '0' };
 
 const nodeOf = (i: number): NodeInput => ({
   ID: '',
@@ -98,7 +99,7 @@ async function main() {
       (globalThis as { gc?: () => void }).gc?.();
       const mem = process.memoryUsage();
       const cpu = process.cpuUsage();
-      send({ kind: 'stats', rss: mem.rss, heapUsed: mem.heapUsed, external: mem.external, arrayBuffers: mem.arrayBuffers, cpuUserUs: cpu.user, cpuSystemUs: cpu.system, streams: xds.streams().length });
+      send({ kind: 'stats', rss: mem.rss, heapUsed: mem.heapUsed, external: mem.external, arrayBuffers: mem.arrayBuffers, cpuUserUs: cpu.user, cpuSystemUs: cpu.system, streams: xds.streams().length, trim: xds.memoryTrim() });
     } else if (m.cmd === 'change') {
       if (profileTo && profiling && process.env['XDS_BENCH_PROFILE_CONNECT'] === '1') await stopProfile();
       else if (profileTo && !profiling) startProfile();

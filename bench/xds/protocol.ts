@@ -13,8 +13,9 @@ export const EDS = 'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssi
 export const deltaRequest = () => lookupType('envoy.service.discovery.v3.DeltaDiscoveryRequest');
 export const deltaResponse = () => lookupType('envoy.service.discovery.v3.DeltaDiscoveryResponse');
 
-/** bare-sync: the bare server that also sends every client a pre-encoded initial CDS and EDS set (S each), as the hub must. */
-export type Mode = 'hub' | 'bare' | 'bare-sync';
+/** hub-notrim: the hub with --memory-trim=false (no malloc_trim after the initial syncs).
+ * bare-sync: the bare server that also sends every client a pre-encoded initial CDS and EDS set (S each), as the hub must. */
+export type Mode = 'hub' | 'hub-notrim' | 'bare' | 'bare-sync';
 
 /** Parent → server. */
 export type ServerCommand =
@@ -26,7 +27,7 @@ export type ServerCommand =
 export type ServerReply =
   | { kind: 'listening'; port: number }
   | { kind: 'setup-done'; ms: number }
-  | { kind: 'stats'; rss: number; heapUsed: number; external: number; arrayBuffers: number; cpuUserUs: number; cpuSystemUs: number; streams: number }
+  | { kind: 'stats'; rss: number; heapUsed: number; external: number; arrayBuffers: number; cpuUserUs: number; cpuSystemUs: number; streams: number; trim?: { trims: number; lastDurationMs: number; releasedBytes: number } }
   | { kind: 'changed'; t0: number; round: number; name: string };
 
 /** Parent → client process. */
