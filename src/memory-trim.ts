@@ -6,7 +6,7 @@
 // allocations made during the burst (streams, sessions) sit between the freed
 // chunks, so the heap top cannot shrink, and free() never returns pages from
 // the middle of an arena. Measured at 1,000 clients × 1,000 services, that was
-// ~55 MiB of RSS that no live allocation used (heaptrack: live malloc within
+// about 55 MiB of RSS that no live allocation used (heaptrack: live malloc within
 // 2.3 MiB of a bare grpc-js server's; docs/xds-transport.md, "Memory per client").
 // `malloc_trim(0)` walks the arenas and releases every free page. It is glibc's,
 // called through koffi (prebuilt FFI), and only exists on glibc Linux;
@@ -76,13 +76,14 @@ export function createMemoryTrimmer(options: MemoryTrimOptions): MemoryTrimmer {
   const trim = options.enabled ? (options.trim ?? loadMallocTrim()) : undefined;
   const rss = options.rss ?? (() => process.memoryUsage.rss());
   const logger = options.logger;
-  const trimsTotal = new Counter({ name: 'xdshub_memory_trims_total', help: 'malloc_trim calls after bursts of large xDS writes', registers: options.registry ? [options.registry] : [] });
-  const released = new Counter({ name: 'xdshub_memory_trim_released_bytes_total', help: 'Resident memory given back to the OS by malloc_trim (RSS before minus after)', registers: options.registry ? [options.registry] : [] });
+  const registers = options.registry ? [options.registry] : [];
+  const trimsTotal = new Counter({ name: 'xdshub_memory_trims_total', help: 'malloc_trim calls after bursts of large xDS writes', registers });
+  const released = new Counter({ name: 'xdshub_memory_trim_released_bytes_total', help: 'Resident memory given back to the OS by malloc_trim (RSS before minus after)', registers });
   const duration = new Histogram({
     name: 'xdshub_memory_trim_duration_seconds',
     help: 'How long one malloc_trim blocked the event loop',
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
-    registers: options.registry ? [options.registry] : [],
+    registers,
   });
 
   let pendingBytes = 0;
