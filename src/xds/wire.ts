@@ -220,21 +220,15 @@ let scratch = Buffer.allocUnsafeSlow(64 * 1024);
  */
 export function serializeResponse(m: XdsResponse): Buffer {
   if (Buffer.isBuffer(m)) return m;
-  const size = m.body.length + 2 + nonceLength(m.nonce);
-  if (size > scratch.length) scratch = Buffer.allocUnsafeSlow(Math.max(size, scratch.length * 2));
-  return appendNonce(scratch.subarray(0, size), m.body, m.nonce);
-}
-
-function nonceLength(nonce: string): number {
+  const { body, nonce } = m;
   const n = Buffer.byteLength(nonce);
   if (n > 127) throw new RangeError('nonce longer than 127 bytes');
-  return n;
-}
-
-function appendNonce(out: Buffer, body: Uint8Array, nonce: string): Buffer {
+  const size = body.length + 2 + n;
+  if (size > scratch.length) scratch = Buffer.allocUnsafeSlow(Math.max(size, scratch.length * 2));
+  const out = scratch.subarray(0, size);
   out.set(body, 0);
   out[body.length] = 42; // field 5, length-delimited
-  out[body.length + 1] = out.length - body.length - 2;
+  out[body.length + 1] = n;
   out.write(nonce, body.length + 2, 'latin1');
   return out;
 }
