@@ -17,9 +17,9 @@ import { requestForKey } from './materializer/keys';
 import type { ViewKey, ViewStore } from './materializer/types';
 import { addSubscribeService } from './subscribe/grpc';
 import { createPublisher, type HubPublisher } from './subscribe/publisher';
-import { createCatalogXdsProvider } from './xds/catalog-provider';
-import { registerXdsHttp } from './xds/http';
-import { createXdsServer } from './xds/server';
+import { createCatalogXdsProvider } from './xds/translate/catalog-provider';
+import { registerXdsHttp } from './xds/transport/http';
+import { createXdsServer } from './xds/transport/server';
 
 export type HubState = 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED';
 

@@ -4,10 +4,10 @@
 // of the same shape the hub sends) to every stream. No subscriptions, no ACK
 // tracking, no translation.
 import * as grpc from '@grpc/grpc-js';
-import { encodeResource } from '../../src/xds/envoy-proto';
+import { encodeResource } from '../../src/xds/transport/envoy-proto';
 import { encodeXdsResource } from '../../src/xds/translate/encode';
 import { buildLoadAssignment } from '../../src/xds/translate/endpoints';
-import { TypeUrl } from '../../src/xds/type-urls';
+import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { CDS, DELTA_ADS, EDS, deltaRequest, deltaResponse, now, type ServerCommand, type ServerReply } from './protocol';
 
 const send = (m: ServerReply) => {

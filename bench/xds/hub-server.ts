@@ -9,8 +9,8 @@ import { createCatalog } from '../../src/catalog/index';
 import type { NodeInput, ServiceInput } from '../../src/catalog/commands';
 import { DEFAULTS, type Config } from '../../src/config';
 import { createMemoryLog } from '../../src/log/memory';
-import { createCatalogXdsProvider } from '../../src/xds/catalog-provider';
-import { createXdsServer } from '../../src/xds/server';
+import { createCatalogXdsProvider } from '../../src/xds/translate/catalog-provider';
+import { createXdsServer } from '../../src/xds/transport/server';
 import { benchViews } from './views';
 import { now, type ServerCommand, type ServerReply } from './protocol';
 

@@ -1,7 +1,7 @@
 // Shared by the bench processes: IPC message shapes, a clock every process on
 // this machine agrees on, and the Delta ADS method with byte-counting codecs.
 import { performance } from 'node:perf_hooks';
-import { lookupType } from '../../src/xds/envoy-proto';
+import { lookupType } from '../../src/xds/transport/envoy-proto';
 
 /** Wall-clock ms with sub-ms resolution, comparable across processes on one machine. */
 export const now = (): number => performance.timeOrigin + performance.now();

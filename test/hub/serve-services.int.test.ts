@@ -4,11 +4,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnHub, type SpawnedHub } from '../helpers/hub';
-import { TypeUrl } from '../../src/xds/type-urls';
+import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { StreamReader, subscribeClient, type SubscribeClient } from '../subscribe/grpc-helpers';
-import { ScriptedClient, sotwNames } from '../xds/core/helpers/client';
-import { ADS } from '../xds/core/helpers/harness';
-import { SotwScript } from '../xds/core/helpers/scripts';
+import { ScriptedClient, sotwNames } from '../xds/transport/helpers/client';
+import { ADS } from '../xds/transport/helpers/harness';
+import { SotwScript } from '../xds/transport/helpers/scripts';
 
 let hub: SpawnedHub;
 let client: SubscribeClient;

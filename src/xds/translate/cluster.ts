@@ -1,6 +1,6 @@
 // Cluster `S` (catalog-to-envoy.md "Cluster S"): an EDS cluster fed over ADS.
 // SotW: full state in every response (CDS is a wildcard-capable type).
-import { TypeUrl } from '../type-urls';
+import { TypeUrl } from '../transport/type-urls';
 import type { ConfigEntry } from '../../catalog/types';
 import { durationOfMs, entryDurationMs, entryUint, protocolOf, record, str } from './inputs';
 

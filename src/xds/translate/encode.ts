@@ -8,8 +8,8 @@
 // touching protobufjs, and a new input that encodes to the same bytes still
 // returns the old object, so callers can compare resources by identity.
 import { createHash } from 'node:crypto';
-import { encodeResource } from '../envoy-proto';
-import type { XdsResource } from '../provider';
+import { encodeResource } from '../transport/envoy-proto';
+import type { XdsResource } from '../transport/provider';
 
 /** Message full name of a type URL (`type.googleapis.com/<name>`). */
 export function messageNameOf(typeUrl: string): string {

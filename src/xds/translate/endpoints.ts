@@ -4,7 +4,7 @@
 // and one bad endpoint would make a client NACK the whole assignment:
 // IP-literal addresses, no duplicate address, a locality with a
 // load_balancing_weight on every group, contiguous priorities from 0.
-import { TypeUrl } from '../type-urls';
+import { TypeUrl } from '../transport/type-urls';
 import type { CheckServiceNode, ConfigEntry } from '../../catalog/types';
 import { isIpLiteral, list, record, refOf, str } from './inputs';
 import type { ServiceRef } from './names';

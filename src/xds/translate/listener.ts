@@ -2,7 +2,7 @@
 // HttpConnectionManager fetches RouteConfiguration `S` over ADS. SotW: full
 // state. Never part of a wildcard subscription: gRPC always names it
 // (`xds:///S`), and an Envoy must not be handed API listeners.
-import { TypeUrl } from '../type-urls';
+import { TypeUrl } from '../transport/type-urls';
 
 export const LISTENER_TYPE = {
   typeUrl: TypeUrl.Listener,

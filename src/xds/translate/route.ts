@@ -2,7 +2,7 @@
 // any authority, the rules of every http-route that names S as a parent, and a
 // default route to cluster S last. SotW: not full state (X-RESP-3).
 // The same route list is reused by ingress gateways (ingress.ts).
-import { TypeUrl } from '../type-urls';
+import { TypeUrl } from '../transport/type-urls';
 import type { ConfigEntry } from '../../catalog/types';
 import { list, record, refOf, str } from './inputs';
 import { serviceResourceName, type ServiceRef } from './names';

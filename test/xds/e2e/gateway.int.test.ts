@@ -5,8 +5,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as grpc from '@grpc/grpc-js';
-import { lookupType } from '../../../src/xds/envoy-proto';
-import { TypeUrl } from '../../../src/xds/type-urls';
+import { lookupType } from '../../../src/xds/transport/envoy-proto';
+import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { startXdsHub, type XdsHub } from './harness';
 
 const Req = lookupType('envoy.service.discovery.v3.DeltaDiscoveryRequest');

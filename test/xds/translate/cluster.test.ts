@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildCluster, clusterDiffersByFlavor, grpcPolicyOf } from '../../../src/xds/translate/cluster';
 import { encodeXdsResource } from '../../../src/xds/translate/encode';
-import { TypeUrl } from '../../../src/xds/type-urls';
+import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { decode, entry, grpcJsError } from './helpers';
 
 const encode = (plain: Record<string, unknown>) => encodeXdsResource(TypeUrl.Cluster, String(plain['name']), plain);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createEncodeCache, encodeXdsResource } from '../../../src/xds/translate/encode';
 import { buildCluster } from '../../../src/xds/translate/cluster';
-import { TypeUrl } from '../../../src/xds/type-urls';
+import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { entry } from './helpers';
 
 test('version = sha256 of the encoded bytes (128-bit hex): equal content, equal version, on any hub', () => {

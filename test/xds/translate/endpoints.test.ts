@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildLoadAssignment, failoverTargets, instanceHealth } from '../../../src/xds/translate/endpoints';
 import { encodeXdsResource } from '../../../src/xds/translate/encode';
-import { TypeUrl } from '../../../src/xds/type-urls';
+import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { cCoreError, decode, entry, grpcJsError, instance } from './helpers';
 
 const encode = (plain: Record<string, unknown>) => encodeXdsResource(TypeUrl.ClusterLoadAssignment, String(plain['cluster_name']), plain);

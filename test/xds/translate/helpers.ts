@@ -2,9 +2,9 @@
 // protobufjs, and the validation a real gRPC client (grpc-js-xds, the same code
 // that NACKs in production) applies to each resource.
 import type { CheckServiceNode, ConfigEntry, HealthStatus } from '../../../src/catalog/types';
-import { lookupType } from '../../../src/xds/envoy-proto';
+import { lookupType } from '../../../src/xds/transport/envoy-proto';
 import { messageNameOf } from '../../../src/xds/translate/encode';
-import type { XdsResource } from '../../../src/xds/provider';
+import type { XdsResource } from '../../../src/xds/transport/provider';
 
 /** Decodes a resource to proto3-JSON-like plain data (lowerCamel keys, Any expanded with @type). */
 export function decode(resource: XdsResource): any {

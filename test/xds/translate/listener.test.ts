@@ -5,7 +5,7 @@ import { buildGateway } from '../../../src/xds/translate/ingress';
 import { routesForService } from '../../../src/xds/translate/route';
 import { encodeXdsResource } from '../../../src/xds/translate/encode';
 import { gatewayNameOf, serviceResourceName } from '../../../src/xds/translate/names';
-import { TypeUrl } from '../../../src/xds/type-urls';
+import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { cCoreError, decode, entry, grpcJsError } from './helpers';
 
 const HCM = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';

@@ -4,7 +4,7 @@
 // have, on unknown enum names and on wrong scalar kinds — as Envoy does when it
 // loads a bootstrap with unknown fields rejected.
 import * as protobuf from 'protobufjs';
-import { lookupType } from '../../../src/xds/envoy-proto';
+import { lookupType } from '../../../src/xds/transport/envoy-proto';
 
 const WRAPPERS = new Set(['DoubleValue', 'FloatValue', 'Int64Value', 'UInt64Value', 'Int32Value', 'UInt32Value', 'BoolValue', 'StringValue', 'BytesValue'].map((n) => `.google.protobuf.${n}`));
 

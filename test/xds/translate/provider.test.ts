@@ -5,9 +5,9 @@ import type { ServiceName } from '../../../src/catalog/catalog';
 import type { CheckServiceNode, ConfigEntry, ConfigEntryKind } from '../../../src/catalog/types';
 import { DEFAULTS } from '../../../src/config';
 import type { ViewKey, ViewStore } from '../../../src/materializer/types';
-import { createCatalogXdsProvider } from '../../../src/xds/catalog-provider';
-import type { ResourceChange, XdsNode } from '../../../src/xds/provider';
-import { TypeUrl } from '../../../src/xds/type-urls';
+import { createCatalogXdsProvider } from '../../../src/xds/translate/catalog-provider';
+import type { ResourceChange, XdsNode } from '../../../src/xds/transport/provider';
+import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { decode, entry, grpcJsError, instance } from './helpers';
 
 /** A ViewStore whose results the test pushes by hand. */

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildRouteConfiguration, routeNamesParent, scaleWeights } from '../../../src/xds/translate/route';
 import { encodeXdsResource } from '../../../src/xds/translate/encode';
-import { TypeUrl } from '../../../src/xds/type-urls';
+import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { cCoreError, decode, entry, grpcJsError } from './helpers';
 
 const encode = (plain: Record<string, unknown>) => encodeXdsResource(TypeUrl.RouteConfiguration, String(plain['name']), plain);

@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as protobuf from 'protobufjs';
-import { protoDir } from '../proto-dir';
+import { protoDir } from '../../proto-dir';
 
 
 let root: protobuf.Root | undefined;

@@ -3,7 +3,7 @@
 // nothing was sent without sleeping: the server answers requests in order, so
 // if the barrier's answer is the next response, nothing came before it.
 import assert from 'node:assert/strict';
-import { TypeUrl } from '../../../../src/xds/type-urls';
+import { TypeUrl } from '../../../../src/xds/transport/type-urls';
 import { node, type Plain, type ScriptedClient } from './client';
 
 let barrierSeq = 0;

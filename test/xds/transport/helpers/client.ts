@@ -4,9 +4,9 @@
 // server's hand framing.
 import * as grpc from '@grpc/grpc-js';
 import type * as protobuf from 'protobufjs';
-import { lookupType, typeOfUrl } from '../../../../src/xds/envoy-proto';
-import { v3TypeUrlOf } from '../../../../src/xds/type-urls';
-import { v2Root } from '../../../../src/xds/v2-proto';
+import { lookupType, typeOfUrl } from '../../../../src/xds/transport/envoy-proto';
+import { v3TypeUrlOf } from '../../../../src/xds/transport/type-urls';
+import { v2Root } from '../../../../src/xds/transport/v2-proto';
 
 export type Plain = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -1,8 +1,8 @@
 // TTL and heartbeats (X-TTL-*) for clients that announce support.
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { TypeUrl } from '../../../src/xds/type-urls';
-import { FEATURE_RESOURCE_IN_SOTW, FEATURE_TTL } from '../../../src/xds/stream';
+import { TypeUrl } from '../../../src/xds/transport/type-urls';
+import { FEATURE_RESOURCE_IN_SOTW, FEATURE_TTL } from '../../../src/xds/transport/stream';
 import { decodeAny, type Plain } from './helpers/client';
 import { TestProvider, cluster, seed } from './helpers/fixtures';
 import { startHub, type Hub } from './helpers/harness';

@@ -1,7 +1,7 @@
 // One-shot SotW fetch: REST-JSON (POST /v3/discovery:*) and the unary Fetch*
 // gRPC methods. No stream, so no nonce and no ACK; an unchanged version is
 // reported so REST can answer 304.
-import { invalid } from '../errors';
+import { invalid } from '../../errors';
 import type { ResourceSet, XdsNode } from './provider';
 import { resourceTypeOf, type ResourceType } from './resource-types';
 import { computeSotw, type BodyCache } from './responses';

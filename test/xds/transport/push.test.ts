@@ -2,11 +2,11 @@
 // delivery only to interested streams.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PushPipeline } from '../../../src/xds/push';
-import type { XdsStream } from '../../../src/xds/stream';
-import type { SubscriptionDelta } from '../../../src/xds/subscription';
-import { EMPTY_NAMES } from '../../../src/xds/name-sets';
-import { TypeUrl } from '../../../src/xds/type-urls';
+import { PushPipeline } from '../../../src/xds/transport/push';
+import type { XdsStream } from '../../../src/xds/transport/stream';
+import type { SubscriptionDelta } from '../../../src/xds/transport/subscription';
+import { EMPTY_NAMES } from '../../../src/xds/transport/name-sets';
+import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { TestProvider } from './helpers/fixtures';
 
 interface Fake {

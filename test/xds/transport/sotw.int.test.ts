@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { status } from '@grpc/grpc-js';
-import { TypeUrl } from '../../../src/xds/type-urls';
+import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { node, sotwNames, decodeAny } from './helpers/client';
 import { TestProvider, cla, cluster, listener, route, seed } from './helpers/fixtures';
 import { startHub, type Hub } from './helpers/harness';

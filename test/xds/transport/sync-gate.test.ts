@@ -4,13 +4,13 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
-import { createSyncGate, type SyncGate } from '../../../src/xds/sync-gate';
-import { TypeUrl } from '../../../src/xds/type-urls';
-import { decodeResponse } from '../../../src/xds/wire';
+import { createSyncGate, type SyncGate } from '../../../src/xds/transport/sync-gate';
+import { TypeUrl } from '../../../src/xds/transport/type-urls';
+import { decodeResponse } from '../../../src/xds/transport/wire';
 import { startFakeStream } from './helpers/fake-stream';
 import { TestProvider, seed } from './helpers/fixtures';
 import { framed } from './helpers/fake-stream';
-import type { XdsResponse } from '../../../src/xds/wire';
+import type { XdsResponse } from '../../../src/xds/transport/wire';
 
 /** A call whose writes complete only when the test says so (as grpc-js calls back once HTTP/2 took the message). */
 class ManualCall extends EventEmitter {

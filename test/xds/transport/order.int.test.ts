@@ -2,7 +2,7 @@
 // Envoy-like Delta client and the SotW client.
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { TypeUrl } from '../../../src/xds/type-urls';
+import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { sotwNames } from './helpers/client';
 import { TestProvider, cla, cluster, listener, route, seed } from './helpers/fixtures';
 import { startHub, type Hub } from './helpers/harness';

@@ -1,7 +1,7 @@
 // HTTP side of xDS: REST-JSON fetch (POST /v3/discovery:<type>, proto3 JSON in
 // and out) and the admin views (GET /v1/xds/clients, GET /v1/xds/config/:node).
 import type { FastifyInstance } from 'fastify';
-import { HubError, isHubError } from '../errors';
+import { HubError, isHubError } from '../../errors';
 import { encodeResource, lookupType } from './envoy-proto';
 import type { ResourceProvider } from './provider';
 import { RESOURCE_TYPES } from './resource-types';

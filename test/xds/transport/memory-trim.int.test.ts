@@ -4,8 +4,8 @@
 // not run, so the test does not depend on the allocator.
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { SYNC_GATE_DEFAULTS } from '../../../src/xds/sync-gate';
-import { TypeUrl } from '../../../src/xds/type-urls';
+import { SYNC_GATE_DEFAULTS } from '../../../src/xds/transport/sync-gate';
+import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { TestProvider, cluster } from './helpers/fixtures';
 import { startHub, type Hub } from './helpers/harness';
 import { DeltaScript } from './helpers/scripts';

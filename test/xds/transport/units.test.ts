@@ -2,17 +2,17 @@
 // and the service table against the protos it claims to implement.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { encodeResource, envoyRoot, lookupType } from '../../../src/xds/envoy-proto';
+import { encodeResource, envoyRoot, lookupType } from '../../../src/xds/transport/envoy-proto';
 import { isHubError } from '../../../src/errors';
-import { HeldVersions } from '../../../src/xds/held-versions';
-import { tokenBucket } from '../../../src/xds/rate-limit';
-import { Clusters, Endpoints, Listeners } from '../../../src/xds/resource-types';
-import { XDS_METHODS } from '../../../src/xds/services';
-import { applyDeltaChange, applySotwNames, newSubscription } from '../../../src/xds/subscription';
-import { TypeUrl } from '../../../src/xds/type-urls';
-import { v2Root } from '../../../src/xds/v2-proto';
-import { anyOf, serializeResponse, sotwBody } from '../../../src/xds/wire';
-import { BodyCache } from '../../../src/xds/responses';
+import { HeldVersions } from '../../../src/xds/transport/held-versions';
+import { tokenBucket } from '../../../src/xds/transport/rate-limit';
+import { Clusters, Endpoints, Listeners } from '../../../src/xds/transport/resource-types';
+import { XDS_METHODS } from '../../../src/xds/transport/services';
+import { applyDeltaChange, applySotwNames, newSubscription } from '../../../src/xds/transport/subscription';
+import { TypeUrl } from '../../../src/xds/transport/type-urls';
+import { v2Root } from '../../../src/xds/transport/v2-proto';
+import { anyOf, serializeResponse, sotwBody } from '../../../src/xds/transport/wire';
+import { BodyCache } from '../../../src/xds/transport/responses';
 import { cluster } from './helpers/fixtures';
 
 const state = (s: { wildcard: boolean; names: ReadonlySet<string> }) => ({ wildcard: s.wildcard, names: [...s.names].sort() });

@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
-import { serviceDefinitions } from '../../../src/xds/services';
-import type { XdsResponse } from '../../../src/xds/wire';
-import { lookupType } from '../../../src/xds/envoy-proto';
+import { serviceDefinitions } from '../../../src/xds/transport/services';
+import type { XdsResponse } from '../../../src/xds/transport/wire';
+import { lookupType } from '../../../src/xds/transport/envoy-proto';
 
 const SERVICE = 'envoy.service.discovery.v3.AggregatedDiscoveryService';
 const Res = lookupType('envoy.service.discovery.v3.DeltaDiscoveryResponse');

@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as protobuf from 'protobufjs';
-import { invalid } from '../errors';
+import { invalid } from '../../errors';
 
 const DEPS = join(dirname(require.resolve('@grpc/grpc-js-xds/package.json')), 'deps');
 /** Include dirs, in the order upstream expects them; protobufjs' own copy last, for google/protobuf/*.proto. */

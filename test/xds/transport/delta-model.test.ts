@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { TypeUrl } from '../../../src/xds/type-urls';
-import { decodeResponse } from '../../../src/xds/wire';
+import { TypeUrl } from '../../../src/xds/transport/type-urls';
+import { decodeResponse } from '../../../src/xds/transport/wire';
 import { startFakeStream } from './helpers/fake-stream';
 import { TestProvider, cluster } from './helpers/fixtures';
 import { framed } from './helpers/fake-stream';
-import type { XdsResponse } from '../../../src/xds/wire';
+import type { XdsResponse } from '../../../src/xds/transport/wire';
 
 const CDS = TypeUrl.Cluster;
 const NAMES = ['a', 'b', 'c', 'd'];

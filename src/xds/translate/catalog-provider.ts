@@ -3,20 +3,20 @@
 // retranslates only what an input change touched, and hands the transport
 // shared, already-encoded resources (ARCHITECTURE invariant 5).
 import type { Logger } from 'pino';
-import type { ServiceName } from '../catalog/catalog';
-import type { CheckServiceNode, ConfigEntry, ConfigEntryKind } from '../catalog/types';
-import type { Config } from '../config';
-import type { ViewStore } from '../materializer/types';
-import type { ResourceChange, ResourceProvider, ResourceSet, XdsNode, XdsResource } from './provider';
-import { TypeUrl } from './type-urls';
-import { buildCluster, clusterDiffersByFlavor } from './translate/cluster';
-import { createEncodeCache } from './translate/encode';
-import { buildLoadAssignment, failoverTargets, type FailoverTarget } from './translate/endpoints';
-import { buildGateway } from './translate/ingress';
-import { buildApiListener } from './translate/listener';
-import { gatewayNameOf, serviceResourceName, type ServiceRef } from './translate/names';
-import { buildRouteConfiguration, routeNamesParent, routesForService } from './translate/route';
-import { serviceUniverse } from './translate/universe';
+import type { ServiceName } from '../../catalog/catalog';
+import type { CheckServiceNode, ConfigEntry, ConfigEntryKind } from '../../catalog/types';
+import type { Config } from '../../config';
+import type { ViewStore } from '../../materializer/types';
+import type { ResourceChange, ResourceProvider, ResourceSet, XdsNode, XdsResource } from '../transport/provider';
+import { TypeUrl } from '../transport/type-urls';
+import { buildCluster, clusterDiffersByFlavor } from './cluster';
+import { createEncodeCache } from './encode';
+import { buildLoadAssignment, failoverTargets, type FailoverTarget } from './endpoints';
+import { buildGateway } from './ingress';
+import { buildApiListener } from './listener';
+import { gatewayNameOf, serviceResourceName, type ServiceRef } from './names';
+import { buildRouteConfiguration, routeNamesParent, routesForService } from './route';
+import { serviceUniverse } from './universe';
 
 export interface CatalogXdsProviderOptions {
   views: ViewStore;

@@ -2,8 +2,8 @@
 import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
 import { DEFAULTS } from '../../../../src/config';
-import type { ResourceProvider } from '../../../../src/xds/provider';
-import { createXdsServer, type XdsConfig, type XdsServer, type XdsServerOptions } from '../../../../src/xds/server';
+import type { ResourceProvider } from '../../../../src/xds/transport/provider';
+import { createXdsServer, type XdsConfig, type XdsServer, type XdsServerOptions } from '../../../../src/xds/transport/server';
 import { ScriptedClient, type ClientOptions } from './client';
 
 export const ADS = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';

@@ -1,8 +1,8 @@
 // Real, encoded Envoy resources and a provider tests can mutate.
 import { createHash } from 'node:crypto';
-import { encodeResource } from '../../../../src/xds/envoy-proto';
-import type { ResourceChange, ResourceProvider, ResourceSet, XdsNode, XdsResource } from '../../../../src/xds/provider';
-import { TypeUrl } from '../../../../src/xds/type-urls';
+import { encodeResource } from '../../../../src/xds/transport/envoy-proto';
+import type { ResourceChange, ResourceProvider, ResourceSet, XdsNode, XdsResource } from '../../../../src/xds/transport/provider';
+import { TypeUrl } from '../../../../src/xds/transport/type-urls';
 
 const HCM = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 const ROUTER = 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router';

@@ -3,11 +3,11 @@
 import type { EventEmitter } from 'node:events';
 import type { ServerDuplexStream } from '@grpc/grpc-js';
 import pino from 'pino';
-import { createXdsMetrics } from '../../../../src/xds/metrics';
-import { NO_INTERNING } from '../../../../src/xds/name-sets';
-import { BodyCache } from '../../../../src/xds/responses';
-import { XdsStream, type StreamDeps } from '../../../../src/xds/stream';
-import { encodeRequest, serializeResponse, type XdsResponse } from '../../../../src/xds/wire';
+import { createXdsMetrics } from '../../../../src/xds/transport/metrics';
+import { NO_INTERNING } from '../../../../src/xds/transport/name-sets';
+import { BodyCache } from '../../../../src/xds/transport/responses';
+import { XdsStream, type StreamDeps } from '../../../../src/xds/transport/stream';
+import { encodeRequest, serializeResponse, type XdsResponse } from '../../../../src/xds/transport/wire';
 import type { TestProvider } from './fixtures';
 
 type StreamInfo = ConstructorParameters<typeof XdsStream>[2];

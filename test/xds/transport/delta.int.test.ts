@@ -3,7 +3,7 @@
 // hub with initial_resource_versions.
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { TypeUrl } from '../../../src/xds/type-urls';
+import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { TestProvider, cla, cluster, listener, seed } from './helpers/fixtures';
 import { startHub, type Hub } from './helpers/harness';
 import { DeltaScript, deltaVersions } from './helpers/scripts';

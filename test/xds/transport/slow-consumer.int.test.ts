@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
-import { lookupType } from '../../../src/xds/envoy-proto';
-import { TypeUrl } from '../../../src/xds/type-urls';
+import { lookupType } from '../../../src/xds/transport/envoy-proto';
+import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { node, decodeAny, type Plain } from './helpers/client';
 import { TestProvider, cluster, seed } from './helpers/fixtures';
 import { ADS, startHub } from './helpers/harness';
