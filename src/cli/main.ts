@@ -8,6 +8,7 @@ const USAGE = `usage: xdshub <command> [flags]
 commands:
   serve       run the hub (HTTP API, Subscribe and xDS)
   subscribe   stream events from a hub's Subscribe API
+  envoy bootstrap   print an Envoy bootstrap that connects an Envoy to the hub
 
 flags of serve (each also from an XDSHUB_* environment variable):
   --http-port 8500  --grpc-port 8502  --bind 127.0.0.1  --data-dir ./data
@@ -30,6 +31,10 @@ export async function main(argv: string[], env: Record<string, string | undefine
     }
     case 'subscribe': {
       const { run } = require('./subscribe') as CommandModule;
+      return run(rest, env);
+    }
+    case 'envoy': {
+      const { run } = require('./envoy') as CommandModule;
       return run(rest, env);
     }
     case '--version':

@@ -1,0 +1,83 @@
+// `xdshub envoy bootstrap`: prints an Envoy bootstrap (JSON) that connects an
+// Envoy to the hub, as `consul connect envoy -bootstrap` does for Consul.
+//   xdshub envoy bootstrap --node-id edge-1 --cluster edge > envoy.json && envoy -c envoy.json
+import { parseArgs } from 'node:util';
+import { parseDurationMs } from '../config';
+import { invalid, isHubError } from '../errors';
+import { BOOTSTRAP_DEFAULTS, envoyBootstrap, type EnvoyTransport } from './envoy-bootstrap';
+
+const USAGE = `usage: xdshub envoy bootstrap --node-id ID [--cluster NAME]
+                              [--transport delta|sotw|rest] [--ads=true|false]
+                              [--admin-bind 127.0.0.1:19000]
+                              [--grpc-addr 127.0.0.1:8502] [--http-addr 127.0.0.1:8500]
+                              [--refresh-delay 1s] [--datacenter dc1]
+
+  Prints an Envoy bootstrap on stdout. --cluster (default: the node id) names
+  the ingress-gateway config entry whose listeners the Envoy gets. --transport: delta (Delta ADS,
+  the default), sotw (state-of-the-world ADS) or rest (REST polling of
+  --http-addr every --refresh-delay). --ads=false gives one gRPC stream per
+  resource type instead of ADS (REST always polls per type).
+  Env: XDSHUB_GRPC_ADDR, XDSHUB_HTTP_ADDR.`;
+
+function boolFlag(text: string | undefined, flag: string): boolean | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'true') return true;
+  if (text === 'false') return false;
+  throw invalid(flag, `expected true or false, got "${text}"`);
+}
+
+export function parseBootstrapArgs(argv: string[], env: Record<string, string | undefined>) {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      'node-id': { type: 'string' },
+      cluster: { type: 'string' },
+      transport: { type: 'string' },
+      ads: { type: 'string' },
+      'admin-bind': { type: 'string' },
+      'grpc-addr': { type: 'string' },
+      'http-addr': { type: 'string' },
+      'refresh-delay': { type: 'string' },
+      datacenter: { type: 'string' },
+    },
+  });
+  const transport = values.transport ?? BOOTSTRAP_DEFAULTS.transport;
+  if (transport !== 'delta' && transport !== 'sotw' && transport !== 'rest') throw invalid('transport', `expected delta, sotw or rest, got "${transport}"`);
+  if (values['node-id'] === undefined || values['node-id'] === '') throw invalid('node-id', 'required');
+  return {
+    nodeId: values['node-id'],
+    // Envoy requires node.cluster; like Consul, default it to the node's own name.
+    cluster: values.cluster ?? values['node-id'],
+    transport: transport as EnvoyTransport,
+    ads: boolFlag(values.ads, 'ads') ?? transport !== 'rest',
+    adminBind: values['admin-bind'] ?? BOOTSTRAP_DEFAULTS.adminBind,
+    grpcAddr: values['grpc-addr'] ?? env.XDSHUB_GRPC_ADDR ?? BOOTSTRAP_DEFAULTS.grpcAddr,
+    httpAddr: values['http-addr'] ?? env.XDSHUB_HTTP_ADDR ?? BOOTSTRAP_DEFAULTS.httpAddr,
+    refreshDelayMs: values['refresh-delay'] === undefined ? BOOTSTRAP_DEFAULTS.refreshDelayMs : parseDurationMs(values['refresh-delay'], 'refresh-delay'),
+    datacenter: values.datacenter ?? BOOTSTRAP_DEFAULTS.datacenter,
+  };
+}
+
+export async function run(argv: string[], env: Record<string, string | undefined>): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === '--help' || sub === '-h' || rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (sub !== 'bootstrap') {
+    process.stderr.write(`xdshub envoy: ${sub === undefined ? 'missing subcommand' : `unknown subcommand "${sub}"`}\n${USAGE}\n`);
+    return 2;
+  }
+  try {
+    const bootstrap = envoyBootstrap(parseBootstrapArgs(rest, env));
+    process.stdout.write(`${JSON.stringify(bootstrap, null, 2)}\n`);
+    return 0;
+  } catch (err) {
+    if (isHubError(err) || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`xdshub envoy bootstrap: ${(err as Error).message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+}

