@@ -42,6 +42,7 @@ export async function blockingRead<T>(
   req: FastifyRequest,
   reply: FastifyReply,
   read: () => Indexed<T>,
+  options: { untilChanged?: boolean } = {},
 ): Promise<T> {
   const params = parseBlocking(req.query as Record<string, unknown>);
   let result = read();
@@ -49,7 +50,7 @@ export async function blockingRead<T>(
   // restarted): answer now so the client sees the lower index and resets, as
   // Consul's clients are told to.
   if (params && params.index <= ctx.catalog.lastIndex() && BigInt(result.index) <= params.index) {
-    result = await waitForChange(ctx, reply, read, params, result);
+    result = await waitForChange(ctx, reply, read, params, result, options.untilChanged === true);
   }
   reply.header('X-Consul-Index', String(result.index));
   return result.value;
@@ -61,6 +62,7 @@ async function waitForChange<T>(
   read: () => Indexed<T>,
   params: BlockingParams,
   first: Indexed<T>,
+  untilChanged: boolean,
 ): Promise<Indexed<T>> {
   const controller = new AbortController();
   // Consul adds up to wait/16 of jitter so that many watchers don't return together.
@@ -70,8 +72,12 @@ async function waitForChange<T>(
   reply.raw.once('close', onClose);
   ctx.waits.add(controller);
   let result = first;
+  // A filtered read's index moves with its whole table; it answers only once
+  // what passes the filter differs from what the client already has.
+  const seen = untilChanged ? JSON.stringify(first.value) : undefined;
+  const done = (r: Indexed<T>) => BigInt(r.index) > params.index && (seen === undefined || JSON.stringify(r.value) !== seen);
   try {
-    while (BigInt(result.index) <= params.index && !controller.signal.aborted) {
+    while (!done(result) && !controller.signal.aborted) {
       try {
         await ctx.catalog.waitForIndex(ctx.catalog.lastIndex(), controller.signal);
       } catch (err) {

@@ -1,34 +1,7 @@
 // Consul's response shapes that differ from the catalog's own types.
-import type { CheckServiceNode, HealthCheck, NodeService } from '../catalog/types';
+import type { HealthCheck, NodeService } from '../catalog/types';
+export { serviceNode } from '../catalog/service-node';
 import { invalid } from '../errors';
-
-/** /v1/catalog/service/:s — Consul's flattened ServiceNode. */
-export function serviceNode(csn: CheckServiceNode): Record<string, unknown> {
-  const { Node: n, Service: s } = csn;
-  return {
-    ID: n.ID,
-    Node: n.Node,
-    Address: n.Address,
-    Datacenter: n.Datacenter,
-    TaggedAddresses: n.TaggedAddresses,
-    NodeMeta: n.Meta,
-    ServiceKind: s.Kind,
-    ServiceID: s.ID,
-    ServiceName: s.Service,
-    ServiceTags: s.Tags,
-    ServiceAddress: s.Address,
-    ServiceTaggedAddresses: s.TaggedAddresses,
-    ServiceWeights: s.Weights,
-    ServiceMeta: s.Meta,
-    ServicePort: s.Port,
-    ServiceEnableTagOverride: s.EnableTagOverride,
-    ServiceProxy: s.Proxy ?? {},
-    ServiceConnect: s.Connect ?? {},
-    ...(s.Locality ? { ServiceLocality: s.Locality } : {}),
-    CreateIndex: s.CreateIndex,
-    ModifyIndex: s.ModifyIndex,
-  };
-}
 
 /** /v1/agent/services — Consul's AgentService (no indexes, the datacenter added). */
 export function agentService(s: NodeService, datacenter: string): Record<string, unknown> {

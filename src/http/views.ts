@@ -31,14 +31,18 @@ export async function streamingRead<K extends ViewKey>(
   req: FastifyRequest,
   reply: FastifyReply,
   key: K,
+  options: { untilChanged?: boolean } = {},
 ): Promise<ViewValue<K>> {
   const params = parseBlocking(req.query as Record<string, unknown>);
   const applied = ctx.viewTarget(key);
-  let minIndex = applied > 0n ? applied - 1n : 0n;
+  const caughtUp = applied > 0n ? applied - 1n : 0n;
+  let minIndex = caughtUp;
   let waitMs = CATCH_UP_MS;
   // An index from the future (state went backwards) is answered at once, as in blockingRead.
-  if (params && params.index <= ctx.catalog.lastIndex()) {
-    if (params.index > minIndex) minIndex = params.index;
+  const blocking = params !== undefined && params.index <= ctx.catalog.lastIndex();
+  if (blocking) {
+    // A filtered view first catches up, then waits for its content to change (below).
+    if (params.index > minIndex && !options.untilChanged) minIndex = params.index;
     // Consul adds up to wait/16 of jitter so that many watchers don't return together.
     waitMs = params.waitMs + Math.floor(Math.random() * (params.waitMs / 16));
   }
@@ -49,7 +53,15 @@ export async function streamingRead<K extends ViewKey>(
   reply.raw.once('close', onClose);
   ctx.waits.add(controller);
   try {
-    const result = await ctx.views.get(key, { token: tokenOf(req), minIndex, signal: controller.signal });
+    const read = (min: bigint) => ctx.views.get(key, { token: tokenOf(req), minIndex: min, signal: controller.signal });
+    let result = await read(minIndex);
+    if (blocking && options.untilChanged && result.index <= params.index) {
+      // A filtered view moves on every change to its service, matching or not.
+      // Its result is the same frozen array until what passes the filter
+      // changes, so the query waits for a new array, not a new index.
+      const seen = result.value;
+      while (result.value === seen && !controller.signal.aborted) result = await read(result.index);
+    }
     reply.header('X-Consul-Index', String(result.index > 0n ? result.index : 1n));
     reply.header('X-Consul-Query-Backend', 'streaming');
     return result.value;

@@ -44,6 +44,9 @@ export function viewForKey<K extends ViewKey>(key: K): View<ViewValue<K>> {
         connect: key.connect,
         tags: key.tags,
         passingOnly: key.passingOnly,
+        nodeMeta: key.nodeMeta,
+        filter: key.filter,
+        filterOn: key.filterOn,
       }) as View<ViewValue<K>>;
     case 'service-list':
       return serviceListView() as View<ViewValue<K>>;
@@ -58,7 +61,9 @@ export function storeKey(key: ViewKey, token: string): string {
   switch (key.kind) {
     case 'service-health': {
       const tags = [...(key.tags ?? [])].map((t) => t.toLowerCase()).sort();
-      return JSON.stringify(['health', key.service, !!key.connect, tags, !!key.passingOnly, token]);
+      const meta = Object.entries(key.nodeMeta ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      const filter = key.filter ? [key.filterOn ?? 'check-service-node', key.filter] : null;
+      return JSON.stringify(['health', key.service, !!key.connect, tags, !!key.passingOnly, meta, filter, token]);
     }
     case 'service-list':
       return JSON.stringify(['service-list', token]);

@@ -12,6 +12,15 @@ export type ViewKey =
       tags?: readonly string[];
       /** Only instances whose checks are all passing (Consul's ?passing). */
       passingOnly?: boolean;
+      /** Only instances whose node has every key:value (Consul's ?node-meta). */
+      nodeMeta?: Readonly<Record<string, string>>;
+      /**
+       * A ?filter expression (validated by the caller), run on each instance as
+       * `filterOn`: the CheckServiceNode (/v1/health/service) or Consul's flattened
+       * ServiceNode (/v1/catalog/service).
+       */
+      filter?: string;
+      filterOn?: 'check-service-node' | 'service-node';
     }
   | { kind: 'service-list' }
   /** One config entry kind; `name` absent = every entry of the kind (wildcard). */

@@ -7,12 +7,33 @@ import { HubError } from '../../errors';
 import type { HttpContext } from '../context';
 import { blockingRead } from '../blocking';
 import { sendJson } from '../reply';
-import { agentService } from '../shapes';
-import { agentRegisterCommand, checkUpdateFromBody } from '../translate/agent';
+import { HEALTH_CHECK_FIELDS, NODE_SERVICE_FIELDS } from '../../filter/index';
+import { filterParam } from '../query';
+import { agentService, flag } from '../shapes';
+import { type AgentIdentity, agentRegisterCommand, checkUpdateFromBody } from '../translate/agent';
+import { agentHealthRoutes } from './agent-health';
 import { submit, submitOrThrow, refusal } from '../write';
 
 type IdParams = { Params: { id: string } };
-const VERSION = '1.16.0';
+type Query = Record<string, unknown>;
+export const VERSION = '1.16.0';
+
+/** The hub as a Serf member (/v1/agent/members, /v1/agent/self): always alive (Status 1). */
+function member(id: AgentIdentity) {
+  return {
+    Name: id.nodeName,
+    Addr: id.address,
+    Port: 8301,
+    Tags: { role: 'consul', dc: id.datacenter, id: id.nodeId, build: `${VERSION}:xdshub`, vsn: '2', port: '8300' },
+    Status: 1,
+    ProtocolMin: 1,
+    ProtocolMax: 5,
+    ProtocolCur: 2,
+    DelegateMin: 2,
+    DelegateMax: 5,
+    DelegateCur: 4,
+  };
+}
 
 function unknownCheck(id: string): HubError {
   return new HubError('NOT_FOUND', `Unknown check ID "${id}". Ensure that the check ID is passed, not the check name.`);
@@ -57,18 +78,46 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
   });
 
   app.get('/v1/agent/services', async (req, reply) => {
-    const found = await blockingRead(ctx, req, reply, () => ctx.catalog.node(node));
-    const services = found?.Services ?? [];
+    const filter = filterParam(req.query as Query, NODE_SERVICE_FIELDS);
+    const services = await blockingRead(
+      ctx,
+      req,
+      reply,
+      () => {
+        const found = ctx.catalog.node(node);
+        return { index: found.index, value: (found.value?.Services ?? []).filter((s) => !filter || filter(s)) };
+      },
+      { untilChanged: filter !== undefined },
+    );
     return sendJson(reply, Object.fromEntries(services.map((s) => [s.ID, agentService(s, ctx.config.datacenter)])));
   });
 
   app.get('/v1/agent/checks', async (req, reply) => {
-    const checks = await blockingRead(ctx, req, reply, () => ctx.catalog.nodeChecks(node));
+    const filter = filterParam(req.query as Query, HEALTH_CHECK_FIELDS);
+    const checks = await blockingRead(
+      ctx,
+      req,
+      reply,
+      () => {
+        const found = ctx.catalog.nodeChecks(node);
+        return filter ? { index: found.index, value: found.value.filter((c) => filter(c)) } : found;
+      },
+      { untilChanged: filter !== undefined },
+    );
     return sendJson(reply, Object.fromEntries(checks.map((c) => [c.CheckID, c])));
   });
 
+  // The hub is the only member of its (LAN or WAN) pool.
+  app.get('/v1/agent/members', async (req, reply) => {
+    const wan = flag(req.query as Query, 'wan');
+    const self = member(ctx.identity);
+    return sendJson(reply, [wan ? { ...self, Name: `${self.Name}.${ctx.identity.datacenter}` } : self]);
+  });
+
+  agentHealthRoutes(app, ctx);
+
   app.get('/v1/agent/self', async (_req, reply) => {
-    const { nodeName, nodeId, address, datacenter } = ctx.identity;
+    const { nodeName, nodeId, datacenter } = ctx.identity;
     return sendJson(reply, {
       Config: {
         Datacenter: datacenter,
@@ -82,19 +131,7 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
       },
       DebugConfig: {},
       Coord: null,
-      Member: {
-        Name: nodeName,
-        Addr: address,
-        Port: 8301,
-        Tags: { role: 'consul', dc: datacenter, id: nodeId, build: `${VERSION}:xdshub`, vsn: '2' },
-        Status: 1,
-        ProtocolMin: 1,
-        ProtocolMax: 5,
-        ProtocolCur: 2,
-        DelegateMin: 2,
-        DelegateMax: 5,
-        DelegateCur: 4,
-      },
+      Member: member(ctx.identity),
       Stats: {},
       Meta: {},
       xDS: { SupportedProxies: { envoy: ['1.28.0', '1.27.0', '1.26.0'] }, Port: ctx.config.grpcPort, Ports: { Plaintext: ctx.config.grpcPort, TLS: -1 } },

@@ -1,17 +1,24 @@
-// /v1/catalog/*: register and deregister (writes) and the blocking reads.
-import type { FastifyInstance } from 'fastify';
+// /v1/catalog/*: register and deregister (writes) and the blocking reads, with
+// ?filter, ?node-meta and ?near where Consul takes them.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { serviceNode } from '../../catalog/service-node';
+import { NODE_FIELDS, NODE_SERVICE_FIELDS, SERVICE_NODE_FIELDS } from '../../filter/index';
 import type { HttpContext } from '../context';
 import { blockingRead } from '../blocking';
 import { streamingRead } from '../views';
 import { sendJson } from '../reply';
-import { many, serviceNode } from '../shapes';
+import { many } from '../shapes';
+import { filterParam, filterText, narrow, nearParam, nodeMetaParam, sortNear } from '../query';
+import { gatewayServices } from '../gateways';
 import { deregisterCommand, registerCommand } from '../translate/catalog';
 import { submitOrThrow } from '../write';
 
 type NameParams = { Params: { name: string } };
+type Query = Record<string, unknown>;
 
 export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
   const defaults = { datacenter: ctx.config.datacenter };
+  const agentNode = ctx.identity.nodeName;
 
   app.put('/v1/catalog/register', async (req, reply) => {
     await submitOrThrow(ctx, reply, registerCommand(req.body, defaults));
@@ -23,28 +30,102 @@ export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return sendJson(reply, true);
   });
 
+  // One datacenter: the hub's own.
+  app.get('/v1/catalog/datacenters', async (_req, reply) => sendJson(reply, [ctx.config.datacenter]));
+
   app.get('/v1/catalog/services', async (req, reply) => {
+    const query = req.query as Query;
+    const filter = filterParam(query, SERVICE_NODE_FIELDS);
+    const nodeMeta = nodeMetaParam(query);
     // Names and the index come from the service-list view; tags are not in
     // ServiceList events, so they are read from the catalog, which is at least as new.
     const names = await streamingRead(ctx, req, reply, { kind: 'service-list' });
-    const tags = ctx.catalog.services().value;
-    return sendJson(reply, Object.fromEntries(names.map((s) => [s.Name, tags[s.Name] ?? []])));
+    if (!filter && !nodeMeta) {
+      const tags = ctx.catalog.services().value;
+      return sendJson(reply, Object.fromEntries(names.map((s) => [s.Name, tags[s.Name] ?? []])));
+    }
+    // Filtered: a service is listed when one of its instances passes, with the tags of those that pass.
+    const out: Record<string, string[]> = {};
+    for (const { Name } of names) {
+      const kept = narrow(ctx.catalog.serviceInstances(Name).value, { filter, nodeMeta, metaOf: (c) => c.Node.Meta, view: serviceNode });
+      if (kept.length > 0) out[Name] = [...new Set(kept.flatMap((c) => c.Service.Tags))].sort();
+    }
+    return sendJson(reply, out);
   });
 
+  async function serviceNodes(req: FastifyRequest, reply: FastifyReply, name: string, connect: boolean) {
+    const query = req.query as Query;
+    filterParam(query, SERVICE_NODE_FIELDS); // a bad filter is a 400 before any view starts
+    const filter = filterText(query);
+    const key = {
+      kind: 'service-health',
+      service: name,
+      connect,
+      tags: many(query.tag),
+      nodeMeta: nodeMetaParam(query),
+      ...(filter ? { filter, filterOn: 'service-node' as const } : {}),
+    } as const;
+    const found = await streamingRead(ctx, req, reply, key, { untilChanged: filter !== undefined });
+    return sortNear(found, nearParam(query, agentNode), (c) => c.Node.Node).map(serviceNode);
+  }
+
   app.get<NameParams>('/v1/catalog/service/:name', async (req, reply) => {
-    const tags = many((req.query as Record<string, unknown>).tag);
-    const key = { kind: 'service-health', service: req.params.name, tags } as const;
-    return sendJson(reply, (await streamingRead(ctx, req, reply, key)).map(serviceNode));
+    return sendJson(reply, await serviceNodes(req, reply, req.params.name, false));
+  });
+
+  // Connect-capable instances of a service: its proxies and Connect-native instances.
+  app.get<NameParams>('/v1/catalog/connect/:name', async (req, reply) => {
+    return sendJson(reply, await serviceNodes(req, reply, req.params.name, true));
   });
 
   app.get('/v1/catalog/nodes', async (req, reply) => {
-    return sendJson(reply, await blockingRead(ctx, req, reply, () => ctx.catalog.nodes()));
+    const query = req.query as Query;
+    const filter = filterParam(query, NODE_FIELDS);
+    const nodeMeta = nodeMetaParam(query);
+    const narrowed = filter !== undefined || nodeMeta !== undefined;
+    const nodes = await blockingRead(
+      ctx,
+      req,
+      reply,
+      () => {
+        const all = ctx.catalog.nodes();
+        return narrowed ? { index: all.index, value: narrow(all.value, { filter, nodeMeta, metaOf: (n) => n.Meta }) } : all;
+      },
+      { untilChanged: narrowed },
+    );
+    return sendJson(reply, sortNear(nodes, nearParam(query, agentNode), (n) => n.Node));
   });
 
+  /** The node and its services, with ?filter on the services. */
+  function nodeRead(name: string, query: Query) {
+    const filter = filterParam(query, NODE_SERVICE_FIELDS);
+    return {
+      filtered: filter !== undefined,
+      read: () => {
+        const found = ctx.catalog.node(name);
+        if (!found.value || !filter) return found;
+        return { index: found.index, value: { ...found.value, Services: found.value.Services.filter((s) => filter(s)) } };
+      },
+    };
+  }
+
   app.get<NameParams>('/v1/catalog/node/:name', async (req, reply) => {
-    const found = await blockingRead(ctx, req, reply, () => ctx.catalog.node(req.params.name));
+    const { filtered, read } = nodeRead(req.params.name, req.query as Query);
+    const found = await blockingRead(ctx, req, reply, read, { untilChanged: filtered });
     // Consul answers an unknown node with 200 and null; services are keyed by ID.
     if (!found) return sendJson(reply, null);
     return sendJson(reply, { Node: found.Node, Services: Object.fromEntries(found.Services.map((s) => [s.ID, s])) });
+  });
+
+  // The same as /node/:n with the services as a list (Consul 1.7+); an unknown node is {Node: null, Services: null}.
+  app.get<NameParams>('/v1/catalog/node-services/:name', async (req, reply) => {
+    const { filtered, read } = nodeRead(req.params.name, req.query as Query);
+    const found = await blockingRead(ctx, req, reply, read, { untilChanged: filtered });
+    return sendJson(reply, found ? { Node: found.Node, Services: found.Services } : { Node: null, Services: null });
+  });
+
+  // Services an ingress gateway exposes, from its config entry.
+  app.get<NameParams>('/v1/catalog/gateway-services/:name', async (req, reply) => {
+    return sendJson(reply, await blockingRead(ctx, req, reply, () => gatewayServices(ctx.catalog, req.params.name)));
   });
 }

@@ -1,41 +1,100 @@
-// /v1/health/*: instances with their checks, and checks by service, node, state.
-import type { FastifyInstance } from 'fastify';
-import type { HealthStatus } from '../../catalog/types';
+// /v1/health/*: instances with their checks, and checks by service, node and
+// state, with ?filter, ?node-meta and ?near where Consul takes them.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Indexed } from '../../catalog/catalog';
+import type { HealthCheck, HealthStatus } from '../../catalog/types';
+import { CHECK_SERVICE_NODE_FIELDS, HEALTH_CHECK_FIELDS } from '../../filter/index';
 import { invalid } from '../../errors';
 import type { HttpContext } from '../context';
 import { blockingRead } from '../blocking';
+import { ingressInstances } from '../gateways';
 import { streamingRead } from '../views';
 import { sendJson } from '../reply';
 import { flag, many } from '../shapes';
+import { filterParam, filterText, narrow, nearParam, nodeMetaParam, sortNear } from '../query';
 
 type NameParams = { Params: { name: string } };
+type Query = Record<string, unknown>;
 const STATES = ['any', 'passing', 'warning', 'critical'] as const;
 
 export function healthRoutes(app: FastifyInstance, ctx: HttpContext): void {
-  app.get<NameParams>('/v1/health/service/:name', async (req, reply) => {
-    const query = req.query as Record<string, unknown>;
+  const agentNode = ctx.identity.nodeName;
+
+  /** Instances from the health view (ServiceHealth, or ServiceHealthConnect for `connect`). */
+  async function instances(req: FastifyRequest, reply: FastifyReply, service: string, connect: boolean) {
+    const query = req.query as Query;
+    filterParam(query, CHECK_SERVICE_NODE_FIELDS); // a bad filter is a 400 before any view starts
+    const filter = filterText(query);
+    // The view applies ?tag (all required, case-insensitive), ?passing (every
+    // check passing; warning is not passing), ?node-meta and ?filter.
+    const key = {
+      kind: 'service-health',
+      service,
+      connect,
+      tags: many(query.tag),
+      passingOnly: flag(query, 'passing'),
+      nodeMeta: nodeMetaParam(query),
+      ...(filter ? { filter } : {}),
+    } as const;
+    const found = await streamingRead(ctx, req, reply, key, { untilChanged: filter !== undefined });
+    return sortNear(found, nearParam(query, agentNode), (c) => c.Node.Node);
+  }
+
+  app.get<NameParams>('/v1/health/service/:name', async (req, reply) => sendJson(reply, await instances(req, reply, req.params.name, false)));
+  app.get<NameParams>('/v1/health/connect/:name', async (req, reply) => sendJson(reply, await instances(req, reply, req.params.name, true)));
+
+  // Instances of the ingress gateways that expose the service.
+  app.get<NameParams>('/v1/health/ingress/:name', async (req, reply) => {
+    const query = req.query as Query;
+    const filter = filterParam(query, CHECK_SERVICE_NODE_FIELDS);
+    const nodeMeta = nodeMetaParam(query);
     const passing = flag(query, 'passing');
     const tags = many(query.tag);
-    // The view applies ?tag (all required, case-insensitive) and ?passing (every
-    // check passing; warning is not passing), as Consul's health view does.
-    const key = { kind: 'service-health', service: req.params.name, tags, passingOnly: passing } as const;
-    return sendJson(reply, await streamingRead(ctx, req, reply, key));
+    const narrowed = filter !== undefined || nodeMeta !== undefined;
+    const found = await blockingRead(
+      ctx,
+      req,
+      reply,
+      () => {
+        const all = ingressInstances(ctx.catalog, req.params.name);
+        const value = narrow(all.value, { filter, nodeMeta, metaOf: (c) => c.Node.Meta }).filter(
+          (c) => (!passing || c.Checks.every((k) => k.Status === 'passing')) && tags.every((t) => c.Service.Tags.includes(t)),
+        );
+        return { index: all.index, value };
+      },
+      { untilChanged: narrowed },
+    );
+    return sendJson(reply, sortNear(found, nearParam(query, agentNode), (c) => c.Node.Node));
   });
 
-  app.get<NameParams>('/v1/health/checks/:name', async (req, reply) => {
-    return sendJson(reply, await blockingRead(ctx, req, reply, () => ctx.catalog.serviceChecks(req.params.name)));
-  });
+  /** A list of checks with ?filter and (where Consul takes it) ?node-meta and ?near. */
+  async function checks(req: FastifyRequest, reply: FastifyReply, read: () => Indexed<HealthCheck[]>, withMeta: boolean) {
+    const query = req.query as Query;
+    const filter = filterParam(query, HEALTH_CHECK_FIELDS);
+    const nodeMeta = withMeta ? nodeMetaParam(query) : undefined;
+    const narrowed = filter !== undefined || nodeMeta !== undefined;
+    const metaOf = (c: HealthCheck) => ctx.catalog.node(c.Node).value?.Node.Meta;
+    const found = await blockingRead(
+      ctx,
+      req,
+      reply,
+      () => {
+        const all = read();
+        return narrowed ? { index: all.index, value: narrow(all.value, { filter, nodeMeta, metaOf }) } : all;
+      },
+      { untilChanged: narrowed },
+    );
+    return sendJson(reply, withMeta ? sortNear(found, nearParam(query, agentNode), (c) => c.Node) : found);
+  }
 
-  app.get<NameParams>('/v1/health/node/:name', async (req, reply) => {
-    return sendJson(reply, await blockingRead(ctx, req, reply, () => ctx.catalog.nodeChecks(req.params.name)));
-  });
+  app.get<NameParams>('/v1/health/checks/:name', async (req, reply) => checks(req, reply, () => ctx.catalog.serviceChecks(req.params.name), true));
+  app.get<NameParams>('/v1/health/node/:name', async (req, reply) => checks(req, reply, () => ctx.catalog.nodeChecks(req.params.name), false));
 
   app.get<{ Params: { state: string } }>('/v1/health/state/:state', async (req, reply) => {
     const state = req.params.state;
     if (!(STATES as readonly string[]).includes(state)) {
       throw invalid('state', `Invalid check state "${state}": expected one of ${STATES.join(', ')}`);
     }
-    const checks = await blockingRead(ctx, req, reply, () => ctx.catalog.checksInState(state as HealthStatus | 'any'));
-    return sendJson(reply, checks);
+    return checks(req, reply, () => ctx.catalog.checksInState(state as HealthStatus | 'any'), true);
   });
 }

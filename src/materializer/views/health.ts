@@ -3,7 +3,9 @@
 // that no longer matches the filter deletes the instance (Consul #12640), so a
 // filtered view never keeps a stale member. Results are sorted by node, then
 // service ID, built once per index and patched rather than re-sorted.
+import { serviceNode } from '../../catalog/service-node';
 import type { CheckServiceNode } from '../../catalog/types';
+import { CHECK_SERVICE_NODE_FIELDS, SERVICE_NODE_FIELDS, compileFilter } from '../../filter/index';
 import { type View, deepFreeze } from '../view';
 import { shardedView } from './sorted-sharded';
 
@@ -15,6 +17,11 @@ export interface HealthViewOptions {
   tags?: readonly string[];
   /** Only instances whose checks are all passing (Consul's ?passing). */
   passingOnly?: boolean;
+  /** Only instances whose node has every key:value (Consul's ?node-meta). */
+  nodeMeta?: Readonly<Record<string, string>>;
+  /** A ?filter expression, run on the instance (or on its flattened ServiceNode). */
+  filter?: string;
+  filterOn?: 'check-service-node' | 'service-node';
 }
 
 export function instanceKey(csn: CheckServiceNode): string {
@@ -25,6 +32,9 @@ export function instanceKey(csn: CheckServiceNode): string {
 
 export function healthMatcher(options: HealthViewOptions): (csn: CheckServiceNode) => boolean {
   const tags = (options.tags ?? []).map((t) => t.toLowerCase());
+  const meta = Object.entries(options.nodeMeta ?? {});
+  const flat = options.filterOn === 'service-node';
+  const filter = options.filter ? compileFilter(options.filter, flat ? SERVICE_NODE_FIELDS : CHECK_SERVICE_NODE_FIELDS) : undefined;
   return (csn) => {
     if (!options.connect && csn.Service.Service !== options.service) return false;
     if (tags.length > 0) {
@@ -32,6 +42,8 @@ export function healthMatcher(options: HealthViewOptions): (csn: CheckServiceNod
       if (!tags.every((t) => have.has(t))) return false;
     }
     if (options.passingOnly && !csn.Checks.every((c) => c.Status === 'passing')) return false;
+    if (meta.length > 0 && !meta.every(([k, v]) => csn.Node.Meta?.[k] === v)) return false;
+    if (filter && !filter(flat ? serviceNode(csn) : csn)) return false;
     return true;
   };
 }

@@ -1,0 +1,86 @@
+// Reads that join ingress-gateway config entries with the catalog:
+// /v1/catalog/gateway-services/:gateway (what a gateway exposes) and
+// /v1/health/ingress/:service (the gateways that expose a service).
+import type { CatalogReader, Indexed } from '../catalog/catalog';
+import type { CheckServiceNode, ConfigEntry } from '../catalog/types';
+
+interface Listener {
+  Port?: number;
+  Protocol?: string;
+  Services?: Array<{ Name?: string; Hosts?: string[]; Namespace?: string; Partition?: string }>;
+}
+
+export interface GatewayService {
+  Gateway: { Name: string; Namespace: string; Partition: string };
+  Service: { Name: string; Namespace: string; Partition: string };
+  GatewayKind: 'ingress-gateway';
+  Port: number;
+  Protocol: string;
+  Hosts: string[] | null;
+  CAFile: string;
+  CertFile: string;
+  KeyFile: string;
+  SNI: string;
+  FromWildcard: boolean;
+  CreateIndex: number;
+  ModifyIndex: number;
+}
+
+const name = (n: string) => ({ Name: n, Namespace: 'default', Partition: 'default' });
+
+/** Plain services (not proxies or gateways): what a `*` listener exposes, as in Consul. */
+function typicalServices(catalog: CatalogReader): string[] {
+  return Object.keys(catalog.services().value).filter((s) => catalog.serviceInstances(s).value.some((c) => c.Service.Kind === ''));
+}
+
+function expand(catalog: CatalogReader, entry: ConfigEntry): GatewayService[] {
+  const out: GatewayService[] = [];
+  for (const listener of (entry.Listeners as Listener[] | undefined) ?? []) {
+    for (const svc of listener.Services ?? []) {
+      const wildcard = svc.Name === '*';
+      for (const service of wildcard ? typicalServices(catalog) : [svc.Name ?? '']) {
+        out.push({
+          Gateway: name(entry.Name),
+          Service: name(service),
+          GatewayKind: 'ingress-gateway',
+          Port: listener.Port ?? 0,
+          Protocol: listener.Protocol || 'tcp',
+          Hosts: svc.Hosts && svc.Hosts.length > 0 ? svc.Hosts : null,
+          CAFile: '',
+          CertFile: '',
+          KeyFile: '',
+          SNI: '',
+          FromWildcard: wildcard,
+          CreateIndex: entry.CreateIndex,
+          ModifyIndex: entry.ModifyIndex,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+export function gatewayServices(catalog: CatalogReader, gateway: string): Indexed<GatewayService[]> {
+  const entry = catalog.configEntry('ingress-gateway', gateway);
+  if (!entry.value) return { index: entry.index, value: [] };
+  const value = expand(catalog, entry.value);
+  // A `*` listener changes with the service list too.
+  const wildcard = value.some((g) => g.FromWildcard) ? catalog.services().index : 0;
+  return { index: Math.max(entry.index, wildcard), value };
+}
+
+/** Instances of every ingress gateway whose config entry exposes `service` (by name or `*`). */
+export function ingressInstances(catalog: CatalogReader, service: string): Indexed<CheckServiceNode[]> {
+  const entries = catalog.configEntries('ingress-gateway');
+  let index = entries.index;
+  const out: CheckServiceNode[] = [];
+  for (const entry of entries.value) {
+    const listeners = (entry.Listeners as Listener[] | undefined) ?? [];
+    const exposes = listeners.some((l) => (l.Services ?? []).some((s) => s.Name === service || (s.Name === '*' && service !== entry.Name)));
+    if (!exposes) continue;
+    const instances = catalog.serviceInstances(entry.Name);
+    index = Math.max(index, instances.index);
+    out.push(...instances.value.filter((c) => c.Service.Kind === 'ingress-gateway'));
+  }
+  return { index, value: out };
+}
