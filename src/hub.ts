@@ -138,6 +138,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
       logger: logger.child({ module: 'catalog' }),
       compactEvery: config.compactEvery,
       compactKeepTail: config.compactKeepTail,
+      onRefusedAtApply: (type) => metrics.refusedAtApply.inc({ type }),
     });
     undo.push(() => catalog.close());
     metrics.setIndexSource(() => catalog.lastIndex());

@@ -10,6 +10,8 @@ export interface HubMetrics {
   /** Seconds from submit to applied (append + durable commit + apply). */
   readonly writeLatency: Histogram<'type'>;
   readonly lastIndex: Gauge;
+  /** Local writes that passed the check before append and were refused when applied (a race with another write). */
+  readonly refusedAtApply: Counter<'type'>;
   /** Where the last-index gauge reads from at scrape time (set once the catalog exists). */
   setIndexSource(read: () => bigint): void;
 }
@@ -48,6 +50,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): HubMe
       help: 'Time from submit until the command is durable in the log and applied',
       labelNames: ['type'] as const,
       buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    refusedAtApply: new Counter({
+      name: 'xdshub_catalog_refused_at_apply_total',
+      help: 'Writes accepted by the check before append but refused when their log entry was applied, by command type',
+      labelNames: ['type'] as const,
       registers: [registry],
     }),
     setIndexSource(read) {

@@ -30,8 +30,11 @@ export type Command =
   | { type: 'register'; node: NodeInput; service?: ServiceInput; checks: CheckInput[]; skipNodeUpdate: boolean }
   /** Consul's catalog deregister: the whole node, one service (and its checks), or one check. */
   | { type: 'deregister'; node: string; serviceId?: string; checkId?: string }
-  /** TTL pass/warn/fail/update: sets status and output of an existing check. `now` is when the HTTP call arrived (ms). */
-  | { type: 'check-update'; node: string; checkId: string; status: HealthStatus; output: string; now: number }
+  /**
+   * TTL pass/warn/fail/update: sets status and output of an existing check and
+   * records the refresh (the TTL clock restarts from this entry's index, not a time).
+   */
+  | { type: 'check-update'; node: string; checkId: string; status: HealthStatus; output: string }
   /**
    * A TTL check was not refreshed in time: sets it critical with `output`. Applies
    * only if the check's refresh index (TtlCheckState.refreshIndex: the index of its

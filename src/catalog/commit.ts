@@ -49,6 +49,15 @@ function touchedTtl(change: NodeChange, out: CheckRef[]): void {
   }
 }
 
+/** True when publishing the draft would change anything: an object, a check row (a TTL refresh counts) or a config entry. */
+export function hasChanges(draft: Draft): boolean {
+  for (const change of draft.nodeChanges()) {
+    const d = diff(change.before, change.after);
+    if (d.nodeChanged || d.servicesChanged || d.rowsChanged) return true;
+  }
+  return draft.configChanges().length > 0;
+}
+
 export function commit(tables: Tables, draft: Draft, index: bigint): { events: CatalogEvent[]; ttlTouched: CheckRef[] } {
   const ix = tables.indexes;
   const i = Number(index);

@@ -16,7 +16,7 @@ import {
 } from './catalog-ops';
 import type { ApplyResult, Command } from './commands';
 import { deleteConfigEntry, setConfigEntry } from './config-ops';
-import { commit } from './commit';
+import { commit, hasChanges } from './commit';
 import { parse, serialise } from './snapshot';
 import { Draft, emptyTables, type Tables } from './tables';
 import { applyTxn } from './txn';
@@ -30,15 +30,28 @@ export interface Applied {
   ttlTouched: CheckRef[];
 }
 
+/** What applying a command to the current state would do; nothing is changed. */
+export interface Verdict {
+  /** As apply would answer, but with `index` = lastIndex() (no entry was spent). */
+  result: ApplyResult;
+  /** False when the command would be refused, or would change nothing at all (not even a TTL refresh). */
+  changes: boolean;
+}
+
 export interface StateMachine extends CatalogReader {
   /** Applies the entry at `index` (must be greater than lastIndex()). Never throws for bad commands: it refuses them. */
   apply(index: bigint, command: Command): Applied;
+  /**
+   * Runs `command` against the current state without committing it: the same
+   * rules as apply, so the write path can answer refusals and no-ops without
+   * appending them to the log.
+   */
+  check(command: Command): Verdict;
   /** The whole state, deterministic for equal states. */
   snapshot(): string;
   /** Replaces the whole state with a snapshot() string (loading a log snapshot); lastIndex becomes the snapshot's. */
   restore(state: string): void;
 }
-
 
 function refused(index: bigint, err: unknown): Applied {
   const e =
@@ -101,6 +114,21 @@ export function createStateMachine(): StateMachine {
   let lastIndex = 0n;
   const reader = createReader(() => tables, () => lastIndex);
 
+  /** Runs the command on a draft at `index`: the staged draft and extra result fields, or the refusal. */
+  function execute(index: bigint, command: Command): { draft: Draft; extra: Partial<ApplyResult> } | { refusal: ApplyResult } {
+    const draft = new Draft(tables, Number(index));
+    try {
+      return { draft, extra: run(draft, command) };
+    } catch (err) {
+      if (err instanceof TxnRollback) {
+        return {
+          refusal: { index, ok: false, error: { code: 'CONFLICT', message: `transaction rolled back: ${err.message}` }, txnErrors: err.errors },
+        };
+      }
+      return { refusal: refused(index, err).result };
+    }
+  }
+
   function apply(index: bigint, command: Command): Applied {
     if (index <= lastIndex) {
       throw new HubError('INTERNAL', `apply: index ${index} is not after the last applied index ${lastIndex}`);
@@ -119,29 +147,33 @@ export function createStateMachine(): StateMachine {
       lastIndex = index;
       return { result: { index, ok: true }, events: [], ttlTouched: [] };
     }
-    const draft = new Draft(tables, Number(index));
-    let extra: Partial<ApplyResult>;
-    try {
-      extra = run(draft, command);
-    } catch (err) {
-      lastIndex = index;
-      if (err instanceof TxnRollback) {
-        return {
-          result: { index, ok: false, error: { code: 'CONFLICT', message: `transaction rolled back: ${err.message}` }, txnErrors: err.errors },
-          events: [],
-          ttlTouched: [],
-        };
-      }
-      return refused(index, err);
-    }
-    const { events, ttlTouched } = commit(tables, draft, index);
+    const outcome = execute(index, command);
     lastIndex = index;
-    return { result: { index, ok: true, ...extra }, events, ttlTouched };
+    if ('refusal' in outcome) return { result: outcome.refusal, events: [], ttlTouched: [] };
+    const { events, ttlTouched } = commit(tables, outcome.draft, index);
+    return { result: { index, ok: true, ...outcome.extra }, events, ttlTouched };
+  }
+
+  function check(command: Command): Verdict {
+    if (command?.type === 'restore') {
+      try {
+        parse(command.state);
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        return { result: refused(lastIndex, new ApplyError('INVALID_ARGUMENT', message, 'state')).result, changes: false };
+      }
+      return { result: { index: lastIndex, ok: true }, changes: true };
+    }
+    // The draft is stamped with the index the entry would get if appended now; only the verdict is kept.
+    const outcome = execute(lastIndex + 1n, command);
+    if ('refusal' in outcome) return { result: { ...outcome.refusal, index: lastIndex }, changes: false };
+    return { result: { index: lastIndex, ok: true, ...outcome.extra }, changes: hasChanges(outcome.draft) };
   }
 
   return {
     ...reader,
     apply,
+    check,
     snapshot: () => serialise(tables, lastIndex),
     restore(state: string) {
       const parsed = parse(state);

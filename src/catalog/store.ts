@@ -17,6 +17,12 @@ export interface CatalogOptions {
   compactEvery?: number;
   /** Entries kept behind the snapshot when compacting (a resume window for other readers). */
   compactKeepTail?: number;
+  /**
+   * Called when a local submit passed the check against the applied state but
+   * was refused when its entry was applied (an entry appended in between changed
+   * the outcome). Such an entry spends an index; the hub counts these.
+   */
+  onRefusedAtApply?(type: string): void;
 }
 
 /** Results of entries applied before their submit learnt its index; bounded so others' entries cannot pile up. */
@@ -149,6 +155,34 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
     }
   }
 
+  function serialise(command: Command): string {
+    try {
+      return JSON.stringify(command);
+    } catch (err) {
+      throw new HubError('INVALID_ARGUMENT', 'command is not serialisable as JSON', { cause: err });
+    }
+  }
+
+  /** Appends one entry and resolves with its result once it is applied here. */
+  async function appendAndApply(payload: string): Promise<ApplyResult> {
+    inflight++;
+    let index: bigint;
+    try {
+      [index] = (await log.append([payload])) as [bigint];
+    } finally {
+      inflight--;
+    }
+    const early = unclaimed.get(index);
+    unclaimed.delete(index);
+    if (inflight === 0) unclaimed.clear();
+    if (early) return early;
+    if (stopped) throw stopped;
+    if (index <= sm.lastIndex()) {
+      throw new HubError('INTERNAL', `entry ${index} was applied but its result was not kept; its outcome is unknown`);
+    }
+    return new Promise<ApplyResult>((resolve, reject) => pending.set(index, { resolve, reject }));
+  }
+
   const target = await log.lastIndex();
   const loop = tailLoop();
   // Ready once the log as it was at open time is applied (replay), so reads are current.
@@ -178,28 +212,21 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
 
     async submit(command) {
       if (stopped) throw stopped;
-      let payload: string;
-      try {
-        payload = JSON.stringify(command);
-      } catch (err) {
-        throw new HubError('INVALID_ARGUMENT', 'command is not serialisable as JSON', { cause: err });
+      const payload = serialise(command);
+      // Refusals and no-ops are decided against the applied state and never
+      // reach the log: a refused request must not grow it, move the index or
+      // wake blocking queries. The verdict is confirmed after catching up with
+      // everything the log already holds, so it is never based on a stale state.
+      let verdict = sm.check(command);
+      if (!verdict.changes) {
+        await waiters.wait((await log.lastIndex()) - 1n);
+        verdict = sm.check(command);
+        if (!verdict.changes) return verdict.result;
       }
-      inflight++;
-      let index: bigint;
-      try {
-        [index] = (await log.append([payload])) as [bigint];
-      } finally {
-        inflight--;
-      }
-      const early = unclaimed.get(index);
-      unclaimed.delete(index);
-      if (inflight === 0) unclaimed.clear();
-      if (early) return early;
-      if (stopped) throw stopped;
-      if (index <= sm.lastIndex()) {
-        throw new HubError('INTERNAL', `entry ${index} was applied but its result was not kept; its outcome is unknown`);
-      }
-      return new Promise<ApplyResult>((resolve, reject) => pending.set(index, { resolve, reject }));
+      const result = await appendAndApply(payload);
+      // Something appended concurrently (here or by another hub) won the race.
+      if (!result.ok) options.onRefusedAtApply?.(command.type);
+      return result;
     },
 
     waitForIndex: (after, signal) => waiters.wait(after, signal),
@@ -229,6 +256,7 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
   // Index 1 stands for "the empty catalog": snapshots and blocking reads clamp 0
   // to 1, as Consul does. A fresh log spends index 1 on a no-op entry, so the
   // first real change gets index 2 and a reader holding index 1 is woken by it.
-  if (sm.lastIndex() === 0n) await catalog.submit({ type: 'txn', ops: [] });
+  // The origin entry changes nothing, so it bypasses submit's no-op rule.
+  if (sm.lastIndex() === 0n) await appendAndApply(serialise({ type: 'txn', ops: [] }));
   return catalog;
 }

@@ -111,7 +111,7 @@ export const command: fc.Arbitrary<Command> = fc.oneof(
   {
     weight: 2,
     arbitrary: fc.record({ n: node, c: checkId, s: status, o: fc.constantFrom('', 'ok') }).map(
-      ({ n, c, s, o }): Command => ({ type: 'check-update', node: n, checkId: c, status: s, output: o, now: 0 }),
+      ({ n, c, s, o }): Command => ({ type: 'check-update', node: n, checkId: c, status: s, output: o}),
     ),
   },
   {

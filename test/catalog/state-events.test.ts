@@ -116,20 +116,20 @@ test('check-update: NOT_FOUND for an unknown check; status change emits; unchang
       checks: [checkInput('ttl', { ServiceID: 's', Type: 'ttl', Definition: { TTL: '10s' }, Status: 'critical' })],
     }),
   );
-  let r = h.apply({ type: 'check-update', node: 'n1', checkId: 'nope', status: 'passing', output: '', now: 1 });
+  let r = h.apply({ type: 'check-update', node: 'n1', checkId: 'nope', status: 'passing', output: ''});
   assert.equal(r.result.error?.code, 'NOT_FOUND');
-  r = h.apply({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'passing', output: 'ok', now: 2 });
+  r = h.apply({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'passing', output: 'ok'});
   assert.deepEqual(eventLines(r.events), ['ServiceHealth s register s@n1']);
   assert.deepEqual(r.ttlTouched, [{ node: 'n1', checkId: 'ttl' }]);
   assert.equal(h.sm.ttlCheck('n1', 'ttl')!.refreshIndex, 3);
-  r = h.apply({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'passing', output: 'ok', now: 3 });
+  r = h.apply({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'passing', output: 'ok'});
   assert.deepEqual(r.events, []);
   assert.deepEqual(r.ttlTouched, [{ node: 'n1', checkId: 'ttl' }]);
   const state = h.sm.ttlCheck('n1', 'ttl')!;
   assert.deepEqual([state.refreshIndex, state.check.ModifyIndex], [4, 3]);
   assert.equal('refreshIndex' in state.check, false, 'the refresh index is not part of the HealthCheck');
   assert.equal(h.sm.serviceInstances('s').index, 3, 'a refresh alone does not move blocking indexes');
-  r = h.apply({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'bogus' as never, output: '', now: 4 });
+  r = h.apply({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'bogus' as never, output: ''});
   assert.equal(r.result.error?.code, 'INVALID_ARGUMENT');
 });
 
@@ -144,7 +144,7 @@ test('check-ttl-expire applies once per refresh: stale or duplicate expiries cha
   r = h.apply({ type: 'check-ttl-expire', node: 'n1', checkId: 'ttl', ifModifyIndex: refresh, output: 'another text' });
   assert.equal(r.result.ok, true);
   assert.equal(h.sm.ttlCheck('n1', 'ttl')!.check.Output, 'TTL expired', 'duplicate expiry is a no-op');
-  h.apply({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'passing', output: '', now: 5 });
+  h.apply({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'passing', output: ''});
   r = h.apply({ type: 'check-ttl-expire', node: 'n1', checkId: 'ttl', ifModifyIndex: refresh, output: 'TTL expired' });
   c = h.sm.ttlCheck('n1', 'ttl')!;
   assert.deepEqual([c.check.Status, c.expired, r.events.length], ['passing', false, 0], 'stale expiry after a refresh is a no-op');

@@ -52,7 +52,7 @@ test('node, table and config indexes', () => {
   assert.equal(h.sm.nodeChecks('n2').index, 2);
   assert.equal(h.sm.checksInState('any').index, 2);
   assert.equal(h.sm.services().index, 1, 'no service yet: the table was never written');
-  h.apply({ type: 'check-update', node: 'n2', checkId: 'c', status: 'critical', output: '', now: 0 }); // 3
+  h.apply({ type: 'check-update', node: 'n2', checkId: 'c', status: 'critical', output: ''}); // 3
   assert.equal(h.sm.checksInState('critical').index, 3);
   assert.deepEqual(h.sm.checksInState('critical').value.map((c) => c.CheckID), ['c']);
   assert.equal(h.sm.nodes().index, 2, 'a check change does not touch the nodes table');
@@ -72,7 +72,7 @@ test('node, table and config indexes', () => {
 test('a refused command moves lastIndex but no blocking index', () => {
   const h = harness();
   h.apply(register('n1', { service: serviceInput('s', 's') }));
-  h.apply({ type: 'check-update', node: 'n1', checkId: 'nope', status: 'passing', output: '', now: 0 });
+  h.apply({ type: 'check-update', node: 'n1', checkId: 'nope', status: 'passing', output: ''});
   assert.equal(h.sm.lastIndex(), 2n);
   assert.equal(h.sm.serviceInstances('s').index, 1);
   assert.equal(h.sm.nodes().index, 1);

@@ -165,3 +165,27 @@ test('events folded like a materializer equal the reads (health, connect, servic
     RUNS,
   );
 });
+
+test('(f) check() predicts apply without changing anything: same outcome, and "changes" iff apply changes the state', () => {
+  fc.assert(
+    fc.property(commands, (cmds) => {
+      const sm = createStateMachine();
+      cmds.forEach((c, i) => {
+        const cmd = resolveCurrent(sm, c);
+        const before = sm.snapshot();
+        const verdict = sm.check(cmd);
+        assert.equal(sm.snapshot(), before, 'check() left the state as it was');
+        assert.equal(verdict.result.index, sm.lastIndex(), 'a verdict spends no index');
+        const applied = sm.apply(BigInt(i + 1), cmd);
+        assert.equal(verdict.result.ok, applied.result.ok);
+        assert.deepEqual(verdict.result.error, applied.result.error);
+        assert.deepEqual(verdict.result.txnErrors, applied.result.txnErrors);
+        // A TTL refresh changes no Consul-visible field but is a change (it is in the snapshot).
+        const changed = content(sm.snapshot()) !== content(before);
+        assert.equal(verdict.changes, changed, `verdict.changes for ${cmd.type}`);
+        if (!verdict.changes) assert.deepEqual(applied.events, []);
+      });
+    }),
+    RUNS,
+  );
+});

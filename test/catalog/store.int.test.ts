@@ -23,7 +23,7 @@ const workload: Command[] = [
   register('n1', { service: serviceInput('web-1', 'web'), checks: [checkInput('serf'), checkInput('w', { ServiceID: 'web-1' })] }),
   register('n2', { service: serviceInput('web-2', 'web', { Tags: ['canary'] }) }),
   { type: 'config-set', entry: { Kind: 'service-resolver', Name: 'web', ConnectTimeout: '3s' } },
-  { type: 'check-update', node: 'n1', checkId: 'w', status: 'critical', output: 'down', now: 1 },
+  { type: 'check-update', node: 'n1', checkId: 'w', status: 'critical', output: 'down'},
   { type: 'txn', ops: [{ op: 'service-delete', node: 'n2', serviceId: 'web-2' }] },
   { type: 'config-set', entry: { Kind: 'mesh', Name: 'mesh' }, cas: 99 }, // refused
   register('n3', { service: serviceInput('api-1', 'api') }),
@@ -39,16 +39,17 @@ test('submit resolves with the entry result after it is applied; listeners see t
     // Index 1 is the origin entry a fresh log starts with; real changes start at 2.
     assert.deepEqual([r1.ok, r1.index], [true, 2n]);
     assert.equal(catalog.serviceInstances('web').value.length, 1, 'read-your-write after submit');
-    const r2 = await catalog.submit({ type: 'check-update', node: 'n1', checkId: 'nope', status: 'passing', output: '', now: 0 });
-    assert.deepEqual([r2.ok, r2.error?.code, r2.index], [false, 'NOT_FOUND', 3n]);
-    assert.deepEqual(seen.map((s) => [s.index, s.events.length, s.instances]), [
-      [2n, 2, 1],
-      [3n, 0, 1],
-    ]);
-    const results = await Promise.all(workload.slice(1).map((c) => catalog.submit(c)));
-    assert.deepEqual(results.map((r) => r.index), [4n, 5n, 6n, 7n, 8n, 9n]);
+    // Refused before append: no entry, the index stays where it was.
+    const r2 = await catalog.submit({ type: 'check-update', node: 'n1', checkId: 'nope', status: 'passing', output: ''});
+    assert.deepEqual([r2.ok, r2.error?.code, r2.index], [false, 'NOT_FOUND', 2n]);
+    assert.equal(await log.lastIndex(), 2n);
+    assert.deepEqual(seen.map((s) => [s.index, s.events.length, s.instances]), [[2n, 2, 1]]);
+    const results = [];
+    for (const c of workload.slice(1)) results.push(await catalog.submit(c));
+    assert.deepEqual(results.map((r) => r.index), [3n, 4n, 5n, 6n, 6n, 7n]);
     assert.deepEqual(results.map((r) => r.ok), [true, true, true, true, false, true]);
-    assert.equal(catalog.lastIndex(), 9n);
+    assert.equal(catalog.lastIndex(), 7n);
+    assert.equal(await log.lastIndex(), 7n, 'the refused config-set was never appended');
   } finally {
     await catalog.close();
     await log.close();
@@ -79,11 +80,15 @@ test('two catalogs on one log apply each other\'s entries; each submit resolves 
   const a = await createCatalog({ log, logger });
   const b = await createCatalog({ log, logger });
   try {
-    const results = await Promise.all(workload.map((c, i) => (i % 2 === 0 ? a : b).submit(c)));
-    assert.deepEqual(results.map((r) => r.index).sort((x, y) => (x < y ? -1 : 1)), [2n, 3n, 4n, 5n, 6n, 7n, 8n]);
-    assert.equal(results.filter((r) => !r.ok).length, 1);
-    await a.waitForIndex(7n);
-    await b.waitForIndex(7n);
+    // In turn, each on the other catalog than the last: a catalog may check a
+    // command before it applied the other's latest entry; the outcome is the same.
+    const results = [];
+    for (const [i, c] of workload.entries()) results.push(await (i % 2 === 0 ? a : b).submit(c));
+    assert.deepEqual(results.map((r) => r.ok), [true, true, true, true, true, false, true]);
+    assert.deepEqual(results.filter((r) => r.ok).map((r) => r.index), [2n, 3n, 4n, 5n, 6n, 7n]);
+    assert.equal(await log.lastIndex(), 7n, 'the refused command was not appended');
+    await a.waitForIndex(6n);
+    await b.waitForIndex(6n);
     assert.equal(a.snapshot().state, b.snapshot().state);
   } finally {
     await a.close();
@@ -127,7 +132,7 @@ test('SQLite: submit, close, reopen gives the identical state', async () => {
     assert.equal(state, before);
     assert.equal(catalog.serviceInstances('web').value[0]!.Checks[1]!.Status, 'critical');
     const r = await catalog.submit(register('n4'));
-    assert.equal(r.index, 9n, 'indexes continue after the reopened log');
+    assert.equal(r.index, 8n, 'indexes continue after the reopened log');
   } finally {
     await catalog.close();
     await log.close();
@@ -195,6 +200,29 @@ test('a catalog overtaken by another process\'s compaction restores the snapshot
     assert.equal(r.index, 6n);
     await a.waitForIndex(5n);
     assert.equal(b.snapshot().state, a.snapshot().state);
+  } finally {
+    await a.close();
+    await b.close();
+    await log.close();
+  }
+});
+
+test('a submit that passes the check but loses a race is refused at apply, spends an index, and is reported', async () => {
+  const log = createMemoryLog();
+  const lost: string[] = [];
+  const a = await createCatalog({ log, logger, onRefusedAtApply: (type) => lost.push(type) });
+  const b = await createCatalog({ log, logger });
+  try {
+    await a.submit(register('n1', { checks: [checkInput('c')] }));
+    await b.waitForIndex(1n);
+    // Both checks pass against the same applied state; b's deregistration is appended first.
+    const removed = b.submit({ type: 'deregister', node: 'n1', checkId: 'c' });
+    const update = a.submit({ type: 'check-update', node: 'n1', checkId: 'c', status: 'passing', output: '' });
+    const [r1, r2] = await Promise.all([removed, update]);
+    assert.deepEqual([r1.ok, r1.index], [true, 3n]);
+    assert.deepEqual([r2.ok, r2.error?.code, r2.index], [false, 'NOT_FOUND', 4n]);
+    assert.deepEqual(lost, ['check-update']);
+    assert.equal(await log.lastIndex(), 4n);
   } finally {
     await a.close();
     await b.close();

@@ -120,9 +120,12 @@ export async function check(plan: Step[], faultPlan: Fault[], snapshotCacheTtlMs
   }
   async function submit(cmd: Command): Promise<bigint> {
     const res = await catalog.submit(cmd);
-    ref.apply(res.index, cmd);
-    record(res.index);
-    snapshots.push(ref.snapshot());
+    // Refused and no-op commands are answered without an entry (index unchanged): nothing to mirror.
+    if (res.index > ref.lastIndex()) {
+      ref.apply(res.index, cmd);
+      record(res.index);
+      snapshots.push(ref.snapshot());
+    }
     observe();
     return res.index;
   }

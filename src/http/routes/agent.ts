@@ -43,7 +43,7 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
   const node = ctx.identity.nodeName;
 
   async function updateCheck(reply: FastifyReply, id: string, status: HealthStatus, output: string) {
-    const result = await submit(ctx, reply, { type: 'check-update', node, checkId: id, status, output, now: Date.now() });
+    const result = await submit(ctx, reply, { type: 'check-update', node, checkId: id, status, output });
     if (!result.ok) throw result.error?.code === 'NOT_FOUND' ? unknownCheck(id) : refusal(result);
     return reply.code(200).send('');
   }
