@@ -18,6 +18,7 @@ import type { ViewKey, ViewStore } from './materializer/types';
 import { addSubscribeService } from './subscribe/grpc';
 import { createPublisher, type HubPublisher } from './subscribe/publisher';
 import { createCatalogXdsProvider } from './xds/translate/catalog-provider';
+import { withClientConfigSources } from './xds/translate/config-sources';
 import { registerXdsHttp } from './xds/transport/http';
 import { createXdsServer } from './xds/transport/server';
 
@@ -82,7 +83,8 @@ export function attachHubServices(server: grpc.Server, hub: GrpcAttachContext): 
   const { config, metrics, publisher, views } = hub;
   addSubscribeService(server, { publisher, logger: hub.logger, datacenter: config.datacenter });
   const provider = createCatalogXdsProvider({ views, config, logger: hub.logger.child({ module: 'xds-provider' }) });
-  const xds = createXdsServer({ provider, config, logger: hub.logger.child({ module: 'xds' }), registry: metrics.registry });
+  // Per-type and REST clients get config sources they can follow (docs/envoy.md).
+  const xds = createXdsServer({ provider: withClientConfigSources(provider), config, logger: hub.logger.child({ module: 'xds' }), registry: metrics.registry });
   xds.addTo(server);
   return {
     // REST-JSON xDS (POST /v3/discovery:*) and the xDS admin views on the HTTP port.

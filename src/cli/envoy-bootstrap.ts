@@ -6,6 +6,9 @@
 // share one source of truth.
 import { isIP } from 'node:net';
 import { invalid } from '../errors';
+// The static clusters' names: the hub over gRPC (HTTP/2) and over HTTP/1.1 (REST); per-type and REST
+// clients get config sources that name them.
+import { HUB_GRPC_CLUSTER, HUB_HTTP_CLUSTER } from '../xds/translate/config-sources';
 
 /** How Envoy fetches its configuration from the hub. */
 export type EnvoyTransport = 'delta' | 'sotw' | 'rest';
@@ -44,9 +47,6 @@ export const BOOTSTRAP_DEFAULTS = {
   datacenter: 'dc1',
 } as const satisfies Partial<EnvoyBootstrapOptions>;
 
-/** The static clusters' names: the hub over gRPC (HTTP/2) and over HTTP/1.1 (REST). */
-export const HUB_GRPC_CLUSTER = 'xdshub';
-export const HUB_HTTP_CLUSTER = 'xdshub-http';
 
 /** Splits host:port (IPv6 in brackets); throws a usage error naming the flag. */
 export function parseHostPort(text: string, flag: string): { host: string; port: number } {

@@ -1,14 +1,17 @@
 // A real Envoy as an ingress gateway in front of plain HTTP backends registered
-// through the hub's HTTP API, once per transport Envoy can use. For each:
+// through the hub's HTTP API, once per transport Envoy can use: Delta ADS, SotW
+// ADS, per-type Delta and SotW gRPC streams, and REST polling. For each:
 // traffic reaches the backend; a new instance, a TTL check expiring (and
 // passing again) and a deregistration each move traffic; Envoy rejected no
-// update and the hub saw no NACK.
+// update and the hub saw no NACK; Envoy's /config_dump holds what the hub's
+// GET /v1/xds/config/:node says the node gets.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Hub } from '../../src/hub';
 import type { Envoy } from '../helpers/envoy';
-import { freePort, hubCall, hubNacks, startBackend, startGateway, startHubWithXds, untilServedBy, type Backend, type Transport } from './harness';
+import { assertConfigDumpAgrees } from './config-dump';
+import { TRANSPORTS, freePort, hubCall, hubNacks, startBackend, startGateway, startHubWithXds, untilServedBy, type Backend, type Transport } from './harness';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => {
@@ -27,7 +30,7 @@ function heartbeat(hub: Hub, checkId: string, everyMs: number): () => void {
   return () => (on = false);
 }
 
-export async function transportScenario(transport: Transport): Promise<{ hub: Hub; envoy: Envoy; port: number }> {
+async function transportScenario(transport: Transport): Promise<{ hub: Hub; envoy: Envoy; port: number }> {
   const hub = await startHubWithXds();
   cleanups.push(() => hub.close());
   const backends: Backend[] = [];
@@ -66,8 +69,9 @@ export async function transportScenario(transport: Transport): Promise<{ hub: Hu
   return { hub, envoy, port };
 }
 
-for (const transport of ['delta-ads', 'sotw-ads'] as const) {
-  test(`${transport}: Envoy routes to registered backends and follows a new instance, a TTL expiry and a deregistration`, async () => {
-    await transportScenario(transport);
+for (const transport of TRANSPORTS) {
+  test(`${transport}: Envoy routes to registered backends and follows a new instance, a TTL expiry and a deregistration; its config dump is what the hub says`, async () => {
+    const { hub, envoy } = await transportScenario(transport);
+    await assertConfigDumpAgrees(envoy, hub.httpUrl, 'edge');
   });
 }

@@ -5,6 +5,7 @@ import { RESOURCE_TYPES } from './resource-types';
 import type { XdsStream } from './stream';
 import { coveredNames } from './subscription';
 import { typeOfUrl } from './envoy-proto';
+import { bytesToJson } from './proto-json';
 
 export interface TypeInfo {
   type: string;
@@ -58,10 +59,9 @@ export function clientInfo(s: XdsStream): ClientInfo {
   };
 }
 
-/** A resource as proto3 JSON, with `@type` as an Any would carry it. */
+/** A resource as canonical proto3 JSON, with `@type` as an Any would carry it (the form Envoy's /config_dump prints). */
 export function resourceJson(res: XdsResource): Record<string, unknown> {
-  const t = typeOfUrl(res.typeUrl);
-  return { '@type': res.typeUrl, ...t.toObject(t.decode(res.encoded), { json: true, longs: String, enums: String }) };
+  return { '@type': res.typeUrl, ...(bytesToJson(typeOfUrl(res.typeUrl), res.encoded) as Record<string, unknown>) };
 }
 
 export interface NodeConfig {

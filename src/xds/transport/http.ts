@@ -2,10 +2,11 @@
 // and out) and the admin views (GET /v1/xds/clients, GET /v1/xds/config/:node).
 import type { FastifyInstance } from 'fastify';
 import { HubError, isHubError } from '../../errors';
-import { encodeResource, lookupType } from './envoy-proto';
+import { lookupType } from './envoy-proto';
 import type { ResourceProvider } from './provider';
 import { RESOURCE_TYPES } from './resource-types';
 import type { XdsServer } from './server';
+import { bytesToJson, jsonToBytes } from './proto-json';
 import { decodeSotwRequest } from './wire';
 
 export interface XdsHttpDeps {
@@ -13,8 +14,6 @@ export interface XdsHttpDeps {
   /** Kept for callers that build admin views from the provider directly; the xds server already holds it. */
   provider?: ResourceProvider;
 }
-
-const JSON_OPTIONS = { json: true, longs: String, enums: String } as const;
 
 function sendError(reply: { code(n: number): { send(b: unknown): unknown } }, err: unknown): unknown {
   if (isHubError(err)) return reply.code(err.httpStatus).send({ error: err.message, field: err.field ?? null });
@@ -31,11 +30,14 @@ export function registerXdsHttp(app: FastifyInstance, deps: XdsHttpDeps): void {
         if (body === null || typeof body !== 'object' || Array.isArray(body)) {
           throw new HubError('INVALID_ARGUMENT', 'body: expected a DiscoveryRequest as a JSON object', { field: 'body' });
         }
-        const bytes = encodeResource('envoy.service.discovery.v3.DiscoveryRequest', body as Record<string, unknown>);
-        const result = xds.fetch(type, 'v3', decodeSotwRequest('v3', bytes));
+        const bytes = jsonToBytes(lookupType('envoy.service.discovery.v3.DiscoveryRequest'), body);
+        const req = decodeSotwRequest('v3', bytes);
+        // Resources that point at others (EDS in a Cluster, RDS in a Listener) must say "poll REST".
+        if (req.node) req.node = { ...req.node, configSource: 'rest' };
+        const result = xds.fetch(type, 'v3', req);
         if (result.notModified) return reply.code(304).send();
-        const t = lookupType('envoy.service.discovery.v3.DiscoveryResponse');
-        return reply.send(t.toObject(t.decode(result.body), JSON_OPTIONS));
+        // Canonical proto3 JSON (Any with @type, durations as "5s"): what Envoy's REST client parses.
+        return reply.send(bytesToJson(lookupType('envoy.service.discovery.v3.DiscoveryResponse'), result.body));
       } catch (err) {
         return sendError(reply, err);
       }

@@ -9,7 +9,16 @@ export interface XdsNode {
   clientFeatures: readonly string[];
   /** node.user_agent_name, for logs and the admin page. */
   userAgent: string;
+  /**
+   * How this client reaches the hub, set by the transport: over ADS, a
+   * per-type gRPC stream (SotW or Delta), or REST polling. Resources that
+   * point at other resources (a Cluster's EDS, a Listener's RDS) must name a
+   * config source the client has; unset means ADS.
+   */
+  configSource?: ConfigSourceKind;
 }
+
+export type ConfigSourceKind = 'ads' | 'grpc' | 'delta-grpc' | 'rest';
 
 /** One Envoy resource, encoded once per content change and shared by every stream. */
 export interface XdsResource {

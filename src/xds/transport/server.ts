@@ -56,6 +56,9 @@ export interface XdsServer {
   close(): void;
 }
 
+/** The most polling nodes the admin view remembers (oldest forgotten first). */
+const MAX_POLLED_NODES = 10_000;
+
 export function createXdsServer(options: XdsServerOptions): XdsServer {
   const { provider, config } = options;
   // The caller may already have bound the module; binding it twice repeats the key in every line.
@@ -116,10 +119,19 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     metrics.streams.inc({ variant: stream.variant, transport: stream.transport, api: stream.api });
   }
 
+  // Nodes that fetch without a stream (REST polling), so the admin view can show what they get.
+  const polled = new Map<string, XdsNode>();
+  function remember(node: XdsNode): void {
+    polled.delete(node.id);
+    polled.set(node.id, node);
+    if (polled.size > MAX_POLLED_NODES) polled.delete(polled.keys().next().value!);
+  }
+
   function unaryFetch(m: XdsMethod, call: ServerUnaryCall<Buffer, Buffer>, cb: sendUnaryData<Buffer>): void {
     const type = RESOURCE_TYPES.find((t) => t.short === m.transport)!;
     try {
       const req = decodeSotwRequest(m.api, call.request);
+      if (req.node) req.node = { ...req.node, configSource: 'grpc' };
       cb(null, Buffer.from(xds.fetch(type, m.api, req).body));
     } catch (err) {
       const code = isHubError(err) ? err.grpcStatus : GrpcStatus.INVALID_ARGUMENT;
@@ -145,10 +157,14 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     configFor(nodeId, cluster) {
       const streams = [...live].filter((s) => s.node?.id === nodeId);
       const node: XdsNode | undefined =
-        streams[0]?.node ?? (cluster !== undefined ? { id: nodeId, cluster, clientFeatures: [], userAgent: '' } : undefined);
+        streams[0]?.node ?? polled.get(nodeId) ?? (cluster !== undefined ? { id: nodeId, cluster, clientFeatures: [], userAgent: '' } : undefined);
       return node ? nodeConfig(provider, node, streams) : undefined;
     },
-    fetch: (type, api, req) => fetchSotw(deps.get, type, api, req, bodyCache),
+    fetch: (type, api, req) => {
+      const result = fetchSotw(deps.get, type, api, req, bodyCache);
+      if (req.node) remember(req.node);
+      return result;
+    },
     streams: () => [...live],
     memoryTrim: () => trimmer.stats(),
     flushChanges: () => pipeline.deliver(),

@@ -144,7 +144,7 @@ export class XdsStream {
       this.fail(GrpcStatus.INVALID_ARGUMENT, 'node.id: the first request of a stream must identify the node');
       return false;
     }
-    this.node = node;
+    this.node = { ...node, configSource: this.transport === 'ads' ? 'ads' : this.variant === 'delta' ? 'delta-grpc' : 'grpc' };
     this.log.info({ node: node.id, cluster: node.cluster, userAgent: node.userAgent }, 'xds stream opened');
     return true;
   }
