@@ -2,6 +2,7 @@
 // (flags win) and passed down. No other module reads process.env.
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
+import { validateCidrs } from './checks/targets';
 import { invalid } from './errors';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -42,6 +43,8 @@ export interface Config {
   xdsStreamRateLimit: number;
   /** After bursts of large xDS writes, give freed memory back to the OS with glibc's malloc_trim (no-op elsewhere). */
   memoryTrim: boolean;
+  /** Networks (CIDR) HTTP, TCP and gRPC checks may probe besides loopback. */
+  checkAllowCidrs: string[];
 }
 
 export const DEFAULTS: Config = {
@@ -62,6 +65,7 @@ export const DEFAULTS: Config = {
   xdsMaxDelayMs: 1_000,
   xdsStreamRateLimit: 250,
   memoryTrim: true,
+  checkAllowCidrs: [],
 };
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -86,6 +90,7 @@ const OPTIONS = {
   'xds-max-delay': { env: 'XDSHUB_XDS_MAX_DELAY' },
   'xds-stream-rate-limit': { env: 'XDSHUB_XDS_STREAM_RATE_LIMIT' },
   'memory-trim': { env: 'XDSHUB_MEMORY_TRIM' },
+  'check-allow-cidr': { env: 'XDSHUB_CHECK_ALLOW_CIDR' },
 } as const;
 type OptionName = keyof typeof OPTIONS;
 
@@ -165,6 +170,10 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   set('xds-max-delay', (v) => (config.xdsMaxDelayMs = parseDurationMs(v, 'xds-max-delay')));
   set('xds-stream-rate-limit', (v) => (config.xdsStreamRateLimit = count(v, 'xds-stream-rate-limit')));
   set('memory-trim', (v) => (config.memoryTrim = bool(v, 'memory-trim')));
+  set('check-allow-cidr', (v) => {
+    config.checkAllowCidrs = v.split(',').map((c) => c.trim()).filter((c) => c !== '');
+    validateCidrs(config.checkAllowCidrs);
+  });
 
   if (config.upstream !== undefined && config.store.kind === 'redis') {
     throw invalid('upstream', 'a fan-out hub (--upstream) keeps no log; do not combine it with --store redis://');

@@ -7,6 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import type pino from 'pino';
 import type { Catalog } from './catalog/catalog';
 import { createCatalog, startTtlScheduler } from './catalog/index';
+import { type CheckRunner, startCheckRunner } from './checks/runner';
+import { createAddressPolicy } from './checks/targets';
 import type { Config } from './config';
 import { buildHttpApp } from './http/app';
 import { openLog } from './log/index';
@@ -126,7 +128,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
   const unwind = async () => {
     for (const step of undo.reverse()) await Promise.resolve(step()).catch(() => undefined);
   };
-  let log: Log, catalog: Catalog, ttl: { stop(): void }, grpcServer: grpc.Server, http: FastifyInstance;
+  let log: Log, catalog: Catalog, ttl: { stop(): void }, checks: CheckRunner, grpcServer: grpc.Server, http: FastifyInstance;
   let publisher: HubPublisher, views: ViewStore;
   const viewTarget = (key: ViewKey) => publisher.lastChangeIndex(requestForKey(key, ''));
   let attached: AttachedServices = {};
@@ -146,6 +148,13 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     metrics.setIndexSource(() => catalog.lastIndex());
     ttl = startTtlScheduler({ catalog, logger: logger.child({ module: 'ttl' }), nodeName: config.nodeName });
     undo.push(() => ttl.stop());
+    checks = startCheckRunner({
+      catalog,
+      logger: logger.child({ module: 'checks' }),
+      nodeName: config.nodeName,
+      policy: createAddressPolicy(config.checkAllowCidrs),
+    });
+    undo.push(() => checks.stop());
     publisher = createPublisher({
       catalog,
       snapshotCacheTtlMs: config.snapshotCacheTtlMs,
@@ -194,6 +203,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     await Promise.all([httpClosed, grpcClosed]);
     views.close();
     await ttl.stop();
+    checks.stop();
     await catalog.close();
     await log.close();
     state = 'STOPPED';
