@@ -114,7 +114,7 @@ export function startCheckRunner(options: CheckRunnerOptions): CheckRunner {
 
   async function write(checkId: string, result: ProbeResult): Promise<void> {
     try {
-      const r = await catalog.submit({ type: 'check-update', node, checkId, status: result.status, output: result.output, now: Date.now() });
+      const r = await catalog.submit({ type: 'check-update', node, checkId, status: result.status, output: result.output });
       // NOT_FOUND: the check was removed while its probe ran.
       if (!r.ok && r.error?.code !== 'NOT_FOUND') logger.warn({ checkId, error: r.error }, 'check result refused');
     } catch (err) {
