@@ -12,6 +12,7 @@ import { filterParam } from '../query';
 import { agentService, flag } from '../shapes';
 import { type AgentIdentity, agentRegisterCommand, checkUpdateFromBody } from '../translate/agent';
 import { agentHealthRoutes } from './agent-health';
+import { agentCheckRoutes, checkTargetsVetter, unknownCheck } from './agent-checks';
 import { submit, submitOrThrow, refusal } from '../write';
 
 type IdParams = { Params: { id: string } };
@@ -35,10 +36,6 @@ function member(id: AgentIdentity) {
   };
 }
 
-function unknownCheck(id: string): HubError {
-  return new HubError('NOT_FOUND', `Unknown check ID "${id}". Ensure that the check ID is passed, not the check name.`);
-}
-
 export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
   const node = ctx.identity.nodeName;
 
@@ -48,9 +45,12 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return reply.code(200).send('');
   }
 
+  const vet = checkTargetsVetter(ctx);
   app.put('/v1/agent/service/register', async (req, reply) => {
     const exists = ctx.catalog.node(node).value !== undefined;
-    await submitOrThrow(ctx, reply, agentRegisterCommand(req.body, ctx.identity, exists));
+    const command = agentRegisterCommand(req.body, ctx.identity, exists);
+    if (command.type === 'register') await vet(command.checks, (i) => (command.checks.length > 1 ? `Checks[${i}]` : 'Check'));
+    await submitOrThrow(ctx, reply, command);
     return reply.code(200).send('');
   });
 
@@ -115,6 +115,7 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
   });
 
   agentHealthRoutes(app, ctx);
+  agentCheckRoutes(app, ctx);
 
   app.get('/v1/agent/self', async (_req, reply) => {
     const { nodeName, nodeId, datacenter } = ctx.identity;

@@ -31,17 +31,8 @@ export function parseStatus(body: Body, fallback: HealthStatus): HealthStatus {
   return body.oneOf('Status', CHECK_STATUSES, fallback);
 }
 
-/**
- * One check of an agent service registration. Consul's defaults: ID
- * `service:<id>` (`service:<id>:<n>` when there are several, n from 1), name
- * `Service '<name>' check`, status critical unless given.
- */
-export function parseAgentServiceCheck(
-  body: Body,
-  node: string,
-  service: { ID: string; Service: string },
-  position: { index: number; count: number },
-): CheckInput {
+/** The check kind, definition and timings of an agent check body (CheckType); shared by service and check registration. */
+function agentCheckType(body: Body): Pick<CheckInput, 'Type' | 'Interval' | 'Timeout' | 'Definition'> {
   const present = AGENT_KINDS.filter((k) => body.has(k.field));
   const selectors = [...new Set(present.map((k) => k.type))];
   if (selectors.length !== 1) {
@@ -69,7 +60,21 @@ export function parseAgentServiceCheck(
     const v = body.get(extra);
     if (v !== undefined) definition[extra] = v;
   }
+  return { Type: kind.type, Interval: interval, Timeout: timeout, Definition: definition };
+}
 
+/**
+ * One check of an agent service registration. Consul's defaults: ID
+ * `service:<id>` (`service:<id>:<n>` when there are several, n from 1), name
+ * `Service '<name>' check`, status critical unless given.
+ */
+export function parseAgentServiceCheck(
+  body: Body,
+  node: string,
+  service: { ID: string; Service: string },
+  position: { index: number; count: number },
+): CheckInput {
+  const type = agentCheckType(body);
   const defaultId = position.count > 1 ? `service:${service.ID}:${position.index + 1}` : `service:${service.ID}`;
   return {
     Node: node,
@@ -79,10 +84,23 @@ export function parseAgentServiceCheck(
     Notes: body.str('Notes'),
     Output: '',
     ServiceID: service.ID,
-    Type: kind.type,
-    Interval: interval,
-    Timeout: timeout,
-    Definition: definition,
+    ...type,
+  };
+}
+
+/** PUT /v1/agent/check/register (Consul's CheckDefinition): Name required, ID defaults to it, status critical unless given. */
+export function parseAgentCheck(body: Body, node: string): CheckInput {
+  const name = body.str('Name');
+  if (name === '') throw invalid('Name', 'Missing check name');
+  return {
+    Node: node,
+    CheckID: body.str('ID') || body.str('CheckID') || name,
+    Name: name,
+    Status: parseStatus(body, 'critical'),
+    Notes: body.str('Notes'),
+    Output: '',
+    ServiceID: body.str('ServiceID'),
+    ...agentCheckType(body),
   };
 }
 
