@@ -111,6 +111,8 @@ export const CONFIG_ENTRY_KINDS = [
   'http-route',
   'mesh',
   'service-intentions',
+  'service-router',
+  'service-splitter',
 ] as const;
 export type ConfigEntryKind = (typeof CONFIG_ENTRY_KINDS)[number];
 
@@ -126,6 +128,9 @@ export enum Topic {
   ServiceList = 7,
   ServiceDefaults = 8,
   HTTPRoute = 11,
+  /** xdshub extension: Consul streams no router or splitter entries (docs/subscribe.md). */
+  ServiceRouter = 1001,
+  ServiceSplitter = 1002,
 }
 
 export const CONFIG_TOPIC_BY_KIND: Record<ConfigEntryKind, Topic> = {
@@ -135,6 +140,8 @@ export const CONFIG_TOPIC_BY_KIND: Record<ConfigEntryKind, Topic> = {
   'http-route': Topic.HTTPRoute,
   mesh: Topic.MeshConfig,
   'service-intentions': Topic.ServiceIntentions,
+  'service-router': Topic.ServiceRouter,
+  'service-splitter': Topic.ServiceSplitter,
 };
 
 /** Subject of every ServiceList event (Consul's SubjectNone); consumed only by wildcard. */

@@ -36,6 +36,8 @@ const KIND_BY_WIRE: Record<string, { kind: ConfigEntryKind; member: string }> = 
   KindServiceIntentions: { kind: 'service-intentions', member: 'ServiceIntentions' },
   KindServiceDefaults: { kind: 'service-defaults', member: 'ServiceDefaults' },
   KindHTTPRoute: { kind: 'http-route', member: 'HTTPRoute' },
+  KindServiceRouter: { kind: 'service-router', member: 'ServiceRouter' },
+  KindServiceSplitter: { kind: 'service-splitter', member: 'ServiceSplitter' },
 };
 
 function isEmpty(v: unknown): boolean {

@@ -15,6 +15,8 @@ const CONFIG_KIND: Record<ConfigEntryKind, { kind: string; member: string }> = {
   'service-intentions': { kind: 'KindServiceIntentions', member: 'ServiceIntentions' },
   'service-defaults': { kind: 'KindServiceDefaults', member: 'ServiceDefaults' },
   'http-route': { kind: 'KindHTTPRoute', member: 'HTTPRoute' },
+  'service-router': { kind: 'KindServiceRouter', member: 'ServiceRouter' },
+  'service-splitter': { kind: 'KindServiceSplitter', member: 'ServiceSplitter' },
 };
 
 /** Op is written only when it is not the proto3 default (Register / Upsert = 0), as Go's encoder does. */

@@ -5,6 +5,7 @@ import { HubError, invalid } from '../../errors';
 import type { ConfigEntryInput } from '../../catalog/commands';
 import { CONFIG_ENTRY_KINDS, type ConfigEntryKind } from '../../catalog/types';
 import { Body } from '../body';
+import { serviceRouter, serviceSplitter } from './config-chain';
 
 export const PROTOCOLS = ['tcp', 'http', 'http2', 'grpc'] as const;
 export const LB_POLICIES = ['', 'round_robin', 'least_request', 'ring_hash', 'maglev', 'random'] as const;
@@ -183,6 +184,8 @@ const VALIDATORS: Record<ConfigEntryKind, (e: Body) => string[]> = {
   'http-route': httpRoute,
   mesh,
   'service-intentions': serviceIntentions,
+  'service-router': serviceRouter,
+  'service-splitter': serviceSplitter,
 };
 
 const COMMON = ['Kind', 'Name', 'Namespace', 'Partition', 'Meta'];

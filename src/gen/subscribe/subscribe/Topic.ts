@@ -18,6 +18,8 @@ export const Topic = {
   IPRateLimit: 'IPRateLimit',
   SamenessGroup: 'SamenessGroup',
   JWTProvider: 'JWTProvider',
+  ServiceRouter: 'ServiceRouter',
+  ServiceSplitter: 'ServiceSplitter',
 } as const;
 
 export type Topic =
@@ -55,5 +57,9 @@ export type Topic =
   | 15
   | 'JWTProvider'
   | 16
+  | 'ServiceRouter'
+  | 1001
+  | 'ServiceSplitter'
+  | 1002
 
 export type Topic__Output = typeof Topic[keyof typeof Topic]

@@ -9,6 +9,8 @@ import type { IngressGateway as _hashicorp_consul_internal_configentry_IngressGa
 import type { ServiceIntentions as _hashicorp_consul_internal_configentry_ServiceIntentions, ServiceIntentions__Output as _hashicorp_consul_internal_configentry_ServiceIntentions__Output } from '../../../../hashicorp/consul/internal/configentry/ServiceIntentions';
 import type { ServiceDefaults as _hashicorp_consul_internal_configentry_ServiceDefaults, ServiceDefaults__Output as _hashicorp_consul_internal_configentry_ServiceDefaults__Output } from '../../../../hashicorp/consul/internal/configentry/ServiceDefaults';
 import type { HTTPRoute as _hashicorp_consul_internal_configentry_HTTPRoute, HTTPRoute__Output as _hashicorp_consul_internal_configentry_HTTPRoute__Output } from '../../../../hashicorp/consul/internal/configentry/HTTPRoute';
+import type { ServiceRouter as _hashicorp_consul_internal_configentry_ServiceRouter, ServiceRouter__Output as _hashicorp_consul_internal_configentry_ServiceRouter__Output } from '../../../../hashicorp/consul/internal/configentry/ServiceRouter';
+import type { ServiceSplitter as _hashicorp_consul_internal_configentry_ServiceSplitter, ServiceSplitter__Output as _hashicorp_consul_internal_configentry_ServiceSplitter__Output } from '../../../../hashicorp/consul/internal/configentry/ServiceSplitter';
 
 export interface ConfigEntry {
   'Kind'?: (_hashicorp_consul_internal_configentry_Kind);
@@ -21,7 +23,9 @@ export interface ConfigEntry {
   'ServiceIntentions'?: (_hashicorp_consul_internal_configentry_ServiceIntentions | null);
   'ServiceDefaults'?: (_hashicorp_consul_internal_configentry_ServiceDefaults | null);
   'HTTPRoute'?: (_hashicorp_consul_internal_configentry_HTTPRoute | null);
-  'Entry'?: "MeshConfig"|"ServiceResolver"|"IngressGateway"|"ServiceIntentions"|"ServiceDefaults"|"HTTPRoute";
+  'ServiceRouter'?: (_hashicorp_consul_internal_configentry_ServiceRouter | null);
+  'ServiceSplitter'?: (_hashicorp_consul_internal_configentry_ServiceSplitter | null);
+  'Entry'?: "MeshConfig"|"ServiceResolver"|"IngressGateway"|"ServiceIntentions"|"ServiceDefaults"|"HTTPRoute"|"ServiceRouter"|"ServiceSplitter";
 }
 
 export interface ConfigEntry__Output {
@@ -35,5 +39,7 @@ export interface ConfigEntry__Output {
   'ServiceIntentions'?: (_hashicorp_consul_internal_configentry_ServiceIntentions__Output | null);
   'ServiceDefaults'?: (_hashicorp_consul_internal_configentry_ServiceDefaults__Output | null);
   'HTTPRoute'?: (_hashicorp_consul_internal_configentry_HTTPRoute__Output | null);
-  'Entry'?: "MeshConfig"|"ServiceResolver"|"IngressGateway"|"ServiceIntentions"|"ServiceDefaults"|"HTTPRoute";
+  'ServiceRouter'?: (_hashicorp_consul_internal_configentry_ServiceRouter__Output | null);
+  'ServiceSplitter'?: (_hashicorp_consul_internal_configentry_ServiceSplitter__Output | null);
+  'Entry'?: "MeshConfig"|"ServiceResolver"|"IngressGateway"|"ServiceIntentions"|"ServiceDefaults"|"HTTPRoute"|"ServiceRouter"|"ServiceSplitter";
 }

@@ -17,6 +17,8 @@ export const Kind = {
   KindExportedServices: 'KindExportedServices',
   KindFileSystemCertificate: 'KindFileSystemCertificate',
   KindInferenceGateway: 'KindInferenceGateway',
+  KindServiceRouter: 'KindServiceRouter',
+  KindServiceSplitter: 'KindServiceSplitter',
 } as const;
 
 export type Kind =
@@ -52,5 +54,9 @@ export type Kind =
   | 14
   | 'KindInferenceGateway'
   | 15
+  | 'KindServiceRouter'
+  | 1001
+  | 'KindServiceSplitter'
+  | 1002
 
 export type Kind__Output = typeof Kind[keyof typeof Kind]
