@@ -4,6 +4,7 @@
 import type { ApplyResult } from './commands';
 import type { CheckInput, NodeInput, ServiceInput } from './commands';
 import type { Draft } from './tables';
+import { jsonProblem, metaProblem, nameProblem, sizeProblem } from './limits';
 import type { HealthCheck, HealthStatus, Node, NodeService } from './types';
 import { deepFreeze, normalise, sameContent } from './values';
 
@@ -23,9 +24,40 @@ export class ApplyError extends Error {
 
 const STATUSES: ReadonlySet<string> = new Set<HealthStatus>(['passing', 'warning', 'critical', 'maintenance']);
 
-function requireName(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value === '') throw new ApplyError('INVALID_ARGUMENT', `${field}: required`, field);
+function refuse(field: string, reason: string): ApplyError {
+  return new ApplyError('INVALID_ARGUMENT', `${field}: ${reason}`, field);
+}
+
+export function requireName(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value === '') throw refuse(field, 'required');
+  const bad = nameProblem(value);
+  if (bad) throw refuse(field, bad);
   return value;
+}
+
+/** An optional name (Namespace, Partition, a check's Name): valid when present. */
+export function optionalName(value: unknown, field: string): void {
+  if (typeof value === 'string' && value !== '') requireName(value, field);
+}
+
+export function checkMeta(meta: unknown, field: string): void {
+  if (meta === undefined || meta === null) return;
+  if (typeof meta !== 'object' || Array.isArray(meta)) throw refuse(field, 'must be an object of strings');
+  const bad = metaProblem(meta as Record<string, unknown>);
+  if (bad) throw refuse(`${field}${bad.path}`, bad.reason);
+}
+
+/**
+ * The value as it will be stored (normalised through JSON, as a replayed entry
+ * is), after the limits every stored object obeys: nesting, valid Unicode, size.
+ */
+export function storable<T>(value: T, field: string): T {
+  const bad = jsonProblem(value);
+  if (bad) throw refuse(`${field}${bad.path}`, bad.reason);
+  const text = JSON.stringify(value);
+  const big = sizeProblem(text);
+  if (big) throw refuse(field, big);
+  return JSON.parse(text) as T;
 }
 
 export function checkStatus(value: unknown, field: string): HealthStatus {
@@ -42,8 +74,10 @@ function stamp<T extends object>(value: object, existing: { CreateIndex: number 
 
 export function upsertNode(draft: Draft, input: NodeInput, field = 'Node'): Node {
   const name = requireName(input?.Node, `${field}.Node`);
+  checkMeta(input.Meta, `${field}.Meta`);
+  optionalName(input.Partition, `${field}.Partition`);
   const existing = draft.record(name)?.node;
-  const candidate = normalise(input);
+  const candidate = storable(input, field);
   if (existing && sameContent(existing, candidate)) return existing;
   const node = stamp<Node>(candidate, existing, draft.index);
   draft.putNode(node);
@@ -53,10 +87,14 @@ export function upsertNode(draft: Draft, input: NodeInput, field = 'Node'): Node
 export function upsertService(draft: Draft, nodeName: string, input: ServiceInput, field = 'Service'): NodeService {
   const id = requireName(input?.ID, `${field}.ID`);
   requireName(input.Service, `${field}.Service`);
+  checkMeta(input.Meta, `${field}.Meta`);
+  optionalName(input.Namespace, `${field}.Namespace`);
+  optionalName(input.Partition, `${field}.Partition`);
+  optionalName(input.Proxy?.DestinationServiceName, `${field}.Proxy.DestinationServiceName`);
   const rec = draft.writable(nodeName);
   if (!rec) throw new ApplyError('INVALID_ARGUMENT', `node "${nodeName}" is not registered`, 'Node');
   const existing = rec.services.get(id);
-  const candidate = normalise(input);
+  const candidate = storable(input, field);
   if (existing && sameContent(existing, candidate)) return existing;
   const service = stamp<NodeService>(candidate, existing, draft.index);
   rec.services.set(id, service);
@@ -87,6 +125,7 @@ function sameTags(a: readonly string[] | undefined, b: readonly string[] | undef
  */
 export function upsertCheck(draft: Draft, nodeName: string, input: CheckInput, field = 'Check'): HealthCheck {
   const checkId = requireName(input?.CheckID, `${field}.CheckID`);
+  optionalName(input.Name, `${field}.Name`);
   checkStatus(input.Status, `${field}.Status`);
   const rec = draft.writable(nodeName);
   if (!rec) throw new ApplyError('INVALID_ARGUMENT', `node "${nodeName}" is not registered`, `${field}.Node`);
@@ -99,13 +138,10 @@ export function upsertCheck(draft: Draft, nodeName: string, input: CheckInput, f
       `${field}.ServiceID`,
     );
   }
-  const candidate = normalise({
-    ...input,
-    Node: nodeName,
-    ServiceID: serviceId,
-    ServiceName: service?.Service ?? '',
-    ServiceTags: service?.Tags ?? [],
-  });
+  const candidate = storable(
+    { ...input, Node: nodeName, ServiceID: serviceId, ServiceName: service?.Service ?? '', ServiceTags: service?.Tags ?? [] },
+    field,
+  );
   const existing = rec.checks.get(checkId);
   const check =
     existing && sameContent(existing.check, candidate) ? existing.check : stamp<HealthCheck>(candidate, existing?.check, draft.index);

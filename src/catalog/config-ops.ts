@@ -1,10 +1,10 @@
 // Config entries keyed by (kind, name), with Consul's check-and-set: cas 0 means
 // "only if absent", cas N means "only if its ModifyIndex is N".
-import { ApplyError } from './catalog-ops';
+import { ApplyError, checkMeta, optionalName, requireName, storable } from './catalog-ops';
 import type { ConfigEntryInput } from './commands';
 import type { Draft } from './tables';
 import { CONFIG_ENTRY_KINDS, type ConfigEntry, type ConfigEntryKind } from './types';
-import { deepFreeze, key2, normalise, sameContent } from './values';
+import { deepFreeze, key2, sameContent } from './values';
 
 const KINDS: ReadonlySet<string> = new Set(CONFIG_ENTRY_KINDS);
 
@@ -25,11 +25,14 @@ function casGuard(existing: ConfigEntry | undefined, cas: number | undefined, wh
 
 export function setConfigEntry(draft: Draft, input: ConfigEntryInput, cas: number | undefined): ConfigEntry {
   const kind = configKind(input?.Kind);
-  if (typeof input.Name !== 'string' || input.Name === '') throw new ApplyError('INVALID_ARGUMENT', 'Name: required', 'Name');
-  const key = key2(kind, input.Name);
+  const name = requireName(input.Name, 'Name');
+  optionalName(input.Namespace, 'Namespace');
+  optionalName(input.Partition, 'Partition');
+  checkMeta(input.Meta, 'Meta');
+  const key = key2(kind, name);
   const existing = draft.config(key);
-  casGuard(existing, cas, `config entry ${kind}/${input.Name}`);
-  const candidate = normalise(input);
+  casGuard(existing, cas, `config entry ${kind}/${name}`);
+  const candidate = storable(input, 'entry');
   if (existing && sameContent(existing, candidate)) return existing;
   const entry = deepFreeze({
     ...candidate,

@@ -38,7 +38,7 @@ export function sameContent(stored: object, candidate: object): boolean {
   return deepEqual(a, b);
 }
 
-/** Composite map key; NUL cannot appear in names that came through HTTP or JSON text keys we accept. */
+/** Composite map key; NUL cannot appear in a stored name (apply refuses control characters, limits.ts). */
 export function key2(a: string, b: string): string {
   return `${a}\u0000${b}`;
 }

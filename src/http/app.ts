@@ -1,7 +1,7 @@
 // The Consul-compatible HTTP API as a fastify app. build(deps) creates it;
 // the hub (or a test) decides whether to listen or to use app.inject().
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { invalid } from '../errors';
+import { parseJsonBody } from './body';
 import type { HttpContext, HttpDeps } from './context';
 import { installErrorHandler } from './errors';
 import { agentRoutes } from './routes/agent';
@@ -28,13 +28,11 @@ export function buildHttpApp(deps: HttpDeps): FastifyInstance {
   // Consul reads every body as JSON whatever the Content-Type says (curl -d
   // sends x-www-form-urlencoded), and an empty body is no body.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, text, done) => {
-    const body = String(text);
-    if (body.trim() === '') return done(null, undefined);
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, raw, done) => {
     try {
-      done(null, JSON.parse(body));
+      done(null, parseJsonBody(raw as Buffer));
     } catch (err) {
-      done(invalid('body', `Request decoding failed: ${(err as Error).message}`), undefined);
+      done(err as Error, undefined);
     }
   });
 

@@ -2,10 +2,38 @@
 // full field path ("Service.Port: must be an integer"). Keys match
 // case-insensitively, as Go's encoding/json does for Consul, so both what the
 // Go API and what the `consul` npm client send are accepted.
+import { jsonProblem, metaProblem, nameProblem } from '../catalog/limits';
 import { parseDurationMs } from '../config';
 import { invalid } from '../errors';
 
 type Json = Record<string, unknown>;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/**
+ * A request body as JSON, or undefined when empty. Bytes that are not UTF-8,
+ * strings that are not Unicode (lone surrogates, which JSON's \u escapes can
+ * spell) and nesting deeper than the catalog stores are refused here, for every
+ * endpoint, with the path of the offending value.
+ */
+export function parseJsonBody(raw: Buffer): unknown {
+  let text: string;
+  try {
+    text = utf8.decode(raw);
+  } catch {
+    throw invalid('body', 'Request decoding failed: not valid UTF-8');
+  }
+  if (text.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw invalid('body', `Request decoding failed: ${(err as Error).message}`);
+  }
+  const bad = jsonProblem(value);
+  if (bad) throw invalid(bad.path === '' ? 'body' : bad.path.replace(/^\./, ''), bad.reason);
+  return value;
+}
 
 function typeName(v: unknown): string {
   if (v === null) return 'null';
@@ -65,6 +93,33 @@ export class Body {
     return v;
   }
 
+  /**
+   * A name or ID (node, service, check, config entry, namespace, …): a string
+   * that, when not empty, obeys the catalog's name rules (src/catalog/limits.ts).
+   */
+  name(name: string, fallback = ''): string {
+    const v = this.str(name, fallback);
+    if (v !== '') {
+      const bad = nameProblem(v);
+      if (bad) throw invalid(this.field(name), bad);
+    }
+    return v;
+  }
+
+  requiredName(name: string): string {
+    const v = this.name(name);
+    if (v === '') throw invalid(this.field(name), 'is required');
+    return v;
+  }
+
+  /** A Meta map with Consul's limits (pairs, key and value lengths). */
+  meta(name: string): Record<string, string> {
+    const meta = this.strMap(name);
+    const bad = metaProblem(meta);
+    if (bad) throw invalid(`${this.field(name)}${bad.path}`, bad.reason);
+    return meta;
+  }
+
   oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
     const v = this.str(name, fallback);
     if (!(allowed as readonly string[]).includes(v)) {
@@ -76,7 +131,10 @@ export class Body {
   int(name: string, fallback = 0, range: { min?: number; max?: number } = {}): number {
     const v = this.get(name);
     if (v === undefined) return fallback;
-    if (typeof v !== 'number' || !Number.isInteger(v)) throw invalid(this.field(name), `must be an integer, got ${JSON.stringify(v)}`);
+    // JSON's -0 is an integer to JavaScript, but not a value any client means.
+    if (typeof v !== 'number' || !Number.isInteger(v) || Object.is(v, -0)) {
+      throw invalid(this.field(name), `must be an integer, got ${Object.is(v, -0) ? '-0' : JSON.stringify(v)}`);
+    }
     if (range.min !== undefined && v < range.min) throw invalid(this.field(name), `must be >= ${range.min}, got ${v}`);
     if (range.max !== undefined && v > range.max) throw invalid(this.field(name), `must be <= ${range.max}, got ${v}`);
     return v;
@@ -89,10 +147,16 @@ export class Body {
     return v;
   }
 
-  /** A Go duration string ("10s", "1m30s"); returns the text as given, after checking it parses. */
-  duration(name: string): string {
+  /**
+   * A Go duration string ("10s", "1m30s"); returns the text as given, after
+   * checking it parses. `positive`: when given, it must be more than zero (a TTL
+   * or an interval of "0s" would fire at once, forever).
+   */
+  duration(name: string, options: { positive?: boolean } = {}): string {
     const v = this.str(name);
-    if (v !== '') parseDurationMs(v, this.field(name));
+    if (v !== '' && parseDurationMs(v, this.field(name)) <= 0 && options.positive) {
+      throw invalid(this.field(name), `must be greater than zero, got "${v}"`);
+    }
     return v;
   }
 

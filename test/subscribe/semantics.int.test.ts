@@ -162,12 +162,14 @@ test('a subscriber that stops reading is ended with RESOURCE_EXHAUSTED, and on r
       const slow = new StreamReader(h.client.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' } }));
       const [first] = await slow.take(1);
       slow.call.pause(); // stop reading: HTTP/2 flow control pushes back on the server
-      const big = 'x'.repeat(2000);
+      // About 2 KB of padding per event, each Meta value within Consul's 512-byte limit.
+      const pad = 'x'.repeat(500);
+      const big = { pad1: pad, pad2: pad, pad3: pad, pad4: pad };
       for (let i = 0; i < 400; i++) {
         await h.hub.catalog.submit({
           type: 'register',
           node: { ID: '', Node: 'n1', Address: '10.0.0.1', Datacenter: 'dc1', TaggedAddresses: {}, Meta: {} },
-          service: { Kind: '', ID: `w${i % 50}`, Service: 'web', Tags: [], Address: '', TaggedAddresses: {}, Meta: { pad: big, i: String(i) }, Port: 1, Weights: { Passing: 1, Warning: 1 }, EnableTagOverride: false },
+          service: { Kind: '', ID: `w${i % 50}`, Service: 'web', Tags: [], Address: '', TaggedAddresses: {}, Meta: { ...big, i: String(i) }, Port: 1, Weights: { Passing: 1, Warning: 1 }, EnableTagOverride: false },
           checks: [],
           skipNodeUpdate: false,
         });

@@ -5,7 +5,7 @@ import { invalid } from '../../errors';
 import type { Command, NodeInput } from '../../catalog/commands';
 import type { HealthStatus } from '../../catalog/types';
 import { Body } from '../body';
-import { parseAgentServiceCheck, parseStatus } from './checks';
+import { parseAgentServiceCheck, parseStatus, uniqueCheckIds } from './checks';
 import { parseService } from './service';
 
 export interface AgentIdentity {
@@ -43,11 +43,7 @@ export function agentRegisterCommand(raw: unknown, id: AgentIdentity, nodeExists
   const checks = all.map((c, index) =>
     parseAgentServiceCheck(c, id.nodeName, service, { index, count: all.length }),
   );
-  const seen = new Set<string>();
-  checks.forEach((c, i) => {
-    if (seen.has(c.CheckID)) throw invalid(all[i]!.field('CheckID'), `duplicate check ID "${c.CheckID}"`);
-    seen.add(c.CheckID);
-  });
+  uniqueCheckIds(checks, all);
   return { type: 'register', node: agentNode(id), service, checks, skipNodeUpdate: nodeExists };
 }
 

@@ -2,7 +2,7 @@
 import { invalid } from '../../errors';
 import type { CheckInput, Command, NodeInput } from '../../catalog/commands';
 import { Body } from '../body';
-import { parseCatalogCheck } from './checks';
+import { parseCatalogCheck, uniqueCheckIds } from './checks';
 import { parseService } from './service';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -23,15 +23,15 @@ export function parseNode(body: Body, defaults: NodeDefaults, metaField: 'NodeMe
   if (id !== '' && !UUID.test(id)) throw invalid(body.field('ID'), `must be a UUID, got "${id}"`);
   const node: NodeInput = {
     ID: id,
-    Node: body.requiredStr('Node'),
+    Node: body.requiredName('Node'),
     Address: addressRequired ? body.requiredStr('Address') : body.str('Address'),
     Datacenter: checkDatacenter(body, 'Datacenter', defaults),
     TaggedAddresses: body.strMap('TaggedAddresses'),
-    Meta: body.strMap(metaField),
+    Meta: body.meta(metaField),
   };
   const locality = body.obj('Locality');
   if (locality) node.Locality = { Region: locality.str('Region'), Zone: locality.str('Zone') };
-  const partition = body.str('Partition');
+  const partition = body.name('Partition');
   if (partition) node.Partition = partition;
   return node;
 }
@@ -49,15 +49,16 @@ export function registerCommand(raw: unknown, defaults: NodeDefaults): Command {
     if (check.Node !== node.Node) throw invalid(c.field('Node'), `must match the registered node "${node.Node}"`);
     return check;
   });
+  uniqueCheckIds(checks, checkBodies);
   return { type: 'register', node, ...(service ? { service } : {}), checks, skipNodeUpdate };
 }
 
 export function deregisterCommand(raw: unknown, defaults: NodeDefaults): Command {
   const body = Body.of(raw);
   checkDatacenter(body, 'Datacenter', defaults);
-  const node = body.requiredStr('Node');
-  const serviceId = body.str('ServiceID');
-  const checkId = body.str('CheckID');
+  const node = body.requiredName('Node');
+  const serviceId = body.name('ServiceID');
+  const checkId = body.name('CheckID');
   if (serviceId && checkId) throw invalid('CheckID', 'give either ServiceID or CheckID, not both');
   return {
     type: 'deregister',

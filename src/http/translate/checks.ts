@@ -48,10 +48,10 @@ function agentCheckType(body: Body): Pick<CheckInput, 'Type' | 'Interval' | 'Tim
   for (const k of present) {
     (definition as Record<string, unknown>)[k.field] = k.field === 'Args' ? body.strArray('Args') : body.str(k.field);
   }
-  const interval = body.duration('Interval');
+  const interval = body.duration('Interval', { positive: true });
   const timeout = body.duration('Timeout');
   if (kind.needsInterval && interval === '') throw invalid(body.field('Interval'), `is required for a ${kind.field} check`);
-  if (kind.field === 'TTL') body.duration('TTL');
+  if (kind.field === 'TTL') body.duration('TTL', { positive: true });
   if (interval) definition.Interval = interval;
   if (timeout) definition.Timeout = timeout;
   const deregisterAfter = body.duration('DeregisterCriticalServiceAfter');
@@ -78,8 +78,8 @@ export function parseAgentServiceCheck(
   const defaultId = position.count > 1 ? `service:${service.ID}:${position.index + 1}` : `service:${service.ID}`;
   return {
     Node: node,
-    CheckID: body.str('CheckID') || body.str('ID') || defaultId,
-    Name: body.str('Name') || `Service '${service.Service}' check`,
+    CheckID: body.name('CheckID') || body.name('ID') || defaultId,
+    Name: body.name('Name') || `Service '${service.Service}' check`,
     Status: parseStatus(body, 'critical'),
     Notes: body.str('Notes'),
     Output: '',
@@ -109,22 +109,22 @@ export function parseAgentCheck(body: Body, node: string): CheckInput {
  * CheckID defaults to Name and Status to critical (Consul's catalog register).
  */
 export function parseCatalogCheck(body: Body, defaultNode: string): CheckInput {
-  const node = body.str('Node') || defaultNode;
+  const node = body.name('Node') || defaultNode;
   if (node === '') throw invalid(body.field('Node'), 'is required');
-  const name = body.str('Name');
-  const checkId = body.str('CheckID') || name;
+  const name = body.name('Name');
+  const checkId = body.name('CheckID') || name;
   if (checkId === '') throw invalid(body.field('CheckID'), 'is required (or give a Name)');
   const def = body.obj('Definition');
   const definition: HealthCheckDefinition = {};
   let type = body.str('Type');
-  let interval = body.duration('Interval');
+  let interval = body.duration('Interval', { positive: true });
   let timeout = body.duration('Timeout');
   if (def) {
     for (const [key, value] of Object.entries(def.raw)) if (value !== null) definition[key] = value;
     // The Go API and the npm client send IntervalDuration/TimeoutDuration here.
-    interval = interval || def.duration('Interval') || def.duration('IntervalDuration');
+    interval = interval || def.duration('Interval', { positive: true }) || def.duration('IntervalDuration', { positive: true });
     timeout = timeout || def.duration('Timeout') || def.duration('TimeoutDuration');
-    const ttl = def.duration('TTL');
+    const ttl = def.duration('TTL', { positive: true });
     if (ttl) definition.TTL = ttl;
     const selected = ['TTL', 'HTTP', 'TCP', 'GRPC', 'UDP', 'H2PING'].filter((f) => def.has(f));
     if (selected.length > 1) throw invalid(def.field(selected[1]!), `a check can have only one of ${selected.join(', ')}`);
@@ -139,10 +139,19 @@ export function parseCatalogCheck(body: Body, defaultNode: string): CheckInput {
     Status: parseStatus(body, 'critical'),
     Notes: body.str('Notes'),
     Output: body.str('Output'),
-    ServiceID: body.str('ServiceID'),
+    ServiceID: body.name('ServiceID'),
     Type: type,
     Interval: interval,
     Timeout: timeout,
     Definition: definition,
   };
+}
+
+/** Refuses two checks with one CheckID in one registration (Consul's agent and catalog do); `bodies[i]` is where check i came from. */
+export function uniqueCheckIds(checks: readonly CheckInput[], bodies: readonly Body[]): void {
+  const seen = new Set<string>();
+  checks.forEach((c, i) => {
+    if (seen.has(c.CheckID)) throw invalid(bodies[i]!.field('CheckID'), `duplicate check ID "${c.CheckID}"`);
+    seen.add(c.CheckID);
+  });
 }

@@ -4,6 +4,7 @@
 import { HubError, invalid } from '../../errors';
 import type { ConfigEntryInput } from '../../catalog/commands';
 import { CONFIG_ENTRY_KINDS, type ConfigEntryKind } from '../../catalog/types';
+import { sizeProblem } from '../../catalog/limits';
 import { Body } from '../body';
 import { serviceRouter, serviceSplitter } from './config-chain';
 
@@ -55,10 +56,10 @@ function serviceResolver(e: Body): string[] {
     throw invalid(e.field('DefaultSubset'), `"${defaultSubset}" is not a defined subset`);
   }
   const redirect = e.obj('Redirect');
-  if (redirect) for (const f of ['Service', 'ServiceSubset', 'Namespace', 'Partition', 'Datacenter', 'Peer']) redirect.str(f);
+  if (redirect) for (const f of ['Service', 'ServiceSubset', 'Namespace', 'Partition', 'Datacenter', 'Peer']) redirect.name(f);
   for (const [, failover] of e.objMap('Failover')) {
-    failover.str('Service');
-    failover.str('ServiceSubset');
+    failover.name('Service');
+    failover.name('ServiceSubset');
     failover.strArray('Datacenters');
     failover.objArray('Targets');
   }
@@ -102,7 +103,7 @@ function ingressGateway(e: Body): string[] {
       throw invalid(listener.field('Services'), 'a tcp listener can route to only one service');
     }
     for (const s of services) {
-      const name = s.requiredStr('Name');
+      const name = s.requiredName('Name');
       const hosts = s.strArray('Hosts');
       if (name === '*' && proto === 'tcp') throw invalid(s.field('Name'), 'the wildcard "*" needs an http, http2 or grpc listener');
       if (hosts.length > 0 && proto === 'tcp') throw invalid(s.field('Hosts'), 'hosts need an http, http2 or grpc listener');
@@ -116,7 +117,7 @@ function httpRoute(e: Body): string[] {
   const parents = e.objArray('Parents');
   if (parents.length === 0) throw invalid(e.field('Parents'), 'needs at least one parent');
   for (const p of parents) {
-    p.requiredStr('Name');
+    p.requiredName('Name');
     p.oneOf('Kind', ['', 'api-gateway'], '');
     p.str('SectionName');
   }
@@ -143,7 +144,7 @@ function httpRoute(e: Body): string[] {
     }
     rule.obj('Filters');
     for (const s of rule.objArray('Services')) {
-      s.requiredStr('Name');
+      s.requiredName('Name');
       s.int('Weight', 1, { min: 0 });
     }
   }
@@ -162,7 +163,7 @@ function mesh(e: Body): string[] {
 function serviceIntentions(e: Body): string[] {
   const seen = new Set<string>();
   for (const s of e.objArray('Sources')) {
-    const name = s.requiredStr('Name');
+    const name = s.requiredName('Name');
     const key = `${s.str('Peer')}/${s.str('Partition')}/${s.str('Namespace')}/${name}`;
     if (seen.has(key)) throw invalid(s.field('Name'), `source "${name}" is listed more than once`);
     seen.add(key);
@@ -196,16 +197,16 @@ export function parseConfigEntry(raw: unknown): ConfigEntryInput {
   const kindText = body.str('Kind');
   if (kindText === '') throw invalid('Kind', 'is required');
   const kind = checkKind(kindText, 'Kind', 'Request decoding failed: ');
-  let name = body.str('Name');
+  let name = body.name('Name');
   if (kind === 'mesh') {
     if (name !== '' && name !== 'mesh') throw invalid('Name', 'a mesh entry is a singleton named "mesh"');
     name = 'mesh';
   } else if (name === '') {
     throw invalid('Name', 'is required');
   }
-  body.strMap('Meta');
-  body.str('Namespace');
-  body.str('Partition');
+  body.meta('Meta');
+  body.name('Namespace');
+  body.name('Partition');
   const known = [...COMMON, ...VALIDATORS[kind](body)];
 
   const entry: Record<string, unknown> = {};
@@ -216,5 +217,7 @@ export function parseConfigEntry(raw: unknown): ConfigEntryInput {
   }
   entry.Kind = kind;
   entry.Name = name;
+  const big = sizeProblem(JSON.stringify(entry));
+  if (big) throw invalid('body', big);
   return entry as ConfigEntryInput;
 }

@@ -20,17 +20,17 @@ function taggedServiceAddresses(body: Body): Record<string, ServiceAddress> {
  * for the agent API; either way the ID defaults to the name (Consul).
  */
 export function parseService(body: Body, nameField: 'Service' | 'Name'): ServiceInput {
-  const name = body.requiredStr(nameField);
+  const name = body.requiredName(nameField);
   const kind = body.oneOf('Kind', SERVICE_KINDS, '');
   const weights = body.obj('Weights');
   const service: ServiceInput = {
     Kind: kind,
-    ID: body.str('ID') || name,
+    ID: body.name('ID') || name,
     Service: name,
     Tags: body.strArray('Tags'),
     Address: body.str('Address'),
     TaggedAddresses: taggedServiceAddresses(body),
-    Meta: body.strMap('Meta'),
+    Meta: body.meta('Meta'),
     Port: body.int('Port', 0, { min: 0, max: 65535 }),
     Weights: weights
       ? { Passing: weights.int('Passing', 1, { min: 1 }), Warning: weights.int('Warning', 1, { min: 0 }) }
@@ -40,7 +40,7 @@ export function parseService(body: Body, nameField: 'Service' | 'Name'): Service
   const proxy = body.obj('Proxy');
   if (proxy) {
     service.Proxy = { ...proxy.raw };
-    const dest = proxy.str('DestinationServiceName');
+    const dest = proxy.name('DestinationServiceName');
     if (dest) service.Proxy.DestinationServiceName = dest;
   }
   if (kind === 'connect-proxy' && !service.Proxy?.DestinationServiceName) {
@@ -48,9 +48,9 @@ export function parseService(body: Body, nameField: 'Service' | 'Name'): Service
   }
   const connect = body.obj('Connect');
   if (connect) service.Connect = { ...connect.raw, Native: connect.bool('Native') };
-  const ns = body.str('Namespace');
+  const ns = body.name('Namespace');
   if (ns) service.Namespace = ns;
-  const partition = body.str('Partition');
+  const partition = body.name('Partition');
   if (partition) service.Partition = partition;
   const locality = body.obj('Locality');
   if (locality) service.Locality = { Region: locality.str('Region'), Zone: locality.str('Zone') };

@@ -33,15 +33,15 @@ function nodeOp(op: Body, defaults: NodeDefaults): TxnOp {
     case 'cas':
       return { op: 'node-cas', node: parseNode(node, defaults, 'Meta'), index: casIndex(node) };
     case 'delete':
-      return { op: 'node-delete', node: node.requiredStr('Node') };
+      return { op: 'node-delete', node: node.requiredName('Node') };
     case 'delete-cas':
-      return { op: 'node-delete-cas', node: node.requiredStr('Node'), index: casIndex(node) };
+      return { op: 'node-delete-cas', node: node.requiredName('Node'), index: casIndex(node) };
   }
 }
 
 function serviceOp(op: Body): TxnOp {
   const verb = verbOf(op);
-  const nodeName = op.requiredStr('Node');
+  const nodeName = op.requiredName('Node');
   const service = op.obj('Service');
   if (!service) throw invalid(op.field('Service'), 'is required');
   switch (verb) {
@@ -50,9 +50,9 @@ function serviceOp(op: Body): TxnOp {
     case 'cas':
       return { op: 'service-cas', node: nodeName, service: parseService(service, 'Service'), index: casIndex(service) };
     case 'delete':
-      return { op: 'service-delete', node: nodeName, serviceId: service.requiredStr('ID') };
+      return { op: 'service-delete', node: nodeName, serviceId: service.requiredName('ID') };
     case 'delete-cas':
-      return { op: 'service-delete-cas', node: nodeName, serviceId: service.requiredStr('ID'), index: casIndex(service) };
+      return { op: 'service-delete-cas', node: nodeName, serviceId: service.requiredName('ID'), index: casIndex(service) };
   }
 }
 
@@ -66,9 +66,9 @@ function checkOp(op: Body): TxnOp {
     case 'cas':
       return { op: 'check-cas', check: parseCatalogCheck(check, ''), index: casIndex(check) };
     case 'delete':
-      return { op: 'check-delete', node: check.requiredStr('Node'), checkId: check.requiredStr('CheckID') };
+      return { op: 'check-delete', node: check.requiredName('Node'), checkId: check.requiredName('CheckID') };
     case 'delete-cas':
-      return { op: 'check-delete-cas', node: check.requiredStr('Node'), checkId: check.requiredStr('CheckID'), index: casIndex(check) };
+      return { op: 'check-delete-cas', node: check.requiredName('Node'), checkId: check.requiredName('CheckID'), index: casIndex(check) };
   }
 }
 
