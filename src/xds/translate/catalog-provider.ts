@@ -9,6 +9,7 @@ import type { Config } from '../../config';
 import type { ViewStore } from '../../materializer/types';
 import type { ResourceChange, ResourceProvider, ResourceSet, XdsNode, XdsResource } from '../transport/provider';
 import { TypeUrl } from '../transport/type-urls';
+import { NO_CHAIN, resolverSubsets, subsetClusterName, type ChainEntries } from './chain';
 import { buildCluster, clusterDiffersByFlavor } from './cluster';
 import { createEncodeCache } from './encode';
 import { buildLoadAssignment, failoverTargets, type FailoverTarget } from './endpoints';
@@ -36,7 +37,7 @@ export interface CatalogXdsProvider extends ResourceProvider {
   close(): void;
 }
 
-const WATCHED_KINDS: readonly ConfigEntryKind[] = ['service-defaults', 'service-resolver', 'ingress-gateway', 'http-route', 'mesh'];
+const WATCHED_KINDS: readonly ConfigEntryKind[] = ['service-defaults', 'service-resolver', 'ingress-gateway', 'http-route', 'mesh', 'service-router', 'service-splitter'];
 const NO_INSTANCES: readonly CheckServiceNode[] = Object.freeze([]);
 const EMPTY_SET: ResourceSet = Object.freeze({ byName: new Map(), wildcard: new Set<string>() });
 
@@ -47,6 +48,8 @@ interface ServiceInputs {
   defaults: ConfigEntry | undefined;
   resolver: ConfigEntry | undefined;
   routes: readonly ConfigEntry[];
+  /** Routers, splitters and resolvers (the discovery chains; one object until one of them changes). */
+  chain: ChainEntries;
   failover: readonly { target: FailoverTarget; instances: readonly CheckServiceNode[] }[];
 }
 
@@ -58,6 +61,14 @@ interface ServiceOutput {
   endpoints: XdsResource;
   route: XdsResource;
   listener: XdsResource;
+  /** Resolver subsets: cluster `<subset>.S` → its Cluster (both flavours) and filtered assignment. */
+  subsets: ReadonlyMap<string, SubsetOutput>;
+}
+
+interface SubsetOutput {
+  cluster: XdsResource;
+  grpcCluster: XdsResource;
+  endpoints: XdsResource;
 }
 
 interface GatewayOutput {
@@ -76,6 +87,7 @@ function sameInputs(a: ServiceInputs, b: ServiceInputs): boolean {
     a.defaults === b.defaults &&
     a.resolver === b.resolver &&
     sameList(a.routes, b.routes) &&
+    a.chain === b.chain &&
     a.failover.length === b.failover.length &&
     a.failover.every((f, i) => f.instances === b.failover[i]!.instances && f.target.ref.name === b.failover[i]!.target.ref.name && f.target.datacenter === b.failover[i]!.target.datacenter)
   );
@@ -204,9 +216,24 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
       name,
       buildLoadAssignment({ name, instances: inputs.instances, failover: inputs.failover, keepUnhealthy: options.keepUnhealthy }),
     );
-    const route = cache.encode(TypeUrl.RouteConfiguration, name, buildRouteConfiguration(inputs.ref, inputs.routes));
+    const route = cache.encode(TypeUrl.RouteConfiguration, name, buildRouteConfiguration(inputs.ref, inputs.routes, inputs.chain));
     const listener = cache.encode(TypeUrl.Listener, name, buildApiListener(name));
-    return { inputs, cluster, grpcCluster, endpoints, route, listener };
+    const subsets = new Map<string, SubsetOutput>();
+    for (const [subset, selects] of resolverSubsets(inputs.resolver)) {
+      const sub = subsetClusterName(name, subset);
+      const input = { ...clusterInput, name: sub };
+      const c = cache.encode(TypeUrl.Cluster, sub, buildCluster(input, 'envoy'));
+      subsets.set(sub, {
+        cluster: c,
+        grpcCluster: clusterDiffersByFlavor(input) ? cache.encode(TypeUrl.Cluster, `grpc\n${sub}`, buildCluster(input, 'grpc')) : c,
+        endpoints: cache.encode(
+          TypeUrl.ClusterLoadAssignment,
+          sub,
+          buildLoadAssignment({ name: sub, instances: inputs.instances.filter(selects), keepUnhealthy: options.keepUnhealthy }),
+        ),
+      });
+    }
+    return { inputs, cluster, grpcCluster, endpoints, route, listener, subsets };
   }
 
   function flush(): void {
@@ -219,6 +246,7 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
     const defaults = entryByName('service-defaults');
     const resolvers = entryByName('service-resolver');
     const httpRoutes = entries.get('http-route') ?? [];
+    const chain = chainEntries(resolvers);
     const all = serviceUniverse(serviceList ?? [], (kind) => entries.get(kind) ?? []);
     const todo = [...all].filter(([, ref]) => allDirty || dirty.has(ref.name)).map(([name]) => name);
     const nextDependents = allDirty ? new Map<string, Set<string>>() : dependents;
@@ -233,6 +261,7 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
         defaults: defaults.get(name),
         resolver,
         routes: httpRoutes.filter((e) => routeNamesParent(e, ref)),
+        chain,
         failover: targets.map((target) => ({ target, instances: health.get(target.ref.name)?.instances ?? NO_INSTANCES })),
       };
       for (const t of targets) {
@@ -256,6 +285,13 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
       if (previous?.endpoints !== next.endpoints) mark(TypeUrl.ClusterLoadAssignment, name);
       if (previous?.route !== next.route) mark(TypeUrl.RouteConfiguration, name);
       if (previous?.listener !== next.listener) mark(TypeUrl.Listener, name);
+      for (const sub of new Set([...(previous?.subsets.keys() ?? []), ...next.subsets.keys()])) {
+        const a = previous?.subsets.get(sub);
+        const b = next.subsets.get(sub);
+        if (a?.cluster !== b?.cluster || a?.grpcCluster !== b?.grpcCluster) mark(TypeUrl.Cluster, sub);
+        if (a?.endpoints !== b?.endpoints) mark(TypeUrl.ClusterLoadAssignment, sub);
+        if (a && !b) forgetSubset(sub, a);
+      }
     }
     for (const name of [...services.keys()]) {
       if (all.has(name)) continue;
@@ -264,6 +300,11 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
       for (const r of [gone.cluster, gone.grpcCluster, gone.endpoints, gone.route, gone.listener]) {
         cache.delete(r.typeUrl, r === gone.grpcCluster && r !== gone.cluster ? `grpc\n${name}` : name);
         mark(r.typeUrl, name);
+      }
+      for (const [sub, out] of gone.subsets) {
+        forgetSubset(sub, out);
+        mark(TypeUrl.Cluster, sub);
+        mark(TypeUrl.ClusterLoadAssignment, sub);
       }
     }
     dependents = nextDependents;
@@ -290,14 +331,31 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
     if (isReady()) readyWaiters.splice(0).forEach((w) => w());
   }
 
-  function rebuildSharedSets(changed: Map<string, Set<string>>): void {
-    const pick = (f: (s: ServiceOutput) => XdsResource) => new Map([...services].map(([n, s]) => [n, f(s)]));
-    if (changed.get(TypeUrl.Cluster)!.size > 0) {
-      cds = setOf(pick((s) => s.cluster));
-      const grpcDiffers = [...services.values()].some((s) => s.grpcCluster !== s.cluster);
-      cdsGrpc = grpcDiffers ? setOf(pick((s) => s.grpcCluster)) : cds;
+  function forgetSubset(sub: string, out: SubsetOutput): void {
+    cache.delete(TypeUrl.Cluster, sub);
+    if (out.grpcCluster !== out.cluster) cache.delete(TypeUrl.Cluster, `grpc\n${sub}`);
+    cache.delete(TypeUrl.ClusterLoadAssignment, sub);
+  }
+
+  // The chain entries as one object, rebuilt only when one of the three kinds changed.
+  let chainMemo: { from: readonly unknown[]; chain: ChainEntries } | undefined;
+  function chainEntries(resolvers: Map<string, ConfigEntry>): ChainEntries {
+    const from = [entries.get('service-router'), entries.get('service-splitter'), entries.get('service-resolver')];
+    if (!chainMemo || !sameList(chainMemo.from, from)) {
+      chainMemo = { from, chain: { routers: entryByName('service-router'), splitters: entryByName('service-splitter'), resolvers } };
     }
-    if (changed.get(TypeUrl.ClusterLoadAssignment)!.size > 0) eds = setOf(pick((s) => s.endpoints));
+    return chainMemo.chain;
+  }
+
+  function rebuildSharedSets(changed: Map<string, Set<string>>): void {
+    const pick = (f: (s: ServiceOutput) => XdsResource, fsub?: (s: SubsetOutput) => XdsResource) =>
+      new Map([...services].flatMap(([n, s]): [string, XdsResource][] => [[n, f(s)], ...(fsub ? [...s.subsets].map(([sn, o]): [string, XdsResource] => [sn, fsub(o)]) : [])]));
+    if (changed.get(TypeUrl.Cluster)!.size > 0) {
+      cds = setOf(pick((s) => s.cluster, (o) => o.cluster));
+      const grpcDiffers = [...services.values()].some((s) => s.grpcCluster !== s.cluster || [...s.subsets.values()].some((o) => o.grpcCluster !== o.cluster));
+      cdsGrpc = grpcDiffers ? setOf(pick((s) => s.grpcCluster, (o) => o.grpcCluster)) : cds;
+    }
+    if (changed.get(TypeUrl.ClusterLoadAssignment)!.size > 0) eds = setOf(pick((s) => s.endpoints, (o) => o.endpoints));
     if (changed.get(TypeUrl.RouteConfiguration)!.size > 0) rds = setOf(pick((s) => s.route));
     // API listeners are never part of a wildcard LDS subscription.
     if (changed.get(TypeUrl.Listener)!.size > 0) lds = setOf(pick((s) => s.listener), new Set());
@@ -311,7 +369,8 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
   function updateGateways(all: Map<string, ServiceRef>, httpRoutes: readonly ConfigEntry[]): ResourceChange[] {
     const changes: ResourceChange[] = [];
     const next = new Map<string, GatewayOutput>();
-    const ctx = { services: [...all.values()], routesFor: (ref: ServiceRef) => routesForService(ref, httpRoutes) };
+    const chain = chainMemo?.chain ?? NO_CHAIN;
+    const ctx = { services: [...all.values()], routesFor: (ref: ServiceRef) => routesForService(ref, httpRoutes, chain) };
     for (const entry of entries.get('ingress-gateway') ?? []) {
       try {
         const built = buildGateway(entry, ctx);

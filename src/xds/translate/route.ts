@@ -4,6 +4,7 @@
 // The same route list is reused by ingress gateways (ingress.ts).
 import { TypeUrl } from '../transport/type-urls';
 import type { ConfigEntry } from '../../catalog/types';
+import { chainRoutes, NO_CHAIN, type ChainEntries } from './chain';
 import { list, record, refOf, str } from './inputs';
 import { serviceResourceName, type ServiceRef } from './names';
 
@@ -37,8 +38,12 @@ export function routeBackends(entry: ConfigEntry): ServiceRef[] {
   return out;
 }
 
-/** Routes for service S: http-route rules (entries in name order, rules in order) then the default route. */
-export function routesForService(service: ServiceRef, httpRoutes: readonly ConfigEntry[]): Record<string, unknown>[] {
+/**
+ * Routes for service S: http-route rules (entries in name order, rules in
+ * order), then S's discovery chain (its service-router rules, then the
+ * default route through its splitter and resolver; chain.ts).
+ */
+export function routesForService(service: ServiceRef, httpRoutes: readonly ConfigEntry[], chain: ChainEntries = NO_CHAIN): Record<string, unknown>[] {
   const routes: Record<string, unknown>[] = [];
   const entries = httpRoutes.filter((e) => routeNamesParent(e, service)).sort((a, b) => (a.Name < b.Name ? -1 : a.Name > b.Name ? 1 : 0));
   for (const entry of entries) {
@@ -54,16 +59,16 @@ export function routesForService(service: ServiceRef, httpRoutes: readonly Confi
       }
     }
   }
-  routes.push({ match: { prefix: '' }, route: { cluster: serviceResourceName(service) } });
+  routes.push(...chainRoutes(service, chain));
   return routes;
 }
 
 /** The RouteConfiguration as a plain object for encodeResource. */
-export function buildRouteConfiguration(service: ServiceRef, httpRoutes: readonly ConfigEntry[]): Record<string, unknown> {
+export function buildRouteConfiguration(service: ServiceRef, httpRoutes: readonly ConfigEntry[], chain: ChainEntries = NO_CHAIN): Record<string, unknown> {
   const name = serviceResourceName(service);
   return {
     name,
-    virtual_hosts: [{ name, domains: ['*'], routes: routesForService(service, httpRoutes) }],
+    virtual_hosts: [{ name, domains: ['*'], routes: routesForService(service, httpRoutes, chain) }],
   };
 }
 

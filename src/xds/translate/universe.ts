@@ -4,6 +4,7 @@
 // (with an empty assignment) until instances register.
 import type { ServiceName } from '../../catalog/catalog';
 import type { ConfigEntry, ConfigEntryKind } from '../../catalog/types';
+import { chainServices } from './chain';
 import { failoverTargets } from './endpoints';
 import { list, record, refOf } from './inputs';
 import { serviceResourceName, type ServiceRef } from './names';
@@ -31,6 +32,7 @@ export function serviceUniverse(
     for (const p of list(e['Parents'])) add(record(p) && refOf(record(p)!));
     routeBackends(e).forEach(add);
   }
+  chainServices(entries('service-router'), entries('service-splitter'), entries('service-resolver')).forEach(add);
   for (const e of entries('ingress-gateway')) {
     for (const l of list(e['Listeners'])) {
       for (const s of list(record(l)?.['Services'])) {
