@@ -90,16 +90,16 @@ export function parseAgentServiceCheck(
 
 /** PUT /v1/agent/check/register (Consul's CheckDefinition): Name required, ID defaults to it, status critical unless given. */
 export function parseAgentCheck(body: Body, node: string): CheckInput {
-  const name = body.str('Name');
+  const name = body.name('Name');
   if (name === '') throw invalid('Name', 'Missing check name');
   return {
     Node: node,
-    CheckID: body.str('ID') || body.str('CheckID') || name,
+    CheckID: body.name('ID') || body.name('CheckID') || name,
     Name: name,
     Status: parseStatus(body, 'critical'),
     Notes: body.str('Notes'),
     Output: '',
-    ServiceID: body.str('ServiceID'),
+    ServiceID: body.name('ServiceID'),
     ...agentCheckType(body),
   };
 }

@@ -64,7 +64,7 @@ export function serviceRouter(e: Body): string[] {
     }
     const d = route.obj('Destination');
     if (!d) continue;
-    for (const k of ['Service', 'ServiceSubset', 'Namespace', 'Partition']) d.str(k);
+    for (const k of ['Service', 'ServiceSubset', 'Namespace', 'Partition']) d.name(k);
     if (d.str('PrefixRewrite') !== '' && pathMatch !== 'PathExact' && pathMatch !== 'PathPrefix') {
       throw invalid(d.field('PrefixRewrite'), 'needs a PathExact or PathPrefix match');
     }
@@ -96,7 +96,7 @@ export function serviceSplitter(e: Body): string[] {
     const w = s.get('Weight');
     if (typeof w !== 'number' || !Number.isFinite(w) || w < 0 || w > 100) throw invalid(s.field('Weight'), `must be a number from 0 to 100, got ${JSON.stringify(w)}`);
     total += w;
-    const key = `${s.str('Service')}/${s.str('ServiceSubset')}/${s.str('Namespace')}/${s.str('Partition')}`;
+    const key = `${s.name('Service')}/${s.name('ServiceSubset')}/${s.name('Namespace')}/${s.name('Partition')}`;
     if (seen.has(key)) throw invalid(s.field('Service'), 'the same service and subset appear in two splits');
     seen.add(key);
     headerModifiers(s, 'RequestHeaders');
