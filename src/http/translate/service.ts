@@ -22,7 +22,10 @@ function taggedServiceAddresses(body: Body): Record<string, ServiceAddress> {
 export function parseService(body: Body, nameField: 'Service' | 'Name'): ServiceInput {
   const name = body.requiredName(nameField);
   const kind = body.oneOf('Kind', SERVICE_KINDS, '');
-  const weights = body.obj('Weights');
+  // Go clients send the zero value {Passing: 0, Warning: 0} when they set no
+  // weights (Consul's Go API does for catalog register): that means the default.
+  const given = body.obj('Weights');
+  const weights = given && (given.get('Passing') ?? 0) === 0 && (given.get('Warning') ?? 0) === 0 ? undefined : given;
   const service: ServiceInput = {
     Kind: kind,
     ID: body.name('ID') || name,

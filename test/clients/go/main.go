@@ -1,0 +1,186 @@
+// A second, independent Consul client against the hub: HashiCorp's own Go API
+// (github.com/hashicorp/consul/api), unchanged. It runs one scenario against the
+// hub at -addr and prints "ok <step>" per step; the first failure exits 1.
+// Run by test/clients/go-api.int.test.ts.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/consul/api"
+)
+
+var step string
+
+func must(cond bool, format string, args ...any) {
+	if !cond {
+		fmt.Printf("FAIL %s: %s\n", step, fmt.Sprintf(format, args...))
+		os.Exit(1)
+	}
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Printf("FAIL %s: %v\n", step, err)
+		os.Exit(1)
+	}
+}
+
+func begin(name string) { step = name }
+func done()             { fmt.Printf("ok %s\n", step) }
+
+func ids(entries []*api.ServiceEntry) []string {
+	out := []string{}
+	for _, e := range entries {
+		out = append(out, e.Service.ID)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func main() {
+	addr := flag.String("addr", "", "hub HTTP address (host:port)")
+	dc := flag.String("dc", "", "the hub's datacenter")
+	node := flag.String("node", "", "the hub's node name")
+	flag.Parse()
+	client, err := api.NewClient(&api.Config{Address: *addr, Scheme: "http"})
+	check(err)
+	agent, catalog, health := client.Agent(), client.Catalog(), client.Health()
+
+	begin("catalog datacenters")
+	dcs, err := catalog.Datacenters()
+	check(err)
+	must(reflect.DeepEqual(dcs, []string{*dc}), "datacenters %v", dcs)
+	done()
+
+	begin("agent service register with TTL checks")
+	for i, port := range []int{8080, 8081} {
+		check(agent.ServiceRegister(&api.AgentServiceRegistration{
+			ID: fmt.Sprintf("goweb-%d", i+1), Name: "goweb", Port: port, Tags: []string{fmt.Sprintf("v%d", i+1)},
+			Meta:  map[string]string{"lang": "go"},
+			Check: &api.AgentServiceCheck{CheckID: fmt.Sprintf("goweb-%d-ttl", i+1), TTL: "10m"},
+		}))
+	}
+	services, err := agent.Services()
+	check(err)
+	must(services["goweb-1"] != nil && services["goweb-1"].Port == 8080 && services["goweb-1"].Meta["lang"] == "go", "agent services %v", services)
+	done()
+
+	begin("TTL checks: new checks are critical, UpdateTTL passes them")
+	entries, _, err := health.Service("goweb", "", true, nil)
+	check(err)
+	must(len(entries) == 0, "passing before any TTL update: %v", ids(entries))
+	check(agent.UpdateTTL("goweb-1-ttl", "all good", api.HealthPassing))
+	check(agent.PassTTL("goweb-2-ttl", ""))
+	entries, meta, err := health.Service("goweb", "", true, nil)
+	check(err)
+	must(reflect.DeepEqual(ids(entries), []string{"goweb-1", "goweb-2"}), "passing %v", ids(entries))
+	must(entries[0].Checks[0].Output == "all good" || entries[1].Checks[0].Output == "all good", "output kept")
+	must(meta.LastIndex > 0, "X-Consul-Index %d", meta.LastIndex)
+	done()
+
+	begin("blocking health query returns on a TTL failure")
+	type result struct {
+		entries []*api.ServiceEntry
+		meta    *api.QueryMeta
+		err     error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		e, m, err := health.Service("goweb", "", false, &api.QueryOptions{WaitIndex: meta.LastIndex, WaitTime: 30 * time.Second})
+		ch <- result{e, m, err}
+	}()
+	time.Sleep(100 * time.Millisecond)
+	started := time.Now()
+	check(agent.FailTTL("goweb-2-ttl", "down"))
+	r := <-ch
+	check(r.err)
+	must(r.meta.LastIndex > meta.LastIndex, "index moved %d -> %d", meta.LastIndex, r.meta.LastIndex)
+	must(time.Since(started) < 20*time.Second, "returned on the change, not the wait")
+	critical := 0
+	for _, e := range r.entries {
+		for _, c := range e.Checks {
+			if c.Status == api.HealthCritical {
+				critical++
+			}
+		}
+	}
+	must(critical == 1, "one critical check after FailTTL, got %d", critical)
+	done()
+
+	begin("filtered health query; a bad filter is an error")
+	entries, _, err = health.Service("goweb", "", false, &api.QueryOptions{Filter: `Service.Port == 8081 and "v2" in Service.Tags`})
+	check(err)
+	must(reflect.DeepEqual(ids(entries), []string{"goweb-2"}), "filtered %v", ids(entries))
+	_, _, err = health.Service("goweb", "", false, &api.QueryOptions{Filter: "Service.Prot == 1"})
+	must(err != nil && strings.Contains(err.Error(), "400") && strings.Contains(err.Error(), `Selector "Service.Prot" is not valid`), "bad filter error %v", err)
+	done()
+
+	begin("catalog reads: services, service, nodes, node, node services")
+	check2(catalog.Register(&api.CatalogRegistration{
+		Node: "go-node", Address: "10.7.0.1", NodeMeta: map[string]string{"rack": "r9"},
+		Service: &api.AgentService{ID: "gocache-1", Service: "gocache", Port: 6379, Tags: []string{"primary"}},
+	}, nil))
+	svcs, _, err := catalog.Services(nil)
+	check(err)
+	must(reflect.DeepEqual(svcs["gocache"], []string{"primary"}) && len(svcs["goweb"]) == 2, "services %v", svcs)
+	nodesOf, _, err := catalog.Service("gocache", "", nil)
+	check(err)
+	must(len(nodesOf) == 1 && nodesOf[0].Node == "go-node" && nodesOf[0].ServicePort == 6379 && nodesOf[0].NodeMeta["rack"] == "r9", "service nodes %+v", nodesOf)
+	nodes, _, err := catalog.Nodes(&api.QueryOptions{NodeMeta: map[string]string{"rack": "r9"}})
+	check(err)
+	must(len(nodes) == 1 && nodes[0].Node == "go-node", "nodes by meta %v", nodes)
+	near, _, err := catalog.Nodes(&api.QueryOptions{Near: "_agent"})
+	check(err)
+	must(len(near) >= 2 && near[0].Node == *node, "near=_agent first %v", near[0].Node)
+	one, _, err := catalog.Node("go-node", nil)
+	check(err)
+	must(one != nil && one.Services["gocache-1"] != nil, "node %+v", one)
+	list, _, err := catalog.NodeServiceList(*node, &api.QueryOptions{Filter: "Service == goweb"})
+	check(err)
+	must(list != nil && len(list.Services) == 2, "node service list %+v", list)
+	_, err = catalog.Deregister(&api.CatalogDeregistration{Node: "go-node"}, nil)
+	check(err)
+	done()
+
+	begin("agent members, check register, maintenance, service health")
+	members, err := agent.Members(false)
+	check(err)
+	must(len(members) == 1 && members[0].Name == *node, "members %v", members)
+	check(agent.CheckRegister(&api.AgentCheckRegistration{ID: "go-extra", Name: "extra", ServiceID: "goweb-1", AgentServiceCheck: api.AgentServiceCheck{TTL: "1m"}}))
+	checks, err := agent.Checks()
+	check(err)
+	must(checks["go-extra"] != nil && checks["go-extra"].ServiceName == "goweb", "checks %v", checks)
+	check(agent.CheckDeregister("go-extra"))
+	check(agent.EnableServiceMaintenance("goweb-1", "go test"))
+	status, info, err := agent.AgentHealthServiceByID("goweb-1")
+	check(err)
+	// 503 reads as critical; the body says why.
+	must(status == api.HealthCritical && info != nil && info.AggregatedStatus == api.HealthMaint && info.Service.ID == "goweb-1", "maintenance status %q %+v", status, info)
+	check(agent.DisableServiceMaintenance("goweb-1"))
+	status, _, err = agent.AgentHealthServiceByName("goweb")
+	check(err)
+	must(status == api.HealthCritical, "worst of goweb is critical (goweb-2 failed), got %q", status)
+	check(agent.EnableNodeMaintenance(""))
+	entries, _, err = health.Service("goweb", "", true, nil)
+	check(err)
+	must(len(entries) == 0, "node maintenance leaves nothing passing: %v", ids(entries))
+	check(agent.DisableNodeMaintenance())
+	done()
+
+	begin("agent service deregister")
+	check(agent.ServiceDeregister("goweb-1"))
+	check(agent.ServiceDeregister("goweb-2"))
+	services, err = agent.Services()
+	check(err)
+	must(services["goweb-1"] == nil && services["goweb-2"] == nil, "left %v", services)
+	done()
+}
+
+func check2(_ *api.WriteMeta, err error) { check(err) }
