@@ -19,10 +19,10 @@ import { requestForKey } from './materializer/keys';
 import type { ViewKey, ViewStore } from './materializer/types';
 import { addSubscribeService } from './subscribe/grpc';
 import { createPublisher, type HubPublisher } from './subscribe/publisher';
-import { createCatalogXdsProvider } from './xds/translate/catalog-provider';
+import { createCatalogXdsProvider, type CatalogXdsProvider } from './xds/translate/catalog-provider';
 import { withClientConfigSources } from './xds/translate/config-sources';
 import { registerXdsHttp } from './xds/transport/http';
-import { createXdsServer } from './xds/transport/server';
+import { createXdsServer, type XdsServer } from './xds/transport/server';
 
 export type HubState = 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED';
 
@@ -81,7 +81,10 @@ export interface GrpcAttachContext {
  * from that publisher → Envoy resources). `xdshub serve` uses this; tests that
  * need only HTTP leave it out.
  */
-export function attachHubServices(server: grpc.Server, hub: GrpcAttachContext): AttachedServices {
+export function attachHubServices(
+  server: grpc.Server,
+  hub: GrpcAttachContext,
+): AttachedServices & { xds: XdsServer; provider: CatalogXdsProvider } {
   const { config, metrics, publisher, views } = hub;
   addSubscribeService(server, { publisher, logger: hub.logger, datacenter: config.datacenter });
   const provider = createCatalogXdsProvider({ views, config, logger: hub.logger.child({ module: 'xds-provider' }) });
@@ -89,6 +92,8 @@ export function attachHubServices(server: grpc.Server, hub: GrpcAttachContext): 
   const xds = createXdsServer({ provider: withClientConfigSources(provider), config, logger: hub.logger.child({ module: 'xds' }), registry: metrics.registry });
   xds.addTo(server);
   return {
+    xds,
+    provider,
     // REST-JSON xDS (POST /v3/discovery:*) and the xDS admin views on the HTTP port.
     registerHttp: (app) => registerXdsHttp(app, { xds, provider }),
     // Reverse order of creation: streams end first, then what feeds them.

@@ -2,12 +2,15 @@
 // connection (local subchannel pool), each with one Delta ADS stream that
 // subscribes as Envoy does — wildcard CDS, then EDS by name for every cluster —
 // and ACKs every response. Reports when every client holds all S assignments,
-// and, per armed change, when each client received the changed assignment.
+// per armed change when each client received the changed assignment, and, for
+// churn runs, responses per stream and how stale the sampled clients were.
 import * as grpc from '@grpc/grpc-js';
-import { CDS, DELTA_ADS, EDS, deltaRequest, deltaResponse, now, type ClientCommand, type ClientReply, type Mode } from './protocol';
+import { lookupType } from '../../src/xds/transport/envoy-proto';
+import { CDS, DELTA_ADS, EDS, deltaRequest, deltaResponse, now, type ChurnChange, type ClientCommand, type ClientReply, type Mode } from './protocol';
 
 const Req = deltaRequest();
 const Res = deltaResponse();
+const Cla = lookupType('envoy.config.endpoint.v3.ClusterLoadAssignment');
 const send = (m: ClientReply) => {
   if (process.connected) process.send!(m);
 };
@@ -19,6 +22,8 @@ interface Received {
   typeUrl: string;
   nonce: string;
   names: string[];
+  /** Resource bodies, kept only for sampled clients during churn. */
+  bodies: Uint8Array[] | undefined;
 }
 
 interface Sim {
@@ -28,6 +33,10 @@ interface Sim {
   edsSubscribed: boolean;
   armedBytes: number;
   arrivedAt: number;
+  /** Responses during the churn window. */
+  churnPushes: number;
+  /** Sampled clients: service name → (arrival time, port) in arrival order. */
+  held: Map<string, { at: number; port: number }[]> | undefined;
   call: grpc.ClientDuplexStream<Record<string, unknown>, Received>;
   client: grpc.Client;
 }
@@ -35,24 +44,37 @@ interface Sim {
 const sims: Sim[] = [];
 let readyCount = 0;
 let armed: { name: string; round: number; pending: number; timer: NodeJS.Timeout } | undefined;
+/** Counting responses per stream (churn window), and recording sampled clients' ports (until churn-stop). */
+let counting = false;
+let churning = false;
 let total = 0;
 let mode: Mode = 'hub';
 let services = 0;
+let refused = 0;
+let failed = 0;
 
 function serialize(m: Record<string, unknown>): Buffer {
   return Buffer.from(Req.encode(Req.fromObject(m)).finish());
 }
 
-function deserialize(buf: Buffer): Received {
-  const msg = Res.decode(buf) as unknown as { typeUrl: string; nonce: string; resources: { name: string }[] };
-  return { bytes: buf.length, typeUrl: msg.typeUrl, nonce: msg.nonce, names: msg.resources.map((r) => r.name) };
+function deserializer(sampled: () => boolean) {
+  return (buf: Buffer): Received => {
+    const msg = Res.decode(buf) as unknown as { typeUrl: string; nonce: string; resources: { name: string; resource?: { value: Uint8Array } }[] };
+    return {
+      bytes: buf.length,
+      typeUrl: msg.typeUrl,
+      nonce: msg.nonce,
+      names: msg.resources.map((r) => r.name),
+      bodies: sampled() ? msg.resources.map((r) => r.resource?.value ?? new Uint8Array()) : undefined,
+    };
+  };
 }
 
 function markReady(sim: Sim) {
   if (sim.ready) return;
   sim.ready = true;
   readyCount++;
-  if (readyCount % 500 === 0 || readyCount === total) send({ kind: 'ready', count: readyCount });
+  if (readyCount % 500 === 0 || readyCount === total) send({ kind: 'ready', count: readyCount, at: now(), refused, failed });
 }
 
 function finishArm() {
@@ -66,6 +88,7 @@ function finishArm() {
 function onResponse(sim: Sim, r: Received) {
   const t = now();
   if (armed) sim.armedBytes += r.bytes;
+  if (counting) sim.churnPushes++;
   sim.call.write({ typeUrl: r.typeUrl, responseNonce: r.nonce });
   if (r.typeUrl === CDS && !sim.edsSubscribed) {
     sim.edsSubscribed = true;
@@ -73,6 +96,15 @@ function onResponse(sim: Sim, r: Received) {
   } else if (r.typeUrl === EDS) {
     for (const n of r.names) sim.edsNames.add(n);
     if (!sim.ready && sim.edsNames.size >= services) markReady(sim);
+    if (churning && sim.held && r.bodies) {
+      r.names.forEach((name, i) => {
+        const cla = Cla.toObject(Cla.decode(r.bodies![i]!), { arrays: true }) as { endpoints: { lbEndpoints: { endpoint: { address: { socketAddress: { portValue: number } } } }[] }[] };
+        const port = cla.endpoints[0]?.lbEndpoints[0]?.endpoint.address.socketAddress.portValue ?? 0;
+        let list = sim.held!.get(name);
+        if (!list) sim.held!.set(name, (list = []));
+        list.push({ at: t, port });
+      });
+    }
   }
   if (armed && sim.arrivedAt === 0 && r.names.includes(armed.name) && (mode === 'bare' || r.typeUrl === EDS)) {
     sim.arrivedAt = t;
@@ -80,20 +112,21 @@ function onResponse(sim: Sim, r: Received) {
   }
 }
 
-let reconnects = 0;
+let reported = 0;
 let exiting = false;
 
 /** Opens (or reopens) the client's Delta ADS stream and subscribes as Envoy does. */
 function open(sim: Sim): void {
-  const call = sim.client.makeBidiStreamRequest(DELTA_ADS, serialize, deserialize);
+  const call = sim.client.makeBidiStreamRequest(DELTA_ADS, serialize, deserializer(() => churning && sim.held !== undefined));
   sim.call = call;
   sim.edsSubscribed = false;
   call.on('data', (r: Received) => onResponse(sim, r));
   call.on('error', (err: grpc.ServiceError) => {
     if (exiting || err.code === grpc.status.CANCELLED) return;
-    // As Envoy does: reconnect with a jittered backoff (the server may refuse
-    // connections while it is busy syncing thousands of others).
-    if (++reconnects <= 3) send({ kind: 'error', message: `client ${sim.index}: ${err.code} ${err.details} (reconnecting)` });
+    if (err.code === grpc.status.RESOURCE_EXHAUSTED) refused++;
+    else failed++;
+    // As Envoy does: reconnect with a jittered backoff.
+    if (++reported <= 3) send({ kind: 'error', message: `client ${sim.index}: ${err.code} ${err.details} (reconnecting)` });
     setTimeout(() => open(sim), 500 + Math.random() * 1500);
   });
   call.write({
@@ -105,12 +138,27 @@ function open(sim: Sim): void {
   if (mode === 'bare') call.once('metadata', () => markReady(sim));
 }
 
-function connect(port: number, index: number): Sim {
+function connect(port: number, index: number, sampled: boolean): Sim {
   // A distinct channel per client, and no shared subchannel: one connection each, as N Envoys would have.
   const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 });
-  const sim = { index, ready: false, edsNames: new Set<string>(), edsSubscribed: false, armedBytes: 0, arrivedAt: 0, client } as Sim;
+  const sim = { index, ready: false, edsNames: new Set<string>(), edsSubscribed: false, armedBytes: 0, arrivedAt: 0, churnPushes: 0, held: sampled ? new Map() : undefined, client } as Sim;
   open(sim);
   return sim;
+}
+
+/** Staleness of each change for each sampled client: from its acknowledgement until the client holds that port or a later one. */
+function staleness(changes: readonly ChurnChange[]): { values: number[]; undelivered: number } {
+  const values: number[] = [];
+  let undelivered = 0;
+  for (const sim of sims) {
+    if (!sim.held) continue;
+    for (const c of changes) {
+      const got = sim.held.get(c.name)?.find((h) => h.port >= c.port);
+      if (got) values.push(Math.max(0, Math.round((got.at - c.at) * 10) / 10));
+      else undelivered++;
+    }
+  }
+  return { values, undelivered };
 }
 
 process.on('message', async (m: ClientCommand) => {
@@ -119,9 +167,9 @@ process.on('message', async (m: ClientCommand) => {
     services = m.services;
     total = m.count;
     for (let i = 0; i < m.count; i++) {
-      sims.push(connect(m.port, m.offset + i));
-      // Spread connection setup so the server's accept path is not one burst.
-      if (i % 50 === 49) await new Promise((r) => setTimeout(r, 5));
+      sims.push(connect(m.port, m.offset + i, i < m.sample));
+      // Spread connection setup so the server's accept path is not one burst (a storm is one burst).
+      if (!m.storm && i % 50 === 49) await new Promise((r) => setTimeout(r, 5));
     }
   } else if (m.cmd === 'arm') {
     for (const s of sims) {
@@ -130,9 +178,18 @@ process.on('message', async (m: ClientCommand) => {
     }
     armed = { name: m.name, round: m.round, pending: sims.length, timer: setTimeout(finishArm, 60_000) };
     send({ kind: 'armed', round: m.round });
+  } else if (m.cmd === 'churn-start') {
+    for (const s of sims) s.churnPushes = 0;
+    counting = churning = true;
+  } else if (m.cmd === 'churn-writes-done') {
+    counting = false;
+  } else if (m.cmd === 'churn-stop') {
+    churning = false;
+    const { values, undelivered } = staleness(m.changes);
+    send({ kind: 'churned', pushes: sims.map((s) => s.churnPushes), staleness: values, undelivered });
   } else if (m.cmd === 'exit') {
     exiting = true;
-    if (reconnects > 0) send({ kind: 'error', message: `${reconnects} stream(s) failed and reconnected` });
+    if (refused + failed > 0) send({ kind: 'error', message: `${refused} stream(s) refused and ${failed} failed; all reconnected` });
     for (const s of sims) {
       s.call.cancel();
       s.client.close();
@@ -140,3 +197,4 @@ process.on('message', async (m: ClientCommand) => {
     process.exit(0);
   }
 });
+send({ kind: 'loaded' });

@@ -21,25 +21,56 @@ export type Mode = 'hub' | 'hub-notrim' | 'bare' | 'bare-sync';
 export type ServerCommand =
   | { cmd: 'setup'; services: number }
   | { cmd: 'stats' }
+  /** Bare servers only: the hub's changes go through its HTTP API. */
   | { cmd: 'change'; service: number; round: number }
   | { cmd: 'exit' };
+
+export interface ServerStats {
+  rss: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+  cpuUserUs: number;
+  cpuSystemUs: number;
+  streams: number;
+  trim?: { trims: number; lastDurationMs: number; releasedBytes: number };
+  /** Hub only: streams refused since start, and the most streams open at once. */
+  refused?: number;
+}
+
 /** Server → parent. */
 export type ServerReply =
-  | { kind: 'listening'; port: number }
+  | { kind: 'listening'; port: number; httpUrl?: string }
   | { kind: 'setup-done'; ms: number }
-  | { kind: 'stats'; rss: number; heapUsed: number; external: number; arrayBuffers: number; cpuUserUs: number; cpuSystemUs: number; streams: number; trim?: { trims: number; lastDurationMs: number; releasedBytes: number } }
+  | ({ kind: 'stats' } & ServerStats)
   | { kind: 'changed'; t0: number; round: number; name: string };
+
+/** One acknowledged change in a churn run: service `name` now has `port`, acknowledged at `at`. */
+export interface ChurnChange {
+  name: string;
+  port: number;
+  at: number;
+}
 
 /** Parent → client process. */
 export type ClientCommand =
-  | { cmd: 'connect'; mode: Mode; port: number; count: number; offset: number; services: number }
+  /** `storm`: open every connection at once (no spreading). `sample`: clients that decode assignments in churn runs. */
+  | { cmd: 'connect'; mode: Mode; port: number; count: number; offset: number; services: number; storm: boolean; sample: number }
   | { cmd: 'arm'; name: string; round: number }
+  | { cmd: 'churn-start' }
+  /** The parent stopped writing: stop counting responses (keep recording what arrives). */
+  | { cmd: 'churn-writes-done' }
+  | { cmd: 'churn-stop'; changes: ChurnChange[] }
   | { cmd: 'exit' };
+
 /** Client process → parent. */
 export type ClientReply =
-  | { kind: 'ready'; count: number }
+  | { kind: 'loaded' }
+  | { kind: 'ready'; count: number; at: number; refused: number; failed: number }
   | { kind: 'armed'; round: number }
   | { kind: 'arrived'; round: number; times: number[]; bytes: number[]; missing: number }
+  /** Per stream, responses during the churn window; staleness (ms) of every change for the sampled clients; changes a sampled client never got. */
+  | { kind: 'churned'; pushes: number[]; staleness: number[]; undelivered: number }
   | { kind: 'error'; message: string };
 
 export const pct = (sorted: readonly number[], p: number): number =>
