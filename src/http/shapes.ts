@@ -1,5 +1,5 @@
 // Consul's response shapes that differ from the catalog's own types.
-import type { HealthCheck, NodeService } from '../catalog/types';
+import type { NodeService } from '../catalog/types';
 export { serviceNode } from '../catalog/service-node';
 import { invalid } from '../errors';
 
@@ -7,14 +7,6 @@ import { invalid } from '../errors';
 export function agentService(s: NodeService, datacenter: string): Record<string, unknown> {
   const { CreateIndex: _c, ModifyIndex: _m, ...rest } = s;
   return { ...rest, Datacenter: datacenter };
-}
-
-export function hasAllTags(tags: readonly string[], wanted: readonly string[]): boolean {
-  return wanted.every((t) => tags.includes(t));
-}
-
-export function allPassing(checks: readonly HealthCheck[]): boolean {
-  return checks.every((c) => c.Status === 'passing');
 }
 
 /** Query values that may repeat (?tag=a&tag=b) as a list. */

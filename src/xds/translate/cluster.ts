@@ -1,17 +1,9 @@
-// Cluster `S` (catalog-to-envoy.md "Cluster S"): an EDS cluster fed over ADS.
+// Cluster `S` (docs/xds.md "Cluster `S`"): an EDS cluster fed over ADS.
 // SotW: full state in every response (CDS is a wildcard-capable type).
-import { TypeUrl } from '../transport/type-urls';
 import type { ConfigEntry } from '../../catalog/types';
 import { durationOfMs, entryDurationMs, entryUint, protocolOf, record, str } from './inputs';
 
-export const CLUSTER_TYPE = {
-  typeUrl: TypeUrl.Cluster,
-  /** SotW responses carry the whole subscribed set (X-RESP-2). */
-  sotwFullState: true,
-  wildcard: true,
-} as const;
-
-export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 const HTTP_PROTOCOL_OPTIONS = 'envoy.extensions.upstreams.http.v3.HttpProtocolOptions';
 
 export interface ClusterInput {
@@ -39,7 +31,7 @@ const ENVOY_POLICY: Record<string, LbPolicy> = {
 };
 
 /** The resolver's LoadBalancer.Policy as an Envoy lb_policy (unknown or unset → ROUND_ROBIN). */
-export function envoyPolicyOf(resolver: ConfigEntry | undefined): LbPolicy {
+function envoyPolicyOf(resolver: ConfigEntry | undefined): LbPolicy {
   const policy = str(record(resolver?.['LoadBalancer'])?.['Policy'])?.toLowerCase();
   return (policy !== undefined ? ENVOY_POLICY[policy] : undefined) ?? 'ROUND_ROBIN';
 }

@@ -1,19 +1,12 @@
-// ClusterLoadAssignment `S` (catalog-to-envoy.md). SotW: not full state — a
+// ClusterLoadAssignment `S` (docs/xds.md). SotW: not full state — a
 // response may carry any subset (X-RESP-3). Every rule that real clients
 // enforce is applied here, because one CLA is shared by Envoy and gRPC clients
 // and one bad endpoint would make a client NACK the whole assignment:
 // IP-literal addresses, no duplicate address, a locality with a
 // load_balancing_weight on every group, contiguous priorities from 0.
-import { TypeUrl } from '../transport/type-urls';
 import type { CheckServiceNode, ConfigEntry } from '../../catalog/types';
 import { isIpLiteral, list, record, refOf, str } from './inputs';
 import type { ServiceRef } from './names';
-
-export const ENDPOINTS_TYPE = {
-  typeUrl: TypeUrl.ClusterLoadAssignment,
-  sotwFullState: false,
-  wildcard: false,
-} as const;
 
 /** One failover target of a service-resolver: another service, or the same one in another datacenter. */
 export interface FailoverTarget {

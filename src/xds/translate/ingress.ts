@@ -1,5 +1,5 @@
-// Ingress-gateway listeners and their RouteConfigurations (catalog-to-envoy.md
-// "Ingress gateway listeners"). Per node: only an Envoy whose node.cluster
+// Ingress-gateway listeners and their RouteConfigurations (docs/xds.md
+// "Ingress gateways"). Per node: only an Envoy whose node.cluster
 // (else node.id) names the gateway receives them, on its wildcard LDS.
 import type { ConfigEntry } from '../../catalog/types';
 import { list, record, refOf, str } from './inputs';

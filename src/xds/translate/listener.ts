@@ -1,16 +1,9 @@
-// Listener `S` for proxyless gRPC (catalog-to-envoy.md): an API listener whose
+// Listener `S` for proxyless gRPC (docs/xds.md): an API listener whose
 // HttpConnectionManager fetches RouteConfiguration `S` over ADS. SotW: full
 // state. Never part of a wildcard subscription: gRPC always names it
 // (`xds:///S`), and an Envoy must not be handed API listeners.
-import { TypeUrl } from '../transport/type-urls';
 
-export const LISTENER_TYPE = {
-  typeUrl: TypeUrl.Listener,
-  sotwFullState: true,
-  wildcard: true,
-} as const;
-
-export const HCM_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
+const HCM_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 const ROUTER_TYPE = 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router';
 
 /**

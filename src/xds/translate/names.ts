@@ -1,4 +1,4 @@
-// Service → xDS resource names (catalog-to-envoy.md "Names"). Service S in the
+// Service → xDS resource names (docs/xds.md "Names"). Service S in the
 // default namespace and partition is Cluster / ClusterLoadAssignment /
 // RouteConfiguration / Listener `S`, so `xds:///S` works with no other setup;
 // anything else appends `.<namespace>.<partition>`.

@@ -1,21 +1,14 @@
-// RouteConfiguration `S` (catalog-to-envoy.md): one virtual host `S` matching
+// RouteConfiguration `S` (docs/xds.md): one virtual host `S` matching
 // any authority, the rules of every http-route that names S as a parent, and a
 // default route to cluster S last. SotW: not full state (X-RESP-3).
 // The same route list is reused by ingress gateways (ingress.ts).
-import { TypeUrl } from '../transport/type-urls';
 import type { ConfigEntry } from '../../catalog/types';
 import { chainRoutes, NO_CHAIN, type ChainEntries } from './chain';
 import { list, record, refOf, str } from './inputs';
 import { serviceResourceName, type ServiceRef } from './names';
 
-export const ROUTE_TYPE = {
-  typeUrl: TypeUrl.RouteConfiguration,
-  sotwFullState: false,
-  wildcard: false,
-} as const;
-
 /** Weighted backends are scaled to sum to 100: the total C-core 1.51 assumes when total_weight is unset (it is deprecated). */
-export const WEIGHT_TOTAL = 100;
+const WEIGHT_TOTAL = 100;
 
 /** Does this http-route entry name the service as a parent? */
 export function routeNamesParent(entry: ConfigEntry, service: ServiceRef): boolean {

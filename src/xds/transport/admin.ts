@@ -3,7 +3,7 @@
 import type { ResourceProvider, XdsNode, XdsResource } from './provider';
 import { RESOURCE_TYPES } from './resource-types';
 import type { XdsStream } from './stream';
-import { coveredNames } from './subscription';
+import { coveredNames } from './rules/subscription';
 import { typeOfUrl } from './envoy-proto';
 import { bytesToJson } from './proto-json';
 
@@ -52,7 +52,7 @@ export function clientInfo(s: XdsStream): ClientInfo {
           ackedVersion: st.ackedVersion,
           acked: Object.fromEntries(st.acked),
           pendingNonce: st.pending?.nonce ?? null,
-          lastNack: st.lastNack ? { ...st.lastNack, at: st.lastNack.at.toISOString() } : null,
+          lastNack: st.lastNack ? { ...st.lastNack, at: new Date(st.lastNack.at).toISOString() } : null,
         },
       ];
     }),
@@ -60,7 +60,7 @@ export function clientInfo(s: XdsStream): ClientInfo {
 }
 
 /** A resource as canonical proto3 JSON, with `@type` as an Any would carry it (the form Envoy's /config_dump prints). */
-export function resourceJson(res: XdsResource): Record<string, unknown> {
+function resourceJson(res: XdsResource): Record<string, unknown> {
   return { '@type': res.typeUrl, ...(bytesToJson(typeOfUrl(res.typeUrl), res.encoded) as Record<string, unknown>) };
 }
 

@@ -4,9 +4,10 @@
 import { invalid } from '../../errors';
 import type { ResourceSet, XdsNode } from './provider';
 import { resourceTypeOf, type ResourceType } from './resource-types';
-import { computeSotw, type BodyCache } from './responses';
+import type { BodyCache } from './body-cache';
+import { computeSotw } from './rules/response';
+import { applySotwNames, sendWholeSet } from './rules/subscription';
 import { newTypeState } from './stream-state';
-import { applySotwNames } from './subscription';
 import type { ApiVersion, SotwRequest } from './wire';
 
 export interface FetchResult {
@@ -29,15 +30,9 @@ export function fetchSotw(
     throw invalid('type_url', `"${req.typeUrl}" does not match this ${type.rest} endpoint`);
   }
   const wire = req.typeUrl !== '' ? req.typeUrl : api === 'v3' ? type.typeUrl : type.v2TypeUrl;
-  const st = newTypeState(type, wire);
-  applySotwNames(st.sub, type, req.resourceNames);
-  st.forceAll = true;
-  const out = computeSotw(st, {
-    set: get(type.typeUrl, req.node),
-    ttlMs: 0,
-    sotwWrap: false,
-    holdRemovals: false,
-    bodyCache,
-  })!;
+  const fresh = newTypeState(type, wire);
+  const { sub } = applySotwNames(fresh.sub, type, req.resourceNames);
+  const st = sendWholeSet({ ...fresh, sub });
+  const out = computeSotw(st, { set: get(type.typeUrl, req.node), ttlMs: 0, sotwWrap: false, holdRemovals: false, memo: bodyCache }).response!;
   return { version: out.pending.version, notModified: req.versionInfo === out.pending.version, body: out.body };
 }

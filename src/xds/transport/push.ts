@@ -3,7 +3,7 @@
 // changed name — an index name → streams per type, plus the wildcard streams.
 import type { ResourceChange, ResourceProvider } from './provider';
 import type { XdsStream } from './stream';
-import type { SubscriptionDelta } from './subscription';
+import type { SubscriptionDelta } from './rules/subscription';
 
 export interface PushOptions {
   debounceMs: number;

@@ -56,7 +56,3 @@ for (const t of RESOURCE_TYPES) {
 export function resourceTypeOf(typeUrl: string): ResourceType | undefined {
   return byUrl.get(typeUrl);
 }
-
-export function resourceTypeByRest(rest: string): ResourceType | undefined {
-  return RESOURCE_TYPES.find((t) => t.rest === rest);
-}

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '../../config';
 import { MEMORY_TRIM_DEFAULTS, createMemoryTrimmer, type MemoryTrimOptions, type MemoryTrimStats } from '../../memory-trim';
-import { isHubError } from '../../errors';
+import { HubError, isHubError } from '../../errors';
 import { clientInfo, nodeConfig, type ClientInfo, type NodeConfig } from './admin';
 import { fetchSotw, type FetchResult } from './fetch';
 import { createXdsMetrics, type XdsMetrics } from './metrics';
@@ -14,7 +14,7 @@ import { nameInterner } from './name-sets';
 import { PushPipeline } from './push';
 import { tokenBucket } from './rate-limit';
 import { RESOURCE_TYPES, type ResourceType } from './resource-types';
-import { BodyCache } from './responses';
+import { BodyCache } from './body-cache';
 import { XdsStream, type StreamDeps } from './stream';
 import { createSyncGate, type SyncGateOptions } from './sync-gate';
 import { serviceDefinitions, type XdsMethod } from './services';
@@ -173,7 +173,7 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
       pipeline.close();
       trimmer.close();
       if (heartbeatTimer) clearInterval(heartbeatTimer);
-      for (const s of [...live]) s.close({ code: GrpcStatus.UNAVAILABLE, details: 'xDS server is shutting down' });
+      for (const s of [...live]) s.close(new HubError('SHUTTING_DOWN', 'xDS server is shutting down'));
     },
   };
   return xds;

@@ -25,7 +25,7 @@ const PER_TYPE = [
 
 const ADS: readonly { service: string; api: ApiVersion }[] = [
   { service: 'envoy.service.discovery.v3.AggregatedDiscoveryService', api: 'v3' },
-  { service: 'envoy.api.v2.AggregatedDiscoveryService', api: 'v2' }, // seed 001
+  { service: 'envoy.api.v2.AggregatedDiscoveryService', api: 'v2' }, // the v2 ADS service in envoy.api.v2
   { service: 'envoy.service.discovery.v2.AggregatedDiscoveryService', api: 'v2' }, // Envoy 1.7–1.16
 ];
 

@@ -1,85 +1,127 @@
-// Per stream, per type: what the client wants, what it holds (committed only on
-// ACK, X-ORDER-2), what is in flight, and the last NACK. Small by design: names
-// and versions point at strings the provider already holds.
-import type { XdsResource } from './provider';
+// The state the protocol rules (rules/) decide on, as immutable values: per
+// stream its identity and one TypeState per type; per type what the client
+// wants, what it holds (moved only on ACK, X-ORDER-2), what is in flight and
+// the last NACK. The rules return new values; the stream (stream.ts) keeps the
+// latest. Small by design: names and versions point at strings the provider
+// already holds, and sets and maps are shared until something differs.
+import type { XdsNode, XdsResource } from './provider';
 import type { ResourceType } from './resource-types';
 import { HeldVersions } from './held-versions';
-import { newSubscription, type Subscription } from './subscription';
+import { EMPTY_NAMES } from './name-sets';
+import type { V3TypeUrl } from './type-urls';
+import type { ApiVersion } from './wire';
+
+export type Variant = 'sotw' | 'delta';
+/** 'ads', or the single type a per-type stream serves. */
+export type Transport = 'ads' | ResourceType['short'];
+
+/** What one stream wants of one type (X-SUB-*). */
+export interface Subscription {
+  readonly wildcard: boolean;
+  /** Interned and shared between streams (name-sets.ts). */
+  readonly names: ReadonlySet<string>;
+  /** Whether any name (`*` included) was ever sent for this type on this stream (X-SUB-3). */
+  readonly everNamed: boolean;
+}
+
+export const NO_SUBSCRIPTION: Subscription = Object.freeze({ wildcard: false, names: EMPTY_NAMES, everNamed: false });
 
 export interface Pending {
-  nonce: string;
+  readonly nonce: string;
   /** SotW: the set version sent. Delta: ''. */
-  version: string;
-  /** name → version sent, or null for a name sent in removed_resources. Shared between streams: never mutate. */
-  sent: ReadonlyMap<string, string | null>;
+  readonly version: string;
+  /** name → version sent, or null for a name sent in removed_resources. Shared between streams. */
+  readonly sent: ReadonlyMap<string, string | null>;
   /** SotW only: the resources sent, kept so removals can be deferred (make-before-break). */
-  resources: ReadonlyMap<string, XdsResource> | undefined;
-  heartbeat: boolean;
+  readonly resources: ReadonlyMap<string, XdsResource> | undefined;
+  readonly heartbeat: boolean;
   /** When the change that caused this push reached the hub (for the latency histogram). */
-  changeAt: number | undefined;
+  readonly changeAt: number | undefined;
 }
 
 export interface NackRecord {
-  nonce: string;
-  code: number;
-  message: string;
-  at: Date;
+  readonly nonce: string;
+  readonly code: number;
+  readonly message: string;
+  /** ms since the epoch. */
+  readonly at: number;
   /** The version_info the client reported with the NACK (SotW). */
-  versionInfo: string;
+  readonly versionInfo: string;
 }
 
 export interface TypeState {
   readonly type: ResourceType;
   /** The type URL this client speaks (v3, or v2 on legacy streams). */
-  wireTypeUrl: string;
-  sub: Subscription;
+  readonly wireTypeUrl: string;
+  readonly sub: Subscription;
   /** A request of this type has been seen. */
-  started: boolean;
+  readonly started: boolean;
   /** name → version the client holds, moved only on ACK. */
-  acked: HeldVersions;
+  readonly acked: HeldVersions;
   /** SotW: the set version last ACKed, and the resources the client holds. */
-  ackedVersion: string;
-  ackedResources: ReadonlyMap<string, XdsResource>;
+  readonly ackedVersion: string;
+  readonly ackedResources: ReadonlyMap<string, XdsResource>;
   /** SotW: the set version last sent (pending, ACKed or NACKed): equal content is not sent again (X-ACK-5, X-ACK-8). */
-  lastSentVersion: string;
+  readonly lastSentVersion: string;
   /** Delta: name → version the client rejected; not resent until the content changes (X-ACK-5). */
-  rejected: Map<string, string>;
-  pending: Pending | undefined;
+  readonly rejected: ReadonlyMap<string, string>;
+  readonly pending: Pending | undefined;
   /** Something may need sending. */
-  dirty: boolean;
-  /** Set by the last computation when it held something back (removals, routes): stay dirty. */
-  holding: boolean;
+  readonly dirty: boolean;
+  /** The last computation held something back (removals, routes): stay dirty. */
+  readonly holding: boolean;
   /** Delta: names changed since the last computation; 'all' to look at everything. */
-  changed: Set<string> | 'all';
+  readonly changed: ReadonlySet<string> | 'all';
   /** Names to send even if the client holds that version (X-SUB-2, X-DELTA-5, X-WARM-1). */
-  force: Set<string>;
+  readonly force: ReadonlySet<string>;
   /** SotW: send the set even if its version did not change (subscription changed). */
-  forceAll: boolean;
-  lastNack: NackRecord | undefined;
+  readonly forceAll: boolean;
+  readonly lastNack: NackRecord | undefined;
   /** When the oldest unsent change reached the hub. */
-  changeAt: number | undefined;
-  /** Responses written since the last ACK/NACK (instrumentation: must never exceed 1). */
-  unacked: number;
+  readonly changeAt: number | undefined;
+  /** Responses written since the last ACK/NACK (instrumentation: never more than 1). */
+  readonly unacked: number;
+}
+
+export interface StreamState {
+  readonly id: number;
+  readonly variant: Variant;
+  readonly transport: Transport;
+  readonly api: ApiVersion;
+  /** From the first request (X-STREAM-1). */
+  readonly node: XdsNode | undefined;
+  /** TTL carried to this client (X-TTL-1) and whether SotW resources go in Resource wrappers (X-TTL-3); set with the node. */
+  readonly ttlMs: number;
+  readonly sotwWrap: boolean;
+  readonly types: ReadonlyMap<V3TypeUrl, TypeState>;
+  /** Nonces sent so far (X-STREAM-2). */
+  readonly nonceSeq: number;
 }
 
 const NO_RESOURCES: ReadonlyMap<string, XdsResource> = new Map();
+const NO_NAMES: ReadonlySet<string> = new Set();
+const NO_REJECTED: ReadonlyMap<string, string> = new Map();
+
+export function newStreamState(id: number, variant: Variant, transport: Transport, api: ApiVersion): StreamState {
+  return { id, variant, transport, api, node: undefined, ttlMs: 0, sotwWrap: false, types: new Map(), nonceSeq: 0 };
+}
 
 export function newTypeState(type: ResourceType, wireTypeUrl: string): TypeState {
   return {
     type,
     wireTypeUrl,
-    sub: newSubscription(),
+    sub: NO_SUBSCRIPTION,
     started: false,
-    acked: new HeldVersions(),
+    acked: HeldVersions.EMPTY,
     ackedVersion: '',
     ackedResources: NO_RESOURCES,
     lastSentVersion: '',
-    rejected: new Map(),
+    rejected: NO_REJECTED,
     pending: undefined,
     dirty: false,
     holding: false,
-    changed: new Set(),
-    force: new Set(),
+    changed: NO_NAMES,
+    force: NO_NAMES,
     forceAll: false,
     lastNack: undefined,
     changeAt: undefined,
@@ -87,47 +129,28 @@ export function newTypeState(type: ResourceType, wireTypeUrl: string): TypeState
   };
 }
 
-/** Marks names as changed (or everything), so the next flush looks at them. */
-export function markChanged(st: TypeState, names: Iterable<string> | 'all', at?: number): void {
-  st.dirty = true;
-  if (at !== undefined && st.changeAt === undefined) st.changeAt = at;
-  if (names === 'all' || st.changed === 'all') {
-    st.changed = 'all';
-    return;
-  }
-  for (const n of names) st.changed.add(n);
+/** The stream with one type's state replaced. */
+export function withType(s: StreamState, st: TypeState): StreamState {
+  if (s.types.get(st.type.typeUrl) === st) return s;
+  return { ...s, types: new Map(s.types).set(st.type.typeUrl, st) };
 }
 
-/** The client accepted the pending response: commit what it now holds. */
-export function commitAck(st: TypeState): void {
-  const p = st.pending;
-  if (!p) return;
-  if (p.resources || st.acked.empty) {
-    // SotW carries the whole set, and a first Delta response is all the client holds: share the response's map.
-    st.acked.adopt(p.sent);
-    for (const name of st.rejected.keys()) if (p.sent.get(name)) st.rejected.delete(name);
-  } else {
-    for (const [name, version] of p.sent) {
-      if (version === null) st.acked.delete(name);
-      else {
-        st.acked.set(name, version);
-        st.rejected.delete(name);
-      }
-    }
-  }
-  if (p.resources) {
-    st.ackedVersion = p.version;
-    st.ackedResources = p.resources;
-  }
-  st.pending = undefined;
-  st.unacked = 0;
+/** Marks names as changed (or everything), so the next computation looks at them; `at`: when the change reached the hub. */
+export function markChanged(st: TypeState, names: Iterable<string> | 'all', at?: number): TypeState {
+  const changeAt = at !== undefined && st.changeAt === undefined ? at : st.changeAt;
+  const changed = names === 'all' || st.changed === 'all' ? 'all' : withNames(st.changed, names);
+  if (st.dirty && changed === st.changed && changeAt === st.changeAt) return st;
+  return { ...st, dirty: true, changed, changeAt };
 }
 
-/** The client rejected the pending response: keep its last good state, remember what it refused. */
-export function recordNack(st: TypeState, nack: NackRecord): void {
-  const p = st.pending;
-  if (p) for (const [name, version] of p.sent) if (version !== null) st.rejected.set(name, version);
-  st.lastNack = nack;
-  st.pending = undefined;
-  st.unacked = 0;
+/** Adds names to a set, copying only when one is new. */
+export function withNames(set: ReadonlySet<string>, names: Iterable<string>): ReadonlySet<string> {
+  let copy: Set<string> | undefined;
+  for (const n of names) if (!(copy ?? set).has(n)) (copy ??= new Set(set)).add(n);
+  return copy ?? set;
+}
+
+/** Whether anything waits to be looked at once the type is free (X-STREAM-3: the latest state, not a queue). */
+export function hasWork(st: TypeState): boolean {
+  return st.changed === 'all' || st.changed.size > 0 || st.force.size > 0 || st.forceAll || st.holding;
 }

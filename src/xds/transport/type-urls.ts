@@ -10,7 +10,7 @@ export const TypeUrl = {
   Resource: 'type.googleapis.com/envoy.service.discovery.v3.Resource',
 } as const;
 
-/** Legacy v2 (envoy.api.v2) type URLs: same messages, same field numbers (seeds 001, 003). */
+/** Legacy v2 (envoy.api.v2) type URLs: the same messages with the same field numbers (docs/xds-transport.md, "Legacy v2"). */
 const V2 = 'type.googleapis.com/envoy.api.v2.';
 export const TypeUrlV2 = {
   Listener: `${V2}Listener`,

@@ -60,7 +60,7 @@ function errorOf(e: Plain | null | undefined): ErrorDetail | undefined {
   return { code: Number(e.code ?? 0), message: String(e.message ?? '') };
 }
 
-export function sotwRequestFromPlain(o: Plain): SotwRequest {
+function sotwRequestFromPlain(o: Plain): SotwRequest {
   return {
     versionInfo: String(o.versionInfo ?? ''),
     node: nodeOf(o.node),
@@ -152,7 +152,7 @@ export function wireVersion(res: XdsResource, ttlMs: number): string {
  * envoy.service.discovery.v3.Resource{version = 1, resource = 2, name = 3, ttl = 6}.
  * `body: false` is a heartbeat (X-TTL-2). ttlMs 0 leaves ttl out (X-TTL-4: resend without one).
  */
-export function resourceWrapper(res: XdsResource, typeUrl: string, ttlMs: number, body: boolean): Uint8Array {
+function resourceWrapper(res: XdsResource, typeUrl: string, ttlMs: number, body: boolean): Uint8Array {
   const cache = wrapsOf(res, typeUrl).wrapped;
   const key = ttlMs * 2 + (body ? 1 : 0);
   let bytes = cache.get(key);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PushPipeline } from '../../../src/xds/transport/push';
 import type { XdsStream } from '../../../src/xds/transport/stream';
-import type { SubscriptionDelta } from '../../../src/xds/transport/subscription';
+import type { SubscriptionDelta } from '../../../src/xds/transport/rules/subscription';
 import { EMPTY_NAMES } from '../../../src/xds/transport/name-sets';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { TestProvider } from './helpers/fixtures';

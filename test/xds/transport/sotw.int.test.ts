@@ -1,4 +1,4 @@
-// SotW rules (xds-protocol.md) with a scripted SotW client on ADS and on the
+// SotW rules (docs/xds-rules.md) with a scripted SotW client on ADS and on the
 // per-type services, over real grpc-js.
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import pino from 'pino';
 import { createXdsMetrics } from '../../../src/xds/transport/metrics';
-import { BodyCache } from '../../../src/xds/transport/responses';
+import { BodyCache } from '../../../src/xds/transport/body-cache';
 import { XdsStream, type StreamDeps } from '../../../src/xds/transport/stream';
 import { PushPipeline } from '../../../src/xds/transport/push';
 import { nameInterner } from '../../../src/xds/transport/name-sets';

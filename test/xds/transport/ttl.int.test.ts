@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
-import { FEATURE_RESOURCE_IN_SOTW, FEATURE_TTL } from '../../../src/xds/transport/stream';
+import { FEATURE_RESOURCE_IN_SOTW, FEATURE_TTL } from '../../../src/xds/transport/rules/ttl';
 import { decodeAny, type Plain } from './helpers/client';
 import { TestProvider, cluster, seed } from './helpers/fixtures';
 import { startHub, type Hub } from './helpers/harness';

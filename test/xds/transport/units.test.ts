@@ -8,43 +8,35 @@ import { HeldVersions } from '../../../src/xds/transport/held-versions';
 import { tokenBucket } from '../../../src/xds/transport/rate-limit';
 import { Clusters, Endpoints, Listeners } from '../../../src/xds/transport/resource-types';
 import { XDS_METHODS } from '../../../src/xds/transport/services';
-import { applyDeltaChange, applySotwNames, newSubscription } from '../../../src/xds/transport/subscription';
+import { applyDeltaChange, applySotwNames } from '../../../src/xds/transport/rules/subscription';
+import { NO_SUBSCRIPTION, type Subscription } from '../../../src/xds/transport/stream-state';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { v2Root } from '../../../src/xds/transport/v2-proto';
 import { anyOf, serializeResponse, sotwBody } from '../../../src/xds/transport/wire';
-import { BodyCache } from '../../../src/xds/transport/responses';
+import { BodyCache } from '../../../src/xds/transport/body-cache';
+import { routeClusters } from '../../../src/xds/transport/rules/warming';
 import { cluster } from './helpers/fixtures';
 
 const state = (s: { wildcard: boolean; names: ReadonlySet<string> }) => ({ wildcard: s.wildcard, names: [...s.names].sort() });
 
 test('X-SUB-3 (unit): SotW legacy wildcard sequence', () => {
-  const sub = newSubscription();
-  applySotwNames(sub, Listeners, []);
-  assert.deepEqual(state(sub), { wildcard: true, names: [] });
-  applySotwNames(sub, Listeners, ['*', 'A']);
-  assert.deepEqual(state(sub), { wildcard: true, names: ['A'] });
-  applySotwNames(sub, Listeners, ['A']);
-  assert.deepEqual(state(sub), { wildcard: false, names: ['A'] });
-  applySotwNames(sub, Listeners, []);
-  assert.deepEqual(state(sub), { wildcard: false, names: [] });
-  const eds = newSubscription();
-  applySotwNames(eds, Endpoints, []);
-  assert.equal(eds.wildcard, false, 'EDS has no wildcard');
+  let sub: Subscription = NO_SUBSCRIPTION;
+  const step = (names: string[]) => state((sub = applySotwNames(sub, Listeners, names).sub));
+  assert.deepEqual(step([]), { wildcard: true, names: [] });
+  assert.deepEqual(step(['*', 'A']), { wildcard: true, names: ['A'] });
+  assert.deepEqual(step(['A']), { wildcard: false, names: ['A'] });
+  assert.deepEqual(step([]), { wildcard: false, names: [] });
+  assert.equal(applySotwNames(NO_SUBSCRIPTION, Endpoints, []).sub.wildcard, false, 'EDS has no wildcard');
 });
 
 test('X-SUB-3 (unit): Delta legacy wildcard sequence', () => {
-  const sub = newSubscription();
-  applyDeltaChange(sub, Clusters, [], [], true);
-  assert.deepEqual(state(sub), { wildcard: true, names: [] });
-  applyDeltaChange(sub, Clusters, ['A'], [], false);
-  assert.deepEqual(state(sub), { wildcard: true, names: ['A'] });
-  applyDeltaChange(sub, Clusters, [], ['*'], false);
-  assert.deepEqual(state(sub), { wildcard: false, names: ['A'] });
-  applyDeltaChange(sub, Clusters, [], ['A'], false);
-  assert.deepEqual(state(sub), { wildcard: false, names: [] });
-  const named = newSubscription();
-  applyDeltaChange(named, Clusters, ['A'], [], true);
-  assert.equal(named.wildcard, false, 'a first request with names is not wildcard');
+  let sub: Subscription = NO_SUBSCRIPTION;
+  const step = (s: string[], u: string[], first = false) => state((sub = applyDeltaChange(sub, Clusters, s, u, first).sub));
+  assert.deepEqual(step([], [], true), { wildcard: true, names: [] });
+  assert.deepEqual(step(['A'], []), { wildcard: true, names: ['A'] });
+  assert.deepEqual(step([], ['*']), { wildcard: false, names: ['A'] });
+  assert.deepEqual(step([], ['A']), { wildcard: false, names: [] });
+  assert.equal(applyDeltaChange(NO_SUBSCRIPTION, Clusters, ['A'], [], true).sub.wildcard, false, 'a first request with names is not wildcard');
 });
 
 test('token bucket: burst of one second, refilled over time, 0 means unlimited', () => {
@@ -119,23 +111,20 @@ test('HeldVersions: a shared base is never written; the overlay holds difference
     ['b', '2'],
     ['gone', null],
   ]);
-  const h = new HeldVersions();
-  h.adopt(base);
+  const h = HeldVersions.of(base);
   assert.deepEqual([...h], [['a', '1'], ['b', '2']]);
-  h.set('a', '9');
-  h.delete('b');
-  h.set('c', '3');
-  assert.deepEqual([...h].sort(), [['a', '9'], ['c', '3']]);
-  assert.equal(h.has('b'), false);
-  assert.equal(h.get('gone'), undefined);
+  const h2 = h.with([['a', '9'], ['b', null], ['c', '3']]);
+  assert.deepEqual([...h2].sort(), [['a', '9'], ['c', '3']]);
+  assert.deepEqual([...h], [['a', '1'], ['b', '2']], 'a value never changes: updates make a new one');
+  assert.equal(h2.has('b'), false);
+  assert.equal(h2.get('gone'), undefined);
   assert.deepEqual([...base], [['a', '1'], ['b', '2'], ['gone', null]], 'the shared map is untouched');
-  h.set('a', '1'); // back to the base version: the overlay entry goes
-  assert.equal(h.get('a'), '1');
-  for (let i = 0; i < 100; i++) h.set(`n${i}`, 'v'); // large overlay: compacts into its own map
-  assert.equal(h.size, 102);
-  assert.equal(h.empty, false);
-  h.adopt(new Map());
-  assert.equal(h.empty, true);
+  const h3 = h2.with([['a', '1']]); // back to the base version: the overlay entry goes
+  assert.equal(h3.get('a'), '1');
+  const big = h3.with(Array.from({ length: 100 }, (_, i): [string, string] => [`n${i}`, 'v'])); // large overlay: compacts into its own map
+  assert.equal(big.size, 102);
+  assert.equal(big.empty, false);
+  assert.equal(HeldVersions.of(new Map()).empty, true);
 });
 
 test('BodyCache: LRU bounded by entries and by bytes', () => {
@@ -157,4 +146,26 @@ test('BodyCache: LRU bounded by entries and by bytes', () => {
   assert.equal(builds, 5);
   get('a', 4);
   assert.equal(builds, 6, 'a went to make room');
+});
+
+test('X-WARM-2 (unit): routeClusters reads cluster and weighted_clusters names straight from the bytes, as a schema decode would', () => {
+  const rc = {
+    name: 'r',
+    virtual_hosts: [
+      { name: 'a', domains: ['*'], routes: [{ match: { prefix: '/x' }, route: { cluster: 'one' } }, { match: { prefix: '/r' }, redirect: { host_redirect: 'elsewhere' } }] },
+      {
+        name: 'b',
+        domains: ['b'],
+        routes: [{ match: { prefix: '' }, route: { weighted_clusters: { clusters: [{ name: 'two', weight: { value: 60 } }, { name: 'three', weight: { value: 40 } }] } } }],
+      },
+    ],
+  };
+  const encoded = encodeResource('envoy.config.route.v3.RouteConfiguration', rc);
+  const res = { name: 'r', typeUrl: TypeUrl.RouteConfiguration, version: 'v', encoded };
+  assert.deepEqual([...routeClusters(res)].sort(), ['one', 'three', 'two']);
+  const t = lookupType('envoy.config.route.v3.RouteConfiguration');
+  const decoded = t.toObject(t.decode(encoded), { arrays: true }) as { virtualHosts: { routes: { route?: { cluster?: string; weightedClusters?: { clusters: { name: string }[] } } }[] }[] };
+  const viaSchema = decoded.virtualHosts.flatMap((vh) => vh.routes.flatMap((r) => [r.route?.cluster, ...(r.route?.weightedClusters?.clusters ?? []).map((c) => c.name)]));
+  assert.deepEqual(viaSchema.filter(Boolean).sort(), ['one', 'three', 'two']);
+  assert.equal(routeClusters(res), routeClusters(res), 'read once per resource object');
 });

@@ -5,7 +5,7 @@ import type { ServerDuplexStream } from '@grpc/grpc-js';
 import pino from 'pino';
 import { createXdsMetrics } from '../../../../src/xds/transport/metrics';
 import { NO_INTERNING } from '../../../../src/xds/transport/name-sets';
-import { BodyCache } from '../../../../src/xds/transport/responses';
+import { BodyCache } from '../../../../src/xds/transport/body-cache';
 import { XdsStream, type StreamDeps } from '../../../../src/xds/transport/stream';
 import { encodeRequest, serializeResponse, type XdsResponse } from '../../../../src/xds/transport/wire';
 import type { TestProvider } from './fixtures';

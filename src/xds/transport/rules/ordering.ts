@@ -1,0 +1,24 @@
+// Rule module: make-before-break on ADS (X-ORDER-1/2; docs/xds-rules.md).
+// Pure: (stream state, type) → may it be pushed now, must it hold removals.
+// Types go out in the order CDS, EDS, LDS, RDS (RESOURCE_TYPES); LDS and RDS
+// wait while a CDS or EDS response is un-ACKed; CDS and EDS keep what the
+// client holds but is gone until LDS and RDS have settled (removals last).
+// Per-type streams are independent: none of this applies to them.
+import { Clusters, Endpoints, Listeners, Routes, type ResourceType } from '../resource-types';
+import type { StreamState } from '../stream-state';
+
+const busy = (s: StreamState, t: ResourceType): boolean => {
+  const st = s.types.get(t.typeUrl);
+  return !!st && (st.dirty || st.pending !== undefined);
+};
+
+/** X-ORDER-2: on ADS, LDS and RDS are held while a CDS or EDS push to this client is un-ACKed. */
+export function waitsForClusters(s: StreamState, type: ResourceType): boolean {
+  if (s.transport !== 'ads' || !type.waitsForClusters) return false;
+  return s.types.get(Clusters.typeUrl)?.pending !== undefined || s.types.get(Endpoints.typeUrl)?.pending !== undefined;
+}
+
+/** X-ORDER-1 (removals last): on ADS, CDS and EDS keep removed resources while LDS or RDS has something to send or in flight. */
+export function holdsRemovals(s: StreamState, type: ResourceType): boolean {
+  return s.transport === 'ads' && !type.waitsForClusters && (busy(s, Listeners) || busy(s, Routes));
+}

@@ -1,0 +1,55 @@
+// Rule module: TTL and heartbeats (X-TTL-1..4; docs/xds-rules.md). Pure:
+// (client, configured TTL) → the TTL it gets; (type state, resources) → the
+// heartbeat response or nothing. Only v3 clients that announce the feature get
+// a TTL; SotW clients get it only inside Resource wrappers, which they must
+// announce too. A heartbeat re-sends what the client holds, without bodies.
+import type { ResourceSet, XdsNode } from '../provider';
+import type { StreamState, TypeState } from '../stream-state';
+import { deltaBody, sotwBody, wireVersion, type ApiVersion, type DeltaItem, type SotwItem } from '../wire';
+import type { Computed } from './response';
+
+export const FEATURE_TTL = 'xds.config.supports-resource-ttl';
+export const FEATURE_RESOURCE_IN_SOTW = 'xds.config.resource-in-sotw';
+
+/** X-TTL-1, X-TTL-3: the TTL this client gets (0: none; v2 has no TTL field), and whether its SotW resources are wrapped. */
+export function clientTtl(api: ApiVersion, node: XdsNode, configuredMs: number): { ttlMs: number; sotwWrap: boolean } {
+  const ttlMs = api === 'v3' && node.clientFeatures.includes(FEATURE_TTL) ? configuredMs : 0;
+  return { ttlMs, sotwWrap: ttlMs > 0 && node.clientFeatures.includes(FEATURE_RESOURCE_IN_SOTW) };
+}
+
+/** The TTL carried by this stream's responses: a SotW client without wrappers has nowhere to carry one. */
+export function responseTtl(s: StreamState): number {
+  return s.variant === 'sotw' && !s.sotwWrap ? 0 : s.ttlMs;
+}
+
+/** Whether this stream takes heartbeats at all. */
+export function takesHeartbeats(s: StreamState): boolean {
+  return s.node !== undefined && responseTtl(s) > 0;
+}
+
+/**
+ * X-TTL-2: the resources the client holds at their current version, without
+ * bodies; for a type with nothing in flight and nothing waiting. SotW: the whole
+ * held set, under the same version_info, once that set is ACKed.
+ */
+export function heartbeatFor(s: StreamState, st: TypeState, set: ResourceSet): Computed | undefined {
+  const ttlMs = responseTtl(s);
+  if (ttlMs === 0 || st.pending || st.dirty) return undefined;
+  if (s.variant === 'sotw') {
+    if (st.ackedResources.size === 0 || st.lastSentVersion !== st.ackedVersion) return undefined;
+    const resources = [...st.ackedResources.values()];
+    const body = sotwBody(st.ackedVersion, st.wireTypeUrl, resources.map((res): SotwItem => ({ res, wrap: true, ttlMs, body: false })));
+    return { body, pending: { version: st.ackedVersion, sent: new Map(st.acked), resources: st.ackedResources, heartbeat: true }, count: resources.length };
+  }
+  const items: DeltaItem[] = [];
+  for (const [name, version] of st.acked) {
+    const res = set.byName.get(name);
+    if (res && wireVersion(res, ttlMs) === version) items.push({ res, ttlMs, body: false });
+  }
+  if (items.length === 0) return undefined;
+  return {
+    body: deltaBody('', st.wireTypeUrl, items, []),
+    pending: { version: '', sent: new Map(items.map((i) => [i.res.name, wireVersion(i.res, ttlMs)])), resources: undefined, heartbeat: true },
+    count: items.length,
+  };
+}
