@@ -34,6 +34,8 @@ export interface Config {
   snapshotCacheTtlMs: number;
   /** xDS: resource TTL for clients that support it (0 = no TTL). */
   resourceTtlMs: number;
+  /** xDS: the resource types that carry the TTL (empty = all four); endpoints only is the common choice. */
+  resourceTtlTypes: readonly XdsTypeShort[];
   /** xDS: heartbeat interval for TTL'd resources (0 = TTL/2). */
   heartbeatIntervalMs: number;
   /** xDS: coalescing window for view changes, and the most a change may wait. */
@@ -60,6 +62,7 @@ export const DEFAULTS: Config = {
   compactEvery: 50_000,
   snapshotCacheTtlMs: 10_000,
   resourceTtlMs: 0,
+  resourceTtlTypes: [],
   heartbeatIntervalMs: 0,
   xdsDebounceMs: 50,
   xdsMaxDelayMs: 1_000,
@@ -85,6 +88,7 @@ const OPTIONS = {
   'compact-every': { env: 'XDSHUB_COMPACT_EVERY' },
   'snapshot-cache-ttl': { env: 'XDSHUB_SNAPSHOT_CACHE_TTL' },
   'resource-ttl': { env: 'XDSHUB_RESOURCE_TTL' },
+  'resource-ttl-types': { env: 'XDSHUB_RESOURCE_TTL_TYPES' },
   'heartbeat-interval': { env: 'XDSHUB_HEARTBEAT_INTERVAL' },
   'xds-debounce': { env: 'XDSHUB_XDS_DEBOUNCE' },
   'xds-max-delay': { env: 'XDSHUB_XDS_MAX_DELAY' },
@@ -127,6 +131,22 @@ function count(text: string, field: string): number {
   return n;
 }
 
+export type XdsTypeShort = 'LDS' | 'RDS' | 'CDS' | 'EDS';
+const TTL_TYPE_NAMES: Record<string, XdsTypeShort> = {
+  listeners: 'LDS', lds: 'LDS', routes: 'RDS', rds: 'RDS', clusters: 'CDS', cds: 'CDS', endpoints: 'EDS', eds: 'EDS',
+};
+
+/** "endpoints" or "clusters,endpoints" (or LDS/RDS/CDS/EDS) → the types that carry the resource TTL. */
+export function parseTtlTypes(text: string): XdsTypeShort[] {
+  const out = new Set<XdsTypeShort>();
+  for (const part of text.split(',').map((p) => p.trim().toLowerCase()).filter((p) => p !== '')) {
+    const t = TTL_TYPE_NAMES[part];
+    if (!t) throw invalid('resource-ttl-types', `expected listeners, routes, clusters or endpoints, got "${part}"`);
+    out.add(t);
+  }
+  return [...out];
+}
+
 export function parseStore(text: string): StoreConfig {
   if (text === 'sqlite' || text === 'memory') return { kind: text };
   if (/^rediss?:\/\//.test(text)) return { kind: 'redis', url: text };
@@ -165,6 +185,7 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   set('compact-every', (v) => (config.compactEvery = count(v, 'compact-every')));
   set('snapshot-cache-ttl', (v) => (config.snapshotCacheTtlMs = parseDurationMs(v, 'snapshot-cache-ttl')));
   set('resource-ttl', (v) => (config.resourceTtlMs = parseDurationMs(v, 'resource-ttl')));
+  set('resource-ttl-types', (v) => (config.resourceTtlTypes = parseTtlTypes(v)));
   set('heartbeat-interval', (v) => (config.heartbeatIntervalMs = parseDurationMs(v, 'heartbeat-interval')));
   set('xds-debounce', (v) => (config.xdsDebounceMs = parseDurationMs(v, 'xds-debounce')));
   set('xds-max-delay', (v) => (config.xdsMaxDelayMs = parseDurationMs(v, 'xds-max-delay')));

@@ -9,6 +9,8 @@ export interface XdsMetrics {
   readonly pushes: Counter<'type' | 'variant'>;
   readonly heartbeats: Counter<'type' | 'variant'>;
   readonly nacks: Counter<'type'>;
+  /** Resources on the wire per response (Delta: changed ones and removals; SotW: the set sent). */
+  readonly resourcesSent: Counter<'type' | 'variant'>;
   readonly rejectedStreams: Counter<never>;
   readonly pushLatency: Histogram<'type' | 'variant'>;
 }
@@ -41,6 +43,12 @@ export function createXdsMetrics(
     pushes: new Counter({
       name: 'xdshub_xds_pushes_total',
       help: 'xDS responses written (heartbeats not included)',
+      labelNames: ['type', 'variant'],
+      registers,
+    }),
+    resourcesSent: new Counter({
+      name: 'xdshub_xds_resources_sent_total',
+      help: 'Resources (and Delta removals) carried by xDS responses, heartbeats not included',
       labelNames: ['type', 'variant'],
       registers,
     }),

@@ -23,7 +23,8 @@ import { decodeSotwRequest, type ApiVersion, type SotwRequest, type XdsResponse 
 export type XdsConfig = Pick<
   Config,
   'resourceTtlMs' | 'heartbeatIntervalMs' | 'xdsDebounceMs' | 'xdsMaxDelayMs' | 'xdsStreamRateLimit' | 'memoryTrim'
->;
+> &
+  Partial<Pick<Config, 'resourceTtlTypes'>>;
 
 export interface XdsServerOptions {
   provider: ResourceProvider;
@@ -77,6 +78,7 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
   const deps: StreamDeps = {
     get: (typeUrl, node) => provider.get(typeUrl, node),
     resourceTtlMs: config.resourceTtlMs,
+    resourceTtlTypes: config.resourceTtlTypes ?? [],
     logger,
     metrics,
     bodyCache,

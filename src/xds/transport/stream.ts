@@ -25,6 +25,8 @@ export type { Transport, Variant } from './stream-state';
 export interface StreamDeps {
   get(typeUrl: string, node: XdsNode): ResourceSet;
   resourceTtlMs: number;
+  /** Types that carry the TTL (empty: all). */
+  resourceTtlTypes?: readonly ResourceType['short'][];
   logger: Logger;
   metrics: XdsMetrics;
   bodyCache: BodyCache;
@@ -123,6 +125,7 @@ export class XdsStream {
       names: this.deps.names,
       now: this.deps.now?.() ?? Date.now(),
       resourceTtlMs: this.deps.resourceTtlMs,
+      ...(this.deps.resourceTtlTypes ? { resourceTtlTypes: this.deps.resourceTtlTypes } : {}),
     };
   }
 
@@ -228,6 +231,7 @@ export class XdsStream {
       this.deps.metrics.heartbeats.inc(labels);
     } else {
       this.deps.metrics.pushes.inc(labels);
+      this.deps.metrics.resourcesSent.inc(labels, out.count);
       if (out.changeAt !== undefined) this.deps.metrics.pushLatency.observe(labels, ((this.deps.now?.() ?? Date.now()) - out.changeAt) / 1000);
     }
     if (!ok) {

@@ -29,6 +29,8 @@ export interface RuleContext {
   now: number;
   /** The configured resource TTL (--resource-ttl). */
   resourceTtlMs: number;
+  /** The types that carry it (--resource-ttl-types; empty = all). */
+  resourceTtlTypes?: readonly ResourceType['short'][];
 }
 
 /** A response to write, under its nonce. */
@@ -96,7 +98,7 @@ export function onSotwRequest(s: StreamState, req: SotwRequest, ctx: RuleContext
   let st: TypeState = sub === settled.state.sub ? settled.state : { ...settled.state, sub };
   const wildcardOnly = sub.wildcard && sub.names.size === 0;
   const reconnect = first && wildcardOnly && req.versionInfo !== '' && req.responseNonce === '';
-  const held = reconnect ? heldOnReconnect(st, req.versionInfo, ctx.resources(st.type), responseTtl(b.state)) : undefined;
+  const held = reconnect ? heldOnReconnect(st, req.versionInfo, ctx.resources(st.type), responseTtl(b.state, st.type, ctx.resourceTtlTypes)) : undefined;
   if (held) st = held; // X-ACK-7: it already holds the current set; nothing to resend
   else if (first || delta.changed) st = sendWholeSet(st); // X-SUB-2
   return finish(b.state, st, first, delta, settled.nack, b.opened);
@@ -144,7 +146,7 @@ export function nextResponse(s: StreamState, ctx: RuleContext): { state: StreamS
     const set = ctx.resources(type);
     const rctx = {
       set,
-      ttlMs: responseTtl(state),
+      ttlMs: responseTtl(state, type, ctx.resourceTtlTypes),
       sotwWrap: state.sotwWrap,
       holdRemovals: holdsRemovals(state, type),
       memo: ctx.memo,
@@ -171,7 +173,7 @@ export function nextHeartbeat(s: StreamState, ctx: RuleContext): { state: Stream
   if (!takesHeartbeats(s)) return { state: s };
   for (const type of RESOURCE_TYPES) {
     const st = s.types.get(type.typeUrl);
-    const out = st && heartbeatFor(s, st, ctx.resources(type));
+    const out = st && heartbeatFor(s, st, ctx.resources(type), ctx.resourceTtlTypes);
     if (out) return send(s, st, out, true);
   }
   return { state: s };

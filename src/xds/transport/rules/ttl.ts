@@ -4,6 +4,7 @@
 // a TTL; SotW clients get it only inside Resource wrappers, which they must
 // announce too. A heartbeat re-sends what the client holds, without bodies.
 import type { ResourceSet, XdsNode } from '../provider';
+import type { ResourceType } from '../resource-types';
 import type { StreamState, TypeState } from '../stream-state';
 import { deltaBody, sotwBody, wireVersion, type ApiVersion, type DeltaItem, type SotwItem } from '../wire';
 import type { Computed } from './response';
@@ -11,14 +12,25 @@ import type { Computed } from './response';
 export const FEATURE_TTL = 'xds.config.supports-resource-ttl';
 export const FEATURE_RESOURCE_IN_SOTW = 'xds.config.resource-in-sotw';
 
-/** X-TTL-1, X-TTL-3: the TTL this client gets (0: none; v2 has no TTL field), and whether its SotW resources are wrapped. */
+/**
+ * X-TTL-1, X-TTL-3: the TTL this client gets (0: none; v2 has no TTL field),
+ * and whether its SotW resources are wrapped. Envoy (user_agent_name
+ * "envoy") honours TTLs in Delta and in SotW Resource wrappers but announces
+ * no client features at all, so it is taken at its name.
+ */
 export function clientTtl(api: ApiVersion, node: XdsNode, configuredMs: number): { ttlMs: number; sotwWrap: boolean } {
-  const ttlMs = api === 'v3' && node.clientFeatures.includes(FEATURE_TTL) ? configuredMs : 0;
-  return { ttlMs, sotwWrap: ttlMs > 0 && node.clientFeatures.includes(FEATURE_RESOURCE_IN_SOTW) };
+  const envoy = node.userAgent === 'envoy';
+  const ttlMs = api === 'v3' && (envoy || node.clientFeatures.includes(FEATURE_TTL)) ? configuredMs : 0;
+  return { ttlMs, sotwWrap: ttlMs > 0 && (envoy || node.clientFeatures.includes(FEATURE_RESOURCE_IN_SOTW)) };
 }
 
-/** The TTL carried by this stream's responses: a SotW client without wrappers has nowhere to carry one. */
-export function responseTtl(s: StreamState): number {
+/**
+ * The TTL carried by this stream's responses of one type: a SotW client without
+ * wrappers has nowhere to carry one, and types outside --resource-ttl-types
+ * (`ttlTypes`, empty = all) carry none.
+ */
+export function responseTtl(s: StreamState, type?: ResourceType, ttlTypes: readonly string[] = []): number {
+  if (type && ttlTypes.length > 0 && !ttlTypes.includes(type.short)) return 0;
   return s.variant === 'sotw' && !s.sotwWrap ? 0 : s.ttlMs;
 }
 
@@ -32,8 +44,8 @@ export function takesHeartbeats(s: StreamState): boolean {
  * bodies; for a type with nothing in flight and nothing waiting. SotW: the whole
  * held set, under the same version_info, once that set is ACKed.
  */
-export function heartbeatFor(s: StreamState, st: TypeState, set: ResourceSet): Computed | undefined {
-  const ttlMs = responseTtl(s);
+export function heartbeatFor(s: StreamState, st: TypeState, set: ResourceSet, ttlTypes: readonly string[] = []): Computed | undefined {
+  const ttlMs = responseTtl(s, st.type, ttlTypes);
   if (ttlMs === 0 || st.pending || st.dirty) return undefined;
   if (s.variant === 'sotw') {
     if (st.ackedResources.size === 0 || st.lastSentVersion !== st.ackedVersion) return undefined;
