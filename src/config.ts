@@ -113,6 +113,13 @@ export function parseDurationMs(text: string, field: string): number {
   return Math.round(total);
 }
 
+/** Go's strconv.ParseBool, as Consul reads query flags and filter values; undefined when it is not a bool. */
+export function parseGoBool(text: string): boolean | undefined {
+  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(text)) return true;
+  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(text)) return false;
+  return undefined;
+}
+
 function bool(text: string, field: string): boolean {
   if (['true', '1', 'on', 'yes'].includes(text)) return true;
   if (['false', '0', 'off', 'no'].includes(text)) return false;

@@ -3,6 +3,7 @@
 // filter can get wrong is found here, before any data is touched, so a bad
 // filter is a 400 whether or not there is data for it to fail on (go-bexpr
 // validated the same way against Consul's types, with these messages).
+import { parseGoBool } from '../config';
 import { type FilterAst, type MatchOp, OP_NAMES } from './ast';
 import { FilterSyntaxError } from './parse';
 import { type Field, type Fields, operatorsOf } from './schema';
@@ -11,14 +12,11 @@ export type Predicate = (datum: unknown) => boolean;
 
 type Json = Record<string, unknown>;
 
-const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
-const FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
-
-/** Go's strconv.ParseBool. */
+/** Go's strconv.ParseBool, with its error text. */
 function parseBool(raw: string): boolean {
-  if (TRUE.has(raw)) return true;
-  if (FALSE.has(raw)) return false;
-  throw new Error(`strconv.ParseBool: parsing ${JSON.stringify(raw)}: invalid syntax`);
+  const b = parseGoBool(raw);
+  if (b === undefined) throw new Error(`strconv.ParseBool: parsing ${JSON.stringify(raw)}: invalid syntax`);
+  return b;
 }
 
 /** Go's strconv.ParseInt(raw, 0, 64): optional sign, 0x / 0o / 0b / leading-0 octal prefixes. */

@@ -8,8 +8,8 @@ type Query = Record<string, unknown>;
 
 /** ?filter=…: the compiled predicate, or undefined when absent or empty (Consul ignores an empty filter). A bad filter throws a 400. */
 export function filterParam(query: Query, fields: Fields): Predicate | undefined {
-  const text = many(query.filter).at(-1);
-  return text === undefined || text === '' ? undefined : compileFilter(text, fields);
+  const text = filterText(query);
+  return text === undefined ? undefined : compileFilter(text, fields);
 }
 
 /** The filter text itself, for view keys (validated with filterParam first). */

@@ -1,6 +1,7 @@
 // Consul's response shapes that differ from the catalog's own types.
 import type { NodeService } from '../catalog/types';
 export { serviceNode } from '../catalog/service-node';
+import { parseGoBool } from '../config';
 import { invalid } from '../errors';
 
 /** /v1/agent/services — Consul's AgentService (no indexes, the datacenter added). */
@@ -22,11 +23,7 @@ export function many(value: unknown): string[] {
 export function flag(query: Record<string, unknown>, name: string): boolean {
   if (!(name in query)) return false;
   const v = many(query[name]).at(-1) ?? '';
-  if (v === '' || ['1', 't', 'true', 'T', 'TRUE', 'True'].includes(v)) return true;
-  if (['0', 'f', 'false', 'F', 'FALSE', 'False'].includes(v)) return false;
-  return invalidFlag(name, v);
-}
-
-function invalidFlag(name: string, v: string): never {
-  throw invalid(name, `Invalid value for ?${name}: "${v}"`);
+  const b = v === '' ? true : parseGoBool(v);
+  if (b === undefined) throw invalid(name, `Invalid value for ?${name}: "${v}"`);
+  return b;
 }

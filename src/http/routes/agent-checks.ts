@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CheckInput } from '../../catalog/commands';
 import { createAddressPolicy, parseTarget } from '../../checks/targets';
+import { parseGoBool } from '../../config';
 import { HubError, invalid } from '../../errors';
 import type { HttpContext } from '../context';
 import { Body } from '../body';
@@ -22,9 +23,9 @@ const SERVICE_REASON = 'Maintenance mode is enabled for this service, but no rea
 function enableParam(query: Record<string, unknown>): boolean {
   if (!('enable' in query)) throw invalid('enable', 'Missing value for enable');
   const raw = many(query.enable).at(-1) ?? '';
-  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(raw)) return true;
-  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(raw)) return false;
-  throw invalid('enable', `Invalid value for enable: ${JSON.stringify(raw)}`);
+  const enable = parseGoBool(raw);
+  if (enable === undefined) throw invalid('enable', `Invalid value for enable: ${JSON.stringify(raw)}`);
+  return enable;
 }
 
 export function unknownCheck(id: string): HubError {
