@@ -148,16 +148,34 @@ export function destinationAction(ref: ServiceRef, subset: string | undefined, c
   return { weighted_clusters: { clusters } };
 }
 
-function stringMatch(h: Record<string, unknown>): Record<string, unknown> | undefined {
-  if (str(h['Exact']) !== undefined) return { exact: h['Exact'] };
-  if (str(h['Prefix']) !== undefined) return { prefix: h['Prefix'] };
-  if (str(h['Suffix']) !== undefined) return { suffix: h['Suffix'] };
-  if (str(h['Regex']) !== undefined) return { safe_regex: { regex: h['Regex'] } };
-  return undefined;
+/**
+ * Who a route list is for. Envoy takes header matchers as `string_match`;
+ * gRPC C-core 1.51 NACKs a `string_match` header matcher ("Invalid route
+ * header matcher specified") and takes only the older `exact_match`,
+ * `prefix_match`, `suffix_match` and `safe_regex_match`, which grpc-js-xds
+ * takes too. RouteConfiguration `S` is for proxyless clients; gateway routes
+ * are for Envoy.
+ */
+export type RouteFlavor = 'envoy' | 'grpc';
+
+type MatchKind = 'exact' | 'prefix' | 'suffix' | 'regex';
+
+/** One header matcher in the flavour's spelling. */
+export function headerMatcher(name: string, kind: MatchKind, value: string, flavor: RouteFlavor): Record<string, unknown> {
+  if (flavor === 'grpc') return kind === 'regex' ? { name, safe_regex_match: { regex: value } } : { name, [`${kind}_match`]: value };
+  return { name, string_match: kind === 'regex' ? { safe_regex: { regex: value } } : { [kind]: value } };
+}
+
+function headerOf(name: string, h: Record<string, unknown>, flavor: RouteFlavor): Record<string, unknown> {
+  for (const [field, kind] of [['Exact', 'exact'], ['Prefix', 'prefix'], ['Suffix', 'suffix'], ['Regex', 'regex']] as const) {
+    const value = str(h[field]);
+    if (value !== undefined) return headerMatcher(name, kind, value, flavor);
+  }
+  return { name, present_match: true };
 }
 
 /** A router rule's Match.HTTP → Envoy RouteMatch. */
-function routerMatch(http: Record<string, unknown> | undefined): Record<string, unknown> {
+function routerMatch(http: Record<string, unknown> | undefined, flavor: RouteFlavor): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (str(http?.['PathExact']) !== undefined) out['path'] = http!['PathExact'];
   else if (str(http?.['PathPrefix']) !== undefined) out['prefix'] = http!['PathPrefix'];
@@ -168,14 +186,13 @@ function routerMatch(http: Record<string, unknown> | undefined): Record<string, 
   for (const h of list(http?.['Header']).map(record)) {
     const name = str(h?.['Name']);
     if (!h || name === undefined) continue;
-    const sm = stringMatch(h);
-    const m: Record<string, unknown> = sm ? { name, string_match: sm } : { name, present_match: true };
+    const m = headerOf(name, h, flavor);
     if (h['Invert'] === true) m['invert_match'] = true;
     headers.push(m);
   }
   const methods = list(http?.['Methods']).filter((m): m is string => typeof m === 'string' && m !== '');
   // Consul matches the method list with one regex on :method.
-  if (methods.length > 0) headers.push({ name: ':method', string_match: { safe_regex: { regex: methods.join('|') } } });
+  if (methods.length > 0) headers.push(headerMatcher(':method', 'regex', methods.join('|'), flavor));
   if (headers.length > 0) out['headers'] = headers;
   const query: Record<string, unknown>[] = [];
   for (const q of list(http?.['QueryParam']).map(record)) {
@@ -219,7 +236,7 @@ function destinationOptions(d: Record<string, unknown>): Record<string, unknown>
  * route (S through its splitter and resolver). Without any chain entry this
  * is the plain default route to cluster S.
  */
-export function chainRoutes(service: ServiceRef, chain: ChainEntries): Record<string, unknown>[] {
+export function chainRoutes(service: ServiceRef, chain: ChainEntries, flavor: RouteFlavor = 'envoy'): Record<string, unknown>[] {
   const name = serviceResourceName(service);
   const routes: Record<string, unknown>[] = [];
   for (const raw of list(chain.routers.get(name)?.['Routes'])) {
@@ -228,7 +245,7 @@ export function chainRoutes(service: ServiceRef, chain: ChainEntries): Record<st
     const d = record(rule['Destination']) ?? {};
     const to = refOf(d, 'Service') ?? service;
     const action = { ...destinationAction(to, str(d['ServiceSubset']), chain), ...destinationOptions(d) };
-    routes.push({ match: routerMatch(record(record(rule['Match'])?.['HTTP'])), route: action, ...headerOps(d['RequestHeaders'], d['ResponseHeaders']) });
+    routes.push({ match: routerMatch(record(record(rule['Match'])?.['HTTP']), flavor), route: action, ...headerOps(d['RequestHeaders'], d['ResponseHeaders']) });
   }
   const action = destinationAction(service, undefined, chain);
   const timeout = entryDurationMs(chain.resolvers.get(name)?.['RequestTimeout']);

@@ -3,7 +3,7 @@
 // default route to cluster S last. SotW: not full state (X-RESP-3).
 // The same route list is reused by ingress gateways (ingress.ts).
 import type { ConfigEntry } from '../../catalog/types';
-import { chainRoutes, NO_CHAIN, type ChainEntries } from './chain';
+import { chainRoutes, headerMatcher, NO_CHAIN, type ChainEntries, type RouteFlavor } from './chain';
 import { list, record, refOf, str } from './inputs';
 import { serviceResourceName, type ServiceRef } from './names';
 
@@ -36,7 +36,7 @@ export function routeBackends(entry: ConfigEntry): ServiceRef[] {
  * order), then S's discovery chain (its service-router rules, then the
  * default route through its splitter and resolver; chain.ts).
  */
-export function routesForService(service: ServiceRef, httpRoutes: readonly ConfigEntry[], chain: ChainEntries = NO_CHAIN): Record<string, unknown>[] {
+export function routesForService(service: ServiceRef, httpRoutes: readonly ConfigEntry[], chain: ChainEntries = NO_CHAIN, flavor: RouteFlavor = 'envoy'): Record<string, unknown>[] {
   const routes: Record<string, unknown>[] = [];
   const entries = httpRoutes.filter((e) => routeNamesParent(e, service)).sort((a, b) => (a.Name < b.Name ? -1 : a.Name > b.Name ? 1 : 0));
   for (const entry of entries) {
@@ -48,11 +48,11 @@ export function routesForService(service: ServiceRef, httpRoutes: readonly Confi
       const matches = list(r['Matches']).map(record).filter((m) => m !== undefined);
       // No Matches = every request (Consul's default for a rule).
       for (const match of matches.length > 0 ? matches : [{}]) {
-        routes.push({ match: routeMatchOf(match), route: action });
+        routes.push({ match: routeMatchOf(match, flavor), route: action });
       }
     }
   }
-  routes.push(...chainRoutes(service, chain));
+  routes.push(...chainRoutes(service, chain, flavor));
   return routes;
 }
 
@@ -61,7 +61,8 @@ export function buildRouteConfiguration(service: ServiceRef, httpRoutes: readonl
   const name = serviceResourceName(service);
   return {
     name,
-    virtual_hosts: [{ name, domains: ['*'], routes: routesForService(service, httpRoutes, chain) }],
+    // RouteConfiguration S is what proxyless gRPC clients ask for (gateways have their own).
+    virtual_hosts: [{ name, domains: ['*'], routes: routesForService(service, httpRoutes, chain, 'grpc') }],
   };
 }
 
@@ -81,7 +82,7 @@ function stringMatchOf(kind: string | undefined, value: string): Record<string, 
 }
 
 /** One HTTPMatch → RouteMatch: path (exact/prefix/regex), headers, method, query. */
-function routeMatchOf(match: Record<string, unknown>): Record<string, unknown> {
+function routeMatchOf(match: Record<string, unknown>, flavor: RouteFlavor): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const path = record(match['Path']);
   const pathValue = str(path?.['Value']);
@@ -96,12 +97,12 @@ function routeMatchOf(match: Record<string, unknown>): Record<string, unknown> {
     const kind = str(h['Match'])?.toLowerCase();
     if (kind === 'present') headers.push({ name, present_match: true });
     else {
-      const sm = stringMatchOf(kind, str(h['Value']) ?? '');
-      if (sm) headers.push({ name, string_match: sm });
+      const k = (kind ?? 'exact') as 'exact' | 'prefix' | 'suffix' | 'regex';
+      if (['exact', 'prefix', 'suffix', 'regex'].includes(k)) headers.push(headerMatcher(name, k, str(h['Value']) ?? '', flavor));
     }
   }
   const method = str(match['Method']);
-  if (method !== undefined) headers.push({ name: ':method', string_match: { exact: method.toUpperCase() } });
+  if (method !== undefined) headers.push(headerMatcher(':method', 'exact', method.toUpperCase(), flavor));
   if (headers.length > 0) out['headers'] = headers;
   const query: Record<string, unknown>[] = [];
   for (const q of list(match['Query']).map(record)) {

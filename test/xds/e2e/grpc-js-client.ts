@@ -14,9 +14,13 @@ xds.register();
 const client = new grpc.Client(target, grpc.credentials.createInsecure());
 const raw = (b: Buffer) => b;
 
+// Optional request metadata (JSON object in RPC_METADATA), for route header matches.
+const metadata = new grpc.Metadata();
+for (const [k, v] of Object.entries(JSON.parse(process.env['RPC_METADATA'] ?? '{}') as Record<string, string>)) metadata.set(k, v);
+
 function once(): Promise<void> {
   return new Promise((resolve) => {
-    client.makeUnaryRequest(method!, raw, raw, Buffer.alloc(0), { deadline: Date.now() + 2_000 }, (err, reply) => {
+    client.makeUnaryRequest(method!, raw, raw, Buffer.alloc(0), metadata, { deadline: Date.now() + 2_000 }, (err, reply) => {
       process.stdout.write(JSON.stringify(err ? { ok: false, error: `${err.code} ${err.details}` } : { ok: true, server: reply!.toString() }) + '\n');
       resolve();
     });

@@ -178,9 +178,9 @@ export function bootstrapJson(grpcPort: number, nodeId: string): string {
   });
 }
 
-export function startGrpcJsClient(grpcPort: number, target: string, method: string): ClientProcess {
+export function startGrpcJsClient(grpcPort: number, target: string, method: string, metadata: Record<string, string> = {}, nodeId = 'grpc-js-e2e'): ClientProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'grpc-js-client.ts'), target, method], {
-    env: { ...process.env, GRPC_XDS_BOOTSTRAP_CONFIG: bootstrapJson(grpcPort, 'grpc-js-e2e') },
+    env: { ...process.env, GRPC_XDS_BOOTSTRAP_CONFIG: bootstrapJson(grpcPort, nodeId), RPC_METADATA: JSON.stringify(metadata) },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   return new ClientProcess('grpc-js-xds client', child);

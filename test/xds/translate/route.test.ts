@@ -52,9 +52,10 @@ test('http-route rules naming S become routes before the default, in order, with
     match: {
       prefix: '/api',
       headers: [
-        { name: 'x-canary', stringMatch: { exact: 'yes' } },
+        // RouteConfiguration S is for proxyless gRPC: C-core 1.51 NACKs string_match header matchers.
+        { name: 'x-canary', exactMatch: 'yes' },
         { name: 'x-user', presentMatch: true },
-        { name: ':method', stringMatch: { exact: 'POST' } },
+        { name: ':method', exactMatch: 'POST' },
       ],
     },
     route: { cluster: 'web-canary' },

@@ -1,0 +1,216 @@
+// Make-before-break under load, shared by the suite (short runs) and
+// bench/envoy-load.ts (long runs): an open-loop client sends requests through
+// an Envoy gateway at a fixed rate — each request leaves on its schedule
+// whether or not earlier ones have answered — while the hub moves traffic:
+//   (a) a route moves from service A to service B,
+//   (b) a service leaves a route and is then deregistered and its entries deleted,
+//   (c) half the endpoints of a service churn every 100 ms,
+//   (d) a service-splitter moves from 0 to 100 in steps of 10.
+// Every answer must be a 200 from a backend: a 5xx or a connection error is a
+// broken update. The counts are returned for the caller to print and check.
+import http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Hub } from '../../src/hub';
+import type { Envoy } from '../helpers/envoy';
+import { freePort, hubCall, startBackend, startGateway, startHubWithXds, untilServedBy, type Backend } from './harness';
+
+export interface LoadCounts {
+  sent: number;
+  ok: number;
+  status5xx: number;
+  otherStatus: number;
+  connectionErrors: number;
+  /** Answers per backend name. */
+  by: Record<string, number>;
+  /** The first few failures, for the message. */
+  samples: string[];
+}
+
+/** Open loop at `rate` requests/s until stop(); resolves the counts once every request has answered. */
+export function openLoop(port: number, host: string, rate: number) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const counts: LoadCounts = { sent: 0, ok: 0, status5xx: 0, otherStatus: 0, connectionErrors: 0, by: {}, samples: [] };
+  const inflight = new Set<Promise<void>>();
+  let on = true;
+  const one = () =>
+    new Promise<void>((resolve) => {
+      counts.sent++;
+      const req = http.request({ host: '127.0.0.1', port, path: '/', agent, headers: { host }, timeout: 5_000 }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          if (status === 200) {
+            counts.ok++;
+            counts.by[body] = (counts.by[body] ?? 0) + 1;
+          } else {
+            if (status >= 500) counts.status5xx++;
+            else counts.otherStatus++;
+            if (counts.samples.length < 5) counts.samples.push(`${status} ${body.slice(0, 80)}`);
+          }
+          resolve();
+        });
+      });
+      req.on('timeout', () => req.destroy(new Error('timed out')));
+      req.on('error', (err) => {
+        counts.connectionErrors++;
+        if (counts.samples.length < 5) counts.samples.push(`error ${err.message}`);
+        resolve();
+      });
+      req.end();
+    });
+  const started = performance.now();
+  void (async () => {
+    for (let i = 0; on; i++) {
+      const p = one();
+      inflight.add(p);
+      void p.then(() => inflight.delete(p));
+      // The schedule, not the answers, sets the pace (open loop).
+      const next = started + ((i + 1) * 1000) / rate;
+      const wait = next - performance.now();
+      if (wait > 0) await sleep(wait);
+    }
+  })();
+  return {
+    counts,
+    async stop(): Promise<LoadCounts> {
+      on = false;
+      await sleep(1);
+      await Promise.all([...inflight]);
+      agent.destroy();
+      return counts;
+    },
+  };
+}
+
+export interface MbbOptions {
+  rate: number;
+  /** (c): how long the endpoints churn. */
+  churnMs: number;
+  /** (d) and (a)/(b): pause between steps. */
+  stepMs: number;
+}
+
+export interface MbbWorld {
+  hub: Hub;
+  envoy: Envoy;
+  port: number;
+  backend(name: string): Promise<Backend>;
+  register(service: string, b: Backend): Promise<unknown>;
+  deregister(b: Backend): Promise<unknown>;
+  put(entry: Record<string, unknown>): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+const SERVICES = ['moving', 'leaving', 'churning', 'splitting'];
+
+export async function mbbWorld(): Promise<MbbWorld> {
+  const hub = await startHubWithXds();
+  const backends: Backend[] = [];
+  const port = await freePort();
+  const put = (entry: Record<string, unknown>) => hubCall(hub.httpUrl, 'PUT', '/v1/config', entry);
+  await put({ Kind: 'ingress-gateway', Name: 'edge', Listeners: [{ Port: port, Protocol: 'http', Services: SERVICES.map((s) => ({ Name: s, Hosts: [s] })) }] });
+  for (const s of SERVICES) await put({ Kind: 'service-defaults', Name: s, Protocol: 'http' });
+  const envoy = await startGateway(hub, 'delta-ads', 'edge', 'mbb');
+  return {
+    hub,
+    envoy,
+    port,
+    async backend(name) {
+      const b = await startBackend(name);
+      backends.push(b);
+      return b;
+    },
+    register: (service, b) =>
+      hubCall(hub.httpUrl, 'PUT', '/v1/catalog/register', { Node: 'mbb-node', Address: '127.0.0.1', Service: { ID: b.name, Service: service, Port: b.port } }),
+    deregister: (b) => hubCall(hub.httpUrl, 'PUT', '/v1/catalog/deregister', { Node: 'mbb-node', ServiceID: b.name }),
+    put,
+    async close() {
+      await envoy.stop();
+      await hub.close();
+      await Promise.all(backends.map((b) => b.close()));
+    },
+  };
+}
+
+/** (a) A route moves from A to B (and back), under load. */
+export async function routeMoves(w: MbbWorld, o: MbbOptions): Promise<LoadCounts> {
+  const a = await w.backend('move-a');
+  const b = await w.backend('move-b');
+  await w.register('move-a', a);
+  await w.register('move-b', b);
+  const routeTo = (service: string) => w.put({ Kind: 'service-router', Name: 'moving', Routes: [{ Match: { HTTP: { PathPrefix: '/' } }, Destination: { Service: service } }] });
+  await routeTo('move-a');
+  await untilServedBy(w.envoy, w.port, 'move-a', { host: 'moving' });
+  const load = openLoop(w.port, 'moving', o.rate);
+  await sleep(o.stepMs);
+  for (let i = 0; i < 4; i++) {
+    await routeTo(i % 2 === 0 ? 'move-b' : 'move-a');
+    await sleep(o.stepMs);
+  }
+  return load.stop();
+}
+
+/** (b) A service leaves a route, then is deregistered and its entries deleted, under load. */
+export async function serviceLeaves(w: MbbWorld, o: MbbOptions): Promise<LoadCounts> {
+  const stay = await w.backend('leave-stay');
+  const go = await w.backend('leave-go');
+  await w.register('leave-stay', stay);
+  await w.register('leave-go', go);
+  await w.put({ Kind: 'service-defaults', Name: 'leave-go', Protocol: 'http' });
+  await w.put({ Kind: 'service-splitter', Name: 'leaving', Splits: [{ Weight: 50, Service: 'leave-stay' }, { Weight: 50, Service: 'leave-go' }] });
+  await untilServedBy(w.envoy, w.port, ['leave-stay', 'leave-go'], { host: 'leaving' });
+  const load = openLoop(w.port, 'leaving', o.rate);
+  await sleep(o.stepMs);
+  await w.put({ Kind: 'service-splitter', Name: 'leaving', Splits: [{ Weight: 100, Service: 'leave-stay' }] });
+  await sleep(o.stepMs);
+  // Once no route names it, the service goes: its instance and its entries.
+  await w.deregister(go);
+  await hubCall(w.hub.httpUrl, 'DELETE', '/v1/config/service-defaults/leave-go');
+  await sleep(o.stepMs);
+  return load.stop();
+}
+
+/** (c) Half the endpoints churn every 100 ms (the backends stay up; only their registrations come and go). */
+export async function endpointChurn(w: MbbWorld, o: MbbOptions): Promise<LoadCounts> {
+  const stable = [await w.backend('churn-s1'), await w.backend('churn-s2')];
+  const pool = [await w.backend('churn-c1'), await w.backend('churn-c2'), await w.backend('churn-c3'), await w.backend('churn-c4')];
+  for (const b of [...stable, pool[0]!, pool[1]!]) await w.register('churning', b);
+  await untilServedBy(w.envoy, w.port, ['churn-s1', 'churn-s2', 'churn-c1', 'churn-c2'], { host: 'churning' });
+  const load = openLoop(w.port, 'churning', o.rate);
+  const until = Date.now() + o.churnMs;
+  let turn = 0;
+  while (Date.now() < until) {
+    const [out, inn] = turn % 2 === 0 ? [pool.slice(0, 2), pool.slice(2)] : [pool.slice(2), pool.slice(0, 2)];
+    await Promise.all([...inn.map((b) => w.register('churning', b)), ...out.map((b) => w.deregister(b))]);
+    turn++;
+    await sleep(100);
+  }
+  return load.stop();
+}
+
+/** (d) A splitter moves from 0 to 100 in steps of 10, under load. */
+export async function splitterRamp(w: MbbWorld, o: MbbOptions): Promise<LoadCounts> {
+  const oldB = await w.backend('ramp-old');
+  const newB = await w.backend('ramp-new');
+  await w.register('ramp-old', oldB);
+  await w.register('ramp-new', newB);
+  const split = (w2: number) =>
+    w.put({ Kind: 'service-splitter', Name: 'splitting', Splits: [{ Weight: 100 - w2, Service: 'ramp-old' }, { Weight: w2, Service: 'ramp-new' }] });
+  await split(0);
+  await untilServedBy(w.envoy, w.port, 'ramp-old', { host: 'splitting' });
+  const load = openLoop(w.port, 'splitting', o.rate);
+  for (let step = 10; step <= 100; step += 10) {
+    await sleep(o.stepMs);
+    await split(step);
+  }
+  await sleep(o.stepMs);
+  return load.stop();
+}
+
+export const SCENARIOS = { 'route moves A→B': routeMoves, 'service leaves, then is deleted': serviceLeaves, 'half the endpoints churn every 100 ms': endpointChurn, 'splitter 0→100 in steps of 10': splitterRamp } as const;
+
+export function summary(name: string, c: LoadCounts): string {
+  return `${name}: sent ${c.sent}, 200 ${c.ok}, 5xx ${c.status5xx}, other ${c.otherStatus}, connection errors ${c.connectionErrors}; by backend ${JSON.stringify(c.by)}${c.samples.length ? `; first failures ${JSON.stringify(c.samples)}` : ''}`;
+}
