@@ -87,9 +87,9 @@ export function attachHubServices(
 ): AttachedServices & { xds: XdsServer; provider: CatalogXdsProvider } {
   const { config, metrics, publisher, views } = hub;
   addSubscribeService(server, { publisher, logger: hub.logger, datacenter: config.datacenter });
-  const provider = createCatalogXdsProvider({ views, config, logger: hub.logger.child({ module: 'xds-provider' }) });
+  const provider = createCatalogXdsProvider({ views, logger: hub.logger });
   // Per-type and REST clients get config sources they can follow (docs/envoy.md).
-  const xds = createXdsServer({ provider: withClientConfigSources(provider), config, logger: hub.logger.child({ module: 'xds' }), registry: metrics.registry });
+  const xds = createXdsServer({ provider: withClientConfigSources(provider), config, logger: hub.logger, registry: metrics.registry });
   xds.addTo(server);
   return {
     xds,
@@ -163,10 +163,10 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     publisher = createPublisher({
       catalog,
       snapshotCacheTtlMs: config.snapshotCacheTtlMs,
-      logger: logger.child({ module: 'subscribe' }),
+      logger,
     });
     undo.push(() => publisher.close());
-    views = createViewStore({ source: inProcessSource(publisher), logger: logger.child({ module: 'views' }) });
+    views = createViewStore({ source: inProcessSource(publisher), logger });
     undo.push(() => views.close());
 
     grpcServer = new grpc.Server({ 'grpc.keepalive_permit_without_calls': 1 });

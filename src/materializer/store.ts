@@ -3,6 +3,7 @@
 // stopped after an idle TTL once nobody holds it, and evicted at once when its
 // subscription fails for good (the waiting readers get that error).
 import { HubError } from '../errors';
+import { moduleLogger, type Bindable } from '../logger';
 import type { Backoff } from './backoff';
 import { requestForKey, storeKey, viewForKey } from './keys';
 import { type Materializer, type MaterializerLogger, createMaterializer } from './materializer';
@@ -33,8 +34,8 @@ interface Entry {
 export function createViewStore(options: ViewStoreOptions): ViewStoreWithStats {
   const idleTtlMs = options.idleTtlMs ?? 20 * 60_000;
   // A pino logger gets a module child; any other logger is used as given.
-  const parent = options.logger as (MaterializerLogger & { child?: (b: object) => MaterializerLogger }) | undefined;
-  const logger = parent?.child ? parent.child({ module: 'materializer' }) : parent;
+  const parent = options.logger as (MaterializerLogger & Partial<Bindable>) | undefined;
+  const logger = parent?.child ? moduleLogger(parent as MaterializerLogger & Bindable, 'materializer') : parent;
   const entries = new Map<string, Entry>();
   let closed = false;
 

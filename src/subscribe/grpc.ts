@@ -9,6 +9,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { Topic } from '../catalog/types';
 import { HubError, invalid, isHubError } from '../errors';
+import { moduleLogger } from '../logger';
 import type { SubscribeRequest__Output } from '../gen/subscribe/subscribe/SubscribeRequest';
 import { loadSubscribeProto } from './proto';
 import { createEventEncoder, type EventEncoder } from './wire';
@@ -27,7 +28,7 @@ export function addSubscribeService(server: grpc.Server, options: SubscribeServi
   const proto = loadSubscribeProto();
   const method = proto.service.Subscribe as grpc.MethodDefinition<SubscribeRequest__Output, Buffer>;
   const encoder = options.encoder ?? createEventEncoder(proto);
-  const logger = options.logger.child({ module: 'subscribe-grpc' });
+  const logger = moduleLogger(options.logger, 'subscribe-grpc');
   let streamIds = 0;
   // Events are written pre-encoded: the serializer passes the shared bytes through.
   const definition: grpc.ServiceDefinition = {

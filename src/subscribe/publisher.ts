@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import type { Catalog } from '../catalog/catalog';
 import { SUBJECT_WILDCARD, type CatalogEvent, type Topic } from '../catalog/types';
 import { HubError } from '../errors';
+import { moduleLogger } from '../logger';
 import { append, createBuffer, type BufferNode, type Reader, type TopicBuffer } from './buffer';
 import { buildSnapshot, type Snapshot } from './snapshots';
 import { resolveSubject, supportsWildcard, topicName } from './subjects';
@@ -78,7 +79,7 @@ interface CacheEntry {
 
 export function createPublisher(options: PublisherOptions): HubPublisher {
   const { catalog, filter } = options;
-  const logger = options.logger.child({ module: 'subscribe' });
+  const logger = moduleLogger(options.logger, 'subscribe');
   const maxLag = options.maxLag ?? DEFAULT_MAX_LAG;
   const lagCheckEvery = Math.max(1, Math.floor(maxLag / 16));
   const buffers = new Map<string, TopicBuffer>();

@@ -84,21 +84,30 @@ test('an expiry fires once and is applied once with two schedulers on two catalo
   }
 });
 
-test('a refresh re-arms the timer: the expiry names the refresh index', async () => {
+test('a refresh re-arms the timer: the expiry is timed from the refresh and names its index', async (t) => {
+  // setTimeout is mocked: time moves only when the test ticks it, so no step
+  // can race a real 400 ms TTL on a busy machine.
+  t.mock.timers.enable({ apis: ['setTimeout'] });
   const log = createMemoryLog();
   const catalog = await createCatalog({ log, logger });
-  const scheduler = startTtlScheduler({ catalog, logger });
+  // Every expiry the scheduler submits, applied or not.
+  const expiries: Command[] = [];
+  const watched: Catalog = { ...catalog, submit: (cmd) => (cmd.type === 'check-ttl-expire' && expiries.push(cmd), catalog.submit(cmd)) };
+  const scheduler = startTtlScheduler({ catalog: watched, logger });
   try {
     const critical = whenCritical(catalog);
     await catalog.submit(ttlCheck('400ms'));
-    const refresh = await catalog.submit({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'passing', output: 'alive'});
+    t.mock.timers.tick(300);
+    const refresh = await catalog.submit({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'passing', output: 'alive' });
     assert.equal(refresh.index, 3n);
+    t.mock.timers.tick(399); // 700 ms after the registration, 399 after the refresh
+    assert.equal(expiries.length, 0, 'nothing expires 400 ms after the registration: the refresh re-armed the timer');
+    assert.equal(catalog.ttlCheck('n1', 'ttl')!.check.Status, 'passing');
+    t.mock.timers.tick(1);
     const at = await critical;
-    const expiry = JSON.parse((await log.read(at, 1))[0]!.payload) as Command;
-    assert.ok(expiry.type === 'check-ttl-expire');
-    assert.equal(expiry.ifModifyIndex, 3);
+    assert.equal(at, 4n);
+    assert.deepEqual(expiries.map((e) => e.type === 'check-ttl-expire' && e.ifModifyIndex), [3], 'one expiry, naming the refresh');
     assert.equal(catalog.ttlCheck('n1', 'ttl')!.check.Output, 'TTL expired (last output before timeout follows): alive');
-    assert.equal(at, 4n, 'the timer armed at registration was replaced, not left to fire');
   } finally {
     scheduler.stop();
     await catalog.close();

@@ -6,6 +6,7 @@ import type { Registry } from 'prom-client';
 import type { Config } from '../../config';
 import { MEMORY_TRIM_DEFAULTS, createMemoryTrimmer, type MemoryTrimOptions, type MemoryTrimStats } from '../../memory-trim';
 import { HubError, isHubError } from '../../errors';
+import { moduleLogger } from '../../logger';
 import { clientInfo, nodeConfig, type ClientInfo, type NodeConfig } from './admin';
 import { fetchSotw, type FetchResult } from './fetch';
 import { createXdsMetrics, type XdsMetrics } from './metrics';
@@ -62,8 +63,7 @@ const MAX_POLLED_NODES = 10_000;
 
 export function createXdsServer(options: XdsServerOptions): XdsServer {
   const { provider, config } = options;
-  // The caller may already have bound the module; binding it twice repeats the key in every line.
-  const logger = options.logger.bindings().module === 'xds' ? options.logger : options.logger.child({ module: 'xds' });
+  const logger = moduleLogger(options.logger, 'xds');
   const live = new Set<XdsStream>();
   const metrics = createXdsMetrics(options.registry, () => subscriptionCounts(live));
   const pipeline = new PushPipeline(provider, { debounceMs: config.xdsDebounceMs, maxDelayMs: config.xdsMaxDelayMs });

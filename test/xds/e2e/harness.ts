@@ -65,7 +65,7 @@ export async function startXdsHub(viewsFactory: ViewsFactory = materializedViews
     grpcGraceMs: 200,
     attachGrpc: (server, { catalog }) => {
       const views = viewsFactory(catalog, config, logger);
-      provider = createCatalogXdsProvider({ views, config, logger });
+      provider = createCatalogXdsProvider({ views, logger });
       xds = createXdsServer({ provider, config, logger });
       xds.addTo(server);
       return () => {

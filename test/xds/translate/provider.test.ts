@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import pino from 'pino';
 import type { ServiceName } from '../../../src/catalog/catalog';
 import type { CheckServiceNode, ConfigEntry, ConfigEntryKind } from '../../../src/catalog/types';
-import { DEFAULTS } from '../../../src/config';
 import type { ViewKey, ViewStore } from '../../../src/materializer/types';
 import { createCatalogXdsProvider } from '../../../src/xds/translate/catalog-provider';
 import type { ResourceChange, XdsNode } from '../../../src/xds/transport/provider';
@@ -45,7 +44,7 @@ const names = (list: { Name: string }[]): ServiceName[] => list.map((s) => ({ Na
 
 async function setup() {
   const views = fakeViews();
-  const provider = createCatalogXdsProvider({ views, config: DEFAULTS, logger: pino({ level: 'silent' }) });
+  const provider = createCatalogXdsProvider({ views, logger: pino({ level: 'silent' }) });
   const changes: ResourceChange[][] = [];
   provider.onChange((c) => changes.push([...c]));
   views.emit('list', names([{ Name: 'web' }, { Name: 'api' }]));
@@ -93,13 +92,22 @@ test('provider: a health change retranslates only that service and reports only 
   provider.close();
 });
 
-test('provider: identical health content emits nothing', async () => {
-  const { provider, views, changes } = await setup();
-  const n = changes.length;
+test('provider: identical health content emits nothing; a different one in the same turn does, and so does a real change after', async () => {
+  const { provider, views, nextChange } = await setup();
+  const webBefore = provider.get(TypeUrl.ClusterLoadAssignment, grpcNode).byName.get('web');
+  // Same endpoint under another node name: the assignment's bytes do not change. api really changes, in the same turn.
+  let changed = nextChange();
   views.emit('health/web', [instance({ service: 'web', address: '10.0.0.1', node: 'other-node-name-same-endpoint' })]);
-  await new Promise((r) => setImmediate(r));
-  await new Promise((r) => setImmediate(r));
-  assert.equal(changes.length, n);
+  views.emit('health/api', [instance({ service: 'api', address: '10.0.9.9' })]);
+  let c = await changed;
+  assert.deepEqual(c.map((x) => [x.typeUrl, [...x.names]]), [[TypeUrl.ClusterLoadAssignment, ['api']]], 'only api is reported');
+  assert.equal(provider.get(TypeUrl.ClusterLoadAssignment, grpcNode).byName.get('web'), webBefore, 'web keeps its resource object');
+  // Positive control: the same web view with a new address is reported.
+  changed = nextChange();
+  views.emit('health/web', [instance({ service: 'web', address: '10.0.0.7', node: 'other-node-name-same-endpoint' })]);
+  c = await changed;
+  assert.deepEqual(c.map((x) => [x.typeUrl, [...x.names]]), [[TypeUrl.ClusterLoadAssignment, ['web']]]);
+  assert.notEqual(provider.get(TypeUrl.ClusterLoadAssignment, grpcNode).byName.get('web'), webBefore);
   provider.close();
 });
 
@@ -109,7 +117,7 @@ test('provider: services appear and disappear with the service list (watch start
   views.emit('list', names([{ Name: 'web' }, { Name: 'api' }, { Name: 'db' }]));
   let c = await changed;
   assert.ok(views.watched().includes('health/db'));
-  assert.ok(c.some((x) => x.typeUrl === TypeUrl.Cluster && x.names.has('db')), 'db cluster added (CLA empty until health arrives)');
+  assert.deepEqual([...(c.find((x) => x.typeUrl === TypeUrl.Cluster)?.names ?? [])], ['db'], 'db cluster added (CLA empty until health arrives)');
   changed = nextChange();
   views.emit('list', names([{ Name: 'web' }]));
   c = await changed;
@@ -152,10 +160,17 @@ test('provider: ingress gateway listeners and routes go only to the node whose c
   const changed = nextChange();
   views.emit('config/ingress-gateway', [entry('ingress-gateway', 'gw', { Listeners: [{ Port: 8080, Protocol: 'http', Services: [{ Name: 'web' }] }] })]);
   const c = await changed;
-  assert.ok(c.some((x) => x.typeUrl === TypeUrl.Listener && x.nodeScope === 'gw' && x.names.has('gw:8080')));
+  assert.deepEqual(
+    c.map((x) => [x.typeUrl, [...x.names], x.nodeScope]),
+    [
+      [TypeUrl.Listener, ['gw:8080'], 'gw'],
+      [TypeUrl.RouteConfiguration, ['gw:8080'], 'gw'],
+    ],
+    'the gateway listener and its routes, scoped to the gateway',
+  );
   const gwLds = provider.get(TypeUrl.Listener, envoyNode('gw'));
   assert.deepEqual([...gwLds.wildcard], ['gw:8080']);
-  assert.ok(gwLds.byName.has('gw:8080') && gwLds.byName.has('web'));
+  assert.deepEqual([...gwLds.byName.keys()].sort(), ['api', 'gw:8080', 'web'], 'its own listener beside the API listeners');
   assert.ok(provider.get(TypeUrl.RouteConfiguration, envoyNode('gw')).byName.has('gw:8080'));
   assert.ok(provider.get(TypeUrl.Listener, { ...envoyNode(''), id: 'gw' }).byName.has('gw:8080'), 'node.id when cluster is empty');
   assert.ok(!provider.get(TypeUrl.Listener, envoyNode('other')).byName.has('gw:8080'));

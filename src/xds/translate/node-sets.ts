@@ -1,0 +1,128 @@
+// Part of the catalog provider: what each node sees. Most nodes share one
+// prebuilt, frozen set per type (Envoy and gRPC clients differ only in CDS, by
+// lb policy flavour); an Envoy whose node.cluster (else node.id) names an
+// ingress gateway also gets that gateway's listeners (its wildcard LDS set)
+// and routes. Gateway changes are reported scoped to that node.
+import type { Logger } from 'pino';
+import type { ConfigEntry } from '../../catalog/types';
+import type { ResourceChange, ResourceSet, XdsNode, XdsResource } from '../transport/provider';
+import { TypeUrl } from '../transport/type-urls';
+import type { EncodeCache } from './encode';
+import { buildGateway, type IngressContext } from './ingress';
+import { gatewayNameOf } from './names';
+import type { ChangedNames, ServiceOutput, SubsetOutput } from './service-resources';
+
+export const EMPTY_SET: ResourceSet = Object.freeze({ byName: new Map(), wildcard: new Set<string>() });
+
+interface GatewayOutput {
+  listeners: Map<string, XdsResource>;
+  routes: Map<string, XdsResource>;
+  /** Merged with the shared sets, built on first get() for that gateway. */
+  lds?: ResourceSet;
+  rds?: ResourceSet;
+}
+
+export interface NodeSets {
+  /** The resources of a type this node may see. Cheap: prebuilt, shared sets. */
+  get(typeUrl: string, node: XdsNode): ResourceSet;
+  /** Rebuilds the shared sets of the types that changed. */
+  rebuild(services: ReadonlyMap<string, ServiceOutput>, changed: ChangedNames): void;
+  /** Rebuilds every gateway's listeners and routes; returns the changes, each scoped to its gateway's nodes. */
+  updateGateways(entries: readonly ConfigEntry[], ctx: IngressContext): ResourceChange[];
+  readonly gateways: number;
+}
+
+function setOf(byName: Map<string, XdsResource>, wildcard?: Set<string>): ResourceSet {
+  return Object.freeze({ byName, wildcard: wildcard ?? new Set(byName.keys()) });
+}
+
+export function createNodeSets(cache: EncodeCache, logger: Logger): NodeSets {
+  let gateways = new Map<string, GatewayOutput>();
+  let cds = EMPTY_SET;
+  let cdsGrpc = EMPTY_SET;
+  let eds = EMPTY_SET;
+  let rds = EMPTY_SET;
+  let lds = EMPTY_SET;
+
+  function gatewaySets(gw: GatewayOutput): { lds: ResourceSet; rds: ResourceSet } {
+    gw.lds ??= setOf(new Map([...lds.byName, ...gw.listeners]), new Set(gw.listeners.keys()));
+    gw.rds ??= setOf(new Map([...rds.byName, ...gw.routes]));
+    return { lds: gw.lds, rds: gw.rds };
+  }
+
+  return {
+    get gateways() {
+      return gateways.size;
+    },
+    get(typeUrl, node) {
+      switch (typeUrl) {
+        case TypeUrl.Cluster:
+          // Envoy takes every lb policy; gRPC clients get their nearest valid one.
+          return node.userAgent === 'envoy' ? cds : cdsGrpc;
+        case TypeUrl.ClusterLoadAssignment:
+          return eds;
+        case TypeUrl.Listener: {
+          const gw = gateways.size > 0 ? gateways.get(gatewayNameOf(node)) : undefined;
+          return gw ? gatewaySets(gw).lds : lds;
+        }
+        case TypeUrl.RouteConfiguration: {
+          const gw = gateways.size > 0 ? gateways.get(gatewayNameOf(node)) : undefined;
+          return gw ? gatewaySets(gw).rds : rds;
+        }
+        default:
+          return EMPTY_SET;
+      }
+    },
+    rebuild(services, changed) {
+      const pick = (f: (s: ServiceOutput) => XdsResource, fsub?: (s: SubsetOutput) => XdsResource) =>
+        new Map([...services].flatMap(([n, s]): [string, XdsResource][] => [[n, f(s)], ...(fsub ? [...s.subsets].map(([sn, o]): [string, XdsResource] => [sn, fsub(o)]) : [])]));
+      if (changed.get(TypeUrl.Cluster)!.size > 0) {
+        cds = setOf(pick((s) => s.cluster, (o) => o.cluster));
+        const grpcDiffers = [...services.values()].some((s) => s.grpcCluster !== s.cluster || [...s.subsets.values()].some((o) => o.grpcCluster !== o.cluster));
+        cdsGrpc = grpcDiffers ? setOf(pick((s) => s.grpcCluster, (o) => o.grpcCluster)) : cds;
+      }
+      if (changed.get(TypeUrl.ClusterLoadAssignment)!.size > 0) eds = setOf(pick((s) => s.endpoints, (o) => o.endpoints));
+      if (changed.get(TypeUrl.RouteConfiguration)!.size > 0) rds = setOf(pick((s) => s.route));
+      // API listeners are never part of a wildcard LDS subscription.
+      if (changed.get(TypeUrl.Listener)!.size > 0) lds = setOf(pick((s) => s.listener), new Set());
+      for (const g of gateways.values()) {
+        g.lds = undefined;
+        g.rds = undefined;
+      }
+    },
+    updateGateways(entries, ctx) {
+      const changes: ResourceChange[] = [];
+      const next = new Map<string, GatewayOutput>();
+      for (const entry of entries) {
+        try {
+          const built = buildGateway(entry, ctx);
+          if (built.skipped.length > 0) logger.warn({ gateway: entry.Name, skipped: built.skipped }, 'ingress listeners left out');
+          const gw: GatewayOutput = { listeners: new Map(), routes: new Map() };
+          for (const [n, plain] of built.listeners) gw.listeners.set(n, cache.encode(TypeUrl.Listener, n, plain));
+          for (const [n, plain] of built.routes) gw.routes.set(n, cache.encode(TypeUrl.RouteConfiguration, n, plain));
+          next.set(entry.Name, gw);
+        } catch (err) {
+          logger.error({ err, gateway: entry.Name }, 'gateway translation failed; keeping its previous resources');
+          const previous = gateways.get(entry.Name);
+          if (previous) next.set(entry.Name, { listeners: previous.listeners, routes: previous.routes });
+        }
+      }
+      for (const name of new Set([...gateways.keys(), ...next.keys()])) {
+        const before = gateways.get(name);
+        const after = next.get(name);
+        for (const [typeUrl, a, b] of [
+          [TypeUrl.Listener, before?.listeners, after?.listeners],
+          [TypeUrl.RouteConfiguration, before?.routes, after?.routes],
+        ] as const) {
+          const names = new Set<string>();
+          for (const [n, r] of b ?? []) if (a?.get(n) !== r) names.add(n);
+          for (const n of a?.keys() ?? []) if (!b?.has(n)) names.add(n);
+          for (const n of names) if (!b?.has(n)) cache.delete(typeUrl, n);
+          if (names.size > 0) changes.push({ typeUrl, names, nodeScope: name });
+        }
+      }
+      gateways = next;
+      return changes;
+    },
+  };
+}

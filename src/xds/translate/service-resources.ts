@@ -1,0 +1,201 @@
+// Part of the catalog provider: retranslating changed services. Each service
+// in the universe (registered, or named by a config entry) has a Cluster (two
+// flavours when Envoy and gRPC need different ones), a ClusterLoadAssignment, a
+// RouteConfiguration, an API Listener and its resolver subsets. A service is
+// retranslated only when the inputs it was built from changed (compared by
+// identity), and the encode cache turns equal content into the same resource
+// object, so only what really changed is reported.
+import type { Logger } from 'pino';
+import type { CheckServiceNode, ConfigEntry, ConfigEntryKind } from '../../catalog/types';
+import type { XdsResource } from '../transport/provider';
+import { TypeUrl } from '../transport/type-urls';
+import { resolverSubsets, subsetClusterName, type ChainEntries } from './chain';
+import { buildCluster, clusterDiffersByFlavor } from './cluster';
+import type { EncodeCache } from './encode';
+import { buildLoadAssignment, failoverTargets, type FailoverTarget } from './endpoints';
+import { buildApiListener } from './listener';
+import { serviceResourceName, type ServiceRef } from './names';
+import { buildRouteConfiguration, routeNamesParent } from './route';
+import { serviceUniverse } from './universe';
+import type { CatalogInputs, InputChanges } from './view-inputs';
+
+/** What one service's resources were built from; compared by identity to skip unchanged services. */
+interface ServiceInputs {
+  ref: ServiceRef;
+  instances: readonly CheckServiceNode[];
+  defaults: ConfigEntry | undefined;
+  resolver: ConfigEntry | undefined;
+  routes: readonly ConfigEntry[];
+  /** Routers, splitters and resolvers (the discovery chains; one object until one of them changes). */
+  chain: ChainEntries;
+  failover: readonly { target: FailoverTarget; instances: readonly CheckServiceNode[] }[];
+}
+
+export interface SubsetOutput {
+  cluster: XdsResource;
+  grpcCluster: XdsResource;
+  endpoints: XdsResource;
+}
+
+export interface ServiceOutput {
+  inputs: ServiceInputs;
+  cluster: XdsResource;
+  /** Only when gRPC clients need a different Cluster (lb policy). */
+  grpcCluster: XdsResource;
+  endpoints: XdsResource;
+  route: XdsResource;
+  listener: XdsResource;
+  /** Resolver subsets: cluster `<subset>.S` → its Cluster (both flavours) and filtered assignment. */
+  subsets: ReadonlyMap<string, SubsetOutput>;
+}
+
+/** Resource names that changed, per type URL (Cluster, ClusterLoadAssignment, RouteConfiguration, Listener). */
+export type ChangedNames = Map<string, Set<string>>;
+
+export interface Retranslated {
+  changed: ChangedNames;
+  /** The services that get resources, by resource name. */
+  universe: Map<string, ServiceRef>;
+  chain: ChainEntries;
+}
+
+export interface ServiceResources {
+  readonly services: ReadonlyMap<string, ServiceOutput>;
+  /** Retranslates what `changes` touched; forgets services that left the universe. */
+  update(inputs: CatalogInputs, changes: InputChanges): Retranslated;
+}
+
+const sameList = <T>(a: readonly T[], b: readonly T[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
+function sameInputs(a: ServiceInputs, b: ServiceInputs): boolean {
+  return (
+    a.instances === b.instances &&
+    a.defaults === b.defaults &&
+    a.resolver === b.resolver &&
+    sameList(a.routes, b.routes) &&
+    a.chain === b.chain &&
+    a.failover.length === b.failover.length &&
+    a.failover.every((f, i) => f.instances === b.failover[i]!.instances && f.target.ref.name === b.failover[i]!.target.ref.name && f.target.datacenter === b.failover[i]!.target.datacenter)
+  );
+}
+
+function byName(entries: readonly ConfigEntry[]): Map<string, ConfigEntry> {
+  return new Map(entries.map((e) => [serviceResourceName({ name: e.Name, namespace: e.Namespace, partition: e.Partition }), e]));
+}
+
+export function createServiceResources(cache: EncodeCache, logger: Logger, keepUnhealthy = false): ServiceResources {
+  const services = new Map<string, ServiceOutput>();
+  // The chain entries as one object, rebuilt only when one of the three kinds changed.
+  let chainMemo: { from: readonly unknown[]; chain: ChainEntries } | undefined;
+
+  function chainOf(entries: (kind: ConfigEntryKind) => readonly ConfigEntry[], resolvers: Map<string, ConfigEntry>): ChainEntries {
+    const from = [entries('service-router'), entries('service-splitter'), entries('service-resolver')];
+    if (!chainMemo || !sameList(chainMemo.from, from)) {
+      chainMemo = { from, chain: { routers: byName(entries('service-router')), splitters: byName(entries('service-splitter')), resolvers } };
+    }
+    return chainMemo.chain;
+  }
+
+  function translate(name: string, inputs: ServiceInputs): ServiceOutput {
+    const clusterInput = { name, defaults: inputs.defaults, resolver: inputs.resolver };
+    const cluster = cache.encode(TypeUrl.Cluster, name, buildCluster(clusterInput, 'envoy'));
+    const grpcCluster = clusterDiffersByFlavor(clusterInput) ? cache.encode(TypeUrl.Cluster, `grpc\n${name}`, buildCluster(clusterInput, 'grpc')) : cluster;
+    const endpoints = cache.encode(
+      TypeUrl.ClusterLoadAssignment,
+      name,
+      buildLoadAssignment({ name, instances: inputs.instances, failover: inputs.failover, keepUnhealthy }),
+    );
+    const route = cache.encode(TypeUrl.RouteConfiguration, name, buildRouteConfiguration(inputs.ref, inputs.routes, inputs.chain));
+    const listener = cache.encode(TypeUrl.Listener, name, buildApiListener(name));
+    const subsets = new Map<string, SubsetOutput>();
+    for (const [subset, selects] of resolverSubsets(inputs.resolver)) {
+      const sub = subsetClusterName(name, subset);
+      const input = { ...clusterInput, name: sub };
+      const c = cache.encode(TypeUrl.Cluster, sub, buildCluster(input, 'envoy'));
+      subsets.set(sub, {
+        cluster: c,
+        grpcCluster: clusterDiffersByFlavor(input) ? cache.encode(TypeUrl.Cluster, `grpc\n${sub}`, buildCluster(input, 'grpc')) : c,
+        endpoints: cache.encode(TypeUrl.ClusterLoadAssignment, sub, buildLoadAssignment({ name: sub, instances: inputs.instances.filter(selects), keepUnhealthy })),
+      });
+    }
+    return { inputs, cluster, grpcCluster, endpoints, route, listener, subsets };
+  }
+
+  function forgetSubset(sub: string, out: SubsetOutput): void {
+    cache.delete(TypeUrl.Cluster, sub);
+    if (out.grpcCluster !== out.cluster) cache.delete(TypeUrl.Cluster, `grpc\n${sub}`);
+    cache.delete(TypeUrl.ClusterLoadAssignment, sub);
+  }
+
+  return {
+    services,
+    update(inputs, changes) {
+      const changed: ChangedNames = new Map([TypeUrl.Cluster, TypeUrl.ClusterLoadAssignment, TypeUrl.RouteConfiguration, TypeUrl.Listener].map((t) => [t, new Set<string>()]));
+      const mark = (typeUrl: string, name: string) => changed.get(typeUrl)!.add(name);
+      const defaults = byName(inputs.entries('service-defaults'));
+      const resolvers = byName(inputs.entries('service-resolver'));
+      const httpRoutes = inputs.entries('http-route');
+      const chain = chainOf(inputs.entries, resolvers);
+      const universe = serviceUniverse(inputs.serviceList(), inputs.entries);
+      const dependents = new Map<string, Set<string>>();
+
+      for (const [name, ref] of universe) {
+        const resolver = resolvers.get(name);
+        const targets = failoverTargets(ref, resolver);
+        for (const t of targets) {
+          let set = dependents.get(t.ref.name);
+          if (!set) dependents.set(t.ref.name, (set = new Set()));
+          set.add(ref.name);
+        }
+        if (!changes.all && !changes.services.has(ref.name)) continue;
+        const next: ServiceInputs = {
+          ref,
+          instances: inputs.instances(ref.name),
+          defaults: defaults.get(name),
+          resolver,
+          routes: httpRoutes.filter((e) => routeNamesParent(e, ref)),
+          chain,
+          failover: targets.map((target) => ({ target, instances: inputs.instances(target.ref.name) })),
+        };
+        const previous = services.get(name);
+        if (previous && sameInputs(previous.inputs, next)) continue;
+        let out: ServiceOutput;
+        try {
+          out = translate(name, next);
+        } catch (err) {
+          // A config entry the HTTP layer let through but the protos refuse must not
+          // take the hub down: keep serving what the service had (or nothing).
+          logger.error({ err, service: name }, 'translation failed; keeping the previous resources');
+          continue;
+        }
+        services.set(name, out);
+        if (previous?.cluster !== out.cluster || previous?.grpcCluster !== out.grpcCluster) mark(TypeUrl.Cluster, name);
+        if (previous?.endpoints !== out.endpoints) mark(TypeUrl.ClusterLoadAssignment, name);
+        if (previous?.route !== out.route) mark(TypeUrl.RouteConfiguration, name);
+        if (previous?.listener !== out.listener) mark(TypeUrl.Listener, name);
+        for (const sub of new Set([...(previous?.subsets.keys() ?? []), ...out.subsets.keys()])) {
+          const a = previous?.subsets.get(sub);
+          const b = out.subsets.get(sub);
+          if (a?.cluster !== b?.cluster || a?.grpcCluster !== b?.grpcCluster) mark(TypeUrl.Cluster, sub);
+          if (a?.endpoints !== b?.endpoints) mark(TypeUrl.ClusterLoadAssignment, sub);
+          if (a && !b) forgetSubset(sub, a);
+        }
+      }
+      for (const [name, gone] of [...services]) {
+        if (universe.has(name)) continue;
+        services.delete(name);
+        for (const r of [gone.cluster, gone.grpcCluster, gone.endpoints, gone.route, gone.listener]) {
+          cache.delete(r.typeUrl, r === gone.grpcCluster && r !== gone.cluster ? `grpc\n${name}` : name);
+          mark(r.typeUrl, name);
+        }
+        for (const [sub, out] of gone.subsets) {
+          forgetSubset(sub, out);
+          mark(TypeUrl.Cluster, sub);
+          mark(TypeUrl.ClusterLoadAssignment, sub);
+        }
+      }
+      inputs.setDependents(dependents);
+      return { changed, universe, chain };
+    },
+  };
+}
