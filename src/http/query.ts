@@ -1,6 +1,7 @@
 // Query parameters that narrow or order a read, shared by the catalog, health
 // and agent routes: ?filter (Consul's filter language, src/filter), repeatable
 // ?node-meta=key:value, and ?near=<node>|_agent.
+import { HubError } from '../errors';
 import { type Fields, type Predicate, compileFilter } from '../filter/index';
 import { many } from './shapes';
 
@@ -63,4 +64,10 @@ export function narrow<T>(
 ): T[] {
   const { filter, nodeMeta, metaOf, view } = options;
   return items.filter((item) => (!nodeMeta || metaMatches(metaOf?.(item), nodeMeta)) && (!filter || filter(view ? view(item) : item)));
+}
+
+/** A path parameter Consul requires, refused with Consul's text ("Missing service name") when empty. */
+export function required(value: string, field: string, text: string): string {
+  if (value === '') throw new HubError('INVALID_ARGUMENT', text, { field });
+  return value;
 }

@@ -117,3 +117,25 @@ test('GET /v1/agent/health/service/id|name: 200 passing, 429 warning, 503 critic
   assert.equal(res.status, 404);
   assert.equal(res.text, 'ServiceName nope Not Found');
 });
+
+test('an empty name in the path is a 400 with Consul\'s text', async () => {
+  const cases: Array<[string, string, string]> = [
+    ['GET', '/v1/catalog/service/', 'Missing service name'],
+    ['GET', '/v1/catalog/connect/', 'Missing service name'],
+    ['GET', '/v1/catalog/node/', 'Missing node name'],
+    ['GET', '/v1/catalog/node-services/', 'Missing node name'],
+    ['GET', '/v1/catalog/gateway-services/', 'Missing gateway name'],
+    ['GET', '/v1/health/service/', 'Missing service name'],
+    ['GET', '/v1/health/connect/', 'Missing service name'],
+    ['GET', '/v1/health/ingress/', 'Missing service name'],
+    ['GET', '/v1/health/checks/', 'Missing service name'],
+    ['GET', '/v1/health/node/', 'Missing node name'],
+    ['GET', '/v1/agent/health/service/id/', 'Missing serviceID'],
+    ['GET', '/v1/agent/health/service/name/', 'Missing service Name'],
+    ['PUT', '/v1/agent/service/maintenance/?enable=true', 'Missing service ID'],
+  ];
+  for (const [method, url, text] of cases) {
+    const res = await call(hub, method, url);
+    assert.deepEqual([res.status, res.text], [400, text], `${method} ${url}`);
+  }
+});

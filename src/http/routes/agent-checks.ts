@@ -10,6 +10,7 @@ import { parseGoBool } from '../../config';
 import { HubError, invalid } from '../../errors';
 import type { HttpContext } from '../context';
 import { Body } from '../body';
+import { required } from '../query';
 import { many } from '../shapes';
 import { agentNode } from '../translate/agent';
 import { parseAgentCheck } from '../translate/checks';
@@ -92,8 +93,8 @@ export function agentCheckRoutes(app: FastifyInstance, ctx: HttpContext): void {
 
   app.put<{ Params: { id: string } }>('/v1/agent/service/maintenance/:id', async (req, reply) => {
     const query = req.query as Record<string, unknown>;
+    const id = required(req.params.id, 'id', 'Missing service ID');
     const enable = enableParam(query);
-    const id = req.params.id;
     if (!services().some((s) => s.ID === id)) throw new HubError('NOT_FOUND', `No service registered with ID ${JSON.stringify(id)}`);
     const checkId = `${SERVICE_MAINT_PREFIX}${id}`;
     if (!enable) return exists(checkId) ? remove(reply, checkId) : reply.code(200).send('');

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HealthCheck, NodeService } from '../../catalog/types';
 import type { HttpContext } from '../context';
 import { sendJson, sendText } from '../reply';
+import { required } from '../query';
 import { agentService, many } from '../shapes';
 
 /** Check IDs of maintenance mode (Consul's): they make a service "maintenance" whatever their status. */
@@ -48,6 +49,7 @@ export function agentHealthRoutes(app: FastifyInstance, ctx: HttpContext): void 
   }
 
   app.get<{ Params: { id: string } }>('/v1/agent/health/service/id/:id', async (req, reply) => {
+    required(req.params.id, 'id', 'Missing serviceID');
     const service = ctx.catalog.node(node).value?.Services.find((s) => s.ID === req.params.id);
     if (!service) {
       const reason = `ServiceId ${req.params.id} not found`;
@@ -58,6 +60,7 @@ export function agentHealthRoutes(app: FastifyInstance, ctx: HttpContext): void 
   });
 
   app.get<{ Params: { name: string } }>('/v1/agent/health/service/name/:name', async (req, reply) => {
+    required(req.params.name, 'name', 'Missing service Name');
     const services = (ctx.catalog.node(node).value?.Services ?? []).filter((s) => s.Service === req.params.name);
     const checks = ctx.catalog.nodeChecks(node).value;
     // The worst of the instances: passing 200 < warning 429 < critical/maintenance 503.

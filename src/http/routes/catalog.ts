@@ -8,7 +8,7 @@ import { blockingRead } from '../blocking';
 import { streamingRead } from '../views';
 import { sendJson } from '../reply';
 import { many } from '../shapes';
-import { filterParam, filterText, narrow, nearParam, nodeMetaParam, sortNear } from '../query';
+import { filterParam, filterText, narrow, nearParam, nodeMetaParam, required, sortNear } from '../query';
 import { gatewayServices } from '../gateways';
 import { deregisterCommand, registerCommand } from '../translate/catalog';
 import { submitOrThrow } from '../write';
@@ -70,12 +70,12 @@ export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
   }
 
   app.get<NameParams>('/v1/catalog/service/:name', async (req, reply) => {
-    return sendJson(reply, await serviceNodes(req, reply, req.params.name, false));
+    return sendJson(reply, await serviceNodes(req, reply, required(req.params.name, 'service', 'Missing service name'), false));
   });
 
   // Connect-capable instances of a service: its proxies and Connect-native instances.
   app.get<NameParams>('/v1/catalog/connect/:name', async (req, reply) => {
-    return sendJson(reply, await serviceNodes(req, reply, req.params.name, true));
+    return sendJson(reply, await serviceNodes(req, reply, required(req.params.name, 'service', 'Missing service name'), true));
   });
 
   app.get('/v1/catalog/nodes', async (req, reply) => {
@@ -110,7 +110,7 @@ export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
   }
 
   app.get<NameParams>('/v1/catalog/node/:name', async (req, reply) => {
-    const { filtered, read } = nodeRead(req.params.name, req.query as Query);
+    const { filtered, read } = nodeRead(required(req.params.name, 'node', 'Missing node name'), req.query as Query);
     const found = await blockingRead(ctx, req, reply, read, { untilChanged: filtered });
     // Consul answers an unknown node with 200 and null; services are keyed by ID.
     if (!found) return sendJson(reply, null);
@@ -119,13 +119,14 @@ export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
 
   // The same as /node/:n with the services as a list (Consul 1.7+); an unknown node is {Node: null, Services: null}.
   app.get<NameParams>('/v1/catalog/node-services/:name', async (req, reply) => {
-    const { filtered, read } = nodeRead(req.params.name, req.query as Query);
+    const { filtered, read } = nodeRead(required(req.params.name, 'node', 'Missing node name'), req.query as Query);
     const found = await blockingRead(ctx, req, reply, read, { untilChanged: filtered });
     return sendJson(reply, found ? { Node: found.Node, Services: found.Services } : { Node: null, Services: null });
   });
 
   // Services an ingress gateway exposes, from its config entry.
   app.get<NameParams>('/v1/catalog/gateway-services/:name', async (req, reply) => {
-    return sendJson(reply, await blockingRead(ctx, req, reply, () => gatewayServices(ctx.catalog, req.params.name)));
+    const gateway = required(req.params.name, 'gateway', 'Missing gateway name');
+    return sendJson(reply, await blockingRead(ctx, req, reply, () => gatewayServices(ctx.catalog, gateway)));
   });
 }

@@ -11,7 +11,7 @@ import { ingressInstances } from '../gateways';
 import { streamingRead } from '../views';
 import { sendJson } from '../reply';
 import { flag, many } from '../shapes';
-import { filterParam, filterText, narrow, nearParam, nodeMetaParam, sortNear } from '../query';
+import { filterParam, filterText, narrow, nearParam, nodeMetaParam, required, sortNear } from '../query';
 
 type NameParams = { Params: { name: string } };
 type Query = Record<string, unknown>;
@@ -23,6 +23,7 @@ export function healthRoutes(app: FastifyInstance, ctx: HttpContext): void {
   /** Instances from the health view (ServiceHealth, or ServiceHealthConnect for `connect`). */
   async function instances(req: FastifyRequest, reply: FastifyReply, service: string, connect: boolean) {
     const query = req.query as Query;
+    required(service, 'service', 'Missing service name');
     filterParam(query, CHECK_SERVICE_NODE_FIELDS); // a bad filter is a 400 before any view starts
     const filter = filterText(query);
     // The view applies ?tag (all required, case-insensitive), ?passing (every
@@ -45,6 +46,7 @@ export function healthRoutes(app: FastifyInstance, ctx: HttpContext): void {
 
   // Instances of the ingress gateways that expose the service.
   app.get<NameParams>('/v1/health/ingress/:name', async (req, reply) => {
+    const service = required(req.params.name, 'service', 'Missing service name');
     const query = req.query as Query;
     const filter = filterParam(query, CHECK_SERVICE_NODE_FIELDS);
     const nodeMeta = nodeMetaParam(query);
@@ -56,7 +58,7 @@ export function healthRoutes(app: FastifyInstance, ctx: HttpContext): void {
       req,
       reply,
       () => {
-        const all = ingressInstances(ctx.catalog, req.params.name);
+        const all = ingressInstances(ctx.catalog, service);
         const value = narrow(all.value, { filter, nodeMeta, metaOf: (c) => c.Node.Meta }).filter(
           (c) => (!passing || c.Checks.every((k) => k.Status === 'passing')) && tags.every((t) => c.Service.Tags.includes(t)),
         );
@@ -87,8 +89,8 @@ export function healthRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return sendJson(reply, withMeta ? sortNear(found, nearParam(query, agentNode), (c) => c.Node) : found);
   }
 
-  app.get<NameParams>('/v1/health/checks/:name', async (req, reply) => checks(req, reply, () => ctx.catalog.serviceChecks(req.params.name), true));
-  app.get<NameParams>('/v1/health/node/:name', async (req, reply) => checks(req, reply, () => ctx.catalog.nodeChecks(req.params.name), false));
+  app.get<NameParams>('/v1/health/checks/:name', async (req, reply) => checks(req, reply, () => ctx.catalog.serviceChecks(required(req.params.name, 'service', 'Missing service name')), true));
+  app.get<NameParams>('/v1/health/node/:name', async (req, reply) => checks(req, reply, () => ctx.catalog.nodeChecks(required(req.params.name, 'node', 'Missing node name')), false));
 
   app.get<{ Params: { state: string } }>('/v1/health/state/:state', async (req, reply) => {
     const state = req.params.state;
