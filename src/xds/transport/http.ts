@@ -13,6 +13,8 @@ export interface XdsHttpDeps {
   xds: XdsServer;
   /** Kept for callers that build admin views from the provider directly; the xds server already holds it. */
   provider?: ResourceProvider;
+  /** `GET /v1/xds/config/:node?index=N`: what the node was due at log index N, rebuilt from the log (src/ops/replay.ts). */
+  configAt?(node: string, index: string, cluster: string | undefined): Promise<unknown>;
 }
 
 function sendError(reply: { code(n: number): { send(b: unknown): unknown } }, err: unknown): unknown {
@@ -46,7 +48,15 @@ export function registerXdsHttp(app: FastifyInstance, deps: XdsHttpDeps): void {
 
   app.get('/v1/xds/clients', async () => xds.clients());
 
-  app.get<{ Params: { node: string }; Querystring: { cluster?: string } }>('/v1/xds/config/:node', async (request, reply) => {
+  app.get<{ Params: { node: string }; Querystring: { cluster?: string; index?: string } }>('/v1/xds/config/:node', async (request, reply) => {
+    if (request.query.index !== undefined) {
+      if (!deps.configAt) return sendError(reply, new HubError('INVALID_ARGUMENT', 'index: this hub keeps no history to rebuild from', { field: 'index' }));
+      try {
+        return await deps.configAt(request.params.node, request.query.index, request.query.cluster);
+      } catch (err) {
+        return sendError(reply, err);
+      }
+    }
     const config = xds.configFor(request.params.node, request.query.cluster);
     if (!config) {
       return reply.code(404).send({

@@ -10,6 +10,7 @@ import { moduleLogger } from '../../logger';
 import { clientInfo, nodeConfig, type ClientInfo, type NodeConfig } from './admin';
 import { fetchSotw, type FetchResult } from './fetch';
 import { createXdsMetrics, type XdsMetrics } from './metrics';
+import type { XdsObserver } from './observer';
 import type { ResourceProvider, XdsNode } from './provider';
 import { nameInterner } from './name-sets';
 import { PushPipeline } from './push';
@@ -36,6 +37,8 @@ export interface XdsServerOptions {
   syncGate?: Partial<SyncGateOptions>;
   /** When and how to trim after large writes; defaults to MEMORY_TRIM_DEFAULTS (switched by config.memoryTrim). */
   memoryTrim?: Partial<Pick<MemoryTrimOptions, 'minBytes' | 'idleMs' | 'maxDelayMs' | 'trim' | 'rss'>>;
+  /** Told of every response and every ACK/NACK (the per-node history, rollouts); see observer.ts. */
+  observer?: XdsObserver;
 }
 
 export interface XdsServer {
@@ -86,6 +89,7 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     largeWritten: (bytes) => trimmer.note(bytes),
     subscriptionChanged: (stream, typeUrl, delta, names, wildcard) => pipeline.update(stream, typeUrl, delta, names, wildcard),
     names: nameInterner(),
+    ...(options.observer ? { observer: options.observer } : {}),
     closed: (stream) => {
       if (!live.delete(stream)) return;
       pipeline.remove(stream);

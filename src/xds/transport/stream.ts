@@ -11,6 +11,7 @@ import { HubError } from '../../errors';
 import type { BodyCache } from './body-cache';
 import type { XdsMetrics } from './metrics';
 import type { NameInterner } from './name-sets';
+import { reportAnswers, reportSent, type XdsObserver } from './observer';
 import type { ResourceSet, XdsNode } from './provider';
 import type { ResourceType } from './resource-types';
 import { nextHeartbeat, nextResponse, onDeltaRequest, onSotwRequest, resourcesChanged, type Outgoing, type RequestOutcome, type RuleContext } from './rules/decide';
@@ -41,6 +42,8 @@ export interface StreamDeps {
   largeWritten?(bytes: number): void;
   /** Clock (ms since the epoch); Date.now by default. */
   now?(): number;
+  /** Told of each response sent and each ACK/NACK (history, rollouts); observer.ts. */
+  observer?: XdsObserver;
 }
 
 export interface StreamOptions {
@@ -152,7 +155,9 @@ export class XdsStream {
       const what = this.variant === 'sotw' ? 'DiscoveryRequest' : 'DeltaDiscoveryRequest';
       return this.fail(new HubError('INVALID_ARGUMENT', `${what}: cannot decode: ${(err as Error).message}`, { cause: err }));
     }
+    const before = this.state;
     this.state = outcome.state;
+    reportAnswers(this.deps.observer, before, this.state, this.deps.now?.() ?? Date.now());
     if (outcome.opened) this.log.info({ node: outcome.opened.id, cluster: outcome.opened.cluster, userAgent: outcome.opened.userAgent }, 'xds stream opened');
     if (outcome.end) return this.fail(outcome.end);
     if (outcome.ignored !== undefined) this.log.debug({ typeUrl: outcome.ignored }, 'ignoring request for a type the hub does not serve');
@@ -183,6 +188,7 @@ export class XdsStream {
       this.state = step.state;
       if (!step.response) return;
       this.write(step.response);
+      reportSent(this.deps.observer, this.state, step.response, this.deps.now?.() ?? Date.now());
     }
   }
 
