@@ -75,3 +75,15 @@ for (const transport of TRANSPORTS) {
     await assertConfigDumpAgrees(envoy, hub.httpUrl, 'edge');
   });
 }
+
+test('X-DELTA-9: a new Delta Envoy on a hub with no service is answered at once and reports ready (no 15 s initial fetch timeout)', async () => {
+  const hub = await startHubWithXds();
+  cleanups.push(() => hub.close());
+  // startGateway waits for /ready (LIVE): Envoy is LIVE only once CDS and LDS have been answered or timed out.
+  const envoy = await startGateway(hub, 'delta-ads', 'empty-gw');
+  cleanups.push(() => envoy.stop());
+  const stats = await envoy.stats();
+  assert.equal(stats.get('cluster_manager.cds.init_fetch_timeout') ?? 0, 0, 'CDS did not wait out its initial fetch timeout');
+  assert.equal(stats.get('listener_manager.lds.init_fetch_timeout') ?? 0, 0, 'LDS did not wait out its initial fetch timeout');
+  assert.ok((stats.get('cluster_manager.cds.update_success') ?? 0) >= 1, 'CDS got its (empty) first answer');
+});

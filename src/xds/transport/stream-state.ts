@@ -56,6 +56,8 @@ export interface TypeState {
   readonly sub: Subscription;
   /** A request of this type has been seen. */
   readonly started: boolean;
+  /** Delta: a response of this type has gone out on this stream (X-DELTA-9). */
+  readonly answered: boolean;
   /** name → version the client holds, moved only on ACK. */
   readonly acked: HeldVersions;
   /** SotW: the set version last ACKed, and the resources the client holds. */
@@ -112,6 +114,7 @@ export function newTypeState(type: ResourceType, wireTypeUrl: string): TypeState
     wireTypeUrl,
     sub: NO_SUBSCRIPTION,
     started: false,
+    answered: false,
     acked: HeldVersions.EMPTY,
     ackedVersion: '',
     ackedResources: NO_RESOURCES,

@@ -115,10 +115,12 @@ export function computeDelta(st: TypeState, ctx: ResponseContext): Decided {
   const holding = later.size > 0;
   const force = st.force.size === 0 ? st.force : new Set([...st.force].filter((n) => later.has(n)));
   const state: TypeState = { ...st, changed: later, holding, force, forceAll: false, dirty: holding };
-  if (items.length === 0 && removed.length === 0) return { state, response: undefined };
+  // X-DELTA-9: a wildcard subscriber is answered once even when there is nothing to send; Envoy
+  // waits for that first answer (its initial_fetch_timeout, 15 s) before it counts as initialized.
+  if (items.length === 0 && removed.length === 0 && (st.answered || !st.sub.wildcard || holding)) return { state, response: undefined };
   const shared = sharedDelta(st.wireTypeUrl, ctx, items, removed);
   return {
-    state,
+    state: state.answered ? state : { ...state, answered: true },
     response: { body: shared.body, pending: { version: '', sent: shared.sent, resources: undefined, heartbeat: false }, count: items.length + removed.length },
   };
 }
