@@ -1,20 +1,10 @@
 // The in-memory log: for tests and for a single process that accepts losing
 // everything on exit. Same contract as the durable stores, "durable" meaning
 // "in this process's memory".
-import {
-  PAGE_SIZE,
-  checkCompaction,
-  checkFrom,
-  checkLimit,
-  checkPayloads,
-  closedError,
-  compactedError,
-  compactionCut,
-  effectiveFrom,
-} from './common';
+import { checkCompaction, checkPayloads, closedError, compactionCut } from './common';
+import { localReads } from './local-reads';
 import type { Log, LogEntry, LogSnapshot } from './log';
 import { createChangeNotifier } from './notifier';
-import { pagedTail } from './paged-tail';
 
 export function createMemoryLog(): Log {
   // entries[i] has index first + i; indexes are dense, so lookups are arithmetic.
@@ -26,18 +16,17 @@ export function createMemoryLog(): Log {
 
   const last = () => first + BigInt(entries.length) - 1n;
 
-  function readNow(from: bigint, limit: number | undefined): LogEntry[] {
-    checkFrom(from);
-    checkLimit(limit);
-    if (closed) throw closedError();
-    const start = effectiveFrom(from);
-    if (start < first) throw compactedError(start, first);
-    const offset = Number(start - first);
-    return entries.slice(offset, limit === undefined ? undefined : offset + limit);
-  }
-
   const log: Log = {
     kind: 'memory',
+    ...localReads({
+      first: () => first,
+      isClosed: () => closed,
+      changes,
+      fetch(start, limit) {
+        const offset = Number(start - first);
+        return entries.slice(offset, limit === undefined ? undefined : offset + limit);
+      },
+    }),
 
     async append(payloads) {
       checkPayloads(payloads);
@@ -52,20 +41,6 @@ export function createMemoryLog(): Log {
       }
       changes.notify();
       return indexes;
-    },
-
-    async read(from, limit) {
-      return readNow(from, limit);
-    },
-
-    tail(from, signal) {
-      checkFrom(from);
-      return pagedTail(
-        { read: async (f, l) => readNow(f, l), changes, isClosed: () => closed },
-        from,
-        signal,
-        PAGE_SIZE,
-      );
     },
 
     async lastIndex() {

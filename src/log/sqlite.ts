@@ -6,21 +6,11 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { HubError } from '../errors';
-import {
-  PAGE_SIZE,
-  checkCompaction,
-  checkFrom,
-  checkLimit,
-  checkPayloads,
-  closedError,
-  compactedError,
-  compactionCut,
-  effectiveFrom,
-} from './common';
+import { checkCompaction, checkPayloads, closedError, compactionCut } from './common';
 import { createGroupCommitter } from './group-commit';
-import type { Log, LogEntry, LogSnapshot } from './log';
+import { localReads } from './local-reads';
+import type { Log, LogSnapshot } from './log';
 import { createChangeNotifier } from './notifier';
-import { pagedTail } from './paged-tail';
 
 export interface SqliteLogOptions {
   path: string;
@@ -121,38 +111,23 @@ export function createSqliteLog(options: SqliteLogOptions): Log {
     return start;
   });
 
-  function readNow(from: bigint, limit: number | undefined): LogEntry[] {
-    checkFrom(from);
-    checkLimit(limit);
-    if (closed) throw closedError();
-    const start = effectiveFrom(from);
-    if (start < first) throw compactedError(start, first);
-    if (limit === 0 || start > last) return [];
-    return selectFrom.all(start, limit ?? -1).map((row) => Object.freeze({ index: row.index, payload: row.payload }));
-  }
-
   return {
     kind: 'sqlite',
+    ...localReads({
+      first: () => first,
+      isClosed: () => closed,
+      changes,
+      fetch(start, limit) {
+        if (limit === 0 || start > last) return [];
+        return selectFrom.all(start, limit ?? -1).map((row) => Object.freeze({ index: row.index, payload: row.payload }));
+      },
+    }),
 
     async append(payloads) {
       checkPayloads(payloads);
       if (closed) throw closedError();
       if (payloads.length === 0) return [];
       return committer.submit([...payloads]);
-    },
-
-    async read(from, limit) {
-      return readNow(from, limit);
-    },
-
-    tail(from, signal) {
-      checkFrom(from);
-      return pagedTail(
-        { read: async (f, l) => readNow(f, l), changes, isClosed: () => closed },
-        from,
-        signal,
-        PAGE_SIZE,
-      );
     },
 
     async lastIndex() {
