@@ -9,6 +9,8 @@ export const ErrorCodes = {
   PERMISSION_DENIED: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED },
   LOG_COMPACTED: { http: 410, grpc: GrpcStatus.OUT_OF_RANGE },
   LOG_CLOSED: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
+  /** The log's store cannot be reached (a Redis outage): writes are refused, the caller may retry. */
+  LOG_UNAVAILABLE: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
   SHUTTING_DOWN: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
   SUBSCRIPTION_RESET: { http: 500, grpc: GrpcStatus.ABORTED },
   SLOW_CONSUMER: { http: 503, grpc: GrpcStatus.RESOURCE_EXHAUSTED },

@@ -140,7 +140,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
   let grpcPort: number, httpPort: number;
   const effective: Config = { ...config };
   try {
-    log = await openLog(config.store, config.dataDir);
+    log = await openLog(config.store, config.dataDir, logger.child({ module: 'log' }));
     undo.push(() => log.close());
     catalog = await createCatalog({
       log,

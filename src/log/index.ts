@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import type { StoreConfig } from '../config';
 import Redis from 'ioredis';
+import type pino from 'pino';
 import { HubError, invalid } from '../errors';
 import type { Log } from './log';
 import { createMemoryLog } from './memory';
@@ -10,7 +11,7 @@ import { createSqliteLog } from './sqlite';
 
 export type { Log, LogEntry, LogSnapshot } from './log';
 export { createMemoryLog } from './memory';
-export { createRedisLog, type RedisLogOptions } from './redis';
+export { createRedisLog, DEFAULT_WRITE_TIMEOUT_MS, type RedisLogOptions } from './redis';
 export { createSqliteLog, DEFAULT_SQLITE_SYNCHRONOUS, type SqliteLogOptions } from './sqlite';
 
 /** File name of the embedded log inside the data directory. */
@@ -34,7 +35,7 @@ async function probeRedis(url: string): Promise<void> {
   }
 }
 
-export async function openLog(store: StoreConfig, dataDir: string): Promise<Log> {
+export async function openLog(store: StoreConfig, dataDir: string, logger?: pino.Logger): Promise<Log> {
   switch (store.kind) {
     case 'memory':
       return createMemoryLog();
@@ -43,7 +44,7 @@ export async function openLog(store: StoreConfig, dataDir: string): Promise<Log>
     case 'redis': {
       if (!store.url) throw invalid('store', 'a redis store needs a redis:// URL');
       await probeRedis(store.url);
-      return createRedisLog({ url: store.url });
+      return createRedisLog({ url: store.url, logger });
     }
     default:
       throw invalid('store', `unknown store kind ${String((store as { kind: unknown }).kind)}`);

@@ -1,20 +1,58 @@
 // Server-side Lua for the Redis log. Running in Redis makes each step atomic across
 // every hub process sharing the log: no two appends can interleave their indexes.
-// Keys: 1 = counter (newest assigned index), 2 = stream, 3 = snapshot hash.
+// Keys: 1 = counter (newest assigned index), 2 = stream, 3 = snapshot hash;
+// appends and fences add 4 = this writer's hash (see APPEND_LUA).
+
+/** How long Redis remembers a writer's last batch (ms): far longer than any resend after a reconnect. */
+export const WRITER_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
- * ARGV = payloads in order. Reserves n indexes with one INCRBY and adds each payload
- * under the explicit stream ID "<index>-1", so a stream ID is the log index.
- * Returns the first index as a decimal string (Lua numbers are doubles; strings are exact on the way out).
+ * ARGV = writer TTL (ms), batch sequence number, payloads in order. Reserves n
+ * indexes with one INCRBY and adds each payload under the explicit stream ID
+ * "<index>-1", so a stream ID is the log index. Returns the first index as a
+ * decimal string (Lua numbers are doubles; strings are exact on the way out).
+ *
+ * Idempotent per (writer, sequence): KEYS[4] remembers the writer's newest batch
+ * and where it landed. Sending the same batch again (after a connection dropped
+ * with it in flight) returns the first send's index instead of appending twice;
+ * an older sequence than the remembered one (a batch given up on and fenced, see
+ * FENCE_LUA) is refused with STALE_BATCH and appends nothing.
  */
 export const APPEND_LUA = `
-local n = #ARGV
+local seq = tonumber(ARGV[2])
+local w = redis.call('HMGET', KEYS[4], 'seq', 'first')
+if w[1] and tonumber(w[1]) >= seq then
+  if tonumber(w[1]) == seq and w[2] ~= '' then return w[2] end
+  return redis.error_reply('STALE_BATCH ' .. w[1])
+end
+local n = #ARGV - 2
 local last = redis.call('INCRBY', KEYS[1], n)
 local first = last - n + 1
 for i = 1, n do
-  redis.call('XADD', KEYS[2], string.format('%d-1', first + i - 1), 'p', ARGV[i])
+  redis.call('XADD', KEYS[2], string.format('%d-1', first + i - 1), 'p', ARGV[i + 2])
 end
-return string.format('%d', first)
+local firstText = string.format('%d', first)
+redis.call('HSET', KEYS[4], 'seq', ARGV[2], 'first', firstText)
+redis.call('PEXPIRE', KEYS[4], ARGV[1])
+return firstText
+`;
+
+/**
+ * KEYS[1] = the writer's hash; ARGV = writer TTL (ms), sequence number of a batch
+ * the writer gave up on. Afterwards that batch can never be appended (a late copy
+ * of it gets STALE_BATCH). Returns the batch's first index if it had been appended
+ * before the fence, '' if not: the writer learns the outcome it could not report.
+ */
+export const FENCE_LUA = `
+local seq = tonumber(ARGV[2])
+local w = redis.call('HMGET', KEYS[1], 'seq', 'first')
+if w[1] and tonumber(w[1]) >= seq then
+  if tonumber(w[1]) == seq then return w[2] end
+  return ''
+end
+redis.call('HSET', KEYS[1], 'seq', ARGV[2], 'first', '')
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return ''
 `;
 
 /**

@@ -2,8 +2,15 @@
 // from a Lua script (INCRBY + XADD with ID "<index>-1"), so they are gap-free and
 // strictly increasing across processes; one script call carries all the appends
 // of an event-loop turn (group commit). Each tail gets its own connection for
-// XREAD BLOCK and is stopped by disconnecting it.
-import Redis from 'ioredis';
+// XREAD BLOCK and is stopped by closing it.
+//
+// Outages: while the connection is down, appends are refused at once with
+// LOG_UNAVAILABLE (HTTP 503) and reads fail the same way; tails wait. An append in
+// flight when the connection drops is resent once it is back (the script is
+// idempotent per writer and batch), or refused when it is not back within
+// `writeTimeoutMs` — then fenced on reconnect so it can never land later.
+import { randomUUID } from 'node:crypto';
+import type pino from 'pino';
 import { HubError } from '../errors';
 import {
   PAGE_SIZE,
@@ -18,159 +25,206 @@ import {
 } from './common';
 import { createGroupCommitter } from './group-commit';
 import type { Log, LogEntry, LogSnapshot } from './log';
-import { APPEND_LUA, BOUNDS_LUA, COMPACT_LUA, READ_LUA } from './redis-scripts';
+import { createChangeNotifier } from './notifier';
+import { LinkDown, openLink, type RedisLink } from './redis-link';
+import { APPEND_LUA, BOUNDS_LUA, COMPACT_LUA, FENCE_LUA, READ_LUA, WRITER_TTL_MS } from './redis-scripts';
+import { createOwnEntries, idToIndex, redisTail, toEntry } from './redis-tail';
 
 export interface RedisLogOptions {
+  /** redis:// or rediss:// URL. */
   url: string;
   /** Prefix of every key; the "{...}" hash tag keeps all keys in one cluster slot. Default "xdshub:{log}:". */
   keyPrefix?: string;
+  /**
+   * Longest an append waits for Redis (to connect, to answer, to come back after a
+   * drop) before it is refused with LOG_UNAVAILABLE. Default 2,000 ms.
+   */
+  writeTimeoutMs?: number;
+  /** Where outage transitions and fenced appends are reported. */
+  logger?: pino.Logger;
 }
 
-/** Longest a caught-up tail blocks in XREAD before it re-checks the log's bounds. */
-const TAIL_BLOCK_MS = 1_000;
+export const DEFAULT_WRITE_TIMEOUT_MS = 2_000;
 
 /** Payloads per append script: a script blocks the Redis server (and every other hub) while it runs. */
 const MAX_SCRIPT_BATCH = 2_000;
 
+/** Own appends a tail may take from memory instead of Redis (see redis-tail.ts): at most this many, and characters. */
+const OWN_ENTRIES = 10_000;
+const OWN_CHARS = 32 * 1024 * 1024;
+
+type StreamRecord = [id: string, fields: string[]];
+
 interface Scripts {
-  xdshubAppend(counter: string, stream: string, snap: string, ...payloads: string[]): Promise<string>;
+  xdshubAppend(counter: string, stream: string, snap: string, writer: string, ttl: string, seq: string, ...payloads: string[]): Promise<string>;
+  xdshubFence(writer: string, ttl: string, seq: string): Promise<string>;
   xdshubCompact(counter: string, stream: string, snap: string, index: string, state: string, cut: string): Promise<'OK'>;
   xdshubBounds(counter: string, stream: string, snap: string): Promise<[string, string]>;
   xdshubRead(counter: string, stream: string, snap: string, start: string, count: string): Promise<[string, string, StreamRecord[]]>;
 }
 
-type StreamRecord = [id: string, fields: string[]];
-
-/** Stream IDs are "<index>-1". */
-const idToIndex = (id: string): bigint => BigInt(id.slice(0, id.indexOf('-')));
-
-function toEntry([id, fields]: StreamRecord): LogEntry {
-  const at = fields.indexOf('p');
-  return Object.freeze({ index: idToIndex(id), payload: at >= 0 ? fields[at + 1]! : '' });
+/** The URL as messages may show it: no password. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, '//***@');
+  }
 }
 
 export function createRedisLog(options: RedisLogOptions): Log {
   const prefix = options.keyPrefix ?? 'xdshub:{log}:';
   const keys = [`${prefix}last`, `${prefix}stream`, `${prefix}snapshot`] as const;
-  const [, stream] = keys;
-  // An append in flight when the connection drops has an unknown outcome: resending
-  // it could append the same payloads twice under new indexes, so it fails instead.
-  // Commands queued while offline were never sent and still go out on reconnect.
-  const client = new Redis(options.url, { autoResendUnfulfilledCommands: false });
-  // ioredis reports every failed (re)connect as an 'error' event and retries on its
-  // own; the commands that fail because of it reject, and carry this as their cause.
-  let connectionError: Error | undefined;
-  const onConnectionError = (err: Error) => {
-    connectionError = err;
-  };
-  client.on('error', onConnectionError);
-  client.defineCommand('xdshubAppend', { numberOfKeys: 3, lua: APPEND_LUA });
-  client.defineCommand('xdshubCompact', { numberOfKeys: 3, lua: COMPACT_LUA });
-  client.defineCommand('xdshubBounds', { numberOfKeys: 3, lua: BOUNDS_LUA });
-  client.defineCommand('xdshubRead', { numberOfKeys: 3, lua: READ_LUA });
-  const scripts = client as unknown as Scripts;
+  const [, stream, snapshotKey] = keys;
+  // This process's identity as a writer: batches are numbered per writer, so a
+  // batch resent after a reconnect is recognised instead of appended twice.
+  const writerKey = `${prefix}writer:${randomUUID()}`;
+  const writeTimeoutMs = options.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS;
+  const label = `redis log ${redactUrl(options.url)}`;
+  const logger = options.logger;
 
-  const redisFailure = (what: string, err: unknown): unknown => {
-    if (err instanceof HubError) return err;
-    const why = connectionError ? ` (last connection error: ${connectionError.message})` : '';
-    return new HubError('INTERNAL', `redis log: ${what} failed: ${String(err)}${why}`, { cause: err });
+  const open = (): RedisLink => {
+    const link = openLink(options.url);
+    link.client.defineCommand('xdshubAppend', { numberOfKeys: 4, lua: APPEND_LUA });
+    link.client.defineCommand('xdshubFence', { numberOfKeys: 1, lua: FENCE_LUA });
+    link.client.defineCommand('xdshubCompact', { numberOfKeys: 3, lua: COMPACT_LUA });
+    link.client.defineCommand('xdshubBounds', { numberOfKeys: 3, lua: BOUNDS_LUA });
+    link.client.defineCommand('xdshubRead', { numberOfKeys: 3, lua: READ_LUA });
+    return link;
   };
+  const link = open();
+  const scripts = link.client as unknown as Scripts;
 
   let closed = false;
-  /** Dedicated connections of running tails, disconnected on close. */
-  const tailConnections = new Set<Redis>();
+  const tailLinks = new Set<RedisLink>();
+  const own = createOwnEntries(OWN_ENTRIES, OWN_CHARS);
+  const changes = createChangeNotifier();
 
-  const committer = createGroupCommitter(
-    async (payloads) => BigInt(await call('append', () => scripts.xdshubAppend(...keys, ...payloads))),
-    MAX_SCRIPT_BATCH,
-  );
+  const unavailable = (why: string, cause?: unknown) => {
+    const last = link.lastError();
+    return new HubError('LOG_UNAVAILABLE', `${label} is unavailable: ${why}${last ? ` (${last.message})` : ''}`, { cause });
+  };
 
-  /** Runs one Redis call, turning transport failures into a HubError that names the step. */
+  /** Until the first connection is up, calls wait for it (bounded) instead of failing: the log was just opened. */
+  async function firstConnect(): Promise<void> {
+    if (link.state() === 'connecting') await link.whenReady(undefined, Date.now() + writeTimeoutMs);
+  }
+
+  /** Runs one Redis call; a down connection becomes LOG_UNAVAILABLE (or LOG_CLOSED), anything else INTERNAL naming the step. */
   async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
     try {
+      await firstConnect();
       return await run();
     } catch (err) {
-      throw redisFailure(what, err);
+      if (closed) throw closedError();
+      if (err instanceof LinkDown) throw unavailable(`${what} ${err.sent ? 'lost with the connection' : 'not sent: not connected'}`, err);
+      if (err instanceof HubError) throw err;
+      throw new HubError('INTERNAL', `${label}: ${what} failed: ${String(err)}`, { cause: err });
     }
   }
 
+  // ── appends ───────────────────────────────────────────────────────────────
+  let seq = 0;
+  /** A batch given up on while its outcome was unknown; fenced before the next batch goes out. */
+  let abandoned: number | undefined;
+  let fencing: Promise<void> | undefined;
+
+  function fence(): Promise<void> {
+    if (abandoned === undefined) return Promise.resolve();
+    fencing ??= (async () => {
+      const batch = abandoned!;
+      try {
+        const first = await link.run(() => scripts.xdshubFence(writerKey, String(WRITER_TTL_MS), String(batch)));
+        abandoned = undefined;
+        if (first === '') logger?.info({ batch }, 'redis log: an append refused during the outage was not applied, and now never will be');
+        else logger?.warn({ batch, index: first }, 'redis log: an append refused during the outage had been applied before the connection dropped');
+      } catch (err) {
+        // Down again: the next ready (or the next append) fences it.
+        if (!(err instanceof LinkDown)) logger?.error({ err, batch }, 'redis log: fencing an unresolved append failed');
+      } finally {
+        fencing = undefined;
+      }
+    })();
+    return fencing;
+  }
+  link.onReady(() => {
+    if (abandoned !== undefined) void fence();
+  });
+
+  /** One send of a batch: its first index, or LinkDown when the connection fails or Redis does not answer by `deadline`. */
+  async function sendBatch(batch: number, payloads: readonly string[], deadline: number): Promise<bigint> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new LinkDown(true, `no answer within ${writeTimeoutMs} ms`)), deadline - Date.now());
+    });
+    try {
+      const append = link.run(() => scripts.xdshubAppend(...keys, writerKey, String(WRITER_TTL_MS), String(batch), ...payloads));
+      return BigInt(await Promise.race([append, late]));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function commitBatch(payloads: readonly string[]): Promise<bigint> {
+    const batch = ++seq;
+    const deadline = Date.now() + writeTimeoutMs;
+    let sent = false; // whether some attempt may have reached Redis
+    const giveUp = (why: string, cause?: unknown): never => {
+      // Unknown outcome: make sure it cannot land later, and learn whether it did.
+      if (sent) abandoned = batch;
+      throw unavailable(sent ? `${why}; the write may have been applied` : `${why}; the write was not applied`, cause);
+    };
+    for (;;) {
+      if (link.state() !== 'ready') {
+        // During an outage a write that never went out is refused at once; one that
+        // did, or one made while the first connection is still being set up, waits.
+        if (link.state() === 'down' && !sent) giveUp('not connected');
+        if (!(await link.whenReady(undefined, deadline))) giveUp(`no connection within ${writeTimeoutMs} ms`);
+      }
+      await fence();
+      if (abandoned !== undefined) giveUp('an earlier write is still unresolved');
+      try {
+        const first = await sendBatch(batch, payloads, deadline);
+        own.add(first, payloads);
+        changes.notify();
+        return first;
+      } catch (err) {
+        if (!(err instanceof LinkDown)) {
+          if (/STALE_BATCH/.test(String(err))) giveUp('the write was fenced after a reconnect', err);
+          throw new HubError('INTERNAL', `${label}: append failed: ${String(err)}`, { cause: err });
+        }
+        sent ||= err.sent;
+        if (!sent) giveUp('not connected');
+        if (Date.now() >= deadline) {
+          // A live connection that stopped answering: drop it so the command's fate is sealed.
+          if (link.state() === 'ready') link.reconnect();
+          giveUp(err.reason, err);
+        }
+        // Lost with the connection: resend the same batch once it is back (idempotent).
+      }
+    }
+  }
+
+  const committer = createGroupCommitter(commitBatch, MAX_SCRIPT_BATCH);
+
+  // ── reads ─────────────────────────────────────────────────────────────────
   async function bounds(): Promise<{ first: bigint; last: bigint }> {
-    const [headId, lastText] = await call('bounds', () => scripts.xdshubBounds(...keys));
+    const [headId, lastText] = await call('bounds', () => link.run(() => scripts.xdshubBounds(...keys)));
     const last = BigInt(lastText);
     // Empty stream: nothing yet (first = 1) or everything compacted (first = last + 1).
     const first = headId === '' ? last + 1n : idToIndex(headId);
     return { first, last };
   }
 
-  /** Entries from `start` (at most `count`); LOG_COMPACTED if `start` is below the oldest retained entry. */
+  /** Entries from `start` (at most `count`); LOG_COMPACTED if `start` is below the oldest retained entry; LinkDown when down. */
   async function readPage(start: bigint, count: number): Promise<LogEntry[]> {
-    const [headId, lastText, records] = await call('read', () =>
-      scripts.xdshubRead(...keys, `${start}-1`, String(count)),
-    );
+    await firstConnect();
+    const [headId, lastText, records] = await link.run(() => scripts.xdshubRead(...keys, `${start}-1`, String(count)));
     const first = headId === '' ? BigInt(lastText) + 1n : idToIndex(headId);
     if (start < first) throw compactedError(start, first);
     return records.map(toEntry);
-  }
-
-  async function* tail(from: bigint, signal: AbortSignal): AsyncGenerator<LogEntry> {
-    let next = effectiveFrom(from);
-    let conn: Redis | undefined;
-    const stop = () => conn?.disconnect();
-    signal.addEventListener('abort', stop, { once: true });
-    try {
-      while (!signal.aborted && !closed) {
-        // Catch up (or notice a compaction that overtook us) with plain reads on the shared connection.
-        let page: LogEntry[];
-        try {
-          page = await readPage(next, PAGE_SIZE);
-        } catch (err) {
-          if (closed) return;
-          throw err;
-        }
-        for (const entry of page) {
-          if (signal.aborted || closed) return;
-          yield entry;
-          next = entry.index + 1n;
-        }
-        if (page.length === PAGE_SIZE) continue;
-        // The abort may have come while the page was in flight, before there was a connection to drop.
-        if (signal.aborted || closed) return;
-
-        // Caught up: block for newer entries on this tail's own connection, never the shared one.
-        // XREAD only reads, so resending it after a reconnect is safe and keeps the tail alive.
-        if (conn === undefined) {
-          conn = client.duplicate({ autoResendUnfulfilledCommands: true });
-          conn.on('error', onConnectionError);
-          tailConnections.add(conn);
-        }
-        let reply: [string, StreamRecord[]][] | null;
-        try {
-          // IDs are "<index>-1": entries after "<next-1>-1" start at index `next`.
-          // The block is bounded: an entry appended and then compacted away between
-          // the page read above and this XREAD would leave nothing to wake it, so
-          // it returns now and then to re-read the page (which reports LOG_COMPACTED).
-          reply = (await conn.xread('COUNT', PAGE_SIZE, 'BLOCK', TAIL_BLOCK_MS, 'STREAMS', stream, `${next - 1n}-1`)) as
-            | [string, StreamRecord[]][]
-            | null;
-        } catch (err) {
-          if (signal.aborted || closed) return; // our own disconnect interrupted the block
-          throw redisFailure('tail', err);
-        }
-        for (const entry of (reply?.[0]?.[1] ?? []).map(toEntry)) {
-          // Another hub's compaction overtook this reader: say so instead of skipping.
-          if (entry.index !== next) throw compactedError(next, entry.index);
-          if (signal.aborted || closed) return;
-          yield entry;
-          next = entry.index + 1n;
-        }
-      }
-    } finally {
-      signal.removeEventListener('abort', stop);
-      if (conn !== undefined) {
-        tailConnections.delete(conn);
-        conn.disconnect();
-      }
-    }
   }
 
   return {
@@ -180,6 +234,8 @@ export function createRedisLog(options: RedisLogOptions): Log {
       checkPayloads(payloads);
       if (closed) throw closedError();
       if (payloads.length === 0) return [];
+      // Refused at once during an outage rather than queued behind a batch that is waiting for the connection.
+      if (link.state() === 'down') throw unavailable('not connected; the write was not applied');
       return committer.submit([...payloads]);
     },
 
@@ -198,7 +254,7 @@ export function createRedisLog(options: RedisLogOptions): Log {
       let next = start;
       for (;;) {
         const want = limit === undefined ? PAGE_SIZE : Math.min(PAGE_SIZE, limit - out.length);
-        const page = await readPage(next, want);
+        const page = await call('read', () => readPage(next, want));
         out.push(...page);
         if (page.length < want || (limit !== undefined && out.length >= limit)) return out;
         next = page[page.length - 1]!.index + 1n;
@@ -207,7 +263,24 @@ export function createRedisLog(options: RedisLogOptions): Log {
 
     tail(from, signal) {
       checkFrom(from);
-      return tail(from, signal);
+      return redisTail(
+        {
+          link,
+          stream,
+          own,
+          changes,
+          isClosed: () => closed,
+          readPage,
+          openBlockingLink() {
+            const blocking = openLink(options.url);
+            tailLinks.add(blocking);
+            blocking.client.once('end', () => tailLinks.delete(blocking));
+            return blocking;
+          },
+        },
+        from,
+        signal,
+      );
     },
 
     async lastIndex() {
@@ -222,7 +295,7 @@ export function createRedisLog(options: RedisLogOptions): Log {
 
     async loadSnapshot(): Promise<LogSnapshot | undefined> {
       if (closed) throw closedError();
-      const saved = await call('loadSnapshot', () => client.hgetall(keys[2]));
+      const saved = await call('loadSnapshot', () => link.run((c) => c.hgetall(snapshotKey)));
       if (saved.index === undefined || saved.state === undefined) return undefined;
       return Object.freeze({ index: BigInt(saved.index), state: saved.state });
     },
@@ -233,24 +306,27 @@ export function createRedisLog(options: RedisLogOptions): Log {
       checkCompaction(snapshot, keepTail, last, current);
       const cut = compactionCut(snapshot, keepTail);
       try {
-        await scripts.xdshubCompact(...keys, String(snapshot.index), snapshot.state, String(cut));
+        await call('compact', () => link.run(() => scripts.xdshubCompact(...keys, String(snapshot.index), snapshot.state, String(cut))));
       } catch (err) {
         // Lost a race with another hub's newer snapshot: the same refusal as the local check.
-        if (/OLDER_SNAPSHOT|BEYOND_LAST/.test(String(err))) {
-          throw new HubError('INVALID_ARGUMENT', `snapshot.index: ${String(err)}`, { field: 'snapshot.index' });
+        const cause = err instanceof HubError ? err.cause : err;
+        if (/OLDER_SNAPSHOT|BEYOND_LAST/.test(String(cause))) {
+          throw new HubError('INVALID_ARGUMENT', `snapshot.index: ${String(cause)}`, { field: 'snapshot.index' });
         }
-        throw redisFailure('compact', err);
+        throw err;
       }
     },
 
     async close() {
       if (closed) return;
       closed = true;
+      // Appends already accepted still commit (each waits at most writeTimeoutMs).
       await committer.flushNow();
-      for (const conn of tailConnections) conn.disconnect();
-      // QUIT lets queued replies arrive; a client that never connected has nothing to wait for.
-      if (client.status === 'ready') await client.quit();
-      else client.disconnect();
+      changes.notify(); // wakes tails waiting on own appends; they see `closed` and end
+      for (const tailLink of tailLinks) tailLink.close();
+      tailLinks.clear();
+      // Every command this log sent has settled (or raced the close below): nothing to wait for.
+      link.close();
     },
   };
 }

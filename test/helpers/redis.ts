@@ -10,6 +10,8 @@ export interface RedisOptions {
   appendonly?: boolean;
   /** Working directory for the AOF; required with appendonly. */
   dir?: string;
+  /** Listen here instead of on a fresh free port (to restart a killed server where its clients expect it). */
+  port?: number;
 }
 
 export interface RunningRedis {
@@ -50,7 +52,7 @@ function ping(port: number): Promise<boolean> {
 
 export async function startRedis(options: RedisOptions = {}): Promise<RunningRedis> {
   if (options.appendonly && !options.dir) throw new Error('startRedis: appendonly needs a dir');
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--protected-mode', 'no'];
   if (options.appendonly) args.push('--appendonly', 'yes', '--appendfsync', 'always', '--dir', options.dir!);
   else args.push('--appendonly', 'no');

@@ -1,0 +1,151 @@
+// One Redis connection as the log uses it: it knows whether it is up, and no
+// command sent through it can outlive the connection it went out on.
+//
+// Why not rely on ioredis's own queues: with `autoResendUnfulfilledCommands: false`
+// (required, see below) ioredis drops the commands that were in flight when a
+// connection closed without ever settling their promises once it reconnects, and
+// with its offline queue on, commands issued during an outage wait for up to
+// `maxRetriesPerRequest` reconnect attempts (tens of seconds) and then fail with an
+// error that says nothing about whether they ran. So here: the offline queue is
+// off (a command while down fails at once, unsent), every command races the
+// connection's `close` event (in flight when it closes → LinkDown with sent=true),
+// and callers decide what a lost command means (reads retry, appends resend
+// idempotently or give up).
+import Redis, { type RedisOptions } from 'ioredis';
+
+/** The connection was not up (sent=false: the command never left) or closed with the command in flight (sent=true). */
+export class LinkDown extends Error {
+  constructor(readonly sent: boolean, readonly reason: string) {
+    super(reason);
+    this.name = 'LinkDown';
+  }
+}
+
+export type LinkState = 'connecting' | 'ready' | 'down' | 'closed';
+
+export interface RedisLink {
+  readonly client: Redis;
+  state(): LinkState;
+  /** The last connection error ioredis reported (for messages). */
+  lastError(): Error | undefined;
+  /** Sends one command; rejects with LinkDown when down or when the connection closes before the reply. */
+  run<T>(send: (client: Redis) => Promise<T>): Promise<T>;
+  /**
+   * Resolves once the connection is ready. Resolves false (not ready) when `signal`
+   * aborts, the link closes, or `until` (epoch ms) passes.
+   */
+  whenReady(signal?: AbortSignal, until?: number): Promise<boolean>;
+  /** Called on every transition to ready (after the first connect and after each reconnect). */
+  onReady(listener: () => void): void;
+  /** Drops the connection; ioredis reconnects by itself (used when a command's fate must be sealed). */
+  reconnect(): void;
+  close(): void;
+}
+
+/** ioredis's refusals of a command it did not send (offline queue off, or the connection ended). */
+const UNSENT = /Stream isn't writeable|Connection is closed/;
+
+/** Reconnect quickly: a refused connect costs nothing, and writes are refused until it succeeds. */
+const retryStrategy = (attempt: number): number => Math.min(attempt * 50, 500);
+
+/** Options every log connection needs, on top of what the user configured (host, TLS, password, Sentinel). */
+export function linkOptions(base: RedisOptions): RedisOptions {
+  return {
+    ...base,
+    // Resending an append after a reconnect is decided by the log (it is idempotent
+    // per writer and sequence number), never by the client library.
+    autoResendUnfulfilledCommands: false,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: null,
+    retryStrategy,
+    lazyConnect: false,
+  };
+}
+
+export function openLink(url: string, options: RedisOptions = {}): RedisLink {
+  const client = new Redis(url, linkOptions(options));
+  let state: LinkState = 'connecting';
+  let lastError: Error | undefined;
+  // Settled by the next 'close': every command sent meanwhile races it.
+  let lost!: Promise<never>;
+  let markLost!: (err: LinkDown) => void;
+  const arm = () => {
+    lost = new Promise<never>((_, reject) => (markLost = reject));
+    lost.catch(() => undefined); // observed by run(); a close with nothing in flight is not an error
+  };
+  arm();
+  const readyWaiters = new Set<() => void>();
+  const readyListeners: Array<() => void> = [];
+
+  client.on('error', (err: Error) => (lastError = err));
+  client.on('ready', () => {
+    if (state === 'closed') return;
+    state = 'ready';
+    for (const wake of [...readyWaiters]) wake();
+    for (const listener of readyListeners) listener();
+  });
+  client.on('close', () => {
+    if (state !== 'closed') state = state === 'connecting' ? 'connecting' : 'down';
+    const reject = markLost;
+    arm();
+    reject(new LinkDown(true, `connection closed${lastError ? ` (${lastError.message})` : ''}`));
+  });
+
+  return {
+    client,
+    state: () => state,
+    lastError: () => lastError,
+
+    run(send) {
+      if (state !== 'ready') {
+        return Promise.reject(new LinkDown(false, state === 'closed' ? 'closed' : `not connected${lastError ? ` (${lastError.message})` : ''}`));
+      }
+      // ioredis may notice a dead socket before it emits 'close': it then refuses the
+      // command without sending it, which is the same as being down.
+      const sent = send(client).catch((err: unknown) => {
+        if (err instanceof Error && UNSENT.test(err.message)) {
+          // Believe it: until ioredis says 'ready' again, this link is down.
+          if (state === 'ready') state = 'down';
+          throw new LinkDown(false, err.message);
+        }
+        throw err;
+      });
+      return Promise.race([sent, lost]);
+    },
+
+    whenReady(signal, until) {
+      if (state === 'ready') return Promise.resolve(true);
+      if (state === 'closed' || signal?.aborted || (until !== undefined && Date.now() >= until)) return Promise.resolve(false);
+      return new Promise<boolean>((resolve) => {
+        const timer = until === undefined ? undefined : setTimeout(() => done(false), until - Date.now());
+        const onAbort = () => done(false);
+        const onReady = () => done(true);
+        function done(ok: boolean) {
+          if (timer) clearTimeout(timer);
+          readyWaiters.delete(onReady);
+          signal?.removeEventListener('abort', onAbort);
+          resolve(ok && state === 'ready');
+        }
+        // close() wakes these too; they then see the state and resolve false.
+        readyWaiters.add(onReady);
+        signal?.addEventListener('abort', onAbort, { once: true });
+      });
+    },
+
+    onReady(listener) {
+      readyListeners.push(listener);
+    },
+
+    reconnect() {
+      if (state === 'closed') return;
+      client.disconnect(true);
+    },
+
+    close() {
+      if (state === 'closed') return;
+      state = 'closed';
+      client.disconnect();
+      for (const wake of [...readyWaiters]) wake();
+    },
+  };
+}

@@ -1,0 +1,188 @@
+// tail() of the Redis log. Three sources, in this order of preference:
+//  1. this process's own acknowledged appends (kept briefly in memory): when a tail
+//     that has reached the head of the log needs exactly them next, it hands them out
+//     without asking Redis, so an append acknowledged just before Redis went away is
+//     still applied here;
+//  2. pages read on the shared connection, to catch up (and to notice compaction);
+//  3. XREAD BLOCK on the tail's own connection once caught up.
+// An outage never ends the tail: it waits for the connection to come back (or for
+// its own appends) and carries on from where it was. It ends when the signal aborts
+// or the log closes.
+import { compactedError, effectiveFrom, PAGE_SIZE } from './common';
+import type { LogEntry } from './log';
+import type { ChangeNotifier } from './notifier';
+import { LinkDown, type RedisLink } from './redis-link';
+
+type StreamRecord = [id: string, fields: string[]];
+
+/** Stream IDs are "<index>-1". */
+export const idToIndex = (id: string): bigint => BigInt(id.slice(0, id.indexOf('-')));
+
+export function toEntry([id, fields]: StreamRecord): LogEntry {
+  const at = fields.indexOf('p');
+  return Object.freeze({ index: idToIndex(id), payload: at >= 0 ? fields[at + 1]! : '' });
+}
+
+/** Longest a caught-up tail blocks in XREAD before it re-reads a page (which notices compaction). */
+const TAIL_BLOCK_MS = 1_000;
+
+/**
+ * Own appends kept for tails: a bounded window (entries and payload characters),
+ * oldest dropped first; a tail that needs an entry no longer here reads Redis.
+ */
+export interface OwnEntries {
+  add(first: bigint, payloads: readonly string[]): void;
+  /** Own entries from `next` on, contiguous, at most `max`; [] when `next` is not one of them. */
+  from(next: bigint, max: number): LogEntry[];
+}
+
+export function createOwnEntries(maxEntries: number, maxChars: number): OwnEntries {
+  // Whole batches as appended (oldest first); entries are made only when a tail asks.
+  const batches: { first: bigint; payloads: readonly string[]; chars: number }[] = [];
+  let entries = 0;
+  let chars = 0;
+  return {
+    add(first, payloads) {
+      let size = 0;
+      for (const p of payloads) size += p.length;
+      batches.push({ first, payloads, chars: size });
+      entries += payloads.length;
+      chars += size;
+      while (batches.length > 1 && (entries > maxEntries || chars > maxChars)) {
+        const old = batches.shift()!;
+        entries -= old.payloads.length;
+        chars -= old.chars;
+      }
+    },
+    from(next, max) {
+      const out: LogEntry[] = [];
+      // Tails want the newest batches: search from the end.
+      let i = batches.length - 1;
+      while (i >= 0 && batches[i]!.first > next) i--;
+      for (; i >= 0 && i < batches.length && out.length < max; i++) {
+        const { first, payloads } = batches[i]!;
+        const at = Number(next - first);
+        if (at < 0 || at >= payloads.length) break; // not contiguous with what came before
+        for (let k = at; k < payloads.length && out.length < max; k++) {
+          out.push(Object.freeze({ index: next, payload: payloads[k]! }));
+          next++;
+        }
+      }
+      return out;
+    },
+  };
+}
+
+export interface TailSource {
+  link: RedisLink;
+  stream: string;
+  own: OwnEntries;
+  /** Woken by every own append and by close. */
+  changes: ChangeNotifier;
+  isClosed(): boolean;
+  /** A page from `start` (LOG_COMPACTED if `start` is gone); LinkDown when the connection is not up. */
+  readPage(start: bigint, count: number): Promise<LogEntry[]>;
+  /** A connection of the tail's own for blocking reads. */
+  openBlockingLink(): RedisLink;
+}
+
+type XreadReply = [string, StreamRecord[]][] | null;
+
+export async function* redisTail(src: TailSource, from: bigint, signal: AbortSignal): AsyncGenerator<LogEntry> {
+  let next = effectiveFrom(from);
+  let caughtUp = false;
+  // Own appends are handed out only once the tail has reached the head of the log in
+  // Redis (and so knows `next` is retained): from then on it is contiguous, and an
+  // own entry at `next` is exactly what Redis would return.
+  let live = false;
+  let blocking: RedisLink | undefined;
+  // An XREAD still blocked from an earlier round (own entries may have moved `next` meanwhile).
+  let pending: Promise<LogEntry[] | LinkDown> | undefined;
+  const stop = () => blocking?.close();
+  signal.addEventListener('abort', stop, { once: true });
+  const ended = () => signal.aborted || src.isClosed();
+
+  /** Entries of a read that started at or before `next`: drop what we have, the rest must start at `next`. */
+  function* fresh(entries: LogEntry[]): Generator<LogEntry> {
+    for (const entry of entries) {
+      if (entry.index < next) continue;
+      // Another hub's compaction overtook this reader: say so instead of skipping.
+      if (entry.index !== next) throw compactedError(next, entry.index);
+      yield entry;
+    }
+  }
+
+  try {
+    while (!ended()) {
+      const seen = src.changes.version;
+      const own = live ? src.own.from(next, PAGE_SIZE) : [];
+      if (own.length > 0) {
+        for (const entry of own) {
+          if (ended()) return;
+          yield entry;
+          next = entry.index + 1n;
+        }
+        continue;
+      }
+
+      if (!caughtUp) {
+        let page: LogEntry[];
+        try {
+          page = await src.readPage(next, PAGE_SIZE);
+        } catch (err) {
+          if (ended()) return;
+          if (!(err instanceof LinkDown)) throw err;
+          // Down: wait for the connection, or for an own append acknowledged just before the drop.
+          await Promise.race([src.link.whenReady(signal), src.changes.waitAfter(seen, signal)]);
+          continue;
+        }
+        for (const entry of fresh(page)) {
+          if (ended()) return;
+          yield entry;
+          next = entry.index + 1n;
+        }
+        caughtUp = page.length < PAGE_SIZE;
+        live ||= caughtUp;
+        continue;
+      }
+
+      // Caught up: block for newer entries on this tail's own connection, never the shared one.
+      blocking ??= src.openBlockingLink();
+      if (!pending) {
+        if (blocking.state() !== 'ready') {
+          await Promise.race([blocking.whenReady(signal), src.changes.waitAfter(seen, signal)]);
+          continue;
+        }
+        // IDs are "<index>-1": entries after "<next-1>-1" start at index `next`. The block
+        // is bounded so that an entry appended and compacted away between the page read
+        // and this XREAD cannot leave the tail waiting for nothing.
+        const after = `${next - 1n}-1`;
+        pending = blocking
+          .run((c) => c.xread('COUNT', PAGE_SIZE, 'BLOCK', TAIL_BLOCK_MS, 'STREAMS', src.stream, after) as Promise<XreadReply>)
+          .then((reply) => (reply?.[0]?.[1] ?? []).map(toEntry), (err: unknown) => {
+            if (err instanceof LinkDown) return err;
+            throw err;
+          });
+        // Left behind when the tail ends mid-block; its failure then concerns no one.
+        pending.catch(() => undefined);
+      }
+      const woke = await Promise.race([pending, src.changes.waitAfter(seen, signal).then(() => 'own' as const)]);
+      if (woke === 'own') continue; // keep the XREAD: its answer is still useful
+      pending = undefined;
+      if (woke instanceof LinkDown) {
+        caughtUp = false; // re-read a page once the connection is back
+        continue;
+      }
+      for (const entry of fresh(woke)) {
+        if (ended()) return;
+        yield entry;
+        next = entry.index + 1n;
+      }
+      // A timed-out block re-reads a page: it is how a compaction that emptied the range is noticed.
+      if (woke.length === 0) caughtUp = false;
+    }
+  } finally {
+    signal.removeEventListener('abort', stop);
+    blocking?.close();
+  }
+}

@@ -1,0 +1,71 @@
+// A loopback TCP proxy in front of a real server, for network faults a test must
+// place exactly: cut every connection, refuse new ones, or let requests through
+// while swallowing the replies (the server acts, the client never hears back).
+import { once } from 'node:events';
+import { createServer, connect, type Socket } from 'node:net';
+
+export type ProxyMode =
+  /** Bytes flow both ways. */
+  | 'pass'
+  /** Requests reach the server; its replies are dropped. */
+  | 'swallow-replies'
+  /** Nothing gets through either way (a partition that keeps sockets open). */
+  | 'blackhole'
+  /** New connections are closed at once (the server is "down"). */
+  | 'refuse';
+
+export interface TcpProxy {
+  readonly port: number;
+  mode(next: ProxyMode): void;
+  /** Closes every open connection (both sides). */
+  cut(): void;
+  close(): Promise<void>;
+}
+
+export async function startProxy(targetPort: number): Promise<TcpProxy> {
+  let mode: ProxyMode = 'pass';
+  const pairs = new Set<[Socket, Socket]>();
+  const server = createServer((client) => {
+    if (mode === 'refuse') {
+      client.destroy();
+      return;
+    }
+    const upstream = connect(targetPort, '127.0.0.1');
+    const pair: [Socket, Socket] = [client, upstream];
+    pairs.add(pair);
+    const end = () => {
+      pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+    client.on('data', (chunk) => {
+      if (mode === 'pass' || mode === 'swallow-replies') upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      if (mode === 'pass') client.write(chunk);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const cut = () => {
+    for (const [a, b] of pairs) {
+      a.destroy();
+      b.destroy();
+    }
+    pairs.clear();
+  };
+  return {
+    port,
+    mode: (next) => (mode = next),
+    cut,
+    async close() {
+      cut();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
