@@ -47,6 +47,8 @@ export interface Config {
   memoryTrim: boolean;
   /** Networks (CIDR) HTTP, TCP and gRPC checks may probe besides loopback. */
   checkAllowCidrs: string[];
+  /** `serve`: the most an ordered shutdown may take before the process exits anyway (exit code 1). */
+  shutdownTimeoutMs: number;
 }
 
 export const DEFAULTS: Config = {
@@ -69,6 +71,7 @@ export const DEFAULTS: Config = {
   xdsStreamRateLimit: 250,
   memoryTrim: true,
   checkAllowCidrs: [],
+  shutdownTimeoutMs: 10_000,
 };
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -95,6 +98,7 @@ const OPTIONS = {
   'xds-stream-rate-limit': { env: 'XDSHUB_XDS_STREAM_RATE_LIMIT' },
   'memory-trim': { env: 'XDSHUB_MEMORY_TRIM' },
   'check-allow-cidr': { env: 'XDSHUB_CHECK_ALLOW_CIDR' },
+  'shutdown-timeout': { env: 'XDSHUB_SHUTDOWN_TIMEOUT' },
 } as const;
 type OptionName = keyof typeof OPTIONS;
 
@@ -202,6 +206,7 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
     config.checkAllowCidrs = v.split(',').map((c) => c.trim()).filter((c) => c !== '');
     validateCidrs(config.checkAllowCidrs);
   });
+  set('shutdown-timeout', (v) => (config.shutdownTimeoutMs = parseDurationMs(v, 'shutdown-timeout')));
 
   if (config.upstream !== undefined && config.store.kind === 'redis') {
     throw invalid('upstream', 'a fan-out hub (--upstream) keeps no log; do not combine it with --store redis://');

@@ -55,7 +55,19 @@ export async function run(argv: string[], env: Record<string, string | undefined
   };
   process.once('SIGINT', force);
   process.once('SIGTERM', force);
-  await hub.close();
+  // Every step of close() is bounded on its own; this is the backstop that keeps a
+  // shutdown from hanging on something that is not (exit 1 says it was cut short).
+  let timer: NodeJS.Timeout | undefined;
+  const finished = await Promise.race([
+    hub.close().then(() => true),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), config.shutdownTimeoutMs))),
+  ]);
+  clearTimeout(timer);
+  if (!finished) {
+    logger.error({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown did not finish within --shutdown-timeout; exiting');
+    logger.flush();
+    process.exit(1); // what did not finish may still hold the event loop open
+  }
   logger.flush();
   return 0;
 }

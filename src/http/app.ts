@@ -38,8 +38,14 @@ export function buildHttpApp(deps: HttpDeps): FastifyInstance {
 
   installErrorHandler(app);
 
+  // Set once close() starts: answers finished from then on end their connection,
+  // so a keep-alive client cannot hold the shutdown open for fastify's 72 s
+  // keep-alive timeout (the server closes only idle connections on its own).
+  let closing = false;
+
   // Callback-style hooks: they run on every request, and skip a promise each.
   app.addHook('onSend', (_req, reply, payload, done) => {
+    if (closing) reply.header('Connection', 'close');
     if (!reply.hasHeader('X-Consul-Index')) reply.header('X-Consul-Index', String(deps.catalog.lastIndex()));
     reply.header('X-Consul-KnownLeader', 'true');
     reply.header('X-Consul-LastContact', '0');
@@ -57,6 +63,7 @@ export function buildHttpApp(deps: HttpDeps): FastifyInstance {
 
   // Blocking queries answer with their current data instead of holding shutdown.
   app.addHook('preClose', async () => {
+    closing = true;
     for (const controller of ctx.waits) controller.abort();
   });
 
