@@ -49,7 +49,12 @@ export type Command =
   | { type: 'config-delete'; kind: ConfigEntryKind; name: string; cas?: number }
   /** Applied atomically: all ops or none. */
   | { type: 'txn'; ops: TxnOp[] }
-  /** Replace the whole state (snapshot restore). Subscribers must reset. */
+  /**
+   * Replace the whole state with a snapshot; every blocking index moves to this
+   * entry and subscribers must reset. Produced by the catalog itself when it fell
+   * behind a compacted log (another hub trimmed past it): it applies the log's
+   * snapshot as this command at the snapshot's index. No API appends it.
+   */
   | { type: 'restore'; state: string };
 
 export interface TxnError {

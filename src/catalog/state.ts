@@ -134,16 +134,19 @@ export function createStateMachine(): StateMachine {
       throw new HubError('INTERNAL', `apply: index ${index} is not after the last applied index ${lastIndex}`);
     }
     if (command?.type === 'restore') {
-      let restored: Tables;
+      let restored: { tables: Tables; index: bigint };
       try {
-        restored = parse(command.state).tables;
+        restored = parse(command.state);
       } catch (err) {
         lastIndex = index;
         return refused(index, new ApplyError('INVALID_ARGUMENT', err instanceof Error ? err.message : String(err), 'state'));
       }
-      // Everything may have changed: every blocking query must wake, so every index moves to this entry.
-      bumpAll(restored, Number(index));
-      tables = restored;
+      // The log's own snapshot at this very index (a hub that fell behind a compaction)
+      // is the state every other hub has: restore it exactly, indexes included. A state
+      // from another point in time may differ in anything: every blocking query must
+      // wake, so every index moves to this entry.
+      if (restored.index !== index) bumpAll(restored.tables, Number(index));
+      tables = restored.tables;
       lastIndex = index;
       return { result: { index, ok: true }, events: [], ttlTouched: [] };
     }

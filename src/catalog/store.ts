@@ -73,12 +73,17 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
       // Refused deterministically by apply (unknown type), like on every replica.
       command = { type: 'unparseable' } as unknown as Command;
     }
-    const applied = sm.apply(entry.index, command);
-    settle(entry.index, applied.result);
-    if (command.type === 'restore' && applied.result.ok) notify(resetListeners, entry.index);
-    notify(appliedListeners, entry.index, applied.events, { ttlTouched: applied.ttlTouched });
-    waiters.advance(entry.index);
+    applyCommand(entry.index, command);
+  }
+
+  function applyCommand(index: bigint, command: Command): ApplyResult {
+    const applied = sm.apply(index, command);
+    settle(index, applied.result);
+    if (command.type === 'restore' && applied.result.ok) notify(resetListeners, index);
+    notify(appliedListeners, index, applied.events, { ttlTouched: applied.ttlTouched });
+    waiters.advance(index);
     maybeCompact();
+    return applied.result;
   }
 
   function settle(index: bigint, result: ApplyResult): void {
@@ -103,19 +108,22 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
       .finally(() => (compaction = undefined));
   }
 
-  /** Another process compacted past our position: jump to its snapshot and tell subscribers to reset. */
+  /**
+   * Another hub compacted past our position (we fell behind the trimmed tail): jump
+   * to its snapshot. It is applied as a `restore` command at the snapshot's index,
+   * so it takes the path of every entry (listeners, subscribers reset, waiters).
+   */
   async function resetFromSnapshot(cause: unknown): Promise<void> {
     const s = await log.loadSnapshot();
-    if (!s || s.index < sm.lastIndex()) throw new HubError('INTERNAL', 'log compacted past this catalog without a usable snapshot', { cause });
-    sm.restore(s.state);
-    logger.warn({ index: s.index.toString() }, 'log compacted past this catalog; restored its snapshot');
+    if (!s || s.index <= sm.lastIndex()) throw new HubError('INTERNAL', 'log compacted past this catalog without a usable snapshot', { cause });
     for (const [index, p] of pending) {
       if (index > s.index) continue;
       pending.delete(index);
       p.reject(new HubError('INTERNAL', `entry ${index} was compacted away before it was applied here; its outcome is unknown`));
     }
-    notify(resetListeners, s.index);
-    waiters.advance(s.index);
+    logger.warn({ from: sm.lastIndex().toString(), index: s.index.toString() }, 'log compacted past this catalog; restoring its snapshot');
+    const result = applyCommand(s.index, { type: 'restore', state: s.state });
+    if (!result.ok) throw new HubError('INTERNAL', `the log's snapshot at ${s.index} is unreadable: ${result.error?.message}`, { cause });
   }
 
   function stop(err: HubError): void {

@@ -1,4 +1,5 @@
-// Two hub "processes" (two Redis log clients, two catalogs) sharing one real redis-server.
+// Two hub "processes" (two Redis log clients, two catalogs) sharing one real redis-server;
+// one of them cut off by a TCP proxy while the other compacts past it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pino from 'pino';
@@ -7,6 +8,7 @@ import { createCatalog } from '../../src/catalog/store';
 import { startTtlScheduler } from '../../src/catalog/ttl';
 import { createRedisLog } from '../../src/log/redis';
 import { startRedis, type RunningRedis } from '../helpers/redis';
+import { startProxy } from '../helpers/tcp-proxy';
 import { checkInput, register, serviceInput } from './fixtures';
 
 const logger = pino({ level: process.env.DEBUG_LOG ?? 'silent' });
@@ -105,5 +107,45 @@ test('a catalog on Redis reopened after another compacted the log loads the snap
   } finally {
     await a.close();
     await logA.close();
+  }
+});
+
+test('a running catalog that fell behind the trimmed tail restores the snapshot exactly, resets its subscribers, and follows on', async () => {
+  const keyPrefix = 'test:{behind}:';
+  // Catalog a reaches Redis through a proxy, so it can be cut off while b writes and compacts.
+  const proxy = await startProxy(redis.port);
+  const logA = createRedisLog({ url: `redis://127.0.0.1:${proxy.port}`, keyPrefix });
+  const logB = createRedisLog({ url: redis.url, keyPrefix });
+  const a = await createCatalog({ log: logA, logger });
+  const b = await createCatalog({ log: logB, logger });
+  const resets: bigint[] = [];
+  a.onReset((index) => resets.push(index));
+  try {
+    await a.submit(register('n0', { service: serviceInput('s0', 'web') }));
+    await b.waitForIndex(a.lastIndex() - 1n);
+    const behind = a.lastIndex();
+    proxy.mode('refuse');
+    proxy.cut();
+    for (let i = 1; i < 6; i++) await b.submit(register(`n${i}`, { service: serviceInput(`s${i}`, 'web', { Port: i }) }));
+    await b.submit({ type: 'deregister', node: 'n0' });
+    const snapshot = b.snapshot();
+    await logB.compact(snapshot, 0);
+    assert.ok((await logB.firstIndex()) > behind + 1n, 'what a has not read yet is gone from the log');
+    const woken = a.waitForIndex(behind);
+    proxy.mode('pass');
+    await woken;
+    assert.equal(a.lastIndex(), snapshot.index);
+    assert.deepEqual(resets, [snapshot.index], 'subscribers were told to reset, at the snapshot index');
+    assert.equal(a.snapshot().state, snapshot.state, 'the same state as every other hub, blocking indexes included');
+    assert.deepEqual(a.serviceInstances('web').value.map((i) => i.Node.Node), ['n1', 'n2', 'n3', 'n4', 'n5']);
+    const next = await a.submit(register('n9', { service: serviceInput('s9', 'web') }));
+    await b.waitForIndex(next.index - 1n);
+    assert.equal(a.snapshot().state, b.snapshot().state, 'and it follows the log again');
+  } finally {
+    await a.close();
+    await b.close();
+    await logA.close();
+    await logB.close();
+    await proxy.close();
   }
 });
