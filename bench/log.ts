@@ -1,5 +1,5 @@
 // Log append throughput and latency for every store. Prints figures, asserts nothing.
-//   node --import tsx bench/log.ts [secondsPerCase]
+//   node --import tsx bench/log.ts [secondsPerCase] [store filter, e.g. redis]
 // Cases: 64 concurrent single-entry writers (group commit at work), 1 writer
 // (one commit per append), batches of 100 entries from 4 writers, and single
 // appends offered at a steady 5,000/s (the HTTP layer's target) to see how long
@@ -14,6 +14,7 @@ import { startRedis } from '../test/helpers/redis';
 import { tmpDir } from '../test/helpers/tmp';
 
 const seconds = Number(process.argv[2] ?? 3);
+const only = process.argv[3];
 const PAYLOAD = JSON.stringify({
   Type: 'register',
   Node: 'node-17',
@@ -93,7 +94,7 @@ async function run(log: Log, c: Case): Promise<string> {
   ].join('  ');
 }
 
-async function bench(label: string, open: () => Promise<{ log: Log; done(): Promise<void> }>) {
+async function benchStore(label: string, open: () => Promise<{ log: Log; done(): Promise<void> }>) {
   for (const c of CASES) {
     const { log, done } = await open();
     try {
@@ -107,6 +108,7 @@ async function bench(label: string, open: () => Promise<{ log: Log; done(): Prom
 
 async function main() {
   console.log(`log append bench, ${seconds}s per case, payload ${PAYLOAD.length} bytes`);
+  const bench = (name: string, open: Parameters<typeof benchStore>[1]) => (only && !name.includes(only) ? undefined : benchStore(name, open));
   await bench('memory', async () => ({ log: createMemoryLog(), done: async () => {} }));
   for (const synchronous of ['FULL', 'NORMAL'] as const) {
     await bench(`sqlite WAL synchronous=${synchronous}`, async () => {
