@@ -29,3 +29,10 @@ test('durations take Go syntax or bare milliseconds; --xds-max-delay below --xds
   assert.equal(c.xdsMaxDelayMs, 1_500);
   assert.throws(() => parseConfig(['--xds-debounce=2s', '--xds-max-delay=1s'], {}), /xds-max-delay/);
 });
+
+test('--shutdown-timeout: 10 s by default, a duration from the flag or XDSHUB_SHUTDOWN_TIMEOUT', () => {
+  assert.equal(DEFAULTS.shutdownTimeoutMs, 10_000);
+  assert.equal(parseConfig(['--shutdown-timeout=30s'], {}).shutdownTimeoutMs, 30_000);
+  assert.equal(parseConfig([], { XDSHUB_SHUTDOWN_TIMEOUT: '2500' }).shutdownTimeoutMs, 2_500);
+  assert.throws(() => parseConfig(['--shutdown-timeout=soon'], {}), (err: unknown) => isHubError(err, 'INVALID_ARGUMENT') && /shutdown-timeout/.test(err.message));
+});
