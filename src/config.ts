@@ -49,6 +49,9 @@ export interface Config {
   checkAllowCidrs: string[];
   /** `serve`: the most an ordered shutdown may take before the process exits anyway (exit code 1). */
   shutdownTimeoutMs: number;
+  /** Service mesh (docs/mesh.md): the port range sidecar registrations take a port from, inclusive. */
+  sidecarMinPort: number;
+  sidecarMaxPort: number;
 }
 
 export const DEFAULTS: Config = {
@@ -72,6 +75,8 @@ export const DEFAULTS: Config = {
   memoryTrim: true,
   checkAllowCidrs: [],
   shutdownTimeoutMs: 10_000,
+  sidecarMinPort: 21000,
+  sidecarMaxPort: 21255,
 };
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -99,6 +104,8 @@ const OPTIONS = {
   'memory-trim': { env: 'XDSHUB_MEMORY_TRIM' },
   'check-allow-cidr': { env: 'XDSHUB_CHECK_ALLOW_CIDR' },
   'shutdown-timeout': { env: 'XDSHUB_SHUTDOWN_TIMEOUT' },
+  'sidecar-min-port': { env: 'XDSHUB_SIDECAR_MIN_PORT' },
+  'sidecar-max-port': { env: 'XDSHUB_SIDECAR_MAX_PORT' },
 } as const;
 type OptionName = keyof typeof OPTIONS;
 
@@ -207,6 +214,10 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
     validateCidrs(config.checkAllowCidrs);
   });
   set('shutdown-timeout', (v) => (config.shutdownTimeoutMs = parseDurationMs(v, 'shutdown-timeout')));
+
+  set('sidecar-min-port', (v) => (config.sidecarMinPort = port(v, 'sidecar-min-port')));
+  set('sidecar-max-port', (v) => (config.sidecarMaxPort = port(v, 'sidecar-max-port')));
+  if (config.sidecarMinPort > config.sidecarMaxPort) throw invalid('sidecar-min-port', 'must not exceed --sidecar-max-port');
 
   if (config.upstream !== undefined && config.store.kind === 'redis') {
     throw invalid('upstream', 'a fan-out hub (--upstream) keeps no log; do not combine it with --store redis://');

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type pino from 'pino';
 import type { Catalog } from './catalog/catalog';
 import { createCatalog, startTtlScheduler } from './catalog/index';
+import { type AliasChecks, startAliasChecks } from './checks/alias';
 import { type CheckRunner, startCheckRunner } from './checks/runner';
 import { createAddressPolicy } from './checks/targets';
 import type { Config } from './config';
@@ -133,7 +134,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
   const unwind = async () => {
     for (const step of undo.reverse()) await Promise.resolve(step()).catch(() => undefined);
   };
-  let log: Log, catalog: Catalog, ttl: { stop(): void }, checks: CheckRunner, grpcServer: grpc.Server, http: FastifyInstance;
+  let log: Log, catalog: Catalog, ttl: { stop(): void }, checks: CheckRunner, aliases: AliasChecks, grpcServer: grpc.Server, http: FastifyInstance;
   let publisher: HubPublisher, views: ViewStore;
   const viewTarget = (key: ViewKey) => publisher.lastChangeIndex(requestForKey(key, ''));
   let attached: AttachedServices = {};
@@ -160,6 +161,8 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
       policy: createAddressPolicy(config.checkAllowCidrs),
     });
     undo.push(() => checks.stop());
+    aliases = startAliasChecks({ catalog, logger: logger.child({ module: 'alias-checks' }), nodeName: config.nodeName });
+    undo.push(() => aliases.stop());
     publisher = createPublisher({
       catalog,
       snapshotCacheTtlMs: config.snapshotCacheTtlMs,
@@ -209,6 +212,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     views.close();
     await ttl.stop();
     checks.stop();
+    aliases.stop();
     await catalog.close();
     await log.close();
     state = 'STOPPED';

@@ -11,6 +11,12 @@ export type ServiceInput = NoIndexes<NodeService>;
 export type CheckInput = Omit<NoIndexes<HealthCheck>, 'ServiceName' | 'ServiceTags'>;
 export type ConfigEntryInput = NoIndexes<ConfigEntry>;
 
+export interface SidecarInput {
+  service: ServiceInput;
+  checks: CheckInput[];
+  portFree: boolean;
+}
+
 export type TxnOp =
   | { op: 'node-set'; node: NodeInput }
   | { op: 'node-cas'; node: NodeInput; index: number }
@@ -26,8 +32,13 @@ export type TxnOp =
   | { op: 'check-delete-cas'; node: string; checkId: string; index: number };
 
 export type Command =
-  /** Consul's catalog register: upsert the node (unless skipNodeUpdate), optionally a service, and checks. */
-  | { type: 'register'; node: NodeInput; service?: ServiceInput; checks: CheckInput[]; skipNodeUpdate: boolean }
+  /**
+   * Consul's catalog register: upsert the node (unless skipNodeUpdate), optionally a service, and checks.
+   * `sidecar` (agent registrations with Connect.SidecarService) adds the service's sidecar proxy and its
+   * checks in the same entry; with `portFree` its port came from the sidecar range and apply refuses
+   * (CONFLICT) when another service of the node holds it by then.
+   */
+  | { type: 'register'; node: NodeInput; service?: ServiceInput; checks: CheckInput[]; skipNodeUpdate: boolean; sidecar?: SidecarInput }
   /** Consul's catalog deregister: the whole node, one service (and its checks), or one check. */
   | { type: 'deregister'; node: string; serviceId?: string; checkId?: string }
   /**

@@ -19,6 +19,7 @@ import { deleteConfigEntry, setConfigEntry } from './config-ops';
 import { commit, hasChanges } from './commit';
 import { parse, serialise } from './snapshot';
 import { Draft, emptyTables, type Tables } from './tables';
+import { upsertSidecar } from './sidecar-ops';
 import { applyTxn } from './txn';
 import type { CatalogEvent } from './types';
 import { createReader } from './reads';
@@ -72,6 +73,7 @@ function run(draft: Draft, cmd: Command): Partial<ApplyResult> {
       if (!cmd.skipNodeUpdate || !draft.record(name)) upsertNode(draft, cmd.node);
       if (cmd.service) upsertService(draft, name, cmd.service);
       (cmd.checks ?? []).forEach((check, i) => upsertCheck(draft, name, check, `Checks[${i}]`));
+      if (cmd.sidecar) upsertSidecar(draft, name, cmd.sidecar);
       return {};
     }
     case 'deregister': {

@@ -10,6 +10,7 @@ import { txnCommand, TooManyOps } from '../../src/http/translate/txn';
 
 const dc = { datacenter: 'dc1' };
 const id = agentIdentity({ nodeName: 'hub-1', bind: '0.0.0.0', datacenter: 'dc1' });
+const sidecars = { datacenter: 'dc1', minPort: 21000, maxPort: 21255 };
 
 function rejects(fn: () => unknown, field: string, reason?: RegExp): void {
   assert.throws(fn, (err: unknown) => {
@@ -61,7 +62,7 @@ test('catalog deregister: node, service or check', () => {
 });
 
 test('agent register: the consul npm client body; TTL check gets ID service:<id>, critical, Definition.TTL', () => {
-  const cmd = agentRegisterCommand({ Name: 'web', ID: 'web1', Port: 80, Check: { TTL: '10s' } }, id, false);
+  const cmd = agentRegisterCommand({ Name: 'web', ID: 'web1', Port: 80, Check: { TTL: '10s' } }, id, undefined, sidecars);
   assert.ok(cmd.type === 'register');
   if (cmd.type !== 'register') return;
   assert.equal(cmd.node.Node, 'hub-1');
@@ -81,7 +82,8 @@ test('agent register: several checks are numbered service:<id>:<n>; an explicit 
   const cmd = agentRegisterCommand(
     { Name: 'api', Checks: [{ TTL: '5s', Status: 'passing' }, { HTTP: 'http://x/health', Interval: '10s' }] },
     id,
-    true,
+    [],
+    sidecars,
   );
   if (cmd.type !== 'register') throw new Error('expected register');
   assert.deepEqual(cmd.checks.map((c) => c.CheckID), ['service:api:1', 'service:api:2']);
@@ -92,12 +94,12 @@ test('agent register: several checks are numbered service:<id>:<n>; an explicit 
 });
 
 test('agent register: bad checks name the field', () => {
-  rejects(() => agentRegisterCommand({ Name: 'w', Check: {} }, id, false), 'Check.TTL');
-  rejects(() => agentRegisterCommand({ Name: 'w', Check: { TTL: 'soon' } }, id, false), 'Check.TTL', /duration/);
-  rejects(() => agentRegisterCommand({ Name: 'w', Check: { HTTP: 'http://x' } }, id, false), 'Check.Interval', /required/);
-  rejects(() => agentRegisterCommand({ Name: 'w', Checks: [{ TTL: '1s' }, { TTL: '1s', TCP: 'x:1', Interval: '1s' }] }, id, false), 'Checks[1].TCP');
-  rejects(() => agentRegisterCommand({ Name: 'w', Checks: [{ TTL: '1s', CheckID: 'a' }, { TTL: '1s', CheckID: 'a' }] }, id, false), 'Checks[1].CheckID');
-  rejects(() => agentRegisterCommand({ Port: 1 }, id, false), 'Name');
+  rejects(() => agentRegisterCommand({ Name: 'w', Check: {} }, id, undefined, sidecars), 'Check.TTL');
+  rejects(() => agentRegisterCommand({ Name: 'w', Check: { TTL: 'soon' } }, id, undefined, sidecars), 'Check.TTL', /duration/);
+  rejects(() => agentRegisterCommand({ Name: 'w', Check: { HTTP: 'http://x' } }, id, undefined, sidecars), 'Check.Interval', /required/);
+  rejects(() => agentRegisterCommand({ Name: 'w', Checks: [{ TTL: '1s' }, { TTL: '1s', TCP: 'x:1', Interval: '1s' }] }, id, undefined, sidecars), 'Checks[1].TCP');
+  rejects(() => agentRegisterCommand({ Name: 'w', Checks: [{ TTL: '1s', CheckID: 'a' }, { TTL: '1s', CheckID: 'a' }] }, id, undefined, sidecars), 'Checks[1].CheckID');
+  rejects(() => agentRegisterCommand({ Port: 1 }, id, undefined, sidecars), 'Name');
 });
 
 test('agent check update body: Status required and valid', () => {

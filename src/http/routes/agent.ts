@@ -14,6 +14,11 @@ import { type AgentIdentity, agentRegisterCommand, checkUpdateFromBody } from '.
 import { agentHealthRoutes } from './agent-health';
 import { agentCheckRoutes, checkTargetsVetter, unknownCheck } from './agent-checks';
 import { submit, submitOrThrow, refusal } from '../write';
+import type { Command } from '../../catalog/commands';
+import { sidecarId } from '../translate/sidecar';
+
+/** A sidecar's range port may be taken by a concurrent registration: this many tries, then the CONFLICT is the answer. */
+const SIDECAR_PORT_ATTEMPTS = 5;
 
 type IdParams = { Params: { id: string } };
 type Query = Record<string, unknown>;
@@ -46,12 +51,20 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
   }
 
   const vet = checkTargetsVetter(ctx);
+  const sidecarCtx = { datacenter: ctx.config.datacenter, minPort: ctx.config.sidecarMinPort, maxPort: ctx.config.sidecarMaxPort };
   app.put('/v1/agent/service/register', async (req, reply) => {
-    const exists = ctx.catalog.node(node).value !== undefined;
-    const command = agentRegisterCommand(req.body, ctx.identity, exists);
-    if (command.type === 'register') await vet(command.checks, (i) => (command.checks.length > 1 ? `Checks[${i}]` : 'Check'));
-    await submitOrThrow(ctx, reply, command);
-    return reply.code(200).send('');
+    // A sidecar port from the range can be taken between reading the node and
+    // applying the entry (another registration, another hub): apply refuses it
+    // and the registration is read again against the newer state.
+    for (let attempt = 1; ; attempt++) {
+      const command = agentRegisterCommand(req.body, ctx.identity, ctx.catalog.node(node).value?.Services, sidecarCtx);
+      if (command.type !== 'register') throw new HubError('INTERNAL', 'agent registration is not a register command');
+      const all = [...command.checks, ...(command.sidecar?.checks ?? [])];
+      await vet(all, (i) => (i >= command.checks.length ? `Connect.SidecarService.Checks[${i - command.checks.length}]` : command.checks.length > 1 ? `Checks[${i}]` : 'Check'));
+      const result = await submit(ctx, reply, command);
+      if (result.ok) return reply.code(200).send('');
+      if (!(command.sidecar?.portFree && result.error?.code === 'CONFLICT' && attempt < SIDECAR_PORT_ATTEMPTS)) throw refusal(result);
+    }
   });
 
   app.put<IdParams>('/v1/agent/service/deregister/:id', async (req, reply) => {
@@ -60,7 +73,12 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
     if (!services.some((s) => s.ID === id)) {
       throw new HubError('NOT_FOUND', `Unknown service ID "${id}". Ensure that the service ID is passed, not the service name.`);
     }
-    await submitOrThrow(ctx, reply, { type: 'deregister', node, serviceId: id });
+    // A sidecar registered with its parent goes with it (Consul's agent does the same).
+    const sidecar = services.find((s) => s.ID === sidecarId(id) && s.Kind === 'connect-proxy' && s.Proxy?.DestinationServiceID === id);
+    const command: Command = sidecar
+      ? { type: 'txn', ops: [{ op: 'service-delete', node, serviceId: sidecar.ID }, { op: 'service-delete', node, serviceId: id }] }
+      : { type: 'deregister', node, serviceId: id };
+    await submitOrThrow(ctx, reply, command);
     return reply.code(200).send('');
   });
 

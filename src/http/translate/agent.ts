@@ -3,10 +3,11 @@
 import { createHash } from 'node:crypto';
 import { invalid } from '../../errors';
 import type { Command, NodeInput } from '../../catalog/commands';
-import type { HealthStatus } from '../../catalog/types';
+import type { HealthStatus, NodeService } from '../../catalog/types';
 import { Body } from '../body';
 import { parseAgentServiceCheck, parseStatus, uniqueCheckIds } from './checks';
 import { parseService } from './service';
+import { parseSidecar, sidecarChecks, sidecarPort, type SidecarContext } from './sidecar';
 
 export interface AgentIdentity {
   nodeName: string;
@@ -28,13 +29,17 @@ export function agentNode(id: AgentIdentity): NodeInput {
 }
 
 /**
- * PUT /v1/agent/service/register. `nodeExists` decides SkipNodeUpdate: the
- * node is written the first time only, so re-registering a service does not
- * touch the node's ModifyIndex (and wake every node watcher).
+ * PUT /v1/agent/service/register. `nodeServices` is the hub node's services
+ * (undefined when the node is not registered yet), which decides
+ * SkipNodeUpdate — the node is written the first time only, so re-registering
+ * a service does not touch the node's ModifyIndex (and wake every node
+ * watcher) — and a sidecar's port. A sidecar whose port came from the range
+ * carries `portFree`: apply refuses it if another registration took that port
+ * meanwhile, and the route asks again.
  */
-export function agentRegisterCommand(raw: unknown, id: AgentIdentity, nodeExists: boolean): Command {
+export function agentRegisterCommand(raw: unknown, id: AgentIdentity, nodeServices: readonly NodeService[] | undefined, ctx: SidecarContext): Command {
   const body = Body.of(raw);
-  const service = parseService(body, 'Name');
+  const service = parseService(body, 'Name', ctx, { sidecarAllowed: true });
   if (!service.Address) service.Address = '';
   const checkBodies = body.objArray('Checks');
   const single = body.obj('Check');
@@ -44,7 +49,12 @@ export function agentRegisterCommand(raw: unknown, id: AgentIdentity, nodeExists
     parseAgentServiceCheck(c, id.nodeName, service, { index, count: all.length }),
   );
   uniqueCheckIds(checks, all);
-  return { type: 'register', node: agentNode(id), service, checks, skipNodeUpdate: nodeExists };
+  const draft = parseSidecar(body.obj('Connect'), service, ctx);
+  const command: Command = { type: 'register', node: agentNode(id), service, checks, skipNodeUpdate: nodeServices !== undefined };
+  if (!draft) return command;
+  const port = sidecarPort(draft, nodeServices ?? [], ctx);
+  const sidecar = { ...draft.service, Port: port };
+  return { ...command, sidecar: { service: sidecar, checks: sidecarChecks({ ...draft, service: sidecar }, port, id.nodeName, service.ID), portFree: draft.service.Port === 0 } };
 }
 
 /** PUT /v1/agent/check/update/:id body: {Status, Output}. */

@@ -41,7 +41,7 @@ export function registerCommand(raw: unknown, defaults: NodeDefaults): Command {
   const skipNodeUpdate = body.bool('SkipNodeUpdate');
   const node = parseNode(body, defaults, 'NodeMeta', !skipNodeUpdate);
   const serviceBody = body.obj('Service');
-  const service = serviceBody ? parseService(serviceBody, 'Service') : undefined;
+  const service = serviceBody ? parseService(serviceBody, 'Service', defaults) : undefined;
 
   const checkBodies = [...(body.obj('Check') ? [body.obj('Check')!] : []), ...body.objArray('Checks')];
   const checks: CheckInput[] = checkBodies.map((c) => {

@@ -4,6 +4,7 @@ import { invalid } from '../../errors';
 import type { ServiceInput } from '../../catalog/commands';
 import type { ServiceAddress } from '../../catalog/types';
 import { Body } from '../body';
+import { parseProxy, type ProxyContext } from './proxy';
 
 export const SERVICE_KINDS = ['', 'connect-proxy', 'mesh-gateway', 'terminating-gateway', 'ingress-gateway', 'api-gateway'] as const;
 
@@ -17,9 +18,12 @@ function taggedServiceAddresses(body: Body): Record<string, ServiceAddress> {
 
 /**
  * Parses a service. `nameField` is "Service" for catalog/txn bodies and "Name"
- * for the agent API; either way the ID defaults to the name (Consul).
+ * for the agent API; either way the ID defaults to the name (Consul). A
+ * connect-proxy's Proxy is read field by field (proxy.ts); other kinds keep
+ * theirs as given. `Connect.SidecarService` is the agent's shorthand: only
+ * the agent registration reads it (sidecar.ts), everywhere else it is refused.
  */
-export function parseService(body: Body, nameField: 'Service' | 'Name'): ServiceInput {
+export function parseService(body: Body, nameField: 'Service' | 'Name', ctx: ProxyContext, options: { sidecarAllowed?: boolean } = {}): ServiceInput {
   const name = body.requiredName(nameField);
   const kind = body.oneOf('Kind', SERVICE_KINDS, '');
   // Go clients send the zero value {Passing: 0, Warning: 0} when they set no
@@ -41,16 +45,25 @@ export function parseService(body: Body, nameField: 'Service' | 'Name'): Service
     EnableTagOverride: body.bool('EnableTagOverride'),
   };
   const proxy = body.obj('Proxy');
-  if (proxy) {
+  if (kind === 'connect-proxy') {
+    if (service.Port === 0) throw invalid(body.field('Port'), 'must be set for a connect-proxy');
+    service.Proxy = parseProxy(proxy, ctx);
+  } else if (proxy) {
     service.Proxy = { ...proxy.raw };
     const dest = proxy.name('DestinationServiceName');
     if (dest) service.Proxy.DestinationServiceName = dest;
   }
-  if (kind === 'connect-proxy' && !service.Proxy?.DestinationServiceName) {
-    throw invalid(body.field('Proxy.DestinationServiceName'), 'is required for a connect-proxy service');
-  }
   const connect = body.obj('Connect');
-  if (connect) service.Connect = { ...connect.raw, Native: connect.bool('Native') };
+  if (connect) {
+    const native = connect.bool('Native');
+    if (native && kind === 'connect-proxy') throw invalid(connect.field('Native'), 'a proxy cannot also be Connect native, only typical services');
+    if (connect.has('SidecarService') && !options.sidecarAllowed) {
+      throw invalid(connect.field('SidecarService'), 'sidecar services are registered through the agent (PUT /v1/agent/service/register)');
+    }
+    // The shorthand is expanded by the agent, never stored (Consul keeps it out of the catalog too).
+    const rest = Object.fromEntries(Object.entries(connect.raw).filter(([k]) => !['sidecarservice', 'sidecar_service', 'native'].includes(k.toLowerCase())));
+    service.Connect = { ...rest, Native: native };
+  }
   const ns = body.name('Namespace');
   if (ns) service.Namespace = ns;
   const partition = body.name('Partition');

@@ -39,16 +39,16 @@ function nodeOp(op: Body, defaults: NodeDefaults): TxnOp {
   }
 }
 
-function serviceOp(op: Body): TxnOp {
+function serviceOp(op: Body, defaults: NodeDefaults): TxnOp {
   const verb = verbOf(op);
   const nodeName = op.requiredName('Node');
   const service = op.obj('Service');
   if (!service) throw invalid(op.field('Service'), 'is required');
   switch (verb) {
     case 'set':
-      return { op: 'service-set', node: nodeName, service: parseService(service, 'Service') };
+      return { op: 'service-set', node: nodeName, service: parseService(service, 'Service', defaults) };
     case 'cas':
-      return { op: 'service-cas', node: nodeName, service: parseService(service, 'Service'), index: casIndex(service) };
+      return { op: 'service-cas', node: nodeName, service: parseService(service, 'Service', defaults), index: casIndex(service) };
     case 'delete':
       return { op: 'service-delete', node: nodeName, serviceId: service.requiredName('ID') };
     case 'delete-cas':
@@ -91,7 +91,7 @@ export function txnCommand(raw: unknown, defaults: NodeDefaults): Command {
       case 'Node':
         return nodeOp(op.obj('Node')!, defaults);
       case 'Service':
-        return serviceOp(op.obj('Service')!);
+        return serviceOp(op.obj('Service')!, defaults);
       case 'Check':
         return checkOp(op.obj('Check')!);
       default:
