@@ -52,6 +52,10 @@ export interface Config {
   /** Service mesh (docs/mesh.md): the port range sidecar registrations take a port from, inclusive. */
   sidecarMinPort: number;
   sidecarMaxPort: number;
+  /** xDS history: responses (and their ACK/NACK) kept per node (0 = no history). */
+  xdsHistory: number;
+  /** Keep the xDS history in history.db beside the log: auto = when the log is SQLite. */
+  xdsHistoryPersist: 'auto' | 'on' | 'off';
 }
 
 export const DEFAULTS: Config = {
@@ -77,6 +81,8 @@ export const DEFAULTS: Config = {
   shutdownTimeoutMs: 10_000,
   sidecarMinPort: 21000,
   sidecarMaxPort: 21255,
+  xdsHistory: 1_000,
+  xdsHistoryPersist: 'auto',
 };
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -106,6 +112,8 @@ const OPTIONS = {
   'shutdown-timeout': { env: 'XDSHUB_SHUTDOWN_TIMEOUT' },
   'sidecar-min-port': { env: 'XDSHUB_SIDECAR_MIN_PORT' },
   'sidecar-max-port': { env: 'XDSHUB_SIDECAR_MAX_PORT' },
+  'xds-history': { env: 'XDSHUB_XDS_HISTORY' },
+  'xds-history-persist': { env: 'XDSHUB_XDS_HISTORY_PERSIST' },
 } as const;
 type OptionName = keyof typeof OPTIONS;
 
@@ -218,6 +226,15 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   set('sidecar-min-port', (v) => (config.sidecarMinPort = port(v, 'sidecar-min-port')));
   set('sidecar-max-port', (v) => (config.sidecarMaxPort = port(v, 'sidecar-max-port')));
   if (config.sidecarMinPort > config.sidecarMaxPort) throw invalid('sidecar-min-port', 'must not exceed --sidecar-max-port');
+
+  set('xds-history', (v) => (config.xdsHistory = count(v, 'xds-history')));
+  set('xds-history-persist', (v) => {
+    if (v !== 'auto' && v !== 'on' && v !== 'off') throw invalid('xds-history-persist', `expected auto, on or off, got "${v}"`);
+    config.xdsHistoryPersist = v;
+  });
+  if (config.xdsHistoryPersist === 'on' && config.store.kind !== 'sqlite') {
+    throw invalid('xds-history-persist', `on needs the SQLite store (history.db sits beside it in --data-dir); with --store ${config.store.kind} the history is kept in memory only`);
+  }
 
   if (config.upstream !== undefined && config.store.kind === 'redis') {
     throw invalid('upstream', 'a fan-out hub (--upstream) keeps no log; do not combine it with --store redis://');

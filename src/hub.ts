@@ -24,6 +24,7 @@ import { createCatalogXdsProvider, type CatalogXdsProvider } from './xds/transla
 import { withClientConfigSources } from './xds/translate/config-sources';
 import { registerXdsHttp } from './xds/transport/http';
 import { createXdsServer, type XdsServer } from './xds/transport/server';
+import { createOps, type Ops } from './ops/index';
 
 export type HubState = 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED';
 
@@ -67,6 +68,8 @@ export interface AttachedServices {
 
 export interface GrpcAttachContext {
   catalog: Catalog;
+  /** The log (the operator tools replay it). */
+  log: Log;
   config: Config;
   logger: pino.Logger;
   metrics: HubMetrics;
@@ -85,21 +88,31 @@ export interface GrpcAttachContext {
 export function attachHubServices(
   server: grpc.Server,
   hub: GrpcAttachContext,
-): AttachedServices & { xds: XdsServer; provider: CatalogXdsProvider } {
+): AttachedServices & { xds: XdsServer; provider: CatalogXdsProvider; ops: Ops } {
   const { config, metrics, publisher, views } = hub;
   addSubscribeService(server, { publisher, logger: hub.logger, datacenter: config.datacenter });
-  const provider = createCatalogXdsProvider({ views, logger: hub.logger });
-  // Per-type and REST clients get config sources they can follow (docs/envoy.md).
-  const xds = createXdsServer({ provider: withClientConfigSources(provider), config, logger: hub.logger, registry: metrics.registry });
+  // Operator tools (docs/operator-tools.md): the history records the index each translation stands for.
+  const ops = createOps({ catalog: hub.catalog, log: hub.log, config, logger: hub.logger, registry: metrics.registry });
+  const provider = createCatalogXdsProvider({ views: ops.tracker.views(views), logger: hub.logger });
+  ops.tracker.follow(provider);
+  // Per-type and REST clients get config sources they can follow (docs/envoy.md); rollouts hold nodes on top.
+  const served = ops.serve(withClientConfigSources(provider));
+  const xds = createXdsServer({ provider: served, config, logger: hub.logger, registry: metrics.registry, observer: ops.observer });
+  ops.attach(xds);
   xds.addTo(server);
   return {
     xds,
     provider,
-    // REST-JSON xDS (POST /v3/discovery:*) and the xDS admin views on the HTTP port.
-    registerHttp: (app) => registerXdsHttp(app, { xds, provider }),
+    ops,
+    // REST-JSON xDS (POST /v3/discovery:*), the xDS admin views and the operator tools on the HTTP port.
+    registerHttp: (app) => {
+      registerXdsHttp(app, { xds, provider, configAt: ops.configAt });
+      ops.registerHttp(app);
+    },
     // Reverse order of creation: streams end first, then what feeds them.
     close() {
       xds.close();
+      ops.close();
       provider.close();
     },
   };
@@ -174,7 +187,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
 
     grpcServer = new grpc.Server({ 'grpc.keepalive_permit_without_calls': 1 });
     // ── gRPC services are added here, before bind (Subscribe, xDS). ──
-    const result = options.attachGrpc?.(grpcServer, { catalog, config, logger, metrics, publisher, views });
+    const result = options.attachGrpc?.(grpcServer, { catalog, log, config, logger, metrics, publisher, views });
     attached = typeof result === 'function' ? { close: result } : (result ?? {});
     undo.push(() => attached.close?.());
     const grpcHost = config.bind.includes(':') ? `[${config.bind}]` : config.bind;

@@ -3,7 +3,8 @@
 // else → 500 (logged). Bodies are plain text, as Consul's are.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isHubError } from '../errors';
-import { sendText } from './reply';
+import { sendJson, sendText } from './reply';
+import { WriteAnswered } from './write';
 
 /** "/Service/Port" → "Service.Port"; "/Checks/0/TTL" → "Checks[0].TTL". */
 export function fieldFromInstancePath(path: string): string {
@@ -25,6 +26,7 @@ function validationMessage(err: FastifyError): string {
 
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+    if ((err as unknown) instanceof WriteAnswered) return sendJson(reply, (err as unknown as WriteAnswered).body);
     if (isHubError(err)) {
       if (err.httpStatus >= 500) req.log.warn({ err }, 'request failed');
       return sendText(reply, err.httpStatus, err.message);

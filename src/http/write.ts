@@ -2,15 +2,45 @@
 // index in X-Consul-Index, and turn apply's refusals into HubErrors.
 import type { FastifyReply } from 'fastify';
 import type { ApplyResult, Command } from '../catalog/commands';
-import { HubError } from '../errors';
+import { HubError, invalid } from '../errors';
 import type { HttpContext } from './context';
+
+/**
+ * How the hub's operator tools (src/ops) take part in a write: a dry run
+ * answers without writing (by throwing WriteAnswered), a staged rollout wraps
+ * the submit. Installed with app.decorate('xdshubWriteHook', hook).
+ */
+export type WriteHook = (reply: FastifyReply, command: Command, submit: () => Promise<ApplyResult>) => Promise<ApplyResult>;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    xdshubWriteHook?: WriteHook;
+  }
+}
+
+/** A write answered by the hook instead of the route (a dry run): the error handler sends `body` with 200. */
+export class WriteAnswered extends Error {
+  constructor(readonly body: unknown) {
+    super('answered without writing');
+  }
+}
+
+/** Options only the operator tools understand; refused when they are not there. */
+const OPS_QUERY = ['dry-run', 'rollout'];
 
 export async function submit(ctx: HttpContext, reply: FastifyReply, command: Command): Promise<ApplyResult> {
   const started = process.hrtime.bigint();
   let result: ApplyResult;
+  const hook = reply.server.xdshubWriteHook;
+  if (!hook) {
+    const query = reply.request.query as Record<string, unknown>;
+    const asked = OPS_QUERY.find((q) => query[q] !== undefined) ?? (reply.request.headers['x-xdshub-rollout'] !== undefined ? 'X-Xdshub-Rollout' : undefined);
+    if (asked) throw invalid(asked, 'needs the xDS server (xdshub serve); this hub has none');
+  }
   try {
-    result = await ctx.catalog.submit(command);
+    result = hook ? await hook(reply, command, () => ctx.catalog.submit(command)) : await ctx.catalog.submit(command);
   } catch (err) {
+    if (err instanceof WriteAnswered) throw err;
     ctx.metrics.catalogWrites.inc({ type: command.type, outcome: 'error' });
     throw err;
   }

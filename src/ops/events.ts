@@ -1,0 +1,65 @@
+// The operator event stream (GET /v1/ops/events, server-sent events): the
+// catalog index moving, each push and each ACK/NACK, rollout state changes.
+// The dashboard listens to it instead of polling. Each client has a bounded
+// queue: one that does not keep up is disconnected (EventSource reconnects and
+// re-reads the state), never buffered without limit.
+import type { FastifyInstance } from 'fastify';
+
+export interface OpsEvent {
+  type: 'index' | 'push' | 'answer' | 'rollout';
+  data: unknown;
+}
+
+export interface EventBus {
+  publish(e: OpsEvent): void;
+  register(app: FastifyInstance): void;
+  close(): void;
+  /** Connected listeners (tests, metrics). */
+  size(): number;
+}
+
+/** Bytes a client may have unsent before it is dropped. */
+const MAX_PENDING_BYTES = 1 << 20;
+
+export function createEventBus(): EventBus {
+  const clients = new Set<{ write(text: string): boolean; end(): void; pending(): number }>();
+  let seq = 0;
+  return {
+    publish(e) {
+      if (clients.size === 0) return;
+      const text = `id: ${++seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e.data)}\n\n`;
+      for (const c of clients) {
+        if (c.pending() > MAX_PENDING_BYTES) {
+          clients.delete(c);
+          c.end();
+        } else c.write(text);
+      }
+    },
+    register(app) {
+      // Open streams would hold the server's close: end them first.
+      app.addHook('preClose', (done) => {
+        for (const c of clients) c.end();
+        clients.clear();
+        done();
+      });
+      app.get('/v1/ops/events', (req, reply) => {
+        reply.hijack();
+        const res = reply.raw;
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+        res.write(': xdshub events\n\n');
+        const client = { write: (t: string) => res.write(t), end: () => res.end(), pending: () => res.writableLength };
+        clients.add(client);
+        const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
+        req.raw.on('close', () => {
+          clearInterval(ping);
+          clients.delete(client);
+        });
+      });
+    },
+    close() {
+      for (const c of clients) c.end();
+      clients.clear();
+    },
+    size: () => clients.size,
+  };
+}

@@ -1,0 +1,146 @@
+// The xDS history kept in its own SQLite file beside the log (history.db in the
+// data directory): never in the log, so recording pushes never moves the
+// catalog's index and never contends with the log's exclusive lock. Writes are
+// buffered and committed in one transaction every `flushMs`; a crash loses at
+// most that much history, never a catalog write.
+//
+// Name → version maps are stored once per content (by hash) in `sets`: a push
+// that reached a thousand nodes stores one map and a thousand small rows.
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { HubError } from '../errors';
+import type { HistoryPersistence, HistoryRecord, KnownNode, TypeShort } from './history';
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS nodes (id TEXT PRIMARY KEY, cluster TEXT NOT NULL, user_agent TEXT NOT NULL, config_source TEXT);
+  CREATE TABLE IF NOT EXISTS sets (hash TEXT PRIMARY KEY, resources TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS records (
+    node TEXT NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL, log_index TEXT NOT NULL,
+    stream INTEGER NOT NULL, type TEXT NOT NULL, nonce TEXT NOT NULL, variant TEXT NOT NULL,
+    version TEXT NOT NULL, set_hash TEXT NOT NULL, answer TEXT,
+    PRIMARY KEY (node, seq)
+  );
+`;
+
+export interface SqliteHistoryOptions {
+  path: string;
+  /** Records kept per node in the file. */
+  perNode: number;
+  flushMs?: number;
+}
+
+interface Row {
+  seq: number;
+  at: number;
+  log_index: string;
+  stream: number;
+  type: string;
+  nonce: string;
+  variant: string;
+  version: string;
+  resources: string;
+  answer: string | null;
+}
+
+export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersistence {
+  mkdirSync(dirname(options.path), { recursive: true });
+  let db: Database.Database;
+  try {
+    db = new Database(options.path, { timeout: 1_000 });
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.exec(SCHEMA);
+  } catch (err) {
+    throw new HubError('INTERNAL', `cannot open the xDS history at ${options.path}: ${(err as Error).message}`, { cause: err });
+  }
+  const st = {
+    lastSeq: db.prepare('SELECT MAX(seq) AS seq FROM records WHERE node = ?'),
+    load: db.prepare(
+      'SELECT * FROM (SELECT r.*, s.resources FROM records r JOIN sets s ON s.hash = r.set_hash WHERE r.node = ? ORDER BY r.seq DESC LIMIT ?) ORDER BY seq',
+    ),
+    nodes: db.prepare('SELECT id, cluster, user_agent, config_source FROM nodes'),
+    node: db.prepare('INSERT OR REPLACE INTO nodes (id, cluster, user_agent, config_source) VALUES (?, ?, ?, ?)'),
+    set: db.prepare('INSERT OR IGNORE INTO sets (hash, resources) VALUES (?, ?)'),
+    record: db.prepare('INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+    trim: db.prepare('DELETE FROM records WHERE node = ? AND seq <= ?'),
+    orphans: db.prepare('DELETE FROM sets WHERE hash NOT IN (SELECT set_hash FROM records)'),
+  };
+  // Hash per map object: maps are shared between records and never change.
+  const hashes = new WeakMap<ReadonlyMap<string, string | null>, { hash: string; json: string }>();
+  const pending = new Map<string, { node: KnownNode; record: HistoryRecord }>();
+  let flushes = 0;
+
+  const hashOf = (m: ReadonlyMap<string, string | null>) => {
+    let h = hashes.get(m);
+    if (!h) {
+      const json = JSON.stringify(Object.fromEntries(m));
+      h = { hash: createHash('sha256').update(json).digest('hex').slice(0, 32), json };
+      hashes.set(m, h);
+    }
+    return h;
+  };
+
+  const write = db.transaction((items: { node: KnownNode; record: HistoryRecord }[]) => {
+    const newest = new Map<string, number>();
+    for (const { node, record: r } of items) {
+      st.node.run(node.id, node.cluster, node.userAgent, node.configSource ?? null);
+      const { hash, json } = hashOf(r.resources);
+      st.set.run(hash, json);
+      st.record.run(node.id, r.seq, r.at, r.index.toString(), r.stream, r.type, r.nonce, r.variant, r.version, hash, r.answer ? JSON.stringify(r.answer) : null);
+      newest.set(node.id, Math.max(newest.get(node.id) ?? 0, r.seq));
+    }
+    for (const [node, seq] of newest) st.trim.run(node, seq - options.perNode);
+    if (++flushes % 50 === 0) st.orphans.run();
+  });
+
+  function flush(): void {
+    if (pending.size === 0 || !db.open) return;
+    const items = [...pending.values()];
+    pending.clear();
+    write(items);
+  }
+  const timer = setInterval(flush, options.flushMs ?? 200);
+  timer.unref();
+
+  return {
+    lastSeq(node) {
+      const row = st.lastSeq.get(node) as { seq: number | null };
+      return Math.max(row.seq ?? 0, ...[...pending.values()].filter((p) => p.node.id === node).map((p) => p.record.seq));
+    },
+    load(node, limit) {
+      flush();
+      return (st.load.all(node, limit) as Row[]).map((row) => ({
+        seq: row.seq,
+        at: row.at,
+        index: BigInt(row.log_index),
+        stream: row.stream,
+        type: row.type as TypeShort,
+        nonce: row.nonce,
+        variant: row.variant as 'sotw' | 'delta',
+        version: row.version,
+        resources: new Map(Object.entries(JSON.parse(row.resources) as Record<string, string | null>)),
+        answer: row.answer ? JSON.parse(row.answer) : undefined,
+      }));
+    },
+    nodes() {
+      flush();
+      return (st.nodes.all() as { id: string; cluster: string; user_agent: string; config_source: string | null }[]).map((n) => ({
+        id: n.id,
+        cluster: n.cluster,
+        userAgent: n.user_agent,
+        configSource: (n.config_source ?? undefined) as KnownNode['configSource'],
+      }));
+    },
+    save(node, record) {
+      pending.set(`${node.id}\n${record.seq}`, { node, record });
+    },
+    flush,
+    close() {
+      clearInterval(timer);
+      flush();
+      db.close();
+    },
+  };
+}

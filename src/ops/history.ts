@@ -1,0 +1,196 @@
+// The per-node xDS history: every response the hub sent a node (time, the log
+// index its resources were translated at, type, nonce, names and versions) and
+// the node's answer (ACK, or NACK with its message). Bounded in memory (a ring
+// of `perNode` records per node, at most `maxNodes` nodes, least recently
+// pushed forgotten first) and, optionally, kept in a store (history-sqlite.ts)
+// so it survives a restart.
+//
+// Records share the transport's name → version maps (one map per response
+// content, shared by every stream that got it), so a fleet that receives the
+// same push costs one map, not one per node.
+import type { AnswerEvent, SentEvent, XdsObserver } from '../xds/transport/observer';
+import type { XdsNode } from '../xds/transport/provider';
+import { resourceTypeOf } from '../xds/transport/resource-types';
+
+export type TypeShort = 'LDS' | 'RDS' | 'CDS' | 'EDS';
+
+export interface Answer {
+  ack: boolean;
+  /** ms since the epoch. */
+  at: number;
+  code?: number;
+  message?: string;
+}
+
+export interface HistoryRecord {
+  /** Per node, increasing; continues across restarts when the history is stored. */
+  seq: number;
+  at: number;
+  /** The log index the pushed resources were translated at. */
+  index: bigint;
+  stream: number;
+  type: TypeShort;
+  nonce: string;
+  variant: 'sotw' | 'delta';
+  /** SotW set version; '' for Delta. */
+  version: string;
+  /** name → version; null = removed (Delta). */
+  resources: ReadonlyMap<string, string | null>;
+  answer: Answer | undefined;
+}
+
+export interface KnownNode {
+  id: string;
+  cluster: string;
+  userAgent: string;
+  configSource: XdsNode['configSource'];
+}
+
+/** Where records outlive the process. Writes are buffered by the implementation; reads are synchronous. */
+export interface HistoryPersistence {
+  /** The highest seq stored for a node (0 if none). */
+  lastSeq(node: string): number;
+  /** Stored records of a node, oldest first, at most `limit` (the newest ones). */
+  load(node: string, limit: number): HistoryRecord[];
+  /** Known nodes and their identity (for offline nodes in dry runs and the dashboard). */
+  nodes(): KnownNode[];
+  /** Saves (or replaces) a record. */
+  save(node: KnownNode, record: HistoryRecord): void;
+  flush(): void;
+  close(): void;
+}
+
+export interface HistoryOptions {
+  /** Records kept per node (0 = history off). */
+  perNode: number;
+  /** Most nodes kept in memory. */
+  maxNodes?: number;
+  /** The log index of the state the live provider last translated (index-tracker.ts). */
+  index(): bigint;
+  persistence?: HistoryPersistence;
+  /** Told of each record as it is added or answered (the event stream). */
+  onRecord?(node: string, record: HistoryRecord): void;
+}
+
+export interface History extends XdsObserver {
+  /** Records of a node, oldest first. */
+  of(node: string): HistoryRecord[];
+  /** Every node the history knows (in memory or stored). */
+  nodes(): KnownNode[];
+  /** The record of a push by nonce (for rollouts). */
+  find(node: string, nonce: string): HistoryRecord | undefined;
+  flush(): void;
+  close(): void;
+}
+
+interface NodeSlot {
+  node: KnownNode;
+  records: HistoryRecord[];
+  /** Stored records were merged in. */
+  loaded: boolean;
+  nextSeq: number;
+}
+
+const DEFAULT_MAX_NODES = 10_000;
+
+export function createHistory(options: HistoryOptions): History {
+  const { perNode, persistence } = options;
+  const maxNodes = options.maxNodes ?? DEFAULT_MAX_NODES;
+  const slots = new Map<string, NodeSlot>();
+
+  function slotOf(node: XdsNode): NodeSlot {
+    let slot = slots.get(node.id);
+    if (slot) {
+      // Most recently pushed last: the oldest is forgotten first.
+      slots.delete(node.id);
+    } else {
+      slot = { node: known(node), records: [], loaded: false, nextSeq: (persistence?.lastSeq(node.id) ?? 0) + 1 };
+      if (slots.size >= maxNodes) slots.delete(slots.keys().next().value!);
+    }
+    slots.set(node.id, slot);
+    return slot;
+  }
+
+  function loaded(slot: NodeSlot): NodeSlot {
+    if (slot.loaded || !persistence) return slot;
+    const stored = persistence.load(slot.node.id, perNode);
+    const have = new Set(slot.records.map((r) => r.seq));
+    slot.records = [...stored.filter((r) => !have.has(r.seq)), ...slot.records].slice(-perNode);
+    slot.loaded = true;
+    return slot;
+  }
+
+  function changed(slot: NodeSlot, record: HistoryRecord): void {
+    persistence?.save(slot.node, record);
+    options.onRecord?.(slot.node.id, record);
+  }
+
+  return {
+    sent(e: SentEvent) {
+      if (perNode <= 0) return;
+      const type = resourceTypeOf(e.typeUrl);
+      if (!type) return;
+      const slot = slotOf(e.node);
+      slot.node = known(e.node);
+      const record: HistoryRecord = {
+        seq: slot.nextSeq++,
+        at: e.at,
+        index: options.index(),
+        stream: e.stream,
+        type: type.short,
+        nonce: e.nonce,
+        variant: e.variant,
+        version: e.version,
+        resources: e.resources,
+        answer: undefined,
+      };
+      slot.records.push(record);
+      if (slot.records.length > perNode) slot.records.splice(0, slot.records.length - perNode);
+      changed(slot, record);
+    },
+    answered(e: AnswerEvent) {
+      if (perNode <= 0) return;
+      const slot = slots.get(e.node.id);
+      const record = slot?.records.findLast((r) => r.nonce === e.nonce && r.stream === e.stream);
+      if (!slot || !record) return;
+      record.answer = e.error ? { ack: false, at: e.at, code: e.error.code, message: e.error.message } : { ack: true, at: e.at };
+      changed(slot, record);
+    },
+    of(node) {
+      const slot = slots.get(node);
+      if (slot) return [...loaded(slot).records];
+      return persistence ? persistence.load(node, perNode) : [];
+    },
+    nodes() {
+      const out = new Map<string, KnownNode>();
+      for (const n of persistence?.nodes() ?? []) out.set(n.id, n);
+      for (const s of slots.values()) out.set(s.node.id, s.node);
+      return [...out.values()];
+    },
+    find(node, nonce) {
+      return slots.get(node)?.records.findLast((r) => r.nonce === nonce);
+    },
+    flush: () => persistence?.flush(),
+    close: () => persistence?.close(),
+  };
+}
+
+function known(node: XdsNode): KnownNode {
+  return { id: node.id, cluster: node.cluster, userAgent: node.userAgent, configSource: node.configSource };
+}
+
+/** A record as JSON (the HTTP API, the store). */
+export function recordJson(r: HistoryRecord): Record<string, unknown> {
+  return {
+    seq: r.seq,
+    at: new Date(r.at).toISOString(),
+    index: r.index.toString(),
+    stream: r.stream,
+    type: r.type,
+    nonce: r.nonce,
+    variant: r.variant,
+    version: r.version,
+    resources: Object.fromEntries(r.resources),
+    answer: r.answer ? { ...r.answer, at: new Date(r.answer.at).toISOString() } : null,
+  };
+}

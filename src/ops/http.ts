@@ -1,0 +1,158 @@
+// HTTP face of the operator tools: history, diffs, rollouts, dry runs (as
+// `?dry-run=true` on every write route, through the write hook, and as
+// POST /v1/ops/dry-run for a change given as a request), and the dashboard.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Catalog } from '../catalog/catalog';
+import { HubError, invalid, isHubError } from '../errors';
+import { WriteAnswered, type WriteHook } from '../http/write';
+import type { XdsServer } from '../xds/transport/server';
+import { copyOf, predict } from './dry-run';
+import { recordJson, type History } from './history';
+import { targetNodes } from './nodes';
+import type { OpsReads } from './reads';
+import { parseRolloutSpec, type Rollouts } from './rollout';
+import type { Shadow } from './shadow';
+
+export interface OpsHttpDeps {
+  catalog: Catalog;
+  history: History;
+  rollouts: Rollouts;
+  reads: OpsReads;
+  newShadow(): Shadow;
+  xds(): XdsServer | undefined;
+  uiDir: string;
+}
+
+const UI_FILES: Record<string, string> = {
+  '': 'text/html; charset=utf-8',
+  'index.html': 'text/html; charset=utf-8',
+  'app.js': 'text/javascript; charset=utf-8',
+  'style.css': 'text/css; charset=utf-8',
+};
+
+/** The routes that take ?dry-run=true and X-Xdshub-Rollout (every catalog and config write). */
+export const DRY_RUN_ROUTES = [
+  'PUT /v1/catalog/register',
+  'PUT /v1/catalog/deregister',
+  'PUT /v1/agent/service/register',
+  'PUT /v1/config',
+  'DELETE /v1/config/:kind/:name',
+  'PUT /v1/txn',
+];
+
+function flag(req: FastifyRequest, name: string): boolean {
+  const v = (req.query as Record<string, unknown>)[name];
+  if (v === undefined) return false;
+  const text = String(Array.isArray(v) ? v.at(-1) : v);
+  if (text === '' || text === 'true' || text === '1') return true;
+  if (text === 'false' || text === '0') return false;
+  throw invalid(name, `expected true or false, got "${text}"`);
+}
+
+function routeOf(req: FastifyRequest): string {
+  return `${req.method} ${req.routeOptions.url ?? ''}`;
+}
+
+function sendError(reply: { code(n: number): { send(b: unknown): unknown } }, err: unknown): unknown {
+  if (isHubError(err)) return reply.code(err.httpStatus).send({ error: err.message, field: err.field ?? null });
+  throw err;
+}
+
+export function registerOpsHttp(app: FastifyInstance, deps: OpsHttpDeps): void {
+  const { catalog, history, rollouts, reads } = deps;
+  let dryShadow: Shadow | undefined;
+  let dryQueue: Promise<unknown> = Promise.resolve();
+
+  const hook: WriteHook = async (reply, command, submit) => {
+    const req = reply.request;
+    const dry = flag(req, 'dry-run');
+    const rolloutText = (req.headers['x-xdshub-rollout'] as string | undefined) ?? ((req.query as Record<string, string | undefined>)['rollout']);
+    if ((dry || rolloutText !== undefined) && !DRY_RUN_ROUTES.includes(routeOf(req))) {
+      throw invalid(dry ? 'dry-run' : 'X-Xdshub-Rollout', `not taken by ${routeOf(req)} (only ${DRY_RUN_ROUTES.join(', ')})`);
+    }
+    if (dry) {
+      // One dry run at a time on one shadow: consecutive runs retranslate only what differs.
+      const run = dryQueue.then(() => predict((dryShadow ??= deps.newShadow()), copyOf(catalog), command, targetNodes(deps.xds(), history.nodes())));
+      dryQueue = run.catch(() => undefined);
+      throw new WriteAnswered(await run);
+    }
+    if (rolloutText === undefined) return submit();
+    const { result, rollout } = await rollouts.run(parseRolloutSpec(rolloutText), command, submit);
+    reply.header('X-Xdshub-Rollout-Id', rollout.id);
+    return result;
+  };
+  app.decorate('xdshubWriteHook', hook);
+
+  app.get<{ Params: { node: string }; Querystring: { limit?: string } }>('/v1/xds/history/:node', async (req, reply) => {
+    const limit = req.query.limit === undefined ? undefined : Number(req.query.limit);
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) return sendError(reply, invalid('limit', `expected a whole number ≥ 1, got "${req.query.limit}"`));
+    const records = history.of(req.params.node);
+    const known = history.nodes().find((n) => n.id === req.params.node);
+    if (!known && records.length === 0) return sendError(reply, new HubError('NOT_FOUND', `no history for node "${req.params.node}"`, { field: 'node' }));
+    return { node: known ?? { id: req.params.node }, records: records.slice(limit === undefined ? 0 : -limit).map(recordJson) };
+  });
+
+  app.get('/v1/xds/nodes', async () => {
+    const connected = new Set((deps.xds()?.streams() ?? []).flatMap((s) => (s.node && !s.isClosed ? [s.node.id] : [])));
+    return history
+      .nodes()
+      .map((n) => ({ ...n, connected: connected.has(n.id), lastPush: (() => { const r = history.of(n.id).at(-1); return r ? recordJson(r) : null; })() }))
+      .sort((a, b) => (a.id < b.id ? -1 : 1));
+  });
+
+  app.get<{ Params: { node: string }; Querystring: { from?: string; to?: string; cluster?: string } }>('/v1/xds/diff/:node', async (req, reply) => {
+    try {
+      return await reads.diff(req.params.node, req.query.from ?? '', req.query.to ?? '', req.query.cluster);
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+
+  app.get('/v1/xds/rollouts', async () => rollouts.list());
+  app.get<{ Params: { id: string } }>('/v1/xds/rollouts/:id', async (req, reply) => rollouts.get(req.params.id) ?? sendError(reply, new HubError('NOT_FOUND', `no rollout "${req.params.id}"`)));
+  app.post<{ Params: { id: string } }>('/v1/xds/rollouts/:id/rollback', async (req, reply) => {
+    try {
+      const r = await rollouts.rollback(req.params.id);
+      if (r.rollbackIndex) reply.header('X-Consul-Index', r.rollbackIndex);
+      return r;
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+  app.post<{ Params: { id: string } }>('/v1/xds/rollouts/:id/proceed', async (req, reply) => {
+    try {
+      return rollouts.proceed(req.params.id);
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+
+  // A change given as the request it would be (`xdshub diff`, the dashboard): its dry run.
+  app.post('/v1/ops/dry-run', async (req, reply) => {
+    const body = req.body as { Method?: unknown; Path?: unknown; Body?: unknown } | null;
+    const method = typeof body?.Method === 'string' ? body.Method.toUpperCase() : 'PUT';
+    const path = typeof body?.Path === 'string' ? body.Path : '';
+    const route = DRY_RUN_ROUTES.find((r) => {
+      const [m, p] = r.split(' ');
+      return m === method && new RegExp(`^${p!.replace(/:[a-z]+/g, '[^/?]+')}(\\?.*)?$`).test(path);
+    });
+    if (!route) return sendError(reply, invalid('Path', `expected one of ${DRY_RUN_ROUTES.join(', ')}; got ${method} ${path || '(none)'}`));
+    const res = await app.inject({
+      method: method as 'PUT',
+      url: `${path}${path.includes('?') ? '&' : '?'}dry-run=true`,
+      ...(body?.Body === undefined ? {} : { payload: JSON.stringify(body.Body), headers: { 'content-type': 'application/json' } }),
+    });
+    return reply.code(res.statusCode).type(String(res.headers['content-type'] ?? 'application/json')).send(res.body);
+  });
+
+  const ui = async (file: string, reply: { code(n: number): any; type(t: string): any; send(b: unknown): any; redirect(u: string): any }) => {
+    const type = UI_FILES[file];
+    if (type === undefined) return reply.code(404).type('text/plain').send('not found');
+    return reply.type(type).send(await readFile(join(deps.uiDir, file || 'index.html')));
+  };
+  app.get('/ui', (_req, reply) => reply.redirect('/ui/'));
+  app.get('/ui/', (_req, reply) => ui('', reply));
+  app.get<{ Params: { file: string } }>('/ui/:file', (req, reply) => ui(req.params.file, reply));
+}

@@ -1,0 +1,296 @@
+// Staged rollouts. A change sent with `X-Xdshub-Rollout: canary=N,window=30s`
+// is written to the log as usual, but only N canary nodes see it at first:
+// every other node is served from a pinned translation of the state just
+// before the change (a shadow, shadow.ts). Both the pinned and the live
+// translation are whole, consistent states, so a held node never mixes old and
+// new resources; moving it from one to the other later is an ordinary update,
+// pushed in the transport's make-before-break order.
+//
+// A NACK from a canary within the window, or a check of a named service turning
+// critical, stops the rollout: the others stay pinned ("held") until the
+// operator rolls back (the inverse change is written, then the hold is
+// released) or proceeds. A quiet window releases the hold: everyone moves on.
+import type { Catalog } from '../catalog/catalog';
+import type { Command } from '../catalog/commands';
+import { HubError, invalid } from '../errors';
+import { parseDurationMs } from '../config';
+import type { AnswerEvent } from '../xds/transport/observer';
+import type { ResourceChange, ResourceProvider, XdsNode } from '../xds/transport/provider';
+import { RESOURCE_TYPES } from '../xds/transport/resource-types';
+import { copyOf } from './dry-run';
+import { inverseOf } from './inverse';
+import type { Shadow } from './shadow';
+
+export interface RolloutSpec {
+  canary: number;
+  windowMs: number;
+  /** Which nodes are canaries: node ids matching a glob, nodes of a cluster, or any (random). */
+  select: { kind: 'id'; glob: string } | { kind: 'cluster'; cluster: string } | { kind: 'random' };
+  /** Services whose checks turning critical stop the rollout. */
+  health: string[];
+}
+
+export type RolloutState = 'canary' | 'held' | 'completed' | 'rolled-back' | 'refused';
+
+export interface Rollout {
+  id: string;
+  state: RolloutState;
+  spec: RolloutSpec;
+  command: Command;
+  /** The index of the change, and of the state held nodes are pinned at. */
+  index: string | null;
+  pinnedIndex: string;
+  canaries: string[];
+  startedAt: string;
+  endsAt: string;
+  reason: string | null;
+  rollbackIndex: string | null;
+}
+
+/** `canary=2,window=30s,select=id:web-*|cluster:NAME|random,health=svc1+svc2`. */
+export function parseRolloutSpec(text: string, field = 'X-Xdshub-Rollout'): RolloutSpec {
+  const spec: RolloutSpec = { canary: 0, windowMs: 30_000, select: { kind: 'random' }, health: [] };
+  let sawCanary = false;
+  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const eq = part.indexOf('=');
+    const key = eq < 0 ? part : part.slice(0, eq);
+    const value = eq < 0 ? '' : part.slice(eq + 1);
+    if (key === 'canary') {
+      if (!/^\d+$/.test(value) || Number(value) < 1) throw invalid(field, `canary: expected a number of nodes ≥ 1, got "${value}"`);
+      spec.canary = Number(value);
+      sawCanary = true;
+    } else if (key === 'window') spec.windowMs = parseDurationMs(value, `${field} window`);
+    else if (key === 'select') {
+      if (value === 'random') spec.select = { kind: 'random' };
+      else if (value.startsWith('id:') && value.length > 3) spec.select = { kind: 'id', glob: value.slice(3) };
+      else if (value.startsWith('cluster:') && value.length > 8) spec.select = { kind: 'cluster', cluster: value.slice(8) };
+      else throw invalid(field, `select: expected id:GLOB, cluster:NAME or random, got "${value}"`);
+    } else if (key === 'health') spec.health = value.split('+').filter(Boolean);
+    else throw invalid(field, `unknown option "${key}" (canary, window, select, health)`);
+  }
+  if (!sawCanary) throw invalid(field, 'canary=N is required');
+  return spec;
+}
+
+function globMatch(glob: string, text: string): boolean {
+  const re = new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+  return re.test(text);
+}
+
+/** Picks up to `spec.canary` of the connected nodes. */
+export function pickCanaries(spec: RolloutSpec, nodes: readonly XdsNode[], random: () => number = Math.random): string[] {
+  const eligible = nodes.filter((n) =>
+    spec.select.kind === 'id' ? globMatch(spec.select.glob, n.id) : spec.select.kind === 'cluster' ? n.cluster === spec.select.cluster : true,
+  );
+  const ids = [...new Set(eligible.map((n) => n.id))].sort();
+  if (spec.select.kind === 'random') {
+    for (let i = ids.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [ids[i], ids[j]] = [ids[j]!, ids[i]!];
+    }
+  }
+  return ids.slice(0, spec.canary);
+}
+
+export interface RolloutDeps {
+  catalog: Catalog;
+  /** The live provider (with per-client config sources). */
+  live: ResourceProvider;
+  /** Ids of the nodes connected now. */
+  connected(): XdsNode[];
+  /** A fresh shadow for a pinned state. */
+  shadow(): Shadow;
+  /** Told of every state change (events, metrics). */
+  changed(r: Rollout): void;
+  /** Resolves once the live translation includes log index `index` (index-tracker.ts). */
+  translated(index: bigint): Promise<void>;
+  now?(): number;
+}
+
+export interface Rollouts {
+  /** The provider the xDS server serves: the live one, except for held nodes. */
+  readonly provider: ResourceProvider;
+  /** Writes `command` as a staged rollout; resolves with the write's result and the rollout. */
+  run(spec: RolloutSpec, command: Command, submit: () => ReturnType<Catalog['submit']>): Promise<{ result: Awaited<ReturnType<Catalog['submit']>>; rollout: Rollout }>;
+  /** The observer's view of answers: a NACK from a canary stops its rollout. */
+  answered(e: AnswerEvent): void;
+  rollback(id: string): Promise<Rollout>;
+  proceed(id: string): Rollout;
+  list(): Rollout[];
+  get(id: string): Rollout | undefined;
+  close(): void;
+}
+
+interface Active {
+  rollout: Rollout;
+  pinned: Shadow;
+  canaries: Set<string>;
+  before: ReturnType<typeof copyOf>;
+  timer: NodeJS.Timeout | undefined;
+  stopHealth: () => void;
+  criticalAtStart: Set<string>;
+}
+
+const KEEP = 50;
+
+export function createRollouts(deps: RolloutDeps): Rollouts {
+  const listeners = new Set<(c: readonly ResourceChange[]) => void>();
+  const history: Rollout[] = [];
+  let active: Active | undefined;
+  let nextId = 1;
+  const now = () => deps.now?.() ?? Date.now();
+
+  const isHeld = (node: XdsNode) => active !== undefined && !active.canaries.has(node.id);
+
+  /** Every name of every type: the held nodes' whole view moves (pinned ↔ live); streams send only what differs. */
+  function everything(): ResourceChange[] {
+    const probe: XdsNode = { id: '', cluster: '', clientFeatures: [], userAgent: '' };
+    return RESOURCE_TYPES.map((t) => {
+      const seen = new Set<object>();
+      const names = new Set<string>();
+      // Sets are shared between nodes: each distinct one (gateways have their own) is read once.
+      for (const node of [probe, ...deps.connected()]) {
+        for (const set of [deps.live.get(t.typeUrl, node), active?.pinned.provider.get(t.typeUrl, node)]) {
+          if (!set || seen.has(set)) continue;
+          seen.add(set);
+          for (const n of set.byName.keys()) names.add(n);
+        }
+      }
+      return { typeUrl: t.typeUrl, names };
+    });
+  }
+  function announce(changes: readonly ResourceChange[]): void {
+    for (const l of listeners) l(changes);
+  }
+
+  const provider: ResourceProvider = {
+    get: (typeUrl, node) => (isHeld(node) ? active!.pinned.provider.get(typeUrl, node) : deps.live.get(typeUrl, node)),
+    onChange(listener) {
+      listeners.add(listener);
+      const off = deps.live.onChange(listener);
+      return () => {
+        listeners.delete(listener);
+        off();
+      };
+    },
+  };
+
+  function criticalChecks(services: readonly string[]): Set<string> {
+    const out = new Set<string>();
+    for (const s of services) for (const c of deps.catalog.serviceChecks(s).value) if (c.Status === 'critical') out.add(`${c.Node}/${c.CheckID}`);
+    return out;
+  }
+
+  function stop(a: Active, reason: string): void {
+    if (a.rollout.state !== 'canary') return;
+    if (a.timer) clearTimeout(a.timer);
+    a.rollout.state = 'held';
+    a.rollout.reason = reason;
+    deps.changed(a.rollout);
+  }
+
+  function release(a: Active, state: RolloutState): void {
+    if (a.timer) clearTimeout(a.timer);
+    a.stopHealth();
+    a.rollout.state = state;
+    // Gather the names while the pinned view still answers, then switch everyone to live.
+    const changes = everything();
+    active = undefined;
+    announce(changes);
+    a.pinned.close();
+    deps.changed(a.rollout);
+  }
+
+  function find(id: string): Active {
+    if (active?.rollout.id === id) return active;
+    const done = history.find((r) => r.id === id);
+    if (!done) throw new HubError('NOT_FOUND', `no rollout "${id}"`);
+    throw new HubError('CONFLICT', `rollout ${id} is ${done.state}; only a rollout in canary or held state can be changed`);
+  }
+
+  return {
+    provider,
+    async run(spec, command, submit) {
+      if (active) throw new HubError('CONFLICT', `rollout ${active.rollout.id} is ${active.rollout.state}; roll it back or let it proceed first`);
+      if (!['register', 'deregister', 'config-set', 'config-delete', 'txn'].includes(command.type)) throw invalid('X-Xdshub-Rollout', `a ${command.type} change cannot be rolled out in stages`);
+      const before = copyOf(deps.catalog);
+      const pinned = deps.shadow();
+      await pinned.sync(before);
+      const started = now();
+      const rollout: Rollout = {
+        id: `r${nextId++}-${started.toString(36)}`,
+        state: 'canary',
+        spec,
+        command,
+        index: null,
+        pinnedIndex: String(before.lastIndex()),
+        canaries: pickCanaries(spec, deps.connected()),
+        startedAt: new Date(started).toISOString(),
+        endsAt: new Date(started + spec.windowMs).toISOString(),
+        reason: null,
+        rollbackIndex: null,
+      };
+      const a: Active = { rollout, pinned, canaries: new Set(rollout.canaries), before, timer: undefined, stopHealth: () => {}, criticalAtStart: criticalChecks(spec.health) };
+      // The hold is in place before the change can reach anyone.
+      active = a;
+      history.push(rollout);
+      if (history.length > KEEP) history.shift();
+      announce(everything());
+      let result;
+      try {
+        result = await submit();
+      } catch (err) {
+        release(a, 'refused');
+        throw err;
+      }
+      if (!result.ok) {
+        rollout.reason = result.error?.message ?? 'refused';
+        release(a, 'refused');
+        return { result, rollout };
+      }
+      rollout.index = String(result.index);
+      if (spec.health.length > 0) {
+        a.stopHealth = deps.catalog.onApplied(() => {
+          const critical = [...criticalChecks(spec.health)].filter((c) => !a.criticalAtStart.has(c));
+          if (critical.length > 0) stop(a, `health: ${critical.join(', ')} turned critical`);
+        });
+      }
+      a.timer = setTimeout(() => {
+        if (active === a && rollout.state === 'canary') release(a, 'completed');
+      }, spec.windowMs);
+      deps.changed(rollout);
+      return { result, rollout };
+    },
+    answered(e) {
+      const a = active;
+      if (!a || a.rollout.state !== 'canary' || !e.error || !a.canaries.has(e.node.id) || a.rollout.index === null) return;
+      const type = RESOURCE_TYPES.find((t) => t.typeUrl === e.typeUrl)?.short ?? e.typeUrl;
+      stop(a, `NACK from ${e.node.id} (${type}): ${e.error.message}`);
+    },
+    async rollback(id) {
+      const a = find(id);
+      const result = await deps.catalog.submit(inverseOf(a.before, a.rollout.command));
+      if (!result.ok) throw new HubError('CONFLICT', `the inverse change was refused: ${result.error?.message ?? 'unknown reason'}`);
+      a.rollout.rollbackIndex = String(result.index);
+      // Held nodes move to live only once live no longer carries the change.
+      await deps.translated(result.index);
+      release(a, 'rolled-back');
+      return a.rollout;
+    },
+    proceed(id) {
+      const a = find(id);
+      release(a, 'completed');
+      return a.rollout;
+    },
+    list: () => [...history].reverse(),
+    get: (id) => history.find((r) => r.id === id),
+    close() {
+      if (active) {
+        if (active.timer) clearTimeout(active.timer);
+        active.stopHealth();
+        active.pinned.close();
+        active = undefined;
+      }
+    },
+  };
+}

@@ -1,0 +1,91 @@
+// Hubs with xDS and the operator tools (in-process, ports 0), and a scripted
+// Delta ADS client over real gRPC that answers every response: ACK, or NACK
+// when the test's rule says so.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Config } from '../../src/config';
+import { attachHubServices, createHub, type Hub } from '../../src/hub';
+import { createLogger } from '../../src/logger';
+import type { Ops } from '../../src/ops/index';
+import { TypeUrl } from '../../src/xds/transport/type-urls';
+import { ScriptedClient, decodeAny, type Plain } from '../xds/transport/helpers/client';
+import { call, testConfig } from '../helpers/hub';
+
+export interface OpsHub {
+  hub: Hub;
+  ops: Ops;
+  close(): Promise<void>;
+}
+
+export async function startOpsHub(overrides: Partial<Config> = {}): Promise<OpsHub> {
+  const config = testConfig({ xdsDebounceMs: 5, xdsMaxDelayMs: 50, ...overrides });
+  let ops: Ops | undefined;
+  const hub = await createHub(config, createLogger(config.logLevel), {
+    grpcGraceMs: 200,
+    attachGrpc: (server, ctx) => {
+      const attached = attachHubServices(server, ctx);
+      ops = attached.ops;
+      return attached;
+    },
+  });
+  return { hub, ops: ops!, close: () => hub.close() };
+}
+
+const DELTA_ADS = '/envoy.service.discovery.v3.AggregatedDiscoveryService/DeltaAggregatedResources';
+
+export interface AutoClient {
+  id: string;
+  client: ScriptedClient;
+  /** Every response received, with what the client answered. */
+  seen: { typeUrl: string; nonce: string; resources: Map<string, string>; removed: string[]; nacked: boolean }[];
+  /** What the client holds now (ACKed), per type URL: name → version. */
+  held: Map<string, Map<string, string>>;
+  close(): void;
+}
+
+/**
+ * A Delta ADS client subscribed to every Cluster (wildcard) and to the
+ * ClusterLoadAssignments named `eds`. `nack(typeUrl, resources)` returns a
+ * message to NACK a response with, or undefined to ACK it.
+ */
+export function autoClient(grpcPort: number, id: string, opts: { cluster?: string; eds?: string[]; nack?: (typeUrl: string, resources: Plain[]) => string | undefined } = {}): AutoClient {
+  const client = new ScriptedClient({ port: grpcPort, path: DELTA_ADS, kind: 'delta' });
+  const out: AutoClient = { id, client, seen: [], held: new Map(), close: () => client.close() };
+  const node = { id, cluster: opts.cluster ?? 'test', userAgentName: 'scripted' };
+  client.send({ node, typeUrl: TypeUrl.Cluster, resourceNamesSubscribe: ['*'] });
+  if (opts.eds?.length) client.send({ typeUrl: TypeUrl.ClusterLoadAssignment, resourceNamesSubscribe: opts.eds });
+  void (async () => {
+    for (;;) {
+      const r = await client.next();
+      const resources = new Map<string, string>((r.resources as Plain[]).map((x) => [String(x.name), String(x.version)]));
+      const decoded = (r.resources as Plain[]).map((x) => decodeAny(x.resource));
+      const message = opts.nack?.(r.typeUrl, decoded);
+      out.seen.push({ typeUrl: r.typeUrl, nonce: r.nonce, resources, removed: r.removedResources, nacked: message !== undefined });
+      if (message === undefined) {
+        const held = out.held.get(r.typeUrl) ?? new Map<string, string>();
+        for (const [n, v] of resources) held.set(n, v);
+        for (const n of r.removedResources as string[]) held.delete(n);
+        out.held.set(r.typeUrl, held);
+        client.send({ typeUrl: r.typeUrl, responseNonce: r.nonce });
+      } else client.send({ typeUrl: r.typeUrl, responseNonce: r.nonce, errorDetail: { code: 3, message } });
+    }
+  })();
+  return out;
+}
+
+/** Polls `pred` every 10 ms until it holds (at most `capMs`). */
+export async function until<T>(pred: () => T | undefined | false | Promise<T | undefined | false>, what: string, capMs = 10_000): Promise<T> {
+  const end = Date.now() + capMs;
+  for (;;) {
+    const v = await pred();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+/** Registers service `name` on node `node` through the HTTP API; returns the write's index. */
+export async function register(hub: Hub, name: string, port: number, node = 'n1', extra: Record<string, unknown> = {}): Promise<bigint> {
+  const res = await call(hub, 'PUT', '/v1/catalog/register', { Node: node, Address: '127.0.0.1', Service: { Service: name, ID: `${name}-${port}`, Port: port, ...extra } });
+  if (res.status !== 200) throw new Error(`register ${name}: ${res.status} ${res.text}`);
+  return res.index;
+}
