@@ -24,6 +24,8 @@ export interface DryRunAnswer {
   index: string;
   /** As the write would answer: false when it would be refused (then `error`). */
   ok: boolean;
+  /** False when the write would change nothing (a no-op is not appended, and the index would not move). */
+  changes: boolean;
   error?: ApplyResult['error'];
   txnErrors?: ApplyResult['txnErrors'];
   /** Nodes whose resources would change. */
@@ -46,7 +48,7 @@ export async function predict(shadow: Shadow, base: StateMachine, command: Comma
   const started = performance.now();
   const index = base.lastIndex();
   const verdict = base.check(command);
-  const answer: DryRunAnswer = { dryRun: true, index: String(index), ok: verdict.result.ok, nodes: [], unaffected: [], ms: 0 };
+  const answer: DryRunAnswer = { dryRun: true, index: String(index), ok: verdict.result.ok, changes: verdict.result.ok && verdict.changes, nodes: [], unaffected: [], ms: 0 };
   if (!verdict.result.ok) {
     if (verdict.result.error) answer.error = verdict.result.error;
     if (verdict.result.txnErrors) answer.txnErrors = verdict.result.txnErrors;
