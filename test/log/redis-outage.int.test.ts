@@ -109,12 +109,20 @@ async function outageCase(outageMs: number): Promise<void> {
     const all = writers.outcomes;
     assertAnswers(all, `${outageMs} ms outage`);
     const during = all.filter((o) => o.started > killedAt && o.started < restartedAt);
-    assert.ok(during.some((o) => o.status === 503), `writes during the outage were refused (${summary(during)})`);
-    // Prompt: a write sent while Redis was down is answered while it is still down.
-    const promptBy = restartedAt - DEFAULT_WRITE_TIMEOUT_MS - PROMPT_SLACK_MS;
-    const early = during.filter((o) => o.started < promptBy);
-    for (const o of early) assert.ok(o.ended < restartedAt, `${o.node}, sent ${o.started - killedAt} ms into the outage, was answered ${o.ended - restartedAt} ms after Redis came back`);
-    if (outageMs >= 6_000) assert.ok(early.length > 0, 'the outage was long enough to check promptness');
+    // Prompt: a write sent while Redis was down is answered within the write timeout
+    // (plus slack for a loaded machine), or before Redis is back, whichever is first.
+    for (const o of during) {
+      const waited = o.ended - o.started;
+      assert.ok(
+        o.ended < restartedAt || waited <= DEFAULT_WRITE_TIMEOUT_MS + PROMPT_SLACK_MS,
+        `${o.node}, sent ${o.started - killedAt} ms into the outage, waited ${waited} ms and was answered ${o.ended - restartedAt} ms after Redis came back`,
+      );
+    }
+    // Once the writes caught in flight have given up (after the write timeout), new
+    // ones are refused at once; a 1 or 3 s outage may be over before that happens.
+    if (outageMs >= 6_000) {
+      assert.ok(during.some((o) => o.status === 503 && o.ended < restartedAt), `writes during the outage were refused while it lasted (${summary(during)})`);
+    }
 
     if (stopping && stopped && stopWriters) {
       const { code, ms } = await stopped;
