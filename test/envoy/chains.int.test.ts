@@ -7,6 +7,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import http2 from 'node:http2';
+import * as grpc from '@grpc/grpc-js';
+import { ECHO_METHOD, startEcho } from '../xds/e2e/echo-backend';
 import type { Hub } from '../../src/hub';
 import type { Envoy } from '../helpers/envoy';
 import { envoyHolds } from './config-dump';
@@ -19,7 +21,7 @@ const backends = new Map<string, Backend>();
 const extra: (() => Promise<unknown>)[] = [];
 
 /** Services the gateway serves, each under Host = its name. */
-const SERVICES = ['web', 'split', 'ver', 'old', 'primary', 'h2', 'limited', 'od'];
+const SERVICES = ['web', 'split', 'ver', 'old', 'primary', 'h2', 'gsvc', 'limited', 'od'];
 
 async function backend(name: string, respond?: Parameters<typeof startBackend>[1]): Promise<Backend> {
   const b = await startBackend(name, respond);
@@ -185,7 +187,7 @@ test('service-resolver: a redirect sends traffic to another service; failover wh
   assert.equal(cluster['connectTimeout'], '0.250s');
 });
 
-test('service-defaults: protocol http2 reaches an HTTP/2-only backend; limits shed load; outlier detection ejects a failing instance', async () => {
+test('service-defaults: protocol http2 reaches an HTTP/2-only backend, grpc carries a gRPC call; limits shed load; outlier detection ejects a failing instance', async () => {
   // An h2c-only backend: HTTP/1.1 to it fails, so a 200 proves Envoy speaks HTTP/2 upstream.
   const h2 = http2.createServer((req, res) => res.end(`h2 ${req.httpVersion}`));
   h2.listen(0, '127.0.0.1');
@@ -194,6 +196,24 @@ test('service-defaults: protocol http2 reaches an HTTP/2-only backend; limits sh
   await hubCall(hub.httpUrl, 'PUT', '/v1/agent/service/register', { ID: 'h2-1', Name: 'h2', Address: '127.0.0.1', Port: (h2.address() as { port: number }).port });
   await put({ Kind: 'service-defaults', Name: 'h2', Protocol: 'http2' });
   await envoy.until(async () => (await get('h2')).body === 'h2 2.0', 'an HTTP/2 answer from the h2c backend');
+
+  // protocol grpc: a gRPC client through the gateway (HTTP/2 in, HTTP/2 to the gRPC backend).
+  const echo = await startEcho('grpc-echo-1');
+  extra.push(() => echo.close());
+  await hubCall(hub.httpUrl, 'PUT', '/v1/agent/service/register', { ID: 'grpc-echo-1', Name: 'gsvc', Address: '127.0.0.1', Port: echo.port });
+  await put({ Kind: 'service-defaults', Name: 'gsvc', Protocol: 'grpc' });
+  const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), { 'grpc.default_authority': 'gsvc' });
+  extra.push(async () => client.close());
+  const call = () =>
+    new Promise<string>((resolve) =>
+      client.makeUnaryRequest(ECHO_METHOD, (b: Buffer) => b, (b: Buffer) => b, Buffer.alloc(0), { deadline: Date.now() + 2_000 }, (err, reply) =>
+        resolve(err ? `error ${err.code} ${err.details}` : reply!.toString()),
+      ),
+    );
+  let last = '';
+  await envoy.until(async () => (last = await call()) === 'grpc-echo-1', () => `a gRPC call through Envoy to the grpc service (last: ${last})`);
+  const gcluster = (await envoyHolds(envoy)).clusters['gsvc'] as any;
+  assert.ok(gcluster.typedExtensionProtocolOptions?.['envoy.extensions.upstreams.http.v3.HttpProtocolOptions']?.explicitHttpConfig?.http2ProtocolOptions, 'protocol grpc: HTTP/2 upstream in the config dump');
 
   // The first requests are held until the burst is in; after that every request is answered at once.
   const gate: (() => void)[] = [];

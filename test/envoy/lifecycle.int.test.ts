@@ -11,12 +11,12 @@
 // docs/envoy.md.)
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { envoyBootstrap } from '../../src/cli/envoy-bootstrap';
 import { startEnvoy, type Envoy } from '../helpers/envoy';
 import { spawnHub, type SpawnedHub } from '../helpers/hub';
 import { tmpDir } from '../helpers/tmp';
-import { freePort, hubCall, request, startBackend, untilServedBy, type Backend } from './harness';
+import { freePort, hubCall, startBackend, untilServedBy, type Backend } from './harness';
+import { openLoop, summary } from './mbb-scenarios';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => {
@@ -32,33 +32,6 @@ async function hubAt(dataDir: string, ports: Ports | undefined, args: string[] =
   const hub = await spawnHub(['--data-dir', dataDir, '--http-port', String(ports?.http ?? 0), '--grpc-port', String(ports?.grpc ?? 0), ...args]);
   cleanups.push(() => hub.stop('SIGKILL'));
   return { hub, ports: { http: Number(new URL(hub.httpUrl).port), grpc: Number(hub.grpcAddress.split(':').pop()) } };
-}
-
-/** Open-loop traffic: one request every `everyMs`, whatever the answers; counts what failed. */
-function steadyTraffic(port: number, everyMs: number) {
-  const failures: string[] = [];
-  let ok = 0;
-  let on = true;
-  const inflight = new Set<Promise<void>>();
-  void (async () => {
-    while (on) {
-      const p = request(port, '/', { host: 'web', timeoutMs: 3_000 }).then(
-        (r) => (r.status === 200 ? void ok++ : void failures.push(`${r.status} ${r.body.slice(0, 80)}`)),
-        (err: Error) => void failures.push(`error ${err.message}`),
-      );
-      inflight.add(p);
-      void p.finally(() => inflight.delete(p));
-      await sleep(everyMs);
-    }
-  })();
-  return {
-    ok: () => ok,
-    failures,
-    async stop() {
-      on = false;
-      await Promise.all(inflight);
-    },
-  };
 }
 
 async function connected(envoy: Envoy): Promise<number> {
@@ -103,14 +76,15 @@ async function setup(args: string[] = []) {
 
 test('SIGTERM and SIGKILL under steady traffic: no request fails, Envoy reconnects, Delta resends only what changed', async (t) => {
   const s = await setup();
-  const traffic = steadyTraffic(s.port, 20);
+  const traffic = openLoop(s.port, 'web', 50);
+  const failed = () => traffic.counts.status5xx + traffic.counts.otherStatus + traffic.counts.connectionErrors;
   try {
     for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
       const code = await s.hub().stop(signal);
       assert.equal(code, signal === 'SIGTERM' ? 0 : 'SIGKILL');
       await s.envoy.until(async () => (await connected(s.envoy)) === 0, 'Envoy sees the hub gone');
-      const okBefore = traffic.ok();
-      await s.envoy.until(() => traffic.ok() >= okBefore + 20, 'twenty requests served while the hub is away');
+      const okBefore = traffic.counts.ok;
+      await s.envoy.until(() => traffic.counts.ok >= okBefore + 20, 'twenty requests served while the hub is away');
       const hub = await s.restart();
       // One change right after the restart: the only resource the hub may send to the reconnected Envoy.
       const next = signal === 'SIGTERM' ? s.backends[1]! : s.backends[0]!;
@@ -126,19 +100,21 @@ test('SIGTERM and SIGKILL under steady traffic: no request fails, Envoy reconnec
   } finally {
     await traffic.stop();
   }
-  assert.deepEqual(traffic.failures, [], `${traffic.failures.length} of ${traffic.ok() + traffic.failures.length} requests failed`);
+  t.diagnostic(summary('steady traffic through both restarts', traffic.counts));
+  assert.equal(failed(), 0, summary('steady traffic', traffic.counts));
   assert.equal((await s.envoy.rejectedUpdates()).total, 0);
 });
 
 test('--resource-ttl on clusters and endpoints: heartbeats keep them over 3× the TTL; after SIGKILL Envoy drops them after the TTL and keeps the rest; a restart restores traffic', async (t) => {
   const TTL = 1_000;
   const s = await setup(['--resource-ttl', `${TTL}ms`, '--resource-ttl-types', 'clusters,endpoints']);
-  const traffic = steadyTraffic(s.port, 20);
+  const traffic = openLoop(s.port, 'web', 50);
+  const failed = () => traffic.counts.status5xx + traffic.counts.otherStatus + traffic.counts.connectionErrors;
   try {
     // 3.5 × the TTL with the hub alive: only heartbeats keep the endpoints.
     const until = Date.now() + 3.5 * TTL;
     await s.envoy.until(() => Date.now() >= until, 'three and a half TTLs');
-    assert.deepEqual(traffic.failures, [], 'heartbeats kept the endpoints alive');
+    assert.equal(failed(), 0, `heartbeats kept the clusters and endpoints alive: ${summary('ttl', traffic.counts)}`);
     const metrics = await (await fetch(`${s.hub().httpUrl}/metrics`)).text();
     assert.match(metrics, /^xdshub_xds_heartbeats_total\{type="EDS",variant="delta"\} [1-9]/m, 'EDS heartbeats were sent');
     assert.match(metrics, /^xdshub_xds_heartbeats_total\{type="CDS",variant="delta"\} [1-9]/m, 'CDS heartbeats were sent');
@@ -146,11 +122,11 @@ test('--resource-ttl on clusters and endpoints: heartbeats keep them over 3× th
 
     await s.hub().stop('SIGKILL');
     const killedAt = Date.now();
-    await s.envoy.until(() => traffic.failures.length > 0, 'Envoy dropping the TTL\'d cluster', 10_000);
+    await s.envoy.until(() => failed() > 0, 'Envoy dropping the TTL\'d cluster', 10_000);
     const droppedAfter = Date.now() - killedAt;
     t.diagnostic(`cluster dropped ${droppedAfter} ms after SIGKILL (TTL ${TTL} ms, heartbeat every ${TTL / 2} ms)`);
     assert.ok(droppedAfter >= TTL / 2 - 100, `not before the TTL could have run out (${droppedAfter} ms)`);
-    assert.match(traffic.failures[0]!, /^503/, 'the listener (no TTL) still answers; the cluster behind it is gone');
+    assert.match(traffic.counts.samples[0]!, /^503/, 'the listener (no TTL) still answers; the cluster behind it is gone');
     const dump = await s.envoy.configDump();
     const clusters = dump.configs.find((c: any) => String(c['@type']).endsWith('ClustersConfigDump'));
     assert.ok(!(clusters.dynamic_active_clusters ?? []).some((c: any) => c.cluster.name === 'web'), 'Cluster web (TTL) was dropped');
@@ -158,9 +134,9 @@ test('--resource-ttl on clusters and endpoints: heartbeats keep them over 3× th
     assert.ok(listeners.dynamic_listeners.some((l: any) => l.name.startsWith('edge:')), 'the gateway Listener (no TTL) is kept');
 
     await s.restart();
-    const failed = traffic.failures.length;
+    const gone = failed();
     await untilServedBy(s.envoy, s.port, 'life-a');
-    t.diagnostic(`${failed} requests failed while the cluster was gone`);
+    t.diagnostic(`${gone} requests failed while the cluster was gone`);
   } finally {
     await traffic.stop();
   }

