@@ -56,6 +56,41 @@ export interface Config {
   xdsHistory: number;
   /** Keep the xDS history in history.db beside the log: auto = when the log is SQLite. */
   xdsHistoryPersist: 'auto' | 'on' | 'off';
+  /** ACLs (docs/security.md): off by default, as in Consul. */
+  aclEnabled: boolean;
+  aclDefaultPolicy: 'allow' | 'deny';
+  /** A secret that is always a management token (written to the log at start when missing). */
+  aclInitialManagementToken?: string;
+  /** TLS on HTTP and gRPC: PEM files, re-read when they change. */
+  tlsCert?: string;
+  tlsKey?: string;
+  /** With a CA, clients must present a certificate it signed (mutual TLS). */
+  tlsCa?: string;
+  /** mTLS: a request without a token acts as the token whose AccessorID is its certificate's subject CN. */
+  tlsClientCertToken: boolean;
+  /** How often certificate files are checked for changes. */
+  tlsReloadIntervalMs: number;
+  /** Limits (docs/security.md, "Limits"). */
+  limits: Limits;
+}
+
+export interface Limits {
+  /** Largest HTTP request body (413 above). */
+  httpMaxBodyBytes: number;
+  /** Largest gRPC message received (RESOURCE_EXHAUSTED above). */
+  grpcMaxMessageBytes: number;
+  /** Concurrent Subscribe and xDS streams on one gRPC connection. */
+  grpcMaxStreamsPerConnection: number;
+  /** Concurrent Subscribe streams per ACL token (per secret; the anonymous token counts as one). */
+  subscribeMaxStreamsPerToken: number;
+  /** Resource names in one xDS request. */
+  xdsMaxResourceNames: number;
+  /** Operations in one /v1/txn. */
+  txnMaxOps: number;
+  /** Blocking queries held at once by one client address (429 above). */
+  httpMaxBlockingPerClient: number;
+  /** HTTP requests per second per client address (429 above; 0 = no limit). */
+  httpRateLimit: number;
 }
 
 export const DEFAULTS: Config = {
@@ -83,6 +118,20 @@ export const DEFAULTS: Config = {
   sidecarMaxPort: 21255,
   xdsHistory: 1_000,
   xdsHistoryPersist: 'auto',
+  aclEnabled: false,
+  aclDefaultPolicy: 'allow',
+  tlsClientCertToken: false,
+  tlsReloadIntervalMs: 10_000,
+  limits: {
+    httpMaxBodyBytes: 4 * 1024 * 1024,
+    grpcMaxMessageBytes: 4 * 1024 * 1024,
+    grpcMaxStreamsPerConnection: 2048,
+    subscribeMaxStreamsPerToken: 10_000,
+    xdsMaxResourceNames: 10_000,
+    txnMaxOps: 128,
+    httpMaxBlockingPerClient: 1024,
+    httpRateLimit: 0,
+  },
 };
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -114,6 +163,22 @@ const OPTIONS = {
   'sidecar-max-port': { env: 'XDSHUB_SIDECAR_MAX_PORT' },
   'xds-history': { env: 'XDSHUB_XDS_HISTORY' },
   'xds-history-persist': { env: 'XDSHUB_XDS_HISTORY_PERSIST' },
+  'acl-enabled': { env: 'XDSHUB_ACL_ENABLED' },
+  'acl-default-policy': { env: 'XDSHUB_ACL_DEFAULT_POLICY' },
+  'acl-initial-management-token': { env: 'XDSHUB_ACL_INITIAL_MANAGEMENT_TOKEN' },
+  'tls-cert': { env: 'XDSHUB_TLS_CERT' },
+  'tls-key': { env: 'XDSHUB_TLS_KEY' },
+  'tls-ca': { env: 'XDSHUB_TLS_CA' },
+  'tls-client-cert-token': { env: 'XDSHUB_TLS_CLIENT_CERT_TOKEN' },
+  'tls-reload-interval': { env: 'XDSHUB_TLS_RELOAD_INTERVAL' },
+  'http-max-body': { env: 'XDSHUB_HTTP_MAX_BODY' },
+  'grpc-max-message': { env: 'XDSHUB_GRPC_MAX_MESSAGE' },
+  'grpc-max-streams-per-connection': { env: 'XDSHUB_GRPC_MAX_STREAMS_PER_CONNECTION' },
+  'subscribe-max-streams-per-token': { env: 'XDSHUB_SUBSCRIBE_MAX_STREAMS_PER_TOKEN' },
+  'xds-max-resource-names': { env: 'XDSHUB_XDS_MAX_RESOURCE_NAMES' },
+  'txn-max-ops': { env: 'XDSHUB_TXN_MAX_OPS' },
+  'http-max-blocking-per-client': { env: 'XDSHUB_HTTP_MAX_BLOCKING_PER_CLIENT' },
+  'http-rate-limit': { env: 'XDSHUB_HTTP_RATE_LIMIT' },
 } as const;
 type OptionName = keyof typeof OPTIONS;
 
@@ -148,6 +213,23 @@ function bool(text: string, field: string): boolean {
 function port(text: string, field: string): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw invalid(field, `not a port: "${text}"`);
+  return n;
+}
+
+/** A byte size: a bare number, or with a KiB/MiB/GiB (or k/m/g) suffix. */
+export function parseBytes(text: string, field: string): number {
+  const m = /^(\d+)\s*(|b|k|kb|kib|m|mb|mib|g|gb|gib)$/i.exec(text.trim());
+  if (!m) throw invalid(field, `not a size: "${text}" (e.g. 4194304, 512KiB, 4MiB)`);
+  const unit = m[2]!.toLowerCase()[0];
+  const scale = unit === 'k' ? 1024 : unit === 'm' ? 1024 ** 2 : unit === 'g' ? 1024 ** 3 : 1;
+  const n = Number(m[1]) * scale;
+  if (n < 1) throw invalid(field, 'must be at least 1 byte');
+  return n;
+}
+
+function positive(text: string, field: string): number {
+  const n = count(text, field);
+  if (n < 1) throw invalid(field, `must be at least 1, got "${text}"`);
   return n;
 }
 
@@ -190,7 +272,7 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   const get = (name: OptionName): string | undefined =>
     (values as Record<string, string | undefined>)[name] ?? env[OPTIONS[name].env];
 
-  const config: Config = { ...DEFAULTS, store: { ...DEFAULTS.store } };
+  const config: Config = { ...DEFAULTS, store: { ...DEFAULTS.store }, limits: { ...DEFAULTS.limits } };
   const set = <K extends OptionName>(name: K, apply: (v: string) => void) => {
     const v = get(name);
     if (v !== undefined && v !== '') apply(v);
@@ -222,6 +304,26 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
     validateCidrs(config.checkAllowCidrs);
   });
   set('shutdown-timeout', (v) => (config.shutdownTimeoutMs = parseDurationMs(v, 'shutdown-timeout')));
+  set('acl-enabled', (v) => (config.aclEnabled = bool(v, 'acl-enabled')));
+  set('acl-default-policy', (v) => {
+    if (v !== 'allow' && v !== 'deny') throw invalid('acl-default-policy', `expected allow or deny, got "${v}"`);
+    config.aclDefaultPolicy = v;
+  });
+  set('acl-initial-management-token', (v) => (config.aclInitialManagementToken = v));
+  set('tls-cert', (v) => (config.tlsCert = v));
+  set('tls-key', (v) => (config.tlsKey = v));
+  set('tls-ca', (v) => (config.tlsCa = v));
+  set('tls-client-cert-token', (v) => (config.tlsClientCertToken = bool(v, 'tls-client-cert-token')));
+  set('tls-reload-interval', (v) => (config.tlsReloadIntervalMs = Math.max(1, parseDurationMs(v, 'tls-reload-interval'))));
+  const limits = config.limits;
+  set('http-max-body', (v) => (limits.httpMaxBodyBytes = parseBytes(v, 'http-max-body')));
+  set('grpc-max-message', (v) => (limits.grpcMaxMessageBytes = parseBytes(v, 'grpc-max-message')));
+  set('grpc-max-streams-per-connection', (v) => (limits.grpcMaxStreamsPerConnection = positive(v, 'grpc-max-streams-per-connection')));
+  set('subscribe-max-streams-per-token', (v) => (limits.subscribeMaxStreamsPerToken = positive(v, 'subscribe-max-streams-per-token')));
+  set('xds-max-resource-names', (v) => (limits.xdsMaxResourceNames = positive(v, 'xds-max-resource-names')));
+  set('txn-max-ops', (v) => (limits.txnMaxOps = positive(v, 'txn-max-ops')));
+  set('http-max-blocking-per-client', (v) => (limits.httpMaxBlockingPerClient = positive(v, 'http-max-blocking-per-client')));
+  set('http-rate-limit', (v) => (limits.httpRateLimit = count(v, 'http-rate-limit')));
 
   set('sidecar-min-port', (v) => (config.sidecarMinPort = port(v, 'sidecar-min-port')));
   set('sidecar-max-port', (v) => (config.sidecarMaxPort = port(v, 'sidecar-max-port')));
@@ -238,6 +340,14 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
 
   if (config.upstream !== undefined && config.store.kind === 'redis') {
     throw invalid('upstream', 'a fan-out hub (--upstream) keeps no log; do not combine it with --store redis://');
+  }
+  if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
+    throw invalid(config.tlsCert === undefined ? 'tls-cert' : 'tls-key', 'give both --tls-cert and --tls-key');
+  }
+  if (config.tlsCa !== undefined && config.tlsCert === undefined) throw invalid('tls-ca', 'mutual TLS needs --tls-cert and --tls-key too');
+  if (config.tlsClientCertToken && config.tlsCa === undefined) throw invalid('tls-client-cert-token', 'needs --tls-ca (client certificates)');
+  if (config.aclInitialManagementToken !== undefined && !config.aclEnabled) {
+    throw invalid('acl-initial-management-token', 'needs --acl-enabled');
   }
   if (config.xdsMaxDelayMs < config.xdsDebounceMs) {
     throw invalid('xds-max-delay', 'must be at least --xds-debounce');

@@ -25,6 +25,12 @@ import { withClientConfigSources } from './xds/translate/config-sources';
 import { registerXdsHttp } from './xds/transport/http';
 import { createXdsServer, type XdsServer } from './xds/transport/server';
 import { createOps, type Ops } from './ops/index';
+import { type AclResolver, createAclResolver } from './acl/resolver';
+import { accessorForInitialToken, sha256Hex } from './acl/secrets';
+import { managementToken } from './http/translate/acl';
+import { grpcServerCredentials, httpsOptions, watchHttpsFiles } from './tls';
+import type { Server as TlsServer } from 'node:tls';
+import { connectionStreamCounter, type StreamCounter } from './stream-limits';
 
 export type HubState = 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED';
 
@@ -35,6 +41,8 @@ export interface Hub {
   readonly metrics: HubMetrics;
   readonly publisher: HubPublisher;
   readonly views: ViewStore;
+  /** Token secrets → authorizers (allows everything when ACLs are off). */
+  readonly acl: AclResolver;
   /** The index a caught-up view of a key holds at least (read-your-writes for view reads). */
   viewTarget(key: ViewKey): bigint;
   readonly http: FastifyInstance;
@@ -77,6 +85,10 @@ export interface GrpcAttachContext {
   publisher: HubPublisher;
   /** Views materialized in-process from the publisher; the HTTP reads use the same store. */
   views: ViewStore;
+  /** ACL resolver: Subscribe and xDS check tokens with it. */
+  acl: AclResolver;
+  /** Streams per gRPC connection (--grpc-max-streams-per-connection), shared by Subscribe and xDS. */
+  streams: StreamCounter;
 }
 
 /**
@@ -90,7 +102,7 @@ export function attachHubServices(
   hub: GrpcAttachContext,
 ): AttachedServices & { xds: XdsServer; provider: CatalogXdsProvider; ops: Ops } {
   const { config, metrics, publisher, views } = hub;
-  addSubscribeService(server, { publisher, logger: hub.logger, datacenter: config.datacenter });
+  addSubscribeService(server, { publisher, logger: hub.logger, datacenter: config.datacenter, acl: hub.acl, limits: config.limits, connections: hub.streams });
   // Operator tools (docs/operator-tools.md): the history records the index each translation stands for.
   const ops = createOps({ catalog: hub.catalog, log: hub.log, config, logger: hub.logger, registry: metrics.registry });
   const provider = createCatalogXdsProvider({ views: ops.tracker.views(views), logger: hub.logger });
@@ -118,10 +130,15 @@ export function attachHubServices(
   };
 }
 
-function bindGrpc(server: grpc.Server, address: string): Promise<number> {
-  return new Promise((resolve, reject) =>
-    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))),
-  );
+function bindGrpc(server: grpc.Server, address: string, credentials: grpc.ServerCredentials): Promise<number> {
+  return new Promise((resolve, reject) => server.bindAsync(address, credentials, (err, port) => (err ? reject(err) : resolve(port))));
+}
+
+/** --acl-initial-management-token: written to the log once (a no-op on later starts and on other hubs). */
+async function ensureInitialManagementToken(catalog: Catalog, secret: string): Promise<void> {
+  const token = managementToken(secret, accessorForInitialToken(sha256Hex(secret)), 'Initial Management Token');
+  const result = await catalog.submit({ type: 'acl-bootstrap', token, initial: true });
+  if (!result.ok) throw new Error(`writing the initial management token failed: ${result.error?.message ?? 'refused'}`);
 }
 
 function shutdownGrpc(server: grpc.Server, graceMs: number): Promise<void> {
@@ -148,7 +165,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     for (const step of undo.reverse()) await Promise.resolve(step()).catch(() => undefined);
   };
   let log: Log, catalog: Catalog, ttl: { stop(): void }, checks: CheckRunner, aliases: AliasChecks, grpcServer: grpc.Server, http: FastifyInstance;
-  let publisher: HubPublisher, views: ViewStore;
+  let publisher: HubPublisher, views: ViewStore, acl: AclResolver;
   const viewTarget = (key: ViewKey) => publisher.lastChangeIndex(requestForKey(key, ''));
   let attached: AttachedServices = {};
   let grpcPort: number, httpPort: number;
@@ -165,6 +182,9 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     });
     undo.push(() => catalog.close());
     metrics.setIndexSource(() => catalog.lastIndex());
+    acl = createAclResolver(catalog, { enabled: config.aclEnabled, defaultPolicy: config.aclDefaultPolicy, datacenter: config.datacenter });
+    undo.push(() => acl.close());
+    if (config.aclEnabled && config.aclInitialManagementToken) await ensureInitialManagementToken(catalog, config.aclInitialManagementToken);
     ttl = startTtlScheduler({ catalog, logger: logger.child({ module: 'ttl' }), nodeName: config.nodeName });
     undo.push(() => ttl.stop());
     checks = startCheckRunner({
@@ -178,6 +198,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     undo.push(() => aliases.stop());
     publisher = createPublisher({
       catalog,
+      acl,
       snapshotCacheTtlMs: config.snapshotCacheTtlMs,
       logger,
     });
@@ -185,19 +206,29 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     views = createViewStore({ source: inProcessSource(publisher), logger });
     undo.push(() => views.close());
 
-    grpcServer = new grpc.Server({ 'grpc.keepalive_permit_without_calls': 1 });
+    grpcServer = new grpc.Server({
+      'grpc.keepalive_permit_without_calls': 1,
+      // Larger messages are refused by grpc-js with RESOURCE_EXHAUSTED naming both sizes.
+      'grpc.max_receive_message_length': config.limits.grpcMaxMessageBytes,
+    });
     // ── gRPC services are added here, before bind (Subscribe, xDS). ──
-    const result = options.attachGrpc?.(grpcServer, { catalog, log, config, logger, metrics, publisher, views });
+    const streams = connectionStreamCounter(config.limits.grpcMaxStreamsPerConnection);
+    const result = options.attachGrpc?.(grpcServer, { catalog, log, config, logger, metrics, publisher, views, acl, streams });
     attached = typeof result === 'function' ? { close: result } : (result ?? {});
     undo.push(() => attached.close?.());
     const grpcHost = config.bind.includes(':') ? `[${config.bind}]` : config.bind;
-    grpcPort = await bindGrpc(grpcServer, `${grpcHost}:${config.grpcPort}`);
+    grpcPort = await bindGrpc(grpcServer, `${grpcHost}:${config.grpcPort}`, grpcServerCredentials(config));
     undo.push(() => grpcServer.forceShutdown());
 
     // The HTTP app reports the ports the hub really has (status/leader, agent/self).
     effective.grpcPort = grpcPort;
-    http = buildHttpApp({ catalog, config: effective, logger, metrics, views, viewTarget });
+    const https = httpsOptions(config);
+    http = buildHttpApp({ catalog, config: effective, logger, metrics, views, viewTarget, acl: { resolver: acl, certToken: config.tlsClientCertToken }, ...(https ? { https } : {}) });
     undo.push(() => http.close());
+    if (https) {
+      const stopWatching = watchHttpsFiles(http.server as unknown as TlsServer, config, logger.child({ module: 'tls' }));
+      http.addHook('onClose', async () => stopWatching());
+    }
     attached.registerHttp?.(http);
     await http.listen({ host: config.bind, port: config.httpPort });
     const address = http.server.address();
@@ -227,6 +258,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     checks.stop();
     aliases.stop();
     await catalog.close();
+    acl.close();
     await log.close();
     state = 'STOPPED';
     logger.info('hub stopped');
@@ -239,12 +271,13 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     metrics,
     publisher,
     views,
+    acl,
     viewTarget,
     http,
     grpc: grpcServer,
     httpPort,
     grpcPort,
-    httpUrl: `http://${hostForUrl(config.bind)}:${httpPort}`,
+    httpUrl: `${config.tlsCert ? 'https' : 'http'}://${hostForUrl(config.bind)}:${httpPort}`,
     state: () => state,
     close: () => (closing ??= close()),
   };

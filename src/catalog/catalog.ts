@@ -1,5 +1,6 @@
 // The seam between the catalog (state machine + write path) and its readers:
 // the HTTP API, the event publisher (Subscribe) and admin tools.
+import type { AclTables } from '../acl/state';
 import type { ApplyResult, Command } from './commands';
 import type { CatalogEvent, CheckServiceNode, ConfigEntry, ConfigEntryKind, HealthCheck, HealthStatus, Node, NodeService } from './types';
 
@@ -37,6 +38,8 @@ export interface CatalogReader {
   ttlCheckStates(): TtlCheckState[];
   /** One check with its refresh index (any check, TTL or not); undefined when it does not exist. */
   ttlCheck(node: string, checkId: string): TtlCheckState | undefined;
+  /** Tokens and policies as of lastIndex() (immutable; a new object after each ACL write). */
+  acl(): AclTables;
 }
 
 /**
@@ -60,6 +63,8 @@ export interface CheckRef {
 export interface AppliedInfo {
   /** Checks with a TTL (before or after the entry) whose row the entry touched: registered, refreshed, changed or removed. */
   ttlTouched: readonly CheckRef[];
+  /** AccessorIDs of tokens whose rights this entry may have changed (ACL writes, restores: every token); absent when none. */
+  aclAffected?: readonly string[] | 'all';
 }
 
 /** `info` was added after the first version of this contract; two-argument listeners stay valid. */

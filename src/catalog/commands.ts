@@ -2,6 +2,7 @@
 // (wall-clock time, generated IDs), so every replica folds the same log into the
 // same state. The HTTP layer validates input and fills defaults before append;
 // apply still checks what depends on state (unknown service, CAS mismatch).
+import type { AclCommand } from '../acl/state';
 import type { ConfigEntry, ConfigEntryKind, HealthCheck, HealthStatus, Node, NodeService } from './types';
 
 type NoIndexes<T> = Omit<T, 'CreateIndex' | 'ModifyIndex'>;
@@ -66,7 +67,9 @@ export type Command =
    * behind a compacted log (another hub trimmed past it): it applies the log's
    * snapshot as this command at the snapshot's index. No API appends it.
    */
-  | { type: 'restore'; state: string };
+  | { type: 'restore'; state: string }
+  /** Tokens and policies (src/acl/state.ts). */
+  | AclCommand;
 
 export interface TxnError {
   OpIndex: number;

@@ -55,10 +55,10 @@ export function hasChanges(draft: Draft): boolean {
     const d = diff(change.before, change.after);
     if (d.nodeChanged || d.servicesChanged || d.rowsChanged) return true;
   }
-  return draft.configChanges().length > 0;
+  return draft.configChanges().length > 0 || draft.aclChange() !== undefined;
 }
 
-export function commit(tables: Tables, draft: Draft, index: bigint): { events: CatalogEvent[]; ttlTouched: CheckRef[] } {
+export function commit(tables: Tables, draft: Draft, index: bigint): { events: CatalogEvent[]; ttlTouched: CheckRef[]; aclAffected?: string[] } {
   const ix = tables.indexes;
   const i = Number(index);
   const changes: NodeChange[] = [];
@@ -123,5 +123,8 @@ export function commit(tables: Tables, draft: Draft, index: bigint): { events: C
     else ix.configEntry.delete(key);
   }
 
-  return { events: [...health.events, ...listEvents, ...configEvents(configChanges, index)], ttlTouched };
+  const acl = draft.aclChange();
+  if (acl) tables.acl = acl.next;
+  const events = [...health.events, ...listEvents, ...configEvents(configChanges, index)];
+  return acl ? { events, ttlTouched, aclAffected: acl.change.affected } : { events, ttlTouched };
 }

@@ -130,5 +130,6 @@ export function createReader(tables: () => Tables, lastIndex: () => bigint): Cat
       const row = tables().nodes.get(node)?.checks.get(checkId);
       return row ? { check: row.check, refreshIndex: row.refreshIndex, expired: row.expired === true } : undefined;
     },
+    acl: () => tables().acl,
   };
 }

@@ -2,6 +2,7 @@
 // equal strings (replicas can compare snapshots byte for byte). Blocking-query
 // indexes travel too, including those of deleted objects, so reads after a
 // restore answer exactly as before it.
+import { parseAcl, serialiseAcl } from '../acl/state';
 import { HubError } from '../errors';
 import { emptyTables, type CheckRow, type Indexes, type NodeRecord, type Tables } from './tables';
 import type { ConfigEntry, HealthCheck, Node, NodeService } from './types';
@@ -32,6 +33,8 @@ interface SnapshotDoc {
   nodes: NodeDoc[];
   configs: ConfigEntry[];
   indexes: IndexesDoc;
+  /** Tokens and policies; absent in snapshots written before ACLs (read as the empty ACL state). */
+  acl?: unknown;
 }
 
 function sortedValues<V>(map: ReadonlyMap<string, V>): V[] {
@@ -64,6 +67,7 @@ export function serialise(tables: Tables, lastIndex: bigint): string {
       configKind: sortedEntries(tables.indexes.configKind),
       configEntry: sortedEntries(tables.indexes.configEntry),
     },
+    acl: serialiseAcl(tables.acl),
   };
   return JSON.stringify(doc);
 }
@@ -104,5 +108,6 @@ export function parse(state: string): { tables: Tables; index: bigint } {
   ix.service = new Map(doc.indexes.service);
   ix.configKind = new Map(doc.indexes.configKind);
   ix.configEntry = new Map(doc.indexes.configEntry);
+  tables.acl = parseAcl(doc.acl);
   return { tables, index: BigInt(doc.index) };
 }

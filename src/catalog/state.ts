@@ -21,6 +21,7 @@ import { parse, serialise } from './snapshot';
 import { Draft, emptyTables, type Tables } from './tables';
 import { upsertSidecar } from './sidecar-ops';
 import { applyTxn } from './txn';
+import { applyAcl, isAclCommand } from '../acl/state';
 import type { CatalogEvent } from './types';
 import { createReader } from './reads';
 
@@ -29,6 +30,8 @@ export interface Applied {
   events: CatalogEvent[];
   /** TTL checks whose row this entry touched (see AppliedInfo.ttlTouched). */
   ttlTouched: CheckRef[];
+  /** Tokens whose rights the entry may have changed (see AppliedInfo.aclAffected). */
+  aclAffected?: string[] | 'all';
 }
 
 /** What applying a command to the current state would do; nothing is changed. */
@@ -66,6 +69,11 @@ function refused(index: bigint, err: unknown): Applied {
 
 /** Runs one command against the draft; returns extra result fields, or throws ApplyError to refuse. */
 function run(draft: Draft, cmd: Command): Partial<ApplyResult> {
+  if (isAclCommand(cmd)) {
+    const { next, change } = applyAcl(draft.acl(), cmd, draft.index);
+    draft.putAcl(next, change);
+    return {};
+  }
   switch (cmd?.type) {
     case 'register': {
       const name = cmd.node?.Node;
@@ -150,13 +158,13 @@ export function createStateMachine(): StateMachine {
       if (restored.index !== index) bumpAll(restored.tables, Number(index));
       tables = restored.tables;
       lastIndex = index;
-      return { result: { index, ok: true }, events: [], ttlTouched: [] };
+      return { result: { index, ok: true }, events: [], ttlTouched: [], aclAffected: 'all' };
     }
     const outcome = execute(index, command);
     lastIndex = index;
     if ('refusal' in outcome) return { result: outcome.refusal, events: [], ttlTouched: [] };
-    const { events, ttlTouched } = commit(tables, outcome.draft, index);
-    return { result: { index, ok: true, ...outcome.extra }, events, ttlTouched };
+    const { events, ttlTouched, aclAffected } = commit(tables, outcome.draft, index);
+    return { result: { index, ok: true, ...outcome.extra }, events, ttlTouched, ...(aclAffected ? { aclAffected } : {}) };
   }
 
   function check(command: Command): Verdict {

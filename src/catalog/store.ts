@@ -80,7 +80,8 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
     const applied = sm.apply(index, command);
     settle(index, applied.result);
     if (command.type === 'restore' && applied.result.ok) notify(resetListeners, index);
-    notify(appliedListeners, index, applied.events, { ttlTouched: applied.ttlTouched });
+    const info = applied.aclAffected ? { ttlTouched: applied.ttlTouched, aclAffected: applied.aclAffected } : { ttlTouched: applied.ttlTouched };
+    notify(appliedListeners, index, applied.events, info);
     waiters.advance(index);
     maybeCompact();
     return applied.result;
@@ -217,6 +218,7 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
     ttlChecks: () => sm.ttlChecks(),
     ttlCheckStates: () => sm.ttlCheckStates(),
     ttlCheck: (node, checkId) => sm.ttlCheck(node, checkId),
+    acl: () => sm.acl(),
 
     async submit(command) {
       if (stopped) throw stopped;

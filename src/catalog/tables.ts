@@ -2,6 +2,7 @@
 // A command writes into a Draft (copy-on-write per node record and per config
 // entry); commit publishes the draft, a refusal just drops it. Atomicity for
 // register and txn therefore needs no undo log.
+import { type AclChange, type AclTables, emptyAclTables } from '../acl/state';
 import type { ConfigEntry, HealthCheck, Node, NodeService } from './types';
 
 /** A check plus the hidden index of its last registration or TTL refresh (not Consul-visible). */
@@ -43,10 +44,13 @@ export interface Tables {
   /** Service name → key2(node, serviceId) of each instance. */
   byServiceName: Map<string, Set<string>>;
   indexes: Indexes;
+  /** Tokens and policies (src/acl/state.ts), replaced as a whole by each ACL write. */
+  acl: AclTables;
 }
 
 export function emptyTables(): Tables {
   return {
+    acl: emptyAclTables(),
     nodes: new Map(),
     configs: new Map(),
     byServiceName: new Map(),
@@ -79,6 +83,7 @@ export interface ConfigChange {
 export class Draft {
   private readonly nodeStage = new Map<string, WritableRecord | null>();
   private readonly configStage = new Map<string, ConfigEntry | null>();
+  private aclStage: { next: AclTables; change: AclChange } | undefined;
 
   constructor(
     private readonly base: Tables,
@@ -129,6 +134,20 @@ export class Draft {
 
   deleteConfig(key: string): void {
     if (this.config(key) !== undefined) this.configStage.set(key, null);
+  }
+
+  acl(): AclTables {
+    return this.aclStage?.next ?? this.base.acl;
+  }
+
+  putAcl(next: AclTables, change: AclChange): void {
+    if (next === this.acl()) return;
+    this.aclStage = { next, change: { affected: [...(this.aclStage?.change.affected ?? []), ...change.affected] } };
+  }
+
+  /** The staged ACL tables and what they change, when an ACL write changed anything. */
+  aclChange(): { next: AclTables; change: AclChange } | undefined {
+    return this.aclStage;
   }
 
   /** What the draft changed, by node and by config entry, in key order. Identity-equal means unchanged. */

@@ -4,6 +4,10 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { parseJsonBody } from './body';
 import type { HttpContext, HttpDeps } from './context';
 import { installErrorHandler } from './errors';
+import { createAclResolver } from '../acl/resolver';
+import { installAclGate } from './acl';
+import { installLimits } from './limits';
+import { aclRoutes } from './routes/acl';
 import { agentRoutes } from './routes/agent';
 import { catalogRoutes } from './routes/catalog';
 import { configRoutes } from './routes/config-entries';
@@ -21,9 +25,11 @@ export function buildHttpApp(deps: HttpDeps): FastifyInstance {
     // One log line per request is too much at thousands of writes/s; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
-    bodyLimit: 4 * 1024 * 1024,
-  });
-  const ctx: HttpContext = { ...deps, identity: agentIdentity(deps.config), waits: new Set() };
+    bodyLimit: deps.config.limits.httpMaxBodyBytes,
+    ...(deps.https ? { https: deps.https } : {}),
+  }) as unknown as FastifyInstance;
+  const acl = deps.acl ?? { resolver: createAclResolver(deps.catalog, { enabled: false, defaultPolicy: 'allow', datacenter: deps.config.datacenter }), certToken: false };
+  const ctx: HttpContext = { ...deps, acl, identity: agentIdentity(deps.config), waits: new Set() };
 
   // Consul reads every body as JSON whatever the Content-Type says (curl -d
   // sends x-www-form-urlencoded), and an empty body is no body.
@@ -37,6 +43,8 @@ export function buildHttpApp(deps: HttpDeps): FastifyInstance {
   });
 
   installErrorHandler(app);
+  installAclGate(app, acl);
+  installLimits(app, ctx);
 
   // Set once close() starts: answers finished from then on end their connection,
   // so a keep-alive client cannot hold the shutdown open for fastify's 72 s
@@ -74,5 +82,6 @@ export function buildHttpApp(deps: HttpDeps): FastifyInstance {
   txnRoutes(app, ctx);
   statusRoutes(app, ctx);
   metricsRoutes(app, ctx);
+  aclRoutes(app, ctx);
   return app;
 }

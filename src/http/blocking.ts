@@ -8,6 +8,7 @@ import type { Indexed } from '../catalog/catalog';
 import { parseDurationMs } from '../config';
 import { invalid } from '../errors';
 import type { HttpContext } from './context';
+import { watchTokenRights } from './acl';
 
 /** Consul's defaults: 5 minutes when no wait is given, at most 10 minutes. */
 export const DEFAULT_WAIT_MS = 5 * 60_000;
@@ -50,7 +51,7 @@ export async function blockingRead<T>(
   // restarted): answer now so the client sees the lower index and resets, as
   // Consul's clients are told to.
   if (params && params.index <= ctx.catalog.lastIndex() && BigInt(result.index) <= params.index) {
-    result = await waitForChange(ctx, reply, read, params, result, options.untilChanged === true);
+    result = await waitForChange(ctx, req, reply, read, params, result, options.untilChanged === true);
   }
   reply.header('X-Consul-Index', String(result.index));
   return result.value;
@@ -58,6 +59,7 @@ export async function blockingRead<T>(
 
 async function waitForChange<T>(
   ctx: HttpContext,
+  req: FastifyRequest,
   reply: FastifyReply,
   read: () => Indexed<T>,
   params: BlockingParams,
@@ -71,6 +73,7 @@ async function waitForChange<T>(
   const onClose = () => controller.abort();
   reply.raw.once('close', onClose);
   ctx.waits.add(controller);
+  const unwatch = watchTokenRights(ctx.acl, req, controller);
   let result = first;
   // A filtered read's index moves with its whole table; it answers only once
   // what passes the filter differs from what the client already has.
@@ -88,6 +91,7 @@ async function waitForChange<T>(
     }
     return controller.signal.aborted ? read() : result;
   } finally {
+    unwatch();
     clearTimeout(timer);
     reply.raw.off('close', onClose);
     ctx.waits.delete(controller);

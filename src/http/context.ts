@@ -5,6 +5,7 @@ import type { Catalog } from '../catalog/catalog';
 import type { Config } from '../config';
 import type { ViewKey, ViewStore } from '../materializer/types';
 import type { HubMetrics } from '../metrics';
+import type { HttpAcl } from './acl';
 import type { AgentIdentity } from './translate/agent';
 
 export interface HttpDeps {
@@ -16,9 +17,14 @@ export interface HttpDeps {
   views: ViewStore;
   /** The index a caught-up view of `key` holds at least (its subject's last applied change). */
   viewTarget: (key: ViewKey) => bigint;
+  /** ACLs (src/http/acl.ts); absent = off. */
+  acl?: HttpAcl;
+  /** TLS for the HTTP server (src/tls.ts); absent = plain HTTP. */
+  https?: import('node:https').ServerOptions;
 }
 
 export interface HttpContext extends HttpDeps {
+  acl: HttpAcl;
   identity: AgentIdentity;
   /** One controller per blocking query in flight; the app aborts them all before it closes. */
   waits: Set<AbortController>;

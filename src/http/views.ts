@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ViewKey, ViewValue } from '../materializer/types';
 import { parseBlocking } from './blocking';
 import type { HttpContext } from './context';
+import { watchTokenRights } from './acl';
 
 /**
  * A plain (non-blocking) read waits at most this long for its view to catch up
@@ -14,12 +15,6 @@ import type { HttpContext } from './context';
  */
 const CATCH_UP_MS = 2_000;
 
-function tokenOf(req: FastifyRequest): string {
-  const query = req.query as Record<string, unknown>;
-  const header = req.headers['x-consul-token'];
-  if (typeof header === 'string' && header !== '') return header;
-  return typeof query.token === 'string' ? query.token : '';
-}
 
 /**
  * Reads a view; with `?index=N&wait=D`, waits until the view moves past N or
@@ -52,8 +47,10 @@ export async function streamingRead<K extends ViewKey>(
   const onClose = () => controller.abort();
   reply.raw.once('close', onClose);
   ctx.waits.add(controller);
+  const unwatch = watchTokenRights(ctx.acl, req, controller);
   try {
-    const read = (min: bigint) => ctx.views.get(key, { token: tokenOf(req), minIndex: min, signal: controller.signal });
+    // Views are shared by every token (the hub's own, unfiltered); the route filters what this token may read.
+    const read = (min: bigint) => ctx.views.get(key, { token: '', minIndex: min, signal: controller.signal });
     let result = await read(minIndex);
     if (blocking && options.untilChanged && result.index <= params.index) {
       // A filtered view moves on every change to its service, matching or not.
@@ -66,6 +63,7 @@ export async function streamingRead<K extends ViewKey>(
     reply.header('X-Consul-Query-Backend', 'streaming');
     return result.value;
   } finally {
+    unwatch();
     clearTimeout(timer);
     reply.raw.off('close', onClose);
     ctx.waits.delete(controller);

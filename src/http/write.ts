@@ -1,6 +1,9 @@
 // The one way routes write: submit a command, time it, count it, put its log
 // index in X-Consul-Index, and turn apply's refusals into HubErrors.
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { permissionDenied } from '../acl/deny';
+import { rightsFor } from '../acl/write-rights';
+import { authzOf } from './acl';
 import type { ApplyResult, Command } from '../catalog/commands';
 import { HubError, invalid } from '../errors';
 import type { HttpContext } from './context';
@@ -48,6 +51,15 @@ export async function submit(ctx: HttpContext, reply: FastifyReply, command: Com
   ctx.metrics.catalogWrites.inc({ type: command.type, outcome: result.ok ? 'ok' : 'refused' });
   reply.header('X-Consul-Index', String(result.index));
   return result;
+}
+
+/** Throws Consul's 403 unless the request's token has every right `command` needs (src/acl/write-rights.ts). */
+export function authorizeWrite(ctx: HttpContext, req: FastifyRequest, command: Command): void {
+  const authz = authzOf(ctx.acl, req);
+  if (authz.allowsAll) return;
+  for (const right of rightsFor(ctx.catalog, command)) {
+    if (!authz.allowed(right.resource, right.level, right.name)) throw permissionDenied(authz, right.resource, right.level, right.name);
+  }
 }
 
 /** A refused command as the HubError its code maps to. */

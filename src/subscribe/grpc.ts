@@ -12,6 +12,13 @@ import { HubError, invalid, isHubError } from '../errors';
 import { moduleLogger } from '../logger';
 import type { SubscribeRequest__Output } from '../gen/subscribe/subscribe/SubscribeRequest';
 import { loadSubscribeProto } from './proto';
+import type { Authorizer } from '../acl/authorizer';
+import { configEntryRight } from '../acl/catalog-rules';
+import { permissionDenied } from '../acl/deny';
+import type { AclResolver } from '../acl/resolver';
+import { CONFIG_TOPIC_BY_KIND, type ConfigEntryKind } from '../catalog/types';
+import type { Limits } from '../config';
+import { createStreamCounter, type StreamCounter } from '../stream-limits';
 import { createEventEncoder, type EventEncoder } from './wire';
 import type { Publisher, SubscribeRequest, Subject } from './types';
 
@@ -22,6 +29,12 @@ export interface SubscribeServiceOptions {
   datacenter?: string;
   /** Shared encoder; one is made per service when absent. */
   encoder?: EventEncoder;
+  /** ACLs: each stream's token is resolved once; absent = no checks (tests of the wire alone). */
+  acl?: AclResolver;
+  /** Stream limits (docs/security.md); absent = none. */
+  limits?: Pick<Limits, 'subscribeMaxStreamsPerToken'>;
+  /** The gRPC server's per-connection stream counter, shared with xDS. */
+  connections?: StreamCounter;
 }
 
 export function addSubscribeService(server: grpc.Server, options: SubscribeServiceOptions): void {
@@ -29,6 +42,9 @@ export function addSubscribeService(server: grpc.Server, options: SubscribeServi
   const method = proto.service.Subscribe as grpc.MethodDefinition<SubscribeRequest__Output, Buffer>;
   const encoder = options.encoder ?? createEventEncoder(proto);
   const logger = moduleLogger(options.logger, 'subscribe-grpc');
+  const perToken = options.limits
+    ? createStreamCounter(options.limits.subscribeMaxStreamsPerToken, (n) => `too many Subscribe streams for this token: at most ${n} (--subscribe-max-streams-per-token)`)
+    : undefined;
   let streamIds = 0;
   // Events are written pre-encoded: the serializer passes the shared bytes through.
   const definition: grpc.ServiceDefinition = {
@@ -37,7 +53,7 @@ export function addSubscribeService(server: grpc.Server, options: SubscribeServi
   server.addService(definition, {
     Subscribe: (call: grpc.ServerWritableStream<SubscribeRequest__Output, Buffer>) => {
       const log = logger.child({ stream: ++streamIds });
-      serveStream(call, options, encoder, log).catch((err: unknown) => {
+      serveStream(call, options, encoder, log, perToken).catch((err: unknown) => {
         log.error({ err }, 'subscribe stream failed');
         fail(call, new HubError('INTERNAL', 'internal error', { cause: err }));
       });
@@ -50,6 +66,7 @@ async function serveStream(
   options: SubscribeServiceOptions,
   encoder: EventEncoder,
   log: Logger,
+  perToken: StreamCounter | undefined,
 ): Promise<void> {
   const ac = new AbortController();
   let wake: (() => void) | undefined;
@@ -65,8 +82,12 @@ async function serveStream(
   call.on('cancelled', onCancel);
   call.on('drain', wakeWriter);
   let endedBy: HubError | undefined;
+  const releases: Array<() => void> = [];
   try {
     const request = fromWire(call.request, options.datacenter);
+    releases.push(options.connections?.enter(call.getPeer()) ?? (() => {}));
+    releases.push(perToken?.enter(request.token) ?? (() => {}));
+    if (options.acl?.settings.enabled) request.authorizer = authorizeSubscribe(options.acl.resolve(request.token), request);
     const subscription = options.publisher.subscribe(request, ac.signal);
     // Response headers go out as soon as the subscription exists, so a client
     // can tell that every write acknowledged from now on will reach it.
@@ -90,10 +111,32 @@ async function serveStream(
     if (err.code === 'SLOW_CONSUMER' || err.code === 'SUBSCRIPTION_RESET') log.info({ code: err.code }, 'ending subscribe stream');
     fail(call, err);
   } finally {
+    for (const release of releases) release();
     ac.abort();
     call.off('cancelled', onCancel);
     call.off('drain', wakeWriter);
   }
+}
+
+const CONFIG_KIND_BY_TOPIC = new Map(Object.entries(CONFIG_TOPIC_BY_KIND).map(([kind, topic]) => [topic, kind as ConfigEntryKind]));
+
+/**
+ * A named subject the token may not read at all is refused with
+ * PERMISSION_DENIED (an empty stream would look like "no instances": the
+ * empty-success Consul returned in issue 20790). Wildcard subjects are filtered
+ * per event instead.
+ */
+function authorizeSubscribe(authz: Authorizer, request: SubscribeRequest): Authorizer {
+  if (request.subject.wildcard || authz.allowsAll) return authz;
+  const key = request.subject.key;
+  if (request.topic === Topic.ServiceHealth || request.topic === Topic.ServiceHealthConnect) {
+    if (!authz.allowed('service', 'read', key)) throw permissionDenied(authz, 'service', 'read', key);
+    return authz;
+  }
+  const kind = CONFIG_KIND_BY_TOPIC.get(request.topic);
+  const right = kind === undefined ? undefined : configEntryRight(kind, key, 'read');
+  if (right && !authz.allowed(right.resource, 'read', right.name)) throw permissionDenied(authz, right.resource, 'read', right.name);
+  return authz;
 }
 
 function fail(call: grpc.ServerWritableStream<SubscribeRequest__Output, Buffer>, err: HubError): void {

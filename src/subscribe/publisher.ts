@@ -21,6 +21,9 @@ import { append, createBuffer, type BufferNode, type Reader, type TopicBuffer } 
 import { buildSnapshot, type Snapshot } from './snapshots';
 import { resolveSubject, supportsWildcard, topicName } from './subjects';
 import type { Publisher, StreamItem, SubscribeRequest, Subscription } from './types';
+import type { Authorizer } from '../acl/authorizer';
+import { canReadEvent } from '../acl/catalog-rules';
+import type { AclResolver } from '../acl/resolver';
 
 export const RESET_MESSAGE = 'subscription closed by server, client must reset state and resubscribe';
 export const SHUTDOWN_MESSAGE = 'subscription closed by server, server is shutting down';
@@ -35,8 +38,8 @@ export interface PublisherOptions {
   logger: Logger;
   /** Items a subscriber may fall behind its buffer's newest item before it is ended with SLOW_CONSUMER. */
   maxLag?: number;
-  /** Every event passes here with the subscriber's token; false drops it (ACL hook). */
-  filter?: (token: string, event: CatalogEvent) => boolean;
+  /** Token changes: subscriptions whose token's rights may have moved end with SUBSCRIPTION_RESET (the client resubscribes and is checked again). */
+  acl?: Pick<AclResolver, 'onChange'>;
 }
 
 export interface PublisherStats {
@@ -62,6 +65,8 @@ const NEW_SNAPSHOT: StreamItem = Object.freeze({ kind: 'new-snapshot-to-follow' 
 
 interface Sub extends Reader {
   buffer: TopicBuffer;
+  /** AccessorID of the subscription's token, when it has one (ACL changes end it). */
+  accessor: string | undefined;
   done: boolean;
   error: HubError | undefined;
   parked: (() => void) | undefined;
@@ -78,7 +83,7 @@ interface CacheEntry {
 }
 
 export function createPublisher(options: PublisherOptions): HubPublisher {
-  const { catalog, filter } = options;
+  const { catalog } = options;
   const logger = moduleLogger(options.logger, 'subscribe');
   const maxLag = options.maxLag ?? DEFAULT_MAX_LAG;
   const lagCheckEvery = Math.max(1, Math.floor(maxLag / 16));
@@ -120,6 +125,13 @@ export function createPublisher(options: PublisherOptions): HubPublisher {
     endAll(new HubError('SUBSCRIPTION_RESET', RESET_MESSAGE));
     lastChange = new Map();
     trackedFrom = index;
+  });
+
+  const offAcl = options.acl?.onChange((affected) => {
+    const ended = [...subs].filter((s) => s.accessor !== undefined && (affected === 'all' || affected.includes(s.accessor)));
+    if (ended.length === 0) return;
+    logger.info({ subscribers: ended.length }, 'token rights changed: ending its subscriptions with a reset');
+    for (const sub of ended) end(sub, new HubError('SUBSCRIPTION_RESET', RESET_MESSAGE));
   });
 
   function endLaggards(buffer: TopicBuffer, headSeq: number): void {
@@ -196,14 +208,14 @@ export function createPublisher(options: PublisherOptions): HubPublisher {
     for (const key of [...cache.keys()]) evict(key);
   }
 
-  function applyFilter(item: StreamItem, token: string): StreamItem | undefined {
-    if (filter === undefined || item.kind !== 'events') return item;
-    const kept = item.events.filter((e) => filter(token, e));
+  function applyFilter(item: StreamItem, authz: Authorizer | undefined): StreamItem | undefined {
+    if (authz === undefined || authz.allowsAll || item.kind !== 'events') return item;
+    const kept = item.events.filter((e) => canReadEvent(authz, e));
     if (kept.length === item.events.length) return item; // same object: its encoding stays shared
     return kept.length === 0 ? undefined : { kind: 'events', index: item.index, events: kept };
   }
 
-  async function* iterate(sub: Sub, prefix: readonly (readonly StreamItem[])[], token: string): AsyncGenerator<StreamItem> {
+  async function* iterate(sub: Sub, prefix: readonly (readonly StreamItem[])[], token: Authorizer | undefined): AsyncGenerator<StreamItem> {
     try {
       for (const part of prefix) {
         for (const item of part) {
@@ -259,6 +271,7 @@ export function createPublisher(options: PublisherOptions): HubPublisher {
     const onAbort = (): void => end(sub, undefined);
     const sub: Sub = {
       buffer,
+      accessor: request.authorizer?.accessorId,
       pos,
       done: false,
       error: undefined,
@@ -282,7 +295,7 @@ export function createPublisher(options: PublisherOptions): HubPublisher {
     if (signal.aborted) end(sub, undefined);
     else signal.addEventListener('abort', onAbort, { once: true });
     logger.debug({ topic: topicName(request.topic), subject, index: String(request.index) }, 'subscribed');
-    return Object.assign(iterate(sub, prefix, request.token), { closed: closedPromise });
+    return Object.assign(iterate(sub, prefix, request.authorizer), { closed: closedPromise });
   }
 
   return {
@@ -292,6 +305,7 @@ export function createPublisher(options: PublisherOptions): HubPublisher {
       closed = true;
       offApplied();
       offReset();
+      offAcl?.();
       endAll(new HubError('SHUTTING_DOWN', SHUTDOWN_MESSAGE));
     },
     stats: () => ({ subscribers: subs.size, buffers: buffers.size, ...counters }),

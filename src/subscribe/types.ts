@@ -1,6 +1,7 @@
 // The in-process face of the event publisher: what the gRPC Subscribe handler
 // and the materializer's in-process source both consume.
 import type { CatalogEvent, Topic } from '../catalog/types';
+import type { Authorizer } from '../acl/authorizer';
 import type { HubError } from '../errors';
 
 export type Subject =
@@ -10,8 +11,14 @@ export type Subject =
 export interface SubscribeRequest {
   topic: Topic;
   subject: Subject;
-  /** ACL token; carried to the event filter hook. */
+  /** ACL token (the secret), as the client sent it. */
   token: string;
+  /**
+   * The token's rights, resolved by the caller (the gRPC face); events it may
+   * not read are dropped, and the subscription ends with SUBSCRIPTION_RESET when
+   * the token's rights change. Absent = the hub's own trusted readers (views): no filter.
+   */
+  authorizer?: Authorizer;
   /** 0n = fresh subscription (snapshot first); > 0n = resume attempt. */
   index: bigint;
 }

@@ -1,5 +1,6 @@
 // A small in-memory Catalog for the publisher's unit tests: just enough state
 // (instances, config entries) and the onApplied/onReset hooks, in log order.
+import { emptyAclTables } from '../../src/acl/state';
 import type { Catalog, CatalogListener, CatalogReader } from '../../src/catalog/catalog';
 import {
   CONFIG_TOPIC_BY_KIND,
@@ -51,10 +52,12 @@ export function createFakeCatalog(): FakeCatalog {
     for (const l of applied) l(last, withIndex, { ttlTouched: [] });
     return last;
   }
+  const acl = emptyAclTables();
   const idx = <T>(value: T) => ({ index: Number(last > 0n ? last : 1n), value });
 
   const reader: CatalogReader = {
     lastIndex: () => last,
+    acl: () => acl,
     nodes: () => idx([]),
     node: () => idx(undefined),
     nodeChecks: () => idx([]),
@@ -74,7 +77,8 @@ export function createFakeCatalog(): FakeCatalog {
     let m = instances.get(service);
     const isNew = m === undefined || m.size === 0;
     if (m === undefined) instances.set(service, (m = new Map()));
-    const value = csn(service, id, 'node1', Number(last + 1n));
+    // Instances named secret* live on their own node, so an ACL test can hide them by node.
+    const value = csn(service, id, id.startsWith('secret') ? 'secret-node' : 'node1', Number(last + 1n));
     m.set(id, value);
     const events: Omit<CatalogEvent, 'index'>[] = [
       { topic: Topic.ServiceHealth, subject: service.toLowerCase(), payload: { type: 'service-health', op: 'register', csn: value } },

@@ -22,13 +22,13 @@ export interface SubscribeHub {
 }
 
 export async function startSubscribeHub(
-  options: { maxLag?: number; snapshotCacheTtlMs?: number; filter?: (token: string, e: CatalogEvent) => boolean } = {},
+  options: { maxLag?: number; snapshotCacheTtlMs?: number } = {},
 ): Promise<SubscribeHub> {
   let publisher: HubPublisher | undefined;
   const hub = await startHub({}, {
     grpcGraceMs: 100,
     attachGrpc(server, { catalog, logger }) {
-      publisher = createPublisher({ catalog, logger, snapshotCacheTtlMs: options.snapshotCacheTtlMs ?? 10_000, maxLag: options.maxLag, filter: options.filter });
+      publisher = createPublisher({ catalog, logger, snapshotCacheTtlMs: options.snapshotCacheTtlMs ?? 10_000, maxLag: options.maxLag });
       addSubscribeService(server, { publisher, logger, datacenter: 'dc1' });
       return () => publisher?.close();
     },

@@ -14,7 +14,8 @@ import { required } from '../query';
 import { many } from '../shapes';
 import { agentNode } from '../translate/agent';
 import { parseAgentCheck } from '../translate/checks';
-import { submitOrThrow } from '../write';
+import { authorizeWrite, submitOrThrow } from '../write';
+import type { Command } from '../../catalog/commands';
 import { NODE_MAINT_ID, SERVICE_MAINT_PREFIX } from './agent-health';
 
 const NODE_REASON = 'Maintenance mode is enabled for this node, but no reason was provided. This is a default message.';
@@ -58,16 +59,25 @@ export function agentCheckRoutes(app: FastifyInstance, ctx: HttpContext): void {
   const services = () => ctx.catalog.node(node).value?.Services ?? [];
   const nodeExists = () => ctx.catalog.node(node).value !== undefined;
 
-  async function register(reply: FastifyReply, check: CheckInput): Promise<FastifyReply> {
+  /** The register command for one check, after the ACL check (node:write, or service:write for a service check). */
+  function registerCommand(req: FastifyRequest, check: CheckInput): Command {
     if (check.ServiceID !== '' && !services().some((s) => s.ID === check.ServiceID)) {
       throw invalid('ServiceID', `ServiceID "${check.ServiceID}" does not exist`);
     }
-    await submitOrThrow(ctx, reply, { type: 'register', node: agentNode(ctx.identity), checks: [check], skipNodeUpdate: nodeExists() });
+    const command: Command = { type: 'register', node: agentNode(ctx.identity), checks: [check], skipNodeUpdate: nodeExists() };
+    authorizeWrite(ctx, req, command);
+    return command;
+  }
+
+  async function register(req: FastifyRequest, reply: FastifyReply, check: CheckInput): Promise<FastifyReply> {
+    await submitOrThrow(ctx, reply, registerCommand(req, check));
     return reply.code(200).send('');
   }
 
-  async function remove(reply: FastifyReply, checkId: string): Promise<FastifyReply> {
-    await submitOrThrow(ctx, reply, { type: 'deregister', node, checkId });
+  async function remove(req: FastifyRequest, reply: FastifyReply, checkId: string): Promise<FastifyReply> {
+    const command: Command = { type: 'deregister', node, checkId };
+    authorizeWrite(ctx, req, command);
+    await submitOrThrow(ctx, reply, command);
     return reply.code(200).send('');
   }
 
@@ -75,20 +85,22 @@ export function agentCheckRoutes(app: FastifyInstance, ctx: HttpContext): void {
 
   app.put('/v1/agent/check/register', async (req, reply) => {
     const check = parseAgentCheck(Body.of(req.body), node);
+    const command = registerCommand(req, check); // ACLs before the vetting probes
     await vet([check], () => 'Check');
-    return register(reply, check);
+    await submitOrThrow(ctx, reply, command);
+    return reply.code(200).send('');
   });
 
   app.put<{ Params: { id: string } }>('/v1/agent/check/deregister/:id', async (req, reply) => {
     if (!exists(req.params.id)) throw unknownCheck(req.params.id);
-    return remove(reply, req.params.id);
+    return remove(req, reply, req.params.id);
   });
 
   app.put('/v1/agent/maintenance', async (req: FastifyRequest, reply) => {
     const query = req.query as Record<string, unknown>;
-    if (!enableParam(query)) return exists(NODE_MAINT_ID) ? remove(reply, NODE_MAINT_ID) : reply.code(200).send('');
+    if (!enableParam(query)) return exists(NODE_MAINT_ID) ? remove(req, reply, NODE_MAINT_ID) : reply.code(200).send('');
     const reason = many(query.reason).at(-1) || NODE_REASON;
-    return register(reply, maintenanceCheck(node, NODE_MAINT_ID, 'Node Maintenance Mode', reason, ''));
+    return register(req, reply, maintenanceCheck(node, NODE_MAINT_ID, 'Node Maintenance Mode', reason, ''));
   });
 
   app.put<{ Params: { id: string } }>('/v1/agent/service/maintenance/:id', async (req, reply) => {
@@ -97,9 +109,9 @@ export function agentCheckRoutes(app: FastifyInstance, ctx: HttpContext): void {
     const enable = enableParam(query);
     if (!services().some((s) => s.ID === id)) throw new HubError('NOT_FOUND', `No service registered with ID ${JSON.stringify(id)}`);
     const checkId = `${SERVICE_MAINT_PREFIX}${id}`;
-    if (!enable) return exists(checkId) ? remove(reply, checkId) : reply.code(200).send('');
+    if (!enable) return exists(checkId) ? remove(req, reply, checkId) : reply.code(200).send('');
     const reason = many(query.reason).at(-1) || SERVICE_REASON;
-    return register(reply, maintenanceCheck(node, checkId, 'Service Maintenance Mode', reason, id));
+    return register(req, reply, maintenanceCheck(node, checkId, 'Service Maintenance Mode', reason, id));
   });
 }
 

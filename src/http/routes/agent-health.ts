@@ -8,6 +8,7 @@ import type { HttpContext } from '../context';
 import { sendJson, sendText } from '../reply';
 import { required } from '../query';
 import { agentService, many } from '../shapes';
+import { requireAccess } from '../acl';
 
 /** Check IDs of maintenance mode (Consul's): they make a service "maintenance" whatever their status. */
 export const NODE_MAINT_ID = '_node_maintenance';
@@ -51,6 +52,8 @@ export function agentHealthRoutes(app: FastifyInstance, ctx: HttpContext): void 
   app.get<{ Params: { id: string } }>('/v1/agent/health/service/id/:id', async (req, reply) => {
     required(req.params.id, 'id', 'Missing serviceID');
     const service = ctx.catalog.node(node).value?.Services.find((s) => s.ID === req.params.id);
+    // Consul checks service:read on the service (an unknown ID is checked against the ID itself).
+    requireAccess(ctx.acl, req, 'service', 'read', service?.Service ?? req.params.id);
     if (!service) {
       const reason = `ServiceId ${req.params.id} not found`;
       return answer(req, reply, 404, reason, { AggregatedStatus: 'critical', Service: null, Checks: null });
@@ -61,6 +64,7 @@ export function agentHealthRoutes(app: FastifyInstance, ctx: HttpContext): void 
 
   app.get<{ Params: { name: string } }>('/v1/agent/health/service/name/:name', async (req, reply) => {
     required(req.params.name, 'name', 'Missing service Name');
+    requireAccess(ctx.acl, req, 'service', 'read', req.params.name);
     const services = (ctx.catalog.node(node).value?.Services ?? []).filter((s) => s.Service === req.params.name);
     const checks = ctx.catalog.nodeChecks(node).value;
     // The worst of the instances: passing 200 < warning 429 < critical/maintenance 503.

@@ -13,7 +13,10 @@ import { agentService, flag } from '../shapes';
 import { type AgentIdentity, agentRegisterCommand, checkUpdateFromBody } from '../translate/agent';
 import { agentHealthRoutes } from './agent-health';
 import { agentCheckRoutes, checkTargetsVetter, unknownCheck } from './agent-checks';
-import { submit, submitOrThrow, refusal } from '../write';
+import { authorizeWrite, submit, submitOrThrow, refusal } from '../write';
+import { canReadCheck } from '../../acl/catalog-rules';
+import { filterRead, requireAccess } from '../acl';
+import type { FastifyRequest } from 'fastify';
 import type { Command } from '../../catalog/commands';
 import { sidecarId } from '../translate/sidecar';
 
@@ -44,8 +47,10 @@ function member(id: AgentIdentity) {
 export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
   const node = ctx.identity.nodeName;
 
-  async function updateCheck(reply: FastifyReply, id: string, status: HealthStatus, output: string) {
-    const result = await submit(ctx, reply, { type: 'check-update', node, checkId: id, status, output });
+  async function updateCheck(req: FastifyRequest, reply: FastifyReply, id: string, status: HealthStatus, output: string) {
+    const command: Command = { type: 'check-update', node, checkId: id, status, output };
+    authorizeWrite(ctx, req, command);
+    const result = await submit(ctx, reply, command);
     if (!result.ok) throw result.error?.code === 'NOT_FOUND' ? unknownCheck(id) : refusal(result);
     return reply.code(200).send('');
   }
@@ -59,6 +64,7 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
     for (let attempt = 1; ; attempt++) {
       const command = agentRegisterCommand(req.body, ctx.identity, ctx.catalog.node(node).value?.Services, sidecarCtx);
       if (command.type !== 'register') throw new HubError('INTERNAL', 'agent registration is not a register command');
+      authorizeWrite(ctx, req, command); // before the vetting probes: a refused caller makes the hub probe nothing
       const all = [...command.checks, ...(command.sidecar?.checks ?? [])];
       await vet(all, (i) => (i >= command.checks.length ? `Connect.SidecarService.Checks[${i - command.checks.length}]` : command.checks.length > 1 ? `Checks[${i}]` : 'Check'));
       const result = await submit(ctx, reply, command);
@@ -78,6 +84,7 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
     const command: Command = sidecar
       ? { type: 'txn', ops: [{ op: 'service-delete', node, serviceId: sidecar.ID }, { op: 'service-delete', node, serviceId: id }] }
       : { type: 'deregister', node, serviceId: id };
+    authorizeWrite(ctx, req, command);
     await submitOrThrow(ctx, reply, command);
     return reply.code(200).send('');
   });
@@ -86,13 +93,13 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
   for (const [verb, status] of verbs) {
     app.put<IdParams & { Querystring: { note?: string } }>(`/v1/agent/check/${verb}/:id`, async (req, reply) => {
       const note = req.query.note;
-      return updateCheck(reply, req.params.id, status, typeof note === 'string' ? note : '');
+      return updateCheck(req, reply, req.params.id, status, typeof note === 'string' ? note : '');
     });
   }
 
   app.put<IdParams>('/v1/agent/check/update/:id', async (req, reply) => {
     const { status, output } = checkUpdateFromBody(req.body);
-    return updateCheck(reply, req.params.id, status, output);
+    return updateCheck(req, reply, req.params.id, status, output);
   });
 
   app.get('/v1/agent/services', async (req, reply) => {
@@ -107,7 +114,8 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
       },
       { untilChanged: filter !== undefined },
     );
-    return sendJson(reply, Object.fromEntries(services.map((s) => [s.ID, agentService(s, ctx.config.datacenter)])));
+    const readable = filterRead(ctx.acl, req, reply, services, (authz, s) => authz.allowed('service', 'read', s.Service));
+    return sendJson(reply, Object.fromEntries(readable.map((s) => [s.ID, agentService(s, ctx.config.datacenter)])));
   });
 
   app.get('/v1/agent/checks', async (req, reply) => {
@@ -122,21 +130,23 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
       },
       { untilChanged: filter !== undefined },
     );
-    return sendJson(reply, Object.fromEntries(checks.map((c) => [c.CheckID, c])));
+    return sendJson(reply, Object.fromEntries(filterRead(ctx.acl, req, reply, checks, canReadCheck).map((c) => [c.CheckID, c])));
   });
 
   // The hub is the only member of its (LAN or WAN) pool.
   app.get('/v1/agent/members', async (req, reply) => {
     const wan = flag(req.query as Query, 'wan');
     const self = member(ctx.identity);
-    return sendJson(reply, [wan ? { ...self, Name: `${self.Name}.${ctx.identity.datacenter}` } : self]);
+    const members = filterRead(ctx.acl, req, reply, [self], (authz, m) => authz.allowed('node', 'read', m.Name));
+    return sendJson(reply, members.map((m) => (wan ? { ...m, Name: `${m.Name}.${ctx.identity.datacenter}` } : m)));
   });
 
   agentHealthRoutes(app, ctx);
   agentCheckRoutes(app, ctx);
 
-  app.get('/v1/agent/self', async (_req, reply) => {
+  app.get('/v1/agent/self', async (req, reply) => {
     const { nodeName, nodeId, datacenter } = ctx.identity;
+    requireAccess(ctx.acl, req, 'agent', 'read', nodeName);
     return sendJson(reply, {
       Config: {
         Datacenter: datacenter,

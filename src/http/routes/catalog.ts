@@ -11,7 +11,9 @@ import { many } from '../shapes';
 import { filterParam, filterText, narrow, nearParam, nodeMetaParam, required, sortNear } from '../query';
 import { gatewayServices } from '../gateways';
 import { deregisterCommand, registerCommand } from '../translate/catalog';
-import { submitOrThrow } from '../write';
+import { authorizeWrite, submitOrThrow } from '../write';
+import { canReadInstance, canReadNode } from '../../acl/catalog-rules';
+import { filterRead, markFiltered, requireAccess, authzOf } from '../acl';
 
 type NameParams = { Params: { name: string } };
 type Query = Record<string, unknown>;
@@ -21,12 +23,16 @@ export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
   const agentNode = ctx.identity.nodeName;
 
   app.put('/v1/catalog/register', async (req, reply) => {
-    await submitOrThrow(ctx, reply, registerCommand(req.body, defaults));
+    const command = registerCommand(req.body, defaults);
+    authorizeWrite(ctx, req, command);
+    await submitOrThrow(ctx, reply, command);
     return sendJson(reply, true);
   });
 
   app.put('/v1/catalog/deregister', async (req, reply) => {
-    await submitOrThrow(ctx, reply, deregisterCommand(req.body, defaults));
+    const command = deregisterCommand(req.body, defaults);
+    authorizeWrite(ctx, req, command);
+    await submitOrThrow(ctx, reply, command);
     return sendJson(reply, true);
   });
 
@@ -39,7 +45,8 @@ export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
     const nodeMeta = nodeMetaParam(query);
     // Names and the index come from the service-list view; tags are not in
     // ServiceList events, so they are read from the catalog, which is at least as new.
-    const names = await streamingRead(ctx, req, reply, { kind: 'service-list' });
+    const all = await streamingRead(ctx, req, reply, { kind: 'service-list' });
+    const names = filterRead(ctx.acl, req, reply, all, (authz, s) => authz.allowed('service', 'read', s.Name));
     if (!filter && !nodeMeta) {
       const tags = ctx.catalog.services().value;
       return sendJson(reply, Object.fromEntries(names.map((s) => [s.Name, tags[s.Name] ?? []])));
@@ -65,7 +72,7 @@ export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
       nodeMeta: nodeMetaParam(query),
       ...(filter ? { filter, filterOn: 'service-node' as const } : {}),
     } as const;
-    const found = await streamingRead(ctx, req, reply, key, { untilChanged: filter !== undefined });
+    const found = filterRead(ctx.acl, req, reply, await streamingRead(ctx, req, reply, key, { untilChanged: filter !== undefined }), canReadInstance);
     return sortNear(found, nearParam(query, agentNode), (c) => c.Node.Node).map(serviceNode);
   }
 
@@ -93,7 +100,7 @@ export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
       },
       { untilChanged: narrowed },
     );
-    return sendJson(reply, sortNear(nodes, nearParam(query, agentNode), (n) => n.Node));
+    return sendJson(reply, sortNear(filterRead(ctx.acl, req, reply, nodes, canReadNode), nearParam(query, agentNode), (n) => n.Node));
   });
 
   /** The node and its services, with ?filter on the services. */
@@ -109,9 +116,19 @@ export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
     };
   }
 
+  /** The node when its token may read it (else undefined, marked filtered), with the services it may read. */
+  function readableNode(req: FastifyRequest, reply: FastifyReply, found: ReturnType<ReturnType<typeof nodeRead>['read']>['value']) {
+    if (!found) return found;
+    if (!authzOf(ctx.acl, req).allowed('node', 'read', found.Node.Node)) {
+      markFiltered(req, reply);
+      return undefined;
+    }
+    return { ...found, Services: filterRead(ctx.acl, req, reply, found.Services, (authz, s) => authz.allowed('service', 'read', s.Service)) };
+  }
+
   app.get<NameParams>('/v1/catalog/node/:name', async (req, reply) => {
     const { filtered, read } = nodeRead(required(req.params.name, 'node', 'Missing node name'), req.query as Query);
-    const found = await blockingRead(ctx, req, reply, read, { untilChanged: filtered });
+    const found = readableNode(req, reply, await blockingRead(ctx, req, reply, read, { untilChanged: filtered }));
     // Consul answers an unknown node with 200 and null; services are keyed by ID.
     if (!found) return sendJson(reply, null);
     return sendJson(reply, { Node: found.Node, Services: Object.fromEntries(found.Services.map((s) => [s.ID, s])) });
@@ -120,13 +137,15 @@ export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
   // The same as /node/:n with the services as a list (Consul 1.7+); an unknown node is {Node: null, Services: null}.
   app.get<NameParams>('/v1/catalog/node-services/:name', async (req, reply) => {
     const { filtered, read } = nodeRead(required(req.params.name, 'node', 'Missing node name'), req.query as Query);
-    const found = await blockingRead(ctx, req, reply, read, { untilChanged: filtered });
+    const found = readableNode(req, reply, await blockingRead(ctx, req, reply, read, { untilChanged: filtered }));
     return sendJson(reply, found ? { Node: found.Node, Services: found.Services } : { Node: null, Services: null });
   });
 
   // Services an ingress gateway exposes, from its config entry.
   app.get<NameParams>('/v1/catalog/gateway-services/:name', async (req, reply) => {
     const gateway = required(req.params.name, 'gateway', 'Missing gateway name');
-    return sendJson(reply, await blockingRead(ctx, req, reply, () => gatewayServices(ctx.catalog, gateway)));
+    requireAccess(ctx.acl, req, 'service', 'read', gateway);
+    const found = await blockingRead(ctx, req, reply, () => gatewayServices(ctx.catalog, gateway));
+    return sendJson(reply, filterRead(ctx.acl, req, reply, found, (authz, g) => authz.allowed('service', 'read', g.Service.Name)));
   });
 }

@@ -5,7 +5,10 @@ import type { HttpContext } from '../context';
 import { streamingRead } from '../views';
 import { sendJson } from '../reply';
 import { checkKind, parseConfigEntry } from '../translate/config-entries';
-import { refusal, submit } from '../write';
+import { authorizeWrite, refusal, submit } from '../write';
+import { canReadConfigEntry } from '../../acl/catalog-rules';
+import { filterRead } from '../acl';
+import type { Command } from '../../catalog/commands';
 
 type KindParams = { Params: { kind: string } };
 type EntryParams = { Params: { kind: string; name: string } };
@@ -22,20 +25,23 @@ export function configRoutes(app: FastifyInstance, ctx: HttpContext): void {
   app.put('/v1/config', async (req, reply) => {
     const cas = casParam(req.query as Record<string, unknown>);
     const entry = parseConfigEntry(req.body);
-    const result = await submit(ctx, reply, { type: 'config-set', entry, ...(cas === undefined ? {} : { cas }) });
+    const command: Command = { type: 'config-set', entry, ...(cas === undefined ? {} : { cas }) };
+    authorizeWrite(ctx, req, command);
+    const result = await submit(ctx, reply, command);
     if (!result.ok && result.error?.code !== 'CONFLICT') throw refusal(result);
     return sendJson(reply, result.ok);
   });
 
   app.get<KindParams>('/v1/config/:kind', async (req, reply) => {
     const kind = checkKind(req.params.kind, 'kind');
-    return sendJson(reply, await streamingRead(ctx, req, reply, { kind: 'config-entries', configKind: kind }));
+    const entries = await streamingRead(ctx, req, reply, { kind: 'config-entries', configKind: kind });
+    return sendJson(reply, filterRead(ctx.acl, req, reply, entries, canReadConfigEntry));
   });
 
   app.get<EntryParams>('/v1/config/:kind/:name', async (req, reply) => {
     const kind = checkKind(req.params.kind, 'kind');
     const key = { kind: 'config-entries', configKind: kind, name: req.params.name } as const;
-    const [entry] = await streamingRead(ctx, req, reply, key);
+    const [entry] = filterRead(ctx.acl, req, reply, await streamingRead(ctx, req, reply, key), canReadConfigEntry);
     if (!entry) throw new HubError('NOT_FOUND', `Config entry not found for "${kind}" / "${req.params.name}"`);
     return sendJson(reply, entry);
   });
@@ -43,12 +49,9 @@ export function configRoutes(app: FastifyInstance, ctx: HttpContext): void {
   app.delete<EntryParams>('/v1/config/:kind/:name', async (req, reply) => {
     const kind = checkKind(req.params.kind, 'kind');
     const cas = casParam(req.query as Record<string, unknown>);
-    const result = await submit(ctx, reply, {
-      type: 'config-delete',
-      kind,
-      name: req.params.name,
-      ...(cas === undefined ? {} : { cas }),
-    });
+    const command: Command = { type: 'config-delete', kind, name: req.params.name, ...(cas === undefined ? {} : { cas }) };
+    authorizeWrite(ctx, req, command);
+    const result = await submit(ctx, reply, command);
     if (!result.ok && result.error?.code !== 'CONFLICT') throw refusal(result);
     // Consul answers a CAS delete with true/false and a plain delete with {}.
     return sendJson(reply, cas === undefined ? {} : result.ok);

@@ -12,6 +12,8 @@ import { streamingRead } from '../views';
 import { sendJson } from '../reply';
 import { flag, many } from '../shapes';
 import { filterParam, filterText, narrow, nearParam, nodeMetaParam, required, sortNear } from '../query';
+import { canReadCheck, canReadInstance } from '../../acl/catalog-rules';
+import { filterRead } from '../acl';
 
 type NameParams = { Params: { name: string } };
 type Query = Record<string, unknown>;
@@ -37,7 +39,7 @@ export function healthRoutes(app: FastifyInstance, ctx: HttpContext): void {
       nodeMeta: nodeMetaParam(query),
       ...(filter ? { filter } : {}),
     } as const;
-    const found = await streamingRead(ctx, req, reply, key, { untilChanged: filter !== undefined });
+    const found = filterRead(ctx.acl, req, reply, await streamingRead(ctx, req, reply, key, { untilChanged: filter !== undefined }), canReadInstance);
     return sortNear(found, nearParam(query, agentNode), (c) => c.Node.Node);
   }
 
@@ -66,7 +68,7 @@ export function healthRoutes(app: FastifyInstance, ctx: HttpContext): void {
       },
       { untilChanged: narrowed },
     );
-    return sendJson(reply, sortNear(found, nearParam(query, agentNode), (c) => c.Node.Node));
+    return sendJson(reply, sortNear(filterRead(ctx.acl, req, reply, found, canReadInstance), nearParam(query, agentNode), (c) => c.Node.Node));
   });
 
   /** A list of checks with ?filter and (where Consul takes it) ?node-meta and ?near. */
@@ -86,7 +88,8 @@ export function healthRoutes(app: FastifyInstance, ctx: HttpContext): void {
       },
       { untilChanged: narrowed },
     );
-    return sendJson(reply, withMeta ? sortNear(found, nearParam(query, agentNode), (c) => c.Node) : found);
+    const readable = filterRead(ctx.acl, req, reply, found, canReadCheck);
+    return sendJson(reply, withMeta ? sortNear(readable, nearParam(query, agentNode), (c) => c.Node) : readable);
   }
 
   app.get<NameParams>('/v1/health/checks/:name', async (req, reply) => checks(req, reply, () => ctx.catalog.serviceChecks(required(req.params.name, 'service', 'Missing service name')), true));

@@ -3,19 +3,20 @@ import type { FastifyInstance } from 'fastify';
 import type { HttpContext } from '../context';
 import { sendJson, sendText } from '../reply';
 import { TooManyOps, txnCommand } from '../translate/txn';
-import { submit } from '../write';
+import { authorizeWrite, submit } from '../write';
 
 export function txnRoutes(app: FastifyInstance, ctx: HttpContext): void {
   const defaults = { datacenter: ctx.config.datacenter };
   app.put('/v1/txn', async (req, reply) => {
     let command;
     try {
-      command = txnCommand(req.body, defaults);
+      command = txnCommand(req.body, defaults, ctx.config.limits.txnMaxOps);
     } catch (err) {
       // Consul answers an oversized transaction with 413.
       if (err instanceof TooManyOps) return sendText(reply, 413, err.message);
       throw err;
     }
+    authorizeWrite(ctx, req, command);
     const result = await submit(ctx, reply, command);
     if (result.ok) return sendJson(reply, { Results: result.txnResults ?? [], Errors: null });
     const errors = result.txnErrors ?? [{ OpIndex: 0, What: result.error?.message ?? 'transaction refused' }];

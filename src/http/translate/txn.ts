@@ -74,15 +74,15 @@ function checkOp(op: Body): TxnOp {
 
 /** Thrown for more than MAX_TXN_OPS operations; Consul answers 413. */
 export class TooManyOps extends HubError {
-  constructor(count: number) {
-    super('INVALID_ARGUMENT', `Transaction contains too many operations (${count} > ${MAX_TXN_OPS})`, { field: 'body' });
+  constructor(count: number, max: number) {
+    super('INVALID_ARGUMENT', `Transaction contains too many operations (${count} > ${max}), the limit set by --txn-max-ops`, { field: 'body' });
   }
 }
 
-export function txnCommand(raw: unknown, defaults: NodeDefaults): Command {
+export function txnCommand(raw: unknown, defaults: NodeDefaults, maxOps = MAX_TXN_OPS): Command {
   if (!Array.isArray(raw)) throw invalid('body', 'must be a JSON array of operations');
   if (raw.length === 0) throw invalid('body', 'must contain at least one operation');
-  if (raw.length > MAX_TXN_OPS) throw new TooManyOps(raw.length);
+  if (raw.length > maxOps) throw new TooManyOps(raw.length, maxOps);
   const ops = raw.map((item, i): TxnOp => {
     const op = Body.of(item, `[${i}]`);
     const kinds = ['KV', 'Node', 'Service', 'Check', 'Intention', 'Session'].filter((k) => op.has(k));

@@ -1,0 +1,71 @@
+// Every HTTP route and how ACLs govern it. With ACLs on, a route missing here
+// answers 403 (fail closed), and test/acl/routes.test.ts fails for a route
+// registered without an entry — so a new endpoint cannot slip in unchecked.
+import type { Right } from '../acl/write-rights';
+
+export type RouteRule =
+  /** Open to anyone, as in Consul (leader, peers, datacenters). */
+  | 'public'
+  /** The handler checks rights itself (requireAccess / filterRead / authorizeWrite). */
+  | 'checked'
+  /** The gate checks this one right before the handler runs. */
+  | Right;
+
+export const ROUTE_RULES: Readonly<Record<string, RouteRule>> = {
+  'GET /v1/status/leader': 'public',
+  'GET /v1/status/peers': 'public',
+  'GET /v1/catalog/datacenters': 'public',
+  'PUT /v1/catalog/register': 'checked',
+  'PUT /v1/catalog/deregister': 'checked',
+  'GET /v1/catalog/services': 'checked',
+  'GET /v1/catalog/service/:name': 'checked',
+  'GET /v1/catalog/connect/:name': 'checked',
+  'GET /v1/catalog/nodes': 'checked',
+  'GET /v1/catalog/node/:name': 'checked',
+  'GET /v1/catalog/node-services/:name': 'checked',
+  'GET /v1/catalog/gateway-services/:name': 'checked',
+  'GET /v1/health/service/:name': 'checked',
+  'GET /v1/health/connect/:name': 'checked',
+  'GET /v1/health/ingress/:name': 'checked',
+  'GET /v1/health/checks/:name': 'checked',
+  'GET /v1/health/node/:name': 'checked',
+  'GET /v1/health/state/:state': 'checked',
+  'PUT /v1/agent/service/register': 'checked',
+  'PUT /v1/agent/service/deregister/:id': 'checked',
+  'PUT /v1/agent/check/pass/:id': 'checked',
+  'PUT /v1/agent/check/warn/:id': 'checked',
+  'PUT /v1/agent/check/fail/:id': 'checked',
+  'PUT /v1/agent/check/update/:id': 'checked',
+  'PUT /v1/agent/check/register': 'checked',
+  'PUT /v1/agent/check/deregister/:id': 'checked',
+  'PUT /v1/agent/maintenance': 'checked',
+  'PUT /v1/agent/service/maintenance/:id': 'checked',
+  'GET /v1/agent/services': 'checked',
+  'GET /v1/agent/checks': 'checked',
+  'GET /v1/agent/members': 'checked',
+  'GET /v1/agent/self': 'checked',
+  'GET /v1/agent/health/service/id/:id': 'checked',
+  'GET /v1/agent/health/service/name/:name': 'checked',
+  'PUT /v1/config': 'checked',
+  'GET /v1/config/:kind': 'checked',
+  'GET /v1/config/:kind/:name': 'checked',
+  'DELETE /v1/config/:kind/:name': 'checked',
+  'PUT /v1/txn': 'checked',
+  'GET /metrics': { resource: 'operator', level: 'read' },
+  'GET /v1/xds/clients': { resource: 'operator', level: 'read' },
+  'GET /v1/xds/config/:node': { resource: 'operator', level: 'read' },
+  'PUT /v1/acl/bootstrap': 'public',
+  'PUT /v1/acl/token': 'checked',
+  'GET /v1/acl/token/self': 'checked',
+  'GET /v1/acl/token/:id': 'checked',
+  'PUT /v1/acl/token/:id': 'checked',
+  'PUT /v1/acl/token/:id/clone': 'checked',
+  'DELETE /v1/acl/token/:id': 'checked',
+  'GET /v1/acl/tokens': 'checked',
+  'PUT /v1/acl/policy': 'checked',
+  'GET /v1/acl/policy/:id': 'checked',
+  'GET /v1/acl/policy/name/:name': 'checked',
+  'PUT /v1/acl/policy/:id': 'checked',
+  'DELETE /v1/acl/policy/:id': 'checked',
+  'GET /v1/acl/policies': 'checked',
+};

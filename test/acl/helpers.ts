@@ -1,0 +1,44 @@
+// ACL test helpers: a hub with ACLs on (default deny) and a management token,
+// requests with a token, and one call that makes a policy plus a token for it.
+import { attachHubServices, type Hub } from '../../src/hub';
+import type { Config } from '../../src/config';
+import { type Answer, startHub } from '../helpers/hub';
+
+export const ROOT = '11111111-2222-4333-8444-555555555555';
+
+export function aclHub(overrides: Partial<Config> = {}): Promise<Hub> {
+  // The whole hub (Subscribe and xDS too), so every route and stream is under ACLs.
+  return startHub({ aclEnabled: true, aclDefaultPolicy: 'deny', aclInitialManagementToken: ROOT, ...overrides }, { attachGrpc: attachHubServices, grpcGraceMs: 100 });
+}
+
+/** One request through app.inject() with a token in X-Consul-Token (or none). */
+export async function as(hub: Hub, token: string | undefined, method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  const res = await hub.http.inject({
+    method: method as 'GET',
+    url,
+    headers: { ...(token === undefined ? {} : { 'x-consul-token': token }), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    ...(body === undefined ? {} : { payload: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+  let json: unknown;
+  try {
+    json = JSON.parse(res.body);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.statusCode, headers: res.headers as Answer['headers'], text: res.body, json, index: BigInt(String(res.headers['x-consul-index'] ?? '0')) };
+}
+
+let policies = 0;
+
+/** Creates a policy with `rules` and a token linking it; returns the token's SecretID and AccessorID. */
+export async function tokenWith(hub: Hub, rules: string, extra: Record<string, unknown> = {}): Promise<{ secret: string; accessor: string; policyId: string }> {
+  const p = await as(hub, ROOT, 'PUT', '/v1/acl/policy', { Name: `p-${++policies}-${Date.now()}`, Rules: rules });
+  if (p.status !== 200) throw new Error(`policy: ${p.status} ${p.text}`);
+  const t = await as(hub, ROOT, 'PUT', '/v1/acl/token', { Description: 'test', Policies: [{ ID: p.json.ID }], ...extra });
+  if (t.status !== 200) throw new Error(`token: ${t.status} ${t.text}`);
+  return { secret: t.json.SecretID, accessor: t.json.AccessorID, policyId: p.json.ID };
+}
+
+export function registerBody(node: string, service: string, id = service) {
+  return { Node: node, Address: '10.0.0.1', Service: { Service: service, ID: id, Port: 80 } };
+}
