@@ -8,6 +8,13 @@ import type { CatalogEvent, CheckServiceNode, ConfigEntry, ConfigEntryKind, Heal
 export interface Indexed<T> {
   index: number;
   value: T;
+  /**
+   * The blocking-query indexes `index` is taken from (src/catalog/watch-keys.ts):
+   * the read's index moves only when an entry moves one of them. A blocking
+   * query waits for those alone (Catalog.waitForChange). Absent: any entry may
+   * move it, so the query wakes on every entry.
+   */
+  watch?: readonly string[];
 }
 
 export interface ServiceName {
@@ -75,6 +82,12 @@ export interface Catalog extends CatalogReader {
   submit(command: Command): Promise<ApplyResult>;
   /** Resolves when lastIndex() > after, or rejects with the signal's reason. */
   waitForIndex(after: bigint, signal?: AbortSignal): Promise<void>;
+  /**
+   * Resolves once an applied entry moves one of `watch` (an Indexed.watch), or
+   * the whole state is replaced; rejects with the signal's reason. Entries that
+   * move none of them do not wake it. Without `watch`: the next applied entry.
+   */
+  waitForChange(watch: readonly string[] | undefined, signal?: AbortSignal): Promise<void>;
   /**
    * Called synchronously after each entry is applied, with that entry's events
    * (possibly none). Listeners see entries in log order. Returns an unsubscribe function.

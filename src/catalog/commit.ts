@@ -8,6 +8,7 @@ import { configEvents, healthEvents, serviceListEvent } from './events';
 import type { Draft, NodeChange, NodeRecord, Tables } from './tables';
 import type { CatalogEvent, HealthCheck } from './types';
 import { byString, key2 } from './values';
+import { watchKeys } from './watch-keys';
 
 interface NodeDiff {
   nodeChanged: boolean;
@@ -58,24 +59,49 @@ export function hasChanges(draft: Draft): boolean {
   return draft.configChanges().length > 0 || draft.aclChange() !== undefined;
 }
 
-export function commit(tables: Tables, draft: Draft, index: bigint): { events: CatalogEvent[]; ttlTouched: CheckRef[]; aclAffected?: string[] } {
+export interface Committed {
+  events: CatalogEvent[];
+  ttlTouched: CheckRef[];
+  /** The blocking-query indexes this entry moved (watch-keys.ts), duplicates possible. */
+  moved: string[];
+  /** Tokens whose rights the entry may have changed (see AppliedInfo.aclAffected). */
+  aclAffected?: string[];
+}
+
+export function commit(tables: Tables, draft: Draft, index: bigint): Committed {
   const ix = tables.indexes;
   const i = Number(index);
   const changes: NodeChange[] = [];
   const ttlTouched: CheckRef[] = [];
+  const moved: string[] = [];
   for (const change of draft.nodeChanges()) {
     const d = diff(change.before, change.after);
     if (!d.nodeChanged && !d.servicesChanged && !d.rowsChanged) continue;
     changes.push(change);
     touchedTtl(change, ttlTouched);
-    if (d.nodeChanged) ix.nodes = i;
-    if (d.servicesChanged) ix.services = i;
-    if (d.checksChanged) ix.checks = i;
-    if (d.nodeChanged || d.servicesChanged || d.checksChanged) ix.node.set(change.name, i);
+    if (d.nodeChanged) {
+      ix.nodes = i;
+      moved.push(watchKeys.nodes);
+    }
+    if (d.servicesChanged) {
+      ix.services = i;
+      moved.push(watchKeys.services);
+    }
+    if (d.checksChanged) {
+      ix.checks = i;
+      moved.push(watchKeys.checks);
+    }
+    if (d.nodeChanged || d.servicesChanged || d.checksChanged) {
+      ix.node.set(change.name, i);
+      moved.push(watchKeys.node(change.name));
+    }
   }
 
   const health = healthEvents(changes, index);
-  for (const name of health.serviceNames) ix.service.set(name, i);
+  for (const name of health.serviceNames) {
+    ix.service.set(name, i);
+    moved.push(watchKeys.service(name));
+  }
 
   // Service names whose instance count may cross zero, with their count before this entry.
   const countsBefore = new Map<string, number>();
@@ -98,6 +124,7 @@ export function commit(tables: Tables, draft: Draft, index: bigint): { events: C
     else {
       tables.nodes.delete(name);
       ix.node.delete(name);
+      moved.push(watchKeys.node(name));
     }
   }
   const listEvents: CatalogEvent[] = [];
@@ -107,6 +134,7 @@ export function commit(tables: Tables, draft: Draft, index: bigint): { events: C
     if (now === 0) {
       tables.byServiceName.delete(name);
       ix.service.delete(name);
+      moved.push(watchKeys.service(name));
     }
     if (was === 0 && now > 0) listEvents.push(serviceListEvent(name, 'register', index));
     if (was > 0 && now === 0) listEvents.push(serviceListEvent(name, 'deregister', index));
@@ -121,10 +149,11 @@ export function commit(tables: Tables, draft: Draft, index: bigint): { events: C
     ix.configKind.set(entry.Kind, i);
     if (after) ix.configEntry.set(key, i);
     else ix.configEntry.delete(key);
+    moved.push(watchKeys.configs, watchKeys.configKind(entry.Kind), watchKeys.configEntry(entry.Kind, entry.Name));
   }
 
   const acl = draft.aclChange();
   if (acl) tables.acl = acl.next;
   const events = [...health.events, ...listEvents, ...configEvents(configChanges, index)];
-  return acl ? { events, ttlTouched, aclAffected: acl.change.affected } : { events, ttlTouched };
+  return acl ? { events, ttlTouched, moved, aclAffected: acl.change.affected } : { events, ttlTouched, moved };
 }

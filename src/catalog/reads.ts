@@ -6,8 +6,16 @@ import { buildCsn } from './events';
 import type { NodeRecord, Tables } from './tables';
 import type { CheckServiceNode, ConfigEntry, ConfigEntryKind, HealthCheck, HealthStatus, NodeService } from './types';
 import { byString, key2 } from './values';
+import { watchKeys } from './watch-keys';
 
-const at = <T>(index: number, value: T): Indexed<T> => ({ index: Math.max(1, index), value });
+const at = <T>(index: number, value: T, watch: readonly string[]): Indexed<T> => ({ index: Math.max(1, index), value, watch });
+
+// Reads of whole tables share one frozen key list each.
+const NODES = Object.freeze([watchKeys.nodes]);
+const SERVICES = Object.freeze([watchKeys.services]);
+const CHECKS = Object.freeze([watchKeys.checks]);
+const CONFIGS = Object.freeze([watchKeys.configs]);
+const NODES_AND_CHECKS = Object.freeze([watchKeys.nodes, watchKeys.checks]);
 
 function sortedKeys(map: ReadonlyMap<string, unknown>): string[] {
   return [...map.keys()].sort(byString);
@@ -39,9 +47,17 @@ export function createReader(tables: () => Tables, lastIndex: () => bigint): Cat
     });
   }
 
-  function serviceIndex(service: string): number {
-    const t = tables();
-    return t.indexes.service.get(service) ?? t.indexes.services;
+  /** A service's health index, and where it comes from: its own key, or the services table while it has no instance. */
+  function serviceIndexed<T>(service: string, value: T): Indexed<T> {
+    const ix = tables().indexes;
+    const own = ix.service.get(service);
+    return own === undefined ? at(ix.services, value, SERVICES) : at(own, value, [watchKeys.service(service)]);
+  }
+
+  /** A node's index: its own key while it exists, else the fallback table(s). */
+  function nodeIndexed<T>(name: string, value: T, fallback: number, fallbackKeys: readonly string[]): Indexed<T> {
+    const own = tables().indexes.node.get(name);
+    return own === undefined ? at(fallback, value, fallbackKeys) : at(own, value, [watchKeys.node(name)]);
   }
 
   function ttlStates(filter: (c: HealthCheck) => boolean): TtlCheckState[] {
@@ -61,20 +77,19 @@ export function createReader(tables: () => Tables, lastIndex: () => bigint): Cat
     lastIndex,
     nodes() {
       const t = tables();
-      return at(t.indexes.nodes, sortedKeys(t.nodes).map((n) => t.nodes.get(n)!.node));
+      return at(t.indexes.nodes, sortedKeys(t.nodes).map((n) => t.nodes.get(n)!.node), NODES);
     },
     node(name) {
       const t = tables();
       const rec = t.nodes.get(name);
-      const index = t.indexes.node.get(name) ?? t.indexes.nodes;
-      if (!rec) return at(index, undefined);
-      return at(index, { Node: rec.node, Services: sortedKeys(rec.services).map((id) => rec.services.get(id)!) });
+      const value = rec && { Node: rec.node, Services: sortedKeys(rec.services).map((id) => rec.services.get(id)!) };
+      return nodeIndexed(name, value, t.indexes.nodes, NODES);
     },
     nodeChecks(name) {
       const t = tables();
       const rec = t.nodes.get(name);
       // A deleted node moved the nodes table, not necessarily the checks table.
-      return at(t.indexes.node.get(name) ?? Math.max(t.indexes.nodes, t.indexes.checks), rec ? checksOf(rec) : []);
+      return nodeIndexed(name, rec ? checksOf(rec) : [], Math.max(t.indexes.nodes, t.indexes.checks), NODES_AND_CHECKS);
     },
     services() {
       const t = tables();
@@ -84,21 +99,21 @@ export function createReader(tables: () => Tables, lastIndex: () => bigint): Cat
         for (const { svc } of instances(name)) for (const tag of svc.Tags ?? []) tags.add(tag);
         out[name] = [...tags].sort(byString);
       }
-      return at(t.indexes.services, out);
+      return at(t.indexes.services, out, SERVICES);
     },
     serviceInstances(service) {
       const value: CheckServiceNode[] = instances(service).map(({ rec, svc }) => buildCsn(rec, svc));
-      return at(serviceIndex(service), value);
+      return serviceIndexed(service, value);
     },
     serviceChecks(service) {
       const value: HealthCheck[] = [];
       for (const { rec, svc } of instances(service)) {
         for (const c of checksOf(rec)) if (c.ServiceID === svc.ID) value.push(c);
       }
-      return at(serviceIndex(service), value);
+      return serviceIndexed(service, value);
     },
     checksInState(state: HealthStatus | 'any') {
-      return at(tables().indexes.checks, allChecks((c) => state === 'any' || c.Status === state));
+      return at(tables().indexes.checks, allChecks((c) => state === 'any' || c.Status === state), CHECKS);
     },
     configEntries(kind: ConfigEntryKind) {
       const t = tables();
@@ -107,18 +122,22 @@ export function createReader(tables: () => Tables, lastIndex: () => bigint): Cat
         const e = t.configs.get(key)!;
         if (e.Kind === kind) value.push(e);
       }
-      return at(t.indexes.configKind.get(kind) ?? t.indexes.configs, value);
+      const own = t.indexes.configKind.get(kind);
+      return own === undefined ? at(t.indexes.configs, value, CONFIGS) : at(own, value, [watchKeys.configKind(kind)]);
     },
     configEntry(kind: ConfigEntryKind, name: string) {
       const t = tables();
-      const key = key2(kind, name);
-      const index = t.indexes.configEntry.get(key) ?? t.indexes.configKind.get(kind) ?? t.indexes.configs;
-      return at(index, t.configs.get(key));
+      const ix = t.indexes;
+      const value = t.configs.get(key2(kind, name));
+      const own = ix.configEntry.get(key2(kind, name));
+      if (own !== undefined) return at(own, value, [watchKeys.configEntry(kind, name)]);
+      const ofKind = ix.configKind.get(kind);
+      return ofKind === undefined ? at(ix.configs, value, CONFIGS) : at(ofKind, value, [watchKeys.configKind(kind)]);
     },
     serviceNames() {
       const t = tables();
       const value: ServiceName[] = sortedKeys(t.byServiceName).map((Name) => ({ Name, Namespace: 'default', Partition: 'default' }));
-      return at(t.indexes.services, value);
+      return at(t.indexes.services, value, SERVICES);
     },
     ttlChecks() {
       return allChecks(hasTtl);

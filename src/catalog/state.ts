@@ -32,6 +32,8 @@ export interface Applied {
   ttlTouched: CheckRef[];
   /** Tokens whose rights the entry may have changed (see AppliedInfo.aclAffected). */
   aclAffected?: string[] | 'all';
+  /** The blocking-query indexes the entry moved (watch-keys.ts); 'all' when it replaced the state. */
+  moved: readonly string[] | 'all';
 }
 
 /** What applying a command to the current state would do; nothing is changed. */
@@ -64,7 +66,7 @@ function refused(index: bigint, err: unknown): Applied {
       : new ApplyError('INVALID_ARGUMENT', `command refused: ${err instanceof Error ? err.message : String(err)}`);
   const error: NonNullable<ApplyResult['error']> = { code: e.code, message: e.message };
   if (e.field !== undefined) error.field = e.field;
-  return { result: { index, ok: false, error }, events: [], ttlTouched: [] };
+  return { result: { index, ok: false, error }, events: [], ttlTouched: [], moved: [] };
 }
 
 /** Runs one command against the draft; returns extra result fields, or throws ApplyError to refuse. */
@@ -158,13 +160,13 @@ export function createStateMachine(): StateMachine {
       if (restored.index !== index) bumpAll(restored.tables, Number(index));
       tables = restored.tables;
       lastIndex = index;
-      return { result: { index, ok: true }, events: [], ttlTouched: [], aclAffected: 'all' };
+      return { result: { index, ok: true }, events: [], ttlTouched: [], moved: 'all', aclAffected: 'all' };
     }
     const outcome = execute(index, command);
     lastIndex = index;
-    if ('refusal' in outcome) return { result: outcome.refusal, events: [], ttlTouched: [] };
-    const { events, ttlTouched, aclAffected } = commit(tables, outcome.draft, index);
-    return { result: { index, ok: true, ...outcome.extra }, events, ttlTouched, ...(aclAffected ? { aclAffected } : {}) };
+    if ('refusal' in outcome) return { result: outcome.refusal, events: [], ttlTouched: [], moved: [] };
+    const { events, ttlTouched, moved, aclAffected } = commit(tables, outcome.draft, index);
+    return { result: { index, ok: true, ...outcome.extra }, events, ttlTouched, moved, ...(aclAffected ? { aclAffected } : {}) };
   }
 
   function check(command: Command): Verdict {

@@ -8,7 +8,7 @@ import type { Log, LogEntry } from '../log/log';
 import type { Catalog, CatalogListener } from './catalog';
 import type { ApplyResult, Command } from './commands';
 import { createStateMachine } from './state';
-import { createIndexWaiters } from './waiters';
+import { createChangeWaiters, createIndexWaiters } from './waiters';
 
 export interface CatalogOptions {
   log: Log;
@@ -49,6 +49,7 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
   let compaction: Promise<void> | undefined;
   const abort = new AbortController();
   const waiters = createIndexWaiters(() => sm.lastIndex(), () => stopped);
+  const changes = createChangeWaiters(() => stopped);
 
   const snap = await log.loadSnapshot();
   if (snap) sm.restore(snap.state);
@@ -83,6 +84,8 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
     const info = applied.aclAffected ? { ttlTouched: applied.ttlTouched, aclAffected: applied.aclAffected } : { ttlTouched: applied.ttlTouched };
     notify(appliedListeners, index, applied.events, info);
     waiters.advance(index);
+    if (applied.moved === 'all') changes.all();
+    else changes.moved(applied.moved);
     maybeCompact();
     return applied.result;
   }
@@ -134,6 +137,7 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
     pending.clear();
     unclaimed.clear();
     waiters.rejectAll(err);
+    changes.rejectAll(err);
   }
 
   async function tailLoop(): Promise<void> {
@@ -240,6 +244,8 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
     },
 
     waitForIndex: (after, signal) => waiters.wait(after, signal),
+
+    waitForChange: (watch, signal) => (watch ? changes.wait(watch, signal) : waiters.wait(sm.lastIndex(), signal)),
 
     onApplied(listener) {
       appliedListeners.add(listener);

@@ -68,3 +68,93 @@ export function createIndexWaiters(current: () => bigint, closedError: () => Hub
     },
   };
 }
+
+export interface ChangeWaiters {
+  /** Resolves once one of `keys` is moved (or everything is), rejects on abort or close. */
+  wait(keys: readonly string[], signal?: AbortSignal): Promise<void>;
+  /** Wakes the waiters of the keys an entry moved. */
+  moved(keys: Iterable<string>): void;
+  /** Wakes every waiter (the state was replaced). */
+  all(): void;
+  rejectAll(err: unknown): void;
+  /** Waiters in flight (for tests). */
+  size(): number;
+}
+
+interface ChangeWaiter {
+  keys: readonly string[];
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * Blocking queries waiting for the indexes they read (watch-keys.ts). An entry
+ * costs one map lookup per index it moved, whatever the number of waiters on
+ * other keys; the waiters of a moved key are woken once and forgotten.
+ */
+export function createChangeWaiters(closedError: () => HubError | undefined): ChangeWaiters {
+  const byKey = new Map<string, Set<ChangeWaiter>>();
+  let count = 0;
+
+  function forget(w: ChangeWaiter): void {
+    for (const key of w.keys) {
+      const set = byKey.get(key);
+      if (!set?.delete(w)) continue;
+      if (set.size === 0) byKey.delete(key);
+    }
+    count--;
+  }
+
+  function settle(ws: Iterable<ChangeWaiter>, how: (w: ChangeWaiter) => void): void {
+    // Collected first: forgetting one waiter edits the sets being walked.
+    for (const w of [...ws]) {
+      forget(w);
+      how(w);
+    }
+  }
+
+  return {
+    wait(keys, signal) {
+      const closed = closedError();
+      if (closed) return Promise.reject(closed);
+      if (signal?.aborted) return Promise.reject(signal.reason);
+      return new Promise<void>((resolve, reject) => {
+        const onAbort = () => {
+          forget(w);
+          reject(signal!.reason);
+        };
+        const w: ChangeWaiter = {
+          keys,
+          resolve: () => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          },
+          reject: (err) => {
+            signal?.removeEventListener('abort', onAbort);
+            reject(err);
+          },
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        for (const key of keys) {
+          let set = byKey.get(key);
+          if (!set) byKey.set(key, (set = new Set()));
+          set.add(w);
+        }
+        count++;
+      });
+    },
+    moved(keys) {
+      for (const key of keys) {
+        const set = byKey.get(key);
+        if (set) settle(set, (w) => w.resolve());
+      }
+    },
+    all() {
+      settle(new Set([...byKey.values()].flatMap((s) => [...s])), (w) => w.resolve());
+    },
+    rejectAll(err) {
+      settle(new Set([...byKey.values()].flatMap((s) => [...s])), (w) => w.reject(err));
+    },
+    size: () => count,
+  };
+}

@@ -1,8 +1,8 @@
-// Consul blocking queries: `?index=N&wait=D`. The read is re-run each time the
-// catalog applies an entry (catalog.waitForIndex — no polling) and the reply is
-// sent as soon as the read's own index passes N, or when the wait ends (with
-// the current data). A write elsewhere in the catalog wakes the loop but does
-// not answer it, because the read's index does not move.
+// Consul blocking queries: `?index=N&wait=D`, for catalog reads (here) and view
+// reads (views.ts), both in one wait window (withinWait). A catalog read waits
+// for the indexes it is read from (catalog.waitForChange — no polling, and no
+// wake-up for writes elsewhere) and answers as soon as its own index passes N,
+// or when the wait ends (with the current data).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Indexed } from '../catalog/catalog';
 import { parseDurationMs } from '../config';
@@ -38,6 +38,58 @@ export function parseBlocking(query: Record<string, unknown>): BlockingParams | 
   return index === 0n ? undefined : { index, waitMs };
 }
 
+/**
+ * The query's blocking parameters when it must wait. An index from the future
+ * means the state went backwards (a memory-store hub restarted): undefined, so
+ * the read answers now, the client sees the lower index and resets, as
+ * Consul's clients are told to.
+ */
+export function blockingParams(ctx: HttpContext, req: FastifyRequest): BlockingParams | undefined {
+  const params = parseBlocking(req.query as Record<string, unknown>);
+  return params && params.index <= ctx.catalog.lastIndex() ? params : undefined;
+}
+
+/** Consul adds up to wait/16 of random jitter so that many watchers don't return together. */
+export function withJitter(waitMs: number): number {
+  return waitMs + Math.floor(Math.random() * (waitMs / 16));
+}
+
+/**
+ * The wait window every blocking read (catalog or view) runs in: `run`'s
+ * signal aborts when `waitMs` passes, the client goes away, the hub closes
+ * (app.ts aborts ctx.waits before closing), or the rights of the request's
+ * token change (acl.ts). Each read then answers with what it has.
+ */
+export async function withinWait<R>(
+  ctx: HttpContext,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  waitMs: number,
+  run: (signal: AbortSignal) => Promise<R>,
+): Promise<R> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), waitMs);
+  const onClose = () => controller.abort();
+  reply.raw.once('close', onClose);
+  ctx.waits.add(controller);
+  const unwatch = watchTokenRights(ctx.acl, req, controller);
+  try {
+    return await run(controller.signal);
+  } finally {
+    unwatch();
+    clearTimeout(timer);
+    reply.raw.off('close', onClose);
+    ctx.waits.delete(controller);
+  }
+}
+
+/**
+ * A catalog read as a blocking query. It waits only for the indexes the read
+ * comes from (Indexed.watch): an entry that moves none of them costs it
+ * nothing, and one that moves one of them moves its index, so it answers
+ * after a single re-read. `untilChanged` (a filtered read, whose index moves
+ * with its whole table): it also waits until what passes the filter differs.
+ */
 export async function blockingRead<T>(
   ctx: HttpContext,
   req: FastifyRequest,
@@ -45,55 +97,26 @@ export async function blockingRead<T>(
   read: () => Indexed<T>,
   options: { untilChanged?: boolean } = {},
 ): Promise<T> {
-  const params = parseBlocking(req.query as Record<string, unknown>);
+  const params = blockingParams(ctx, req);
   let result = read();
-  // An index from the future means the state went backwards (a memory-store hub
-  // restarted): answer now so the client sees the lower index and resets, as
-  // Consul's clients are told to.
-  if (params && params.index <= ctx.catalog.lastIndex() && BigInt(result.index) <= params.index) {
-    result = await waitForChange(ctx, req, reply, read, params, result, options.untilChanged === true);
+  if (params && BigInt(result.index) <= params.index) {
+    const first = result;
+    const seen = options.untilChanged ? JSON.stringify(first.value) : undefined;
+    const done = (r: Indexed<T>) => BigInt(r.index) > params.index && (seen === undefined || JSON.stringify(r.value) !== seen);
+    result = await withinWait(ctx, req, reply, withJitter(params.waitMs), async (signal) => {
+      let r = first;
+      while (!done(r) && !signal.aborted) {
+        try {
+          await ctx.catalog.waitForChange(r.watch, signal);
+        } catch (err) {
+          if (signal.aborted) break;
+          throw err;
+        }
+        r = read();
+      }
+      return signal.aborted ? read() : r;
+    });
   }
   reply.header('X-Consul-Index', String(result.index));
   return result.value;
-}
-
-async function waitForChange<T>(
-  ctx: HttpContext,
-  req: FastifyRequest,
-  reply: FastifyReply,
-  read: () => Indexed<T>,
-  params: BlockingParams,
-  first: Indexed<T>,
-  untilChanged: boolean,
-): Promise<Indexed<T>> {
-  const controller = new AbortController();
-  // Consul adds up to wait/16 of jitter so that many watchers don't return together.
-  const jitter = Math.floor(Math.random() * (params.waitMs / 16));
-  const timer = setTimeout(() => controller.abort(), params.waitMs + jitter);
-  const onClose = () => controller.abort();
-  reply.raw.once('close', onClose);
-  ctx.waits.add(controller);
-  const unwatch = watchTokenRights(ctx.acl, req, controller);
-  let result = first;
-  // A filtered read's index moves with its whole table; it answers only once
-  // what passes the filter differs from what the client already has.
-  const seen = untilChanged ? JSON.stringify(first.value) : undefined;
-  const done = (r: Indexed<T>) => BigInt(r.index) > params.index && (seen === undefined || JSON.stringify(r.value) !== seen);
-  try {
-    while (!done(result) && !controller.signal.aborted) {
-      try {
-        await ctx.catalog.waitForIndex(ctx.catalog.lastIndex(), controller.signal);
-      } catch (err) {
-        if (controller.signal.aborted) break;
-        throw err;
-      }
-      result = read();
-    }
-    return controller.signal.aborted ? read() : result;
-  } finally {
-    unwatch();
-    clearTimeout(timer);
-    reply.raw.off('close', onClose);
-    ctx.waits.delete(controller);
-  }
 }

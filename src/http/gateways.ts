@@ -3,6 +3,7 @@
 // /v1/health/ingress/:service (the gateways that expose a service).
 import type { CatalogReader, Indexed } from '../catalog/catalog';
 import type { CheckServiceNode, ConfigEntry } from '../catalog/types';
+import { joined } from '../catalog/watch-keys';
 
 interface Listener {
   Port?: number;
@@ -62,25 +63,24 @@ function expand(catalog: CatalogReader, entry: ConfigEntry): GatewayService[] {
 
 export function gatewayServices(catalog: CatalogReader, gateway: string): Indexed<GatewayService[]> {
   const entry = catalog.configEntry('ingress-gateway', gateway);
-  if (!entry.value) return { index: entry.index, value: [] };
+  if (!entry.value) return { ...entry, value: [] };
   const value = expand(catalog, entry.value);
   // A `*` listener changes with the service list too.
-  const wildcard = value.some((g) => g.FromWildcard) ? catalog.services().index : 0;
-  return { index: Math.max(entry.index, wildcard), value };
+  return joined(value, value.some((g) => g.FromWildcard) ? [entry, catalog.services()] : [entry]);
 }
 
 /** Instances of every ingress gateway whose config entry exposes `service` (by name or `*`). */
 export function ingressInstances(catalog: CatalogReader, service: string): Indexed<CheckServiceNode[]> {
   const entries = catalog.configEntries('ingress-gateway');
-  let index = entries.index;
+  const parts: Indexed<unknown>[] = [entries];
   const out: CheckServiceNode[] = [];
   for (const entry of entries.value) {
     const listeners = (entry.Listeners as Listener[] | undefined) ?? [];
     const exposes = listeners.some((l) => (l.Services ?? []).some((s) => s.Name === service || (s.Name === '*' && service !== entry.Name)));
     if (!exposes) continue;
     const instances = catalog.serviceInstances(entry.Name);
-    index = Math.max(index, instances.index);
+    parts.push(instances);
     out.push(...instances.value.filter((c) => c.Service.Kind === 'ingress-gateway'));
   }
-  return { index, value: out };
+  return joined(out, parts);
 }

@@ -4,7 +4,7 @@
 // readers, so a thousand blocking queries on one service cost one view.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ViewKey, ViewValue } from '../materializer/types';
-import { parseBlocking } from './blocking';
+import { blockingParams, withinWait, withJitter } from './blocking';
 import type { HttpContext } from './context';
 import { watchTokenRights } from './acl';
 
@@ -28,44 +28,26 @@ export async function streamingRead<K extends ViewKey>(
   key: K,
   options: { untilChanged?: boolean } = {},
 ): Promise<ViewValue<K>> {
-  const params = parseBlocking(req.query as Record<string, unknown>);
+  const params = blockingParams(ctx, req);
   const applied = ctx.viewTarget(key);
-  const caughtUp = applied > 0n ? applied - 1n : 0n;
-  let minIndex = caughtUp;
-  let waitMs = CATCH_UP_MS;
-  // An index from the future (state went backwards) is answered at once, as in blockingRead.
-  const blocking = params !== undefined && params.index <= ctx.catalog.lastIndex();
-  if (blocking) {
-    // A filtered view first catches up, then waits for its content to change (below).
-    if (params.index > minIndex && !options.untilChanged) minIndex = params.index;
-    // Consul adds up to wait/16 of jitter so that many watchers don't return together.
-    waitMs = params.waitMs + Math.floor(Math.random() * (params.waitMs / 16));
-  }
-
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), waitMs);
-  const onClose = () => controller.abort();
-  reply.raw.once('close', onClose);
-  ctx.waits.add(controller);
-  const unwatch = watchTokenRights(ctx.acl, req, controller);
-  try {
+  let minIndex = applied > 0n ? applied - 1n : 0n;
+  // A filtered view first catches up, then waits for its content to change (below).
+  if (params && params.index > minIndex && !options.untilChanged) minIndex = params.index;
+  const waitMs = params ? withJitter(params.waitMs) : CATCH_UP_MS;
+  const result = await withinWait(ctx, req, reply, waitMs, async (signal) => {
     // Views are shared by every token (the hub's own, unfiltered); the route filters what this token may read.
-    const read = (min: bigint) => ctx.views.get(key, { token: '', minIndex: min, signal: controller.signal });
-    let result = await read(minIndex);
-    if (blocking && options.untilChanged && result.index <= params.index) {
+    const read = (min: bigint) => ctx.views.get(key, { token: '', minIndex: min, signal });
+    let r = await read(minIndex);
+    if (params && options.untilChanged && r.index <= params.index) {
       // A filtered view moves on every change to its service, matching or not.
       // Its result is the same frozen array until what passes the filter
       // changes, so the query waits for a new array, not a new index.
-      const seen = result.value;
-      while (result.value === seen && !controller.signal.aborted) result = await read(result.index);
+      const seen = r.value;
+      while (r.value === seen && !signal.aborted) r = await read(r.index);
     }
-    reply.header('X-Consul-Index', String(result.index > 0n ? result.index : 1n));
-    reply.header('X-Consul-Query-Backend', 'streaming');
-    return result.value;
-  } finally {
-    unwatch();
-    clearTimeout(timer);
-    reply.raw.off('close', onClose);
-    ctx.waits.delete(controller);
-  }
+    return r;
+  });
+  reply.header('X-Consul-Index', String(result.index > 0n ? result.index : 1n));
+  reply.header('X-Consul-Query-Backend', 'streaming');
+  return result.value;
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import type { CatalogReader } from '../../src/catalog/catalog';
+import type { CatalogReader, Indexed } from '../../src/catalog/catalog';
 import type { Command } from '../../src/catalog/commands';
 import { connectSubject } from '../../src/catalog/events';
 import { createStateMachine, type Applied, type StateMachine } from '../../src/catalog/state';
@@ -184,6 +184,27 @@ test('(f) check() predicts apply without changing anything: same outcome, and "c
         const changed = content(sm.snapshot()) !== content(before);
         assert.equal(verdict.changes, changed, `verdict.changes for ${cmd.type}`);
         if (!verdict.changes) assert.deepEqual(applied.events, []);
+      });
+    }),
+    RUNS,
+  );
+});
+
+test('(g) a read\'s index moves exactly when the entry moved one of the keys it watches (blocking queries wake for nothing else, and miss nothing)', () => {
+  fc.assert(
+    fc.property(commands, (cmds) => {
+      const sm = createStateMachine();
+      const watched = (r: CatalogReader) => reads(r).filter((x): x is Indexed<unknown> => typeof x === 'object' && x !== null && 'watch' in x);
+      cmds.forEach((c, i) => {
+        const before = watched(sm);
+        // From index 2, as in a catalog (1 is its origin entry): reads clamp index 0 to 1.
+        const applied = sm.apply(BigInt(i + 2), resolveCurrent(sm, c));
+        const after = watched(sm);
+        after.forEach((now, k) => {
+          const was = before[k]!;
+          const woken = applied.moved === 'all' || was.watch!.some((key) => applied.moved.includes(key));
+          assert.equal(now.index !== was.index, woken, `read ${k} watching ${was.watch!.join(',')}: moved ${String(applied.moved)}`);
+        });
       });
     }),
     RUNS,

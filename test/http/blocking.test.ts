@@ -92,10 +92,10 @@ test('closing the app answers blocking queries in flight (over a real socket)', 
   const waitingNow = new Promise<void>((resolve) => (startedWaiting = resolve));
   const catalog = new Proxy(hub.catalog, {
     get(target, prop, receiver) {
-      if (prop === 'waitForIndex') {
-        return (after: bigint, signal?: AbortSignal) => {
+      if (prop === 'waitForChange') {
+        return (watch: readonly string[] | undefined, signal?: AbortSignal) => {
           startedWaiting();
-          return target.waitForIndex(after, signal);
+          return target.waitForChange(watch, signal);
         };
       }
       const value = Reflect.get(target, prop, receiver);
@@ -123,10 +123,10 @@ test('a client that disconnects ends its wait (the abort reaches the catalog wai
   const signalSeen = new Promise<AbortSignal>((resolve) => (handedSignal = resolve));
   const catalog = new Proxy(hub.catalog, {
     get(target, prop, receiver) {
-      if (prop === 'waitForIndex') {
-        return (after: bigint, signal?: AbortSignal) => {
+      if (prop === 'waitForChange') {
+        return (watch: readonly string[] | undefined, signal?: AbortSignal) => {
           if (signal) handedSignal(signal);
-          return target.waitForIndex(after, signal);
+          return target.waitForChange(watch, signal);
         };
       }
       const value = Reflect.get(target, prop, receiver);

@@ -91,6 +91,7 @@ export function createFakeCatalog(): FakeCatalog {
     ...reader,
     submit: () => Promise.reject(new Error('not in the fake')),
     waitForIndex: () => Promise.resolve(),
+    waitForChange: () => Promise.resolve(),
     onApplied(l) {
       applied.add(l);
       return () => applied.delete(l);

@@ -110,7 +110,7 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
       reply,
       () => {
         const found = ctx.catalog.node(node);
-        return { index: found.index, value: (found.value?.Services ?? []).filter((s) => !filter || filter(s)) };
+        return { ...found, value: (found.value?.Services ?? []).filter((s) => !filter || filter(s)) };
       },
       { untilChanged: filter !== undefined },
     );
@@ -126,7 +126,7 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
       reply,
       () => {
         const found = ctx.catalog.nodeChecks(node);
-        return filter ? { index: found.index, value: found.value.filter((c) => filter(c)) } : found;
+        return filter ? { ...found, value: found.value.filter((c) => filter(c)) } : found;
       },
       { untilChanged: filter !== undefined },
     );

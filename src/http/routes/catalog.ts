@@ -96,7 +96,7 @@ export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
       reply,
       () => {
         const all = ctx.catalog.nodes();
-        return narrowed ? { index: all.index, value: narrow(all.value, { filter, nodeMeta, metaOf: (n) => n.Meta }) } : all;
+        return narrowed ? { ...all, value: narrow(all.value, { filter, nodeMeta, metaOf: (n) => n.Meta }) } : all;
       },
       { untilChanged: narrowed },
     );
@@ -111,7 +111,7 @@ export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
       read: () => {
         const found = ctx.catalog.node(name);
         if (!found.value || !filter) return found;
-        return { index: found.index, value: { ...found.value, Services: found.value.Services.filter((s) => filter(s)) } };
+        return { ...found, value: { ...found.value, Services: found.value.Services.filter((s) => filter(s)) } };
       },
     };
   }

@@ -64,7 +64,7 @@ export function healthRoutes(app: FastifyInstance, ctx: HttpContext): void {
         const value = narrow(all.value, { filter, nodeMeta, metaOf: (c) => c.Node.Meta }).filter(
           (c) => (!passing || c.Checks.every((k) => k.Status === 'passing')) && tags.every((t) => c.Service.Tags.includes(t)),
         );
-        return { index: all.index, value };
+        return { ...all, value };
       },
       { untilChanged: narrowed },
     );
@@ -84,7 +84,7 @@ export function healthRoutes(app: FastifyInstance, ctx: HttpContext): void {
       reply,
       () => {
         const all = read();
-        return narrowed ? { index: all.index, value: narrow(all.value, { filter, nodeMeta, metaOf }) } : all;
+        return narrowed ? { ...all, value: narrow(all.value, { filter, nodeMeta, metaOf }) } : all;
       },
       { untilChanged: narrowed },
     );
