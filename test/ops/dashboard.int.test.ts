@@ -36,11 +36,12 @@ test('dashboard: live services, NACKs on client rows, history, dry run, rollouts
     });
     await page.goto(`${h.hub.httpUrl}/ui/`);
     await page.waitForSelector('tr[data-service="web"]');
-    await page.waitForFunction(() => document.getElementById('status')?.textContent === 'live');
-    await page.evaluate(() => ((window as any).loadedOnce = true));
+    // Page-side code as strings: the tests compile without the DOM library.
+    await page.waitForFunction("document.getElementById('status')?.textContent === 'live'");
+    await page.evaluate('window.loadedOnce = true');
     await register(h.hub, 'payments', 9090);
     await page.waitForSelector('tr[data-service="payments"]', { timeout: 5_000 });
-    assert.equal(await page.evaluate(() => (window as any).loadedOnce), true, 'the page was not reloaded');
+    assert.equal(await page.evaluate('window.loadedOnce'), true, 'the page was not reloaded');
     await shot(page, 'services');
 
     await page.goto(`${h.hub.httpUrl}/ui/#clients`);
@@ -59,7 +60,7 @@ test('dashboard: live services, NACKs on client rows, history, dry run, rollouts
     await page.goto(`${h.hub.httpUrl}/ui/#node/envoy-bad`);
     await page.waitForSelector('#history >> text=cluster broken: unknown lb policy');
     await page.click('#history button[data-diff]');
-    await page.waitForFunction(() => (document.getElementById('diff')?.textContent ?? '').includes('"changed"'));
+    await page.waitForFunction(`(document.getElementById('diff')?.textContent ?? '').includes('"changed"')`);
     await shot(page, 'history');
 
     await page.goto(`${h.hub.httpUrl}/ui/#dry-run`);
