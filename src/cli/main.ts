@@ -9,6 +9,7 @@ commands:
   serve       run the hub (HTTP API, Subscribe and xDS)
   subscribe   stream events from a hub's Subscribe API
   envoy bootstrap   print an Envoy bootstrap that connects an Envoy to the hub
+  diff        dry-run a change given as a file: what each xDS node would get (docs/operator-tools.md)
 
 flags of serve (each also from an XDSHUB_* environment variable):
   --http-port 8500  --grpc-port 8502  --bind 127.0.0.1  --data-dir ./data
@@ -35,6 +36,10 @@ export async function main(argv: string[], env: Record<string, string | undefine
     }
     case 'envoy': {
       const { run } = require('./envoy') as CommandModule;
+      return run(rest, env);
+    }
+    case 'diff': {
+      const { run } = require('./diff') as CommandModule;
       return run(rest, env);
     }
     case '--version':

@@ -3,10 +3,14 @@
 // the prediction equals what a real client then receives when the same change
 // is applied.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
-import { call } from '../helpers/hub';
+import { REPO_ROOT, call } from '../helpers/hub';
+import { tmpDir } from '../helpers/tmp';
 import { autoClient, register, startOpsHub, until, type AutoClient } from './helpers';
 
 const SERVICES = ['alpha', 'beta', 'gamma'];
@@ -117,3 +121,36 @@ test('dry run: offline nodes, refusals, bad input and routes that do not take it
     await h.close();
   }
 });
+
+test('xdshub diff FILE prints the dry run of a change given as a file', async () => {
+  const h = await startOpsHub();
+  const dir = await tmpDir('ops-diff-cli');
+  try {
+    await register(h.hub, 'web', 8080);
+    const c = autoClient(h.hub.grpcPort, 'envoy-cli');
+    await until(() => c.held.get(TypeUrl.Cluster)?.has('web'), 'sync');
+    const file = join(dir.path, 'change.json');
+    writeFileSync(file, JSON.stringify({ Method: 'PUT', Path: '/v1/config', Body: { Kind: 'service-defaults', Name: 'web', Protocol: 'http2' } }));
+    const index = h.hub.catalog.lastIndex();
+    // Asynchronously: the hub answering the CLI runs in this process.
+    const cli = await xdshub(['diff', '--hub', h.hub.httpUrl, file]);
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.match(cli.stdout, /would apply; 1 node\(s\) affected/);
+    assert.match(cli.stdout, /envoy-cli \(connected\)\n {2}~ clusters web\n {6}typedExtensionProtocolOptions: \(none\) → /);
+    assert.equal(h.hub.catalog.lastIndex(), index, 'nothing written');
+    const usage = await xdshub(['diff']);
+    assert.equal(usage.status, 2);
+    c.close();
+  } finally {
+    await h.close();
+    await dir.cleanup();
+  }
+});
+
+function xdshub(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), ...args], { cwd: REPO_ROOT, encoding: 'utf8' }, (err, stdout, stderr) =>
+      resolve({ status: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
