@@ -6,7 +6,7 @@
 // gateway of its own (`edge-<i>`, its own listener port) with a client that
 // sends requests back to back through it. Prints figures; asserts nothing.
 //
-//   node --import tsx bench/envoy.ts [--changes 100] [--envoys 1,20] [--transports delta,sotw] [--hub-args "--xds-debounce 50ms"]
+//   node --import tsx bench/envoy.ts [--changes 100] [--envoys 1,20] [--transports delta,sotw] [--hub-args="--xds-debounce 0ms"]
 //
 // Run it through /work/team/bench-lock on a shared machine.
 import { once } from 'node:events';

@@ -152,7 +152,7 @@ test('service-splitter: 70/30 shares within ±3 points over 1,000 requests, with
   assert.equal(backends.get('split-a')!.last()!.headers['x-split'], 'a', 'request header set by the split');
 });
 
-test('service-resolver: subsets by meta and tag with a default subset; a router destination picks a subset', async () => {
+test('service-resolver: subsets by meta and tag with a default subset; a router destination picks a subset; a splitter splits over subsets', async () => {
   await register('ver', await backend('ver-1'), { Meta: { version: 'v1' }, Tags: ['v1'] });
   await register('ver', await backend('ver-2'), { Meta: { version: 'v2' }, Tags: ['v2', 'beta'] });
   await put({ Kind: 'service-defaults', Name: 'ver', Protocol: 'http' });
@@ -167,6 +167,9 @@ test('service-resolver: subsets by meta and tag with a default subset; a router 
   for (let i = 0; i < 8; i++) assert.equal((await get('ver', '/', { headers: { 'x-version': '2' } })).body, 'ver-2');
   const held = await envoyHolds(envoy);
   assert.ok('v1.ver' in held.clusters && 'v2.ver' in held.clusters, `subset clusters: ${Object.keys(held.clusters)}`);
+  // A splitter over the resolver's subsets: the default route now spreads over both.
+  await put({ Kind: 'service-splitter', Name: 'ver', Splits: [{ Weight: 50, ServiceSubset: 'v1' }, { Weight: 50, ServiceSubset: 'v2' }] });
+  await untilServedBy(envoy, port, ['ver-1', 'ver-2'], { host: 'ver', count: 16 });
 });
 
 test('service-resolver: a redirect sends traffic to another service; failover when every primary instance is critical; connect timeout', async () => {
