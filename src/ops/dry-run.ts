@@ -10,7 +10,7 @@ import { createStateMachine } from '../catalog/state';
 import type { StateMachine } from '../catalog/state';
 import { coveredResources, diffResources, isEmptyDiff, setsOf, type NodeSets, type ResourceDiff } from './diff';
 import { identities, type TargetNode } from './nodes';
-import type { Shadow } from './shadow';
+import { viewTags, type Shadow, type ViewTag } from './shadow';
 
 export interface NodePrediction extends ResourceDiff {
   node: string;
@@ -43,8 +43,19 @@ export function copyOf(catalog: Pick<Catalog, 'snapshot'>): StateMachine {
   return sm;
 }
 
-/** Runs `command` against `base` (which it changes) and predicts each target's diff. The caller serializes use of `shadow`. */
-export async function predict(shadow: Shadow, base: StateMachine, command: Command, targets: readonly TargetNode[]): Promise<DryRunAnswer> {
+/**
+ * Runs `command` against `base` (which it changes) and predicts each target's
+ * diff. The caller serializes use of `shadow`. `stale`: the views in which
+ * `base` may differ from the shadow's last state (all when absent). Returns the
+ * views the shadow now differs from `base` before the command in `changedViews`.
+ */
+export async function predict(
+  shadow: Shadow,
+  base: StateMachine,
+  command: Command,
+  targets: readonly TargetNode[],
+  stale?: ReadonlySet<ViewTag>,
+): Promise<DryRunAnswer & { changedViews?: Set<ViewTag> }> {
   const started = performance.now();
   const index = base.lastIndex();
   const verdict = base.check(command);
@@ -58,10 +69,10 @@ export async function predict(shadow: Shadow, base: StateMachine, command: Comma
     answer.ms = performance.now() - started;
     return answer;
   }
-  await shadow.sync(base);
+  await shadow.sync(base, stale);
   const before = targets.map((t) => setsOf(shadow.provider, t.node));
-  base.apply(index + 1n, command);
-  await shadow.sync(base);
+  const changedViews = viewTags(base.apply(index + 1n, command).events);
+  await shadow.sync(base, changedViews);
   const after = targets.map((t) => setsOf(shadow.provider, t.node));
   // Nodes that see the same sets through the same subscriptions share one diff.
   const id = identities();
@@ -76,5 +87,52 @@ export async function predict(shadow: Shadow, base: StateMachine, command: Comma
     else answer.nodes.push({ node: t.node.id, cluster: t.node.cluster, connected: t.connected, ...diff });
   });
   answer.ms = performance.now() - started;
-  return answer;
+  return { ...answer, changedViews };
+}
+
+export interface DryRunner {
+  run(command: Command, targets: readonly TargetNode[]): Promise<DryRunAnswer>;
+  close(): void;
+}
+
+/**
+ * Dry runs one at a time on one shadow that follows the catalog: it remembers
+ * which views changed since its last state (catalog entries applied since, and
+ * the last dry run's own change), so each run re-reads only those.
+ */
+export function createDryRunner(catalog: Catalog, newShadow: () => Shadow): DryRunner {
+  let shadow: Shadow | undefined;
+  let stale: Set<ViewTag> | undefined; // undefined: everything
+  const stop = catalog.onApplied((_i, events) => {
+    if (stale) for (const t of viewTags(events)) stale.add(t);
+  });
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    run(command, targets) {
+      const run = queue.then(async () => {
+        shadow ??= newShadow();
+        // The copy and the set of stale views are taken in the same turn: entries applied later mark the next run.
+        const base = copyOf(catalog);
+        const since = stale;
+        stale = new Set();
+        try {
+          const { changedViews, ...answer } = await predict(shadow, base, command, targets, since);
+          if (changedViews) for (const t of changedViews) stale.add(t);
+          // Nothing was synced (a refusal or a no-op): what was stale still is.
+          else if (since === undefined) stale = undefined;
+          else for (const t of since) stale.add(t);
+          return answer;
+        } catch (err) {
+          stale = undefined;
+          throw err;
+        }
+      });
+      queue = run.catch(() => undefined);
+      return run;
+    },
+    close() {
+      stop();
+      shadow?.close();
+    },
+  };
 }

@@ -8,7 +8,7 @@ import type { Catalog } from '../catalog/catalog';
 import { HubError, invalid, isHubError } from '../errors';
 import { WriteAnswered, type WriteHook } from '../http/write';
 import type { XdsServer } from '../xds/transport/server';
-import { copyOf, predict } from './dry-run';
+import { createDryRunner } from './dry-run';
 import { recordJson, type History } from './history';
 import { targetNodes } from './nodes';
 import type { OpsReads } from './reads';
@@ -62,8 +62,11 @@ function sendError(reply: { code(n: number): { send(b: unknown): unknown } }, er
 
 export function registerOpsHttp(app: FastifyInstance, deps: OpsHttpDeps): void {
   const { catalog, history, rollouts, reads } = deps;
-  let dryShadow: Shadow | undefined;
-  let dryQueue: Promise<unknown> = Promise.resolve();
+  const dryRunner = createDryRunner(catalog, deps.newShadow);
+  app.addHook('onClose', (_app, done) => {
+    dryRunner.close();
+    done();
+  });
 
   const hook: WriteHook = async (reply, command, submit) => {
     const req = reply.request;
@@ -73,10 +76,7 @@ export function registerOpsHttp(app: FastifyInstance, deps: OpsHttpDeps): void {
       throw invalid(dry ? 'dry-run' : 'X-Xdshub-Rollout', `not taken by ${routeOf(req)} (only ${DRY_RUN_ROUTES.join(', ')})`);
     }
     if (dry) {
-      // One dry run at a time on one shadow: consecutive runs retranslate only what differs.
-      const run = dryQueue.then(() => predict((dryShadow ??= deps.newShadow()), copyOf(catalog), command, targetNodes(deps.xds(), history.nodes())));
-      dryQueue = run.catch(() => undefined);
-      throw new WriteAnswered(await run);
+      throw new WriteAnswered(await dryRunner.run(command, targetNodes(deps.xds(), history.nodes())));
     }
     if (rolloutText === undefined) return submit();
     const { result, rollout } = await rollouts.run(parseRolloutSpec(rolloutText), command, submit);

@@ -11,14 +11,38 @@
 // retranslation of what differs between them, not of the whole catalog.
 import type { Logger } from 'pino';
 import type { CatalogReader } from '../catalog/catalog';
+import type { CatalogEvent } from '../catalog/types';
 import type { ViewKey, ViewResult, ViewStore, ViewValue } from '../materializer/types';
 import { createCatalogXdsProvider } from '../xds/translate/catalog-provider';
 import { withClientConfigSources } from '../xds/translate/config-sources';
 import type { ResourceProvider } from '../xds/transport/provider';
 
+/** A view the shadow feeds: `list`, `health:<service>` or `config:<kind>`. */
+export type ViewTag = string;
+
+/** The views a batch of catalog events touched. */
+export function viewTags(events: readonly CatalogEvent[]): Set<ViewTag> {
+  const out = new Set<ViewTag>();
+  for (const e of events) {
+    const p = e.payload;
+    if (p.type === 'service-health') out.add(`health:${p.csn.Service.Service}`);
+    else if (p.type === 'service-list') out.add('list');
+    else out.add(`config:${p.entry.Kind}`);
+  }
+  return out;
+}
+
+function tagOf(key: ViewKey): ViewTag {
+  return key.kind === 'service-list' ? 'list' : key.kind === 'service-health' ? `health:${key.service}` : `config:${key.configKind}`;
+}
+
 export interface Shadow {
-  /** Moves the shadow to `reader`'s state; resolves once the provider has translated it. */
-  sync(reader: CatalogReader): Promise<void>;
+  /**
+   * Moves the shadow to `reader`'s state; resolves once the provider has
+   * translated it. With `only`, just those views are re-read: the caller knows
+   * the others are the same as at the last sync.
+   */
+  sync(reader: CatalogReader, only?: ReadonlySet<ViewTag>): Promise<void>;
   /** What each node would get, exactly as the live server would build it. */
   readonly provider: ResourceProvider;
   close(): void;
@@ -43,7 +67,7 @@ function valueOf(reader: CatalogReader, key: ViewKey): unknown {
 }
 
 /** A ViewStore whose every view is read from the reader it was last synced to. Only `notify` is served. */
-function staticViews(): ViewStore & { sync(reader: CatalogReader): void } {
+function staticViews(): ViewStore & { sync(reader: CatalogReader, only?: ReadonlySet<ViewTag>): void } {
   const watches = new Set<Watch>();
   let reader: CatalogReader | undefined;
   const deliver = (w: Watch) => {
@@ -56,11 +80,11 @@ function staticViews(): ViewStore & { sync(reader: CatalogReader): void } {
     w.onResult({ index: reader.lastIndex(), value: JSON.parse(json) } as ViewResult<never>);
   };
   return {
-    sync(next) {
+    sync(next, only) {
       reader = next;
       // The service list first: it starts and stops the health watches.
       for (const w of [...watches].sort((a, b) => (a.key.kind === 'service-list' ? -1 : b.key.kind === 'service-list' ? 1 : 0))) {
-        if (watches.has(w)) deliver(w);
+        if (watches.has(w) && (!only || only.has(tagOf(w.key)))) deliver(w);
       }
     },
     notify<K extends ViewKey>(key: K, _token: string, onResult: (r: ViewResult<ViewValue<K>>) => void) {
@@ -85,10 +109,10 @@ export function createShadow(logger: Logger): Shadow {
   let queue: Promise<void> = Promise.resolve();
   return {
     provider,
-    sync(reader) {
+    sync(reader, only) {
       // One sync at a time: each waits for the translation of the one before.
       const run = queue.then(async () => {
-        views.sync(reader);
+        views.sync(reader, only);
         await catalogProvider.ready();
       });
       queue = run.catch(() => undefined);
