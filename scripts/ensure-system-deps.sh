@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Installs the system packages the test suite needs when they are missing:
 # redis-server (the Redis log tests start real servers) and Debian's
-# python3-grpcio (gRPC C-core as a real xDS client), and chromium (the
-# dashboard test drives Debian's headless Chromium). Never skips a test.
+# python3-grpcio (gRPC C-core as a real xDS client), chromium (the
+# dashboard test drives Debian's headless Chromium) and openssl (the TLS
+# tests make their certificates with it at test time). Never skips a test.
 set -euo pipefail
 
 need=()
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 /usr/bin/python3 -c 'import grpc' >/dev/null 2>&1 || need+=(python3-grpcio)
 [ -x /usr/bin/chromium ] || need+=(chromium)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 [ ${#need[@]} -eq 0 ] && exit 0
 
 echo "installing system packages for the tests: ${need[*]}"
