@@ -20,12 +20,19 @@ function isBlocking(req: FastifyRequest): boolean {
 export function installLimits(app: FastifyInstance, ctx: HttpContext): void {
   const { limits } = ctx.config;
   if (limits.httpRateLimit > 0) {
-    void app.register(rateLimit, {
-      global: true,
-      max: limits.httpRateLimit,
-      timeWindow: 1000,
-      errorResponseBuilder: (_req, context) =>
-        new HubError('RATE_LIMITED', `rate limit exceeded: at most ${context.max} requests per second per client (--http-rate-limit); retry in ${context.after}`),
+    // Registered as a root onRequest hook once the plugin has loaded, so it also
+    // covers routes added before it (its own `global` mode only sees later ones).
+    void app.register(rateLimit, { global: false });
+    app.after(() => {
+      app.addHook(
+        'onRequest',
+        app.rateLimit({
+          max: limits.httpRateLimit,
+          timeWindow: 1000,
+          errorResponseBuilder: (_req, context) =>
+            new HubError('RATE_LIMITED', `rate limit exceeded: at most ${context.max} requests per second per client (--http-rate-limit); retry in ${context.after}`),
+        }),
+      );
     });
   }
 
