@@ -1,6 +1,7 @@
 // Blocking-query bench: acknowledged unrelated writes/s while 0, 1,000 and
 // 5,000 blocking queries wait on each blocking read endpoint, and the hub's
-// resident memory per waiting query.
+// resident memory per waiting query. The hub's CPU time per write is printed
+// too: on a shared machine it moves much less with the load than the rate.
 //
 // The hub is a real `xdshub serve` child process (memory store, so the log's
 // disk does not blur the figures), preloaded with 1,000 nodes, each with one
@@ -62,7 +63,8 @@ async function startHub(): Promise<Hub> {
   const root = join(__dirname, '..');
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'serve', '--store', 'memory', '--http-port', '0', '--grpc-port', '0', '--log-level', 'warn', '--node-name', HUB_NODE],
+    // All waiters come from one address: lift the per-client cap on blocking queries (1,024 by default).
+    ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'serve', '--store', 'memory', '--http-port', '0', '--grpc-port', '0', '--log-level', 'warn', '--node-name', HUB_NODE, '--http-max-blocking-per-client', '100000'],
     { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const lines = createInterface({ input: child.stdout! });
@@ -74,6 +76,12 @@ async function startHub(): Promise<Hub> {
     child.once('exit', (code) => reject(new Error(`hub exited (${code}) before starting`)));
   });
   return { child, port };
+}
+
+/** CPU time the hub process used so far (all threads), in ms: utime + stime from /proc (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function rssKiB(pid: number): number {
@@ -124,11 +132,12 @@ let sequence = 0;
 const unrelatedWrite = () =>
   send(port, 'PUT', '/v1/catalog/register', { Node: 'bench-writer', SkipNodeUpdate: true, Service: { ID: 'bench-w', Service: 'bench-w', Port: 1000 + (++sequence % 60000) } });
 
-async function writeRate(seconds: number): Promise<{ perSecond: number; failures: number }> {
+async function writeRate(seconds: number, pid: number): Promise<{ perSecond: number; failures: number; cpuUsPerWrite: number }> {
   let done = 0;
   let failures = 0;
   const end = performance.now() + seconds * 1000;
   const started = performance.now();
+  const cpuBefore = cpuMs(pid);
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (performance.now() < end) {
@@ -138,11 +147,13 @@ async function writeRate(seconds: number): Promise<{ perSecond: number; failures
       }
     }),
   );
-  return { perSecond: done / ((performance.now() - started) / 1000), failures };
+  const cpu = cpuMs(pid) - cpuBefore;
+  return { perSecond: done / ((performance.now() - started) / 1000), failures, cpuUsPerWrite: (cpu * 1000) / Math.max(1, done) };
 }
 
 interface Waiters {
-  answered(): number;
+  /** Answers so far, by HTTP status ("200: 3, 408: 1"); empty when none. */
+  answered(): string;
   release(): Promise<void>;
 }
 
@@ -151,14 +162,14 @@ async function openWaiters(path: string, count: number): Promise<Waiters> {
   const current = await send(port, 'GET', path);
   if (current.status !== 200) throw new Error(`${path}: ${current.status} ${current.text}`);
   const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
-  let answered = 0;
+  const answered = new Map<number, number>();
   let sent = 0;
   let allSent!: () => void;
   const sentAll = new Promise<void>((resolve) => (allSent = resolve));
   const url = `${path}${path.includes('?') ? '&' : '?'}index=${current.index}&wait=10m`;
   for (let i = 0; i < count; i++) {
     const req = request({ host: '127.0.0.1', port, method: 'GET', path: url, agent }, (res) => {
-      answered++;
+      answered.set(res.statusCode!, (answered.get(res.statusCode!) ?? 0) + 1);
       res.resume();
     });
     req.on('error', () => undefined); // released below by destroying the sockets
@@ -169,7 +180,7 @@ async function openWaiters(path: string, count: number): Promise<Waiters> {
   }
   if (count > 0) await sentAll;
   return {
-    answered: () => answered,
+    answered: () => [...answered].map(([code, n]) => `${n} (${code})`).join(', ') || '0',
     async release() {
       agent.destroy();
     },
@@ -201,10 +212,10 @@ async function main(): Promise<void> {
   const pid = hub.child.pid!;
   try {
     await preload(port);
-    await writeRate(1); // warm-up
+    await writeRate(1, pid); // warm-up
     console.log(`blocking-query bench: ${NODES} nodes, ${CONCURRENCY} writers, ${SECONDS} s per figure, load average ${loadavg()}`);
-    console.log('endpoint | waiters | unrelated writes/s | × rate with none | hub RSS KiB/waiter | waiters answered');
-    console.log('---|---|---|---|---|---');
+    console.log('endpoint | waiters | unrelated writes/s | × rate with none | hub CPU µs/write | hub RSS KiB/waiter | waiters answered');
+    console.log('---|---|---|---|---|---|---');
     for (const [name, path] of ENDPOINTS) {
       if (args.only && !name.includes(args.only)) continue;
       let baseline = 0;
@@ -214,7 +225,7 @@ async function main(): Promise<void> {
         const waiters = await openWaiters(path, level);
         if (level > 0) await settle(pid);
         const perWaiter = level > 0 ? (rssKiB(pid) - before) / level : NaN;
-        const { perSecond, failures } = await writeRate(SECONDS);
+        const { perSecond, failures, cpuUsPerWrite } = await writeRate(SECONDS, pid);
         if (level === 0) baseline = perSecond;
         const answered = waiters.answered();
         await waiters.release();
@@ -224,8 +235,9 @@ async function main(): Promise<void> {
             level,
             perSecond.toFixed(0) + (failures ? ` (${failures} failed)` : ''),
             level === 0 ? '1.00' : (perSecond / baseline).toFixed(2),
+            cpuUsPerWrite.toFixed(0),
             Number.isNaN(perWaiter) ? '' : perWaiter.toFixed(1),
-            level === 0 ? '' : String(answered),
+            level === 0 ? '' : answered,
           ].join(' | '),
         );
       }

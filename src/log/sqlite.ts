@@ -49,14 +49,37 @@ function openDatabase(path: string, synchronous: 'FULL' | 'NORMAL'): Database.Da
     db.pragma('locking_mode = EXCLUSIVE');
     db.exec(SCHEMA);
     db.exec('BEGIN EXCLUSIVE; COMMIT');
+    // SQLite opens a file it may not write (read-only, immutable) read-only
+    // without a word, and the first append would fail. Write the header now
+    // (the same user_version again) so such a log refuses to start instead.
+    const version = db.pragma('user_version', { simple: true }) as bigint;
+    db.pragma(`user_version = ${version}`);
   } catch (err) {
     db.close();
     if ((err as { code?: string }).code === 'SQLITE_BUSY') {
       throw new HubError('CONFLICT', `sqlite log ${path} is already open in another process`, { cause: err });
     }
-    throw err;
+    throw storeError(path, err, 'open');
   }
   return db;
+}
+
+/**
+ * SQLite's errors about the file or the disk, as LOG_UNAVAILABLE (HTTP 503)
+ * naming the file: a full disk, a file or mount that is read-only, I/O errors.
+ * Anything else is returned as it is.
+ */
+function storeError(path: string, err: unknown, step: 'open' | 'append'): unknown {
+  const code = (err as { code?: string }).code ?? '';
+  const detail = `${code}: ${(err as Error).message}`;
+  let why: string | undefined;
+  if (code === 'SQLITE_FULL') why = 'the disk is full';
+  else if (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_PERM') why = 'it is read-only (check the permissions of the file and its directory, the mount and the immutable attribute)';
+  else if (code.startsWith('SQLITE_CANTOPEN')) why = 'it cannot be opened for writing (the directory must be writable too: SQLite keeps its WAL files beside it)';
+  else if (code.startsWith('SQLITE_IOERR')) why = 'the disk reported an I/O error';
+  if (why === undefined) return err;
+  const message = step === 'open' ? `sqlite log ${path} cannot be written: ${why} (${detail})` : `sqlite log ${path}: write refused, ${why} (${detail})`;
+  return new HubError('LOG_UNAVAILABLE', message, { cause: err });
 }
 
 export function createSqliteLog(options: SqliteLogOptions): Log {
@@ -105,7 +128,12 @@ export function createSqliteLog(options: SqliteLogOptions): Log {
   });
 
   const committer = createGroupCommitter((payloads) => {
-    const start = writeBatch(payloads);
+    let start: bigint;
+    try {
+      start = writeBatch(payloads);
+    } catch (err) {
+      throw storeError(options.path, err, 'append');
+    }
     last = start + BigInt(payloads.length) - 1n;
     changes.notify();
     return start;

@@ -37,6 +37,11 @@ export interface SubscribeServiceOptions {
   connections?: StreamCounter;
 }
 
+/** The request bytes were not a SubscribeRequest (truncated, garbage): why. */
+class UndecodableRequest {
+  constructor(readonly reason: string) {}
+}
+
 export function addSubscribeService(server: grpc.Server, options: SubscribeServiceOptions): void {
   const proto = loadSubscribeProto();
   const method = proto.service.Subscribe as grpc.MethodDefinition<SubscribeRequest__Output, Buffer>;
@@ -47,8 +52,21 @@ export function addSubscribeService(server: grpc.Server, options: SubscribeServi
     : undefined;
   let streamIds = 0;
   // Events are written pre-encoded: the serializer passes the shared bytes through.
+  // A request that does not decode reaches the handler as UndecodableRequest:
+  // grpc-js would answer a throwing deserializer with INTERNAL, but bad bytes
+  // are the client's error (INVALID_ARGUMENT).
   const definition: grpc.ServiceDefinition = {
-    Subscribe: { ...method, responseSerialize: (value: Buffer) => value },
+    Subscribe: {
+      ...method,
+      requestDeserialize: (bytes: Buffer) => {
+        try {
+          return method.requestDeserialize(bytes);
+        } catch (err) {
+          return new UndecodableRequest(err instanceof Error ? err.message : String(err));
+        }
+      },
+      responseSerialize: (value: Buffer) => value,
+    },
   };
   server.addService(definition, {
     Subscribe: (call: grpc.ServerWritableStream<SubscribeRequest__Output, Buffer>) => {
@@ -84,7 +102,9 @@ async function serveStream(
   let endedBy: HubError | undefined;
   const releases: Array<() => void> = [];
   try {
-    const request = fromWire(call.request, options.datacenter);
+    const raw: SubscribeRequest__Output | UndecodableRequest = call.request;
+    if (raw instanceof UndecodableRequest) throw invalid('request', `not a SubscribeRequest message: ${raw.reason}`);
+    const request = fromWire(raw, options.datacenter);
     releases.push(options.connections?.enter(call.getPeer()) ?? (() => {}));
     releases.push(perToken?.enter(request.token) ?? (() => {}));
     if (options.acl?.settings.enabled) request.authorizer = authorizeSubscribe(options.acl.resolve(request.token), request);

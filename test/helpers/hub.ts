@@ -72,10 +72,16 @@ export const BUILT_MAIN = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
  * Spawns `xdshub serve <args>` and resolves once it printed its startup line.
  * From the TypeScript sources, or with `built` from the compiled dist/ that `npm start` runs.
  */
-export async function spawnHub(args: string[], env: Record<string, string> = {}, options: { built?: boolean } = {}): Promise<SpawnedHub> {
+export async function spawnHub(
+  args: string[],
+  env: Record<string, string> = {},
+  options: { built?: boolean; /** A command the hub runs under (e.g. `unshare … --`), ending where node's argv begins. */ wrap?: string[] } = {},
+): Promise<SpawnedHub> {
   if (options.built && !existsSync(BUILT_MAIN)) throw new Error(`${BUILT_MAIN} is missing: run \`npm run build\` first (npm test does)`);
   const entry = options.built ? [BUILT_MAIN] : ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts')];
-  const child = spawn(process.execPath, [...entry, 'serve', ...args], {
+  const [command, ...prefix] = options.wrap ?? [];
+  const argv = [...entry, 'serve', ...args];
+  const child = spawn(command ?? process.execPath, command ? [...prefix, process.execPath, ...argv] : argv, {
     cwd: REPO_ROOT,
     env: { ...process.env, XDSHUB_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

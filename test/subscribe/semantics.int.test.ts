@@ -3,7 +3,8 @@
 // streams are open (a background writer churns an unrelated service).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { status } from '@grpc/grpc-js';
+import { credentials, makeGenericClientConstructor, status, type ClientReadableStream } from '@grpc/grpc-js';
+import { SUBSCRIBE_METHOD_PATH } from '../../src/subscribe/proto';
 import { RESET_MESSAGE } from '../../src/subscribe/publisher';
 import { describe, StreamReader } from './grpc-helpers';
 import { startSubscribeHub, type SubscribeHub } from './hub-harness';
@@ -133,6 +134,44 @@ test('bad requests get INVALID_ARGUMENT with a clear message and change nothing'
       assert.match(st.details, message);
     }
     assert.equal(h.publisher.stats().buffers, 0);
+    assert.equal(h.publisher.stats().subscribers, 0);
+  }));
+
+test('request bytes that are not a SubscribeRequest get INVALID_ARGUMENT, not INTERNAL', () =>
+  withHub(async (h) => {
+    // A client that sends raw bytes on the Subscribe method.
+    const Raw = makeGenericClientConstructor(
+      {
+        Subscribe: {
+          path: SUBSCRIBE_METHOD_PATH,
+          requestStream: false,
+          responseStream: true,
+          requestSerialize: (b: Buffer) => b,
+          requestDeserialize: (b: Buffer) => b,
+          responseSerialize: (b: Buffer) => b,
+          responseDeserialize: (b: Buffer) => b,
+        },
+      },
+      'Raw',
+    );
+    const raw = new Raw(`127.0.0.1:${h.hub.grpcPort}`, credentials.createInsecure()) as unknown as {
+      Subscribe(b: Buffer): ClientReadableStream<Buffer>;
+      close(): void;
+    };
+    try {
+      const garbage = [
+        Buffer.from([0xff, 0xff, 0xff]), // wire type 7: no such thing
+        Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x41]), // a string field claiming ~4 GB
+        Buffer.from([0x08]), // truncated: a field tag with no value
+      ];
+      for (const bytes of garbage) {
+        const st = await new StreamReader(raw.Subscribe(bytes)).status;
+        assert.equal(st.code, status.INVALID_ARGUMENT, `${bytes.toString('hex')}: ${st.code} ${st.details}`);
+        assert.match(st.details, /^request: not a SubscribeRequest message: /);
+      }
+    } finally {
+      raw.close();
+    }
     assert.equal(h.publisher.stats().subscribers, 0);
   }));
 
