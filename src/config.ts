@@ -38,11 +38,11 @@ export interface Config {
   resourceTtlTypes: readonly XdsTypeShort[];
   /** xDS: heartbeat interval for TTL'd resources (0 = TTL/2). */
   heartbeatIntervalMs: number;
-  /** xDS: coalescing window for view changes, and the most a change may wait. */
+  /** xDS: coalescing window (at most one push per window; an idle change goes at once), and the most a change may wait. */
   xdsDebounceMs: number;
   xdsMaxDelayMs: number;
-  /** xDS: new streams accepted per second before new ones are refused with RESOURCE_EXHAUSTED. */
-  xdsStreamRateLimit: number;
+  /** xDS: open streams at most; a new one past it is refused with RESOURCE_EXHAUSTED (0 = no limit). */
+  xdsMaxStreams: number;
   /** After bursts of large xDS writes, give freed memory back to the OS with glibc's malloc_trim (no-op elsewhere). */
   memoryTrim: boolean;
   /** Networks (CIDR) HTTP, TCP and gRPC checks may probe besides loopback. */
@@ -110,7 +110,7 @@ export const DEFAULTS: Config = {
   heartbeatIntervalMs: 0,
   xdsDebounceMs: 50,
   xdsMaxDelayMs: 1_000,
-  xdsStreamRateLimit: 250,
+  xdsMaxStreams: 100_000,
   memoryTrim: true,
   checkAllowCidrs: [],
   shutdownTimeoutMs: 10_000,
@@ -155,7 +155,7 @@ const OPTIONS = {
   'heartbeat-interval': { env: 'XDSHUB_HEARTBEAT_INTERVAL' },
   'xds-debounce': { env: 'XDSHUB_XDS_DEBOUNCE' },
   'xds-max-delay': { env: 'XDSHUB_XDS_MAX_DELAY' },
-  'xds-stream-rate-limit': { env: 'XDSHUB_XDS_STREAM_RATE_LIMIT' },
+  'xds-max-streams': { env: 'XDSHUB_XDS_MAX_STREAMS' },
   'memory-trim': { env: 'XDSHUB_MEMORY_TRIM' },
   'check-allow-cidr': { env: 'XDSHUB_CHECK_ALLOW_CIDR' },
   'shutdown-timeout': { env: 'XDSHUB_SHUTDOWN_TIMEOUT' },
@@ -297,7 +297,7 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   set('heartbeat-interval', (v) => (config.heartbeatIntervalMs = parseDurationMs(v, 'heartbeat-interval')));
   set('xds-debounce', (v) => (config.xdsDebounceMs = parseDurationMs(v, 'xds-debounce')));
   set('xds-max-delay', (v) => (config.xdsMaxDelayMs = parseDurationMs(v, 'xds-max-delay')));
-  set('xds-stream-rate-limit', (v) => (config.xdsStreamRateLimit = count(v, 'xds-stream-rate-limit')));
+  set('xds-max-streams', (v) => (config.xdsMaxStreams = count(v, 'xds-max-streams')));
   set('memory-trim', (v) => (config.memoryTrim = bool(v, 'memory-trim')));
   set('check-allow-cidr', (v) => {
     config.checkAllowCidrs = v.split(',').map((c) => c.trim()).filter((c) => c !== '');

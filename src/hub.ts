@@ -118,7 +118,7 @@ export function attachHubServices(
     ops,
     // REST-JSON xDS (POST /v3/discovery:*), the xDS admin views and the operator tools on the HTTP port.
     registerHttp: (app) => {
-      registerXdsHttp(app, { xds, provider, configAt: ops.configAt });
+      registerXdsHttp(app, { xds, configAt: ops.configAt });
       ops.registerHttp(app);
     },
     // Reverse order of creation: streams end first, then what feeds them.

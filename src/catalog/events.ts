@@ -129,7 +129,13 @@ function changedChecks(before: NodeRecord | undefined, after: NodeRecord): { nod
   return { nodeLevel, serviceIds };
 }
 
-export function configSubject(entry: ConfigEntry): string {
+/**
+ * The subject a config entry's events are published under, and the key views
+ * keep it by: `<partition>/<namespace>/<name>`, an empty or missing part
+ * spelled `default` (Consul's EnterpriseMeta defaulting). The one place it is
+ * formatted.
+ */
+export function configSubject(entry: { Name: string; Namespace?: string | undefined; Partition?: string | undefined }): string {
   return `${entry.Partition || 'default'}/${entry.Namespace || 'default'}/${entry.Name}`;
 }
 

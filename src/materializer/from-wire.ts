@@ -8,6 +8,7 @@
 // are dropped when empty (Go's omitempty), so internal → wire → internal is the
 // identity for values the hub itself stores.
 import * as protobuf from 'protobufjs';
+import { configSubject } from '../catalog/events';
 import { SUBJECT_NONE, Topic, type CatalogEvent, type ConfigEntry, type ConfigEntryKind, type EventPayload } from '../catalog/types';
 import { HubError } from '../errors';
 import type { Event__Output } from '../gen/subscribe/subscribe/Event';
@@ -175,7 +176,7 @@ export function createWireDecoder(proto: SubscribeProto = loadSubscribeProto()):
       const op = e.ConfigEntry.Op === 'Delete' ? 'delete' : 'upsert';
       return {
         payload: { type: 'config-entry', op, entry },
-        subject: () => `${entry.Partition || 'default'}/${entry.Namespace || 'default'}/${entry.Name}`,
+        subject: () => configSubject(entry),
       };
     }
     if (e.Service) {

@@ -7,12 +7,10 @@
 // "Deregister"); defaults and oneofs so a decoded Event always has `Payload`
 // naming the member that is set. src/gen/ is generated with the same options
 // (scripts/gen-types.sh), so its *__Output types describe what arrives.
-import { join } from 'node:path';
-import { existsSync } from 'node:fs';
 import * as protoLoader from '@grpc/proto-loader';
 import * as protobuf from 'protobufjs';
 import type { ServiceDefinition } from '@grpc/grpc-js';
-import { protoDir } from '../proto-dir';
+import { loadProtoRoot, protoDir } from '../proto-dir';
 
 export const PROTO_ROOT = protoDir();
 export const SUBSCRIBE_PROTO_FILE = 'pbsubscribe/subscribe.proto';
@@ -62,12 +60,5 @@ export function loadSubscribeProto(): SubscribeProto {
 // Same resolution as proto-loader: project protos from PROTO_ROOT, google/protobuf/*
 // from the definitions bundled with protobufjs.
 function loadRoot(): protobuf.Root {
-  const root = new protobuf.Root();
-  root.resolvePath = (_origin, target) => {
-    const local = join(PROTO_ROOT, target);
-    return existsSync(local) ? local : target;
-  };
-  root.loadSync(SUBSCRIBE_PROTO_FILE, { keepCase: true });
-  root.resolveAll();
-  return root;
+  return loadProtoRoot([PROTO_ROOT], [SUBSCRIBE_PROTO_FILE], { keepCase: true });
 }

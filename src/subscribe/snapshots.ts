@@ -6,7 +6,8 @@
 import type { CatalogReader } from '../catalog/catalog';
 import { SUBJECT_NONE, SUBJECT_WILDCARD, Topic, type CatalogEvent, type CheckServiceNode } from '../catalog/types';
 import { connectSubject } from '../catalog/events';
-import { configKindOf, configSubject } from './subjects';
+import { configSubject } from '../catalog/events';
+import { configKindOf } from './subjects';
 import type { StreamItem } from './types';
 
 export interface Snapshot {
@@ -47,7 +48,7 @@ function configEvents(reader: CatalogReader, topic: Topic, subject: string, inde
   const entries = reader.configEntries(kind).value;
   const out: CatalogEvent[] = [];
   for (const entry of entries) {
-    const entrySubject = configSubject(entry.Name, entry.Namespace, entry.Partition);
+    const entrySubject = configSubject(entry);
     if (subject !== SUBJECT_WILDCARD && entrySubject !== subject) continue;
     out.push({ topic, subject: entrySubject, index, payload: { type: 'config-entry', op: 'upsert', entry } });
   }

@@ -2,6 +2,7 @@
 // health topics are keyed by the lower-cased service name and refuse the
 // wildcard; config-entry topics are keyed "<partition>/<namespace>/<name>" and
 // accept it; ServiceList accepts only the wildcard.
+import { configSubject } from '../catalog/events';
 import { invalid } from '../errors';
 import { CONFIG_TOPIC_BY_KIND, SUBJECT_WILDCARD, Topic, type ConfigEntryKind } from '../catalog/types';
 import type { Subject } from './types';
@@ -32,14 +33,6 @@ export function topicName(topic: Topic): string {
   return TOPIC_NAMES.get(topic) ?? String(topic);
 }
 
-/** Consul's EnterpriseMeta defaulting: empty means "default". */
-export function orDefault(value: string | undefined): string {
-  return value === undefined || value === '' ? 'default' : value;
-}
-
-export function configSubject(name: string, namespace?: string, partition?: string): string {
-  return `${orDefault(partition)}/${orDefault(namespace)}/${name}`;
-}
 
 /**
  * Checks a request's topic and subject and returns the subject string its
@@ -64,5 +57,5 @@ export function resolveSubject(topic: Topic, subject: Subject): string {
     const key = subject.key.toLowerCase();
     return subject.peerName ? `${subject.peerName}/${key}` : key;
   }
-  return configSubject(subject.key, subject.namespace, subject.partition);
+  return configSubject({ Name: subject.key, Namespace: subject.namespace, Partition: subject.partition });
 }

@@ -1,6 +1,7 @@
 // Config entries view: every entry of one kind (wildcard subject) or one named
 // entry. Entries are keyed by partition/namespace/name like Consul's subjects;
 // results are sorted by Name.
+import { configSubject } from '../../catalog/events';
 import type { ConfigEntry, ConfigEntryKind } from '../../catalog/types';
 import { type View, deepFreeze } from '../view';
 import { shardedView } from './sorted-sharded';
@@ -11,14 +12,11 @@ export interface ConfigEntriesViewOptions {
   name?: string;
 }
 
-function entryKey(e: ConfigEntry): string {
-  return `${e.Partition || 'default'}/${e.Namespace || 'default'}/${e.Name}`;
-}
 
 function compareEntries(a: ConfigEntry, b: ConfigEntry): number {
   if (a.Name !== b.Name) return a.Name < b.Name ? -1 : 1;
-  const ak = entryKey(a);
-  const bk = entryKey(b);
+  const ak = configSubject(a);
+  const bk = configSubject(b);
   return ak === bk ? 0 : ak < bk ? -1 : 1;
 }
 
@@ -27,7 +25,7 @@ export function configEntriesView(options: ConfigEntriesViewOptions): View<reado
   // misrouted event (or a wildcard server) from polluting the view.
   const wanted = (e: ConfigEntry) => e.Kind === options.kind && (options.name === undefined || e.Name === options.name);
   return shardedView('config entries', 'config-entry', compareEntries, (p) => [
-    entryKey(p.entry),
+    configSubject(p.entry),
     p.op === 'upsert' && wanted(p.entry) ? deepFreeze(p.entry) : undefined,
   ]);
 }

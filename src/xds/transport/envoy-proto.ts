@@ -6,10 +6,10 @@
 // Envoy's docs spell fields) and rejects any field the message does not have:
 // protobufjs' own fromObject silently drops unknown fields, which would turn a
 // typo into a resource that encodes fine and configures nothing.
-import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as protobuf from 'protobufjs';
 import { invalid } from '../../errors';
+import { loadProtoRoot } from '../../proto-dir';
 
 const DEPS = join(dirname(require.resolve('@grpc/grpc-js-xds/package.json')), 'deps');
 /** Include dirs, in the order upstream expects them; protobufjs' own copy last, for google/protobuf/*.proto. */
@@ -40,19 +40,7 @@ let root: protobuf.Root | undefined;
 
 /** The shared Root, loaded on first use (loading takes a few hundred ms). */
 export function envoyRoot(): protobuf.Root {
-  if (root) return root;
-  const r = new protobuf.Root();
-  r.resolvePath = (_origin, target) => {
-    for (const dir of INCLUDE_DIRS) {
-      const full = join(dir, target);
-      if (existsSync(full)) return full;
-    }
-    return target;
-  };
-  r.loadSync(FILES);
-  r.resolveAll();
-  root = r;
-  return r;
+  return (root ??= loadProtoRoot(INCLUDE_DIRS, FILES));
 }
 
 const types = new Map<string, protobuf.Type>();

@@ -1,9 +1,10 @@
 // HTTP side of xDS: REST-JSON fetch (POST /v3/discovery:<type>, proto3 JSON in
 // and out) and the admin views (GET /v1/xds/clients, GET /v1/xds/config/:node).
+// Errors are HubErrors, thrown to the app's one error handler: the same status
+// table and the same body (plain text, "field: reason") as every other route.
 import type { FastifyInstance } from 'fastify';
-import { HubError, isHubError } from '../../errors';
+import { HubError } from '../../errors';
 import { lookupType } from './envoy-proto';
-import type { ResourceProvider } from './provider';
 import { RESOURCE_TYPES } from './resource-types';
 import type { XdsServer } from './server';
 import { bytesToJson, jsonToBytes } from './proto-json';
@@ -11,15 +12,8 @@ import { decodeSotwRequest } from './wire';
 
 export interface XdsHttpDeps {
   xds: XdsServer;
-  /** Kept for callers that build admin views from the provider directly; the xds server already holds it. */
-  provider?: ResourceProvider;
   /** `GET /v1/xds/config/:node?index=N`: what the node was due at log index N, rebuilt from the log (src/ops/replay.ts). */
   configAt?(node: string, index: string, cluster: string | undefined): Promise<unknown>;
-}
-
-function sendError(reply: { code(n: number): { send(b: unknown): unknown } }, err: unknown): unknown {
-  if (isHubError(err)) return reply.code(err.httpStatus).send({ error: err.message, field: err.field ?? null });
-  throw err;
 }
 
 export function registerXdsHttp(app: FastifyInstance, deps: XdsHttpDeps): void {
@@ -27,42 +21,31 @@ export function registerXdsHttp(app: FastifyInstance, deps: XdsHttpDeps): void {
   for (const type of RESOURCE_TYPES) {
     // '::' is fastify's escape for a literal ':' in a path.
     app.post(`/v3/discovery::${type.rest}`, async (request, reply) => {
-      try {
-        const body = request.body;
-        if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-          throw new HubError('INVALID_ARGUMENT', 'body: expected a DiscoveryRequest as a JSON object', { field: 'body' });
-        }
-        const bytes = jsonToBytes(lookupType('envoy.service.discovery.v3.DiscoveryRequest'), body);
-        const req = decodeSotwRequest('v3', bytes);
-        // Resources that point at others (EDS in a Cluster, RDS in a Listener) must say "poll REST".
-        if (req.node) req.node = { ...req.node, configSource: 'rest' };
-        const result = xds.fetch(type, 'v3', req);
-        if (result.notModified) return reply.code(304).send();
-        // Canonical proto3 JSON (Any with @type, durations as "5s"): what Envoy's REST client parses.
-        return reply.send(bytesToJson(lookupType('envoy.service.discovery.v3.DiscoveryResponse'), result.body));
-      } catch (err) {
-        return sendError(reply, err);
+      const body = request.body;
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+        throw new HubError('INVALID_ARGUMENT', 'body: expected a DiscoveryRequest as a JSON object', { field: 'body' });
       }
+      const bytes = jsonToBytes(lookupType('envoy.service.discovery.v3.DiscoveryRequest'), body);
+      const req = decodeSotwRequest('v3', bytes);
+      // Resources that point at others (EDS in a Cluster, RDS in a Listener) must say "poll REST".
+      if (req.node) req.node = { ...req.node, configSource: 'rest' };
+      const result = xds.fetch(type, 'v3', req);
+      if (result.notModified) return reply.code(304).send();
+      // Canonical proto3 JSON (Any with @type, durations as "5s"): what Envoy's REST client parses.
+      return reply.send(bytesToJson(lookupType('envoy.service.discovery.v3.DiscoveryResponse'), result.body));
     });
   }
 
   app.get('/v1/xds/clients', async () => xds.clients());
 
-  app.get<{ Params: { node: string }; Querystring: { cluster?: string; index?: string } }>('/v1/xds/config/:node', async (request, reply) => {
+  app.get<{ Params: { node: string }; Querystring: { cluster?: string; index?: string } }>('/v1/xds/config/:node', async (request) => {
     if (request.query.index !== undefined) {
-      if (!deps.configAt) return sendError(reply, new HubError('INVALID_ARGUMENT', 'index: this hub keeps no history to rebuild from', { field: 'index' }));
-      try {
-        return await deps.configAt(request.params.node, request.query.index, request.query.cluster);
-      } catch (err) {
-        return sendError(reply, err);
-      }
+      if (!deps.configAt) throw new HubError('INVALID_ARGUMENT', 'index: this hub keeps no history to rebuild from', { field: 'index' });
+      return deps.configAt(request.params.node, request.query.index, request.query.cluster);
     }
     const config = xds.configFor(request.params.node, request.query.cluster);
     if (!config) {
-      return reply.code(404).send({
-        error: `node "${request.params.node}" has no xDS stream here; pass ?cluster= to see what it would get`,
-        field: 'node',
-      });
+      throw new HubError('NOT_FOUND', `node: "${request.params.node}" has no xDS stream here; pass ?cluster= to see what it would get`, { field: 'node' });
     }
     return config;
   });

@@ -61,7 +61,7 @@ export function createXdsMetrics(
     nacks: new Counter({ name: 'xdshub_xds_nacks_total', help: 'Responses rejected by clients', labelNames: ['type'], registers }),
     rejectedStreams: new Counter({
       name: 'xdshub_xds_streams_rejected_total',
-      help: 'New xDS streams refused by the new-stream rate limit',
+      help: 'New xDS streams refused at a capacity bound (--xds-max-streams, or a nearly full heap)',
       registers,
     }),
     pushLatency: new Histogram({

@@ -1,12 +1,19 @@
-// The push pipeline: provider changes are coalesced (debounce, bounded by a
-// maximum delay) and delivered only to streams whose subscription covers a
-// changed name — an index name → streams per type, plus the wildcard streams.
+// The push pipeline: provider changes are delivered only to streams whose
+// subscription covers a changed name — an index name → streams per type, plus
+// the wildcard streams — and at most once per coalescing window. A change that
+// finds the window closed (nothing delivered within the last `debounceMs`) goes
+// at once: an idle hub pays no coalescing delay. Changes that arrive while the
+// window is open are folded and go when it ends, never later than `maxDelayMs`
+// after the first of them. Under churn, deliveries (and so responses per
+// stream) stay at most one per window.
 import type { ResourceChange, ResourceProvider } from './provider';
 import type { XdsStream } from './stream';
 import type { SubscriptionDelta } from './rules/subscription';
 
 export interface PushOptions {
+  /** The coalescing window (--xds-debounce). */
   debounceMs: number;
+  /** The longest a change may wait (--xds-max-delay). */
   maxDelayMs: number;
 }
 
@@ -25,6 +32,8 @@ export class PushPipeline {
   private readonly wildcard = new Map<string, Set<XdsStream>>();
   private batches = new Map<string, Batch>();
   private firstAt: number | undefined;
+  /** When the last delivery went out: the window is open until lastAt + debounceMs. */
+  private lastAt = -Infinity;
   private timer: NodeJS.Timeout | undefined;
   private readonly unsubscribe: () => void;
   /** Instrumentation: coalesced deliveries. */
@@ -79,12 +88,14 @@ export class PushPipeline {
       if (!b) this.batches.set(key, (b = { typeUrl: c.typeUrl, nodeScope: c.nodeScope, names: new Set() }));
       for (const n of c.names) b.names.add(n);
     }
-    if (this.timer) clearTimeout(this.timer);
-    const wait = Math.max(0, Math.min(this.opts.debounceMs, this.firstAt + this.opts.maxDelayMs - now));
+    if (this.timer) return; // folded: goes when the window ends
+    const windowEnd = this.lastAt + this.opts.debounceMs;
+    if (now >= windowEnd) return this.deliver(); // idle: at once
+    const wait = Math.max(0, Math.min(windowEnd, this.firstAt + this.opts.maxDelayMs) - now);
     this.timer = setTimeout(() => this.deliver(), wait);
   }
 
-  /** Runs the pending batch now (also what the debounce timer calls). */
+  /** Runs the pending batch now (also what the window's timer calls). */
   deliver(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
@@ -104,8 +115,13 @@ export class PushPipeline {
         touched.add(s);
       }
     }
-    if (batches.length) this.deliveries++;
     for (const s of touched) s.flush();
+    if (batches.length) {
+      this.deliveries++;
+      // The window opens when the writes are done: a delivery to many streams
+      // takes time, and the next one leaves a window for ACKs and HTTP between.
+      this.lastAt = Date.now();
+    }
   }
 }
 

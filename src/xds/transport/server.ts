@@ -1,5 +1,5 @@
 // The xDS server: every v3 and v2 service on one grpc.Server, the push
-// pipeline, heartbeats, the new-stream rate limit, metrics and admin views.
+// pipeline, heartbeats, admission of new streams, metrics and admin views.
 import { status as GrpcStatus, type Server, type ServerDuplexStream, type ServerUnaryCall, type sendUnaryData, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -14,7 +14,7 @@ import type { XdsObserver } from './observer';
 import type { ResourceProvider, XdsNode } from './provider';
 import { nameInterner } from './name-sets';
 import { PushPipeline } from './push';
-import { tokenBucket } from './rate-limit';
+import { createAdmission, MAX_HEAP_SHARE } from './admission';
 import { RESOURCE_TYPES, type ResourceType } from './resource-types';
 import { BodyCache } from './body-cache';
 import { XdsStream, type StreamDeps } from './stream';
@@ -24,7 +24,7 @@ import { decodeSotwRequest, type ApiVersion, type SotwRequest, type XdsResponse 
 
 export type XdsConfig = Pick<
   Config,
-  'resourceTtlMs' | 'heartbeatIntervalMs' | 'xdsDebounceMs' | 'xdsMaxDelayMs' | 'xdsStreamRateLimit' | 'memoryTrim'
+  'resourceTtlMs' | 'heartbeatIntervalMs' | 'xdsDebounceMs' | 'xdsMaxDelayMs' | 'xdsMaxStreams' | 'memoryTrim'
 > &
   Partial<Pick<Config, 'resourceTtlTypes'>>;
 
@@ -70,7 +70,10 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
   const live = new Set<XdsStream>();
   const metrics = createXdsMetrics(options.registry, () => subscriptionCounts(live));
   const pipeline = new PushPipeline(provider, { debounceMs: config.xdsDebounceMs, maxDelayMs: config.xdsMaxDelayMs });
-  const limiter = tokenBucket(config.xdsStreamRateLimit);
+  const admission = createAdmission({ maxStreams: config.xdsMaxStreams, maxHeapShare: MAX_HEAP_SHARE });
+  // Refusals are logged once per second with a count, not once per stream: a storm past the bound would flood the log.
+  let refusedSinceLog = 0;
+  let lastRefusalLog = 0;
   const bodyCache = new BodyCache();
   const syncGate = createSyncGate(options.syncGate);
   // Initial syncs are the large writes; the trim after a burst of them gives their freed memory back (memory-trim.ts).
@@ -107,18 +110,18 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
   }
 
   function open(m: XdsMethod, call: ServerDuplexStream<Buffer, XdsResponse>): void {
-    if (closing) {
-      call.emit('error', { code: GrpcStatus.UNAVAILABLE, details: 'xDS server is shutting down' });
-      return;
-    }
-    if (!limiter.tryTake()) {
+    if (closing) return endCall(call, new HubError('SHUTTING_DOWN', 'xDS server is shutting down'));
+    const refusal = admission.check(live.size);
+    if (refusal) {
       metrics.rejectedStreams.inc();
-      logger.warn({ limit: config.xdsStreamRateLimit }, 'refusing new xDS stream: rate limit');
-      call.emit('error', {
-        code: GrpcStatus.RESOURCE_EXHAUSTED,
-        details: `xDS new-stream rate limit (${config.xdsStreamRateLimit}/s) exceeded; reconnect with backoff`,
-      });
-      return;
+      refusedSinceLog++;
+      const now = Date.now();
+      if (now - lastRefusalLog >= 1000) {
+        logger.warn({ refused: refusedSinceLog, open: live.size, reason: refusal.message }, 'refusing new xDS streams');
+        refusedSinceLog = 0;
+        lastRefusalLog = now;
+      }
+      return endCall(call, refusal);
     }
     const stream = new XdsStream(call, deps, { id: nextId++, variant: m.kind === 'delta' ? 'delta' : 'sotw', transport: m.transport, api: m.api });
     live.add(stream);
@@ -140,8 +143,8 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
       if (req.node) req.node = { ...req.node, configSource: 'grpc' };
       cb(null, Buffer.from(xds.fetch(type, m.api, req).body));
     } catch (err) {
-      const code = isHubError(err) ? err.grpcStatus : GrpcStatus.INVALID_ARGUMENT;
-      cb({ code, details: (err as Error).message });
+      const e = isHubError(err) ? err : new HubError('INVALID_ARGUMENT', `DiscoveryRequest: cannot decode: ${(err as Error).message}`, { cause: err });
+      cb({ code: e.grpcStatus, details: e.message });
     }
   }
 
@@ -196,4 +199,9 @@ function subscriptionCounts(live: ReadonlySet<XdsStream>): { variant: string; ty
     }
   }
   return [...counts.values()];
+}
+
+/** Ends a call that has no XdsStream (refused at the door) with an error from the taxonomy. */
+function endCall(call: ServerDuplexStream<Buffer, XdsResponse>, err: HubError): void {
+  call.emit('error', { code: err.grpcStatus, details: err.message });
 }

@@ -71,12 +71,33 @@ function sotwRequestFromPlain(o: Plain): SotwRequest {
   };
 }
 
+/**
+ * Throws when a length-delimited field claims more bytes than the message has
+ * left. protobufjs reads such a string short instead of failing, so a cut-off
+ * request would decode with, say, a type URL cut in half (on ADS: a type the
+ * hub does not serve, silently ignored). A message cut at a field boundary is a
+ * valid, shorter message and is judged by its content.
+ */
+function checkFraming(bytes: Uint8Array): void {
+  const r = protobuf.Reader.create(bytes);
+  while (r.pos < r.len) {
+    const tag = r.uint32();
+    if ((tag & 7) === 2) {
+      const length = r.uint32();
+      if (r.pos + length > r.len) throw new RangeError(`field ${tag >>> 3} claims ${length} bytes, ${r.len - r.pos} left: the message is cut short`);
+      r.pos += length;
+    } else r.skipType(tag & 7);
+  }
+}
+
 export function decodeSotwRequest(api: ApiVersion, bytes: Uint8Array): SotwRequest {
+  checkFraming(bytes);
   const t = messageType(api, 'DiscoveryRequest');
   return sotwRequestFromPlain(t.toObject(t.decode(bytes), TO_OBJECT));
 }
 
 export function decodeDeltaRequest(api: ApiVersion, bytes: Uint8Array): DeltaRequest {
+  checkFraming(bytes);
   const t = messageType(api, 'DeltaDiscoveryRequest');
   const o = t.toObject(t.decode(bytes), TO_OBJECT);
   return {

@@ -35,7 +35,7 @@ function fake(id: string, cluster = 'web'): Fake {
 
 const subscribed = (names: ReadonlySet<string>): SubscriptionDelta => ({ changed: true, before: EMPTY_NAMES, added: [...names], removed: [], wildcardChanged: false });
 
-test('changes are coalesced: one delivery after the debounce, and never later than the maximum delay', (t) => {
+test('an idle change goes at once; changes inside the window are folded and go at its end', (t) => {
   t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
   const p = new TestProvider();
   const push = new PushPipeline(p, { debounceMs: 50, maxDelayMs: 120 });
@@ -43,17 +43,54 @@ test('changes are coalesced: one delivery after the debounce, and never later th
   const s = fake('a');
   push.update(s as unknown as XdsStream, TypeUrl.Cluster, subscribed(EMPTY_NAMES), EMPTY_NAMES, true);
   p.announce([{ typeUrl: TypeUrl.Cluster, names: new Set(['c1']) }]);
-  t.mock.timers.tick(40);
+  assert.deepEqual(s.got, [['c1']], 'nothing was pushed lately: no coalescing delay');
+  t.mock.timers.tick(10);
   p.announce([{ typeUrl: TypeUrl.Cluster, names: new Set(['c2']) }]);
-  t.mock.timers.tick(40);
+  t.mock.timers.tick(30);
   p.announce([{ typeUrl: TypeUrl.Cluster, names: new Set(['c3']) }]);
-  assert.equal(s.flushes, 0, 'still within the debounce window');
-  t.mock.timers.tick(39); // 119 ms after the first change
-  assert.equal(s.flushes, 0);
-  t.mock.timers.tick(1); // the maximum delay is reached although changes keep coming
+  assert.equal(s.flushes, 1, 'inside the window: folded');
+  t.mock.timers.tick(9); // 49 ms after the first delivery
   assert.equal(s.flushes, 1);
-  assert.deepEqual(s.got, [['c1', 'c2', 'c3']]);
-  assert.equal(push.deliveries, 1);
+  t.mock.timers.tick(1); // the window ends
+  assert.deepEqual(s.got, [['c1'], ['c2', 'c3']]);
+  t.mock.timers.tick(200);
+  p.announce([{ typeUrl: TypeUrl.Cluster, names: new Set(['c4']) }]);
+  assert.deepEqual(s.got.at(-1), ['c4'], 'idle again: at once');
+  assert.equal(push.deliveries, 3);
+});
+
+test('under churn, deliveries stay at one per window; --xds-max-delay bounds the wait', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+  const p = new TestProvider();
+  const push = new PushPipeline(p, { debounceMs: 50, maxDelayMs: 50 });
+  t.after(() => push.close());
+  const s = fake('a');
+  push.update(s as unknown as XdsStream, TypeUrl.Cluster, subscribed(EMPTY_NAMES), EMPTY_NAMES, true);
+  let waited = 0;
+  let seen = 0;
+  for (let ms = 0; ms < 1000; ms++) {
+    p.announce([{ typeUrl: TypeUrl.Cluster, names: new Set([`c${ms}`]) }]); // 1,000 changes per second, c<ms> at ms
+    t.mock.timers.tick(1);
+    for (const batch of s.got.slice(seen)) for (const n of batch) waited = Math.max(waited, ms + 1 - Number(n.slice(1)));
+    seen = s.got.length;
+  }
+  assert.ok(push.deliveries <= 1000 / 50 + 1, `${push.deliveries} deliveries in one second (window 50 ms)`);
+  assert.ok(push.deliveries >= 1000 / 50 - 1, `${push.deliveries} deliveries: every window delivers`);
+  assert.ok(waited <= 50, `a change waited ${waited} ms (max delay 50)`);
+  assert.equal(s.got.flat().length, 1000, 'every change delivered once');
+
+  // A window longer than the max delay: the max delay wins.
+  const q = new TestProvider();
+  const capped = new PushPipeline(q, { debounceMs: 100, maxDelayMs: 30 });
+  t.after(() => capped.close());
+  const c = fake('c');
+  capped.update(c as unknown as XdsStream, TypeUrl.Cluster, subscribed(EMPTY_NAMES), EMPTY_NAMES, true);
+  q.announce([{ typeUrl: TypeUrl.Cluster, names: new Set(['x']) }]);
+  q.announce([{ typeUrl: TypeUrl.Cluster, names: new Set(['y']) }]);
+  t.mock.timers.tick(29);
+  assert.equal(c.flushes, 1);
+  t.mock.timers.tick(1);
+  assert.equal(c.flushes, 2, 'the second change went 30 ms after it arrived');
 });
 
 test('a change reaches only streams that subscribe to a changed name, or the wildcard, within its node scope', (t) => {

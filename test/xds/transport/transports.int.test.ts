@@ -1,15 +1,17 @@
 // The other ways in: legacy v2, REST-JSON, unary Fetch, admin; plus the
-// new-stream rate limit and shutdown.
+// admission of new streams and shutdown.
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import Fastify from 'fastify';
+import { installErrorHandler } from '../../../src/http/errors';
 import { registerXdsHttp } from '../../../src/xds/transport/http';
 import { lookupType } from '../../../src/xds/transport/envoy-proto';
 import { TypeUrl, TypeUrlV2 } from '../../../src/xds/transport/type-urls';
+import { encodeRequest } from '../../../src/xds/transport/wire';
 import { node, decodeAny, sotwNames, type Plain } from './helpers/client';
 import { TestProvider, cluster, seed } from './helpers/fixtures';
-import { startHub, type Hub } from './helpers/harness';
+import { DELTA_ADS, startHub, type Hub } from './helpers/harness';
 import { DeltaScript, SotwScript, deltaVersions } from './helpers/scripts';
 
 const T = { timeout: 20_000 };
@@ -66,9 +68,10 @@ test('unary FetchClusters answers one SotW response', T, async (t) => {
   assert.deepEqual(res.resources.map(decodeAny).map((c: Plain) => c.name), ['c2']);
 });
 
-test('REST: POST /v3/discovery:clusters answers proto3 JSON with @type, 304 when unchanged, 400 naming the field', T, async (t) => {
+test('REST: POST /v3/discovery:clusters answers proto3 JSON with @type, 304 when unchanged, 400 naming the field in the API\'s one error body', T, async (t) => {
   const { hub } = await setup(t);
   const app = Fastify();
+  installErrorHandler(app); // the hub's app has it: xDS routes throw HubErrors to it
   registerXdsHttp(app, { xds: hub.xds });
   t.after(() => app.close());
   const ok = await app.inject({ method: 'POST', url: '/v3/discovery:clusters', payload: { node: { id: 'rest-1' }, resource_names: [] } });
@@ -83,22 +86,24 @@ test('REST: POST /v3/discovery:clusters answers proto3 JSON with @type, 304 when
   assert.equal(same.statusCode, 304);
   const bad = await app.inject({ method: 'POST', url: '/v3/discovery:clusters', payload: { node: { id: 'rest-1' }, resourceNamez: [] } });
   assert.equal(bad.statusCode, 400);
-  assert.equal(bad.json().field, 'resourceNamez');
+  assert.match(bad.body, /^resourceNamez: /);
+  assert.match(bad.headers['content-type'] as string, /^text\/plain/, 'plain text, like every other error of the API');
   const noNode = await app.inject({ method: 'POST', url: '/v3/discovery:endpoints', payload: { resourceNames: ['c1'] } });
   assert.equal(noNode.statusCode, 400);
-  assert.equal(noNode.json().field, 'node.id');
+  assert.match(noNode.body, /^node\.id: /);
   const wrongType = await app.inject({
     method: 'POST',
     url: '/v3/discovery:routes',
     payload: { node: { id: 'n' }, typeUrl: TypeUrl.Cluster },
   });
   assert.equal(wrongType.statusCode, 400);
-  assert.equal(wrongType.json().field, 'type_url');
+  assert.match(wrongType.body, /^type_url: /);
 });
 
 test('admin: /v1/xds/clients shows streams, subscriptions, acked versions, pending nonces and the last NACK; /v1/xds/config/:node', T, async (t) => {
   const { p, hub } = await setup(t);
   const app = Fastify();
+  installErrorHandler(app); // the hub's app has it: xDS routes throw HubErrors to it
   registerXdsHttp(app, { xds: hub.xds });
   t.after(() => app.close());
   const s = new SotwScript(hub.sotw(), 'envoy-admin', ['envoy.lb.does_not_support_overprovisioning']);
@@ -133,6 +138,7 @@ test('admin: /v1/xds/clients shows streams, subscriptions, acked versions, pendi
   assert.deepEqual(Object.keys(offline.resources.routes), ['r1']);
   const missing = await app.inject({ method: 'GET', url: '/v1/xds/config/nobody' });
   assert.equal(missing.statusCode, 404);
+  assert.match(missing.body, /^node: "nobody" has no xDS stream here/);
 
   const metrics = await hub.xds.metrics.registry.metrics();
   assert.match(metrics, /xdshub_xds_streams\{variant="sotw",transport="ads",api="v3"\} 1/);
@@ -142,20 +148,24 @@ test('admin: /v1/xds/clients shows streams, subscriptions, acked versions, pendi
   assert.match(metrics, /xdshub_xds_push_latency_seconds_count\{type="CDS",variant="sotw"\} 1/);
 });
 
-test('new streams beyond the rate limit end at once with RESOURCE_EXHAUSTED', T, async (t) => {
-  const { hub } = await setup(t, { xdsStreamRateLimit: 2 });
-  const ok1 = new SotwScript(hub.sotw(), 'a');
-  const ok2 = new SotwScript(hub.sotw(), 'b');
-  ok1.request(TypeUrl.Cluster, []);
-  ok2.request(TypeUrl.Cluster, []);
-  await ok1.expect(TypeUrl.Cluster);
-  await ok2.expect(TypeUrl.Cluster);
-  const third = hub.sotw();
-  third.send({ node: node('c'), typeUrl: TypeUrl.Cluster });
-  const st = await third.status;
+test('a burst of new streams is admitted; past --xds-max-streams a new one ends at once with RESOURCE_EXHAUSTED naming the limit', T, async (t) => {
+  const { hub } = await setup(t, { xdsMaxStreams: 3 });
+  // Three at once, with no pause between them: all admitted and served.
+  const ok = ['a', 'b', 'c'].map((id) => new SotwScript(hub.sotw(), id));
+  ok.forEach((s) => s.request(TypeUrl.Cluster, []));
+  for (const s of ok) assert.deepEqual(sotwNames(await s.expect(TypeUrl.Cluster)), ['c1', 'c2']);
+  const fourth = hub.sotw();
+  fourth.send({ node: node('d'), typeUrl: TypeUrl.Cluster });
+  const st = await fourth.status;
   assert.equal(st.code, grpc.status.RESOURCE_EXHAUSTED);
-  assert.match(st.details, /rate limit \(2\/s\)/);
+  assert.match(st.details, /--xds-max-streams 3/);
   assert.match(await hub.xds.metrics.registry.metrics(), /xdshub_xds_streams_rejected_total 1/);
+  // One leaves: the next one is admitted.
+  ok[0]!.client.close();
+  await ok[0]!.client.status;
+  const fifth = new SotwScript(hub.sotw(), 'e');
+  fifth.request(TypeUrl.Cluster, []);
+  assert.deepEqual(sotwNames(await fifth.expect(TypeUrl.Cluster)), ['c1', 'c2']);
 });
 
 test('close() ends every stream with UNAVAILABLE', T, async (t) => {
@@ -176,4 +186,20 @@ test('an ADS request for a type the hub does not serve (SDS) is ignored and the 
   s.request(TypeUrl.Cluster, []);
   assert.deepEqual(sotwNames(await s.expect(TypeUrl.Cluster)), ['c1', 'c2']);
   assert.equal(hub.xds.streams().length, 1);
+});
+
+test('a request cut short (its type URL half there) ends the stream with INVALID_ARGUMENT instead of being read as another type', T, async (t) => {
+  const { hub } = await setup(t);
+  const full = encodeRequest('v3', 'DeltaDiscoveryRequest', { node: node('cut'), typeUrl: TypeUrl.Cluster, resourceNamesSubscribe: ['c1'] });
+  const typeUrlAt = full.indexOf(Buffer.from(TypeUrl.Cluster));
+  const cut = full.subarray(0, typeUrlAt + 20); // "type.googleapis.com/" and no more
+  const client = new grpc.Client(`127.0.0.1:${hub.port}`, grpc.credentials.createInsecure());
+  t.after(() => client.close());
+  const call = client.makeBidiStreamRequest(DELTA_ADS, (b: Buffer) => b, (b: Buffer) => b);
+  const status = new Promise<grpc.StatusObject>((resolve) => call.on('status', resolve));
+  call.on('error', () => undefined); // the status carries it
+  call.write(cut);
+  const st = await status;
+  assert.equal(st.code, grpc.status.INVALID_ARGUMENT);
+  assert.match(st.details, /DeltaDiscoveryRequest: cannot decode: field 2 claims \d+ bytes, \d+ left: the message is cut short/);
 });

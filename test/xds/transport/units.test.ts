@@ -2,10 +2,11 @@
 // and the service table against the protos it claims to implement.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { status } from '@grpc/grpc-js';
 import { encodeResource, envoyRoot, lookupType } from '../../../src/xds/transport/envoy-proto';
 import { isHubError } from '../../../src/errors';
 import { HeldVersions } from '../../../src/xds/transport/held-versions';
-import { tokenBucket } from '../../../src/xds/transport/rate-limit';
+import { createAdmission } from '../../../src/xds/transport/admission';
 import { Clusters, Endpoints, Listeners } from '../../../src/xds/transport/resource-types';
 import { XDS_METHODS } from '../../../src/xds/transport/services';
 import { applyDeltaChange, applySotwNames } from '../../../src/xds/transport/rules/subscription';
@@ -39,14 +40,19 @@ test('X-SUB-3 (unit): Delta legacy wildcard sequence', () => {
   assert.equal(applyDeltaChange(NO_SUBSCRIPTION, Clusters, ['A'], [], true).sub.wildcard, false, 'a first request with names is not wildcard');
 });
 
-test('token bucket: burst of one second, refilled over time, 0 means unlimited', () => {
-  let now = 0;
-  const b = tokenBucket(2, () => now);
-  assert.deepEqual([b.tryTake(), b.tryTake(), b.tryTake()], [true, true, false]);
-  now = 500;
-  assert.deepEqual([b.tryTake(), b.tryTake()], [true, false]);
-  const free = tokenBucket(0);
-  assert.ok(Array.from({ length: 1000 }, () => free.tryTake()).every(Boolean));
+test('admission: admits by count and heap, refuses past either bound with OVER_CAPACITY naming it; 0 means no count limit', () => {
+  let used = 10;
+  const a = createAdmission({ maxStreams: 2, maxHeapShare: 0.9, heap: () => ({ used, limit: 100 }) });
+  assert.equal(a.check(0), undefined);
+  assert.equal(a.check(1), undefined);
+  const full = a.check(2);
+  assert.ok(isHubError(full, 'OVER_CAPACITY'));
+  assert.equal(full.grpcStatus, status.RESOURCE_EXHAUSTED);
+  assert.match(full.message, /--xds-max-streams 2/);
+  used = 95;
+  assert.match(a.check(0)?.message ?? '', /heap at 0 of 0 MiB, above 90% of its limit/);
+  const free = createAdmission({ maxStreams: 0, maxHeapShare: 0, heap: () => ({ used: 99, limit: 100 }) });
+  assert.equal(free.check(1_000_000), undefined);
 });
 
 test('framing: a shared body plus a nonce decodes like a normally encoded DiscoveryResponse', () => {

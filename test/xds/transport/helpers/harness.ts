@@ -33,7 +33,7 @@ export async function startHub(
       heartbeatIntervalMs: 0,
       xdsDebounceMs: 2,
       xdsMaxDelayMs: 20,
-      xdsStreamRateLimit: DEFAULTS.xdsStreamRateLimit,
+      xdsMaxStreams: DEFAULTS.xdsMaxStreams,
       memoryTrim: DEFAULTS.memoryTrim,
       ...config,
     },
