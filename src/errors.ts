@@ -14,6 +14,7 @@ export const ErrorCodes = {
   SHUTTING_DOWN: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
   SUBSCRIPTION_RESET: { http: 500, grpc: GrpcStatus.ABORTED },
   SLOW_CONSUMER: { http: 503, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
+  RATE_LIMITED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
   /** A real capacity bound was reached (e.g. --xds-max-streams, a full heap): try later or elsewhere. */
   OVER_CAPACITY: { http: 503, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
   INTERNAL: { http: 500, grpc: GrpcStatus.INTERNAL },
