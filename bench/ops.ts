@@ -56,7 +56,7 @@ function historyCost(kind: 'delta' | 'sotw'): number {
 }
 
 async function dryRunLatency(): Promise<void> {
-  const h = await startOpsHub({ xdsStreamRateLimit: 0 });
+  const h = await startOpsHub({});
   try {
     const ops = [];
     for (let i = 0; i < S; i++) ops.push({ Service: { Verb: 'set', Node: `node-${i % 50}`, Service: { Service: `svc-${i}`, ID: `svc-${i}-1`, Port: 10_000 + i } } });
