@@ -56,6 +56,8 @@ export interface Config {
   xdsHistory: number;
   /** Keep the xDS history in history.db beside the log: auto = when the log is SQLite. */
   xdsHistoryPersist: 'auto' | 'on' | 'off';
+  /** Mesh: the leaf certificate lifetime the built-in CA starts with (later changes: PUT /v1/connect/ca/configuration). */
+  caLeafCertTtlMs: number;
   /** ACLs (docs/security.md): off by default, as in Consul. */
   aclEnabled: boolean;
   aclDefaultPolicy: 'allow' | 'deny';
@@ -132,6 +134,7 @@ export const DEFAULTS: Config = {
     httpMaxBlockingPerClient: 1024,
     httpRateLimit: 0,
   },
+  caLeafCertTtlMs: 72 * 3_600_000,
 };
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -179,6 +182,7 @@ const OPTIONS = {
   'txn-max-ops': { env: 'XDSHUB_TXN_MAX_OPS' },
   'http-max-blocking-per-client': { env: 'XDSHUB_HTTP_MAX_BLOCKING_PER_CLIENT' },
   'http-rate-limit': { env: 'XDSHUB_HTTP_RATE_LIMIT' },
+  'ca-leaf-cert-ttl': { env: 'XDSHUB_CA_LEAF_CERT_TTL' },
 } as const;
 type OptionName = keyof typeof OPTIONS;
 
@@ -328,6 +332,8 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   set('sidecar-min-port', (v) => (config.sidecarMinPort = port(v, 'sidecar-min-port')));
   set('sidecar-max-port', (v) => (config.sidecarMaxPort = port(v, 'sidecar-max-port')));
   if (config.sidecarMinPort > config.sidecarMaxPort) throw invalid('sidecar-min-port', 'must not exceed --sidecar-max-port');
+  set('ca-leaf-cert-ttl', (v) => (config.caLeafCertTtlMs = parseDurationMs(v, 'ca-leaf-cert-ttl')));
+  if (config.caLeafCertTtlMs < 1000) throw invalid('ca-leaf-cert-ttl', 'must be at least 1s');
 
   set('xds-history', (v) => (config.xdsHistory = count(v, 'xds-history')));
   set('xds-history-persist', (v) => {

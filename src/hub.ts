@@ -9,6 +9,7 @@ import type { Catalog } from './catalog/catalog';
 import { createCatalog, startTtlScheduler } from './catalog/index';
 import { type AliasChecks, startAliasChecks } from './checks/alias';
 import { type CheckRunner, startCheckRunner } from './checks/runner';
+import { startConnectCa, type ConnectCa } from './connect/manager';
 import { createAddressPolicy } from './checks/targets';
 import type { Config } from './config';
 import { buildHttpApp } from './http/app';
@@ -38,6 +39,8 @@ export interface Hub {
   readonly config: Config;
   readonly log: Log;
   readonly catalog: Catalog;
+  /** The built-in CA (docs/mesh.md). */
+  readonly connect: ConnectCa;
   readonly metrics: HubMetrics;
   readonly publisher: HubPublisher;
   readonly views: ViewStore;
@@ -165,7 +168,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     for (const step of undo.reverse()) await Promise.resolve(step()).catch(() => undefined);
   };
   let log: Log, catalog: Catalog, ttl: { stop(): void }, checks: CheckRunner, aliases: AliasChecks, grpcServer: grpc.Server, http: FastifyInstance;
-  let publisher: HubPublisher, views: ViewStore, acl: AclResolver;
+  let publisher: HubPublisher, views: ViewStore, acl: AclResolver, connect: ConnectCa;
   const viewTarget = (key: ViewKey) => publisher.lastChangeIndex(requestForKey(key, ''));
   let attached: AttachedServices = {};
   let grpcPort: number, httpPort: number;
@@ -196,6 +199,10 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     undo.push(() => checks.stop());
     aliases = startAliasChecks({ catalog, logger: logger.child({ module: 'alias-checks' }), nodeName: config.nodeName });
     undo.push(() => aliases.stop());
+    // The CA's first root is made on the first start and kept in the log (every hub sharing it agrees).
+    connect = startConnectCa({ catalog, logger: logger.child({ module: 'connect-ca' }), datacenter: config.datacenter, initialLeafTtlMs: config.caLeafCertTtlMs });
+    undo.push(() => connect.stop());
+    await connect.ready();
     publisher = createPublisher({
       catalog,
       acl,
@@ -223,7 +230,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     // The HTTP app reports the ports the hub really has (status/leader, agent/self).
     effective.grpcPort = grpcPort;
     const https = httpsOptions(config);
-    http = buildHttpApp({ catalog, config: effective, logger, metrics, views, viewTarget, acl: { resolver: acl, certToken: config.tlsClientCertToken }, ...(https ? { https } : {}) });
+    http = buildHttpApp({ catalog, config: effective, logger, metrics, views, viewTarget, connect, acl: { resolver: acl, certToken: config.tlsClientCertToken }, ...(https ? { https } : {}) });
     undo.push(() => http.close());
     if (https) {
       const stopWatching = watchHttpsFiles(http.server as unknown as TlsServer, config, logger.child({ module: 'tls' }));
@@ -257,6 +264,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     await ttl.stop();
     checks.stop();
     aliases.stop();
+    connect.stop();
     await catalog.close();
     acl.close();
     await log.close();
@@ -268,6 +276,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     config: effective,
     log,
     catalog,
+    connect,
     metrics,
     publisher,
     views,

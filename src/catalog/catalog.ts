@@ -1,6 +1,7 @@
 // The seam between the catalog (state machine + write path) and its readers:
 // the HTTP API, the event publisher (Subscribe) and admin tools.
 import type { AclTables } from '../acl/state';
+import type { ConnectChange, ConnectState } from '../connect/types';
 import type { ApplyResult, Command } from './commands';
 import type { CatalogEvent, CheckServiceNode, ConfigEntry, ConfigEntryKind, HealthCheck, HealthStatus, Node, NodeService } from './types';
 
@@ -47,6 +48,8 @@ export interface CatalogReader {
   ttlCheck(node: string, checkId: string): TtlCheckState | undefined;
   /** Tokens and policies as of lastIndex() (immutable; a new object after each ACL write). */
   acl(): AclTables;
+  /** The built-in CA: configuration, roots (private keys included) and leaves. Frozen; replaced on every CA entry. */
+  connectCa(): ConnectState;
 }
 
 /**
@@ -72,6 +75,8 @@ export interface AppliedInfo {
   ttlTouched: readonly CheckRef[];
   /** AccessorIDs of tokens whose rights this entry may have changed (ACL writes, restores: every token); absent when none. */
   aclAffected?: readonly string[] | 'all';
+  /** Set when the entry changed the CA: whether the roots changed, and whose leaves. */
+  connect?: ConnectChange;
 }
 
 /** `info` was added after the first version of this contract; two-argument listeners stay valid. */

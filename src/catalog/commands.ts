@@ -3,6 +3,7 @@
 // same state. The HTTP layer validates input and fills defaults before append;
 // apply still checks what depends on state (unknown service, CAS mismatch).
 import type { AclCommand } from '../acl/state';
+import type { ConnectCommand } from '../connect/types';
 import type { ConfigEntry, ConfigEntryKind, HealthCheck, HealthStatus, Node, NodeService } from './types';
 
 type NoIndexes<T> = Omit<T, 'CreateIndex' | 'ModifyIndex'>;
@@ -69,7 +70,9 @@ export type Command =
    */
   | { type: 'restore'; state: string }
   /** Tokens and policies (src/acl/state.ts). */
-  | AclCommand;
+  | AclCommand
+  /** The built-in CA: roots, configuration, leaves (src/connect/types.ts). */
+  | ConnectCommand;
 
 export interface TxnError {
   OpIndex: number;

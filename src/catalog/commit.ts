@@ -3,6 +3,7 @@
 // Per-key indexes of deleted keys are dropped (no tombstones to grow with churn):
 // a read of a deleted key falls back to a table index that the deletion itself
 // moved, so indexes never go back and a deletion is always seen.
+import type { ConnectChange } from '../connect/types';
 import type { CheckRef } from './catalog';
 import { configEvents, healthEvents, serviceListEvent } from './events';
 import type { Draft, NodeChange, NodeRecord, Tables } from './tables';
@@ -56,7 +57,7 @@ export function hasChanges(draft: Draft): boolean {
     const d = diff(change.before, change.after);
     if (d.nodeChanged || d.servicesChanged || d.rowsChanged) return true;
   }
-  return draft.configChanges().length > 0 || draft.aclChange() !== undefined;
+  return draft.configChanges().length > 0 || draft.aclChange() !== undefined || draft.connectChange() !== undefined;
 }
 
 export interface Committed {
@@ -66,6 +67,8 @@ export interface Committed {
   moved: string[];
   /** Tokens whose rights the entry may have changed (see AppliedInfo.aclAffected). */
   aclAffected?: string[];
+  /** What a CA entry changed (see AppliedInfo.connect). */
+  connect?: ConnectChange;
 }
 
 export function commit(tables: Tables, draft: Draft, index: bigint): Committed {
@@ -154,6 +157,12 @@ export function commit(tables: Tables, draft: Draft, index: bigint): Committed {
 
   const acl = draft.aclChange();
   if (acl) tables.acl = acl.next;
+  // The CA has no Subscribe topic (its entries carry private keys): listeners learn of it through AppliedInfo.
+  const ca = draft.connectChange();
+  if (ca) tables.connect = ca.next;
   const events = [...health.events, ...listEvents, ...configEvents(configChanges, index)];
-  return acl ? { events, ttlTouched, moved, aclAffected: acl.change.affected } : { events, ttlTouched, moved };
+  const out: Committed = { events, ttlTouched, moved };
+  if (acl) out.aclAffected = acl.change.affected;
+  if (ca) out.connect = ca.change;
+  return out;
 }

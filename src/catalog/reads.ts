@@ -150,5 +150,6 @@ export function createReader(tables: () => Tables, lastIndex: () => bigint): Cat
       return row ? { check: row.check, refreshIndex: row.refreshIndex, expired: row.expired === true } : undefined;
     },
     acl: () => tables().acl,
+    connectCa: () => tables().connect,
   };
 }

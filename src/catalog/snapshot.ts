@@ -3,6 +3,7 @@
 // indexes travel too, including those of deleted objects, so reads after a
 // restore answer exactly as before it.
 import { parseAcl, serialiseAcl } from '../acl/state';
+import { parseConnect, serialiseConnect } from '../connect/state';
 import { HubError } from '../errors';
 import { emptyTables, type CheckRow, type Indexes, type NodeRecord, type Tables } from './tables';
 import type { ConfigEntry, HealthCheck, Node, NodeService } from './types';
@@ -35,6 +36,8 @@ interface SnapshotDoc {
   indexes: IndexesDoc;
   /** Tokens and policies; absent in snapshots written before ACLs (read as the empty ACL state). */
   acl?: unknown;
+  /** The built-in CA; absent in snapshots written before it (read as the empty CA state). */
+  connect?: unknown;
 }
 
 function sortedValues<V>(map: ReadonlyMap<string, V>): V[] {
@@ -68,6 +71,7 @@ export function serialise(tables: Tables, lastIndex: bigint): string {
       configEntry: sortedEntries(tables.indexes.configEntry),
     },
     acl: serialiseAcl(tables.acl),
+    connect: serialiseConnect(tables.connect),
   };
   return JSON.stringify(doc);
 }
@@ -109,5 +113,6 @@ export function parse(state: string): { tables: Tables; index: bigint } {
   ix.configKind = new Map(doc.indexes.configKind);
   ix.configEntry = new Map(doc.indexes.configEntry);
   tables.acl = parseAcl(doc.acl);
+  tables.connect = parseConnect(doc.connect);
   return { tables, index: BigInt(doc.index) };
 }

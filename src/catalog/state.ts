@@ -22,6 +22,8 @@ import { Draft, emptyTables, type Tables } from './tables';
 import { upsertSidecar } from './sidecar-ops';
 import { applyTxn } from './txn';
 import { applyAcl, isAclCommand } from '../acl/state';
+import { applyConnect, isConnectCommand } from '../connect/state';
+import type { ConnectChange } from '../connect/types';
 import type { CatalogEvent } from './types';
 import { createReader } from './reads';
 
@@ -34,6 +36,8 @@ export interface Applied {
   aclAffected?: string[] | 'all';
   /** The blocking-query indexes the entry moved (watch-keys.ts); 'all' when it replaced the state. */
   moved: readonly string[] | 'all';
+  /** What a CA entry changed (see AppliedInfo.connect). */
+  connect?: ConnectChange;
 }
 
 /** What applying a command to the current state would do; nothing is changed. */
@@ -74,6 +78,11 @@ function run(draft: Draft, cmd: Command): Partial<ApplyResult> {
   if (isAclCommand(cmd)) {
     const { next, change } = applyAcl(draft.acl(), cmd, draft.index);
     draft.putAcl(next, change);
+    return {};
+  }
+  if (isConnectCommand(cmd)) {
+    const { next, change } = applyConnect(draft.connect(), cmd, draft.index);
+    draft.putConnect(next, change);
     return {};
   }
   switch (cmd?.type) {
@@ -160,13 +169,13 @@ export function createStateMachine(): StateMachine {
       if (restored.index !== index) bumpAll(restored.tables, Number(index));
       tables = restored.tables;
       lastIndex = index;
-      return { result: { index, ok: true }, events: [], ttlTouched: [], moved: 'all', aclAffected: 'all' };
+      return { result: { index, ok: true }, events: [], ttlTouched: [], moved: 'all', aclAffected: 'all', connect: { roots: true, leaves: [...restored.tables.connect.leaves.keys()] } };
     }
     const outcome = execute(index, command);
     lastIndex = index;
     if ('refusal' in outcome) return { result: outcome.refusal, events: [], ttlTouched: [], moved: [] };
-    const { events, ttlTouched, moved, aclAffected } = commit(tables, outcome.draft, index);
-    return { result: { index, ok: true, ...outcome.extra }, events, ttlTouched, moved, ...(aclAffected ? { aclAffected } : {}) };
+    const { events, ttlTouched, moved, aclAffected, connect } = commit(tables, outcome.draft, index);
+    return { result: { index, ok: true, ...outcome.extra }, events, ttlTouched, moved, ...(aclAffected ? { aclAffected } : {}), ...(connect ? { connect } : {}) };
   }
 
   function check(command: Command): Verdict {
@@ -202,5 +211,7 @@ function bumpAll(tables: Tables, index: number): void {
   const ix = tables.indexes;
   ix.nodes = ix.services = ix.checks = ix.configs = index;
   for (const m of [ix.node, ix.service, ix.configKind, ix.configEntry]) for (const k of m.keys()) m.set(k, index);
+  const ca = tables.connect;
+  tables.connect = { ...ca, rootsIndex: index, leaves: new Map([...ca.leaves].map(([k, l]) => [k, { ...l, ModifyIndex: index }])) };
 }
 

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type pino from 'pino';
 import { HubError, isHubError } from '../errors';
 import type { Log, LogEntry } from '../log/log';
-import type { Catalog, CatalogListener } from './catalog';
+import type { AppliedInfo, Catalog, CatalogListener } from './catalog';
 import type { ApplyResult, Command } from './commands';
 import { createStateMachine } from './state';
 import { createChangeWaiters, createIndexWaiters } from './waiters';
@@ -81,7 +81,9 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
     const applied = sm.apply(index, command);
     settle(index, applied.result);
     if (command.type === 'restore' && applied.result.ok) notify(resetListeners, index);
-    const info = applied.aclAffected ? { ttlTouched: applied.ttlTouched, aclAffected: applied.aclAffected } : { ttlTouched: applied.ttlTouched };
+    const info: AppliedInfo = { ttlTouched: applied.ttlTouched };
+    if (applied.aclAffected) info.aclAffected = applied.aclAffected;
+    if (applied.connect) info.connect = applied.connect;
     notify(appliedListeners, index, applied.events, info);
     waiters.advance(index);
     if (applied.moved === 'all') changes.all();
@@ -223,6 +225,7 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
     ttlCheckStates: () => sm.ttlCheckStates(),
     ttlCheck: (node, checkId) => sm.ttlCheck(node, checkId),
     acl: () => sm.acl(),
+    connectCa: () => sm.connectCa(),
 
     async submit(command) {
       if (stopped) throw stopped;

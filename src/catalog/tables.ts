@@ -3,6 +3,8 @@
 // entry); commit publishes the draft, a refusal just drops it. Atomicity for
 // register and txn therefore needs no undo log.
 import { type AclChange, type AclTables, emptyAclTables } from '../acl/state';
+import { emptyConnectState } from '../connect/state';
+import type { ConnectChange, ConnectState } from '../connect/types';
 import type { ConfigEntry, HealthCheck, Node, NodeService } from './types';
 
 /** A check plus the hidden index of its last registration or TTL refresh (not Consul-visible). */
@@ -46,6 +48,8 @@ export interface Tables {
   indexes: Indexes;
   /** Tokens and policies (src/acl/state.ts), replaced as a whole by each ACL write. */
   acl: AclTables;
+  /** The built-in CA (src/connect/state.ts), replaced as a whole by each CA entry. */
+  connect: ConnectState;
 }
 
 export function emptyTables(): Tables {
@@ -54,6 +58,7 @@ export function emptyTables(): Tables {
     nodes: new Map(),
     configs: new Map(),
     byServiceName: new Map(),
+    connect: emptyConnectState(),
     indexes: {
       nodes: 0,
       services: 0,
@@ -84,6 +89,7 @@ export class Draft {
   private readonly nodeStage = new Map<string, WritableRecord | null>();
   private readonly configStage = new Map<string, ConfigEntry | null>();
   private aclStage: { next: AclTables; change: AclChange } | undefined;
+  private connectStage: { next: ConnectState; change: ConnectChange } | undefined;
 
   constructor(
     private readonly base: Tables,
@@ -148,6 +154,19 @@ export class Draft {
   /** The staged ACL tables and what they change, when an ACL write changed anything. */
   aclChange(): { next: AclTables; change: AclChange } | undefined {
     return this.aclStage;
+  }
+
+  connect(): ConnectState {
+    return this.connectStage?.next ?? this.base.connect;
+  }
+
+  putConnect(next: ConnectState, change: ConnectChange): void {
+    this.connectStage = { next, change };
+  }
+
+  /** The staged CA state and what it changes, when a CA entry changed anything. */
+  connectChange(): { next: ConnectState; change: ConnectChange } | undefined {
+    return this.connectStage;
   }
 
   /** What the draft changed, by node and by config entry, in key order. Identity-equal means unchanged. */

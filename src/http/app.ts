@@ -10,6 +10,7 @@ import { installLimits } from './limits';
 import { aclRoutes } from './routes/acl';
 import { agentRoutes } from './routes/agent';
 import { catalogRoutes } from './routes/catalog';
+import { connectCaRoutes } from './routes/connect-ca';
 import { configRoutes } from './routes/config-entries';
 import { healthRoutes } from './routes/health';
 import { metricsRoutes } from './routes/metrics';
@@ -83,5 +84,6 @@ export function buildHttpApp(deps: HttpDeps): FastifyInstance {
   statusRoutes(app, ctx);
   metricsRoutes(app, ctx);
   aclRoutes(app, ctx);
+  if (deps.connect) connectCaRoutes(app, ctx, deps.connect);
   return app;
 }

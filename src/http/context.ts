@@ -4,6 +4,7 @@ import type pino from 'pino';
 import type { Catalog } from '../catalog/catalog';
 import type { Config } from '../config';
 import type { ViewKey, ViewStore } from '../materializer/types';
+import type { ConnectCa } from '../connect/manager';
 import type { HubMetrics } from '../metrics';
 import type { HttpAcl } from './acl';
 import type { AgentIdentity } from './translate/agent';
@@ -21,6 +22,8 @@ export interface HttpDeps {
   acl?: HttpAcl;
   /** TLS for the HTTP server (src/tls.ts); absent = plain HTTP. */
   https?: import('node:https').ServerOptions;
+  /** The built-in CA; without it the /v1/connect/ca and leaf routes are not served. */
+  connect?: ConnectCa;
 }
 
 export interface HttpContext extends HttpDeps {

@@ -2,6 +2,7 @@
 // (instances, config entries) and the onApplied/onReset hooks, in log order.
 import { emptyAclTables } from '../../src/acl/state';
 import type { Catalog, CatalogListener, CatalogReader } from '../../src/catalog/catalog';
+import { emptyConnectState } from '../../src/connect/state';
 import {
   CONFIG_TOPIC_BY_KIND,
   SUBJECT_NONE,
@@ -71,6 +72,7 @@ export function createFakeCatalog(): FakeCatalog {
     ttlChecks: () => [],
     ttlCheckStates: () => [],
     ttlCheck: () => undefined,
+    connectCa: () => emptyConnectState(),
   };
 
   function put(service: string, id: string): Omit<CatalogEvent, 'index'>[] {
