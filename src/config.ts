@@ -58,6 +58,8 @@ export interface Config {
   xdsHistoryPersist: 'auto' | 'on' | 'off';
   /** Mesh: the leaf certificate lifetime the built-in CA starts with (later changes: PUT /v1/connect/ca/configuration). */
   caLeafCertTtlMs: number;
+  /** Mesh: what sidecars do with traffic no intention matches (a mesh entry's DefaultIntentionPolicy wins). */
+  defaultIntention: 'allow' | 'deny';
   /** ACLs (docs/security.md): off by default, as in Consul. */
   aclEnabled: boolean;
   aclDefaultPolicy: 'allow' | 'deny';
@@ -135,6 +137,7 @@ export const DEFAULTS: Config = {
     httpRateLimit: 0,
   },
   caLeafCertTtlMs: 72 * 3_600_000,
+  defaultIntention: 'allow',
 };
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -183,6 +186,7 @@ const OPTIONS = {
   'http-max-blocking-per-client': { env: 'XDSHUB_HTTP_MAX_BLOCKING_PER_CLIENT' },
   'http-rate-limit': { env: 'XDSHUB_HTTP_RATE_LIMIT' },
   'ca-leaf-cert-ttl': { env: 'XDSHUB_CA_LEAF_CERT_TTL' },
+  'default-intention': { env: 'XDSHUB_DEFAULT_INTENTION' },
 } as const;
 type OptionName = keyof typeof OPTIONS;
 
@@ -334,6 +338,10 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   if (config.sidecarMinPort > config.sidecarMaxPort) throw invalid('sidecar-min-port', 'must not exceed --sidecar-max-port');
   set('ca-leaf-cert-ttl', (v) => (config.caLeafCertTtlMs = parseDurationMs(v, 'ca-leaf-cert-ttl')));
   if (config.caLeafCertTtlMs < 1000) throw invalid('ca-leaf-cert-ttl', 'must be at least 1s');
+  set('default-intention', (v) => {
+    if (v !== 'allow' && v !== 'deny') throw invalid('default-intention', `expected allow or deny, got "${v}"`);
+    config.defaultIntention = v;
+  });
 
   set('xds-history', (v) => (config.xdsHistory = count(v, 'xds-history')));
   set('xds-history-persist', (v) => {

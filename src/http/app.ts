@@ -11,6 +11,7 @@ import { aclRoutes } from './routes/acl';
 import { agentRoutes } from './routes/agent';
 import { catalogRoutes } from './routes/catalog';
 import { connectCaRoutes } from './routes/connect-ca';
+import { intentionRoutes } from './routes/intentions';
 import { configRoutes } from './routes/config-entries';
 import { healthRoutes } from './routes/health';
 import { metricsRoutes } from './routes/metrics';
@@ -84,6 +85,7 @@ export function buildHttpApp(deps: HttpDeps): FastifyInstance {
   statusRoutes(app, ctx);
   metricsRoutes(app, ctx);
   aclRoutes(app, ctx);
+  intentionRoutes(app, ctx);
   if (deps.connect) connectCaRoutes(app, ctx, deps.connect);
   return app;
 }

@@ -9,6 +9,7 @@ import { authorizeWrite, refusal, submit } from '../write';
 import { canReadConfigEntry } from '../../acl/catalog-rules';
 import { filterRead } from '../acl';
 import type { Command } from '../../catalog/commands';
+import { checkIntentionProtocol } from '../translate/intentions';
 
 type KindParams = { Params: { kind: string } };
 type EntryParams = { Params: { kind: string; name: string } };
@@ -25,6 +26,7 @@ export function configRoutes(app: FastifyInstance, ctx: HttpContext): void {
   app.put('/v1/config', async (req, reply) => {
     const cas = casParam(req.query as Record<string, unknown>);
     const entry = parseConfigEntry(req.body);
+    checkIntentionProtocol(entry, ctx.catalog);
     const command: Command = { type: 'config-set', entry, ...(cas === undefined ? {} : { cas }) };
     authorizeWrite(ctx, req, command);
     const result = await submit(ctx, reply, command);

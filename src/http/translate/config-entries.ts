@@ -7,6 +7,7 @@ import { CONFIG_ENTRY_KINDS, type ConfigEntryKind } from '../../catalog/types';
 import { sizeProblem } from '../../catalog/limits';
 import { Body } from '../body';
 import { serviceRouter, serviceSplitter } from './config-chain';
+import { checkIntentionEntry, checkIntentionSource } from './intention-permissions';
 
 export const PROTOCOLS = ['tcp', 'http', 'http2', 'grpc'] as const;
 export const LB_POLICIES = ['', 'round_robin', 'least_request', 'ring_hash', 'maglev', 'random'] as const;
@@ -157,7 +158,9 @@ function mesh(e: Body): string[] {
   e.obj('TLS');
   e.obj('HTTP')?.bool('SanitizeXForwardedClientCert');
   e.obj('Peering');
-  return ['TransparentProxy', 'AllowEnablingPermissiveMutualTLS', 'TLS', 'HTTP', 'Peering'];
+  // xdshub extension (docs/mesh.md): the default intention; Consul takes it from the agent's configuration.
+  e.oneOf('DefaultIntentionPolicy', ['', 'allow', 'deny'], '');
+  return ['TransparentProxy', 'AllowEnablingPermissiveMutualTLS', 'TLS', 'HTTP', 'Peering', 'DefaultIntentionPolicy'];
 }
 
 function serviceIntentions(e: Body): string[] {
@@ -174,7 +177,9 @@ function serviceIntentions(e: Body): string[] {
     for (const p of permissions) p.oneOf('Action', ['allow', 'deny'], '' as 'allow');
     s.oneOf('Type', ['', 'consul'], '');
     s.str('Description');
+    checkIntentionSource(s);
   }
+  checkIntentionEntry(e);
   return ['Sources', 'JWT'];
 }
 

@@ -1,0 +1,171 @@
+// /v1/connect/intentions: Consul's intentions API, served from and written to
+// service-intentions config entries (docs/mesh.md "Intentions"). A write
+// rewrites the destination's entry with a check-and-set on its ModifyIndex and
+// tries again if another write got there first, so concurrent intention
+// writes to one destination never lose each other. Also
+// POST /v1/agent/connect/authorize, the agent's intention check for a client
+// certificate.
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ConfigEntryInput } from '../../catalog/commands';
+import type { ConfigEntry } from '../../catalog/types';
+import { allIntentions, checkConnection, defaultIntention, type Intention } from '../../connect/intentions';
+import { HubError, invalid } from '../../errors';
+import { blockingRead } from '../blocking';
+import type { HttpContext } from '../context';
+import { sendJson } from '../reply';
+import { many } from '../shapes';
+import { filterParam } from '../query';
+import { Body } from '../body';
+import { checkIntentionProtocol, INTENTION_FIELDS, intentionJson, intentionName, sourceFromBody, withSource, withoutSource } from '../translate/intentions';
+import { refusal, submit } from '../write';
+
+type Query = Record<string, unknown>;
+type IdParams = { Params: { id: string } };
+const ATTEMPTS = 10;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function intentionRoutes(app: FastifyInstance, ctx: HttpContext): void {
+  const entries = () => ctx.catalog.configEntries('service-intentions');
+  const intentions = () => {
+    const e = entries();
+    return { index: e.index, value: allIntentions(e.value) };
+  };
+  const fallback = () => defaultIntention(ctx.catalog.configEntry('mesh', 'mesh').value, ctx.config.defaultIntention);
+
+  /** Rewrites the destination's entry with `change`, compare-and-set, until it sticks. */
+  async function rewrite(reply: FastifyReply, destination: string, change: (entry: ConfigEntry | undefined) => ConfigEntryInput | undefined | 'unchanged'): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const entry = ctx.catalog.configEntry('service-intentions', destination).value;
+      const next = change(entry);
+      if (next === 'unchanged') return;
+      if (next) checkIntentionProtocol(next, ctx.catalog);
+      const cas = entry?.ModifyIndex ?? 0;
+      const result = await submit(
+        ctx,
+        reply,
+        next ? { type: 'config-set', entry: next, cas } : { type: 'config-delete', kind: 'service-intentions', name: destination, cas },
+      );
+      if (result.ok) return;
+      if (result.error?.code !== 'CONFLICT' || attempt >= ATTEMPTS) throw refusal(result);
+    }
+  }
+
+  function exactQuery(query: Query): { source: string; destination: string } {
+    return { source: intentionName(query.source, 'source'), destination: intentionName(query.destination, 'destination') };
+  }
+
+  function byId(id: string): Intention {
+    if (!UUID.test(id)) throw invalid('id', `not an intention ID: "${id}"`);
+    const found = allIntentions(entries().value).find((i) => i.raw['LegacyID'] === id);
+    if (!found) throw new HubError('NOT_FOUND', 'Intention not found');
+    return found;
+  }
+
+  app.get('/v1/connect/intentions', async (req, reply) => {
+    const filter = filterParam(req.query as Query, INTENTION_FIELDS);
+    const list = await blockingRead(ctx, req, reply, intentions);
+    const json = list.map(intentionJson);
+    return sendJson(reply, filter ? json.filter((i) => filter(i)) : json);
+  });
+
+  app.get('/v1/connect/intentions/exact', async (req, reply) => {
+    const { source, destination } = exactQuery(req.query as Query);
+    const list = await blockingRead(ctx, req, reply, intentions);
+    const found = list.find((i) => i.source === source && i.destination === destination);
+    if (!found) throw new HubError('NOT_FOUND', 'Intention not found');
+    return sendJson(reply, intentionJson(found));
+  });
+
+  app.put('/v1/connect/intentions/exact', async (req, reply) => {
+    const { source, destination } = exactQuery(req.query as Query);
+    const src = sourceFromBody(req.body, source, destination);
+    await rewrite(reply, destination, (entry) => withSource(entry, destination, src));
+    return sendJson(reply, true);
+  });
+
+  app.delete('/v1/connect/intentions/exact', async (req, reply) => {
+    const { source, destination } = exactQuery(req.query as Query);
+    await rewrite(reply, destination, (entry) => {
+      if (!entry || !(entry['Sources'] as Record<string, unknown>[]).some((s) => s['Name'] === source)) return 'unchanged';
+      return withoutSource(entry, source);
+    });
+    return sendJson(reply, true);
+  });
+
+  // ?by=source|destination&name=X (repeatable): for each name, the intentions that apply to it, most precise first.
+  app.get('/v1/connect/intentions/match', async (req, reply) => {
+    const query = req.query as Query;
+    const by = String(many(query.by).at(-1) ?? '');
+    if (by !== 'source' && by !== 'destination') throw invalid('by', `must be "source" or "destination", got "${by}"`);
+    const names = many(query.name);
+    if (names.length === 0) throw invalid('name', 'is required');
+    names.forEach((n, i) => intentionName(n, `name[${i}]`));
+    const list = await blockingRead(ctx, req, reply, intentions);
+    const out: Record<string, unknown[]> = {};
+    for (const name of names) {
+      out[name] = list.filter((i) => (by === 'source' ? i.source === name || i.source === '*' : i.destination === name || i.destination === '*')).map(intentionJson);
+    }
+    return sendJson(reply, out);
+  });
+
+  app.get('/v1/connect/intentions/check', async (req, reply) => {
+    const { source, destination } = exactQuery(req.query as Query);
+    const list = await blockingRead(ctx, req, reply, intentions);
+    return sendJson(reply, { Allowed: checkConnection(list, source, destination, fallback()).allowed });
+  });
+
+  // Legacy (ID-based) API, as Consul still serves it: the ID lives in the source's LegacyID.
+  app.post('/v1/connect/intentions', async (req, reply) => {
+    const body = Body.of(req.body ?? {});
+    const source = intentionName(body.get('SourceName'), 'SourceName');
+    const destination = intentionName(body.get('DestinationName'), 'DestinationName');
+    if (body.str('ID') !== '') throw invalid('ID', 'must be empty when creating an intention');
+    const id = randomUUID();
+    const src = sourceFromBody(req.body, source, destination, { id, now: new Date().toISOString() });
+    await rewrite(reply, destination, (entry) => {
+      if (entry && (entry['Sources'] as Record<string, unknown>[]).some((s) => s['Name'] === source)) {
+        throw new HubError('INVALID_ARGUMENT', `duplicate intention found: ${source} => ${destination}`);
+      }
+      return withSource(entry, destination, src);
+    });
+    return sendJson(reply, { ID: id });
+  });
+
+  app.get<IdParams>('/v1/connect/intentions/:id', async (req, reply) => {
+    await blockingRead(ctx, req, reply, intentions);
+    return sendJson(reply, intentionJson(byId(req.params.id)));
+  });
+
+  app.put<IdParams>('/v1/connect/intentions/:id', async (req, reply) => {
+    const existing = byId(req.params.id);
+    const body = Body.of(req.body ?? {});
+    for (const [field, want] of [['SourceName', existing.source], ['DestinationName', existing.destination]] as const) {
+      const given = body.str(field);
+      if (given !== '' && given !== want) throw invalid(field, 'moving an intention to another source or destination is not supported: delete it and create another');
+    }
+    const created = typeof existing.raw['LegacyCreateTime'] === 'string' ? (existing.raw['LegacyCreateTime'] as string) : undefined;
+    const src = sourceFromBody(req.body, existing.source, existing.destination, { id: req.params.id, now: new Date().toISOString(), ...(created ? { created } : {}) });
+    await rewrite(reply, existing.destination, (entry) => withSource(entry, existing.destination, src));
+    return sendJson(reply, true);
+  });
+
+  app.delete<IdParams>('/v1/connect/intentions/:id', async (req, reply) => {
+    const existing = byId(req.params.id);
+    await rewrite(reply, existing.destination, (entry) => (entry ? withoutSource(entry, existing.source) : 'unchanged'));
+    return sendJson(reply, true);
+  });
+
+  // The agent's check of a client certificate against intentions (Consul's /v1/agent/connect/authorize).
+  app.post('/v1/agent/connect/authorize', async (req, reply) => {
+    const body = Body.of(req.body ?? {});
+    const target = intentionName(body.get('Target'), 'Target');
+    const uri = body.requiredStr('ClientCertURI');
+    const trustDomain = ctx.catalog.connectCa().trustDomain;
+    const m = /^spiffe:\/\/([^/]+)\/ns\/([^/]+)\/dc\/([^/]+)\/svc\/([^/]+)$/.exec(uri);
+    if (!m) throw invalid('ClientCertURI', `not a service SPIFFE ID: "${uri}"`);
+    if (m[1] !== trustDomain) return sendJson(reply, { Authorized: false, Reason: 'Client certificate is not from this trust domain' });
+    const verdict = checkConnection(allIntentions(entries().value), m[4]!, target, fallback());
+    return sendJson(reply, { Authorized: verdict.allowed, Reason: verdict.reason });
+  });
+}

@@ -1,0 +1,73 @@
+// Checks of a service-intentions entry beyond its shape (docs/mesh.md
+// "Intentions"): L7 permissions as the sidecars' HTTP RBAC filter reads them,
+// and what the hub does not implement (JWT, peers, sameness groups, other
+// namespaces or partitions) refused with the field named.
+import { invalid } from '../../errors';
+import type { Body } from '../body';
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH'];
+const HEADER_MATCHES = ['Present', 'Exact', 'Prefix', 'Suffix', 'Contains', 'Regex'];
+
+function notSupported(body: Body, name: string, what: string): void {
+  const v = body.get(name);
+  const empty = v === undefined || v === '' || (typeof v === 'object' && v !== null && Object.keys(v).length === 0);
+  if (!empty) throw invalid(body.field(name), `not supported by this hub (${what})`);
+}
+
+function defaultOnly(body: Body, name: string): void {
+  const v = body.name(name);
+  if (v !== '' && v !== 'default') throw invalid(body.field(name), `only "default" is served by this hub, got "${v}"`);
+}
+
+function httpPermission(http: Body): void {
+  const paths = ['PathExact', 'PathPrefix', 'PathRegex'].filter((p) => http.str(p) !== '');
+  if (paths.length > 1) throw invalid(http.field(paths[1]!), `at most one of PathExact, PathPrefix and PathRegex, got ${paths.join(' and ')}`);
+  for (const p of ['PathExact', 'PathPrefix']) {
+    const v = http.str(p);
+    if (v !== '' && !v.startsWith('/')) throw invalid(http.field(p), `must begin with "/", got "${v}"`);
+  }
+  const headers = http.objArray('Header');
+  for (const h of headers) {
+    h.requiredStr('Name');
+    const given = HEADER_MATCHES.filter((m) => (m === 'Present' ? h.bool(m) : h.str(m) !== ''));
+    if (given.length > 1) throw invalid(h.field(given[1]!), `at most one of ${HEADER_MATCHES.join(', ')}`);
+    h.bool('Invert');
+    h.bool('IgnoreCase');
+  }
+  const methods = http.strArray('Methods');
+  const seen = new Set<string>();
+  methods.forEach((m, i) => {
+    if (!METHODS.includes(m)) throw invalid(`${http.field('Methods')}[${i}]`, `not an HTTP method: "${m}" (one of ${METHODS.join(', ')})`);
+    if (seen.has(m)) throw invalid(`${http.field('Methods')}[${i}]`, `"${m}" is listed twice`);
+    seen.add(m);
+  });
+  if (paths.length === 0 && headers.length === 0 && methods.length === 0) {
+    throw invalid(http.path, 'at least one of PathExact, PathPrefix, PathRegex, Header or Methods must be set');
+  }
+}
+
+/** One source of a service-intentions entry, past what the shape check covers. */
+export function checkIntentionSource(s: Body): void {
+  notSupported(s, 'Peer', 'cluster peering');
+  notSupported(s, 'SamenessGroup', 'sameness groups');
+  defaultOnly(s, 'Namespace');
+  defaultOnly(s, 'Partition');
+  for (const p of s.objArray('Permissions')) {
+    p.oneOf('Action', ['allow', 'deny'], '' as 'allow');
+    notSupported(p, 'JWT', 'JWT validation');
+    const http = p.obj('HTTP');
+    if (!http) throw invalid(p.field('HTTP'), 'is required');
+    httpPermission(http);
+  }
+}
+
+/** The entry itself: the hub serves no JWT requirements. */
+export function checkIntentionEntry(e: Body): void {
+  notSupported(e, 'JWT', 'JWT validation');
+}
+
+/** Does an entry give L7 permissions (which need an HTTP destination)? */
+export function hasPermissions(entry: Record<string, unknown>): boolean {
+  const sources = Array.isArray(entry['Sources']) ? (entry['Sources'] as Record<string, unknown>[]) : [];
+  return sources.some((s) => Array.isArray(s?.['Permissions']) && (s['Permissions'] as unknown[]).length > 0);
+}

@@ -1,0 +1,126 @@
+// Consul's /v1/connect/intentions API over service-intentions config entries
+// (docs/mesh.md "Intentions"): an intention is one source of the entry named
+// after its destination, so the API reads and rewrites entries, as Consul has
+// since 1.9. Shapes: Consul's Intention JSON.
+import type { Catalog } from '../../catalog/catalog';
+import type { ConfigEntry, ConfigEntryKind } from '../../catalog/types';
+import type { ConfigEntryInput } from '../../catalog/commands';
+import type { Intention } from '../../connect/intentions';
+import { invalid } from '../../errors';
+import { INT, STRING, STRING_MAP, type Fields } from '../../filter/index';
+import { Body } from '../body';
+import { parseConfigEntry } from './config-entries';
+import { hasPermissions } from './intention-permissions';
+
+export const INTENTION_FIELDS: Fields = {
+  ID: STRING,
+  Description: STRING,
+  SourcePeer: STRING,
+  SourceNS: STRING,
+  SourceName: STRING,
+  DestinationNS: STRING,
+  DestinationName: STRING,
+  SourcePartition: STRING,
+  DestinationPartition: STRING,
+  SourceType: STRING,
+  Action: STRING,
+  Precedence: INT,
+  Meta: STRING_MAP,
+};
+
+/** An intention as Consul's API shows it. */
+export function intentionJson(i: Intention): Record<string, unknown> {
+  const raw = i.raw;
+  const out: Record<string, unknown> = {
+    ID: typeof raw['LegacyID'] === 'string' ? raw['LegacyID'] : '',
+    Description: typeof raw['Description'] === 'string' ? raw['Description'] : '',
+    SourceNS: 'default',
+    SourceName: i.source,
+    DestinationNS: 'default',
+    DestinationName: i.destination,
+    SourcePartition: 'default',
+    DestinationPartition: 'default',
+    SourcePeer: '',
+    SourceType: 'consul',
+  };
+  if (i.rule.kind === 'l7') out['Permissions'] = raw['Permissions'];
+  else out['Action'] = i.rule.kind;
+  out['Precedence'] = i.precedence;
+  out['Meta'] = (raw['LegacyMeta'] as Record<string, string> | undefined) ?? {};
+  if (typeof raw['LegacyCreateTime'] === 'string') out['CreatedAt'] = raw['LegacyCreateTime'];
+  if (typeof raw['LegacyUpdateTime'] === 'string') out['UpdatedAt'] = raw['LegacyUpdateTime'];
+  out['CreateIndex'] = i.entry.CreateIndex;
+  out['ModifyIndex'] = i.entry.ModifyIndex;
+  return out;
+}
+
+/** A source or destination name from the query or body: a service name or `*`. */
+export function intentionName(value: unknown, field: string): string {
+  const text = Array.isArray(value) ? String(value.at(-1) ?? '') : value === undefined ? '' : String(value);
+  if (text === '') throw invalid(field, 'is required');
+  if (text !== '*' && !/^[A-Za-z0-9_.-]+$/.test(text)) throw invalid(field, `not a service name: "${text}"`);
+  return text;
+}
+
+/** The source object an intention body describes (what goes into the entry's Sources). */
+export function sourceFromBody(raw: unknown, source: string, destination: string, legacy?: { id: string; now: string; created?: string }): Record<string, unknown> {
+  const body = Body.of(raw ?? {});
+  for (const [field, want] of [['SourceName', source], ['DestinationName', destination]] as const) {
+    const given = body.str(field);
+    if (given !== '' && given !== want) throw invalid(field, `"${given}" does not match the intention's ${field === 'SourceName' ? 'source' : 'destination'} "${want}"`);
+  }
+  for (const f of ['SourceNS', 'DestinationNS', 'SourcePartition', 'DestinationPartition']) {
+    const v = body.str(f);
+    if (v !== '' && v !== 'default') throw invalid(f, `only "default" is served by this hub, got "${v}"`);
+  }
+  if (body.str('SourcePeer') !== '') throw invalid('SourcePeer', 'not supported by this hub (cluster peering)');
+  body.oneOf('SourceType', ['', 'consul'], '');
+  const permissions = body.objArray('Permissions');
+  const action = body.oneOf('Action', ['', 'allow', 'deny'], '');
+  if (legacy && permissions.length > 0) throw invalid('Permissions', 'L7 permissions are only written through /v1/connect/intentions/exact or the config entry');
+  const out: Record<string, unknown> = { Name: source };
+  if (permissions.length > 0) out['Permissions'] = body.get('Permissions');
+  else out['Action'] = action;
+  out['Type'] = 'consul';
+  const description = body.str('Description');
+  if (description) out['Description'] = description;
+  const meta = body.meta('Meta');
+  if (Object.keys(meta).length > 0) out['LegacyMeta'] = meta;
+  if (legacy) {
+    out['LegacyID'] = legacy.id;
+    out['LegacyCreateTime'] = legacy.created ?? legacy.now;
+    out['LegacyUpdateTime'] = legacy.now;
+  }
+  return out;
+}
+
+/** The destination's entry with `source` replaced (or added), validated like PUT /v1/config. */
+export function withSource(entry: ConfigEntry | undefined, destination: string, source: Record<string, unknown>): ConfigEntryInput {
+  const sources = (Array.isArray(entry?.['Sources']) ? (entry!['Sources'] as Record<string, unknown>[]) : []).filter((s) => s['Name'] !== source['Name']);
+  sources.push(source);
+  const { CreateIndex: _c, ModifyIndex: _m, ...rest } = entry ?? { Kind: 'service-intentions' as ConfigEntryKind, Name: destination };
+  return parseConfigEntry({ ...rest, Kind: 'service-intentions', Name: destination, Sources: sources });
+}
+
+/** The destination's entry without the source; undefined when nothing is left (the entry goes). */
+export function withoutSource(entry: ConfigEntry, source: string): ConfigEntryInput | undefined {
+  const sources = (entry['Sources'] as Record<string, unknown>[]).filter((s) => s['Name'] !== source);
+  if (sources.length === 0) return undefined;
+  const { CreateIndex: _c, ModifyIndex: _m, ...rest } = entry;
+  return parseConfigEntry({ ...rest, Sources: sources });
+}
+
+/**
+ * L7 permissions need an HTTP destination (Consul refuses them otherwise): the
+ * destination's service-defaults Protocol must be http, http2 or grpc. A `*`
+ * destination is not checked here (its sidecars enforce L7 where they speak HTTP).
+ */
+export function checkIntentionProtocol(entry: ConfigEntryInput, catalog: Pick<Catalog, 'configEntry'>): void {
+  const name = String(entry.Name);
+  if (entry.Kind !== 'service-intentions' || name === '*' || !hasPermissions(entry)) return;
+  const defaults = catalog.configEntry('service-defaults', name).value;
+  const protocol = String(defaults?.['Protocol'] || 'tcp').toLowerCase();
+  if (!['http', 'http2', 'grpc'].includes(protocol)) {
+    throw invalid('Sources', `L7 permissions need service "${name}" to speak http, http2 or grpc (its service-defaults Protocol is "${protocol}")`);
+  }
+}
