@@ -82,4 +82,23 @@ export const ROUTE_RULES: Readonly<Record<string, RouteRule>> = {
   'PUT /v1/acl/policy/:id': 'checked',
   'DELETE /v1/acl/policy/:id': 'checked',
   'GET /v1/acl/policies': 'checked',
+  // The mesh (docs/mesh.md), as Consul governs it: the trust bundle is public; the CA's
+  // configuration is operator:read/write; a leaf needs service:write on its service;
+  // intentions need intention:read/write on their destination.
+  'GET /v1/connect/ca/roots': 'public',
+  'GET /v1/agent/connect/ca/roots': 'public',
+  'GET /v1/connect/ca/configuration': { resource: 'operator', level: 'read' },
+  'PUT /v1/connect/ca/configuration': { resource: 'operator', level: 'write' },
+  'GET /v1/agent/connect/ca/leaf/:service': 'checked',
+  'GET /v1/connect/intentions': 'checked',
+  'POST /v1/connect/intentions': 'checked',
+  'GET /v1/connect/intentions/exact': 'checked',
+  'PUT /v1/connect/intentions/exact': 'checked',
+  'DELETE /v1/connect/intentions/exact': 'checked',
+  'GET /v1/connect/intentions/match': 'checked',
+  'GET /v1/connect/intentions/check': 'checked',
+  'GET /v1/connect/intentions/:id': 'checked',
+  'PUT /v1/connect/intentions/:id': 'checked',
+  'DELETE /v1/connect/intentions/:id': 'checked',
+  'POST /v1/agent/connect/authorize': 'checked',
 };

@@ -14,6 +14,7 @@ import { sendJson } from '../reply';
 import { flag } from '../shapes';
 import { required } from '../query';
 import { parseCaConfiguration } from '../translate/connect-ca';
+import { requireAccess } from '../acl';
 
 type NameParams = { Params: { service: string } };
 
@@ -64,6 +65,8 @@ export function connectCaRoutes(app: FastifyInstance, ctx: HttpContext, ca: Conn
 
   app.get<NameParams>('/v1/agent/connect/ca/leaf/:service', async (req, reply) => {
     const service = required(req.params.service, 'service', 'Missing service name');
+    // Its private key is in the answer: only for who may write the service (Consul's rule).
+    requireAccess(ctx.acl, req, 'service', 'write', service);
     // Issued on first ask (and kept fresh from then on); a blocking query answers when it is renewed.
     await ca.leaf(service);
     const leaf = await blockingRead(ctx, req, reply, () => {

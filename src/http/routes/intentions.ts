@@ -6,8 +6,8 @@
 // POST /v1/agent/connect/authorize, the agent's intention check for a client
 // certificate.
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { ConfigEntryInput } from '../../catalog/commands';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Command, ConfigEntryInput } from '../../catalog/commands';
 import type { ConfigEntry } from '../../catalog/types';
 import { allIntentions, checkConnection, defaultIntention, type Intention } from '../../connect/intentions';
 import { HubError, invalid } from '../../errors';
@@ -18,7 +18,8 @@ import { many } from '../shapes';
 import { filterParam } from '../query';
 import { Body } from '../body';
 import { checkIntentionProtocol, INTENTION_FIELDS, intentionJson, intentionName, sourceFromBody, withSource, withoutSource } from '../translate/intentions';
-import { refusal, submit } from '../write';
+import { authorizeWrite, refusal, submit } from '../write';
+import { filterRead, requireAccess } from '../acl';
 
 type Query = Record<string, unknown>;
 type IdParams = { Params: { id: string } };
@@ -34,21 +35,25 @@ export function intentionRoutes(app: FastifyInstance, ctx: HttpContext): void {
   const fallback = () => defaultIntention(ctx.catalog.configEntry('mesh', 'mesh').value, ctx.config.defaultIntention);
 
   /** Rewrites the destination's entry with `change`, compare-and-set, until it sticks. */
-  async function rewrite(reply: FastifyReply, destination: string, change: (entry: ConfigEntry | undefined) => ConfigEntryInput | undefined | 'unchanged'): Promise<void> {
+  async function rewrite(req: FastifyRequest, reply: FastifyReply, destination: string, change: (entry: ConfigEntry | undefined) => ConfigEntryInput | undefined | 'unchanged'): Promise<void> {
+    requireAccess(ctx.acl, req, 'intention', 'write', destination);
     for (let attempt = 1; ; attempt++) {
       const entry = ctx.catalog.configEntry('service-intentions', destination).value;
       const next = change(entry);
       if (next === 'unchanged') return;
       if (next) checkIntentionProtocol(next, ctx.catalog);
       const cas = entry?.ModifyIndex ?? 0;
-      const result = await submit(
-        ctx,
-        reply,
-        next ? { type: 'config-set', entry: next, cas } : { type: 'config-delete', kind: 'service-intentions', name: destination, cas },
-      );
+      const command: Command = next ? { type: 'config-set', entry: next, cas } : { type: 'config-delete', kind: 'service-intentions', name: destination, cas };
+      authorizeWrite(ctx, req, command);
+      const result = await submit(ctx, reply, command);
       if (result.ok) return;
       if (result.error?.code !== 'CONFLICT' || attempt >= ATTEMPTS) throw refusal(result);
     }
+  }
+
+  /** The intentions the request's token may read (intention:read on the destination). */
+  function readable(req: FastifyRequest, reply: FastifyReply, list: readonly Intention[]): Intention[] {
+    return filterRead(ctx.acl, req, reply, list, (authz, i) => authz.allowed('intention', 'read', i.destination));
   }
 
   function exactQuery(query: Query): { source: string; destination: string } {
@@ -65,12 +70,13 @@ export function intentionRoutes(app: FastifyInstance, ctx: HttpContext): void {
   app.get('/v1/connect/intentions', async (req, reply) => {
     const filter = filterParam(req.query as Query, INTENTION_FIELDS);
     const list = await blockingRead(ctx, req, reply, intentions);
-    const json = list.map(intentionJson);
+    const json = readable(req, reply, list).map(intentionJson);
     return sendJson(reply, filter ? json.filter((i) => filter(i)) : json);
   });
 
   app.get('/v1/connect/intentions/exact', async (req, reply) => {
     const { source, destination } = exactQuery(req.query as Query);
+    requireAccess(ctx.acl, req, 'intention', 'read', destination);
     const list = await blockingRead(ctx, req, reply, intentions);
     const found = list.find((i) => i.source === source && i.destination === destination);
     if (!found) throw new HubError('NOT_FOUND', 'Intention not found');
@@ -80,13 +86,13 @@ export function intentionRoutes(app: FastifyInstance, ctx: HttpContext): void {
   app.put('/v1/connect/intentions/exact', async (req, reply) => {
     const { source, destination } = exactQuery(req.query as Query);
     const src = sourceFromBody(req.body, source, destination);
-    await rewrite(reply, destination, (entry) => withSource(entry, destination, src));
+    await rewrite(req, reply, destination, (entry) => withSource(entry, destination, src));
     return sendJson(reply, true);
   });
 
   app.delete('/v1/connect/intentions/exact', async (req, reply) => {
     const { source, destination } = exactQuery(req.query as Query);
-    await rewrite(reply, destination, (entry) => {
+    await rewrite(req, reply, destination, (entry) => {
       if (!entry || !(entry['Sources'] as Record<string, unknown>[]).some((s) => s['Name'] === source)) return 'unchanged';
       return withoutSource(entry, source);
     });
@@ -101,7 +107,7 @@ export function intentionRoutes(app: FastifyInstance, ctx: HttpContext): void {
     const names = many(query.name);
     if (names.length === 0) throw invalid('name', 'is required');
     names.forEach((n, i) => intentionName(n, `name[${i}]`));
-    const list = await blockingRead(ctx, req, reply, intentions);
+    const list = readable(req, reply, await blockingRead(ctx, req, reply, intentions));
     const out: Record<string, unknown[]> = {};
     for (const name of names) {
       out[name] = list.filter((i) => (by === 'source' ? i.source === name || i.source === '*' : i.destination === name || i.destination === '*')).map(intentionJson);
@@ -111,6 +117,7 @@ export function intentionRoutes(app: FastifyInstance, ctx: HttpContext): void {
 
   app.get('/v1/connect/intentions/check', async (req, reply) => {
     const { source, destination } = exactQuery(req.query as Query);
+    requireAccess(ctx.acl, req, 'intention', 'read', destination);
     const list = await blockingRead(ctx, req, reply, intentions);
     return sendJson(reply, { Allowed: checkConnection(list, source, destination, fallback()).allowed });
   });
@@ -123,7 +130,7 @@ export function intentionRoutes(app: FastifyInstance, ctx: HttpContext): void {
     if (body.str('ID') !== '') throw invalid('ID', 'must be empty when creating an intention');
     const id = randomUUID();
     const src = sourceFromBody(req.body, source, destination, { id, now: new Date().toISOString() });
-    await rewrite(reply, destination, (entry) => {
+    await rewrite(req, reply, destination, (entry) => {
       if (entry && (entry['Sources'] as Record<string, unknown>[]).some((s) => s['Name'] === source)) {
         throw new HubError('INVALID_ARGUMENT', `duplicate intention found: ${source} => ${destination}`);
       }
@@ -134,7 +141,9 @@ export function intentionRoutes(app: FastifyInstance, ctx: HttpContext): void {
 
   app.get<IdParams>('/v1/connect/intentions/:id', async (req, reply) => {
     await blockingRead(ctx, req, reply, intentions);
-    return sendJson(reply, intentionJson(byId(req.params.id)));
+    const found = byId(req.params.id);
+    requireAccess(ctx.acl, req, 'intention', 'read', found.destination);
+    return sendJson(reply, intentionJson(found));
   });
 
   app.put<IdParams>('/v1/connect/intentions/:id', async (req, reply) => {
@@ -146,13 +155,13 @@ export function intentionRoutes(app: FastifyInstance, ctx: HttpContext): void {
     }
     const created = typeof existing.raw['LegacyCreateTime'] === 'string' ? (existing.raw['LegacyCreateTime'] as string) : undefined;
     const src = sourceFromBody(req.body, existing.source, existing.destination, { id: req.params.id, now: new Date().toISOString(), ...(created ? { created } : {}) });
-    await rewrite(reply, existing.destination, (entry) => withSource(entry, existing.destination, src));
+    await rewrite(req, reply, existing.destination, (entry) => withSource(entry, existing.destination, src));
     return sendJson(reply, true);
   });
 
   app.delete<IdParams>('/v1/connect/intentions/:id', async (req, reply) => {
     const existing = byId(req.params.id);
-    await rewrite(reply, existing.destination, (entry) => (entry ? withoutSource(entry, existing.source) : 'unchanged'));
+    await rewrite(req, reply, existing.destination, (entry) => (entry ? withoutSource(entry, existing.source) : 'unchanged'));
     return sendJson(reply, true);
   });
 
@@ -160,6 +169,7 @@ export function intentionRoutes(app: FastifyInstance, ctx: HttpContext): void {
   app.post('/v1/agent/connect/authorize', async (req, reply) => {
     const body = Body.of(req.body ?? {});
     const target = intentionName(body.get('Target'), 'Target');
+    requireAccess(ctx.acl, req, 'service', 'write', target);
     const uri = body.requiredStr('ClientCertURI');
     const trustDomain = ctx.catalog.connectCa().trustDomain;
     const m = /^spiffe:\/\/([^/]+)\/ns\/([^/]+)\/dc\/([^/]+)\/svc\/([^/]+)$/.exec(uri);
