@@ -15,6 +15,46 @@ export interface IndexWaiters {
   rejectAll(err: unknown): void;
 }
 
+interface Settle {
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * A promise for a waiter kept in some collection: `add` files it, `remove`
+ * takes it out again when the signal aborts (the promise then rejects with the
+ * signal's reason). Settling it detaches the abort listener.
+ */
+function parked<W extends Settle>(
+  closedError: () => HubError | undefined,
+  signal: AbortSignal | undefined,
+  make: (settle: Settle) => W,
+  add: (w: W) => void,
+  remove: (w: W) => void,
+): Promise<void> {
+  const closed = closedError();
+  if (closed) return Promise.reject(closed);
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      remove(w);
+      reject(signal!.reason);
+    };
+    const w = make({
+      resolve: () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      reject: (err) => {
+        signal?.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    });
+    signal?.addEventListener('abort', onAbort, { once: true });
+    add(w);
+  });
+}
+
 export function createIndexWaiters(current: () => bigint, closedError: () => HubError | undefined): IndexWaiters {
   const waiters: Waiter[] = [];
 
@@ -23,39 +63,22 @@ export function createIndexWaiters(current: () => bigint, closedError: () => Hub
     if (i >= 0) waiters.splice(i, 1);
   }
 
+  /** Binary search for the insertion point keeps the array sorted by `after`. */
+  function insert(w: Waiter): void {
+    let lo = 0;
+    let hi = waiters.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (waiters[mid]!.after <= w.after) lo = mid + 1;
+      else hi = mid;
+    }
+    waiters.splice(lo, 0, w);
+  }
+
   return {
     wait(after, signal) {
       if (current() > after) return Promise.resolve();
-      const closed = closedError();
-      if (closed) return Promise.reject(closed);
-      if (signal?.aborted) return Promise.reject(signal.reason);
-      return new Promise<void>((resolve, reject) => {
-        const onAbort = () => {
-          remove(w);
-          reject(signal!.reason);
-        };
-        const w: Waiter = {
-          after,
-          resolve: () => {
-            signal?.removeEventListener('abort', onAbort);
-            resolve();
-          },
-          reject: (err) => {
-            signal?.removeEventListener('abort', onAbort);
-            reject(err);
-          },
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
-        // Binary search for the insertion point keeps the array sorted by `after`.
-        let lo = 0;
-        let hi = waiters.length;
-        while (lo < hi) {
-          const mid = (lo + hi) >> 1;
-          if (waiters[mid]!.after <= after) lo = mid + 1;
-          else hi = mid;
-        }
-        waiters.splice(lo, 0, w);
-      });
+      return parked(closedError, signal, (settle): Waiter => ({ after, ...settle }), insert, remove);
     },
     advance(index) {
       let n = 0;
@@ -105,6 +128,15 @@ export function createChangeWaiters(closedError: () => HubError | undefined): Ch
     count--;
   }
 
+  function add(w: ChangeWaiter): void {
+    for (const key of w.keys) {
+      let set = byKey.get(key);
+      if (!set) byKey.set(key, (set = new Set()));
+      set.add(w);
+    }
+    count++;
+  }
+
   function settle(ws: Iterable<ChangeWaiter>, how: (w: ChangeWaiter) => void): void {
     // Collected first: forgetting one waiter edits the sets being walked.
     for (const w of [...ws]) {
@@ -115,33 +147,7 @@ export function createChangeWaiters(closedError: () => HubError | undefined): Ch
 
   return {
     wait(keys, signal) {
-      const closed = closedError();
-      if (closed) return Promise.reject(closed);
-      if (signal?.aborted) return Promise.reject(signal.reason);
-      return new Promise<void>((resolve, reject) => {
-        const onAbort = () => {
-          forget(w);
-          reject(signal!.reason);
-        };
-        const w: ChangeWaiter = {
-          keys,
-          resolve: () => {
-            signal?.removeEventListener('abort', onAbort);
-            resolve();
-          },
-          reject: (err) => {
-            signal?.removeEventListener('abort', onAbort);
-            reject(err);
-          },
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
-        for (const key of keys) {
-          let set = byKey.get(key);
-          if (!set) byKey.set(key, (set = new Set()));
-          set.add(w);
-        }
-        count++;
-      });
+      return parked(closedError, signal, (settle): ChangeWaiter => ({ keys, ...settle }), add, forget);
     },
     moved(keys) {
       for (const key of keys) {
