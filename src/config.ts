@@ -247,9 +247,9 @@ function count(text: string, field: string): number {
   return n;
 }
 
-export type XdsTypeShort = 'LDS' | 'RDS' | 'CDS' | 'EDS';
+export type XdsTypeShort = 'LDS' | 'RDS' | 'CDS' | 'EDS' | 'SDS';
 const TTL_TYPE_NAMES: Record<string, XdsTypeShort> = {
-  listeners: 'LDS', lds: 'LDS', routes: 'RDS', rds: 'RDS', clusters: 'CDS', cds: 'CDS', endpoints: 'EDS', eds: 'EDS',
+  listeners: 'LDS', lds: 'LDS', routes: 'RDS', rds: 'RDS', clusters: 'CDS', cds: 'CDS', endpoints: 'EDS', eds: 'EDS', secrets: 'SDS', sds: 'SDS',
 };
 
 /** "endpoints" or "clusters,endpoints" (or LDS/RDS/CDS/EDS) → the types that carry the resource TTL. */
@@ -257,7 +257,7 @@ export function parseTtlTypes(text: string): XdsTypeShort[] {
   const out = new Set<XdsTypeShort>();
   for (const part of text.split(',').map((p) => p.trim().toLowerCase()).filter((p) => p !== '')) {
     const t = TTL_TYPE_NAMES[part];
-    if (!t) throw invalid('resource-ttl-types', `expected listeners, routes, clusters or endpoints, got "${part}"`);
+    if (!t) throw invalid('resource-ttl-types', `expected listeners, routes, clusters, endpoints or secrets, got "${part}"`);
     out.add(t);
   }
   return [...out];

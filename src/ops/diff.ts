@@ -4,11 +4,13 @@
 import { typeOfUrl } from '../xds/transport/envoy-proto';
 import type { ResourceProvider, ResourceSet, XdsNode, XdsResource } from '../xds/transport/provider';
 import { bytesToJson } from '../xds/transport/proto-json';
-import { RESOURCE_TYPES } from '../xds/transport/resource-types';
+import { RESOURCE_TYPES, type ResourceType } from '../xds/transport/resource-types';
 import { coveredNames } from '../xds/transport/rules/subscription';
 import type { Subscription } from '../xds/transport/stream-state';
 
-export type TypeRest = 'clusters' | 'endpoints' | 'listeners' | 'routes';
+/** The types the operator tools show. SDS secrets carry private keys (docs/mesh.md): never shown, diffed or dry-run. */
+export type TypeRest = Exclude<ResourceType['rest'], 'secrets'>;
+export const SHOWN_TYPES = RESOURCE_TYPES.filter((t): t is ResourceType & { rest: TypeRest } => t.rest !== 'secrets');
 
 /** Per type (REST name): resource name → resource. */
 export type NodeResources = Record<TypeRest, Map<string, XdsResource>>;
@@ -21,14 +23,14 @@ export type NodeSets = Record<TypeRest, ResourceSet>;
 
 export function setsOf(provider: ResourceProvider, node: XdsNode): NodeSets {
   const out = {} as NodeSets;
-  for (const t of RESOURCE_TYPES) out[t.rest] = provider.get(t.typeUrl, node);
+  for (const t of SHOWN_TYPES) out[t.rest] = provider.get(t.typeUrl, node);
   return out;
 }
 
 /** What a node gets out of its sets: the names its subscriptions cover, or everything (offline). */
 export function coveredResources(sets: NodeSets, coverage: Coverage): NodeResources {
   const out = {} as NodeResources;
-  for (const t of RESOURCE_TYPES) out[t.rest] = pick(sets[t.rest], coverage === undefined ? undefined : (coverage[t.rest] ?? []));
+  for (const t of SHOWN_TYPES) out[t.rest] = pick(sets[t.rest], coverage === undefined ? undefined : (coverage[t.rest] ?? []));
   return out;
 }
 
@@ -120,7 +122,7 @@ function fieldsBetween(a: XdsResource, b: XdsResource): FieldChange[] {
 
 export function diffResources(before: NodeResources, after: NodeResources): ResourceDiff {
   const out: ResourceDiff = { added: [], removed: [], changed: [] };
-  for (const t of RESOURCE_TYPES) {
+  for (const t of SHOWN_TYPES) {
     const a = before[t.rest];
     const b = after[t.rest];
     for (const [name, r] of b) {
@@ -140,7 +142,7 @@ export function isEmptyDiff(d: ResourceDiff): boolean {
 /** NodeResources as the admin JSON: per type, name → { version, resource }. */
 export function resourcesJson(r: NodeResources): Record<string, Record<string, { version: string; resource: Record<string, unknown> }>> {
   const out: Record<string, Record<string, { version: string; resource: Record<string, unknown> }>> = {};
-  for (const t of RESOURCE_TYPES) {
+  for (const t of SHOWN_TYPES) {
     out[t.rest] = Object.fromEntries([...r[t.rest]].sort(([x], [y]) => (x < y ? -1 : 1)).map(([n, res]) => [n, { version: res.version, resource: resourceJson(res) }]));
   }
   return out;

@@ -10,9 +10,9 @@
 // same push costs one map, not one per node.
 import type { AnswerEvent, SentEvent, XdsObserver } from '../xds/transport/observer';
 import type { XdsNode } from '../xds/transport/provider';
-import { resourceTypeOf } from '../xds/transport/resource-types';
+import { resourceTypeOf, type ResourceType } from '../xds/transport/resource-types';
 
-export type TypeShort = 'LDS' | 'RDS' | 'CDS' | 'EDS';
+export type TypeShort = ResourceType['short'];
 
 export interface Answer {
   ack: boolean;

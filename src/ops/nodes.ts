@@ -4,9 +4,8 @@
 // grouped, so a fleet of a thousand identical Envoys costs one diff.
 import type { XdsServer } from '../xds/transport/server';
 import type { XdsNode } from '../xds/transport/provider';
-import { RESOURCE_TYPES } from '../xds/transport/resource-types';
 import type { Subscription } from '../xds/transport/stream-state';
-import type { Coverage, TypeRest } from './diff';
+import { SHOWN_TYPES, type Coverage, type TypeRest } from './diff';
 import type { KnownNode } from './history';
 
 export interface TargetNode {
@@ -22,7 +21,7 @@ export function targetNodes(xds: XdsServer | undefined, known: readonly KnownNod
     if (!node || s.isClosed) continue;
     let t = byId.get(node.id);
     if (!t) byId.set(node.id, (t = { node, connected: true, coverage: {} }));
-    for (const type of RESOURCE_TYPES) {
+    for (const type of SHOWN_TYPES) {
       const st = s.types.get(type.typeUrl);
       if (!st) continue;
       const cov = t.coverage as Record<TypeRest, Subscription[]>;

@@ -34,6 +34,11 @@ const FILES = [
   'envoy/service/endpoint/v3/eds.proto',
   'envoy/service/listener/v3/lds.proto',
   'envoy/service/route/v3/rds.proto',
+  'envoy/service/secret/v3/sds.proto',
+  'envoy/extensions/transport_sockets/tls/v3/secret.proto',
+  'envoy/extensions/transport_sockets/tls/v3/tls.proto',
+  'envoy/extensions/filters/network/rbac/v3/rbac.proto',
+  'envoy/extensions/filters/http/rbac/v3/rbac.proto',
 ];
 
 let root: protobuf.Root | undefined;

@@ -44,6 +44,8 @@ export interface ResourceChange {
   names: ReadonlySet<string>;
   /** Set when the change only concerns nodes whose cluster (else id) is this (ingress gateways). */
   nodeScope?: string;
+  /** Set when the change only concerns the nodes with these ids (sidecars: node id = proxy service ID). */
+  nodeIds?: ReadonlySet<string>;
 }
 
 export interface ResourceProvider {

@@ -20,6 +20,7 @@ export interface PushOptions {
 interface Batch {
   typeUrl: string;
   nodeScope: string | undefined;
+  nodeIds: ReadonlySet<string> | undefined;
   names: Set<string>;
 }
 
@@ -83,9 +84,10 @@ export class PushPipeline {
     const now = Date.now();
     this.firstAt ??= now;
     for (const c of changes) {
-      const key = `${c.typeUrl}|${c.nodeScope ?? ''}`;
+      const ids = c.nodeIds ? [...c.nodeIds].sort().join('\0') : undefined;
+      const key = `${c.typeUrl}|${c.nodeScope ?? ''}|${ids ?? '*'}`;
       let b = this.batches.get(key);
-      if (!b) this.batches.set(key, (b = { typeUrl: c.typeUrl, nodeScope: c.nodeScope, names: new Set() }));
+      if (!b) this.batches.set(key, (b = { typeUrl: c.typeUrl, nodeScope: c.nodeScope, nodeIds: c.nodeIds, names: new Set() }));
       for (const n of c.names) b.names.add(n);
     }
     if (this.timer) return; // folded: goes when the window ends
@@ -111,6 +113,7 @@ export class PushPipeline {
       }
       for (const s of targets) {
         if (b.nodeScope !== undefined && (s.node?.cluster || s.node?.id) !== b.nodeScope) continue;
+        if (b.nodeIds !== undefined && !b.nodeIds.has(s.node?.id ?? '')) continue;
         s.resourcesChanged(b.typeUrl, b.names, at);
         touched.add(s);
       }

@@ -7,7 +7,7 @@ export interface ResourceType {
   /** The legacy v2 type URL for the same message. */
   readonly v2TypeUrl: string;
   /** Short name for logs, metrics and the admin page. */
-  readonly short: 'LDS' | 'RDS' | 'CDS' | 'EDS';
+  readonly short: 'LDS' | 'RDS' | 'CDS' | 'EDS' | 'SDS';
   /** SotW responses must carry the whole subscribed set (X-RESP-2). */
   readonly sotwFullState: boolean;
   /** `*` and the legacy empty list mean "everything" (X-SUB-3). */
@@ -17,7 +17,7 @@ export interface ResourceType {
   /** Pushes of this type wait on ADS while cluster/endpoint pushes are un-ACKed (X-ORDER-2). */
   readonly waitsForClusters: boolean;
   /** REST path segment: POST /v3/discovery:<rest>. */
-  readonly rest: 'listeners' | 'routes' | 'clusters' | 'endpoints';
+  readonly rest: 'listeners' | 'routes' | 'clusters' | 'endpoints' | 'secrets';
 }
 
 function make(t: Omit<ResourceType, 'order'>): ResourceType {
@@ -41,8 +41,13 @@ export const Endpoints = make({
   sotwFullState: false, wildcardAllowed: false, waitsForClusters: false, rest: 'endpoints',
 });
 
-/** Every type, in push order (CDS, EDS, LDS, RDS). */
-export const RESOURCE_TYPES: readonly ResourceType[] = [Clusters, Endpoints, Listeners, Routes].sort(
+export const Secrets = make({
+  typeUrl: TypeUrl.Secret, v2TypeUrl: TypeUrlV2.Secret, short: 'SDS',
+  sotwFullState: false, wildcardAllowed: false, waitsForClusters: false, rest: 'secrets',
+});
+
+/** Every type, in push order (CDS, EDS, LDS, RDS, SDS). */
+export const RESOURCE_TYPES: readonly ResourceType[] = [Clusters, Endpoints, Listeners, Routes, Secrets].sort(
   (a, b) => a.order - b.order,
 );
 

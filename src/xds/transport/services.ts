@@ -16,12 +16,14 @@ export interface XdsMethod {
   api: ApiVersion;
 }
 
-const PER_TYPE = [
+/** Per-type services; SDS has no legacy v2 service here (v2 secrets go over v2 ADS). */
+const PER_TYPE: readonly { v3: string; v2?: string; noun: string; transport: Transport }[] = [
   { v3: 'envoy.service.cluster.v3.ClusterDiscoveryService', v2: 'envoy.api.v2.ClusterDiscoveryService', noun: 'Clusters', transport: 'CDS' },
   { v3: 'envoy.service.endpoint.v3.EndpointDiscoveryService', v2: 'envoy.api.v2.EndpointDiscoveryService', noun: 'Endpoints', transport: 'EDS' },
   { v3: 'envoy.service.listener.v3.ListenerDiscoveryService', v2: 'envoy.api.v2.ListenerDiscoveryService', noun: 'Listeners', transport: 'LDS' },
   { v3: 'envoy.service.route.v3.RouteDiscoveryService', v2: 'envoy.api.v2.RouteDiscoveryService', noun: 'Routes', transport: 'RDS' },
-] as const;
+  { v3: 'envoy.service.secret.v3.SecretDiscoveryService', noun: 'Secrets', transport: 'SDS' },
+];
 
 const ADS: readonly { service: string; api: ApiVersion }[] = [
   { service: 'envoy.service.discovery.v3.AggregatedDiscoveryService', api: 'v3' },
@@ -35,11 +37,15 @@ export const XDS_METHODS: readonly XdsMethod[] = [
     { service, name: 'DeltaAggregatedResources', kind: 'delta', transport: 'ads', api },
   ]),
   ...PER_TYPE.flatMap((t) =>
-    (['v3', 'v2'] as const).flatMap((api): XdsMethod[] => [
-      { service: t[api], name: `Stream${t.noun}`, kind: 'sotw', transport: t.transport, api },
-      { service: t[api], name: `Delta${t.noun}`, kind: 'delta', transport: t.transport, api },
-      { service: t[api], name: `Fetch${t.noun}`, kind: 'fetch', transport: t.transport, api },
-    ]),
+    (['v3', 'v2'] as const).flatMap((api): XdsMethod[] => {
+      const service = t[api];
+      if (service === undefined) return [];
+      return [
+        { service, name: `Stream${t.noun}`, kind: 'sotw', transport: t.transport, api },
+        { service, name: `Delta${t.noun}`, kind: 'delta', transport: t.transport, api },
+        { service, name: `Fetch${t.noun}`, kind: 'fetch', transport: t.transport, api },
+      ];
+    }),
   ),
 ];
 

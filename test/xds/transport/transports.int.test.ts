@@ -179,10 +179,10 @@ test('close() ends every stream with UNAVAILABLE', T, async (t) => {
   assert.equal(hub.xds.streams().length, 0);
 });
 
-test('an ADS request for a type the hub does not serve (SDS) is ignored and the stream goes on', T, async (t) => {
+test('an ADS request for a type the hub does not serve (RTDS) is ignored and the stream goes on', T, async (t) => {
   const { hub } = await setup(t);
   const s = new SotwScript(hub.sotw());
-  s.request('type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret', ['cert']);
+  s.request('type.googleapis.com/envoy.service.runtime.v3.Runtime', ['rtds']);
   s.request(TypeUrl.Cluster, []);
   assert.deepEqual(sotwNames(await s.expect(TypeUrl.Cluster)), ['c1', 'c2']);
   assert.equal(hub.xds.streams().length, 1);
