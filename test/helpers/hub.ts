@@ -40,11 +40,12 @@ export interface Answer {
 }
 
 /** One request through app.inject(); body objects are sent as JSON. */
-export async function call(hub: Hub, method: string, url: string, body?: unknown): Promise<Answer> {
+export async function call(hub: Hub, method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
   const res = await hub.http.inject({
     method: method as 'GET',
     url,
-    ...(body === undefined ? {} : { payload: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    ...(body === undefined ? {} : { payload: typeof body === 'string' ? body : JSON.stringify(body) }),
   });
   let json: unknown;
   try {

@@ -8,16 +8,7 @@ import { parseRolloutSpec } from '../../src/ops/rollout';
 import { call, type Answer } from '../helpers/hub';
 import { autoClient, register, startOpsHub, until, type AutoClient, type OpsHub } from './helpers';
 
-async function put(h: OpsHub, url: string, body: unknown, rollout: string): Promise<Answer> {
-  const res = await h.hub.http.inject({ method: 'PUT', url, payload: JSON.stringify(body), headers: { 'content-type': 'application/json', 'x-xdshub-rollout': rollout } });
-  let json: unknown;
-  try {
-    json = JSON.parse(res.body);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.statusCode, headers: res.headers as Answer['headers'], text: res.body, json, index: BigInt(String(res.headers['x-consul-index'] ?? '0')) };
-}
+const put = (h: OpsHub, url: string, body: unknown, rollout: string): Promise<Answer> => call(h.hub, 'PUT', url, body, { 'x-xdshub-rollout': rollout });
 
 const webVersion = (c: AutoClient) => c.held.get(TypeUrl.Cluster)?.get('web');
 const everSaw = (c: AutoClient, version: string) => c.seen.some((s) => s.resources.get('web') === version);
