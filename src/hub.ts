@@ -32,6 +32,8 @@ import { managementToken } from './http/translate/acl';
 import { grpcServerCredentials, httpsOptions, watchHttpsFiles } from './tls';
 import type { Server as TlsServer } from 'node:tls';
 import { connectionStreamCounter, type StreamCounter } from './stream-limits';
+import { createXdsAcl } from './acl/xds';
+import type { XdsNode } from './xds/transport/provider';
 
 export type HubState = 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED';
 
@@ -112,7 +114,19 @@ export function attachHubServices(
   ops.tracker.follow(provider);
   // Per-type and REST clients get config sources they can follow (docs/envoy.md); rollouts hold nodes on top.
   const served = ops.serve(withClientConfigSources(provider));
-  const xds = createXdsServer({ provider: served, config, logger: hub.logger, registry: metrics.registry, observer: ops.observer });
+  // ACLs (docs/security.md): each node sees what its token may read; a token's change ends its streams.
+  const xdsAcl = createXdsAcl(hub.acl);
+  const xds = createXdsServer({
+    provider: xdsAcl.provider(served),
+    config,
+    logger: hub.logger,
+    registry: metrics.registry,
+    observer: ops.observer,
+    connections: hub.streams,
+    maxResourceNames: config.limits.xdsMaxResourceNames,
+    ...(hub.acl.settings.enabled ? { admit: (node: XdsNode) => xdsAcl.admit(node) } : {}),
+  });
+  const unwatch = xdsAcl.watch(() => xds.streams());
   ops.attach(xds);
   xds.addTo(server);
   return {
@@ -126,6 +140,7 @@ export function attachHubServices(
     },
     // Reverse order of creation: streams end first, then what feeds them.
     close() {
+      unwatch();
       xds.close();
       ops.close();
       provider.close();

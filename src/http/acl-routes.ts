@@ -101,4 +101,9 @@ export const ROUTE_RULES: Readonly<Record<string, RouteRule>> = {
   'PUT /v1/connect/intentions/:id': 'checked',
   'DELETE /v1/connect/intentions/:id': 'checked',
   'POST /v1/agent/connect/authorize': 'checked',
+  // REST xDS: the node's token decides what it gets (src/acl/xds.ts), as on gRPC.
+  'POST /v3/discovery::clusters': 'checked',
+  'POST /v3/discovery::endpoints': 'checked',
+  'POST /v3/discovery::listeners': 'checked',
+  'POST /v3/discovery::routes': 'checked',
 };

@@ -9,6 +9,7 @@ import { RESOURCE_TYPES } from './resource-types';
 import type { XdsServer } from './server';
 import { bytesToJson, jsonToBytes } from './proto-json';
 import { decodeSotwRequest } from './wire';
+import { tokenFromRequest } from '../../http/acl';
 
 export interface XdsHttpDeps {
   xds: XdsServer;
@@ -28,7 +29,8 @@ export function registerXdsHttp(app: FastifyInstance, deps: XdsHttpDeps): void {
       const bytes = jsonToBytes(lookupType('envoy.service.discovery.v3.DiscoveryRequest'), body);
       const req = decodeSotwRequest('v3', bytes);
       // Resources that point at others (EDS in a Cluster, RDS in a Listener) must say "poll REST".
-      if (req.node) req.node = { ...req.node, configSource: 'rest' };
+      // The request's token (?token=, X-Consul-Token, Authorization: Bearer) rides on the node, as gRPC metadata does.
+      if (req.node) req.node = { ...req.node, configSource: 'rest', credential: tokenFromRequest(request) };
       const result = xds.fetch(type, 'v3', req);
       if (result.notModified) return reply.code(304).send();
       // Canonical proto3 JSON (Any with @type, durations as "5s"): what Envoy's REST client parses.

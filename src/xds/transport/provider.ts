@@ -16,6 +16,12 @@ export interface XdsNode {
    * config source the client has; unset means ADS.
    */
   configSource?: ConfigSourceKind;
+  /**
+   * The caller's credential, passed through unread by the transport: gRPC
+   * metadata `x-consul-token`, or the REST request's token. Providers that
+   * authorize (src/acl/xds.ts) decide what it may see.
+   */
+  credential?: string;
 }
 
 export type ConfigSourceKind = 'ads' | 'grpc' | 'delta-grpc' | 'rest';

@@ -21,6 +21,8 @@ import { XdsStream, type StreamDeps } from './stream';
 import { createSyncGate, type SyncGateOptions } from './sync-gate';
 import { serviceDefinitions, type XdsMethod } from './services';
 import { decodeSotwRequest, type ApiVersion, type SotwRequest, type XdsResponse } from './wire';
+import type { StreamCounter } from '../../stream-limits';
+import { tooManyNames } from './limits';
 
 export type XdsConfig = Pick<
   Config,
@@ -39,7 +41,16 @@ export interface XdsServerOptions {
   memoryTrim?: Partial<Pick<MemoryTrimOptions, 'minBytes' | 'idleMs' | 'maxDelayMs' | 'trim' | 'rss'>>;
   /** Told of every response and every ACK/NACK (the per-node history, rollouts); see observer.ts. */
   observer?: XdsObserver;
+  /** Admission: called once a stream (or a fetch) has identified its node; throws a HubError to refuse it (ACLs). */
+  admit?(node: XdsNode): void;
+  /** Streams per gRPC connection, counted with Subscribe's (--grpc-max-streams-per-connection). */
+  connections?: StreamCounter;
+  /** Resource names one request may name (--xds-max-resource-names); unbounded when absent. */
+  maxResourceNames?: number;
 }
+
+/** The metadata key an xDS client's token travels in (Consul's). */
+export const TOKEN_METADATA_KEY = 'x-consul-token';
 
 export interface XdsServer {
   /** Registers every v3 and v2 xDS service on the server. */
@@ -93,6 +104,8 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     subscriptionChanged: (stream, typeUrl, delta, names, wildcard) => pipeline.update(stream, typeUrl, delta, names, wildcard),
     names: nameInterner(),
     ...(options.observer ? { observer: options.observer } : {}),
+    ...(options.admit ? { admit: options.admit } : {}),
+    ...(options.maxResourceNames ? { maxResourceNames: options.maxResourceNames } : {}),
     closed: (stream) => {
       if (!live.delete(stream)) return;
       pipeline.remove(stream);
@@ -123,7 +136,21 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
       }
       return endCall(call, refusal);
     }
-    const stream = new XdsStream(call, deps, { id: nextId++, variant: m.kind === 'delta' ? 'delta' : 'sotw', transport: m.transport, api: m.api });
+    let release: () => void;
+    try {
+      release = options.connections?.enter(call.getPeer()) ?? (() => {});
+    } catch (err) {
+      call.emit('error', { code: (err as HubError).grpcStatus, details: (err as Error).message });
+      return;
+    }
+    const credential = call.metadata.get(TOKEN_METADATA_KEY)[0];
+    const stream = new XdsStream(call, { ...deps, closed: (s) => (release(), deps.closed(s)) }, {
+      id: nextId++,
+      variant: m.kind === 'delta' ? 'delta' : 'sotw',
+      transport: m.transport,
+      api: m.api,
+      ...(typeof credential === 'string' ? { credential } : {}),
+    });
     live.add(stream);
     metrics.streams.inc({ variant: stream.variant, transport: stream.transport, api: stream.api });
   }
@@ -140,7 +167,8 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     const type = RESOURCE_TYPES.find((t) => t.short === m.transport)!;
     try {
       const req = decodeSotwRequest(m.api, call.request);
-      if (req.node) req.node = { ...req.node, configSource: 'grpc' };
+      const credential = call.metadata.get(TOKEN_METADATA_KEY)[0];
+      if (req.node) req.node = { ...req.node, configSource: 'grpc', ...(typeof credential === 'string' ? { credential } : {}) };
       cb(null, Buffer.from(xds.fetch(type, m.api, req).body));
     } catch (err) {
       const e = isHubError(err) ? err : new HubError('INVALID_ARGUMENT', `DiscoveryRequest: cannot decode: ${(err as Error).message}`, { cause: err });
@@ -170,6 +198,8 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
       return node ? nodeConfig(provider, node, streams) : undefined;
     },
     fetch: (type, api, req) => {
+      if (req.node) options.admit?.(req.node);
+      if (options.maxResourceNames && req.resourceNames.length > options.maxResourceNames) throw tooManyNames(req.resourceNames.length, options.maxResourceNames);
       const result = fetchSotw(deps.get, type, api, req, bodyCache);
       if (req.node) remember(req.node);
       return result;

@@ -20,6 +20,7 @@ import { newStreamState, type StreamState, type Transport, type TypeState, type 
 import type { SyncGate, SyncTicket } from './sync-gate';
 import type { V3TypeUrl } from './type-urls';
 import { decodeDeltaRequest, decodeSotwRequest, type ApiVersion, type XdsResponse } from './wire';
+import { tooManyNames } from './limits';
 
 export type { Transport, Variant } from './stream-state';
 
@@ -44,6 +45,10 @@ export interface StreamDeps {
   now?(): number;
   /** Told of each response sent and each ACK/NACK (history, rollouts); observer.ts. */
   observer?: XdsObserver;
+  /** Admission of the node once identified (ACLs); throws a HubError to end the stream with it. */
+  admit?(node: XdsNode): void;
+  /** Resource names one request may name or subscribe to. */
+  maxResourceNames?: number;
 }
 
 export interface StreamOptions {
@@ -51,6 +56,8 @@ export interface StreamOptions {
   variant: Variant;
   transport: Transport;
   api: ApiVersion;
+  /** The call's credential (metadata), handed to the provider on the node. */
+  credential?: string;
 }
 
 export class XdsStream {
@@ -62,6 +69,7 @@ export class XdsStream {
   private closed = false;
   /** Sync gate: slots this stream waits for or holds (one per large write not yet handed to the socket). */
   private readonly tickets = new Set<SyncTicket>();
+  private readonly credential: string | undefined;
 
   constructor(
     private readonly call: ServerDuplexStream<Buffer, XdsResponse>,
@@ -69,6 +77,7 @@ export class XdsStream {
     opts: StreamOptions,
   ) {
     this.state = newStreamState(opts.id, opts.variant, opts.transport, opts.api);
+    this.credential = opts.credential;
     call.on('data', (buf: Buffer) => this.onData(buf));
     call.on('end', () => this.close(undefined));
     call.on('cancelled', () => this.close(undefined));
@@ -147,13 +156,23 @@ export class XdsStream {
     if (this.closed) return;
     let outcome: RequestOutcome;
     try {
-      outcome =
-        this.variant === 'sotw'
-          ? onSotwRequest(this.state, decodeSotwRequest(this.api, buf), this.context())
-          : onDeltaRequest(this.state, decodeDeltaRequest(this.api, buf), this.context());
+      const req = this.variant === 'sotw' ? decodeSotwRequest(this.api, buf) : decodeDeltaRequest(this.api, buf);
+      const names = 'resourceNames' in req ? req.resourceNames.length : req.subscribe.length;
+      const max = this.deps.maxResourceNames;
+      if (max !== undefined && names > max) return this.fail(tooManyNames(names, max));
+      // The call's credential rides on the node the rules keep (X-STREAM-1: the first request's).
+      if (req.node && this.credential !== undefined) req.node = { ...req.node, credential: this.credential };
+      outcome = 'resourceNames' in req ? onSotwRequest(this.state, req, this.context()) : onDeltaRequest(this.state, req, this.context());
     } catch (err) {
       const what = this.variant === 'sotw' ? 'DiscoveryRequest' : 'DeltaDiscoveryRequest';
       return this.fail(new HubError('INVALID_ARGUMENT', `${what}: cannot decode: ${(err as Error).message}`, { cause: err }));
+    }
+    if (outcome.opened && this.deps.admit) {
+      try {
+        this.deps.admit(outcome.state.node ?? outcome.opened);
+      } catch (err) {
+        return this.fail(err instanceof HubError ? err : new HubError('INTERNAL', String(err)));
+      }
     }
     const before = this.state;
     this.state = outcome.state;
