@@ -10,22 +10,9 @@ import { permissionDenied } from '../acl/deny';
 import type { AclResolver } from '../acl/resolver';
 import { HubError } from '../errors';
 import { ROUTE_RULES } from './acl-routes';
-import { many } from './shapes';
+import { tokenFromRequest } from '../request-token';
 
-const tokens = new WeakMap<FastifyRequest, string>();
-
-/** Consul's order: ?token=, then X-Consul-Token, then Authorization: Bearer. */
-export function tokenFromRequest(req: FastifyRequest): string {
-  let token = tokens.get(req);
-  if (token !== undefined) return token;
-  token = many((req.query as Record<string, unknown> | undefined)?.token).at(-1) ?? '';
-  const header = req.headers['x-consul-token'];
-  if (token === '' && typeof header === 'string') token = header.trim();
-  const auth = req.headers.authorization;
-  if (token === '' && typeof auth === 'string' && /^bearer\s+/i.test(auth)) token = auth.replace(/^bearer\s+/i, '').trim();
-  tokens.set(req, token);
-  return token;
-}
+export { tokenFromRequest };
 
 /** The client certificate's subject CN, on a mutual-TLS connection. */
 export function clientCertName(req: FastifyRequest): string | undefined {

@@ -9,7 +9,7 @@ import { RESOURCE_TYPES } from './resource-types';
 import type { XdsServer } from './server';
 import { bytesToJson, jsonToBytes } from './proto-json';
 import { decodeSotwRequest } from './wire';
-import { tokenFromRequest } from '../../http/acl';
+import { tokenFromRequest } from '../../request-token';
 
 export interface XdsHttpDeps {
   xds: XdsServer;
