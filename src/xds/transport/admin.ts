@@ -1,7 +1,7 @@
 // What the admin endpoints show: per stream state, and a node's resources as
 // proto3 JSON.
 import type { ResourceProvider, XdsNode, XdsResource } from './provider';
-import { RESOURCE_TYPES } from './resource-types';
+import { RESOURCE_TYPES, Secrets } from './resource-types';
 import type { XdsStream } from './stream';
 import { coveredNames } from './rules/subscription';
 import { typeOfUrl } from './envoy-proto';
@@ -91,7 +91,8 @@ export function nodeConfig(provider: ResourceProvider, node: XdsNode, streams: r
     const out: Record<string, { version: string; resource: Record<string, unknown> }> = {};
     for (const n of [...names].sort()) {
       const res = set.byName.get(n);
-      if (res) out[n] = { version: res.version, resource: resourceJson(res) };
+      // Secrets carry private keys: the admin view names them and their version, never their content.
+      if (res) out[n] = { version: res.version, resource: t === Secrets ? { '@type': res.typeUrl, name: res.name } : resourceJson(res) };
     }
     resources[t.rest] = out;
   }

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { HubError } from '../../errors';
 import { lookupType } from './envoy-proto';
-import { RESOURCE_TYPES } from './resource-types';
+import { RESOURCE_TYPES, Secrets } from './resource-types';
 import type { XdsServer } from './server';
 import { bytesToJson, jsonToBytes } from './proto-json';
 import { decodeSotwRequest } from './wire';
@@ -20,6 +20,8 @@ export interface XdsHttpDeps {
 export function registerXdsHttp(app: FastifyInstance, deps: XdsHttpDeps): void {
   const { xds } = deps;
   for (const type of RESOURCE_TYPES) {
+    // Secrets (private keys) never go out over the HTTP port: SDS is served on gRPC only.
+    if (type === Secrets) continue;
     // '::' is fastify's escape for a literal ':' in a path.
     app.post(`/v3/discovery::${type.rest}`, async (request, reply) => {
       const body = request.body;
