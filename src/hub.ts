@@ -10,6 +10,7 @@ import { createCatalog, startTtlScheduler } from './catalog/index';
 import { type AliasChecks, startAliasChecks } from './checks/alias';
 import { type CheckRunner, startCheckRunner } from './checks/runner';
 import { startConnectCa, type ConnectCa } from './connect/manager';
+import { catalogConnectSource } from './connect/source';
 import { createAddressPolicy } from './checks/targets';
 import type { Config } from './config';
 import { buildHttpApp } from './http/app';
@@ -110,7 +111,14 @@ export function attachHubServices(
   addSubscribeService(server, { publisher, logger: hub.logger, datacenter: config.datacenter, acl: hub.acl, limits: config.limits, connections: hub.streams });
   // Operator tools (docs/operator-tools.md): the history records the index each translation stands for.
   const ops = createOps({ catalog: hub.catalog, log: hub.log, config, logger: hub.logger, registry: metrics.registry });
-  const provider = createCatalogXdsProvider({ views: ops.tracker.views(views), logger: hub.logger });
+  const provider = createCatalogXdsProvider({
+    views: ops.tracker.views(views),
+    logger: hub.logger,
+    // Sidecars (docs/mesh.md): their certificates from the built-in CA, the datacenter in their SPIFFE IDs.
+    connect: catalogConnectSource(hub.catalog),
+    datacenter: config.datacenter,
+    defaultIntention: config.defaultIntention,
+  });
   ops.tracker.follow(provider);
   // Per-type and REST clients get config sources they can follow (docs/envoy.md); rollouts hold nodes on top.
   const served = ops.serve(withClientConfigSources(provider));

@@ -1,13 +1,19 @@
-// The ResourceProvider built from catalog views, in three parts: tracking the
+// The ResourceProvider built from catalog views, in four parts: tracking the
 // inputs (view-inputs.ts), retranslating the services a change touched
-// (service-resources.ts), and the sets each node sees, ingress gateways
-// included (node-sets.ts). Changes are folded per event-loop turn; the
+// (service-resources.ts), the sets each node sees, ingress gateways
+// included (node-sets.ts), and the sidecars' own sets (sidecar/sidecars.ts,
+// which also read the built-in CA). Changes are folded per event-loop turn; the
 // transport gets shared, already-encoded resources (ARCHITECTURE invariant 5)
 // and the names that changed.
 import type { Logger } from 'pino';
 import { moduleLogger } from '../../logger';
 import type { ViewStore } from '../../materializer/types';
-import type { ResourceChange, ResourceProvider } from '../transport/provider';
+import type { ConnectSource } from '../../connect/source';
+import type { IntentionAction } from '../../connect/intentions';
+import { emptyConnectState } from '../../connect/state';
+import type { ResourceChange, ResourceProvider, XdsNode } from '../transport/provider';
+import { RESOURCE_TYPES } from '../transport/resource-types';
+import { createSidecars } from './sidecar/sidecars';
 import { createEncodeCache } from './encode';
 import { createNodeSets } from './node-sets';
 import { routesForService } from './route';
@@ -22,13 +28,19 @@ export interface CatalogXdsProviderOptions {
   token?: string;
   /** Keep critical instances as UNHEALTHY endpoints instead of leaving them out. */
   keepUnhealthy?: boolean;
+  /** The built-in CA (sidecars get their certificates from it); without it no sidecar gets resources. */
+  connect?: ConnectSource;
+  /** The hub's datacenter (it is in every SPIFFE ID). */
+  datacenter?: string;
+  /** What sidecars do with traffic no intention matches (a mesh entry's DefaultIntentionPolicy wins). */
+  defaultIntention?: IntentionAction;
 }
 
 export interface CatalogXdsProvider extends ResourceProvider {
   /** Resolves once the service list, every watched config kind and every listed service's health have arrived. */
   ready(): Promise<void>;
   /** Counts for the admin page and tests. */
-  stats(): { services: number; gateways: number; encodes: number; cacheHits: number; flushes: number };
+  stats(): { services: number; gateways: number; sidecars: number; encodes: number; cacheHits: number; flushes: number };
   close(): void;
 }
 
@@ -37,12 +49,19 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
   const cache = createEncodeCache();
   const services = createServiceResources(cache, logger, options.keepUnhealthy);
   const sets = createNodeSets(cache, logger);
+  const datacenter = options.datacenter ?? 'dc1';
+  const sidecars = createSidecars({ datacenter, defaultIntention: options.defaultIntention ?? 'allow', logger });
+  let caChanged = true;
   const listeners = new Set<(changes: readonly ResourceChange[]) => void>();
   const readyWaiters: (() => void)[] = [];
   let scheduled = false;
   let closed = false;
   let flushes = 0;
   const inputs = watchCatalogInputs(options.views, options.token ?? '', logger, schedule);
+  const offConnect = options.connect?.onChange(() => {
+    caChanged = true;
+    schedule();
+  });
 
   function schedule(): void {
     if (scheduled || closed) return;
@@ -66,6 +85,21 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
       const ctx = { services: [...universe.values()], routesFor: (ref: ServiceRef) => routesForService(ref, httpRoutes, chain) };
       out.push(...sets.updateGateways(inputs.entries('ingress-gateway'), ctx));
     }
+    try {
+      const mesh = sidecars.update({ inputs, changes, chain, universe, ca: options.connect?.state() ?? emptyConnectState(), caChanged });
+      caChanged = false;
+      out.push(...mesh.changes);
+      // A node that became a sidecar (or stopped being one) sees another set of every type: all those names changed for it.
+      for (const id of mesh.switched) {
+        const node: XdsNode = { id, cluster: '', clientFeatures: [], userAgent: 'envoy' };
+        for (const t of RESOURCE_TYPES) {
+          const names = new Set([...sets.get(t.typeUrl, node).byName.keys(), ...(sidecars.get(t.typeUrl, id)?.byName.keys() ?? [])]);
+          if (names.size > 0) out.push({ typeUrl: t.typeUrl, names, nodeIds: new Set([id]) });
+        }
+      }
+    } catch (err) {
+      logger.error({ err }, 'sidecar translation failed; keeping the previous sidecar resources');
+    }
     if (out.length > 0) {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       logger.debug({ changes: out.map((c) => ({ type: c.typeUrl, n: c.names.size, node: c.nodeScope })), ms }, 'resources changed');
@@ -83,7 +117,7 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
   schedule();
 
   return {
-    get: (typeUrl, node) => sets.get(typeUrl, node),
+    get: (typeUrl, node) => sidecars.get(typeUrl, node.id) ?? sets.get(typeUrl, node),
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -94,12 +128,13 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
     },
     stats() {
       const s = cache.stats();
-      return { services: services.services.size, gateways: sets.gateways, encodes: s.encodes, cacheHits: s.hits, flushes };
+      return { services: services.services.size, gateways: sets.gateways, sidecars: sidecars.count, encodes: s.encodes, cacheHits: s.hits, flushes };
     },
     close() {
       if (closed) return;
       closed = true;
       inputs.close();
+      offConnect?.();
       listeners.clear();
     },
   };

@@ -37,7 +37,7 @@ function fakeViews() {
   return store;
 }
 
-const KINDS: ConfigEntryKind[] = ['service-defaults', 'service-resolver', 'ingress-gateway', 'http-route', 'mesh', 'service-router', 'service-splitter'];
+const KINDS: ConfigEntryKind[] = ['service-defaults', 'service-resolver', 'ingress-gateway', 'http-route', 'mesh', 'service-router', 'service-splitter', 'service-intentions'];
 const grpcNode: XdsNode = { id: 'client-1', cluster: '', clientFeatures: [], userAgent: 'gRPC Node Pure JS' };
 const envoyNode = (cluster: string): XdsNode => ({ id: 'envoy-1', cluster, clientFeatures: [], userAgent: 'envoy' });
 const names = (list: { Name: string }[]): ServiceName[] => list.map((s) => ({ Name: s.Name, Namespace: '', Partition: '' }));
@@ -60,7 +60,7 @@ async function setup() {
 
 test('provider: every listed service gets Cluster, CLA (empty too), RouteConfiguration and API Listener; all accepted by grpc-js', async () => {
   const { provider, views } = await setup();
-  assert.deepEqual(views.watched(), ['config/http-route', 'config/ingress-gateway', 'config/mesh', 'config/service-defaults', 'config/service-resolver', 'config/service-router', 'config/service-splitter', 'health/api', 'health/web', 'list']);
+  assert.deepEqual(views.watched(), ['config/http-route', 'config/ingress-gateway', 'config/mesh', 'config/service-defaults', 'config/service-intentions', 'config/service-resolver', 'config/service-router', 'config/service-splitter', 'health/api', 'health/web', 'list']);
   for (const typeUrl of [TypeUrl.Cluster, TypeUrl.ClusterLoadAssignment, TypeUrl.RouteConfiguration, TypeUrl.Listener]) {
     const set = provider.get(typeUrl, grpcNode);
     assert.deepEqual([...set.byName.keys()].sort(), ['api', 'web'], typeUrl);

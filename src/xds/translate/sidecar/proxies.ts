@@ -1,0 +1,110 @@
+// Which registered services are sidecars, and who serves each destination
+// in the mesh, kept from the health views the catalog provider already
+// watches: a connect-proxy instance is a sidecar (an Envoy whose node id is its
+// service ID gets its resources), and the endpoints of a destination's mesh
+// clusters are its proxies plus its Connect-native instances. Only the
+// services a change touched are looked at again.
+import type { CheckServiceNode } from '../../../catalog/types';
+import type { CatalogInputs, InputChanges } from '../view-inputs';
+
+export interface Proxy {
+  /** The proxy's service ID: the node id its Envoy connects with. */
+  id: string;
+  csn: CheckServiceNode;
+  /** The service it fronts (Proxy.DestinationServiceName). */
+  destination: string;
+}
+
+interface ServiceSlot {
+  instances: readonly CheckServiceNode[];
+  proxies: readonly CheckServiceNode[];
+  natives: readonly CheckServiceNode[];
+}
+
+export interface ProxyIndex {
+  /** Proxies by ID. Two proxies with one ID (on different nodes): the first by node name. */
+  readonly byId: ReadonlyMap<string, Proxy>;
+  /** The endpoints of a destination's mesh clusters (same array while they do not change). */
+  endpointsOf(destination: string): readonly CheckServiceNode[];
+  /** Looks again at what `changes` touched; returns the proxy IDs and destinations that changed. */
+  update(inputs: CatalogInputs, changes: InputChanges): { proxies: Set<string>; destinations: Set<string> };
+}
+
+const NONE: readonly CheckServiceNode[] = Object.freeze([]);
+const destOf = (csn: CheckServiceNode): string | undefined => {
+  const d = csn.Service.Proxy?.DestinationServiceName;
+  return typeof d === 'string' && d !== '' ? d : undefined;
+};
+const byNodeThenId = (a: CheckServiceNode, b: CheckServiceNode) =>
+  a.Node.Node < b.Node.Node ? -1 : a.Node.Node > b.Node.Node ? 1 : a.Service.ID < b.Service.ID ? -1 : a.Service.ID > b.Service.ID ? 1 : 0;
+
+export function createProxyIndex(): ProxyIndex {
+  const slots = new Map<string, ServiceSlot>();
+  /** Services with proxies or Connect-native instances: the only ones the maps are built from. */
+  const meshy = new Set<string>();
+  let byId = new Map<string, Proxy>();
+  let endpoints = new Map<string, readonly CheckServiceNode[]>();
+
+  function rebuild(): void {
+    const ids = new Map<string, Proxy>();
+    const eps = new Map<string, CheckServiceNode[]>();
+    const add = (dest: string, csn: CheckServiceNode) => {
+      let list = eps.get(dest);
+      if (!list) eps.set(dest, (list = []));
+      list.push(csn);
+    };
+    for (const name of [...meshy].sort()) {
+      const slot = slots.get(name)!;
+      for (const csn of slot.proxies) {
+        const destination = destOf(csn)!;
+        if (!ids.has(csn.Service.ID)) ids.set(csn.Service.ID, { id: csn.Service.ID, csn, destination });
+        add(destination, csn);
+      }
+      for (const csn of slot.natives) add(name, csn);
+    }
+    byId = ids;
+    const next = new Map<string, readonly CheckServiceNode[]>();
+    for (const [dest, list] of eps) {
+      const sorted = list.sort(byNodeThenId);
+      const old = endpoints.get(dest);
+      // Keep the old array when nothing in it changed, so the assignment built from it is not rebuilt.
+      next.set(dest, old && old.length === sorted.length && old.every((c, i) => c === sorted[i]) ? old : Object.freeze(sorted));
+    }
+    endpoints = next;
+  }
+
+  return {
+    get byId() {
+      return byId;
+    },
+    endpointsOf: (destination) => endpoints.get(destination) ?? NONE,
+    update(inputs, changes) {
+      const names = changes.all ? new Set([...inputs.serviceList().map((s) => s.Name), ...slots.keys()]) : changes.services;
+      const proxies = new Set<string>();
+      const destinations = new Set<string>();
+      for (const name of names) {
+        const instances = inputs.instances(name);
+        const old = slots.get(name);
+        if (old?.instances === instances) continue;
+        const slot: ServiceSlot = {
+          instances,
+          proxies: instances.filter((c) => c.Service.Kind === 'connect-proxy' && destOf(c) !== undefined),
+          natives: instances.filter((c) => c.Service.Kind !== 'connect-proxy' && c.Service.Connect?.Native === true),
+        };
+        for (const s of [old, slot]) {
+          for (const csn of s?.proxies ?? []) {
+            proxies.add(csn.Service.ID);
+            destinations.add(destOf(csn)!);
+          }
+          if ((s?.natives.length ?? 0) > 0) destinations.add(name);
+        }
+        if (instances.length === 0) slots.delete(name);
+        else slots.set(name, slot);
+        if (slot.proxies.length > 0 || slot.natives.length > 0) meshy.add(name);
+        else meshy.delete(name);
+      }
+      if (proxies.size > 0 || destinations.size > 0) rebuild();
+      return { proxies, destinations };
+    },
+  };
+}

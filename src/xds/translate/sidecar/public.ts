@@ -1,0 +1,136 @@
+// A sidecar's inbound side (docs/mesh.md "What a sidecar gets"): the public
+// listener on the proxy's address and port terminates mutual TLS (the
+// service's leaf, client certificates required and checked against the trust
+// bundle, both by SDS), applies the intentions (rbac.ts) and hands the traffic
+// to the local app: through an HTTP connection manager for http, http2 and
+// grpc (so L7 intentions apply and the app sees the caller in
+// X-Forwarded-Client-Cert), else through tcp_proxy. `local_app` is the app's
+// address as a static cluster.
+import type { CheckServiceNode } from '../../../catalog/types';
+import type { DestinationPolicy, IntentionAction } from '../../../connect/intentions';
+import { durationOfMs, entryUint, record, str } from '../inputs';
+import { LOCAL_APP, publicListenerName, sdsRef } from './names';
+import { httpRbacFilter, networkRbacFilter, type Identity } from './rbac';
+
+const HCM = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
+const ROUTER = 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router';
+const TCP_PROXY = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
+const DOWNSTREAM_TLS = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext';
+const HTTP_PROTOCOL_OPTIONS = 'envoy.extensions.upstreams.http.v3.HttpProtocolOptions';
+const DEFAULT_LOCAL_CONNECT_MS = 5_000;
+
+export const isHttp = (protocol: string): boolean => protocol === 'http' || protocol === 'http2' || protocol === 'grpc';
+export const isHttp2 = (protocol: string): boolean => protocol === 'http2' || protocol === 'grpc';
+
+/** ALPN a mesh hop offers: h2 for http2/grpc services (Envoy picks the codec from it). */
+export function alpnOf(protocol: string): string[] {
+  return isHttp2(protocol) ? ['h2', 'http/1.1'] : protocol === 'http' ? ['http/1.1'] : [];
+}
+
+export function http2Options(): Record<string, unknown> {
+  return {
+    [HTTP_PROTOCOL_OPTIONS]: { '@type': `type.googleapis.com/${HTTP_PROTOCOL_OPTIONS}`, explicit_http_config: { http2_protocol_options: {} } },
+  };
+}
+
+export interface PublicInput {
+  proxy: CheckServiceNode;
+  /** The service the proxy fronts (its identity). */
+  destination: string;
+  protocol: string;
+  policy: DestinationPolicy;
+  fallback: IntentionAction;
+  id: Identity;
+  leafSecret: string;
+  rootsSecret: string;
+  /** Where the app listens: the proxy's LocalServiceAddress:LocalServicePort. */
+  local: { address: string; port: number };
+}
+
+/** Proxy.Config, as registered. */
+export function proxyConfig(proxy: CheckServiceNode): Record<string, unknown> {
+  return record(record(proxy.Service.Proxy)?.['Config']) ?? {};
+}
+
+/** The proxy's public address and port: Config.bind_address/bind_port, else its service address (or its node's) and port. */
+export function publicAddress(proxy: CheckServiceNode): { address: string; port: number } {
+  const cfg = proxyConfig(proxy);
+  return {
+    address: str(cfg['bind_address']) ?? (proxy.Service.Address || proxy.Node.Address),
+    port: entryUint(cfg['bind_port']) || proxy.Service.Port,
+  };
+}
+
+export function localAppCluster(input: Pick<PublicInput, 'proxy' | 'protocol' | 'local'>): Record<string, unknown> {
+  const connectMs = entryUint(proxyConfig(input.proxy)['local_connect_timeout_ms']) ?? DEFAULT_LOCAL_CONNECT_MS;
+  return {
+    name: LOCAL_APP,
+    type: 'STATIC',
+    connect_timeout: durationOfMs(connectMs),
+    load_assignment: {
+      cluster_name: LOCAL_APP,
+      endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: input.local.address, port_value: input.local.port } } } }] }],
+    },
+    ...(isHttp2(input.protocol) ? { typed_extension_protocol_options: http2Options() } : {}),
+  };
+}
+
+function downstreamTls(input: PublicInput): Record<string, unknown> {
+  const alpn = alpnOf(input.protocol);
+  return {
+    name: 'envoy.transport_sockets.tls',
+    typed_config: {
+      '@type': DOWNSTREAM_TLS,
+      common_tls_context: {
+        tls_params: { tls_minimum_protocol_version: 'TLSv1_2' },
+        tls_certificate_sds_secret_configs: [sdsRef(input.leafSecret)],
+        validation_context_sds_secret_config: sdsRef(input.rootsSecret),
+        ...(alpn.length > 0 ? { alpn_protocols: alpn } : {}),
+      },
+      require_client_certificate: { value: true },
+    },
+  };
+}
+
+function appFilter(input: PublicInput): Record<string, unknown> {
+  if (!isHttp(input.protocol)) {
+    return { name: 'envoy.filters.network.tcp_proxy', typed_config: { '@type': TCP_PROXY, stat_prefix: 'public_listener', cluster: LOCAL_APP } };
+  }
+  const timeoutMs = entryUint(proxyConfig(input.proxy)['local_request_timeout_ms']);
+  return {
+    name: 'envoy.filters.network.http_connection_manager',
+    typed_config: {
+      '@type': HCM,
+      stat_prefix: 'public_listener',
+      codec_type: 'AUTO',
+      route_config: {
+        name: 'public_listener',
+        virtual_hosts: [
+          {
+            name: 'public_listener',
+            domains: ['*'],
+            routes: [{ match: { prefix: '/' }, route: { cluster: LOCAL_APP, ...(timeoutMs !== undefined ? { timeout: durationOfMs(timeoutMs) } : {}) } }],
+          },
+        ],
+      },
+      http_filters: [httpRbacFilter(input.policy, input.id, input.fallback), { name: 'envoy.filters.http.router', typed_config: { '@type': ROUTER } }],
+      // The app learns who called: the caller's SPIFFE ID (and certificate) in X-Forwarded-Client-Cert.
+      forward_client_cert_details: 'APPEND_FORWARD',
+      set_current_client_cert_details: { subject: { value: true }, cert: true, chain: true, dns: true, uri: true },
+    },
+  };
+}
+
+export function publicListener(input: PublicInput): Record<string, unknown> {
+  const { address, port } = publicAddress(input.proxy);
+  return {
+    name: publicListenerName(address, port),
+    address: { socket_address: { address, port_value: port } },
+    filter_chains: [
+      {
+        filters: [networkRbacFilter(input.policy, input.id, isHttp(input.protocol), input.fallback), appFilter(input)],
+        transport_socket: downstreamTls(input),
+      },
+    ],
+  };
+}

@@ -1,0 +1,174 @@
+// A sidecar's outbound side (docs/mesh.md "What a sidecar gets"): one
+// listener per upstream on its LocalBindAddress:LocalBindPort. HTTP upstreams
+// (http, http2, grpc) route through the destination's discovery chain —
+// router, splitter, resolver, compiled by chain.ts exactly as for gateways —
+// into mesh clusters; TCP upstreams go to the cluster the resolver picks. A
+// mesh cluster is the chain's cluster (`S` or `<subset>.S`) whose endpoints are
+// S's sidecars (and Connect-native instances), not its apps, reached over
+// mutual TLS: the source's leaf as client certificate, the trust bundle and
+// S's SPIFFE ID (SAN match) to check the other end.
+import type { CheckServiceNode, ConfigEntry } from '../../../catalog/types';
+import { serviceSpiffeId } from '../../../connect/x509';
+import { chainRoutes, resolveTarget, resolverSubsets, type ChainEntries } from '../chain';
+import { buildCluster } from '../cluster';
+import { buildLoadAssignment, failoverTargets } from '../endpoints';
+import { durationOfMs, entryUint, protocolOf, record, str } from '../inputs';
+import type { ServiceRef } from '../names';
+import { meshClusterName, sdsRef, upstreamListenerName } from './names';
+import { alpnOf, http2Options, isHttp, isHttp2 } from './public';
+import type { Identity } from './rbac';
+
+const HCM = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
+const ROUTER = 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router';
+const TCP_PROXY = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
+const UPSTREAM_TLS = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext';
+
+type Plain = Record<string, unknown>;
+
+/** One upstream of a proxy, as registered (Consul's Upstream). */
+export interface Upstream {
+  destination: string;
+  address: string;
+  port: number;
+  config: Record<string, unknown>;
+}
+
+/** What the mesh translation reads besides the proxy itself. */
+export interface MeshContext {
+  id: Identity;
+  chain: ChainEntries;
+  defaults: ReadonlyMap<string, ConfigEntry>;
+  /** Chain cluster name (`S`, `<subset>.S`) → its service and subset. */
+  targets: ReadonlyMap<string, { ref: ServiceRef; subset?: string }>;
+  /** A service's sidecars and Connect-native instances: the endpoints of its mesh clusters. */
+  endpointsOf(service: string): readonly CheckServiceNode[];
+}
+
+export function upstreamsOf(proxy: CheckServiceNode): Upstream[] {
+  const list = record(proxy.Service.Proxy)?.['Upstreams'];
+  return (Array.isArray(list) ? list : []).flatMap((raw): Upstream[] => {
+    const u = record(raw);
+    const destination = str(u?.['DestinationName']);
+    const port = entryUint(u?.['LocalBindPort']);
+    if (!u || destination === undefined || !port) return [];
+    return [{ destination, address: str(u['LocalBindAddress']) ?? '127.0.0.1', port, config: record(u['Config']) ?? {} }];
+  });
+}
+
+/** An upstream's protocol: its Config.protocol, else the destination's service-defaults, else tcp. */
+export function upstreamProtocol(u: Upstream, ctx: MeshContext): string {
+  return (str(u.config['protocol']) ?? protocolOf(ctx.defaults.get(u.destination))).toLowerCase();
+}
+
+/** Rewrites a chain route's cluster names into mesh cluster names; collects the chain clusters used. */
+function meshRoutes(routes: readonly Plain[], ctx: MeshContext, used: Set<string>): Plain[] {
+  const mesh = (plain: string) => {
+    used.add(plain);
+    return meshClusterName(plain, ctx.id.datacenter, ctx.id.trustDomain);
+  };
+  return routes.map((r) => {
+    const action = record(r['route']);
+    if (!action) return r;
+    const out: Plain = { ...action };
+    if (typeof action['cluster'] === 'string') out['cluster'] = mesh(action['cluster']);
+    const weighted = record(action['weighted_clusters']);
+    if (weighted) {
+      out['weighted_clusters'] = { ...weighted, clusters: (weighted['clusters'] as Plain[]).map((c) => ({ ...c, name: mesh(String(c['name'])) })) };
+    }
+    return { ...r, route: out };
+  });
+}
+
+export interface UpstreamOutput {
+  listener: Plain;
+  /** The upstream's RouteConfiguration (HTTP upstreams), named after its destination. */
+  route?: Plain;
+  /** Chain clusters (plain names) the upstream sends to. */
+  clusters: string[];
+}
+
+export function buildUpstream(u: Upstream, protocol: string, ctx: MeshContext): UpstreamOutput {
+  const ref: ServiceRef = { name: u.destination };
+  const name = upstreamListenerName(u.destination, u.address, u.port);
+  const used = new Set<string>();
+  let filter: Plain;
+  let route: Plain | undefined;
+  if (isHttp(protocol)) {
+    route = { name: u.destination, virtual_hosts: [{ name: u.destination, domains: ['*'], routes: meshRoutes(chainRoutes(ref, ctx.chain, 'envoy'), ctx, used) }] };
+    filter = {
+      name: 'envoy.filters.network.http_connection_manager',
+      typed_config: {
+        '@type': HCM,
+        stat_prefix: `upstream.${u.destination}`,
+        codec_type: 'AUTO',
+        rds: { route_config_name: u.destination, config_source: { ads: {}, resource_api_version: 'V3' } },
+        http_filters: [{ name: 'envoy.filters.http.router', typed_config: { '@type': ROUTER } }],
+      },
+    };
+  } else {
+    const target = resolveTarget(ref, undefined, ctx.chain).cluster;
+    used.add(target);
+    filter = {
+      name: 'envoy.filters.network.tcp_proxy',
+      typed_config: { '@type': TCP_PROXY, stat_prefix: `upstream.${u.destination}`, cluster: meshClusterName(target, ctx.id.datacenter, ctx.id.trustDomain) },
+    };
+  }
+  const listener = { name, address: { socket_address: { address: u.address, port_value: u.port } }, filter_chains: [{ filters: [filter] }] };
+  return { listener, ...(route ? { route } : {}), clusters: [...used] };
+}
+
+function targetOf(plain: string, ctx: MeshContext): { ref: ServiceRef; subset?: string } {
+  return ctx.targets.get(plain) ?? { ref: { name: plain } };
+}
+
+/** The services whose sidecars a mesh cluster reaches: its own and, without a subset, its resolver's failover targets. */
+function servicesOf(plain: string, ctx: MeshContext): { ref: ServiceRef; subset?: string; failover: ReturnType<typeof failoverTargets> } {
+  const t = targetOf(plain, ctx);
+  const resolver = ctx.chain.resolvers.get(t.ref.name);
+  return { ...t, failover: t.subset === undefined ? failoverTargets(t.ref, resolver) : [] };
+}
+
+/** A mesh cluster for a source service (its leaf is the client certificate). */
+export function meshCluster(plain: string, protocol: string, upstreamConfig: Record<string, unknown>, leafSecret: string, rootsSecret: string, ctx: MeshContext): Plain {
+  const { ref, failover } = servicesOf(plain, ctx);
+  const name = meshClusterName(plain, ctx.id.datacenter, ctx.id.trustDomain);
+  const base = buildCluster({ name: plain, defaults: ctx.defaults.get(ref.name), resolver: ctx.chain.resolvers.get(ref.name) }, 'envoy');
+  const sans = [...new Set([ref.name, ...failover.map((f) => f.ref.name)])].map((s) => ({ san_type: 'URI', matcher: { exact: serviceSpiffeId(ctx.id.trustDomain, ctx.id.datacenter, s) } }));
+  const alpn = alpnOf(protocol);
+  const connectMs = entryUint(upstreamConfig['connect_timeout_ms']);
+  const { typed_extension_protocol_options: _h2, ...rest } = base as Plain;
+  return {
+    ...rest,
+    name,
+    ...(connectMs !== undefined ? { connect_timeout: durationOfMs(connectMs) } : {}),
+    ...(isHttp2(protocol) ? { typed_extension_protocol_options: http2Options() } : {}),
+    transport_socket: {
+      name: 'envoy.transport_sockets.tls',
+      typed_config: {
+        '@type': UPSTREAM_TLS,
+        sni: name,
+        common_tls_context: {
+          tls_params: { tls_minimum_protocol_version: 'TLSv1_2' },
+          tls_certificate_sds_secret_configs: [sdsRef(leafSecret)],
+          combined_validation_context: {
+            default_validation_context: { match_typed_subject_alt_names: sans },
+            validation_context_sds_secret_config: sdsRef(rootsSecret),
+          },
+          ...(alpn.length > 0 ? { alpn_protocols: alpn } : {}),
+        },
+      },
+    },
+  };
+}
+
+/** A mesh cluster's endpoints: the sidecars of its service (a subset: of the instances the subset selects), then its failover targets'. */
+export function meshAssignment(plain: string, ctx: MeshContext): Plain {
+  const { ref, subset, failover } = servicesOf(plain, ctx);
+  const all = ctx.endpointsOf(ref.name);
+  const selects = subset === undefined ? undefined : resolverSubsets(ctx.chain.resolvers.get(ref.name)).get(subset);
+  return buildLoadAssignment({
+    name: meshClusterName(plain, ctx.id.datacenter, ctx.id.trustDomain),
+    instances: selects ? all.filter(selects) : all,
+    failover: failover.map((target) => ({ target, instances: ctx.endpointsOf(target.ref.name) })),
+  });
+}

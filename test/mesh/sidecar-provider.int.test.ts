@@ -1,0 +1,105 @@
+// What the provider hands sidecars and what it announces, on a real hub
+// (catalog → Subscribe → views → translation): a sidecar's own sets (its
+// leaf, nobody else's), an intention change announced only for the sidecars
+// of the destination it affects, a node that becomes a sidecar told about
+// every name it now sees, and L7 permissions compiled with first-match
+// semantics.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { attachHubServices, createHub, type Hub } from '../../src/hub';
+import { createLogger } from '../../src/logger';
+import type { CatalogXdsProvider } from '../../src/xds/translate/catalog-provider';
+import { l7Permission } from '../../src/xds/translate/sidecar/rbac';
+import type { ResourceChange, XdsNode } from '../../src/xds/transport/provider';
+import { TypeUrl } from '../../src/xds/transport/type-urls';
+import { testConfig } from '../helpers/hub';
+
+let hub: Hub;
+let provider: CatalogXdsProvider;
+const node = (id: string): XdsNode => ({ id, cluster: 'x', clientFeatures: [], userAgent: 'envoy' });
+
+async function put(url: string, body: unknown): Promise<void> {
+  const res = await hub.http.inject({ method: 'PUT', url, payload: body as object });
+  assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
+}
+
+/** The changes the provider announces until `done` says it has seen enough (or 3 s pass). */
+async function changesUntil(action: () => Promise<void>, done: (all: ResourceChange[]) => boolean): Promise<ResourceChange[]> {
+  const seen: ResourceChange[] = [];
+  const stop = provider.onChange((c) => seen.push(...c));
+  try {
+    await action();
+    const deadline = Date.now() + 3_000;
+    while (!done(seen) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 100)); // anything that follows in the same burst
+    return seen;
+  } finally {
+    stop();
+  }
+}
+
+before(async () => {
+  hub = await createHub(testConfig({ nodeName: 'prov-node' }), createLogger('silent'), {
+    attachGrpc: (server, ctx) => {
+      const attached = attachHubServices(server, ctx);
+      provider = attached.provider;
+      return attached;
+    },
+  });
+  for (const [name, id, port] of [['web', 'web1', 25001], ['web', 'web2', 25002], ['api', 'api1', 25003]] as const) {
+    await put('/v1/agent/service/register', { Name: name, ID: id, Port: 9000 + (port % 100), Connect: { SidecarService: { Port: port, Checks: [{ TTL: '1h', Status: 'passing' }] } } });
+  }
+  await provider.ready();
+  for (let i = 0; i < 300 && !(['web', 'api'].every((s) => hub.catalog.connectCa().leaves.has(s)) && provider.get(TypeUrl.Secret, node('api1-sidecar-proxy')).byName.size === 2); i++) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+});
+after(() => hub?.close());
+
+test('a sidecar gets its own sets: its service’s leaf and the trust bundle, listeners and clusters of its own', async () => {
+  const td = hub.catalog.connectCa().trustDomain;
+  const web1 = provider.get(TypeUrl.Secret, node('web1-sidecar-proxy'));
+  assert.deepEqual([...web1.byName.keys()].sort(), [`spiffe://${td}`, `spiffe://${td}/ns/default/dc/dc1/svc/web`]);
+  assert.deepEqual([...web1.wildcard], [], 'secrets are asked for by name');
+  const api1 = provider.get(TypeUrl.Secret, node('api1-sidecar-proxy'));
+  assert.ok(!api1.byName.has(`spiffe://${td}/ns/default/dc/dc1/svc/web`), 'no other service’s leaf');
+  assert.deepEqual([...provider.get(TypeUrl.Listener, node('web1-sidecar-proxy')).byName.keys()], ['public_listener:127.0.0.1:25001']);
+  assert.deepEqual([...provider.get(TypeUrl.Cluster, node('web1-sidecar-proxy')).byName.keys()], ['local_app']);
+  assert.equal(provider.get(TypeUrl.Secret, node('not-a-proxy')).byName.size, 0, 'an Envoy that is no sidecar gets no secret');
+});
+
+test('an intention change for web is announced only to web’s sidecars', async () => {
+  const changes = await changesUntil(
+    () => put('/v1/connect/intentions/exact?source=api&destination=web', { Action: 'deny' }),
+    (all) => all.some((c) => c.typeUrl === TypeUrl.Listener),
+  );
+  const listeners = changes.filter((c) => c.typeUrl === TypeUrl.Listener);
+  assert.ok(listeners.length > 0, 'the public listeners changed');
+  const reached = new Set(listeners.flatMap((c) => [...(c.nodeIds ?? ['<everyone>'])]));
+  assert.deepEqual([...reached].sort(), ['web1-sidecar-proxy', 'web2-sidecar-proxy']);
+  assert.ok(!changes.some((c) => c.typeUrl === TypeUrl.Secret), 'no secret moved');
+});
+
+test('a node that becomes a sidecar is told every name it now sees', async () => {
+  const id = 'late1-sidecar-proxy';
+  assert.equal(provider.get(TypeUrl.Secret, node(id)).byName.size, 0);
+  const changes = await changesUntil(
+    () => put('/v1/agent/service/register', { Name: 'late', ID: 'late1', Port: 9050, Connect: { SidecarService: { Port: 25050, Checks: [{ TTL: '1h', Status: 'passing' }] } } }),
+    (all) => all.some((c) => c.nodeIds?.has(id) && c.typeUrl === TypeUrl.Listener),
+  );
+  const forIt = changes.filter((c) => c.nodeIds?.has(id));
+  assert.ok(forIt.find((c) => c.typeUrl === TypeUrl.Listener)?.names.has('public_listener:127.0.0.1:25050'));
+  assert.ok(forIt.find((c) => c.typeUrl === TypeUrl.Cluster)?.names.has('web'), 'the plain clusters it saw before are announced (they go away for it)');
+});
+
+test('L7 permissions: the first match decides; requests no permission matches get the default', () => {
+  const perms = [
+    { action: 'deny' as const, http: { PathPrefix: '/admin' } },
+    { action: 'allow' as const, http: { PathPrefix: '/', Methods: ['GET'] } },
+  ];
+  const admin = { url_path: { path: { prefix: '/admin' } } };
+  const get = { and_rules: { rules: [{ url_path: { path: { prefix: '/' } } }, { header: { name: ':method', string_match: { safe_regex: { regex: 'GET' } } } }] } };
+  assert.deepEqual(l7Permission(perms, 'deny'), { and_rules: { rules: [get, { not_rule: admin }] } });
+  assert.deepEqual(l7Permission(perms, 'allow'), { or_rules: { rules: [{ and_rules: { rules: [get, { not_rule: admin }] } }, { not_rule: admin }] } });
+  assert.equal(l7Permission([{ action: 'deny', http: { PathExact: '/x' } }], 'deny'), undefined, 'nothing can be allowed');
+});
