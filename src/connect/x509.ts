@@ -3,16 +3,26 @@
 // replace, and service leaves carrying the service's SPIFFE ID as their URI
 // SAN (docs/mesh.md "The built-in CA"). Everything here needs randomness or
 // the clock, so it runs before append; what it returns goes into log entries.
-import 'reflect-metadata';
+// The library (and the reflect-metadata it needs) is loaded on first use: a
+// hub whose CA is already in the log starts without it.
 import { createHash, createPrivateKey, createPublicKey, randomBytes, webcrypto, type KeyObject } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
+import type * as X509 from '@peculiar/x509';
 import { invalid } from '../errors';
 import type { CaRoot, LeafInput, RootInput } from './types';
+
+export { serviceSpiffeId } from './spiffe';
 
 type CryptoKey = webcrypto.CryptoKey;
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
 
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+let lib: typeof X509 | undefined;
+function lib509(): typeof X509 {
+  if (lib) return lib;
+  require('reflect-metadata'); // eslint-disable-line @typescript-eslint/no-require-imports
+  const loaded = require('@peculiar/x509') as typeof X509; // eslint-disable-line @typescript-eslint/no-require-imports
+  loaded.cryptoProvider.set(webcrypto as unknown as Parameters<typeof loaded.cryptoProvider.set>[0]);
+  return (lib = loaded);
+}
 
 const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 /** Leaves start a minute in the past, so a peer whose clock is a little behind still accepts them. */
@@ -23,16 +33,12 @@ export function colonHex(bytes: Uint8Array | ArrayBuffer): string {
   return Buffer.from(bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes).toString('hex').match(/../g)?.join(':') ?? '';
 }
 
-/** The SPIFFE ID of a service in this mesh. */
-export function serviceSpiffeId(trustDomain: string, datacenter: string, service: string): string {
-  return `spiffe://${trustDomain}/ns/default/dc/${datacenter}/svc/${service}`;
-}
-
 async function generateKeys(): Promise<CryptoKeyPair> {
   return (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
 }
 
 async function exportKey(key: CryptoKey): Promise<string> {
+  const x509 = lib509();
   return x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', key), 'PRIVATE KEY');
 }
 
@@ -55,11 +61,12 @@ async function importKeyPair(pem: string, field: string): Promise<CryptoKeyPair>
   } as CryptoKeyPair;
 }
 
-function fingerprint(cert: x509.X509Certificate): string {
+function fingerprint(cert: X509.X509Certificate): string {
   return colonHex(createHash('sha1').update(new Uint8Array(cert.rawData)).digest());
 }
 
-function skid(cert: x509.X509Certificate): string {
+function skid(cert: X509.X509Certificate): string {
+  const x509 = lib509();
   const ext = cert.getExtension(x509.SubjectKeyIdentifierExtension);
   return ext ? ext.keyId.match(/../g)!.join(':') : '';
 }
@@ -83,7 +90,8 @@ export interface RootOptions {
   certPem?: string;
 }
 
-async function rootExtensions(keys: CryptoKeyPair, trustDomain: string): Promise<x509.Extension[]> {
+async function rootExtensions(keys: CryptoKeyPair, trustDomain: string): Promise<X509.Extension[]> {
+  const x509 = lib509();
   return [
     new x509.BasicConstraintsExtension(true, undefined, true),
     new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
@@ -95,8 +103,9 @@ async function rootExtensions(keys: CryptoKeyPair, trustDomain: string): Promise
 
 /** A root: a generated key (or the operator's) and a self-signed CA certificate (or the operator's, checked). */
 export async function makeRoot(o: RootOptions): Promise<RootInput> {
+  const x509 = lib509();
   const keys = o.keyPem ? await importKeyPair(o.keyPem, 'Config.PrivateKey') : await generateKeys();
-  let cert: x509.X509Certificate;
+  let cert: X509.X509Certificate;
   if (o.certPem) {
     try {
       cert = new x509.X509Certificate(o.certPem);
@@ -140,6 +149,7 @@ export async function makeRoot(o: RootOptions): Promise<RootInput> {
  * cross-signing during a root rotation).
  */
 export async function crossSign(next: RootInput, previous: CaRoot, now: number): Promise<string> {
+  const x509 = lib509();
   const nextCert = new x509.X509Certificate(next.RootCert);
   const prevCert = new x509.X509Certificate(previous.RootCert);
   const prevKeys = await importKeyPair(previous.PrivateKey, 'previous root');
@@ -173,6 +183,7 @@ export interface LeafOptions {
 
 /** A leaf for a service: a fresh key, signed by the root, SAN = the service's SPIFFE ID, client and server auth. */
 export async function issueLeaf(o: LeafOptions): Promise<LeafInput> {
+  const x509 = lib509();
   const rootCert = new x509.X509Certificate(o.root.RootCert);
   const rootKeys = await importKeyPair(o.root.PrivateKey, 'root');
   const keys = await generateKeys();

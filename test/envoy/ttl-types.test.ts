@@ -3,10 +3,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseConfig } from '../../src/config';
 
-test('--resource-ttl-types takes type names (or LDS/RDS/CDS/EDS), from the flag or XDSHUB_RESOURCE_TTL_TYPES; empty means all', () => {
+test('--resource-ttl-types takes type names (or LDS/RDS/CDS/EDS/SDS), from the flag or XDSHUB_RESOURCE_TTL_TYPES; empty means all', () => {
   assert.deepEqual(parseConfig([], {}).resourceTtlTypes, []);
   assert.deepEqual(parseConfig(['--resource-ttl-types', 'endpoints'], {}).resourceTtlTypes, ['EDS']);
   assert.deepEqual(parseConfig(['--resource-ttl-types', 'clusters, EDS,endpoints'], {}).resourceTtlTypes, ['CDS', 'EDS']);
   assert.deepEqual(parseConfig([], { XDSHUB_RESOURCE_TTL_TYPES: 'listeners,routes' }).resourceTtlTypes, ['LDS', 'RDS']);
-  assert.throws(() => parseConfig(['--resource-ttl-types', 'secrets'], {}), /resource-ttl-types: expected listeners, routes, clusters or endpoints, got "secrets"/);
+  assert.throws(() => parseConfig(['--resource-ttl-types', 'runtimes'], {}), /resource-ttl-types: expected listeners, routes, clusters, endpoints or secrets, got "runtimes"/);
 });

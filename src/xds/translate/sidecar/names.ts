@@ -5,7 +5,7 @@
 // cluster that reaches a service's sidecars `<cluster>.default.<dc>.internal.<trust domain>`
 // (also its TLS SNI). Secrets are named by the SPIFFE ID they stand for: a
 // service's leaf by the service's ID, the trust bundle by the trust domain's.
-import { serviceSpiffeId } from '../../../connect/x509';
+import { serviceSpiffeId } from '../../../connect/spiffe';
 
 export const LOCAL_APP = 'local_app';
 

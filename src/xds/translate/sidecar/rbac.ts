@@ -13,7 +13,7 @@
 //
 // "Everyone else" is any SPIFFE ID of this trust domain but the named sources.
 import type { DestinationPolicy, HttpPermission, IntentionAction, Rule } from '../../../connect/intentions';
-import { serviceSpiffeId } from '../../../connect/x509';
+import { serviceSpiffeId } from '../../../connect/spiffe';
 
 const NETWORK_RBAC = 'type.googleapis.com/envoy.extensions.filters.network.rbac.v3.RBAC';
 const HTTP_RBAC = 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC';

@@ -8,7 +8,7 @@
 // mutual TLS: the source's leaf as client certificate, the trust bundle and
 // S's SPIFFE ID (SAN match) to check the other end.
 import type { CheckServiceNode, ConfigEntry } from '../../../catalog/types';
-import { serviceSpiffeId } from '../../../connect/x509';
+import { serviceSpiffeId } from '../../../connect/spiffe';
 import { chainRoutes, resolveTarget, resolverSubsets, type ChainEntries } from '../chain';
 import { buildCluster } from '../cluster';
 import { buildLoadAssignment, failoverTargets } from '../endpoints';
