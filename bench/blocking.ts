@@ -1,7 +1,9 @@
 // Blocking-query bench: acknowledged unrelated writes/s while 0, 1,000 and
 // 5,000 blocking queries wait on each blocking read endpoint, and the hub's
 // resident memory per waiting query. The hub's CPU time per write is printed
-// too: on a shared machine it moves much less with the load than the rate.
+// too: on a shared machine it moves much less with the load than the rate, so
+// "× CPU/write with none" is the steadier measure of what the waiters cost
+// (1.00: nothing; the write capacity scales with its inverse).
 //
 // The hub is a real `xdshub serve` child process (memory store, so the log's
 // disk does not blur the figures), preloaded with 1,000 nodes, each with one
@@ -206,38 +208,63 @@ function loadavg(): string {
   return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 }
 
-async function main(): Promise<void> {
+interface Figure {
+  perSecond: number;
+  failures: number;
+  cpuUsPerWrite: number;
+  rssPerWaiterKiB: number;
+  answered: string;
+}
+
+/**
+ * One figure, in a hub of its own (started, preloaded, warmed up), so memory
+ * one endpoint's waiters freed cannot hide the next one's: RSS is read once the
+ * warmed-up hub is quiet, again once the waiters are parked, and the writes run
+ * with them in place.
+ */
+async function measure(path: string, waiting: number): Promise<Figure> {
   const hub = await startHub();
   port = hub.port;
   const pid = hub.child.pid!;
   try {
     await preload(port);
     await writeRate(1, pid); // warm-up
-    console.log(`blocking-query bench: ${NODES} nodes, ${CONCURRENCY} writers, ${SECONDS} s per figure, load average ${loadavg()}`);
-    console.log('endpoint | waiters | unrelated writes/s | × rate with none | hub CPU µs/write | hub RSS KiB/waiter | waiters answered');
-    console.log('---|---|---|---|---|---|---');
+    await settle(pid);
+    const before = rssKiB(pid);
+    const waiters = await openWaiters(path, waiting);
+    if (waiting > 0) await settle(pid);
+    const rssPerWaiterKiB = waiting > 0 ? (rssKiB(pid) - before) / waiting : NaN;
+    const { perSecond, failures, cpuUsPerWrite } = await writeRate(SECONDS, pid);
+    const answered = waiters.answered();
+    await waiters.release();
+    return { perSecond, failures, cpuUsPerWrite, rssPerWaiterKiB, answered };
+  } finally {
+    hub.child.kill('SIGTERM');
+    await once(hub.child, 'exit');
+  }
+}
+
+async function main(): Promise<void> {
+  try {
+    console.log(`blocking-query bench: ${NODES} nodes, ${CONCURRENCY} writers, ${SECONDS} s per figure, a fresh hub per figure, load average ${loadavg()}`);
+    console.log('endpoint | waiters | unrelated writes/s | × rate with none | hub CPU µs/write | × CPU/write with none | hub RSS KiB/waiter | waiters answered');
+    console.log('---|---|---|---|---|---|---|---');
     for (const [name, path] of ENDPOINTS) {
       if (args.only && !name.includes(args.only)) continue;
-      let baseline = 0;
+      let none: Figure | undefined;
       for (const level of LEVELS) {
-        await settle(pid);
-        const before = rssKiB(pid);
-        const waiters = await openWaiters(path, level);
-        if (level > 0) await settle(pid);
-        const perWaiter = level > 0 ? (rssKiB(pid) - before) / level : NaN;
-        const { perSecond, failures, cpuUsPerWrite } = await writeRate(SECONDS, pid);
-        if (level === 0) baseline = perSecond;
-        const answered = waiters.answered();
-        await waiters.release();
+        const f = await measure(path, level);
+        if (level === 0) none = f;
         console.log(
           [
             name,
             level,
-            perSecond.toFixed(0) + (failures ? ` (${failures} failed)` : ''),
-            level === 0 ? '1.00' : (perSecond / baseline).toFixed(2),
-            cpuUsPerWrite.toFixed(0),
-            Number.isNaN(perWaiter) ? '' : perWaiter.toFixed(1),
-            level === 0 ? '' : answered,
+            f.perSecond.toFixed(0) + (f.failures ? ` (${f.failures} failed)` : ''),
+            none ? (f.perSecond / none.perSecond).toFixed(2) : '',
+            f.cpuUsPerWrite.toFixed(0),
+            none ? (f.cpuUsPerWrite / none.cpuUsPerWrite).toFixed(2) : '',
+            Number.isNaN(f.rssPerWaiterKiB) ? '' : f.rssPerWaiterKiB.toFixed(1),
+            level === 0 ? '' : f.answered,
           ].join(' | '),
         );
       }
@@ -245,8 +272,6 @@ async function main(): Promise<void> {
     console.log(`load average at the end: ${loadavg()}`);
   } finally {
     writers.destroy();
-    hub.child.kill('SIGTERM');
-    await once(hub.child, 'exit');
   }
 }
 

@@ -6,7 +6,7 @@ import type { CheckInput, NodeInput, ServiceInput } from './commands';
 import type { Draft } from './tables';
 import { jsonProblem, metaProblem, nameProblem, sizeProblem } from './limits';
 import type { HealthCheck, HealthStatus, Node, NodeService } from './types';
-import { deepFreeze, normalise, sameContent } from './values';
+import { sameContent } from './values';
 
 type ErrorCode = NonNullable<ApplyResult['error']>['code'];
 
@@ -68,8 +68,9 @@ export function checkStatus(value: unknown, field: string): HealthStatus {
 }
 
 /** Builds the stored object from an already normalised value plus indexes (CreateIndex kept from the existing object). */
-function stamp<T extends object>(value: object, existing: { CreateIndex: number } | undefined, index: number): T {
-  return deepFreeze({ ...value, CreateIndex: existing?.CreateIndex ?? index, ModifyIndex: index }) as unknown as T;
+function stamp<T extends object>(draft: Draft, value: object, existing: { CreateIndex: number } | undefined): T {
+  const index = draft.index;
+  return draft.seal({ ...value, CreateIndex: existing?.CreateIndex ?? index, ModifyIndex: index }) as unknown as T;
 }
 
 export function upsertNode(draft: Draft, input: NodeInput, field = 'Node'): Node {
@@ -79,7 +80,7 @@ export function upsertNode(draft: Draft, input: NodeInput, field = 'Node'): Node
   const existing = draft.record(name)?.node;
   const candidate = storable(input, field);
   if (existing && sameContent(existing, candidate)) return existing;
-  const node = stamp<Node>(candidate, existing, draft.index);
+  const node = stamp<Node>(draft, candidate, existing);
   draft.putNode(node);
   return node;
 }
@@ -96,17 +97,13 @@ export function upsertService(draft: Draft, nodeName: string, input: ServiceInpu
   const existing = rec.services.get(id);
   const candidate = storable(input, field);
   if (existing && sameContent(existing, candidate)) return existing;
-  const service = stamp<NodeService>(candidate, existing, draft.index);
+  const service = stamp<NodeService>(draft, candidate, existing);
   rec.services.set(id, service);
   // Checks carry their service's name and tags; keep them in step when those change.
   if (existing && (existing.Service !== service.Service || !sameTags(existing.Tags, service.Tags))) {
     for (const [checkId, row] of rec.checks) {
       if (row.check.ServiceID !== id) continue;
-      const check = stamp<HealthCheck>(
-        { ...row.check, ServiceName: service.Service, ServiceTags: service.Tags ?? [] },
-        row.check,
-        draft.index,
-      );
+      const check = stamp<HealthCheck>(draft, { ...row.check, ServiceName: service.Service, ServiceTags: service.Tags ?? [] }, row.check);
       rec.checks.set(checkId, { ...row, check });
     }
   }
@@ -144,7 +141,7 @@ export function upsertCheck(draft: Draft, nodeName: string, input: CheckInput, f
   );
   const existing = rec.checks.get(checkId);
   const check =
-    existing && sameContent(existing.check, candidate) ? existing.check : stamp<HealthCheck>(candidate, existing?.check, draft.index);
+    existing && sameContent(existing.check, candidate) ? existing.check : stamp<HealthCheck>(draft, candidate, existing?.check);
   rec.checks.set(checkId, { check, refreshIndex: draft.index });
   return check;
 }
@@ -162,7 +159,7 @@ export function updateCheckStatus(
   if (!rec || !row) throw new ApplyError('NOT_FOUND', `check "${checkId}" on node "${nodeName}" does not exist`, 'CheckID');
   let check = row.check;
   if (check.Status !== status || check.Output !== output) {
-    check = stamp<HealthCheck>({ ...check, Status: status, Output: output }, check, draft.index);
+    check = stamp<HealthCheck>(draft, { ...check, Status: status, Output: output }, check);
   }
   rec.checks.set(checkId, { check, refreshIndex: draft.index });
 }
@@ -174,7 +171,7 @@ export function expireCheck(draft: Draft, nodeName: string, checkId: string, ref
   const rec = draft.writable(nodeName)!;
   let check = row.check;
   if (check.Status !== 'critical' || check.Output !== output) {
-    check = stamp<HealthCheck>({ ...check, Status: 'critical', Output: output }, check, draft.index);
+    check = stamp<HealthCheck>(draft, { ...check, Status: 'critical', Output: output }, check);
   }
   rec.checks.set(checkId, { check, refreshIndex, expired: true });
 }

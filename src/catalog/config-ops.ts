@@ -4,7 +4,7 @@ import { ApplyError, checkMeta, optionalName, requireName, storable } from './ca
 import type { ConfigEntryInput } from './commands';
 import type { Draft } from './tables';
 import { CONFIG_ENTRY_KINDS, type ConfigEntry, type ConfigEntryKind } from './types';
-import { deepFreeze, key2, sameContent } from './values';
+import { key2, sameContent } from './values';
 
 const KINDS: ReadonlySet<string> = new Set(CONFIG_ENTRY_KINDS);
 
@@ -34,7 +34,7 @@ export function setConfigEntry(draft: Draft, input: ConfigEntryInput, cas: numbe
   casGuard(existing, cas, `config entry ${kind}/${name}`);
   const candidate = storable(input, 'entry');
   if (existing && sameContent(existing, candidate)) return existing;
-  const entry = deepFreeze({
+  const entry = draft.seal({
     ...candidate,
     CreateIndex: existing?.CreateIndex ?? draft.index,
     ModifyIndex: draft.index,

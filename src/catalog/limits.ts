@@ -29,10 +29,17 @@ function codePoint(text: string, at: number): string {
   return `U+${text.charCodeAt(at).toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
+// String.prototype.isWellFormed (ES2024; V8 has it since Node 20) is native and
+// fast; the regex only says where the lone surrogate is.
+const isWellFormed: (text: string) => boolean = typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
+  ? (text) => (text as unknown as { isWellFormed(): boolean }).isWellFormed()
+  : (text) => !LONE_SURROGATE.test(text);
+
 /** Why `text` cannot be stored as any string: a lone surrogate is not Unicode text (it has no UTF-8 form). */
 export function textProblem(text: string): string | undefined {
-  const m = LONE_SURROGATE.exec(text);
-  return m ? `is not valid Unicode: lone surrogate ${codePoint(text, m.index)} at position ${m.index}` : undefined;
+  if (isWellFormed(text)) return undefined;
+  const m = LONE_SURROGATE.exec(text)!;
+  return `is not valid Unicode: lone surrogate ${codePoint(text, m.index)} at position ${m.index}`;
 }
 
 /** Why `name` is not a valid name or ID (an empty one is the caller's business), or undefined. */
@@ -76,29 +83,33 @@ export function metaProblem(meta: Readonly<Record<string, unknown>>): Problem | 
 }
 
 /**
- * Walks a JSON value without recursion (so a hostile nesting cannot exhaust the
- * stack here): nesting at most MAX_JSON_DEPTH, every string and key valid Unicode.
+ * Checks a JSON value: nesting at most `maxDepth`, every string and key valid
+ * Unicode. It recurses, but never deeper than `maxDepth`, so a hostile nesting
+ * cannot exhaust the stack here; the path is built only for a problem found.
  */
 export function jsonProblem(value: unknown, maxDepth = MAX_JSON_DEPTH): Problem | undefined {
-  const stack: Array<{ v: unknown; path: string; depth: number }> = [{ v: value, path: '', depth: 0 }];
-  while (stack.length > 0) {
-    const { v, path, depth } = stack.pop()!;
-    if (typeof v === 'string') {
-      const bad = textProblem(v);
-      if (bad) return { path, reason: bad };
-      continue;
+  return walk(value, 0, maxDepth);
+}
+
+function walk(v: unknown, depth: number, maxDepth: number): Problem | undefined {
+  if (typeof v === 'string') {
+    const bad = textProblem(v);
+    return bad ? { path: '', reason: bad } : undefined;
+  }
+  if (v === null || typeof v !== 'object') return undefined;
+  if (depth >= maxDepth) return { path: '', reason: `nests deeper than ${maxDepth} levels` };
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const p = walk(v[i], depth + 1, maxDepth);
+      if (p) return { path: `[${i}]${p.path}`, reason: p.reason };
     }
-    if (v === null || typeof v !== 'object') continue;
-    if (depth >= maxDepth) return { path, reason: `nests deeper than ${maxDepth} levels` };
-    if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: `${path}[${i}]`, depth: depth + 1 });
-      continue;
-    }
-    for (const [k, item] of Object.entries(v)) {
-      const bad = textProblem(k);
-      if (bad) return { path: `${path}${keyPath(k)}`, reason: `key ${bad}` };
-      stack.push({ v: item, path: `${path}.${k}`, depth: depth + 1 });
-    }
+    return undefined;
+  }
+  for (const k in v) {
+    const bad = textProblem(k);
+    if (bad) return { path: keyPath(k), reason: `key ${bad}` };
+    const p = walk((v as Record<string, unknown>)[k], depth + 1, maxDepth);
+    if (p) return { path: `.${k}${p.path}`, reason: p.reason };
   }
   return undefined;
 }

@@ -136,8 +136,8 @@ export function createStateMachine(): StateMachine {
   const reader = createReader(() => tables, () => lastIndex);
 
   /** Runs the command on a draft at `index`: the staged draft and extra result fields, or the refusal. */
-  function execute(index: bigint, command: Command): { draft: Draft; extra: Partial<ApplyResult> } | { refusal: ApplyResult } {
-    const draft = new Draft(tables, Number(index));
+  function execute(index: bigint, command: Command, dry = false): { draft: Draft; extra: Partial<ApplyResult> } | { refusal: ApplyResult } {
+    const draft = new Draft(tables, Number(index), dry);
     try {
       return { draft, extra: run(draft, command) };
     } catch (err) {
@@ -189,7 +189,7 @@ export function createStateMachine(): StateMachine {
       return { result: { index: lastIndex, ok: true }, changes: true };
     }
     // The draft is stamped with the index the entry would get if appended now; only the verdict is kept.
-    const outcome = execute(lastIndex + 1n, command);
+    const outcome = execute(lastIndex + 1n, command, true);
     if ('refusal' in outcome) return { result: { ...outcome.refusal, index: lastIndex }, changes: false };
     return { result: { index: lastIndex, ok: true, ...outcome.extra }, changes: hasChanges(outcome.draft) };
   }

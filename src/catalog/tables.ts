@@ -6,6 +6,7 @@ import { type AclChange, type AclTables, emptyAclTables } from '../acl/state';
 import { emptyConnectState } from '../connect/state';
 import type { ConnectChange, ConnectState } from '../connect/types';
 import type { ConfigEntry, HealthCheck, Node, NodeService } from './types';
+import { deepFreeze } from './values';
 
 /** A check plus the hidden index of its last registration or TTL refresh (not Consul-visible). */
 export interface CheckRow {
@@ -95,7 +96,17 @@ export class Draft {
     private readonly base: Tables,
     /** The index of the entry being applied (CreateIndex/ModifyIndex of what it writes). */
     readonly index: number,
+    /**
+     * A dry run (StateMachine.check): the draft is dropped, never committed, so
+     * what it writes need not be frozen for sharing (freezing is a deep walk).
+     */
+    readonly dry = false,
   ) {}
+
+  /** Deep-freezes what a committed draft will share with readers; a dry run's objects are dropped. */
+  seal<T>(value: T): T {
+    return this.dry ? value : deepFreeze(value);
+  }
 
   record(name: string): NodeRecord | undefined {
     const staged = this.nodeStage.get(name);
