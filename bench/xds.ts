@@ -8,7 +8,8 @@
 //        [--churn 1000] [--churn-seconds 10] [--hub-args "--xds-debounce 50ms ..."]
 //   node --import tsx bench/xds.ts --storm [--clients 5000] [--services 1]
 //
-// The hub is a real hub process (createHub, default flags unless --hub-args);
+// The hub is a real hub process (createHub, default flags unless --hub-args;
+// its SQLite log on /dev/shm, so disk latency from other work stays out);
 // its changes are catalog writes over its HTTP API and t0 is the moment the
 // write's acknowledgement arrives. The bare server's t0 is when it starts
 // writing. `bare-sync` is the bare server also sending each client one shared,

@@ -5,26 +5,15 @@
 // per armed change when each client received the changed assignment, and, for
 // churn runs, responses per stream and how stale the sampled clients were.
 import * as grpc from '@grpc/grpc-js';
-import { lookupType } from '../../src/xds/transport/envoy-proto';
-import { CDS, DELTA_ADS, EDS, deltaRequest, deltaResponse, now, type ChurnChange, type ClientCommand, type ClientReply, type Mode } from './protocol';
+import { readDeltaResponse, type Received } from './decode';
+import { CDS, DELTA_ADS, EDS, deltaRequest, now, type ChurnChange, type ClientCommand, type ClientReply, type Mode } from './protocol';
 
 const Req = deltaRequest();
-const Res = deltaResponse();
-const Cla = lookupType('envoy.config.endpoint.v3.ClusterLoadAssignment');
 const send = (m: ClientReply) => {
   if (process.connected) process.send!(m);
 };
 // The parent is gone (finished or failed): leave no orphan behind.
 process.on('disconnect', () => process.exit(0));
-
-interface Received {
-  bytes: number;
-  typeUrl: string;
-  nonce: string;
-  names: string[];
-  /** Resource bodies, kept only for sampled clients during churn. */
-  bodies: Uint8Array[] | undefined;
-}
 
 interface Sim {
   index: number;
@@ -58,16 +47,7 @@ function serialize(m: Record<string, unknown>): Buffer {
 }
 
 function deserializer(sampled: () => boolean) {
-  return (buf: Buffer): Received => {
-    const msg = Res.decode(buf) as unknown as { typeUrl: string; nonce: string; resources: { name: string; resource?: { value: Uint8Array } }[] };
-    return {
-      bytes: buf.length,
-      typeUrl: msg.typeUrl,
-      nonce: msg.nonce,
-      names: msg.resources.map((r) => r.name),
-      bodies: sampled() ? msg.resources.map((r) => r.resource?.value ?? new Uint8Array()) : undefined,
-    };
-  };
+  return (buf: Buffer): Received => readDeltaResponse(buf, sampled());
 }
 
 function markReady(sim: Sim) {
@@ -96,13 +76,11 @@ function onResponse(sim: Sim, r: Received) {
   } else if (r.typeUrl === EDS) {
     for (const n of r.names) sim.edsNames.add(n);
     if (!sim.ready && sim.edsNames.size >= services) markReady(sim);
-    if (churning && sim.held && r.bodies) {
+    if (churning && sim.held && r.ports) {
       r.names.forEach((name, i) => {
-        const cla = Cla.toObject(Cla.decode(r.bodies![i]!), { arrays: true }) as { endpoints: { lbEndpoints: { endpoint: { address: { socketAddress: { portValue: number } } } }[] }[] };
-        const port = cla.endpoints[0]?.lbEndpoints[0]?.endpoint.address.socketAddress.portValue ?? 0;
         let list = sim.held!.get(name);
         if (!list) sim.held!.set(name, (list = []));
-        list.push({ at: t, port });
+        list.push({ at: t, port: r.ports![i]! });
       });
     }
   }
