@@ -5,6 +5,7 @@
 // server, not the clients, is what the bench measures. Hub and bare are read
 // the same way.
 import { Reader } from 'protobufjs';
+import { eachField } from '../../src/xds/transport/wire';
 
 export interface Received {
   bytes: number;
@@ -15,21 +16,12 @@ export interface Received {
   ports: number[] | undefined;
 }
 
-function each(bytes: Uint8Array, field: number, fn: (value: Uint8Array) => void): void {
-  const r = Reader.create(bytes);
-  while (r.pos < r.len) {
-    const tag = r.uint32();
-    if (tag >>> 3 === field && (tag & 7) === 2) fn(r.bytes());
-    else r.skipType(tag & 7);
-  }
-}
-
 const text = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.length).toString('utf8');
 
 /** ClusterLoadAssignment.endpoints (2) → lb_endpoints (2) → endpoint (1) → address (1) → socket_address (1) → port_value (3). */
 function firstPort(cla: Uint8Array): number {
   let port = 0;
-  each(cla, 2, (loc) => each(loc, 2, (lb) => each(lb, 1, (ep) => each(ep, 1, (addr) => each(addr, 1, (sa) => {
+  eachField(cla, 2, (loc) => eachField(loc, 2, (lb) => eachField(lb, 1, (ep) => eachField(ep, 1, (addr) => eachField(addr, 1, (sa) => {
     const r = Reader.create(sa);
     while (r.pos < r.len) {
       const tag = r.uint32();
@@ -67,7 +59,7 @@ export function readDeltaResponse(buf: Buffer, withPorts: boolean): Received {
       out.names.push(name);
       if (out.ports) {
         let port = 0;
-        if (body) each(body, 2, (v) => (port = firstPort(v)));
+        if (body) eachField(body, 2, (v) => (port = firstPort(v)));
         out.ports.push(port);
       }
     }

@@ -202,22 +202,22 @@ export class XdsStream {
 
   /** Writes what the rules say each dirty type needs, until they say nothing or the socket pushes back. */
   flush(): void {
-    while (!this.closed && !this.blocked && this.state.node) {
-      const step = nextResponse(this.state, this.context());
-      this.state = step.state;
-      if (!step.response) return;
-      this.write(step.response);
-      reportSent(this.deps.observer, this.state, step.response, this.deps.now?.() ?? Date.now());
-    }
+    this.writeEach(nextResponse, (out) => reportSent(this.deps.observer, this.state, out, this.deps.now?.() ?? Date.now()));
   }
 
   /** X-TTL-2: called by the server's heartbeat timer. */
   heartbeat(): void {
+    this.writeEach(nextHeartbeat);
+  }
+
+  /** Asks `next` for a response and writes it, until it has none or the stream cannot write. */
+  private writeEach(next: typeof nextResponse, written?: (out: Outgoing) => void): void {
     while (!this.closed && !this.blocked && this.state.node) {
-      const step = nextHeartbeat(this.state, this.context());
+      const step = next(this.state, this.context());
       this.state = step.state;
       if (!step.response) return;
       this.write(step.response);
+      written?.(step.response);
     }
   }
 

@@ -72,6 +72,19 @@ function sotwRequestFromPlain(o: Plain): SotwRequest {
 }
 
 /**
+ * Calls `each` with the bytes of every length-delimited field number `field`
+ * of a message: reading a few fields of encoded bytes without a schema.
+ */
+export function eachField(bytes: Uint8Array, field: number, each: (value: Uint8Array) => void): void {
+  const r = protobuf.Reader.create(bytes);
+  while (r.pos < r.len) {
+    const tag = r.uint32();
+    if (tag >>> 3 === field && (tag & 7) === 2) each(r.bytes());
+    else r.skipType(tag & 7);
+  }
+}
+
+/**
  * Throws when a length-delimited field claims more bytes than the message has
  * left. protobufjs reads such a string short instead of failing, so a cut-off
  * request would decode with, say, a type URL cut in half (on ADS: a type the

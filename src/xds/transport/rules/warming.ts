@@ -8,23 +8,13 @@
 // the transport looks inside a resource. Read straight from the encoded bytes
 // (a walk over five field numbers, no schema to load) once per resource
 // content: a cache keyed by the shared resource object.
-import { Reader } from 'protobufjs';
 import type { ResourceSet, XdsResource } from '../provider';
 import { Clusters, Endpoints, Routes, type ResourceType } from '../resource-types';
 import { markChanged, withNames, withType, type StreamState, type TypeState } from '../stream-state';
+import { eachField } from '../wire';
 import { covers } from './subscription';
 
 const cache = new WeakMap<XdsResource, readonly string[]>();
-
-/** Calls `each` with the bytes of every length-delimited field `field` of a message. */
-function fields(bytes: Uint8Array, field: number, each: (value: Uint8Array) => void): void {
-  const r = Reader.create(bytes);
-  while (r.pos < r.len) {
-    const tag = r.uint32();
-    if (tag >>> 3 === field && (tag & 7) === 2) each(r.bytes());
-    else r.skipType(tag & 7);
-  }
-}
 
 const text = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.length).toString('utf8');
 
@@ -38,11 +28,11 @@ export function routeClusters(res: XdsResource): readonly string[] {
   let names = cache.get(res);
   if (names) return names;
   const out = new Set<string>();
-  fields(res.encoded, 2, (vh) =>
-    fields(vh, 3, (route) =>
-      fields(route, 2, (action) => {
-        fields(action, 1, (c) => out.add(text(c)));
-        fields(action, 3, (wc) => fields(wc, 1, (cw) => fields(cw, 1, (n) => out.add(text(n)))));
+  eachField(res.encoded, 2, (vh) =>
+    eachField(vh, 3, (route) =>
+      eachField(route, 2, (action) => {
+        eachField(action, 1, (c) => out.add(text(c)));
+        eachField(action, 3, (wc) => eachField(wc, 1, (cw) => eachField(cw, 1, (n) => out.add(text(n)))));
       }),
     ),
   );
