@@ -3,6 +3,7 @@
 import type { AclTables } from '../acl/state';
 import type { ConnectChange, ConnectState } from '../connect/types';
 import type { ApplyResult, Command } from './commands';
+import type { StateMachine } from './state';
 import type { CatalogEvent, CheckServiceNode, ConfigEntry, ConfigEntryKind, HealthCheck, HealthStatus, Node, NodeService } from './types';
 
 /** A read result plus the index a blocking query on it compares against (≥ 1). */
@@ -102,5 +103,7 @@ export interface Catalog extends CatalogReader {
   onReset(listener: (index: bigint) => void): () => void;
   /** Serialises the whole state (for snapshots and compaction). */
   snapshot(): { index: bigint; state: string };
+  /** A private copy of the state at lastIndex() to try commands on (the dry run); see StateMachine.fork. */
+  fork(): StateMachine;
   close(): Promise<void>;
 }

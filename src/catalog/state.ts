@@ -61,6 +61,13 @@ export interface StateMachine extends CatalogReader {
   snapshot(): string;
   /** Replaces the whole state with a snapshot() string (loading a log snapshot); lastIndex becomes the snapshot's. */
   restore(state: string): void;
+  /**
+   * A state machine of its own, starting from this one's state at lastIndex():
+   * what either applies later, the other never sees. Costs a copy of the
+   * tables' maps, not of the records (committed records are never mutated), so
+   * it is cheap next to snapshot() + restore(); the dry run uses it per request.
+   */
+  fork(): StateMachine;
 }
 
 function refused(index: bigint, err: unknown): Applied {
@@ -131,8 +138,25 @@ class TxnRollback extends Error {
 }
 
 export function createStateMachine(): StateMachine {
-  let tables: Tables = emptyTables();
-  let lastIndex = 0n;
+  return machineOver(emptyTables(), 0n);
+}
+
+/** The maps commit() changes in place, copied; records, entries, ACL and CA states are shared (replaced, never mutated). */
+function forkTables(t: Tables): Tables {
+  const ix = t.indexes;
+  return {
+    nodes: new Map(t.nodes),
+    configs: new Map(t.configs),
+    byServiceName: new Map([...t.byServiceName].map(([name, keys]) => [name, new Set(keys)])),
+    indexes: { ...ix, node: new Map(ix.node), service: new Map(ix.service), configKind: new Map(ix.configKind), configEntry: new Map(ix.configEntry) },
+    acl: t.acl,
+    connect: t.connect,
+  };
+}
+
+function machineOver(initial: Tables, initialIndex: bigint): StateMachine {
+  let tables: Tables = initial;
+  let lastIndex = initialIndex;
   const reader = createReader(() => tables, () => lastIndex);
 
   /** Runs the command on a draft at `index`: the staged draft and extra result fields, or the refusal. */
@@ -204,6 +228,7 @@ export function createStateMachine(): StateMachine {
       tables = parsed.tables;
       lastIndex = parsed.index;
     },
+    fork: () => machineOver(forkTables(tables), lastIndex),
   };
 }
 

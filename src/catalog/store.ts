@@ -261,6 +261,7 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
     },
 
     snapshot: () => ({ index: sm.lastIndex(), state: sm.snapshot() }),
+    fork: () => sm.fork(),
 
     async close() {
       if (abort.signal.aborted) return;

@@ -103,6 +103,9 @@ export function createFakeCatalog(): FakeCatalog {
       return () => resets.delete(l);
     },
     snapshot: () => ({ index: last, state: '' }),
+    fork: () => {
+      throw new Error('not in the fake');
+    },
     close: () => Promise.resolve(),
     register: (service, id) => commit(put(service, id)),
     registerMany: (service, ids) => commit(ids.flatMap((id) => put(service, id))),
