@@ -4,23 +4,27 @@
 //     response content between the nodes that got it, and so does this bench);
 //     heap after gc, per node, for a fleet receiving 1,000 one-endpoint Delta
 //     pushes, and for 1,000 SotW CDS pushes of a 100-cluster set.
-//  2. dry-run latency of one change against S services and N connected nodes:
-//     a real hub (in this process), N real Delta ADS streams over loopback
-//     gRPC (wildcard CDS, EDS of ten services), PUT ...?dry-run=true over a real socket; the
-//     reference measured in the same run is the same change really written
+//  2. dry-run latency of one change against S services and N connected nodes,
+//     as the client sees it (from sending PUT ...?dry-run=true over a real
+//     socket to holding the whole answer): a real hub in this process, N real
+//     Delta ADS streams over loopback gRPC from another process
+//     (bench/ops/clients.ts: wildcard CDS, EDS of ten services). The reference
+//     measured in the same run is the same change really written
 //     (acknowledgement latency).
-//   node --expose-gc --import tsx bench/ops.ts [--services 1000] [--nodes 1000] [--runs 30]
+//   node --expose-gc --import tsx bench/ops.ts [--services 1000] [--nodes 1000] [--runs 100] [--real-runs 30] [--dry-run-only]
+import { fork, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createHistory } from '../src/ops/history';
 import { TypeUrl } from '../src/xds/transport/type-urls';
 import { startOpsHub } from '../test/ops/helpers';
-import { ScriptedClient } from '../test/xds/transport/helpers/client';
 
-const { values } = parseArgs({ options: { services: { type: 'string', default: '1000' }, nodes: { type: 'string', default: '1000' }, runs: { type: 'string', default: '30' }, 'history-nodes': { type: 'string', default: '200' } } });
+const { values } = parseArgs({ options: { services: { type: 'string', default: '1000' }, nodes: { type: 'string', default: '1000' }, runs: { type: 'string', default: '100' }, 'real-runs': { type: 'string', default: '30' }, 'history-nodes': { type: 'string', default: '200' }, 'dry-run-only': { type: 'boolean', default: false } } });
 const S = Number(values.services);
 const N = Number(values.nodes);
 const RUNS = Number(values.runs);
+const REAL_RUNS = Number(values['real-runs']);
 const HN = Number(values['history-nodes']);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
@@ -33,9 +37,9 @@ function heap(): number {
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
-function historyCost(kind: 'delta' | 'sotw'): number {
+async function historyCost(kind: 'delta' | 'sotw'): Promise<number> {
   const base = heap();
-  const history = createHistory({ perNode: 1_000, index: () => 42n });
+  const history = createHistory({ perNode: 1_000, hub: 'bench', index: () => 42n });
   const nodes = Array.from({ length: HN }, (_, i) => ({ id: `envoy-${i}`, cluster: 'edge', clientFeatures: [], userAgent: 'envoy' }));
   const sotwNames = Array.from({ length: 100 }, (_, i) => `svc-${i}`);
   for (let p = 0; p < 1_000; p++) {
@@ -51,12 +55,20 @@ function historyCost(kind: 'delta' | 'sotw'): number {
     }
   }
   const perNode = (heap() - base) / HN;
-  if (history.of('envoy-0').length !== 1_000) throw new Error('history lost records');
+  if ((await history.of('envoy-0')).length !== 1_000) throw new Error('history lost records');
   return perNode;
+}
+
+interface DryRunBody {
+  diffs?: { nodes: string[] }[];
+  /** The answer's shape before each distinct diff was listed once (kept so this bench measures older builds too). */
+  nodes?: unknown[];
+  ms: number;
 }
 
 async function dryRunLatency(): Promise<void> {
   const h = await startOpsHub({});
+  let fleet: ChildProcess | undefined;
   try {
     const ops = [];
     for (let i = 0; i < S; i++) ops.push({ Service: { Verb: 'set', Node: `node-${i % 50}`, Service: { Service: `svc-${i}`, ID: `svc-${i}-1`, Port: 10_000 + i } } });
@@ -65,68 +77,66 @@ async function dryRunLatency(): Promise<void> {
       const res = await h.hub.http.inject({ method: 'PUT', url: '/v1/txn', payload: JSON.stringify(ops.slice(i, i + 64)) });
       if (res.statusCode !== 200) throw new Error(res.body);
     }
-    const t0 = Date.now();
-    const clients: ScriptedClient[] = [];
-    let synced = 0;
-    for (let i = 0; i < N; i++) {
-      const c = new ScriptedClient({ port: h.hub.grpcPort, path: '/envoy.service.discovery.v3.AggregatedDiscoveryService/DeltaAggregatedResources', kind: 'delta' });
-      c.send({ node: { id: `envoy-${i}`, cluster: 'edge', userAgentName: 'envoy' }, typeUrl: TypeUrl.Cluster, resourceNamesSubscribe: ['*'] });
-      // Each node also follows the endpoints of ten services, as a sidecar does for its upstreams.
-      c.send({ typeUrl: TypeUrl.ClusterLoadAssignment, resourceNamesSubscribe: Array.from({ length: 10 }, (_, k) => `svc-${k}`) });
-      void (async () => {
-        let first = 0;
-        for (;;) {
-          const r = await c.next();
-          c.send({ typeUrl: r.typeUrl, responseNonce: r.nonce });
-          // Synced once both the CDS and the EDS answer arrived.
-          if (++first === 2) synced++;
-        }
-      })();
-      clients.push(c);
-      if (i % 100 === 99) await sleep(50);
-    }
-    while (synced < N) await sleep(100);
-    console.log(`setup: ${S} services, ${N} Delta ADS streams synced in ${Date.now() - t0} ms`);
-    const changes: [string, string, unknown][] = [
-      ['instance', '/v1/catalog/register', (i: number) => ({ Node: 'node-1', Address: '10.0.0.1', Service: { Service: 'svc-7', ID: `svc-7-x${i}`, Port: 20_000 + i } })] as never,
-      ['config entry', '/v1/config', (i: number) => ({ Kind: 'service-defaults', Name: 'svc-9', Protocol: i % 2 ? 'http2' : 'http' })] as never,
+    // The clients live in a process of their own: the hub's process holds only the server side of the streams.
+    fleet = fork(join(__dirname, 'ops', 'clients.ts'), [String(h.hub.grpcPort), String(N)], { execArgv: ['--import', 'tsx'] });
+    const synced = await new Promise<{ ms: number }>((resolve, reject) => {
+      fleet!.on('message', (m: { kind: string; ms: number; message?: string }) => (m.kind === 'synced' ? resolve(m) : reject(new Error(m.message))));
+      fleet!.once('exit', (code) => reject(new Error(`the client process exited (${code})`)));
+    });
+    console.log(`setup: ${S} services, ${N} Delta ADS streams (another process) synced in ${synced.ms} ms`);
+    const changes: [string, string, (i: number) => unknown][] = [
+      ['instance', '/v1/catalog/register', (i) => ({ Node: 'node-1', Address: '10.0.0.1', Service: { Service: 'svc-7', ID: `svc-7-x${i}`, Port: 20_000 + i } })],
+      ['config entry', '/v1/config', (i) => ({ Kind: 'service-defaults', Name: 'svc-9', Protocol: i % 2 ? 'http2' : 'grpc' })],
     ];
-    for (const [what, path, body] of changes) {
-      const make = body as (i: number) => unknown;
+    /** One dry run as a client sees it: from sending the request to holding the whole answer. */
+    const dryRun = async (path: string, body: unknown) => {
+      const t = performance.now();
+      const res = await fetch(`${h.hub.httpUrl}${path}?dry-run=true`, { method: 'PUT', body: JSON.stringify(body) });
+      const text = await res.text();
+      const ms = performance.now() - t;
+      if (res.status !== 200) throw new Error(`dry run: ${res.status} ${text}`);
+      const answer = JSON.parse(text) as DryRunBody;
+      const affected = answer.diffs ? answer.diffs.reduce((n, d) => n + d.nodes.length, 0) : answer.nodes!.length;
+      return { ms, compute: answer.ms, bytes: Buffer.byteLength(text), affected, distinct: answer.diffs?.length ?? answer.nodes!.length };
+    };
+    for (const [what, path, make] of changes) {
+      // The first dry run after start builds the dry run's translation from nothing: reported on its own.
+      const first = await dryRun(path, make(-1));
       const dry: number[] = [];
       const compute: number[] = [];
       const real: number[] = [];
-      let affected = 0;
-      // Dry runs first, then the real writes: a real write's push to N in-process clients would share this loop with the next dry run.
+      let last = first;
+      // Dry runs first, then the real writes: a real write's push to N clients would share the hub's loop with the next dry run.
       for (let i = 0; i < RUNS; i++) {
-        const t = performance.now();
-        const res = await fetch(`${h.hub.httpUrl}${path}?dry-run=true`, { method: 'PUT', body: JSON.stringify(make(i)) });
-        const answer = (await res.json()) as { nodes: unknown[]; ms: number };
-        dry.push(performance.now() - t);
-        compute.push(answer.ms);
-        affected = answer.nodes.length;
+        last = await dryRun(path, make(i));
+        dry.push(last.ms);
+        compute.push(last.compute);
         await sleep(200);
       }
-      for (let i = 0; i < RUNS; i++) {
+      for (let i = 0; i < REAL_RUNS; i++) {
         const t = performance.now();
         await (await fetch(`${h.hub.httpUrl}${path}`, { method: 'PUT', body: JSON.stringify(make(i)) })).text();
         real.push(performance.now() - t);
         await sleep(500);
       }
       console.log(
-        `dry run, one ${what} change, ${S} services, ${N} connected nodes (${affected} affected): HTTP p50 ${pct(dry, 50).toFixed(1)} ms, p99 ${pct(dry, 99).toFixed(1)} ms, max ${Math.max(...dry).toFixed(1)} ms (target ≤ 200 ms), of which the prediction p50 ${pct(compute, 50).toFixed(1)} ms, p99 ${pct(compute, 99).toFixed(1)} ms; the real write's acknowledgement in the same run: p50 ${pct(real, 50).toFixed(1)} ms, p99 ${pct(real, 99).toFixed(1)} ms`,
+        `dry run, one ${what} change, ${S} services, ${N} connected nodes (${last.affected} affected, ${last.distinct} distinct diff(s), answer ${last.bytes} bytes), ${RUNS} runs: ` +
+          `request → whole answer p50 ${pct(dry, 50).toFixed(1)} ms, p99 ${pct(dry, 99).toFixed(1)} ms, max ${Math.max(...dry).toFixed(1)} ms (target ≤ 200 ms); ` +
+          `of which the prediction (copy, translation, diff) p50 ${pct(compute, 50).toFixed(1)} ms, p99 ${pct(compute, 99).toFixed(1)} ms; ` +
+          `first dry run after start ${first.ms.toFixed(0)} ms; the real write's acknowledgement in the same run (${REAL_RUNS} runs): p50 ${pct(real, 50).toFixed(1)} ms, p99 ${pct(real, 99).toFixed(1)} ms`,
       );
     }
-    clients.forEach((c) => c.close());
   } finally {
+    fleet?.kill();
     await h.close();
   }
 }
 
 async function main(): Promise<void> {
-  const delta = historyCost('delta');
+  if (values['dry-run-only']) return dryRunLatency();
+  const delta = await historyCost('delta');
   console.log(`history, ${HN} nodes × 1,000 Delta pushes (one CLA each), ACKed: ${(delta / 1024).toFixed(1)} KiB per node per 1,000 pushes`);
-  const sotw = historyCost('sotw');
+  const sotw = await historyCost('sotw');
   console.log(`history, ${HN} nodes × 1,000 SotW CDS pushes (a 100-cluster set each), ACKed: ${(sotw / 1024).toFixed(1)} KiB per node per 1,000 pushes`);
   await dryRunLatency();
 }

@@ -86,18 +86,26 @@ const pages = {
   },
 };
 
+// Each distinct diff once, with the nodes that get it (a fleet that sees the same change is one row).
 function renderPrediction(p) {
   if (!p.dryRun) return `<pre>${esc(JSON.stringify(p, null, 2))}</pre>`;
-  const head = `<p>${p.ok ? pill('passing', 'would apply') : pill('critical', `would be refused: ${p.error?.message ?? ''}`)} at index ${esc(p.index)} — ${p.nodes.length} node(s) affected, ${p.unaffected.length} unaffected (${p.ms.toFixed(1)} ms)</p>`;
-  const rows = p.nodes.map((n) => {
+  const affected = p.diffs.reduce((n, d) => n + d.nodes.length, 0);
+  const offline = new Set(p.offline);
+  const verdict = p.ok ? pill('passing', p.changes ? 'would apply' : 'would change nothing') : pill('critical', `would be refused: ${p.error?.message ?? ''}`);
+  const head = `<p>${verdict} at index ${esc(p.index)} — ${affected} node(s) affected in ${p.diffs.length} distinct diff(s), ${p.unaffected.length} unaffected (${p.ms.toFixed(1)} ms)</p>`;
+  const name = (n) => `<span class="node">${esc(n)}${offline.has(n) ? ' <span class="muted">offline</span>' : ''}</span>`;
+  const nodeList = (nodes) =>
+    nodes.length <= 12 ? nodes.map(name).join(' ') : `${nodes.slice(0, 12).map(name).join(' ')}<details><summary>all ${nodes.length}</summary>${nodes.map(name).join(' ')}</details>`;
+  const rows = p.diffs.map((d) => {
     const items = [
-      ...n.added.map((a) => `${pill('passing', 'added')} ${esc(a.type)} ${esc(a.name)}`),
-      ...n.removed.map((a) => `${pill('critical', 'removed')} ${esc(a.type)} ${esc(a.name)}`),
-      ...n.changed.map((c) => `${pill('warning', 'changed')} ${esc(c.type)} ${esc(c.name)}<pre>${esc(c.fields.map((f) => `${f.path}: ${JSON.stringify(f.before)} → ${JSON.stringify(f.after)}`).join('\n'))}</pre>`),
+      ...d.added.map((a) => `${pill('passing', 'added')} ${esc(a.type)} ${esc(a.name)}`),
+      ...d.removed.map((a) => `${pill('critical', 'removed')} ${esc(a.type)} ${esc(a.name)}`),
+      ...d.changed.map((c) => `${pill('warning', 'changed')} ${esc(c.type)} ${esc(c.name)}<pre>${esc(c.fields.map((f) => `${f.path}: ${JSON.stringify(f.before)} → ${JSON.stringify(f.after)}`).join('\n'))}</pre>`),
     ];
-    return `<tr><td>${esc(n.node)}<div class="muted">${n.connected ? 'connected' : 'offline'}</div></td><td>${items.join('<br>')}</td></tr>`;
+    return `<tr><td><b>${d.nodes.length}</b> node(s)<div class="nodes">${nodeList(d.nodes)}</div></td><td>${items.join('<br>')}</td></tr>`;
   });
-  return `${head}<table id="prediction-table"><tr><th>node</th><th>would change</th></tr>${rows.join('')}</table>`;
+  const unaffected = p.unaffected.length ? `<p class="muted">unaffected: ${nodeList(p.unaffected)}</p>` : '';
+  return `${head}<table id="prediction-table"><tr><th>nodes</th><th>would change</th></tr>${rows.join('')}</table>${unaffected}`;
 }
 
 let current = '';

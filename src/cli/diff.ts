@@ -13,25 +13,32 @@ interface Prediction {
   ok: boolean;
   changes: boolean;
   error?: { message: string };
-  nodes: { node: string; connected: boolean; added: Ref[]; removed: Ref[]; changed: (Ref & { fields: { path: string; before?: unknown; after?: unknown }[] })[] }[];
+  diffs: { nodes: string[]; added: Ref[]; removed: Ref[]; changed: (Ref & { fields: { path: string; before?: unknown; after?: unknown }[] })[] }[];
   unaffected: string[];
+  offline: string[];
 }
 type Ref = { type: string; name: string };
 
 const show = (v: unknown) => (v === undefined ? '(none)' : JSON.stringify(v));
 
+/** Node ids named per diff before "… and N more" (--json has them all). */
+const NAMED = 20;
+
 export function formatPrediction(p: Prediction): string {
-  const lines = [
-    `at index ${p.index}: ${p.ok ? (p.changes ? 'would apply' : 'would change nothing') : `would be refused: ${p.error?.message ?? ''}`}; ${p.nodes.length} node(s) affected, ${p.unaffected.length} unaffected`,
-  ];
-  for (const n of p.nodes) {
-    lines.push(`${n.node} (${n.connected ? 'connected' : 'offline'})`);
-    for (const a of n.added) lines.push(`  + ${a.type} ${a.name}`);
-    for (const c of n.changed) {
+  const affected = p.diffs.reduce((n, d) => n + d.nodes.length, 0);
+  const verdict = p.ok ? (p.changes ? 'would apply' : 'would change nothing') : `would be refused: ${p.error?.message ?? ''}`;
+  const lines = [`at index ${p.index}: ${verdict}; ${affected} node(s) affected${p.diffs.length > 1 ? ` (${p.diffs.length} distinct diffs)` : ''}, ${p.unaffected.length} unaffected`];
+  const offline = new Set(p.offline);
+  for (const d of p.diffs) {
+    const names = d.nodes.slice(0, NAMED).map((n) => (offline.has(n) ? `${n} (offline)` : n));
+    const more = d.nodes.length > NAMED ? `, … and ${d.nodes.length - NAMED} more` : '';
+    lines.push(`${d.nodes.length} node(s): ${names.join(', ')}${more}`);
+    for (const a of d.added) lines.push(`  + ${a.type} ${a.name}`);
+    for (const c of d.changed) {
       lines.push(`  ~ ${c.type} ${c.name}`);
       for (const f of c.fields) lines.push(`      ${f.path}: ${show(f.before)} → ${show(f.after)}`);
     }
-    for (const r of n.removed) lines.push(`  - ${r.type} ${r.name}`);
+    for (const r of d.removed) lines.push(`  - ${r.type} ${r.name}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -6,16 +6,15 @@
 // field diff). Nothing is written: the log index does not move.
 import type { Catalog } from '../catalog/catalog';
 import type { ApplyResult, Command } from '../catalog/commands';
-import { createStateMachine } from '../catalog/state';
 import type { StateMachine } from '../catalog/state';
 import { coveredResources, diffResources, isEmptyDiff, setsOf, type NodeSets, type ResourceDiff } from './diff';
 import { identities, type TargetNode } from './nodes';
 import { viewTags, type Shadow, type ViewTag } from './shadow';
 
-export interface NodePrediction extends ResourceDiff {
-  node: string;
-  cluster: string;
-  connected: boolean;
+/** One distinct diff and the nodes that would get it. */
+export interface DiffGroup extends ResourceDiff {
+  /** Node ids, sorted. */
+  nodes: string[];
 }
 
 export interface DryRunAnswer {
@@ -28,20 +27,19 @@ export interface DryRunAnswer {
   changes: boolean;
   error?: ApplyResult['error'];
   txnErrors?: ApplyResult['txnErrors'];
-  /** Nodes whose resources would change. */
-  nodes: NodePrediction[];
+  /**
+   * Each distinct diff once, with the nodes that would get it: a fleet that
+   * sees the same change is one entry, not one per node. Most nodes first.
+   */
+  diffs: DiffGroup[];
   /** Nodes that would see no change. */
   unaffected: string[];
+  /** The nodes above (in `diffs` or `unaffected`) that are not connected: the history knows them; their diff is against everything they would be offered. */
+  offline: string[];
   /** Milliseconds the prediction took (copying the state, translating, diffing; not the HTTP answer). */
   ms: number;
 }
 
-/** A copy of the catalog's current state, in a state machine of its own. */
-export function copyOf(catalog: Pick<Catalog, 'snapshot'>): StateMachine {
-  const sm = createStateMachine();
-  sm.restore(catalog.snapshot().state);
-  return sm;
-}
 
 /**
  * Runs `command` against `base` (which it changes) and predicts each target's
@@ -59,7 +57,7 @@ export async function predict(
   const started = performance.now();
   const index = base.lastIndex();
   const verdict = base.check(command);
-  const answer: DryRunAnswer = { dryRun: true, index: String(index), ok: verdict.result.ok, changes: verdict.result.ok && verdict.changes, nodes: [], unaffected: [], ms: 0 };
+  const answer: DryRunAnswer = { dryRun: true, index: String(index), ok: verdict.result.ok, changes: verdict.result.ok && verdict.changes, diffs: [], unaffected: [], offline: targets.filter((t) => !t.connected).map((t) => t.node.id), ms: 0 };
   if (!verdict.result.ok) {
     if (verdict.result.error) answer.error = verdict.result.error;
     if (verdict.result.txnErrors) answer.txnErrors = verdict.result.txnErrors;
@@ -74,18 +72,30 @@ export async function predict(
   const changedViews = viewTags(base.apply(index + 1n, command).events);
   await shadow.sync(base, changedViews);
   const after = targets.map((t) => setsOf(shadow.provider, t.node));
-  // Nodes that see the same sets through the same subscriptions share one diff.
+  // Nodes that see the same sets through the same subscriptions share one computed diff;
+  // nodes whose diffs read the same share one entry of the answer.
   const id = identities();
   const setsKey = (s: NodeSets) => `${id(s.clusters)},${id(s.endpoints)},${id(s.listeners)},${id(s.routes)}`;
-  const memo = new Map<string, ResourceDiff>();
+  const memo = new Map<string, DiffGroup | null>();
+  const groups = new Map<string, DiffGroup>();
   targets.forEach((t, i) => {
     const cov = t.coverage === undefined ? '*' : Object.entries(t.coverage).map(([k, subs]) => `${k}:${subs!.map((s) => `${s.wildcard ? 'w' : ''}${id(s.names)}`).join('+')}`).join(';');
     const key = `${setsKey(before[i]!)}|${setsKey(after[i]!)}|${cov}`;
-    let diff = memo.get(key);
-    if (!diff) memo.set(key, (diff = diffResources(coveredResources(before[i]!, t.coverage), coveredResources(after[i]!, t.coverage))));
-    if (isEmptyDiff(diff)) answer.unaffected.push(t.node.id);
-    else answer.nodes.push({ node: t.node.id, cluster: t.node.cluster, connected: t.connected, ...diff });
+    let group = memo.get(key);
+    if (group === undefined) {
+      const diff = diffResources(coveredResources(before[i]!, t.coverage), coveredResources(after[i]!, t.coverage));
+      if (isEmptyDiff(diff)) group = null;
+      else {
+        const text = JSON.stringify(diff);
+        group = groups.get(text);
+        if (!group) groups.set(text, (group = { nodes: [], ...diff }));
+      }
+      memo.set(key, group);
+    }
+    if (group) group.nodes.push(t.node.id);
+    else answer.unaffected.push(t.node.id);
   });
+  answer.diffs = [...groups.values()].sort((a, b) => b.nodes.length - a.nodes.length || (a.nodes[0]! < b.nodes[0]! ? -1 : 1));
   answer.ms = performance.now() - started;
   return { ...answer, changedViews };
 }
@@ -113,7 +123,7 @@ export function createDryRunner(catalog: Catalog, newShadow: () => Shadow): DryR
         shadow ??= newShadow();
         const started = performance.now();
         // The copy and the set of stale views are taken in the same turn: entries applied later mark the next run.
-        const base = copyOf(catalog);
+        const base = catalog.fork();
         const since = stale;
         stale = new Set();
         try {

@@ -12,12 +12,12 @@
 // released) or proceeds. A quiet window releases the hold: everyone moves on.
 import type { Catalog } from '../catalog/catalog';
 import type { Command } from '../catalog/commands';
+import type { StateMachine } from '../catalog/state';
 import { HubError, invalid } from '../errors';
 import { parseDurationMs } from '../config';
 import type { AnswerEvent } from '../xds/transport/observer';
 import type { ResourceChange, ResourceProvider, XdsNode } from '../xds/transport/provider';
 import { RESOURCE_TYPES } from '../xds/transport/resource-types';
-import { copyOf } from './dry-run';
 import { inverseOf } from './inverse';
 import type { Shadow } from './shadow';
 
@@ -125,7 +125,7 @@ interface Active {
   rollout: Rollout;
   pinned: Shadow;
   canaries: Set<string>;
-  before: ReturnType<typeof copyOf>;
+  before: StateMachine;
   timer: NodeJS.Timeout | undefined;
   stopHealth: () => void;
   criticalAtStart: Set<string>;
@@ -213,7 +213,7 @@ export function createRollouts(deps: RolloutDeps): Rollouts {
     async run(spec, command, submit) {
       if (active) throw new HubError('CONFLICT', `rollout ${active.rollout.id} is ${active.rollout.state}; roll it back or let it proceed first`);
       if (!['register', 'deregister', 'config-set', 'config-delete', 'txn'].includes(command.type)) throw invalid('X-Xdshub-Rollout', `a ${command.type} change cannot be rolled out in stages`);
-      const before = copyOf(deps.catalog);
+      const before = deps.catalog.fork();
       const pinned = deps.shadow();
       await pinned.sync(before);
       const started = now();
