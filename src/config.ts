@@ -54,7 +54,7 @@ export interface Config {
   sidecarMaxPort: number;
   /** xDS history: responses (and their ACK/NACK) kept per node (0 = no history). */
   xdsHistory: number;
-  /** Keep the xDS history in history.db beside the log: auto = when the log is SQLite. */
+  /** Keep the xDS history beside the log (SQLite: history.db; Redis: its own keys): auto = when the log is stored (not memory). */
   xdsHistoryPersist: 'auto' | 'on' | 'off';
   /** Mesh: the leaf certificate lifetime the built-in CA starts with (later changes: PUT /v1/connect/ca/configuration). */
   caLeafCertTtlMs: number;
@@ -348,8 +348,8 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
     if (v !== 'auto' && v !== 'on' && v !== 'off') throw invalid('xds-history-persist', `expected auto, on or off, got "${v}"`);
     config.xdsHistoryPersist = v;
   });
-  if (config.xdsHistoryPersist === 'on' && config.store.kind !== 'sqlite') {
-    throw invalid('xds-history-persist', `on needs the SQLite store (history.db sits beside it in --data-dir); with --store ${config.store.kind} the history is kept in memory only`);
+  if (config.xdsHistoryPersist === 'on' && config.store.kind === 'memory') {
+    throw invalid('xds-history-persist', 'on needs a stored log (SQLite: history.db beside it in --data-dir; Redis: keys beside the log); with --store memory the history is kept in memory only');
   }
 
   if (config.upstream !== undefined && config.store.kind === 'redis') {

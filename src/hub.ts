@@ -147,10 +147,10 @@ export function attachHubServices(
       ops.registerHttp(app);
     },
     // Reverse order of creation: streams end first, then what feeds them.
-    close() {
+    async close() {
       unwatch();
       xds.close();
-      ops.close();
+      await ops.close();
       provider.close();
     },
   };

@@ -19,10 +19,16 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS records (
     node TEXT NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL, log_index TEXT NOT NULL,
     stream INTEGER NOT NULL, type TEXT NOT NULL, nonce TEXT NOT NULL, variant TEXT NOT NULL,
-    version TEXT NOT NULL, set_hash TEXT NOT NULL, answer TEXT,
+    version TEXT NOT NULL, set_hash TEXT NOT NULL, answer TEXT, hub TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (node, seq)
   );
 `;
+
+/** Files written before records named their hub get the column (records from then read hub ''). */
+function migrate(db: Database.Database): void {
+  const columns = db.prepare('PRAGMA table_info(records)').all() as { name: string }[];
+  if (!columns.some((c) => c.name === 'hub')) db.exec("ALTER TABLE records ADD COLUMN hub TEXT NOT NULL DEFAULT ''");
+}
 
 export interface SqliteHistoryOptions {
   path: string;
@@ -33,6 +39,7 @@ export interface SqliteHistoryOptions {
 
 interface Row {
   seq: number;
+  hub: string;
   at: number;
   log_index: string;
   stream: number;
@@ -52,6 +59,7 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.exec(SCHEMA);
+    migrate(db);
   } catch (err) {
     throw new HubError('INTERNAL', `cannot open the xDS history at ${options.path}: ${(err as Error).message}`, { cause: err });
   }
@@ -63,7 +71,9 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
     nodes: db.prepare('SELECT id, cluster, user_agent, config_source FROM nodes'),
     node: db.prepare('INSERT OR REPLACE INTO nodes (id, cluster, user_agent, config_source) VALUES (?, ?, ?, ?)'),
     set: db.prepare('INSERT OR IGNORE INTO sets (hash, resources) VALUES (?, ?)'),
-    record: db.prepare('INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+    record: db.prepare(
+      'INSERT OR REPLACE INTO records (node, seq, at, log_index, stream, type, nonce, variant, version, set_hash, answer, hub) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
     trim: db.prepare('DELETE FROM records WHERE node = ? AND seq <= ?'),
     orphans: db.prepare('DELETE FROM sets WHERE hash NOT IN (SELECT set_hash FROM records)'),
   };
@@ -88,7 +98,7 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
       st.node.run(node.id, node.cluster, node.userAgent, node.configSource ?? null);
       const { hash, json } = hashOf(r.resources);
       st.set.run(hash, json);
-      st.record.run(node.id, r.seq, r.at, r.index.toString(), r.stream, r.type, r.nonce, r.variant, r.version, hash, r.answer ? JSON.stringify(r.answer) : null);
+      st.record.run(node.id, r.seq, r.at, r.index.toString(), r.stream, r.type, r.nonce, r.variant, r.version, hash, r.answer ? JSON.stringify(r.answer) : null, r.hub);
       newest.set(node.id, Math.max(newest.get(node.id) ?? 0, r.seq));
     }
     for (const [node, seq] of newest) st.trim.run(node, seq - options.perNode);
@@ -109,10 +119,11 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
       const row = st.lastSeq.get(node) as { seq: number | null };
       return Math.max(row.seq ?? 0, ...[...pending.values()].filter((p) => p.node.id === node).map((p) => p.record.seq));
     },
-    load(node, limit) {
+    async load(node, limit) {
       flush();
       return (st.load.all(node, limit) as Row[]).map((row) => ({
         seq: row.seq,
+        hub: row.hub,
         at: row.at,
         index: BigInt(row.log_index),
         stream: row.stream,
@@ -124,7 +135,7 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
         answer: row.answer ? JSON.parse(row.answer) : undefined,
       }));
     },
-    nodes() {
+    async nodes() {
       flush();
       return (st.nodes.all() as { id: string; cluster: string; user_agent: string; config_source: string | null }[]).map((n) => ({
         id: n.id,
@@ -136,8 +147,8 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
     save(node, record) {
       pending.set(`${node.id}\n${record.seq}`, { node, record });
     },
-    flush,
-    close() {
+    flush: async () => flush(),
+    async close() {
       clearInterval(timer);
       flush();
       db.close();

@@ -23,8 +23,14 @@ export interface Answer {
 }
 
 export interface HistoryRecord {
-  /** Per node, increasing; continues across restarts when the history is stored. */
+  /**
+   * Per node, increasing; continues across restarts when the history is
+   * stored. A store shared by several hubs numbers records as it writes them
+   * (0 until then).
+   */
   seq: number;
+  /** The hub that sent it (its --node-name). */
+  hub: string;
   at: number;
   /** The log index the pushed resources were translated at. */
   index: bigint;
@@ -46,23 +52,30 @@ export interface KnownNode {
   configSource: XdsNode['configSource'];
 }
 
-/** Where records outlive the process. Writes are buffered by the implementation; reads are synchronous. */
+/** Where records outlive the process. Writes are buffered by the implementation and written in batches. */
 export interface HistoryPersistence {
-  /** The highest seq stored for a node (0 if none). */
-  lastSeq(node: string): number;
-  /** Stored records of a node, oldest first, at most `limit` (the newest ones). */
-  load(node: string, limit: number): HistoryRecord[];
+  /**
+   * The highest seq stored for a node (0 if none): this hub numbers the node's
+   * records on from it. Absent: the store numbers records as it writes them
+   * (several hubs write the same node's history) and sets `seq` on the record.
+   */
+  lastSeq?(node: string): number;
+  /** Stored records of a node, oldest first, at most `limit` (the newest ones); buffered writes first. */
+  load(node: string, limit: number): Promise<HistoryRecord[]>;
   /** Known nodes and their identity (for offline nodes in dry runs and the dashboard). */
-  nodes(): KnownNode[];
-  /** Saves (or replaces) a record. */
+  nodes(): Promise<KnownNode[]>;
+  /** Saves a record; saving it again (answered) replaces it. */
   save(node: KnownNode, record: HistoryRecord): void;
-  flush(): void;
-  close(): void;
+  /** Writes what is buffered. */
+  flush(): Promise<void>;
+  close(): Promise<void>;
 }
 
 export interface HistoryOptions {
   /** Records kept per node (0 = history off). */
   perNode: number;
+  /** This hub's name, recorded with each push. */
+  hub: string;
   /** Most nodes kept in memory. */
   maxNodes?: number;
   /** The log index of the state the live provider last translated (index-tracker.ts). */
@@ -73,29 +86,28 @@ export interface HistoryOptions {
 }
 
 export interface History extends XdsObserver {
-  /** Records of a node, oldest first. */
-  of(node: string): HistoryRecord[];
+  /** Records of a node, oldest first (at most `limit`, the newest). */
+  of(node: string, limit?: number): Promise<HistoryRecord[]>;
   /** Every node the history knows (in memory or stored). */
-  nodes(): KnownNode[];
-  /** The record of a push by nonce (for rollouts). */
+  nodes(): Promise<KnownNode[]>;
+  /** The record of a push by nonce (this hub's pushes in memory, for rollouts). */
   find(node: string, nonce: string): HistoryRecord | undefined;
-  flush(): void;
-  close(): void;
+  flush(): Promise<void>;
+  close(): Promise<void>;
 }
 
 interface NodeSlot {
   node: KnownNode;
   records: HistoryRecord[];
-  /** Stored records were merged in. */
-  loaded: boolean;
   nextSeq: number;
 }
 
-const DEFAULT_MAX_NODES = 10_000;
+/** Nodes kept (in memory, and in a Redis store); the least recently pushed is forgotten first. */
+export const MAX_HISTORY_NODES = 10_000;
 
 export function createHistory(options: HistoryOptions): History {
   const { perNode, persistence } = options;
-  const maxNodes = options.maxNodes ?? DEFAULT_MAX_NODES;
+  const maxNodes = options.maxNodes ?? MAX_HISTORY_NODES;
   const slots = new Map<string, NodeSlot>();
 
   function slotOf(node: XdsNode): NodeSlot {
@@ -104,19 +116,12 @@ export function createHistory(options: HistoryOptions): History {
       // Most recently pushed last: the oldest is forgotten first.
       slots.delete(node.id);
     } else {
-      slot = { node: known(node), records: [], loaded: false, nextSeq: (persistence?.lastSeq(node.id) ?? 0) + 1 };
+      // A store that numbers records itself leaves them at 0 until written.
+      const next = persistence ? (persistence.lastSeq ? persistence.lastSeq(node.id) + 1 : 0) : 1;
+      slot = { node: known(node), records: [], nextSeq: next };
       if (slots.size >= maxNodes) slots.delete(slots.keys().next().value!);
     }
     slots.set(node.id, slot);
-    return slot;
-  }
-
-  function loaded(slot: NodeSlot): NodeSlot {
-    if (slot.loaded || !persistence) return slot;
-    const stored = persistence.load(slot.node.id, perNode);
-    const have = new Set(slot.records.map((r) => r.seq));
-    slot.records = [...stored.filter((r) => !have.has(r.seq)), ...slot.records].slice(-perNode);
-    slot.loaded = true;
     return slot;
   }
 
@@ -133,7 +138,8 @@ export function createHistory(options: HistoryOptions): History {
       const slot = slotOf(e.node);
       slot.node = known(e.node);
       const record: HistoryRecord = {
-        seq: slot.nextSeq++,
+        seq: slot.nextSeq === 0 ? 0 : slot.nextSeq++,
+        hub: options.hub,
         at: e.at,
         index: options.index(),
         stream: e.stream,
@@ -156,22 +162,22 @@ export function createHistory(options: HistoryOptions): History {
       record.answer = e.error ? { ack: false, at: e.at, code: e.error.code, message: e.error.message } : { ack: true, at: e.at };
       changed(slot, record);
     },
-    of(node) {
-      const slot = slots.get(node);
-      if (slot) return [...loaded(slot).records];
-      return persistence ? persistence.load(node, perNode) : [];
+    async of(node, limit = perNode) {
+      const n = Math.min(limit, perNode);
+      if (persistence) return persistence.load(node, n);
+      return slots.get(node)?.records.slice(-n) ?? [];
     },
-    nodes() {
+    async nodes() {
       const out = new Map<string, KnownNode>();
-      for (const n of persistence?.nodes() ?? []) out.set(n.id, n);
+      for (const n of (await persistence?.nodes()) ?? []) out.set(n.id, n);
       for (const s of slots.values()) out.set(s.node.id, s.node);
       return [...out.values()];
     },
     find(node, nonce) {
       return slots.get(node)?.records.findLast((r) => r.nonce === nonce);
     },
-    flush: () => persistence?.flush(),
-    close: () => persistence?.close(),
+    flush: async () => persistence?.flush(),
+    close: async () => persistence?.close(),
   };
 }
 
@@ -179,10 +185,10 @@ function known(node: XdsNode): KnownNode {
   return { id: node.id, cluster: node.cluster, userAgent: node.userAgent, configSource: node.configSource };
 }
 
-/** A record as JSON (the HTTP API, the store). */
-export function recordJson(r: HistoryRecord): Record<string, unknown> {
+/** What the HTTP API and the event stream both show of a record. */
+function recordFields(r: HistoryRecord) {
   return {
-    seq: r.seq,
+    hub: r.hub,
     at: new Date(r.at).toISOString(),
     index: r.index.toString(),
     stream: r.stream,
@@ -190,7 +196,21 @@ export function recordJson(r: HistoryRecord): Record<string, unknown> {
     nonce: r.nonce,
     variant: r.variant,
     version: r.version,
-    resources: Object.fromEntries(r.resources),
-    answer: r.answer ? { ...r.answer, at: new Date(r.answer.at).toISOString() } : null,
   };
+}
+
+const answerJson = (a: Answer | undefined) => (a ? { ...a, at: new Date(a.at).toISOString() } : null);
+
+/** A record as JSON (the HTTP API). */
+export function recordJson(r: HistoryRecord): Record<string, unknown> {
+  return { seq: r.seq, ...recordFields(r), resources: Object.fromEntries(r.resources), answer: answerJson(r.answer) };
+}
+
+/**
+ * A record as the event stream carries it: the resources counted, not listed
+ * (a push to a fleet is one event per node), and no seq (a store shared by
+ * several hubs numbers records only as it writes them).
+ */
+export function recordEvent(node: string, r: HistoryRecord): Record<string, unknown> {
+  return { node, ...recordFields(r), resources: r.resources.size, answer: answerJson(r.answer) };
 }

@@ -76,7 +76,7 @@ export function registerOpsHttp(app: FastifyInstance, deps: OpsHttpDeps): void {
       throw invalid(dry ? 'dry-run' : 'X-Xdshub-Rollout', `not taken by ${routeOf(req)} (only ${DRY_RUN_ROUTES.join(', ')})`);
     }
     if (dry) {
-      throw new WriteAnswered(await dryRunner.run(command, targetNodes(deps.xds(), history.nodes())));
+      throw new WriteAnswered(await dryRunner.run(command, targetNodes(deps.xds(), await history.nodes())));
     }
     if (rolloutText === undefined) return submit();
     const { result, rollout } = await rollouts.run(parseRolloutSpec(rolloutText), command, submit);
@@ -88,17 +88,18 @@ export function registerOpsHttp(app: FastifyInstance, deps: OpsHttpDeps): void {
   app.get<{ Params: { node: string }; Querystring: { limit?: string } }>('/v1/xds/history/:node', async (req, reply) => {
     const limit = req.query.limit === undefined ? undefined : Number(req.query.limit);
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) return sendError(reply, invalid('limit', `expected a whole number ≥ 1, got "${req.query.limit}"`));
-    const records = history.of(req.params.node);
-    const known = history.nodes().find((n) => n.id === req.params.node);
+    const [records, nodes] = await Promise.all([history.of(req.params.node, limit), history.nodes()]);
+    const known = nodes.find((n) => n.id === req.params.node);
     if (!known && records.length === 0) return sendError(reply, new HubError('NOT_FOUND', `no history for node "${req.params.node}"`, { field: 'node' }));
-    return { node: known ?? { id: req.params.node }, records: records.slice(limit === undefined ? 0 : -limit).map(recordJson) };
+    return { node: known ?? { id: req.params.node }, records: records.map(recordJson) };
   });
 
   app.get('/v1/xds/nodes', async () => {
     const connected = new Set((deps.xds()?.streams() ?? []).flatMap((s) => (s.node && !s.isClosed ? [s.node.id] : [])));
-    return history
-      .nodes()
-      .map((n) => ({ ...n, connected: connected.has(n.id), lastPush: (() => { const r = history.of(n.id).at(-1); return r ? recordJson(r) : null; })() }))
+    const nodes = await history.nodes();
+    const last = await Promise.all(nodes.map((n) => history.of(n.id, 1)));
+    return nodes
+      .map((n, i) => ({ ...n, connected: connected.has(n.id), lastPush: last[i]!.length ? recordJson(last[i]![0]!) : null }))
       .sort((a, b) => (a.id < b.id ? -1 : 1));
   });
 

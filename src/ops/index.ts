@@ -13,7 +13,8 @@ import type { AnswerEvent, SentEvent, XdsObserver } from '../xds/transport/obser
 import type { ResourceProvider, XdsNode } from '../xds/transport/provider';
 import type { XdsServer } from '../xds/transport/server';
 import { createEventBus, type EventBus } from './events';
-import { createHistory, recordJson, type History } from './history';
+import { createHistory, MAX_HISTORY_NODES, recordEvent, type History, type HistoryPersistence } from './history';
+import { createRedisHistory } from './history-redis';
 import { createSqliteHistory } from './history-sqlite';
 import { createIndexTracker, type IndexTracker } from './index-tracker';
 import { registerOpsHttp } from './http';
@@ -44,13 +45,20 @@ export interface Ops {
   /** `GET /v1/xds/config/:node?index=N` (handed to the transport's admin route). */
   configAt(node: string, index: string, cluster: string | undefined): Promise<unknown>;
   readonly rollouts: Rollouts;
-  close(): void;
+  /** Stops everything; resolves once the history's buffered records are written. */
+  close(): Promise<void>;
 }
 
-/** Where the history is kept: SQLite beside the log when the log is SQLite (or asked), else memory only. */
-function historyPersistence(config: Config) {
-  const persist = config.xdsHistoryPersist === 'auto' ? config.store.kind === 'sqlite' : config.xdsHistoryPersist === 'on';
+/**
+ * Where the history is kept: beside the log when the log is stored (SQLite: its
+ * own file; Redis: its own keys, shared by the hubs on that Redis), else (or
+ * when asked) in memory only.
+ */
+function historyPersistence(config: Config, logger: Logger): HistoryPersistence | undefined {
+  const { store } = config;
+  const persist = config.xdsHistoryPersist === 'auto' ? store.kind !== 'memory' : config.xdsHistoryPersist === 'on';
   if (!persist || config.xdsHistory <= 0) return undefined;
+  if (store.kind === 'redis') return createRedisHistory({ url: store.url!, perNode: config.xdsHistory, maxNodes: MAX_HISTORY_NODES, logger });
   return createSqliteHistory({ path: join(config.dataDir, HISTORY_FILE), perNode: config.xdsHistory });
 }
 
@@ -60,12 +68,16 @@ export function createOps(deps: OpsDeps): Ops {
   const tracker = createIndexTracker();
   const events = createEventBus();
   let xds: XdsServer | undefined;
-  const persistence = historyPersistence(config);
+  const persistence = historyPersistence(config, logger);
   const history = createHistory({
     perNode: config.xdsHistory,
+    hub: config.nodeName,
     index: () => tracker.index(),
     ...(persistence ? { persistence } : {}),
-    onRecord: (node, r) => events.publish({ type: r.answer ? 'answer' : 'push', data: { node, ...recordJson(r), resources: r.resources.size } }),
+    // Every push and answer of every stream passes here: nothing is built unless someone listens.
+    onRecord: (node, r) => {
+      if (events.size() > 0) events.publish({ type: r.answer ? 'answer' : 'push', data: recordEvent(node, r) });
+    },
   });
   const shadows = new Set<Shadow>();
   const newShadow = (): Shadow => {
@@ -133,13 +145,13 @@ export function createOps(deps: OpsDeps): Ops {
       registerOpsHttp(app, { catalog, history, rollouts, reads, newShadow, xds: () => xds, uiDir: uiDirectory() });
     },
     configAt: (node, index, cluster) => reads.configAt(node, index, cluster),
-    close() {
+    async close() {
       stopIndex();
       if (indexTimer) clearTimeout(indexTimer);
       rollouts.close();
       for (const s of [...shadows]) s.close();
       events.close();
-      history.close();
+      await history.close();
     },
   };
   return ops;

@@ -33,10 +33,10 @@ export function opsReads(deps: ReadDeps): OpsReads {
   }
 
   /** The node as the hub knows it: connected, in the history, or named with ?cluster=. */
-  function nodeOf(id: string, cluster: string | undefined): XdsNode {
+  async function nodeOf(id: string, cluster: string | undefined): Promise<XdsNode> {
     const live = deps.xds()?.streams().find((s) => s.node?.id === id)?.node;
     if (live && cluster === undefined) return live;
-    const known = deps.history.nodes().find((n) => n.id === id);
+    const known = (await deps.history.nodes()).find((n) => n.id === id);
     if (known && cluster === undefined) return { id, cluster: known.cluster, userAgent: known.userAgent, clientFeatures: [], ...(known.configSource ? { configSource: known.configSource } : {}) };
     if (cluster !== undefined) return { id, cluster, userAgent: live?.userAgent ?? known?.userAgent ?? '', clientFeatures: [], ...(live?.configSource ? { configSource: live.configSource } : {}) };
     throw new HubError('NOT_FOUND', `node "${id}" is neither connected nor in the history; pass ?cluster= to ask for any node`, { field: 'node' });
@@ -48,19 +48,19 @@ export function opsReads(deps: ReadDeps): OpsReads {
   }
 
   return {
-    configAt(id, indexText, cluster) {
+    async configAt(id, indexText, cluster) {
       const index = parseIndex(indexText, 'index');
-      const node = nodeOf(id, cluster);
+      const node = await nodeOf(id, cluster);
       return serial(async (s) => ({
         node: { id: node.id, cluster: node.cluster },
         index: String(index),
         resources: resourcesJson(await resourcesAt(s, node, index)),
       }));
     },
-    diff(id, fromText, toText, cluster) {
+    async diff(id, fromText, toText, cluster) {
       const from = parseIndex(fromText, 'from');
       const to = parseIndex(toText, 'to');
-      const node = nodeOf(id, cluster);
+      const node = await nodeOf(id, cluster);
       return serial(async (s) => {
         const a = await resourcesAt(s, node, from);
         const b = await resourcesAt(s, node, to);

@@ -19,7 +19,7 @@ async function fleet(h: OpsHub, nack?: (res: any[]) => string | undefined) {
   const others = [autoClient(h.hub.grpcPort, 'edge-1'), autoClient(h.hub.grpcPort, 'edge-2')];
   const all = [canary, ...others];
   await until(() => all.every((c) => webVersion(c)), 'every node holds web');
-  await until(() => h.ops.history.nodes().length === 3, 'three nodes known');
+  await until(async () => (await h.ops.history.nodes()).length === 3, 'three nodes known');
   return { canary, others, all, original: webVersion(canary)! };
 }
 

@@ -1,0 +1,292 @@
+// The xDS history kept in Redis beside a Redis log, in keys of its own
+// (`xdshub:{history}:…`, never the log's stream): recording pushes never moves
+// the catalog's index. Every hub on that Redis writes to the same keys, so a
+// node's history is one history whichever hub it was connected to (each record
+// names the hub that sent it), and any hub answers for it.
+//
+// Per node, one hash `n:<node id>`: `last` (newest seq), `low` (oldest kept),
+// `<seq>` → set hash (32 hex) + the record's JSON, `a<seq>` → its answer. The
+// seq is given by Redis as the record is written (HINCRBY), so it increases
+// per node across hubs and restarts; at most `perNode` records are kept (the
+// oldest go first). Name → version maps are stored once per content in `sets`
+// with a reference count in `refs`. `nodes` holds each node's identity and
+// `recent` when it was last written; past `maxNodes` the least recently
+// written node is forgotten whole.
+//
+// Writes are buffered and sent every `flushMs` as one script call per batch
+// (at most BATCH items): a crash loses at most that much history, never a
+// catalog write. A batch is idempotent per writer and batch number (as the
+// log's appends are): one resent after a dropped connection is not written
+// twice. While Redis is unreachable the batch is retried and new records wait,
+// at most MAX_PENDING of them (the oldest are dropped past that, counted in
+// the warning).
+import { createHash, randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+import type { Logger } from 'pino';
+import { HubError } from '../errors';
+import type { HistoryPersistence, HistoryRecord, KnownNode, TypeShort } from './history';
+
+export const HISTORY_KEY_PREFIX = 'xdshub:{history}:';
+
+/** Items (records and answers) per script call: a script blocks Redis, and every hub on it, while it runs. */
+const BATCH = 1_000;
+const MAX_PENDING = 100_000;
+/** How long Redis remembers a writer's last batch: far longer than any resend. */
+const WRITER_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * KEYS: nodes, recent, sets, refs, writer. ARGV: node key prefix, perNode,
+ * maxNodes, now (ms), writer TTL (ms), batch number, payload JSON
+ * {nodes: {id: identity JSON}, sets: {hash: JSON}, records: [[node, hash,
+ * record JSON, answer JSON or '']], answers: [[node, seq, answer JSON]]}.
+ * Returns the seqs given to the records, comma-separated, in order.
+ */
+export const WRITE_LUA = `
+local w = redis.call('HMGET', KEYS[5], 'batch', 'seqs')
+local batch = tonumber(ARGV[6])
+if w[1] and tonumber(w[1]) >= batch then
+  if tonumber(w[1]) == batch then return w[2] end
+  return redis.error_reply('STALE_BATCH ' .. w[1])
+end
+local prefix, perNode, maxNodes, now = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local p = cjson.decode(ARGV[7])
+local function drop(key, seq)
+  local v = redis.call('HGET', key, seq)
+  if v then
+    local h = string.sub(v, 1, 32)
+    if redis.call('HINCRBY', KEYS[4], h, -1) <= 0 then
+      redis.call('HDEL', KEYS[4], h)
+      redis.call('HDEL', KEYS[3], h)
+    end
+  end
+  redis.call('HDEL', key, seq, 'a' .. seq)
+end
+for id, known in pairs(p.nodes) do
+  redis.call('HSET', KEYS[1], id, known)
+  redis.call('ZADD', KEYS[2], now, id)
+end
+for h, json in pairs(p.sets) do redis.call('HSETNX', KEYS[3], h, json) end
+local seqs = {}
+for i, r in ipairs(p.records) do
+  local key = prefix .. r[1]
+  local seq = redis.call('HINCRBY', key, 'last', 1)
+  redis.call('HSET', key, seq, r[2] .. r[3])
+  if r[4] ~= '' then redis.call('HSET', key, 'a' .. seq, r[4]) end
+  redis.call('HINCRBY', KEYS[4], r[2], 1)
+  local low = tonumber(redis.call('HGET', key, 'low') or '1')
+  while seq - low + 1 > perNode do
+    drop(key, low)
+    low = low + 1
+  end
+  redis.call('HSET', key, 'low', low)
+  seqs[i] = seq
+end
+for _, a in ipairs(p.answers) do
+  local key = prefix .. a[1]
+  if redis.call('HEXISTS', key, a[2]) == 1 then redis.call('HSET', key, 'a' .. a[2], a[3]) end
+end
+local over = redis.call('ZCARD', KEYS[2]) - maxNodes
+if over > 0 then
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, over - 1)) do
+    local key = prefix .. id
+    local last = tonumber(redis.call('HGET', key, 'last') or '0')
+    for s = tonumber(redis.call('HGET', key, 'low') or '1'), last do drop(key, s) end
+    redis.call('DEL', key)
+    redis.call('HDEL', KEYS[1], id)
+    redis.call('ZREM', KEYS[2], id)
+  end
+end
+local out = table.concat(seqs, ',')
+redis.call('HSET', KEYS[5], 'batch', ARGV[6], 'seqs', out)
+redis.call('PEXPIRE', KEYS[5], ARGV[5])
+return out
+`;
+
+/** KEYS: the node's hash, sets. ARGV: limit. Returns {{seq, record JSON, answer JSON or '', set hash}...}, {hash, set JSON, ...}. */
+const READ_LUA = `
+local last = tonumber(redis.call('HGET', KEYS[1], 'last') or '0')
+local low = tonumber(redis.call('HGET', KEYS[1], 'low') or '1')
+local out, sets, seen = {}, {}, {}
+for s = math.max(low, last - tonumber(ARGV[1]) + 1), last do
+  local v = redis.call('HGET', KEYS[1], s)
+  if v then
+    local h = string.sub(v, 1, 32)
+    out[#out + 1] = { s, string.sub(v, 33), redis.call('HGET', KEYS[1], 'a' .. s) or '', h }
+    if not seen[h] then
+      seen[h] = true
+      sets[#sets + 1] = h
+      sets[#sets + 1] = redis.call('HGET', KEYS[2], h) or '{}'
+    end
+  end
+end
+return { out, sets }
+`;
+
+interface Scripts {
+  xdshubHistoryWrite(nodes: string, recent: string, sets: string, refs: string, writer: string, ...argv: string[]): Promise<string>;
+  xdshubHistoryRead(node: string, sets: string, limit: string): Promise<[[number, string, string, string][], string[]]>;
+}
+
+export interface RedisHistoryOptions {
+  url: string;
+  perNode: number;
+  maxNodes: number;
+  keyPrefix?: string;
+  flushMs?: number;
+  logger?: Logger;
+}
+
+interface Batch {
+  number: number;
+  argv: string[];
+  /** The records the script numbers, in order. */
+  records: HistoryRecord[];
+}
+
+/** The stored form of a record (without seq, resources and answer: those have their own fields). */
+function storedJson(r: HistoryRecord): string {
+  return JSON.stringify({ hub: r.hub, at: r.at, index: r.index.toString(), stream: r.stream, type: r.type, nonce: r.nonce, variant: r.variant, version: r.version });
+}
+
+export function createRedisHistory(options: RedisHistoryOptions): HistoryPersistence {
+  const prefix = options.keyPrefix ?? HISTORY_KEY_PREFIX;
+  const keys = { nodes: `${prefix}nodes`, recent: `${prefix}recent`, sets: `${prefix}sets`, refs: `${prefix}refs`, writer: `${prefix}w:${randomUUID()}` };
+  // Commands wait while the connection is down (the offline queue) and fail after a few reconnects; the batch is then retried.
+  const client = new Redis(options.url, { maxRetriesPerRequest: 3, lazyConnect: false });
+  client.on('error', () => undefined); // reported through the failed batch, once per outage
+  client.defineCommand('xdshubHistoryWrite', { numberOfKeys: 5, lua: WRITE_LUA });
+  client.defineCommand('xdshubHistoryRead', { numberOfKeys: 2, lua: READ_LUA });
+  const redis = client as unknown as Redis & Scripts;
+
+  const hashes = new WeakMap<ReadonlyMap<string, string | null>, { hash: string; json: string }>();
+  const hashOf = (m: ReadonlyMap<string, string | null>) => {
+    let h = hashes.get(m);
+    if (!h) {
+      const json = JSON.stringify(Object.fromEntries(m));
+      h = { hash: createHash('sha256').update(json).digest('hex').slice(0, 32), json };
+      hashes.set(m, h);
+    }
+    return h;
+  };
+
+  // Records not yet numbered are written whole (with their answer if they have one); numbered ones only send their answer.
+  let pending = new Map<HistoryRecord, KnownNode>();
+  let retry: Batch | undefined;
+  let batches = 0;
+  let dropped = 0;
+  let failing = false;
+  let running: Promise<void> | undefined;
+  let closed = false;
+
+  function nextBatch(): Batch | undefined {
+    if (pending.size === 0) return undefined;
+    const nodes: Record<string, string> = {};
+    const sets: Record<string, string> = {};
+    const records: [string, string, string, string][] = [];
+    const answers: [string, number, string][] = [];
+    const numbered: HistoryRecord[] = [];
+    const rest = new Map<HistoryRecord, KnownNode>();
+    let n = 0;
+    for (const [record, node] of pending) {
+      if (n++ >= BATCH) {
+        rest.set(record, node);
+        continue;
+      }
+      if (record.seq > 0) {
+        if (record.answer) answers.push([node.id, record.seq, JSON.stringify(record.answer)]);
+        continue;
+      }
+      nodes[node.id] = JSON.stringify(node);
+      const { hash, json } = hashOf(record.resources);
+      sets[hash] = json;
+      records.push([node.id, hash, storedJson(record), record.answer ? JSON.stringify(record.answer) : '']);
+      numbered.push(record);
+    }
+    pending = rest;
+    // cjson reads an empty table as an object; the script iterates both kinds alike.
+    const payload = JSON.stringify({ nodes, sets, records, answers });
+    const number = ++batches;
+    return { number, records: numbered, argv: [`${prefix}n:`, String(options.perNode), String(options.maxNodes), String(Date.now()), String(WRITER_TTL_MS), String(number), payload] };
+  }
+
+  async function send(batch: Batch): Promise<void> {
+    const out = await redis.xdshubHistoryWrite(keys.nodes, keys.recent, keys.sets, keys.refs, keys.writer, ...batch.argv);
+    const seqs = out === '' ? [] : out.split(',').map(Number);
+    batch.records.forEach((r, i) => (r.seq = seqs[i]!));
+  }
+
+  /** Writes batches until nothing is buffered; one at a time, in order. */
+  async function drain(): Promise<void> {
+    for (;;) {
+      const batch = retry ?? nextBatch();
+      if (!batch) return;
+      retry = batch;
+      try {
+        await send(batch);
+        retry = undefined;
+        if (failing) options.logger?.info('xDS history: writing to Redis again');
+        failing = false;
+      } catch (err) {
+        if (!failing) options.logger?.warn({ err: (err as Error).message }, 'xDS history: cannot write to Redis; retrying (records wait in memory)');
+        failing = true;
+        if (pending.size > MAX_PENDING) {
+          const over = pending.size - MAX_PENDING;
+          dropped += over;
+          pending = new Map([...pending].slice(over));
+          options.logger?.warn({ dropped }, 'xDS history: Redis unreachable, oldest unwritten records dropped');
+        }
+        throw err;
+      }
+    }
+  }
+
+  function flush(): Promise<void> {
+    running ??= drain().finally(() => (running = undefined));
+    return running;
+  }
+
+  const timer = setInterval(() => void flush().catch(() => undefined), options.flushMs ?? 200);
+  timer.unref();
+
+  /** A read; Redis unreachable is LOG_UNAVAILABLE (503), as for the log. */
+  async function read<T>(f: () => Promise<T>): Promise<T> {
+    await flush().catch(() => undefined); // what is buffered first; if Redis is down, the read says so
+    try {
+      return await f();
+    } catch (err) {
+      throw new HubError('LOG_UNAVAILABLE', `the xDS history in Redis cannot be read: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  return {
+    async load(node, limit) {
+      const [rows, setList] = await read(() => redis.xdshubHistoryRead(`${prefix}n:${node}`, keys.sets, String(limit)));
+      const sets = new Map<string, Map<string, string | null>>();
+      for (let i = 0; i < setList.length; i += 2) sets.set(setList[i]!, new Map(Object.entries(JSON.parse(setList[i + 1]!) as Record<string, string | null>)));
+      return rows.map(([seq, json, answer, hash]) => {
+        const r = JSON.parse(json) as { hub: string; at: number; index: string; stream: number; type: TypeShort; nonce: string; variant: 'sotw' | 'delta'; version: string };
+        return { ...r, seq: Number(seq), index: BigInt(r.index), resources: sets.get(hash) ?? new Map(), answer: answer ? JSON.parse(answer) : undefined };
+      });
+    },
+    async nodes() {
+      const all = await read(() => redis.hgetall(keys.nodes));
+      return Object.values(all).map((v) => JSON.parse(v) as KnownNode);
+    },
+    save(node, record) {
+      if (closed) return;
+      pending.delete(record); // re-added last: answers follow their record
+      pending.set(record, node);
+    },
+    flush,
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearInterval(timer);
+      // Shutdown must not hang on an unreachable Redis: what is not written by then is lost.
+      let cap: NodeJS.Timeout | undefined;
+      await Promise.race([flush().catch(() => undefined), new Promise((r) => (cap = setTimeout(r, 2_000)))]);
+      clearTimeout(cap);
+      client.disconnect();
+    },
+  };
+}
