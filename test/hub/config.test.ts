@@ -36,3 +36,13 @@ test('--shutdown-timeout: 10 s by default, a duration from the flag or XDSHUB_SH
   assert.equal(parseConfig([], { XDSHUB_SHUTDOWN_TIMEOUT: '2500' }).shutdownTimeoutMs, 2_500);
   assert.throws(() => parseConfig(['--shutdown-timeout=soon'], {}), (err: unknown) => isHubError(err, 'INVALID_ARGUMENT') && /shutdown-timeout/.test(err.message));
 });
+
+test('--xds-history-persist: on is taken with a SQLite or Redis log, refused (naming the flag) with the memory log', () => {
+  assert.equal(parseConfig(['--xds-history-persist=on'], {}).xdsHistoryPersist, 'on');
+  assert.equal(parseConfig(['--xds-history-persist=on', '--store=redis://127.0.0.1:6379'], {}).xdsHistoryPersist, 'on');
+  assert.throws(
+    () => parseConfig(['--xds-history-persist=on', '--store=memory'], {}),
+    (err: unknown) => isHubError(err, 'INVALID_ARGUMENT') && err.field === 'xds-history-persist' && /memory/.test(err.message),
+  );
+  assert.throws(() => parseConfig(['--xds-history-persist=maybe'], {}), (err: unknown) => isHubError(err, 'INVALID_ARGUMENT') && /xds-history-persist/.test(err.message));
+});

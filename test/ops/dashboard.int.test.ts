@@ -40,14 +40,14 @@ test('dashboard: live services, NACKs on client rows, history, dry run, rollouts
     await page.waitForFunction("document.getElementById('status')?.textContent === 'live'");
     await page.evaluate('window.loadedOnce = true');
     await register(h.hub, 'payments', 9090);
-    await page.waitForSelector('tr[data-service="payments"]', { timeout: 5_000 });
+    await page.waitForSelector('tr[data-service="payments"]');
     assert.equal(await page.evaluate('window.loadedOnce'), true, 'the page was not reloaded');
     await shot(page, 'services');
 
     await page.goto(`${h.hub.httpUrl}/ui/#clients`);
     await page.waitForSelector('tr[data-node="envoy-bad"]');
     await register(h.hub, 'broken', 7070);
-    const row = await page.waitForSelector('tr[data-node="envoy-bad"] .nack-msg', { timeout: 5_000 });
+    const row = await page.waitForSelector('tr[data-node="envoy-bad"] .nack-msg');
     assert.match(await row.textContent() ?? '', /cluster broken: unknown lb policy/);
     assert.equal(await page.$('tr[data-node="envoy-good"] .nack-msg'), null, 'no NACK on the good client');
     await shot(page, 'clients');
@@ -74,7 +74,7 @@ test('dashboard: live services, NACKs on client rows, history, dry run, rollouts
     await page.waitForSelector('#rollouts');
     const res = await h.hub.http.inject({ method: 'PUT', url: '/v1/config', payload: JSON.stringify({ Kind: 'service-defaults', Name: 'payments', Protocol: 'http2' }), headers: { 'x-xdshub-rollout': 'canary=1,window=30s,select=id:envoy-good' } });
     assert.equal(res.statusCode, 200, res.body);
-    await page.waitForSelector('#rollouts >> text=canary', { timeout: 5_000 });
+    await page.waitForSelector('#rollouts >> text=canary');
     await shot(page, 'rollouts');
     assert.deepEqual(errors, []);
     good.close();

@@ -36,7 +36,7 @@ export interface AutoClient {
   id: string;
   client: ScriptedClient;
   /** Every response received, with what the client answered. */
-  seen: { typeUrl: string; nonce: string; resources: Map<string, string>; removed: string[]; nacked: boolean }[];
+  seen: { typeUrl: string; nonce: string; resources: Map<string, string>; removed: string[]; nacked: boolean; at: number }[];
   /** What the client holds now (ACKed), per type URL: name → version. */
   held: Map<string, Map<string, string>>;
   close(): void;
@@ -59,7 +59,7 @@ export function autoClient(grpcPort: number, id: string, opts: { cluster?: strin
       const resources = new Map<string, string>((r.resources as Plain[]).map((x) => [String(x.name), String(x.version)]));
       const decoded = (r.resources as Plain[]).map((x) => decodeAny(x.resource));
       const message = opts.nack?.(r.typeUrl, decoded);
-      out.seen.push({ typeUrl: r.typeUrl, nonce: r.nonce, resources, removed: r.removedResources, nacked: message !== undefined });
+      out.seen.push({ typeUrl: r.typeUrl, nonce: r.nonce, resources, removed: r.removedResources, nacked: message !== undefined, at: Date.now() });
       if (message === undefined) {
         const held = out.held.get(r.typeUrl) ?? new Map<string, string>();
         for (const [n, v] of resources) held.set(n, v);
@@ -72,8 +72,12 @@ export function autoClient(grpcPort: number, id: string, opts: { cluster?: strin
   return out;
 }
 
-/** Polls `pred` every 10 ms until it holds (at most `capMs`). */
-export async function until<T>(pred: () => T | undefined | false | Promise<T | undefined | false>, what: string, capMs = 10_000): Promise<T> {
+/**
+ * Polls `pred` every 10 ms until it holds. The cap only bounds a failing test:
+ * it is generous because the machine may be loaded (teammates' suites), and a
+ * passing test never waits for it.
+ */
+export async function until<T>(pred: () => T | undefined | false | Promise<T | undefined | false>, what: string, capMs = 30_000): Promise<T> {
   const end = Date.now() + capMs;
   for (;;) {
     const v = await pred();

@@ -64,20 +64,41 @@ test('a canary NACK holds the change; the others never receive it; rollback writ
   }
 });
 
-test('a quiet window lets the change reach everyone; a second rollout waits for the first', async () => {
+test('proceed releases a hold at once; a quiet window lets the change reach everyone, never before it ends; one rollout at a time', async () => {
   const h = await startOpsHub();
   try {
     const { canary, others, all, original } = await fleet(h);
-    const res = await put(h, '/v1/config', { Kind: 'service-defaults', Name: 'web', Protocol: 'http2' }, 'canary=1,window=400ms,select=id:canary-*');
+    const rollout = async (id: string) => (await call(h.hub, 'GET', `/v1/xds/rollouts/${id}`)).json;
+    // A window no loaded machine outlasts: the canary has the change, the others do not, a second rollout waits.
+    const res = await put(h, '/v1/config', { Kind: 'service-defaults', Name: 'web', Protocol: 'http2' }, 'canary=1,window=10m,select=id:canary-*');
     assert.equal(res.status, 200, res.text);
+    const id = String(res.headers['x-xdshub-rollout-id']);
     await until(() => webVersion(canary) !== original, 'the canary gets the change');
     const next = webVersion(canary)!;
-    for (const o of others) assert.equal(webVersion(o), original, `${o.id} still holds the old cluster during the window`);
-    const second = await put(h, '/v1/config', { Kind: 'service-defaults', Name: 'web', Protocol: 'grpc' }, 'canary=1');
+    const second = await put(h, '/v1/config', { Kind: 'service-defaults', Name: 'web', Protocol: 'http' }, 'canary=1');
     assert.equal(second.status, 409);
-    await until(() => others.every((o) => webVersion(o) === next), 'everyone gets the change after the window');
-    const list = (await call(h.hub, 'GET', '/v1/xds/rollouts')).json;
-    assert.equal(list[0].state, 'completed');
+    for (const o of others) assert.ok(!everSaw(o, next), `${o.id} does not get the change during the window`);
+    const proceeded = await call(h.hub, 'POST', `/v1/xds/rollouts/${id}/proceed`);
+    assert.equal(proceeded.status, 200, proceeded.text);
+    assert.equal(proceeded.json.state, 'completed');
+    await until(() => others.every((o) => webVersion(o) === next), 'everyone gets the change after proceed');
+
+    // A short window that passes quietly: everyone gets the change, the others only once the window has ended.
+    const mark = new Map(others.map((o) => [o, o.seen.length]));
+    const quiet = await put(h, '/v1/config', { Kind: 'service-defaults', Name: 'web', Protocol: 'http' }, 'canary=1,window=300ms,select=id:canary-*');
+    assert.equal(quiet.status, 200, quiet.text);
+    const done = await until(async () => {
+      const r = await rollout(String(quiet.headers['x-xdshub-rollout-id']));
+      return r.state === 'completed' ? r : undefined;
+    }, 'the quiet window to complete the rollout');
+    assert.equal(done.reason, null);
+    await until(() => all.every((c) => webVersion(c) !== next), 'everyone gets the change after the window');
+    for (const o of others) {
+      const pushes = o.seen.slice(mark.get(o)).filter((s) => s.resources.has('web'));
+      assert.ok(pushes.length > 0);
+      for (const p of pushes) assert.ok(p.at >= Date.parse(done.endsAt), `${o.id} got web at ${new Date(p.at).toISOString()}, before the window ended (${done.endsAt})`);
+    }
+    assert.equal((await call(h.hub, 'GET', '/v1/xds/rollouts')).json[0].state, 'completed');
     all.forEach((c) => c.close());
   } finally {
     await h.close();
