@@ -64,9 +64,9 @@ const pages = {
       const answer = r.answer ? (r.answer.ack ? pill('ACK') : `${pill('NACK')}<div class="nack-msg">${esc(r.answer.message)}</div>`) : pill('pending');
       const prev = records.slice(i + 1).find((x) => x.index !== r.index);
       const diff = prev ? `<button data-diff="${esc(prev.index)}:${esc(r.index)}">diff ${esc(prev.index)}→${esc(r.index)}</button>` : '';
-      return `<tr><td>${esc(r.at)}</td><td>${esc(r.index)}</td><td>${esc(r.type)}</td><td>${Object.keys(r.resources).map(esc).join(', ')}</td><td>${answer}</td><td>${diff}</td></tr>`;
+      return `<tr><td>${esc(r.at)}</td><td>${esc(r.hub)}</td><td>${esc(r.index)}</td><td>${esc(r.type)}</td><td>${Object.keys(r.resources).map(esc).join(', ')}</td><td>${answer}</td><td>${diff}</td></tr>`;
     });
-    return `<h2>History of ${esc(id)}</h2><table id="history"><tr><th>time</th><th>index</th><th>type</th><th>resources</th><th>answer</th><th></th></tr>${rows.join('')}</table><pre id="diff" class="muted">pick a diff</pre>`;
+    return `<h2>History of ${esc(id)}</h2><table id="history"><tr><th>time</th><th>hub</th><th>index</th><th>type</th><th>resources</th><th>answer</th><th></th></tr>${rows.join('')}</table><pre id="diff" class="muted">pick a diff</pre>`;
   },
 
   async 'dry-run'() {
@@ -86,6 +86,8 @@ const pages = {
   },
 };
 
+const shown = (v) => (v === undefined ? '(none)' : JSON.stringify(v));
+
 // Each distinct diff once, with the nodes that get it (a fleet that sees the same change is one row).
 function renderPrediction(p) {
   if (!p.dryRun) return `<pre>${esc(JSON.stringify(p, null, 2))}</pre>`;
@@ -100,7 +102,7 @@ function renderPrediction(p) {
     const items = [
       ...d.added.map((a) => `${pill('passing', 'added')} ${esc(a.type)} ${esc(a.name)}`),
       ...d.removed.map((a) => `${pill('critical', 'removed')} ${esc(a.type)} ${esc(a.name)}`),
-      ...d.changed.map((c) => `${pill('warning', 'changed')} ${esc(c.type)} ${esc(c.name)}<pre>${esc(c.fields.map((f) => `${f.path}: ${JSON.stringify(f.before)} → ${JSON.stringify(f.after)}`).join('\n'))}</pre>`),
+      ...d.changed.map((c) => `${pill('warning', 'changed')} ${esc(c.type)} ${esc(c.name)}<pre>${esc(c.fields.map((f) => `${f.path}: ${shown(f.before)} → ${shown(f.after)}`).join('\n'))}</pre>`),
     ];
     return `<tr><td><b>${d.nodes.length}</b> node(s)<div class="nodes">${nodeList(d.nodes)}</div></td><td>${items.join('<br>')}</td></tr>`;
   });

@@ -20,11 +20,11 @@
 // twice. While Redis is unreachable the batch is retried and new records wait,
 // at most MAX_PENDING of them (the oldest are dropped past that, counted in
 // the warning).
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import type { Logger } from 'pino';
 import { HubError } from '../errors';
-import type { HistoryPersistence, HistoryRecord, KnownNode, TypeShort } from './history';
+import { createSetHasher, type HistoryPersistence, type HistoryRecord, type KnownNode, type TypeShort } from './history';
 
 export const HISTORY_KEY_PREFIX = 'xdshub:{history}:';
 
@@ -158,16 +158,7 @@ export function createRedisHistory(options: RedisHistoryOptions): HistoryPersist
   client.defineCommand('xdshubHistoryRead', { numberOfKeys: 2, lua: READ_LUA });
   const redis = client as unknown as Redis & Scripts;
 
-  const hashes = new WeakMap<ReadonlyMap<string, string | null>, { hash: string; json: string }>();
-  const hashOf = (m: ReadonlyMap<string, string | null>) => {
-    let h = hashes.get(m);
-    if (!h) {
-      const json = JSON.stringify(Object.fromEntries(m));
-      h = { hash: createHash('sha256').update(json).digest('hex').slice(0, 32), json };
-      hashes.set(m, h);
-    }
-    return h;
-  };
+  const hashOf = createSetHasher();
 
   // Records not yet numbered are written whole (with their answer if they have one); numbered ones only send their answer.
   let pending = new Map<HistoryRecord, KnownNode>();

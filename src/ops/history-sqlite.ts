@@ -6,12 +6,11 @@
 //
 // Name → version maps are stored once per content (by hash) in `sets`: a push
 // that reached a thousand nodes stores one map and a thousand small rows.
-import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { HubError } from '../errors';
-import type { HistoryPersistence, HistoryRecord, KnownNode, TypeShort } from './history';
+import { createSetHasher, type HistoryPersistence, type HistoryRecord, type KnownNode, type TypeShort } from './history';
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS nodes (id TEXT PRIMARY KEY, cluster TEXT NOT NULL, user_agent TEXT NOT NULL, config_source TEXT);
@@ -77,20 +76,9 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
     trim: db.prepare('DELETE FROM records WHERE node = ? AND seq <= ?'),
     orphans: db.prepare('DELETE FROM sets WHERE hash NOT IN (SELECT set_hash FROM records)'),
   };
-  // Hash per map object: maps are shared between records and never change.
-  const hashes = new WeakMap<ReadonlyMap<string, string | null>, { hash: string; json: string }>();
+  const hashOf = createSetHasher();
   const pending = new Map<string, { node: KnownNode; record: HistoryRecord }>();
   let flushes = 0;
-
-  const hashOf = (m: ReadonlyMap<string, string | null>) => {
-    let h = hashes.get(m);
-    if (!h) {
-      const json = JSON.stringify(Object.fromEntries(m));
-      h = { hash: createHash('sha256').update(json).digest('hex').slice(0, 32), json };
-      hashes.set(m, h);
-    }
-    return h;
-  };
 
   const write = db.transaction((items: { node: KnownNode; record: HistoryRecord }[]) => {
     const newest = new Map<string, number>();

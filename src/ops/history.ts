@@ -8,6 +8,7 @@
 // Records share the transport's name → version maps (one map per response
 // content, shared by every stream that got it), so a fleet that receives the
 // same push costs one map, not one per node.
+import { createHash } from 'node:crypto';
 import type { AnswerEvent, SentEvent, XdsObserver } from '../xds/transport/observer';
 import type { XdsNode } from '../xds/transport/provider';
 import { resourceTypeOf, type ResourceType } from '../xds/transport/resource-types';
@@ -69,6 +70,24 @@ export interface HistoryPersistence {
   /** Writes what is buffered. */
   flush(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * For stores: a name → version map's JSON and a 32-hex hash of it, memoized per
+ * map object (the transport shares one map per response content, and never
+ * changes it), so a push to a fleet hashes once and is stored once.
+ */
+export function createSetHasher(): (m: ReadonlyMap<string, string | null>) => { hash: string; json: string } {
+  const hashes = new WeakMap<ReadonlyMap<string, string | null>, { hash: string; json: string }>();
+  return (m) => {
+    let h = hashes.get(m);
+    if (!h) {
+      const json = JSON.stringify(Object.fromEntries(m));
+      h = { hash: createHash('sha256').update(json).digest('hex').slice(0, 32), json };
+      hashes.set(m, h);
+    }
+    return h;
+  };
 }
 
 export interface HistoryOptions {

@@ -68,6 +68,9 @@ test('dashboard: live services, NACKs on client rows, history, dry run, rollouts
     await page.click('#run');
     await page.waitForSelector('#prediction-table >> text=envoy-good');
     assert.match((await page.textContent('#prediction')) ?? '', /changed clusters payments/);
+    // Both clients get the same diff: one row naming both.
+    assert.equal(await page.evaluate("document.querySelectorAll('#prediction-table tr').length"), 2);
+    assert.match((await page.textContent('#prediction-table')) ?? '', /2 node\(s\)envoy-bad envoy-good/);
     await shot(page, 'dry-run');
 
     await page.goto(`${h.hub.httpUrl}/ui/#rollouts`);
