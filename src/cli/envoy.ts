@@ -4,9 +4,11 @@
 import { parseArgs } from 'node:util';
 import { parseDurationMs } from '../config';
 import { invalid, isHubError } from '../errors';
-import { BOOTSTRAP_DEFAULTS, envoyBootstrap, type EnvoyTransport } from './envoy-bootstrap';
+import { BOOTSTRAP_DEFAULTS, envoyBootstrap, type EnvoyBootstrapOptions, type EnvoyTransport } from './envoy-bootstrap';
+import { lookupProxy } from './sidecar-lookup';
 
-const USAGE = `usage: xdshub envoy bootstrap --node-id ID [--cluster NAME]
+const USAGE = `usage: xdshub envoy bootstrap (--node-id ID | --proxy-id ID | --sidecar-for SERVICE_ID)
+                              [--cluster NAME] [--token TOKEN]
                               [--transport delta|sotw|rest] [--ads=true|false]
                               [--admin-bind 127.0.0.1:19000]
                               [--grpc-addr 127.0.0.1:8502] [--http-addr 127.0.0.1:8500]
@@ -17,7 +19,12 @@ const USAGE = `usage: xdshub envoy bootstrap --node-id ID [--cluster NAME]
   the default), sotw (state-of-the-world ADS) or rest (REST polling of
   --http-addr every --refresh-delay). --ads=false gives one gRPC stream per
   resource type instead of ADS (REST always polls per type).
-  Env: XDSHUB_GRPC_ADDR, XDSHUB_HTTP_ADDR.`;
+  --proxy-id ID (a connect-proxy's service ID) or --sidecar-for SERVICE_ID
+  (the service it fronts) print a sidecar's bootstrap, as consul connect envoy
+  -proxy-id / -sidecar-for: the proxy is looked up on --http-addr (with
+  --token when ACLs are on), node.id is its ID and node.cluster its name;
+  sidecars need ADS (their certificates come over it).
+  Env: XDSHUB_GRPC_ADDR, XDSHUB_HTTP_ADDR, XDSHUB_HTTP_TOKEN.`;
 
 function boolFlag(text: string | undefined, flag: string): boolean | undefined {
   if (text === undefined) return undefined;
@@ -40,15 +47,26 @@ export function parseBootstrapArgs(argv: string[], env: Record<string, string | 
       'http-addr': { type: 'string' },
       'refresh-delay': { type: 'string' },
       datacenter: { type: 'string' },
+      'proxy-id': { type: 'string' },
+      'sidecar-for': { type: 'string' },
+      token: { type: 'string' },
     },
   });
   const transport = values.transport ?? BOOTSTRAP_DEFAULTS.transport;
   if (transport !== 'delta' && transport !== 'sotw' && transport !== 'rest') throw invalid('transport', `expected delta, sotw or rest, got "${transport}"`);
-  if (values['node-id'] === undefined || values['node-id'] === '') throw invalid('node-id', 'required');
+  const sidecar = values['proxy-id'] !== undefined || values['sidecar-for'] !== undefined;
+  if (sidecar) {
+    const given = ['node-id', 'proxy-id', 'sidecar-for'].filter((f) => (values as Record<string, unknown>)[f] !== undefined);
+    if (given.length > 1) throw invalid(given[1]!, `give one of --node-id, --proxy-id and --sidecar-for, got ${given.map((f) => `--${f}`).join(' and ')}`);
+    if (transport === 'rest' || values.ads === 'false') throw invalid(transport === 'rest' ? 'transport' : 'ads', 'a sidecar needs ADS (its certificates come over it by SDS)');
+    for (const f of ['proxy-id', 'sidecar-for'] as const) if (values[f] === '') throw invalid(f, 'must not be empty');
+  } else if (values['node-id'] === undefined || values['node-id'] === '') throw invalid('node-id', 'required (or --proxy-id / --sidecar-for)');
+  const token = values.token ?? env.XDSHUB_HTTP_TOKEN;
   return {
-    nodeId: values['node-id'],
-    // Envoy requires node.cluster; like Consul, default it to the node's own name.
-    cluster: values.cluster ?? values['node-id'],
+    ...(sidecar ? { proxy: { ...(values['proxy-id'] !== undefined ? { proxyId: values['proxy-id'] } : { sidecarFor: values['sidecar-for']! }), ...(token ? { token } : {}) } } : {}),
+    nodeId: values['node-id'] ?? values['proxy-id'] ?? '',
+    // Envoy requires node.cluster; like Consul, default it to the node's own name (a proxy's: its service name, looked up).
+    cluster: values.cluster ?? values['node-id'] ?? '',
     transport: transport as EnvoyTransport,
     ads: boolFlag(values.ads, 'ads') ?? transport !== 'rest',
     adminBind: values['admin-bind'] ?? BOOTSTRAP_DEFAULTS.adminBind,
@@ -69,8 +87,30 @@ export async function run(argv: string[], env: Record<string, string | undefined
     process.stderr.write(`xdshub envoy: ${sub === undefined ? 'missing subcommand' : `unknown subcommand "${sub}"`}\n${USAGE}\n`);
     return 2;
   }
+  let options: ReturnType<typeof parseBootstrapArgs>;
   try {
-    const bootstrap = envoyBootstrap(parseBootstrapArgs(rest, env));
+    options = parseBootstrapArgs(rest, env);
+  } catch (err) {
+    if (isHubError(err) || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`xdshub envoy bootstrap: ${(err as Error).message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const { proxy, ...fields } = options;
+  let bootstrapOptions: EnvoyBootstrapOptions = fields;
+  if (proxy) {
+    try {
+      const found = await lookupProxy({ httpAddr: fields.httpAddr, ...proxy });
+      bootstrapOptions = { ...fields, nodeId: found.id, cluster: fields.cluster || found.service };
+    } catch (err) {
+      if (!isHubError(err)) throw err;
+      process.stderr.write(`xdshub envoy bootstrap: ${err.message}\n`);
+      return 1;
+    }
+  }
+  try {
+    const bootstrap = envoyBootstrap(bootstrapOptions);
     process.stdout.write(`${JSON.stringify(bootstrap, null, 2)}\n`);
     return 0;
   } catch (err) {
