@@ -10,6 +10,7 @@ import { createCatalog, startTtlScheduler } from './catalog/index';
 import { type AliasChecks, startAliasChecks } from './checks/alias';
 import { type CheckRunner, startCheckRunner } from './checks/runner';
 import { startConnectCa, type ConnectCa } from './connect/manager';
+import { registerConnectMetrics } from './connect/metrics';
 import { catalogConnectSource } from './connect/source';
 import { createAddressPolicy } from './checks/targets';
 import type { Config } from './config';
@@ -225,6 +226,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     // The CA's first root is made on the first start and kept in the log (every hub sharing it agrees).
     connect = startConnectCa({ catalog, logger: logger.child({ module: 'connect-ca' }), datacenter: config.datacenter, initialLeafTtlMs: config.caLeafCertTtlMs });
     undo.push(() => connect.stop());
+    registerConnectMetrics(metrics.registry, connect, catalog);
     await connect.ready();
     publisher = createPublisher({
       catalog,

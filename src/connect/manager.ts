@@ -43,8 +43,8 @@ export interface ConnectCa {
   configure(update: ConfigUpdate): Promise<bigint>;
   /** The services whose leaves are kept fresh, sorted. */
   wanted(): string[];
-  /** Leaves this hub issued, and the CPU they took (ms), for the bench and the admin view. */
-  stats(): { issued: number; issueCpuMs: number };
+  /** Leaves this hub issued (for /metrics). */
+  stats(): { issued: number };
   stop(): void;
 }
 
@@ -97,7 +97,6 @@ export function startConnectCa(options: ConnectCaOptions): ConnectCa {
   let queued = false;
   let timer: NodeJS.Timeout | undefined;
   let issued = 0;
-  let issueCpuMs = 0;
   const pruning = new Set<string>();
 
   const state = (): ConnectState => catalog.connectCa();
@@ -142,7 +141,6 @@ export function startConnectCa(options: ConnectCaOptions): ConnectCa {
         if (!due(current, s, now())) return current!;
         const root = activeRoot(s);
         if (!root || !s.config) throw new HubError('SHUTTING_DOWN', 'the CA has no active root yet');
-        const cpu = process.cpuUsage();
         const leaf = await issueLeaf({
           root,
           service,
@@ -150,8 +148,6 @@ export function startConnectCa(options: ConnectCaOptions): ConnectCa {
           now: now(),
           ttlMs: parseDurationMs(s.config.Config.LeafCertTTL, 'LeafCertTTL'),
         });
-        const used = process.cpuUsage(cpu);
-        issueCpuMs += (used.user + used.system) / 1000;
         const result = await catalog.submit({ type: 'leaf-issue', leaf, ifSerial: current?.SerialNumber ?? '' });
         if (result.ok) issued++;
         // Refused: another hub issued one, or the root rotated meanwhile; look again.
@@ -291,7 +287,7 @@ export function startConnectCa(options: ConnectCaOptions): ConnectCa {
       return result.index;
     },
     wanted: () => [...wanted()].sort(),
-    stats: () => ({ issued, issueCpuMs }),
+    stats: () => ({ issued }),
     stop() {
       stopped = true;
       offApplied();
