@@ -2,12 +2,12 @@
 // when a CA entry was applied. In-process from the catalog (the CA has no
 // Subscribe topic: its entries carry private keys).
 import type { Catalog } from '../catalog/catalog';
-import type { ConnectState } from './types';
+import type { ConnectChange, ConnectState } from './types';
 
 export interface ConnectSource {
   state(): ConnectState;
-  /** Called after each applied entry that changed the CA. Returns an unsubscribe function. */
-  onChange(listener: () => void): () => void;
+  /** Called after each applied entry that changed the CA, with what it changed ('all' after a restore). Returns an unsubscribe function. */
+  onChange(listener: (change: ConnectChange | 'all') => void): () => void;
 }
 
 export function catalogConnectSource(catalog: Pick<Catalog, 'connectCa' | 'onApplied' | 'onReset'>): ConnectSource {
@@ -15,9 +15,9 @@ export function catalogConnectSource(catalog: Pick<Catalog, 'connectCa' | 'onApp
     state: () => catalog.connectCa(),
     onChange(listener) {
       const offApplied = catalog.onApplied((_index, _events, info) => {
-        if (info.connect) listener();
+        if (info.connect) listener(info.connect);
       });
-      const offReset = catalog.onReset(() => listener());
+      const offReset = catalog.onReset(() => listener('all'));
       return () => {
         offApplied();
         offReset();

@@ -13,7 +13,7 @@ import type { IntentionAction } from '../../connect/intentions';
 import { emptyConnectState } from '../../connect/state';
 import type { ResourceChange, ResourceProvider, XdsNode } from '../transport/provider';
 import { RESOURCE_TYPES } from '../transport/resource-types';
-import { createSidecars } from './sidecar/sidecars';
+import { createSidecars, type CaChanges } from './sidecar/sidecars';
 import { createEncodeCache } from './encode';
 import { createNodeSets } from './node-sets';
 import { routesForService } from './route';
@@ -51,15 +51,19 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
   const sets = createNodeSets(cache, logger);
   const datacenter = options.datacenter ?? 'dc1';
   const sidecars = createSidecars({ datacenter, defaultIntention: options.defaultIntention ?? 'allow', logger });
-  let caChanged = true;
+  /** What the CA changed since the last flush: roots, whose leaves, or everything (start, restore). */
+  let caChanges: CaChanges = 'all';
   const listeners = new Set<(changes: readonly ResourceChange[]) => void>();
   const readyWaiters: (() => void)[] = [];
   let scheduled = false;
   let closed = false;
   let flushes = 0;
   const inputs = watchCatalogInputs(options.views, options.token ?? '', logger, schedule);
-  const offConnect = options.connect?.onChange(() => {
-    caChanged = true;
+  const offConnect = options.connect?.onChange((change) => {
+    if (caChanges !== 'all') {
+      if (change === 'all') caChanges = 'all';
+      else caChanges = { roots: caChanges.roots || change.roots, leaves: new Set([...caChanges.leaves, ...change.leaves]) };
+    }
     schedule();
   });
 
@@ -86,8 +90,8 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
       out.push(...sets.updateGateways(inputs.entries('ingress-gateway'), ctx));
     }
     try {
-      const mesh = sidecars.update({ inputs, changes, chain, universe, ca: options.connect?.state() ?? emptyConnectState(), caChanged });
-      caChanged = false;
+      const mesh = sidecars.update({ inputs, changes, chain, universe, ca: options.connect?.state() ?? emptyConnectState(), caChanges });
+      caChanges = { roots: false, leaves: new Set() };
       out.push(...mesh.changes);
       // A node that became a sidecar (or stopped being one) sees another set of every type: all those names changed for it.
       for (const id of mesh.switched) {

@@ -41,8 +41,11 @@ export interface SidecarInputs {
   chain: ChainEntries;
   universe: ReadonlyMap<string, ServiceRef>;
   ca: ConnectState;
-  caChanged: boolean;
+  caChanges: CaChanges;
 }
+
+/** What the CA changed since the last update: roots, whose leaves, or everything (first update, restore). */
+export type CaChanges = { roots: boolean; leaves: ReadonlySet<string> } | 'all';
 
 export interface SidecarUpdate {
   changes: ResourceChange[];
@@ -77,6 +80,7 @@ export function createSidecars(options: SidecarOptions): Sidecars {
   let shared = { eds: new Map<string, XdsResource>(), rds: new Map<string, XdsResource>(), secrets: new Map<string, XdsResource>() };
   let sharedSets = { eds: EMPTY, rds: EMPTY };
   let memo: { entries: readonly ConfigEntry[]; intentions: Intention[] } | undefined;
+  let trustDomain = '';
 
   function intentionsOf(entries: readonly ConfigEntry[]): Intention[] {
     if (memo?.entries !== entries) memo = { entries, intentions: allIntentions(entries) };
@@ -144,8 +148,13 @@ export function createSidecars(options: SidecarOptions): Sidecars {
       const switched = new Set<string>();
       const touched = index.update(input.inputs, input.changes);
       const td = input.ca.trustDomain;
-      const all = input.changes.all || input.caChanged;
-      if (!all && touched.proxies.size === 0 && touched.destinations.size === 0) return { changes, switched };
+      // A new trust domain (the CA's first root) renames every secret and SAN: everything is rebuilt.
+      const tdChanged = td !== trustDomain;
+      trustDomain = td;
+      const ca = input.caChanges === 'all' || tdChanged ? ('all' as const) : input.caChanges;
+      const all = input.changes.all || tdChanged;
+      const caTouched = ca === 'all' || ca.roots || ca.leaves.size > 0;
+      if (!all && !caTouched && touched.proxies.size === 0 && touched.destinations.size === 0) return { changes, switched };
 
       const defaults = new Map(input.inputs.entries('service-defaults').map((e) => [serviceResourceName({ name: e.Name, namespace: e.Namespace, partition: e.Partition }), e]));
       const targets = new Map<string, { ref: ServiceRef; subset?: string }>();
@@ -163,15 +172,20 @@ export function createSidecars(options: SidecarOptions): Sidecars {
         return p;
       };
 
-      // Secrets first: a proxy's SDS set points at them. A leaf for every destination that has a proxy.
+      // Secrets first (a proxy's SDS set points at them): the bundle, and a leaf for every service that has a
+      // proxy. Only what the CA changed, or a new proxy needs, is encoded again.
       const secrets = new Map<string, XdsResource>();
       if (td !== '') {
         const rootsName = rootsSecretName(td);
-        secrets.set(rootsName, cache.encode(TypeUrl.Secret, rootsName, rootsSecret(rootsName, input.ca.roots)));
+        const oldRoots = shared.secrets.get(rootsName);
+        secrets.set(rootsName, oldRoots && ca !== 'all' && !ca.roots ? oldRoots : cache.encode(TypeUrl.Secret, rootsName, rootsSecret(rootsName, input.ca.roots)));
         for (const p of index.byId.values()) {
           const name = leafSecretName(td, datacenter, p.destination);
+          if (secrets.has(name)) continue;
+          const old = shared.secrets.get(name);
           const leaf = input.ca.leaves.get(p.destination);
-          if (leaf && !secrets.has(name)) secrets.set(name, cache.encode(TypeUrl.Secret, name, leafSecret(name, leaf)));
+          if (old && ca !== 'all' && !ca.leaves.has(p.destination)) secrets.set(name, old);
+          else if (leaf) secrets.set(name, cache.encode(TypeUrl.Secret, name, leafSecret(name, leaf)));
         }
       }
       const keepSecrets = new Map<string, XdsResource>();
@@ -186,30 +200,44 @@ export function createSidecars(options: SidecarOptions): Sidecars {
         const before = built.get(id);
         if (!before) switched.add(id);
         if (td === '') continue; // no CA yet: nothing a sidecar could use
+        const leafName = leafSecretName(td, datacenter, p.destination);
+        const rebuild = !before || all || touched.proxies.has(id);
+        if (!rebuild && !secretChanges.has(leafName) && !secretChanges.has(rootsSecretName(td))) {
+          next.set(id, before);
+          nextSets.set(id, sets.get(id)!);
+          continue;
+        }
         let out: Built;
         try {
-          out = before && !all && !touched.proxies.has(id) ? before : buildProxy(p, ctx, policyOf, fallback);
+          out = rebuild ? buildProxy(p, ctx, policyOf, fallback) : before!;
         } catch (err) {
           logger.error({ err, proxy: id }, 'sidecar translation failed; keeping its previous resources');
           if (!before) continue;
           out = before;
         }
-        // Its service's leaf and the trust bundle, nobody else's (shared objects: taken fresh every time).
+        // Its service's leaf and the trust bundle, nobody else's.
         const sds = new Map<string, XdsResource>();
-        for (const n of [leafSecretName(td, datacenter, p.destination), rootsSecretName(td)]) if (secrets.has(n)) sds.set(n, secrets.get(n)!);
+        for (const n of [leafName, rootsSecretName(td)]) if (secrets.has(n)) sds.set(n, secrets.get(n)!);
         out = { ...out, own: new Map([...out.own, [TypeUrl.Secret, sds]]) };
+        const own = new Map<string, ResourceSet>();
         for (const typeUrl of OWN_TYPES) {
           const keep = new Map<string, XdsResource>();
           const names = changedNames(before?.own.get(typeUrl), out.own.get(typeUrl), keep);
           for (const [n, r] of keep) out.own.get(typeUrl)!.set(n, r);
           if (names.size > 0 && before) changes.push({ typeUrl, names, nodeIds: new Set([id]) });
+          const old = sets.get(id)?.get(typeUrl);
+          own.set(typeUrl, names.size === 0 && old ? old : setOf(out.own.get(typeUrl)!, typeUrl !== TypeUrl.Secret));
         }
         next.set(id, out);
-        const own = new Map<string, ResourceSet>();
-        for (const typeUrl of OWN_TYPES) own.set(typeUrl, setOf(out.own.get(typeUrl)!, typeUrl !== TypeUrl.Secret));
         nextSets.set(id, own);
       }
       for (const id of built.keys()) if (!next.has(id)) switched.add(id);
+      built = next;
+      sets = nextSets;
+      if (!all && touched.proxies.size === 0 && touched.destinations.size === 0) {
+        cache.sweep();
+        return { changes, switched };
+      }
 
       // Shared: every mesh assignment and upstream route some sidecar names.
       const eds = new Map<string, XdsResource>();
@@ -234,8 +262,6 @@ export function createSidecars(options: SidecarOptions): Sidecars {
       }
       shared = { eds, rds, secrets };
       sharedSets = { eds: setOf(eds, false), rds: setOf(rds, false) };
-      built = next;
-      sets = nextSets;
       cache.sweep();
       return { changes, switched };
     },
