@@ -173,6 +173,20 @@ export async function crossSign(next: RootInput, previous: CaRoot, now: number):
   return cert.toString('pem');
 }
 
+/** A root's certificate and signing key, parsed once per root (every leaf it signs needs them). */
+const signers = new Map<string, Promise<{ cert: X509.X509Certificate; key: CryptoKey }>>();
+function signerOf(root: CaRoot): Promise<{ cert: X509.X509Certificate; key: CryptoKey }> {
+  let s = signers.get(root.ID);
+  if (!s) {
+    const x509 = lib509();
+    s = importKeyPair(root.PrivateKey, 'root').then((keys) => ({ cert: new x509.X509Certificate(root.RootCert), key: keys.privateKey }));
+    s.catch(() => signers.delete(root.ID));
+    if (signers.size >= 8) signers.delete(signers.keys().next().value!);
+    signers.set(root.ID, s);
+  }
+  return s;
+}
+
 export interface LeafOptions {
   root: CaRoot;
   service: string;
@@ -184,8 +198,7 @@ export interface LeafOptions {
 /** A leaf for a service: a fresh key, signed by the root, SAN = the service's SPIFFE ID, client and server auth. */
 export async function issueLeaf(o: LeafOptions): Promise<LeafInput> {
   const x509 = lib509();
-  const rootCert = new x509.X509Certificate(o.root.RootCert);
-  const rootKeys = await importKeyPair(o.root.PrivateKey, 'root');
+  const { cert: rootCert, key: rootKey } = await signerOf(o.root);
   const keys = await generateKeys();
   const serial = randomSerial();
   const cert = await x509.X509CertificateGenerator.create({
@@ -196,7 +209,7 @@ export async function issueLeaf(o: LeafOptions): Promise<LeafInput> {
     notAfter: new Date(o.now + o.ttlMs),
     signingAlgorithm: ALG,
     publicKey: keys.publicKey,
-    signingKey: rootKeys.privateKey,
+    signingKey: rootKey,
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment | x509.KeyUsageFlags.keyAgreement, true),
