@@ -12,7 +12,8 @@ import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { parseDurationMs } from '../src/config';
 import { envoyVersion } from '../test/helpers/envoy';
-import { mbbWorld, SCENARIOS, summary } from '../test/envoy/mbb-scenarios';
+import { mbbWorld, SCENARIOS } from '../test/envoy/mbb-scenarios';
+import { clientFailures, envoyFailures, summary } from '../test/envoy/open-loop';
 
 const { values } = parseArgs({ options: { rate: { type: 'string', default: '200' }, churn: { type: 'string', default: '10s' }, step: { type: 'string', default: '500ms' } } });
 const options = { rate: Number(values.rate), churnMs: parseDurationMs(values.churn, 'churn'), stepMs: parseDurationMs(values.step, 'step') };
@@ -24,7 +25,7 @@ async function main(): Promise<void> {
   try {
     for (const [name, scenario] of Object.entries(SCENARIOS)) {
       const c = await scenario(world, options);
-      failed += c.status5xx + c.otherStatus + c.connectionErrors;
+      failed += clientFailures(c) + envoyFailures(c.envoy);
       console.log(`${summary(name, c)}; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     }
     console.log(`Envoy rejected updates: ${(await world.envoy.rejectedUpdates()).total}; failed requests in all: ${failed}`);

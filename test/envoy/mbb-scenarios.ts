@@ -7,82 +7,13 @@
 //   (c) half the endpoints of a service churn every 100 ms,
 //   (d) a service-splitter moves from 0 to 100 in steps of 10.
 // Every answer must be a 200 from a backend: a 5xx or a connection error is a
-// broken update. The counts are returned for the caller to print and check.
-import http from 'node:http';
+// broken update. The counts (the client's and Envoy's own, open-loop.ts) are
+// returned for the caller to print and check.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Hub } from '../../src/hub';
 import type { Envoy } from '../helpers/envoy';
 import { freePort, hubCall, startBackend, startGateway, startHubWithXds, untilServedBy, type Backend } from './harness';
-
-export interface LoadCounts {
-  sent: number;
-  ok: number;
-  status5xx: number;
-  otherStatus: number;
-  connectionErrors: number;
-  /** Answers per backend name. */
-  by: Record<string, number>;
-  /** The first few failures, for the message. */
-  samples: string[];
-}
-
-/** Open loop at `rate` requests/s until stop(); resolves the counts once every request has answered. */
-export function openLoop(port: number, host: string, rate: number) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-  const counts: LoadCounts = { sent: 0, ok: 0, status5xx: 0, otherStatus: 0, connectionErrors: 0, by: {}, samples: [] };
-  const inflight = new Set<Promise<void>>();
-  let on = true;
-  const one = () =>
-    new Promise<void>((resolve) => {
-      counts.sent++;
-      const req = http.request({ host: '127.0.0.1', port, path: '/', agent, headers: { host }, timeout: 5_000 }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (body += d));
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          if (status === 200) {
-            counts.ok++;
-            counts.by[body] = (counts.by[body] ?? 0) + 1;
-          } else {
-            if (status >= 500) counts.status5xx++;
-            else counts.otherStatus++;
-            if (counts.samples.length < 5) counts.samples.push(`${status} ${body.slice(0, 80)}`);
-          }
-          resolve();
-        });
-      });
-      req.on('timeout', () => req.destroy(new Error('timed out')));
-      req.on('error', (err) => {
-        counts.connectionErrors++;
-        if (counts.samples.length < 5) counts.samples.push(`error ${err.message}`);
-        resolve();
-      });
-      req.end();
-    });
-  const started = performance.now();
-  void (async () => {
-    for (let i = 0; on; i++) {
-      const p = one();
-      inflight.add(p);
-      void p.then(() => inflight.delete(p));
-      // The schedule, not the answers, sets the pace (open loop).
-      const next = started + ((i + 1) * 1000) / rate;
-      const wait = next - performance.now();
-      if (wait > 0) await sleep(wait);
-    }
-  })();
-  return {
-    counts,
-    async stop(): Promise<LoadCounts> {
-      on = false;
-      await sleep(1);
-      await Promise.all([...inflight]);
-      agent.destroy();
-      return counts;
-    },
-  };
-}
+import { openLoop, type LoadCounts } from './open-loop';
 
 export interface MbbOptions {
   rate: number;
@@ -143,7 +74,7 @@ export async function routeMoves(w: MbbWorld, o: MbbOptions): Promise<LoadCounts
   const routeTo = (service: string) => w.put({ Kind: 'service-router', Name: 'moving', Routes: [{ Match: { HTTP: { PathPrefix: '/' } }, Destination: { Service: service } }] });
   await routeTo('move-a');
   await untilServedBy(w.envoy, w.port, 'move-a', { host: 'moving' });
-  const load = openLoop(w.port, 'moving', o.rate);
+  const load = openLoop(w.port, 'moving', o.rate, w.envoy);
   await sleep(o.stepMs);
   for (let i = 0; i < 4; i++) {
     await routeTo(i % 2 === 0 ? 'move-b' : 'move-a');
@@ -161,7 +92,7 @@ export async function serviceLeaves(w: MbbWorld, o: MbbOptions): Promise<LoadCou
   await w.put({ Kind: 'service-defaults', Name: 'leave-go', Protocol: 'http' });
   await w.put({ Kind: 'service-splitter', Name: 'leaving', Splits: [{ Weight: 50, Service: 'leave-stay' }, { Weight: 50, Service: 'leave-go' }] });
   await untilServedBy(w.envoy, w.port, ['leave-stay', 'leave-go'], { host: 'leaving' });
-  const load = openLoop(w.port, 'leaving', o.rate);
+  const load = openLoop(w.port, 'leaving', o.rate, w.envoy);
   await sleep(o.stepMs);
   await w.put({ Kind: 'service-splitter', Name: 'leaving', Splits: [{ Weight: 100, Service: 'leave-stay' }] });
   await sleep(o.stepMs);
@@ -178,7 +109,7 @@ export async function endpointChurn(w: MbbWorld, o: MbbOptions): Promise<LoadCou
   const pool = [await w.backend('churn-c1'), await w.backend('churn-c2'), await w.backend('churn-c3'), await w.backend('churn-c4')];
   for (const b of [...stable, pool[0]!, pool[1]!]) await w.register('churning', b);
   await untilServedBy(w.envoy, w.port, ['churn-s1', 'churn-s2', 'churn-c1', 'churn-c2'], { host: 'churning' });
-  const load = openLoop(w.port, 'churning', o.rate);
+  const load = openLoop(w.port, 'churning', o.rate, w.envoy);
   const until = Date.now() + o.churnMs;
   let turn = 0;
   while (Date.now() < until) {
@@ -200,7 +131,7 @@ export async function splitterRamp(w: MbbWorld, o: MbbOptions): Promise<LoadCoun
     w.put({ Kind: 'service-splitter', Name: 'splitting', Splits: [{ Weight: 100 - w2, Service: 'ramp-old' }, { Weight: w2, Service: 'ramp-new' }] });
   await split(0);
   await untilServedBy(w.envoy, w.port, 'ramp-old', { host: 'splitting' });
-  const load = openLoop(w.port, 'splitting', o.rate);
+  const load = openLoop(w.port, 'splitting', o.rate, w.envoy);
   for (let step = 10; step <= 100; step += 10) {
     await sleep(o.stepMs);
     await split(step);
@@ -210,7 +141,3 @@ export async function splitterRamp(w: MbbWorld, o: MbbOptions): Promise<LoadCoun
 }
 
 export const SCENARIOS = { 'route moves A→B': routeMoves, 'service leaves, then is deleted': serviceLeaves, 'half the endpoints churn every 100 ms': endpointChurn, 'splitter 0→100 in steps of 10': splitterRamp } as const;
-
-export function summary(name: string, c: LoadCounts): string {
-  return `${name}: sent ${c.sent}, 200 ${c.ok}, 5xx ${c.status5xx}, other ${c.otherStatus}, connection errors ${c.connectionErrors}; by backend ${JSON.stringify(c.by)}${c.samples.length ? `; first failures ${JSON.stringify(c.samples)}` : ''}`;
-}

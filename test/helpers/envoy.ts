@@ -54,6 +54,20 @@ export function validateBootstrap(bootstrap: unknown): { ok: boolean; output: st
   return { ok: res.status === 0, output: `${res.stdout}${res.stderr}` };
 }
 
+/**
+ * When Envoy wrote each log line that matches `re`, in ms since the epoch, in
+ * order — read from the line's own `[YYYY-MM-DD HH:MM:SS.mmm]` stamp, so two
+ * events compare on Envoy's clock however late the test reads them.
+ */
+export function logTimes(log: string, re: RegExp): number[] {
+  const out: number[] = [];
+  for (const line of log.split('\n')) {
+    const m = /^\[(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3})\]/.exec(line);
+    if (m && re.test(line)) out.push(Date.parse(`${m[1]}T${m[2]}`));
+  }
+  return out;
+}
+
 export interface Envoy {
   readonly adminUrl: string;
   readonly id: string;

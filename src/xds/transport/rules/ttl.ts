@@ -15,13 +15,14 @@ export const FEATURE_RESOURCE_IN_SOTW = 'xds.config.resource-in-sotw';
 /**
  * X-TTL-1, X-TTL-3: the TTL this client gets (0: none; v2 has no TTL field),
  * and whether its SotW resources are wrapped. Envoy (user_agent_name
- * "envoy") honours TTLs in Delta and in SotW Resource wrappers but announces
- * no client features at all, so it is taken at its name.
+ * "envoy") honours TTLs on Delta but announces no client features at all, so
+ * it is taken at its name — for Delta only: its SotW client cannot take
+ * heartbeats (X-TTL-5), so Envoy on SotW gets plain resources and no TTL.
  */
 export function clientTtl(api: ApiVersion, node: XdsNode, configuredMs: number): { ttlMs: number; sotwWrap: boolean } {
   const envoy = node.userAgent === 'envoy';
   const ttlMs = api === 'v3' && (envoy || node.clientFeatures.includes(FEATURE_TTL)) ? configuredMs : 0;
-  return { ttlMs, sotwWrap: ttlMs > 0 && (envoy || node.clientFeatures.includes(FEATURE_RESOURCE_IN_SOTW)) };
+  return { ttlMs, sotwWrap: ttlMs > 0 && node.clientFeatures.includes(FEATURE_RESOURCE_IN_SOTW) };
 }
 
 /**
