@@ -16,7 +16,7 @@ import type Consul from 'consul';
 import type { Hub } from '../../src/hub';
 import type { Envoy } from '../helpers/envoy';
 import { request, startBackend, untilServedBy, type Backend } from '../envoy/harness';
-import { openLoop } from '../envoy/mbb-scenarios';
+import { clientFailures, openLoop } from '../envoy/open-loop';
 import { ECHO_METHOD, startEcho, type EchoBackend } from '../xds/e2e/echo-backend';
 import { makeRoot } from '../../src/connect/x509';
 import { envoyCerts, freePort, registerApp, startMeshHub, startSidecar } from './harness';
@@ -188,7 +188,7 @@ test('B scaled 1 → 2 → 1 under steady load: traffic moves to b2 and back, ze
     await envoyB2?.stop();
     await appB2.close().catch(() => undefined);
   }
-  const failed = traffic.counts.status5xx + traffic.counts.otherStatus + traffic.counts.connectionErrors;
+  const failed = clientFailures(traffic.counts);
   t.diagnostic(`scale 1→2→1 at 100 req/s: ${JSON.stringify({ sent: traffic.counts.sent, ok: traffic.counts.ok, by: traffic.counts.by })}`);
   assert.equal(failed, 0, `failed requests: ${JSON.stringify(traffic.counts)}`);
 });
@@ -252,7 +252,7 @@ test('a leaf rotation and a root rotation under load: zero failed requests; B’
   } finally {
     await traffic.stop();
   }
-  const failed = traffic.counts.status5xx + traffic.counts.otherStatus + traffic.counts.connectionErrors;
+  const failed = clientFailures(traffic.counts);
   t.diagnostic(`rotations at 100 req/s: ${JSON.stringify({ sent: traffic.counts.sent, ok: traffic.counts.ok })}`);
   assert.equal(failed, 0, `failed requests: ${JSON.stringify(traffic.counts)}`);
   assert.equal((await envoyA.rejectedUpdates()).total + (await envoyB.rejectedUpdates()).total, 0, 'no update was rejected');
