@@ -106,6 +106,16 @@ export class Body {
     return v;
   }
 
+  /**
+   * Refuses every key not in `known` (matched case-insensitively, as get() does):
+   * a field the hub does not read is a 400 naming it, never silently dropped.
+   */
+  onlyKeys(known: readonly string[], why = `it reads ${known.join(', ')}`): void {
+    for (const key of Object.keys(this.raw)) {
+      if (!known.some((k) => k.toLowerCase() === key.toLowerCase())) throw invalid(this.field(key), `not supported by this hub (${why})`);
+    }
+  }
+
   requiredName(name: string): string {
     const v = this.name(name);
     if (v === '') throw invalid(this.field(name), 'is required');

@@ -109,6 +109,36 @@ test('CA configuration: what the hub does not serve is a 400 naming the field; L
   assert.equal((await ok('GET', '/v1/connect/ca/roots')).json.Roots.length, 1, 'a TTL change is no rotation');
 });
 
+test('CA configuration: an empty, unknown or partial body is a 400 naming the field and appends nothing; a GET answer sent back is taken', async () => {
+  const before = hub.catalog.lastIndex();
+  const modify = (await ok('GET', '/v1/connect/ca/configuration')).json.ModifyIndex;
+  const cases: [unknown, RegExp][] = [
+    [undefined, /body: must be a JSON object/],
+    ['', /body: must be a JSON object/],
+    [[], /body: must be a JSON object/],
+    [{}, /Provider: is required/],
+    [{ Provider: 'consul' }, /Config: is required/],
+    [{ Provider: 'consul', Config: { LeafCertTTL: '24h' }, Bogus: 1 }, /Bogus: not supported by this hub/],
+    [{ Provider: 'consul', Config: { LeafCertTL: '24h' } }, /Config\.LeafCertTL: not supported by this hub/],
+    [{ Provider: 'consul', Config: 'x' }, /Config: must be a JSON object/],
+    [{ Provider: 'consul', Config: {}, ClusterID: 'another' }, /ClusterID: cannot be changed/],
+    [{ Provider: 'consul', Config: {}, State: { k: 'v' } }, /State: must be null or empty/],
+  ];
+  for (const [body, re] of cases) {
+    const res = await call(hub, 'PUT', '/v1/connect/ca/configuration', body);
+    assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
+    assert.match(res.text, re);
+  }
+  assert.equal(hub.catalog.lastIndex(), before, 'no refused body appended anything');
+  assert.equal((await ok('GET', '/v1/connect/ca/configuration')).json.ModifyIndex, modify);
+  // What a GET answers (as the Go client's CAGetConfig → CASetConfig does) is a valid body.
+  const got = (await ok('GET', '/v1/connect/ca/configuration')).json;
+  await ok('PUT', '/v1/connect/ca/configuration', got);
+  const again = (await ok('GET', '/v1/connect/ca/configuration')).json;
+  assert.deepEqual(again.Config, got.Config);
+  assert.ok(again.ModifyIndex > modify);
+});
+
 test('a new key rotates the root: both roots trusted, the new one cross-signed by the old, every leaf reissued under it', async () => {
   const before = (await ok('GET', '/v1/connect/ca/roots')).json;
   const oldRoot = before.Roots[0];

@@ -85,6 +85,25 @@ test('exact: upsert, read, check, match, list with ?filter, delete (the entry go
   await bad('GET', '/v1/connect/intentions/match?by=whom&name=db', undefined, /by: must be "source" or "destination"/);
 });
 
+test('intention writes: an empty or unknown body is a 400 naming the field and appends nothing', async () => {
+  const before = hub.catalog.lastIndex();
+  const exact = '/v1/connect/intentions/exact?source=web&destination=quiet';
+  await bad('PUT', exact, undefined, /Action: is required/);
+  await bad('PUT', exact, {}, /Action: is required/);
+  await bad('PUT', exact, { Acton: 'deny' }, /Acton: not supported by this hub/);
+  await bad('PUT', exact, { Action: 'deny', Bogus: 1 }, /Bogus: not supported by this hub/);
+  await bad('PUT', exact, { Action: 'deny', SourceSamenessGroup: 'g' }, /SourceSamenessGroup: not supported/);
+  await bad('POST', '/v1/connect/intentions', undefined, /SourceName: is required/);
+  await bad('POST', '/v1/connect/intentions', { SourceName: 'web', DestinationName: 'quiet' }, /Action: is required/);
+  await bad('POST', '/v1/connect/intentions', { SourceName: 'web', DestinationName: 'quiet', Action: 'allow', Bogus: 1 }, /Bogus: not supported by this hub/);
+  await bad('POST', '/v1/agent/connect/authorize', {}, /Target: is required/);
+  await bad('POST', '/v1/agent/connect/authorize', { Target: 'quiet', ClientCertURI: 'spiffe://x/ns/default/dc/dc1/svc/web', Bogus: 1 }, /Bogus: not supported by this hub/);
+  assert.equal(hub.catalog.lastIndex(), before, 'no refused body appended anything');
+  // Every field the Go client sends (read-only ones included) is taken.
+  await ok('PUT', exact, { ID: '', SourceNS: 'default', SourceName: 'web', DestinationNS: 'default', DestinationName: 'quiet', SourceType: 'consul', Action: 'deny', Precedence: 0, CreatedAt: '0001-01-01T00:00:00Z', UpdatedAt: '0001-01-01T00:00:00Z', CreateIndex: 0, ModifyIndex: 0 });
+  await ok('DELETE', exact);
+});
+
 test('L7 permissions: only for HTTP destinations; checked field by field; a connection check is not allowed by them', async () => {
   const perms = { Permissions: [{ Action: 'allow', HTTP: { PathPrefix: '/public', Methods: ['GET'] } }, { Action: 'deny', HTTP: { PathPrefix: '/admin' } }] };
   await bad('PUT', '/v1/connect/intentions/exact?source=web&destination=api', perms, /L7 permissions need service "api" to speak http, http2 or grpc \(its service-defaults Protocol is "tcp"\)/);

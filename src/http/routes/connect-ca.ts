@@ -58,7 +58,7 @@ export function connectCaRoutes(app: FastifyInstance, ctx: HttpContext, ca: Conn
 
   app.put('/v1/connect/ca/configuration', async (req, reply) => {
     await ca.ready();
-    const index = await ca.configure(parseCaConfiguration(req.body));
+    const index = await ca.configure(parseCaConfiguration(req.body, ctx.catalog.connectCa().config!.ClusterID));
     reply.header('X-Consul-Index', String(index));
     return reply.code(200).send('');
   });

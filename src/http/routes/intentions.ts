@@ -168,6 +168,7 @@ export function intentionRoutes(app: FastifyInstance, ctx: HttpContext): void {
   // The agent's check of a client certificate against intentions (Consul's /v1/agent/connect/authorize).
   app.post('/v1/agent/connect/authorize', async (req, reply) => {
     const body = Body.of(req.body ?? {});
+    body.onlyKeys(['Target', 'ClientCertURI', 'ClientCertSerial']);
     const target = intentionName(body.get('Target'), 'Target');
     requireAccess(ctx.acl, req, 'service', 'write', target);
     const uri = body.requiredStr('ClientCertURI');

@@ -21,14 +21,29 @@ function ttl(body: Body, name: string, fallback: string, bounds?: { min: number;
   return goDuration(ms);
 }
 
-export function parseCaConfiguration(raw: unknown): ConfigUpdate {
+/** What a GET answers and a client may send back unchanged (Consul ignores them; so does the hub). */
+const ECHOED = ['ClusterID', 'State', 'CreateIndex', 'ModifyIndex'];
+
+/**
+ * A PUT body → the update. `clusterId` is the CA's: a body may echo it (a GET's
+ * answer sent back) but not change it, since the trust domain is made of it.
+ */
+export function parseCaConfiguration(raw: unknown, clusterId: string): ConfigUpdate {
   const body = Body.of(raw);
-  const provider = body.str('Provider', 'consul');
+  body.onlyKeys(['Provider', 'Config', 'ForceWithoutCrossSigning', ...ECHOED]);
+  const provider = body.requiredStr('Provider');
   if (provider !== 'consul') throw invalid('Provider', `only the built-in CA ("consul") is served by this hub, got "${provider}"`);
-  const config = body.obj('Config') ?? Body.of({}, 'Config');
-  for (const key of Object.keys(config.raw)) {
-    if (!KNOWN.some((k) => k.toLowerCase() === key.toLowerCase())) throw invalid(config.field(key), `not supported by this hub (it reads ${KNOWN.join(', ')})`);
+  const config = body.obj('Config');
+  if (!config) throw invalid('Config', 'is required (an empty object resets every setting to its default)');
+  config.onlyKeys(KNOWN);
+  const cluster = body.str('ClusterID');
+  if (cluster !== '' && cluster !== clusterId) throw invalid('ClusterID', `cannot be changed (the trust domain is made of it): the CA's is "${clusterId}", got "${cluster}"`);
+  const state = body.get('State');
+  if (state !== undefined && !(typeof state === 'object' && !Array.isArray(state) && Object.keys(state as object).length === 0)) {
+    throw invalid('State', 'must be null or empty: the built-in CA keeps no provider state');
   }
+  body.int('CreateIndex', 0, { min: 0 });
+  body.int('ModifyIndex', 0, { min: 0 });
   const type = config.str('PrivateKeyType', 'ec');
   if (type !== 'ec') throw invalid(config.field('PrivateKeyType'), `only "ec" keys are served by this hub, got "${type}"`);
   const bits = config.int('PrivateKeyBits', 256);

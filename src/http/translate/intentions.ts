@@ -28,6 +28,16 @@ export const INTENTION_FIELDS: Fields = {
   Meta: STRING_MAP,
 };
 
+/**
+ * The keys an intention body may have: Consul's Intention JSON, whose Go client
+ * sends every field (read-only ones such as Precedence, Hash and the indexes
+ * included, and ignored as Consul ignores them). Any other key is refused.
+ */
+const INTENTION_BODY = [
+  ...Object.keys(INTENTION_FIELDS), 'Permissions', 'SourceSamenessGroup', 'DefaultAddr', 'DefaultPort',
+  'CreatedAt', 'UpdatedAt', 'Hash', 'CreateIndex', 'ModifyIndex',
+];
+
 /** An intention as Consul's API shows it. */
 export function intentionJson(i: Intention): Record<string, unknown> {
   const raw = i.raw;
@@ -65,6 +75,9 @@ export function intentionName(value: unknown, field: string): string {
 /** The source object an intention body describes (what goes into the entry's Sources). */
 export function sourceFromBody(raw: unknown, source: string, destination: string, legacy?: { id: string; now: string; created?: string }): Record<string, unknown> {
   const body = Body.of(raw ?? {});
+  body.onlyKeys(INTENTION_BODY);
+  for (const f of ['SourceSamenessGroup', 'DefaultAddr']) if (body.str(f) !== '') throw invalid(f, 'not supported by this hub');
+  if (body.int('DefaultPort') !== 0) throw invalid('DefaultPort', 'not supported by this hub');
   for (const [field, want] of [['SourceName', source], ['DestinationName', destination]] as const) {
     const given = body.str(field);
     if (given !== '' && given !== want) throw invalid(field, `"${given}" does not match the intention's ${field === 'SourceName' ? 'source' : 'destination'} "${want}"`);
@@ -77,6 +90,7 @@ export function sourceFromBody(raw: unknown, source: string, destination: string
   body.oneOf('SourceType', ['', 'consul'], '');
   const permissions = body.objArray('Permissions');
   const action = body.oneOf('Action', ['', 'allow', 'deny'], '');
+  if (permissions.length === 0 && action === '') throw invalid('Action', 'is required: "allow" or "deny" (or give Permissions)');
   if (legacy && permissions.length > 0) throw invalid('Permissions', 'L7 permissions are only written through /v1/connect/intentions/exact or the config entry');
   const out: Record<string, unknown> = { Name: source };
   if (permissions.length > 0) out['Permissions'] = body.get('Permissions');
