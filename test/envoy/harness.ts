@@ -9,7 +9,7 @@ import type { Config } from '../../src/config';
 import { envoyBootstrap, type EnvoyBootstrapOptions } from '../../src/cli/envoy-bootstrap';
 import { attachHubServices, createHub, type Hub } from '../../src/hub';
 import { createLogger } from '../../src/logger';
-import { startEnvoy, type Envoy } from '../helpers/envoy';
+import { HANG_CAP_MS, startEnvoy, type Envoy } from '../helpers/envoy';
 import { testConfig } from '../helpers/hub';
 
 export async function startHubWithXds(overrides: Partial<Config> = {}): Promise<Hub> {
@@ -91,11 +91,17 @@ export interface Answer {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
+/**
+ * A single request gives up after this long: twice Envoy's 15 s route timeout,
+ * so anything Envoy does to a request reaches the test as an answer first.
+ */
+export const REQUEST_GIVE_UP_MS = 30_000;
+
 /** One HTTP/1.1 request through Envoy's listener on 127.0.0.1:port. */
 export function request(port: number, path = '/', options: { host?: string; method?: string; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, path, method: options.method ?? 'GET', agent, headers: { host: options.host ?? 'svc', ...options.headers }, timeout: options.timeoutMs ?? 5_000 },
+      { host: '127.0.0.1', port, path, method: options.method ?? 'GET', agent, headers: { host: options.host ?? 'svc', ...options.headers }, timeout: options.timeoutMs ?? REQUEST_GIVE_UP_MS },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -122,7 +128,7 @@ export async function untilServedBy(envoy: Envoy, port: number, names: string | 
     async () => {
       let answer: string;
       try {
-        const res = await request(port, opts.path ?? '/', { host: opts.host, timeoutMs: 2_000 });
+        const res = await request(port, opts.path ?? '/', { host: opts.host, timeoutMs: 10_000 });
         answer = res.status === 200 ? res.body : `${res.status}:${res.body.slice(0, 60)}`;
       } catch (err) {
         answer = `error:${(err as Error).message}`;
@@ -131,7 +137,7 @@ export async function untilServedBy(envoy: Envoy, port: number, names: string | 
       return recent.length === count && recent.every((a) => wanted.has(a)) && [...wanted].every((w) => recent.includes(w));
     },
     () => `traffic served by ${[...wanted].join('+')} (last: ${recent.join(',')})`,
-    opts.capMs ?? 20_000,
+    opts.capMs ?? HANG_CAP_MS,
   );
 }
 

@@ -19,8 +19,12 @@ after(async () => {
  * process takes 15–35 s to start at load 22 on two cores).
  */
 export const CAP_MS = 60_000;
-export const TTL_MS = 1_000;
-/** Heartbeats every 200 ms: the hub would have to stall 800 ms for a TTL to run out while it lives. */
+export const TTL_MS = 2_000;
+/**
+ * Heartbeats every 200 ms: the hub process (or Envoy) would have to stall
+ * 1.8 s for a TTL to run out while the hub lives — not a thing a loaded
+ * machine does, where 800 ms (a 1 s TTL) was within reach.
+ */
 export const TTL_ARGS = ['--resource-ttl', `${TTL_MS}ms`, '--heartbeat-interval', '200ms'];
 
 interface Ports {

@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Hub } from '../../src/hub';
 import type { Envoy } from '../helpers/envoy';
 import { freePort, hubCall, startBackend, startGateway, startHubWithXds, untilServedBy, type Backend } from './harness';
-import { openLoop, type LoadCounts } from './open-loop';
+import { openLoop, untilOnly, type LoadCounts } from './open-loop';
 
 export interface MbbOptions {
   rate: number;
@@ -77,8 +77,9 @@ export async function routeMoves(w: MbbWorld, o: MbbOptions): Promise<LoadCounts
   const load = openLoop(w.port, 'moving', o.rate, w.envoy);
   await sleep(o.stepMs);
   for (let i = 0; i < 4; i++) {
-    await routeTo(i % 2 === 0 ? 'move-b' : 'move-a');
-    await sleep(o.stepMs);
+    const to = i % 2 === 0 ? 'move-b' : 'move-a';
+    await routeTo(to);
+    await untilOnly(w.envoy, load.counts, to);
   }
   return load.stop();
 }
@@ -95,8 +96,8 @@ export async function serviceLeaves(w: MbbWorld, o: MbbOptions): Promise<LoadCou
   const load = openLoop(w.port, 'leaving', o.rate, w.envoy);
   await sleep(o.stepMs);
   await w.put({ Kind: 'service-splitter', Name: 'leaving', Splits: [{ Weight: 100, Service: 'leave-stay' }] });
-  await sleep(o.stepMs);
-  // Once no route names it, the service goes: its instance and its entries.
+  // Once no route names it (Envoy sends it nothing more), the service goes: its instance and its entries.
+  await untilOnly(w.envoy, load.counts, 'leave-stay');
   await w.deregister(go);
   await hubCall(w.hub.httpUrl, 'DELETE', '/v1/config/service-defaults/leave-go');
   await sleep(o.stepMs);
@@ -136,7 +137,7 @@ export async function splitterRamp(w: MbbWorld, o: MbbOptions): Promise<LoadCoun
     await sleep(o.stepMs);
     await split(step);
   }
-  await sleep(o.stepMs);
+  await untilOnly(w.envoy, load.counts, 'ramp-new');
   return load.stop();
 }
 

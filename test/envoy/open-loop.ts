@@ -157,6 +157,19 @@ export function openLoop(port: number, host: string, rate: number, envoy?: Envoy
   };
 }
 
+/**
+ * Resolves once `name` has answered `n` more requests of a running open loop
+ * with no other backend answering in between: Envoy has applied the change
+ * that sends everything to `name`. Awaited, so a slow machine only waits longer.
+ */
+export async function untilOnly(envoy: Envoy, counts: LoadCounts, name: string, n = 20): Promise<void> {
+  let base = { ...counts.by };
+  await envoy.until(() => {
+    if (Object.keys(counts.by).some((k) => k !== name && counts.by[k] !== base[k])) base = { ...counts.by };
+    return (counts.by[name] ?? 0) - (base[name] ?? 0) >= n;
+  }, () => `only ${name} answering (${JSON.stringify(counts.by)})`);
+}
+
 export function summary(name: string, c: LoadCounts): string {
   const e = c.envoy;
   return (

@@ -53,7 +53,7 @@ async function transportScenario(transport: Transport): Promise<{ hub: Hub; envo
   await untilServedBy(envoy, port, [a.name, b.name]);
   // The heartbeats stop: the TTL expires, b turns critical, traffic leaves it.
   stopBeat();
-  await untilServedBy(envoy, port, a.name, { capMs: 20_000 });
+  await untilServedBy(envoy, port, a.name);
   // Passing again: back in.
   stopBeat = heartbeat(hub, `${b.name}-check`, 300);
   await untilServedBy(envoy, port, [a.name, b.name]);

@@ -99,6 +99,13 @@ export interface StartEnvoyOptions {
   capMs?: number;
 }
 
+/**
+ * How long an awaited event may take before it counts as a hang: a guard, not
+ * a measure. Generous, because the suite shares two cores with teammates'
+ * runs (loads of 25 seen) and Envoy, the hub and the client all starve there.
+ */
+export const HANG_CAP_MS = 60_000;
+
 const running = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
@@ -139,7 +146,7 @@ export async function startEnvoy(options: StartEnvoyOptions): Promise<Envoy> {
   void exited.then(() => (dead = true));
 
   const tail = () => log.split('\n').slice(-40).join('\n');
-  const until = async <T>(pred: () => Promise<T | undefined | false> | T | undefined | false, whatText: string | (() => string), capMs = options.capMs ?? 20_000): Promise<T> => {
+  const until = async <T>(pred: () => Promise<T | undefined | false> | T | undefined | false, whatText: string | (() => string), capMs = options.capMs ?? HANG_CAP_MS): Promise<T> => {
     const what = () => (typeof whatText === 'string' ? whatText : whatText());
     const deadline = Date.now() + capMs;
     let lastError: unknown;
