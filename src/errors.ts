@@ -50,3 +50,9 @@ export function invalid(field: string, reason: string): HubError {
 export function isHubError(err: unknown, code?: ErrorCode): err is HubError {
   return err instanceof HubError && (code === undefined || err.code === code);
 }
+
+/** The status a gRPC call ends with for `err`: the code from the table and the message as details; anything not a HubError is INTERNAL. */
+export function grpcStatusOf(err: unknown): { code: GrpcStatus; details: string } {
+  const e = err instanceof HubError ? err : new HubError('INTERNAL', err instanceof Error ? err.message : String(err));
+  return { code: e.grpcStatus, details: e.message };
+}

@@ -8,7 +8,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { Topic } from '../catalog/types';
-import { HubError, invalid, isHubError } from '../errors';
+import { grpcStatusOf, HubError, invalid, isHubError } from '../errors';
 import { moduleLogger } from '../logger';
 import type { SubscribeRequest__Output } from '../gen/subscribe/subscribe/SubscribeRequest';
 import { loadSubscribeProto } from './proto';
@@ -161,8 +161,7 @@ function authorizeSubscribe(authz: Authorizer, request: SubscribeRequest): Autho
 
 function fail(call: grpc.ServerWritableStream<SubscribeRequest__Output, Buffer>, err: HubError): void {
   if (call.cancelled) return;
-  const status: Partial<grpc.StatusObject> = { code: err.grpcStatus, details: err.message };
-  call.emit('error', status);
+  call.emit('error', grpcStatusOf(err));
 }
 
 /** proto Topic enum (names as strings, numbers when unknown) → the catalog's Topic number. */

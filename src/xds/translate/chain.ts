@@ -81,7 +81,7 @@ interface HeaderOps {
 }
 
 /** Consul's HTTPHeaderModifiers {Add, Set, Remove} → Envoy header operations (Add appends, Set overwrites). */
-export function headerOps(request: unknown, response: unknown): HeaderOps {
+function headerOps(request: unknown, response: unknown): HeaderOps {
   const out: HeaderOps = {};
   const side = (mods: Record<string, unknown> | undefined, add: 'request_headers_to_add' | 'response_headers_to_add', remove: 'request_headers_to_remove' | 'response_headers_to_remove') => {
     if (!mods) return;
@@ -132,7 +132,7 @@ function leavesOf(ref: ServiceRef, subset: string | undefined, chain: ChainEntri
 }
 
 /** The route action for a destination: one cluster, or weighted clusters summing to 100. */
-export function destinationAction(ref: ServiceRef, subset: string | undefined, chain: ChainEntries): Record<string, unknown> {
+function destinationAction(ref: ServiceRef, subset: string | undefined, chain: ChainEntries): Record<string, unknown> {
   const leaves = leavesOf(ref, subset, chain, 100, {}, 0);
   // The same cluster reached twice (e.g. two splits to one subset) is one weighted entry.
   const merged = new Map<string, Leaf>();

@@ -2,9 +2,9 @@
 // SotW: full state in every response (CDS is a wildcard-capable type).
 import type { ConfigEntry } from '../../catalog/types';
 import { durationOfMs, entryDurationMs, entryUint, protocolOf, record, str } from './inputs';
+import { Extension, ExtensionType } from './extension-types';
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
-const HTTP_PROTOCOL_OPTIONS = 'envoy.extensions.upstreams.http.v3.HttpProtocolOptions';
 
 export interface ClusterInput {
   /** Resource name (names.ts). */
@@ -80,8 +80,8 @@ export function buildCluster(input: ClusterInput, flavor: ClusterFlavor): Record
   const protocol = protocolOf(input.defaults);
   if (protocol === 'grpc' || protocol === 'http2') {
     cluster['typed_extension_protocol_options'] = {
-      [HTTP_PROTOCOL_OPTIONS]: {
-        '@type': `type.googleapis.com/${HTTP_PROTOCOL_OPTIONS}`,
+      [Extension.HttpProtocolOptions]: {
+        '@type': ExtensionType.HttpProtocolOptions,
         explicit_http_config: { http2_protocol_options: {} },
       },
     };

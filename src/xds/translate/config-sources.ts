@@ -19,14 +19,14 @@ import type { ConfigSourceKind, ResourceProvider, ResourceSet, XdsNode, XdsResou
 import { lookupType } from '../transport/envoy-proto';
 import { TypeUrl } from '../transport/type-urls';
 import { versionOf } from './encode';
+import { Extension, ExtensionType } from './extension-types';
 
 export const HUB_GRPC_CLUSTER = 'xdshub';
 export const HUB_HTTP_CLUSTER = 'xdshub-http';
 const REST_REFRESH = { seconds: 1, nanos: 0 };
-const HCM_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 
 /** The ConfigSource (protobufjs plain form) a client of this kind can follow. */
-export function configSourceFor(kind: Exclude<ConfigSourceKind, 'ads'>): Record<string, unknown> {
+function configSourceFor(kind: Exclude<ConfigSourceKind, 'ads'>): Record<string, unknown> {
   const api =
     kind === 'rest'
       ? { apiType: 'REST', transportApiVersion: 'V3', clusterNames: [HUB_HTTP_CLUSTER], refreshDelay: REST_REFRESH }
@@ -42,8 +42,8 @@ export function configSourceFor(kind: Exclude<ConfigSourceKind, 'ads'>): Record<
 type Msg = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 function reencodeHcm(any: Msg | null | undefined, source: Msg): boolean {
-  if (!any || (any['typeUrl'] ?? any['type_url']) !== HCM_TYPE) return false;
-  const hcmType = lookupType('envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager');
+  if (!any || (any['typeUrl'] ?? any['type_url']) !== ExtensionType.HttpConnectionManager) return false;
+  const hcmType = lookupType(Extension.HttpConnectionManager);
   const hcm = hcmType.toObject(hcmType.decode(any['value'] as Uint8Array)) as Msg;
   if (!hcm['rds']?.['configSource']?.['ads']) return false;
   hcm['rds']['configSource'] = source;

@@ -5,6 +5,7 @@ import type { ConfigEntry } from '../../catalog/types';
 import { list, record, refOf, str } from './inputs';
 import { httpConnectionManager, statPrefixOf } from './listener';
 import { gatewayListenerName, serviceResourceName, type ServiceRef } from './names';
+import { ExtensionType } from './extension-types';
 
 export interface GatewayResources {
   /** Listener name → plain Listener. */
@@ -21,8 +22,6 @@ export interface IngressContext {
   /** The route list of a service (route.ts routesForService). */
   routesFor(service: ServiceRef): Record<string, unknown>[];
 }
-
-const TCP_PROXY_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
 
 /** The services a gateway listener lists, `*` expanded to every service but the gateway itself. */
 function listenerServices(gateway: string, listener: Record<string, unknown>, ctx: IngressContext) {
@@ -69,7 +68,7 @@ export function buildGateway(entry: ConfigEntry, ctx: IngressContext): GatewayRe
             filters: [
               {
                 name: 'envoy.filters.network.tcp_proxy',
-                typed_config: { '@type': TCP_PROXY_TYPE, stat_prefix: statPrefixOf(`ingress_${name}`), cluster },
+                typed_config: { '@type': ExtensionType.TcpProxy, stat_prefix: statPrefixOf(`ingress_${name}`), cluster },
               },
             ],
           },

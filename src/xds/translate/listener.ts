@@ -2,9 +2,7 @@
 // HttpConnectionManager fetches RouteConfiguration `S` over ADS. SotW: full
 // state. Never part of a wildcard subscription: gRPC always names it
 // (`xds:///S`), and an Envoy must not be handed API listeners.
-
-const HCM_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
-const ROUTER_TYPE = 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router';
+import { ExtensionType } from './extension-types';
 
 /**
  * An HttpConnectionManager that takes its routes over ADS. Exactly one http
@@ -13,10 +11,10 @@ const ROUTER_TYPE = 'type.googleapis.com/envoy.extensions.filters.http.router.v3
  */
 export function httpConnectionManager(routeConfigName: string, statPrefix: string): Record<string, unknown> {
   return {
-    '@type': HCM_TYPE,
+    '@type': ExtensionType.HttpConnectionManager,
     stat_prefix: statPrefix,
     rds: { route_config_name: routeConfigName, config_source: { ads: {}, resource_api_version: 'V3' } },
-    http_filters: [{ name: 'envoy.filters.http.router', typed_config: { '@type': ROUTER_TYPE } }],
+    http_filters: [{ name: 'envoy.filters.http.router', typed_config: { '@type': ExtensionType.Router } }],
   };
 }
 

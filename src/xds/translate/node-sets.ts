@@ -12,7 +12,7 @@ import { buildGateway, type IngressContext } from './ingress';
 import { gatewayNameOf } from './names';
 import type { ChangedNames, ServiceOutput, SubsetOutput } from './service-resources';
 
-export const EMPTY_SET: ResourceSet = Object.freeze({ byName: new Map(), wildcard: new Set<string>() });
+const EMPTY_SET: ResourceSet = Object.freeze({ byName: new Map(), wildcard: new Set<string>() });
 
 interface GatewayOutput {
   listeners: Map<string, XdsResource>;

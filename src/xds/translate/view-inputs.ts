@@ -10,7 +10,7 @@ import type { ServiceName } from '../../catalog/catalog';
 import type { CheckServiceNode, ConfigEntry, ConfigEntryKind } from '../../catalog/types';
 import type { ViewStore } from '../../materializer/types';
 
-export const WATCHED_KINDS: readonly ConfigEntryKind[] = ['service-defaults', 'service-resolver', 'ingress-gateway', 'http-route', 'mesh', 'service-router', 'service-splitter', 'service-intentions'];
+const WATCHED_KINDS: readonly ConfigEntryKind[] = ['service-defaults', 'service-resolver', 'ingress-gateway', 'http-route', 'mesh', 'service-router', 'service-splitter', 'service-intentions'];
 
 const NO_INSTANCES: readonly CheckServiceNode[] = Object.freeze([]);
 

@@ -188,7 +188,7 @@ function fieldPlain(field: protobuf.Field, v: unknown, path: string): unknown {
  * fromObject takes. A key the message does not have is an INVALID_ARGUMENT
  * naming its path, as for every other input the hub refuses.
  */
-export function plainFromJson(type: protobuf.Type, json: unknown, path = ''): Record<string, unknown> {
+function plainFromJson(type: protobuf.Type, json: unknown, path = ''): Record<string, unknown> {
   switch (type.fullName) {
     case '.google.protobuf.Duration':
       return secondsAndNanos(json, path, DURATION);

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '../../config';
 import { MEMORY_TRIM_DEFAULTS, createMemoryTrimmer, type MemoryTrimOptions, type MemoryTrimStats } from '../../memory-trim';
-import { HubError, isHubError } from '../../errors';
+import { grpcStatusOf, HubError, isHubError } from '../../errors';
 import { moduleLogger } from '../../logger';
 import { clientInfo, nodeConfig, type ClientInfo, type NodeConfig } from './admin';
 import { fetchSotw, type FetchResult } from './fetch';
@@ -50,7 +50,7 @@ export interface XdsServerOptions {
 }
 
 /** The metadata key an xDS client's token travels in (Consul's). */
-export const TOKEN_METADATA_KEY = 'x-consul-token';
+const TOKEN_METADATA_KEY = 'x-consul-token';
 
 export interface XdsServer {
   /** Registers every v3 and v2 xDS service on the server. */
@@ -140,8 +140,7 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     try {
       release = options.connections?.enter(call.getPeer()) ?? (() => {});
     } catch (err) {
-      call.emit('error', { code: (err as HubError).grpcStatus, details: (err as Error).message });
-      return;
+      return endCall(call, err);
     }
     const credential = call.metadata.get(TOKEN_METADATA_KEY)[0];
     const stream = new XdsStream(call, { ...deps, closed: (s) => (release(), deps.closed(s)) }, {
@@ -172,7 +171,7 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
       cb(null, Buffer.from(xds.fetch(type, m.api, req).body));
     } catch (err) {
       const e = isHubError(err) ? err : new HubError('INVALID_ARGUMENT', `DiscoveryRequest: cannot decode: ${(err as Error).message}`, { cause: err });
-      cb({ code: e.grpcStatus, details: e.message });
+      cb(grpcStatusOf(e));
     }
   }
 
@@ -232,6 +231,6 @@ function subscriptionCounts(live: ReadonlySet<XdsStream>): { variant: string; ty
 }
 
 /** Ends a call that has no XdsStream (refused at the door) with an error from the taxonomy. */
-function endCall(call: ServerDuplexStream<Buffer, XdsResponse>, err: HubError): void {
-  call.emit('error', { code: err.grpcStatus, details: err.message });
+function endCall(call: ServerDuplexStream<Buffer, XdsResponse>, err: unknown): void {
+  call.emit('error', grpcStatusOf(err));
 }

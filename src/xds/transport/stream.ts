@@ -7,7 +7,7 @@
 // every protocol decision lives in rules/.
 import type { ServerDuplexStream } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { HubError } from '../../errors';
+import { grpcStatusOf, HubError } from '../../errors';
 import type { BodyCache } from './body-cache';
 import type { XdsMetrics } from './metrics';
 import type { NameInterner } from './name-sets';
@@ -145,7 +145,7 @@ export class XdsStream {
   close(err: HubError | undefined): void {
     if (this.closed) return;
     this.closed = true;
-    if (err) this.call.emit('error', { code: err.grpcStatus, details: err.message });
+    if (err) this.call.emit('error', grpcStatusOf(err));
     else if (!this.call.writableEnded) this.call.end();
     for (const t of this.tickets) t.release();
     this.tickets.clear();

@@ -11,7 +11,7 @@ import { TypeUrl, TypeUrlV2 } from '../../../src/xds/transport/type-urls';
 import { encodeRequest } from '../../../src/xds/transport/wire';
 import { node, decodeAny, sotwNames, type Plain } from './helpers/client';
 import { TestProvider, cluster, seed } from './helpers/fixtures';
-import { DELTA_ADS, startHub, type Hub } from './helpers/harness';
+import { ADS, DELTA_ADS, startHub, type Hub } from './helpers/harness';
 import { DeltaScript, SotwScript, deltaVersions } from './helpers/scripts';
 
 const T = { timeout: 20_000 };
@@ -188,18 +188,37 @@ test('an ADS request for a type the hub does not serve (RTDS) is ignored and the
   assert.equal(hub.xds.streams().length, 1);
 });
 
-test('a request cut short (its type URL half there) ends the stream with INVALID_ARGUMENT instead of being read as another type', T, async (t) => {
-  const { hub } = await setup(t);
-  const full = encodeRequest('v3', 'DeltaDiscoveryRequest', { node: node('cut'), typeUrl: TypeUrl.Cluster, resourceNamesSubscribe: ['c1'] });
-  const typeUrlAt = full.indexOf(Buffer.from(TypeUrl.Cluster));
-  const cut = full.subarray(0, typeUrlAt + 20); // "type.googleapis.com/" and no more
+/** Writes raw bytes as the first request of a stream and returns the status it ends with. */
+async function endsWith(t: TestContext, hub: Hub, path: string, bytes: Buffer): Promise<grpc.StatusObject> {
   const client = new grpc.Client(`127.0.0.1:${hub.port}`, grpc.credentials.createInsecure());
   t.after(() => client.close());
-  const call = client.makeBidiStreamRequest(DELTA_ADS, (b: Buffer) => b, (b: Buffer) => b);
+  const call = client.makeBidiStreamRequest(path, (b: Buffer) => b, (b: Buffer) => b);
   const status = new Promise<grpc.StatusObject>((resolve) => call.on('status', resolve));
   call.on('error', () => undefined); // the status carries it
-  call.write(cut);
-  const st = await status;
-  assert.equal(st.code, grpc.status.INVALID_ARGUMENT);
-  assert.match(st.details, /DeltaDiscoveryRequest: cannot decode: field 2 claims \d+ bytes, \d+ left: the message is cut short/);
+  call.write(bytes);
+  return status;
+}
+
+test('a request cut short (its type URL half there) ends the stream with INVALID_ARGUMENT instead of being read as another type', T, async (t) => {
+  const { hub } = await setup(t);
+  for (const [path, message] of [[DELTA_ADS, 'DeltaDiscoveryRequest'], [ADS, 'DiscoveryRequest']] as const) {
+    const fields = message === 'DeltaDiscoveryRequest' ? { resourceNamesSubscribe: ['c1'] } : { resourceNames: ['c1'] };
+    const full = encodeRequest('v3', message, { node: node('cut'), typeUrl: TypeUrl.Cluster, ...fields });
+    const typeUrlAt = full.indexOf(Buffer.from(TypeUrl.Cluster));
+    const st = await endsWith(t, hub, path, full.subarray(0, typeUrlAt + 20)); // "type.googleapis.com/" and no more
+    assert.equal(st.code, grpc.status.INVALID_ARGUMENT, message);
+    assert.match(st.details, new RegExp(`^${message}: cannot decode: field \\d+ claims \\d+ bytes, \\d+ left: the message is cut short`));
+  }
+});
+
+test('undecodable bytes (a wire type protobuf does not have) end a SotW or Delta stream with INVALID_ARGUMENT; the next stream is served', T, async (t) => {
+  const { hub } = await setup(t);
+  for (const [path, message] of [[ADS, 'DiscoveryRequest'], [DELTA_ADS, 'DeltaDiscoveryRequest']] as const) {
+    const st = await endsWith(t, hub, path, Buffer.from([0x0f, 0xff, 0xff])); // field 1, wire type 7
+    assert.equal(st.code, grpc.status.INVALID_ARGUMENT, message);
+    assert.match(st.details, new RegExp(`^${message}: cannot decode`));
+  }
+  const s = new SotwScript(hub.client({ path: ADS, kind: 'sotw' }));
+  s.request(TypeUrl.Cluster, []);
+  assert.deepEqual(sotwNames(await s.expect(TypeUrl.Cluster)), ['c1', 'c2']);
 });

@@ -11,12 +11,8 @@ import type { DestinationPolicy, IntentionAction } from '../../../connect/intent
 import { durationOfMs, entryUint, record, str } from '../inputs';
 import { LOCAL_APP, publicListenerName, sdsRef } from './names';
 import { httpRbacFilter, networkRbacFilter, type Identity } from './rbac';
+import { Extension, ExtensionType } from '../extension-types';
 
-const HCM = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
-const ROUTER = 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router';
-const TCP_PROXY = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
-const DOWNSTREAM_TLS = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext';
-const HTTP_PROTOCOL_OPTIONS = 'envoy.extensions.upstreams.http.v3.HttpProtocolOptions';
 const DEFAULT_LOCAL_CONNECT_MS = 5_000;
 
 export const isHttp = (protocol: string): boolean => protocol === 'http' || protocol === 'http2' || protocol === 'grpc';
@@ -29,7 +25,7 @@ export function alpnOf(protocol: string): string[] {
 
 export function http2Options(): Record<string, unknown> {
   return {
-    [HTTP_PROTOCOL_OPTIONS]: { '@type': `type.googleapis.com/${HTTP_PROTOCOL_OPTIONS}`, explicit_http_config: { http2_protocol_options: {} } },
+    [Extension.HttpProtocolOptions]: { '@type': ExtensionType.HttpProtocolOptions, explicit_http_config: { http2_protocol_options: {} } },
   };
 }
 
@@ -53,7 +49,7 @@ export function proxyConfig(proxy: CheckServiceNode): Record<string, unknown> {
 }
 
 /** The proxy's public address and port: Config.bind_address/bind_port, else its service address (or its node's) and port. */
-export function publicAddress(proxy: CheckServiceNode): { address: string; port: number } {
+function publicAddress(proxy: CheckServiceNode): { address: string; port: number } {
   const cfg = proxyConfig(proxy);
   return {
     address: str(cfg['bind_address']) ?? (proxy.Service.Address || proxy.Node.Address),
@@ -80,7 +76,7 @@ function downstreamTls(input: PublicInput): Record<string, unknown> {
   return {
     name: 'envoy.transport_sockets.tls',
     typed_config: {
-      '@type': DOWNSTREAM_TLS,
+      '@type': ExtensionType.DownstreamTlsContext,
       common_tls_context: {
         tls_params: { tls_minimum_protocol_version: 'TLSv1_2' },
         tls_certificate_sds_secret_configs: [sdsRef(input.leafSecret)],
@@ -94,13 +90,13 @@ function downstreamTls(input: PublicInput): Record<string, unknown> {
 
 function appFilter(input: PublicInput): Record<string, unknown> {
   if (!isHttp(input.protocol)) {
-    return { name: 'envoy.filters.network.tcp_proxy', typed_config: { '@type': TCP_PROXY, stat_prefix: 'public_listener', cluster: LOCAL_APP } };
+    return { name: 'envoy.filters.network.tcp_proxy', typed_config: { '@type': ExtensionType.TcpProxy, stat_prefix: 'public_listener', cluster: LOCAL_APP } };
   }
   const timeoutMs = entryUint(proxyConfig(input.proxy)['local_request_timeout_ms']);
   return {
     name: 'envoy.filters.network.http_connection_manager',
     typed_config: {
-      '@type': HCM,
+      '@type': ExtensionType.HttpConnectionManager,
       stat_prefix: 'public_listener',
       codec_type: 'AUTO',
       route_config: {
@@ -113,7 +109,7 @@ function appFilter(input: PublicInput): Record<string, unknown> {
           },
         ],
       },
-      http_filters: [httpRbacFilter(input.policy, input.id, input.fallback), { name: 'envoy.filters.http.router', typed_config: { '@type': ROUTER } }],
+      http_filters: [httpRbacFilter(input.policy, input.id, input.fallback), { name: 'envoy.filters.http.router', typed_config: { '@type': ExtensionType.Router } }],
       // The app learns who called: the caller's SPIFFE ID (and certificate) in X-Forwarded-Client-Cert.
       forward_client_cert_details: 'APPEND_FORWARD',
       set_current_client_cert_details: { subject: { value: true }, cert: true, chain: true, dns: true, uri: true },

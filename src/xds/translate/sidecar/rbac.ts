@@ -14,9 +14,7 @@
 // "Everyone else" is any SPIFFE ID of this trust domain but the named sources.
 import type { DestinationPolicy, HttpPermission, IntentionAction, Rule } from '../../../connect/intentions';
 import { serviceSpiffeId } from '../../../connect/spiffe';
-
-const NETWORK_RBAC = 'type.googleapis.com/envoy.extensions.filters.network.rbac.v3.RBAC';
-const HTTP_RBAC = 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC';
+import { ExtensionType } from '../extension-types';
 
 type Plain = Record<string, unknown>;
 
@@ -56,7 +54,7 @@ function headerPermission(h: Record<string, unknown>): Plain {
 }
 
 /** One IntentionHTTPPermission as an RBAC permission: every part must match. */
-export function httpMatch(http: Record<string, unknown>): Plain {
+function httpMatch(http: Record<string, unknown>): Plain {
   const parts: Plain[] = [];
   const path = (m: Plain) => parts.push({ url_path: { path: m } });
   if (typeof http['PathExact'] === 'string' && http['PathExact'] !== '') path({ exact: http['PathExact'] });
@@ -114,7 +112,7 @@ export function networkRbacFilter(policy: DestinationPolicy, id: Identity, http:
   }
   return {
     name: 'envoy.filters.network.rbac',
-    typed_config: { '@type': NETWORK_RBAC, stat_prefix: 'connect_authz', rules: { action: 'ALLOW', policies } },
+    typed_config: { '@type': ExtensionType.NetworkRbac, stat_prefix: 'connect_authz', rules: { action: 'ALLOW', policies } },
   };
 }
 
@@ -125,5 +123,5 @@ export function httpRbacFilter(policy: DestinationPolicy, id: Identity, fallback
     const permission = g.rule.kind === 'allow' ? { any: true } : g.rule.kind === 'l7' ? l7Permission(g.rule.permissions, fallback) : undefined;
     if (permission) policies[g.key] = { permissions: [permission], principals: [g.principal] };
   }
-  return { name: 'envoy.filters.http.rbac', typed_config: { '@type': HTTP_RBAC, rules: { action: 'ALLOW', policies } } };
+  return { name: 'envoy.filters.http.rbac', typed_config: { '@type': ExtensionType.HttpRbac, rules: { action: 'ALLOW', policies } } };
 }

@@ -17,11 +17,7 @@ import type { ServiceRef } from '../names';
 import { meshClusterName, sdsRef, upstreamListenerName } from './names';
 import { alpnOf, http2Options, isHttp, isHttp2 } from './public';
 import type { Identity } from './rbac';
-
-const HCM = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
-const ROUTER = 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router';
-const TCP_PROXY = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
-const UPSTREAM_TLS = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext';
+import { ExtensionType } from '../extension-types';
 
 type Plain = Record<string, unknown>;
 
@@ -98,11 +94,11 @@ export function buildUpstream(u: Upstream, protocol: string, ctx: MeshContext): 
     filter = {
       name: 'envoy.filters.network.http_connection_manager',
       typed_config: {
-        '@type': HCM,
+        '@type': ExtensionType.HttpConnectionManager,
         stat_prefix: `upstream.${u.destination}`,
         codec_type: 'AUTO',
         rds: { route_config_name: u.destination, config_source: { ads: {}, resource_api_version: 'V3' } },
-        http_filters: [{ name: 'envoy.filters.http.router', typed_config: { '@type': ROUTER } }],
+        http_filters: [{ name: 'envoy.filters.http.router', typed_config: { '@type': ExtensionType.Router } }],
       },
     };
   } else {
@@ -110,7 +106,7 @@ export function buildUpstream(u: Upstream, protocol: string, ctx: MeshContext): 
     used.add(target);
     filter = {
       name: 'envoy.filters.network.tcp_proxy',
-      typed_config: { '@type': TCP_PROXY, stat_prefix: `upstream.${u.destination}`, cluster: meshClusterName(target, ctx.id.datacenter, ctx.id.trustDomain) },
+      typed_config: { '@type': ExtensionType.TcpProxy, stat_prefix: `upstream.${u.destination}`, cluster: meshClusterName(target, ctx.id.datacenter, ctx.id.trustDomain) },
     };
   }
   const listener = { name, address: { socket_address: { address: u.address, port_value: u.port } }, filter_chains: [{ filters: [filter] }] };
@@ -145,7 +141,7 @@ export function meshCluster(plain: string, protocol: string, upstreamConfig: Rec
     transport_socket: {
       name: 'envoy.transport_sockets.tls',
       typed_config: {
-        '@type': UPSTREAM_TLS,
+        '@type': ExtensionType.UpstreamTlsContext,
         sni: name,
         common_tls_context: {
           tls_params: { tls_minimum_protocol_version: 'TLSv1_2' },
