@@ -3,7 +3,7 @@
 // (service-resources.ts), the sets each node sees, ingress gateways
 // included (node-sets.ts), and the sidecars' own sets (sidecar/sidecars.ts,
 // which also read the built-in CA). Changes are folded per event-loop turn; the
-// transport gets shared, already-encoded resources (ARCHITECTURE invariant 5)
+// transport gets shared, already-encoded resources (invariant 5, docs/architecture.md)
 // and the names that changed.
 import type { Logger } from 'pino';
 import { moduleLogger } from '../../logger';

@@ -13,7 +13,7 @@
 //
 // "xdshub" and "xdshub-http" are the static clusters `xdshub envoy bootstrap`
 // writes (docs/envoy.md). Each copy is encoded once per content change and
-// source kind and shared by every client of that kind (invariant 5).
+// source kind and shared by every client of that kind (invariant 5, docs/architecture.md).
 import type * as protobuf from 'protobufjs';
 import type { ConfigSourceKind, ResourceProvider, ResourceSet, XdsNode, XdsResource } from '../transport/provider';
 import { lookupType } from '../transport/envoy-proto';

@@ -1,4 +1,4 @@
-// Encoding and versioning of translated resources (ARCHITECTURE invariant 5):
+// Encoding and versioning of translated resources (invariant 5, docs/architecture.md):
 // each resource is encoded and hashed once per content change, and the
 // resulting XdsResource object — bytes included — is shared by every stream.
 //

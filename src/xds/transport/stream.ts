@@ -3,7 +3,7 @@
 // rules what it means, and writes what they say to send — at most one un-ACKed
 // response per type. Changes that arrive meanwhile only mark the type dirty, so
 // a slow client gets the latest state when it answers or drains, never a queue
-// (invariant 7). Logging, metrics, the sync gate and backpressure live here;
+// (invariant 7, docs/architecture.md). Logging, metrics, the sync gate and backpressure live here;
 // every protocol decision lives in rules/.
 import type { ServerDuplexStream } from '@grpc/grpc-js';
 import type { Logger } from 'pino';

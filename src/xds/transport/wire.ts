@@ -1,5 +1,5 @@
 // Request decoding and response framing. Responses are framed by hand from
-// bytes the provider encoded once (invariant 5): an Any is built around the
+// bytes the provider encoded once (invariant 5, docs/architecture.md): an Any is built around the
 // shared resource bytes, never by re-encoding the resource, and a response body
 // is encoded once and shared by every stream that gets the same set; only the
 // nonce (field 5 in both response messages) is appended per stream — protobuf

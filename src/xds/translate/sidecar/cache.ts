@@ -2,7 +2,7 @@
 // hold different content on different sidecars (`local_app`, a mesh cluster
 // whose client certificate is the source's leaf), so resources are cached by
 // (type, name, content): equal content is encoded once and shared by every
-// sidecar that has it (ARCHITECTURE invariant 5), and a sidecar whose content
+// sidecar that has it (invariant 5, docs/architecture.md), and a sidecar whose content
 // did not change gets the same object back, so changes are found by identity.
 // What no sidecar used in the last build is dropped.
 import type { XdsResource } from '../../transport/provider';
