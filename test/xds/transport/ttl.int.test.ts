@@ -1,4 +1,4 @@
-// TTL and heartbeats (X-TTL-*) for clients that announce support.
+// TTL and heartbeats (X-TTL-*): for clients that announce support, and for Envoy by its name.
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
@@ -105,4 +105,32 @@ test('X-TTL-4: a changed TTL (or none) is resent to a client that reconnects hol
   p.set(cluster('c1'));
   hub.xds.flushChanges();
   await longer.quiet();
+});
+
+test('X-TTL-5: Envoy (user_agent_name "envoy", no client features) gets a TTL and heartbeats on Delta; on SotW plain resources and no heartbeat', async (t) => {
+  const { hub } = await setup(t);
+  const envoy = (id: string): Plain => ({ id, cluster: 'test', clientFeatures: [], userAgentName: 'envoy' });
+  const s = new SotwScript(hub.sotw(), 'envoy-sotw');
+  s.request(CDS, [], { node: envoy('envoy-sotw') });
+  const sr = await s.expect(CDS);
+  assert.deepEqual(sr.resources.map((a: Plain) => a.type_url), [CDS, CDS], 'plain Clusters, no Resource wrapper');
+  assert.deepEqual(sr.resources.map(decodeAny).map(ttlSeconds), [null, null]);
+  s.ack(sr);
+  // A barrier: the answer to a later request proves the ACK before it was taken.
+  s.request(TypeUrl.ClusterLoadAssignment, ['c1']);
+  await s.expect(TypeUrl.ClusterLoadAssignment);
+
+  const d = new DeltaScript(hub.delta(), 'envoy-delta');
+  d.send(CDS, ['*'], [], { node: envoy('envoy-delta') });
+  const r = await d.expect(CDS);
+  assert.deepEqual(r.resources.map(ttlSeconds), [30, 30]);
+  d.ack(r);
+  for (let i = 0; i < 2; i++) {
+    const hb = await d.expect(CDS);
+    assert.ok(hb.resources.every((x: Plain) => x.resource === null), 'a heartbeat carries no bodies');
+    d.ack(hb);
+  }
+  // The server-wide heartbeat timer ticked at least twice since the SotW ACK: the SotW Envoy got none.
+  const sotw = hub.xds.streams().find((x) => x.variant === 'sotw')!;
+  assert.equal(sotw.stats.heartbeats, 0);
 });
