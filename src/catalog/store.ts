@@ -178,6 +178,27 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
     }
   }
 
+  /**
+   * Waits for this hub to apply something. Applying needs the log (the tail reads the
+   * entries before it, perhaps another hub's), so while the log is unreachable the
+   * wait ends with the log's own 503 after its write timeout instead of lasting the
+   * whole outage (a request, or a shutdown waiting for it, would hang). `outcome` says
+   * what became of the write.
+   */
+  async function whileReachable<T>(wait: (signal?: AbortSignal) => Promise<T>, outcome: string): Promise<T> {
+    if (!log.unreachable) return wait();
+    const done = new AbortController();
+    try {
+      const gone = log.unreachable(done.signal).then((err) => {
+        if (err) throw new HubError('LOG_UNAVAILABLE', `${err.message}; ${outcome}`, { cause: err });
+        return new Promise<never>(() => undefined); // the wait settled first
+      });
+      return await Promise.race([wait(done.signal), gone]);
+    } finally {
+      done.abort();
+    }
+  }
+
   /** Appends one entry and resolves with its result once it is applied here. */
   async function appendAndApply(payload: string): Promise<ApplyResult> {
     inflight++;
@@ -195,7 +216,15 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
     if (index <= sm.lastIndex()) {
       throw new HubError('INTERNAL', `entry ${index} was applied but its result was not kept; its outcome is unknown`);
     }
-    return new Promise<ApplyResult>((resolve, reject) => pending.set(index, { resolve, reject }));
+    return whileReachable(
+      (signal) =>
+        new Promise<ApplyResult>((resolve, reject) => {
+          const p: Pending = { resolve, reject };
+          pending.set(index, p);
+          signal?.addEventListener('abort', () => pending.get(index) === p && pending.delete(index), { once: true });
+        }),
+      `the write is in the log at index ${index} and takes effect, but this hub cannot apply it until the log is back`,
+    );
   }
 
   const target = await log.lastIndex();
@@ -236,7 +265,8 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
       // everything the log already holds, so it is never based on a stale state.
       let verdict = sm.check(command);
       if (!verdict.changes) {
-        await waiters.wait((await log.lastIndex()) - 1n);
+        const last = await log.lastIndex();
+        await whileReachable((signal) => waiters.wait(last - 1n, signal), 'nothing was written');
         verdict = sm.check(command);
         if (!verdict.changes) return verdict.result;
       }

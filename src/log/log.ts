@@ -1,6 +1,7 @@
 // The ordered log: the only source of truth. Every accepted change is one entry;
 // entries get strictly increasing, gap-free indexes starting at 1.
 // The log knows nothing about what an entry means (payloads are opaque strings).
+import type { HubError } from '../errors';
 
 export interface LogEntry {
   readonly index: bigint;
@@ -46,5 +47,13 @@ export interface Log {
    * Throws INVALID_ARGUMENT for a snapshot beyond lastIndex() or older than the saved one.
    */
   compact(snapshot: LogSnapshot, keepTail: number): Promise<void>;
+  /**
+   * For a log reached over the network: resolves with the error to answer (LOG_UNAVAILABLE,
+   * naming the log) once this process has not reached the log for its write timeout,
+   * counted from when the connection dropped; resolves undefined when `signal` aborts or
+   * the log closes. It bounds waits for this hub to apply an entry, which cannot progress
+   * while the log is unreachable. Absent: the log is in this process and always reachable.
+   */
+  unreachable?(signal: AbortSignal): Promise<HubError | undefined>;
   close(): Promise<void>;
 }

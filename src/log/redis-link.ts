@@ -37,6 +37,10 @@ export interface RedisLink {
   whenReady(signal?: AbortSignal, until?: number): Promise<boolean>;
   /** Called on every transition to ready (after the first connect and after each reconnect). */
   onReady(listener: () => void): void;
+  /** When the connection stopped being ready (epoch ms); undefined while it is ready. */
+  downSince(): number | undefined;
+  /** Resolves once the connection is no longer ready (true), or false when `signal` aborts or the link closes. */
+  whenDown(signal: AbortSignal): Promise<boolean>;
   /** Drops the connection; ioredis reconnects by itself (used when a command's fate must be sealed). */
   reconnect(): void;
   close(): void;
@@ -76,16 +80,25 @@ export function openLink(url: string, options: RedisOptions = {}): RedisLink {
   arm();
   const readyWaiters = new Set<() => void>();
   const readyListeners: Array<() => void> = [];
+  const downWaiters = new Set<() => void>();
+  // Opened not ready: a log that never connected has been down since it opened.
+  let downAt: number | undefined = Date.now();
+  const goDown = () => {
+    state = 'down';
+    downAt ??= Date.now();
+    for (const wake of [...downWaiters]) wake();
+  };
 
   client.on('error', (err: Error) => (lastError = err));
   client.on('ready', () => {
     if (state === 'closed') return;
     state = 'ready';
+    downAt = undefined;
     for (const wake of [...readyWaiters]) wake();
     for (const listener of readyListeners) listener();
   });
   client.on('close', () => {
-    if (state !== 'closed') state = state === 'connecting' ? 'connecting' : 'down';
+    if (state === 'ready') goDown();
     const reject = markLost;
     arm();
     reject(new LinkDown(true, `connection closed${lastError ? ` (${lastError.message})` : ''}`));
@@ -105,7 +118,7 @@ export function openLink(url: string, options: RedisOptions = {}): RedisLink {
       const sent = send(client).catch((err: unknown) => {
         if (err instanceof Error && UNSENT.test(err.message)) {
           // Believe it: until ioredis says 'ready' again, this link is down.
-          if (state === 'ready') state = 'down';
+          if (state === 'ready') goDown();
           throw new LinkDown(false, err.message);
         }
         throw err;
@@ -136,6 +149,24 @@ export function openLink(url: string, options: RedisOptions = {}): RedisLink {
       readyListeners.push(listener);
     },
 
+    downSince: () => downAt,
+
+    whenDown(signal) {
+      if (state === 'closed' || signal.aborted) return Promise.resolve(false);
+      if (state !== 'ready') return Promise.resolve(true);
+      return new Promise<boolean>((resolve) => {
+        const onAbort = () => done();
+        function done() {
+          downWaiters.delete(done);
+          signal.removeEventListener('abort', onAbort);
+          resolve(state !== 'ready' && state !== 'closed');
+        }
+        // close() wakes these too; they then see the state and resolve false.
+        downWaiters.add(done);
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+    },
+
     reconnect() {
       if (state === 'closed') return;
       client.disconnect(true);
@@ -145,7 +176,7 @@ export function openLink(url: string, options: RedisOptions = {}): RedisLink {
       if (state === 'closed') return;
       state = 'closed';
       client.disconnect();
-      for (const wake of [...readyWaiters]) wake();
+      for (const wake of [...readyWaiters, ...downWaiters]) wake();
     },
   };
 }

@@ -317,6 +317,20 @@ export function createRedisLog(options: RedisLogOptions): Log {
       }
     },
 
+    async unreachable(signal) {
+      while (!closed && !signal.aborted) {
+        if (link.state() === 'ready') {
+          await link.whenDown(signal);
+          continue;
+        }
+        const until = (link.downSince() ?? Date.now()) + writeTimeoutMs;
+        if (await link.whenReady(signal, until)) continue;
+        if (closed || signal.aborted) break;
+        return unavailable(`not reachable for ${writeTimeoutMs} ms`);
+      }
+      return undefined;
+    },
+
     async close() {
       if (closed) return;
       closed = true;

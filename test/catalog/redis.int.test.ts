@@ -1,11 +1,14 @@
 // Two hub "processes" (two Redis log clients, two catalogs) sharing one real redis-server;
-// one of them cut off by a TCP proxy while the other compacts past it.
+// one of them cut off by a TCP proxy while the other compacts past it; and a write
+// whose apply waits for Redis while Redis is unreachable.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pino from 'pino';
 import type { Command } from '../../src/catalog/commands';
 import { createCatalog } from '../../src/catalog/store';
 import { startTtlScheduler } from '../../src/catalog/ttl';
+import { isHubError } from '../../src/errors';
+import type { Log, LogEntry } from '../../src/log/log';
 import { createRedisLog } from '../../src/log/redis';
 import { startRedis, type RunningRedis } from '../helpers/redis';
 import { startProxy } from '../helpers/tcp-proxy';
@@ -146,6 +149,53 @@ test('a running catalog that fell behind the trimmed tail restores the snapshot 
     await b.close();
     await logA.close();
     await logB.close();
+    await proxy.close();
+  }
+});
+
+test('a write Redis acknowledged but this hub has not applied yet ends with the log\'s 503 once Redis stays unreachable, and is applied when it is back', async () => {
+  const keyPrefix = 'test:{apply-wait}:';
+  const proxy = await startProxy(redis.port);
+  const real = createRedisLog({ url: `redis://127.0.0.1:${proxy.port}`, keyPrefix, writeTimeoutMs: 300 });
+  // The tail's entries are held back while the gate is shut: as when the entries
+  // before this hub's write are another hub's and were not read yet when Redis went
+  // away, so applying the write has to wait for Redis.
+  let gate: Promise<void> = Promise.resolve();
+  let open = () => undefined as void;
+  async function* gated(source: AsyncIterable<LogEntry>): AsyncGenerator<LogEntry> {
+    for await (const entry of source) {
+      await gate;
+      yield entry;
+    }
+  }
+  const log: Log = { ...real, tail: (from, signal) => gated(real.tail(from, signal)) };
+  const a = await createCatalog({ log, logger });
+  const reader = createRedisLog({ url: redis.url, keyPrefix });
+  try {
+    gate = new Promise<void>((resolve) => (open = resolve));
+    const write = a.submit(register('held', { service: serviceInput('held-1', 'web') }));
+    write.catch(() => undefined);
+    // The append is in Redis: only applying it here is left.
+    const target = a.lastIndex() + 1n;
+    while ((await reader.lastIndex()) < target) await new Promise((r) => setTimeout(r, 10));
+    proxy.mode('refuse');
+    proxy.cut();
+    // Before the fix this waited for the whole outage (here: for ever). 15 s is a hang guard only.
+    const refusal = await Promise.race([
+      write.then(() => new Error('acknowledged while this hub could not apply it'), (err: unknown) => err),
+      new Promise<Error>((resolve) => setTimeout(() => resolve(new Error('no answer within 15 s')), 15_000).unref()),
+    ]);
+    assert.ok(isHubError(refusal, 'LOG_UNAVAILABLE'), String(refusal));
+    assert.match(refusal.message, /^redis log redis:\/\/127\.0\.0\.1:\d+ is unavailable: .*the write is in the log at index \d+ and takes effect/);
+    proxy.mode('pass');
+    open();
+    await a.waitForIndex(target - 1n);
+    assert.equal(a.node('held').value?.Node.Node, 'held', 'the write took effect once the log was back');
+  } finally {
+    open();
+    await a.close();
+    await real.close();
+    await reader.close();
     await proxy.close();
   }
 });
