@@ -40,6 +40,7 @@ export function setConfigEntry(draft: Draft, input: ConfigEntryInput, cas: numbe
     ModifyIndex: draft.index,
   }) as ConfigEntry;
   draft.putConfig(key, entry);
+  checkChainProtocols(draft, kind, name, kind === 'service-defaults' ? 'Protocol' : 'Name');
   return entry;
 }
 
@@ -48,4 +49,41 @@ export function deleteConfigEntry(draft: Draft, kindValue: unknown, name: string
   const key = key2(kind, name);
   casGuard(draft.config(key), cas, `config entry ${kind}/${name}`);
   draft.deleteConfig(key);
+  checkChainProtocols(draft, kind, name, 'name');
+}
+
+/** Protocols that let a discovery chain route and split (Consul's L7 protocols). */
+const L7_PROTOCOLS: ReadonlySet<string> = new Set(['http', 'http2', 'grpc']);
+
+/**
+ * A service's protocol as Consul decides it for its discovery chain: its
+ * service-defaults Protocol, else tcp (the hub takes no proxy-defaults, the
+ * other place Consul looks).
+ */
+function serviceProtocol(draft: Draft, service: string): { protocol: string; from: string } {
+  const own = draft.config(key2('service-defaults', service))?.['Protocol'];
+  if (typeof own === 'string' && own !== '') return { protocol: own.toLowerCase(), from: `service-defaults "${service}" Protocol` };
+  return { protocol: 'tcp', from: 'the default: no service-defaults Protocol' };
+}
+
+/**
+ * Consul's rule for routers and splitters (docs/http-api.md, "Discovery
+ * chains"): a service-router or service-splitter may only exist for a service
+ * whose protocol is http, http2 or grpc; tcp traffic cannot be matched or
+ * split per request. Checked after the write, in the state: a router or
+ * splitter for a tcp service is refused, and so is a change or deletion of
+ * its service-defaults that would leave one on tcp.
+ */
+function checkChainProtocols(draft: Draft, kind: string, name: string, field: string): void {
+  if (kind !== 'service-router' && kind !== 'service-splitter' && kind !== 'service-defaults') return;
+  const uses = (['service-router', 'service-splitter'] as const).filter((k) => draft.config(key2(k, name)) !== undefined);
+  if (uses.length === 0) return;
+  const { protocol, from } = serviceProtocol(draft, name);
+  if (L7_PROTOCOLS.has(protocol)) return;
+  throw new ApplyError(
+    'INVALID_ARGUMENT',
+    `${field}: discovery chain "${name}" uses protocol "${protocol}" (${from}), which does not permit the routing or splitting of its ${uses.join(' and ')}; ` +
+      'set its service-defaults Protocol to http, http2 or grpc',
+    field,
+  );
 }

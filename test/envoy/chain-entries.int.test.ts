@@ -3,7 +3,8 @@
 // appended to the log and read back through the materialized views, and
 // Subscribe streams them on the hub's extension topics (ServiceRouter = 1001,
 // ServiceSplitter = 1002) as ConfigEntry payloads that decode back to the
-// same entry.
+// same entry. Routers and splitters need a service speaking http, http2 or
+// grpc, as Consul's discovery chain does.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Hub } from '../../src/hub';
@@ -39,6 +40,7 @@ const SPLITTER = {
 };
 
 test('PUT /v1/config stores service-router and service-splitter; GET reads them back from the views', async () => {
+  await hubCall(hub.httpUrl, 'PUT', '/v1/config', { Kind: 'service-defaults', Name: 'web', Protocol: 'http' });
   await hubCall(hub.httpUrl, 'PUT', '/v1/config', ROUTER);
   await hubCall(hub.httpUrl, 'PUT', '/v1/config', SPLITTER);
   const router = await hubCall(hub.httpUrl, 'GET', '/v1/config/service-router/web');
@@ -69,6 +71,43 @@ test('bad routers and splitters are refused with 400 naming the field, and chang
   }
   assert.equal((await fetch(`${hub.httpUrl}/v1/config/service-router/bad`)).status, 404);
   assert.equal((await fetch(`${hub.httpUrl}/v1/config/service-splitter/bad`)).status, 404);
+});
+
+/** PUT or DELETE that must be refused with 400 matching `message`, leaving the log as it was. */
+async function refused(method: 'PUT' | 'DELETE', path: string, body: unknown, message: RegExp): Promise<void> {
+  const before = hub.catalog.lastIndex();
+  const res = await fetch(`${hub.httpUrl}${path}`, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const text = await res.text();
+  assert.equal(res.status, 400, `${method} ${path} ${JSON.stringify(body)} → ${res.status} ${text}`);
+  assert.match(text, message);
+  assert.equal(hub.catalog.lastIndex(), before, `${method} ${path}: nothing appended`);
+}
+
+test('routers and splitters need an L7 protocol (as Consul): refused for a tcp service, and no write may leave one on tcp', async () => {
+  const router = { Kind: 'service-router', Name: 'plain', Routes: [{ Match: { HTTP: { PathPrefix: '/a' } }, Destination: { Service: 'other' } }] };
+  const splitter = { Kind: 'service-splitter', Name: 'plain', Splits: [{ Weight: 100, Service: 'other' }] };
+  // No service-defaults, no proxy-defaults: tcp, Consul's default.
+  await refused('PUT', '/v1/config', router, /Name: discovery chain "plain" uses protocol "tcp" \(the default.*service-router/);
+  await hubCall(hub.httpUrl, 'PUT', '/v1/config', { Kind: 'service-defaults', Name: 'plain', Protocol: 'tcp' });
+  await refused('PUT', '/v1/config', splitter, /Name: discovery chain "plain" uses protocol "tcp" \(service-defaults "plain" Protocol\).*service-splitter/);
+  assert.equal((await fetch(`${hub.httpUrl}/v1/config/service-router/plain`)).status, 404);
+  assert.equal((await fetch(`${hub.httpUrl}/v1/config/service-splitter/plain`)).status, 404);
+
+  // With an L7 protocol the router stands; then no write may take that protocol away.
+  await hubCall(hub.httpUrl, 'PUT', '/v1/config', { Kind: 'service-defaults', Name: 'plain', Protocol: 'http' });
+  await hubCall(hub.httpUrl, 'PUT', '/v1/config', router);
+  await refused('PUT', '/v1/config', { Kind: 'service-defaults', Name: 'plain', Protocol: 'tcp' }, /Protocol: discovery chain "plain" uses protocol "tcp" \(service-defaults "plain" Protocol\).*service-router/);
+  await refused('PUT', '/v1/config', { Kind: 'service-defaults', Name: 'plain' }, /Protocol: discovery chain "plain" uses protocol "tcp" \(the default/);
+  await refused('DELETE', '/v1/config/service-defaults/plain', undefined, /name: discovery chain "plain" uses protocol "tcp" \(the default/);
+  await hubCall(hub.httpUrl, 'PUT', '/v1/config', { Kind: 'service-defaults', Name: 'plain', Protocol: 'grpc' });
+  await hubCall(hub.httpUrl, 'PUT', '/v1/config', splitter);
+  await refused('PUT', '/v1/config', { Kind: 'service-defaults', Name: 'plain', Protocol: 'tcp' }, /service-router and service-splitter/);
+  assert.equal((await hubCall(hub.httpUrl, 'GET', '/v1/config/service-defaults/plain')).Protocol, 'grpc', 'the refused writes changed nothing');
+  // Once the router and splitter are gone, tcp is fine again.
+  await hubCall(hub.httpUrl, 'DELETE', '/v1/config/service-router/plain');
+  await hubCall(hub.httpUrl, 'DELETE', '/v1/config/service-splitter/plain');
+  await hubCall(hub.httpUrl, 'PUT', '/v1/config', { Kind: 'service-defaults', Name: 'plain', Protocol: 'tcp' });
+  await hubCall(hub.httpUrl, 'DELETE', '/v1/config/service-defaults/plain');
 });
 
 test('Subscribe streams routers and splitters on the extension topics as ConfigEntry payloads', async () => {
