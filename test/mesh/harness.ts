@@ -24,6 +24,8 @@ export interface AppSpec {
   /** The sidecar's public port (a free port: tests never use fixed ones). */
   sidecarPort: number;
   upstreams?: { destinationName: string; localBindPort: number }[];
+  /** The app's Meta (its sidecar inherits it, so resolver subsets can select sidecars by it). */
+  meta?: Record<string, string>;
 }
 
 /**
@@ -36,6 +38,7 @@ export async function registerApp(consul: Consul, spec: AppSpec): Promise<string
     name: spec.name,
     id: spec.id,
     port: spec.port,
+    ...(spec.meta ? { meta: spec.meta } : {}),
     connect: {
       sidecarService: {
         port: spec.sidecarPort,

@@ -95,9 +95,9 @@ function tcpFromE(): Promise<string> {
 }
 
 /** E → B's public listener over mutual TLS: the status, or 0 when the connection was closed. */
-function httpFromE(path: string, method = 'GET'): Promise<number> {
+function httpFromE(path: string, method = 'GET', headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve) => {
-    const req = https.request({ host: '127.0.0.1', port: publicB, path, method, agent: false, ...leafE, ca: roots, checkServerIdentity: () => undefined, timeout: 5_000 }, (res) => {
+    const req = https.request({ host: '127.0.0.1', port: publicB, path, method, headers, agent: false, ...leafE, ca: roots, checkServerIdentity: () => undefined, timeout: 5_000 }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
@@ -149,19 +149,29 @@ test('L4 on a TCP service: a → d deny refuses A only; * → d deny refuses bot
   await until(envoyD, 'the mesh default back to allow', { a: [tcpFromA, 'echo'], e: [tcpFromE, 'echo'] });
 });
 
-test('L7 on an HTTP service: * → b permissions (GET /public allowed, /admin denied) decide E’s requests; a → b allow (exact) admits all of A’s; the default decides what no permission matches', async () => {
-  await intention('*', 'b', { Permissions: [{ Action: 'allow', HTTP: { PathPrefix: '/public', Methods: ['GET'] } }, { Action: 'deny', HTTP: { PathPrefix: '/admin' } }] });
+test('L7 on an HTTP service: * → b permissions (a header denies first, GET /public and a path regex allowed, /admin denied) decide E’s requests; a → b allow (exact) admits all of A’s; the default decides what no permission matches', async () => {
+  await intention('*', 'b', {
+    Permissions: [
+      { Action: 'deny', HTTP: { Header: [{ Name: 'x-block', Present: true }] } },
+      { Action: 'allow', HTTP: { PathPrefix: '/public', Methods: ['GET'] } },
+      { Action: 'allow', HTTP: { PathRegex: '/v[0-9]+/items' } },
+      { Action: 'deny', HTTP: { PathPrefix: '/admin' } },
+    ],
+  });
   await intention('a', 'b', { Action: 'allow' });
   await until(envoyB, 'L7 for E, L4 allow for A', {
     ePublic: [() => httpFromE('/public/x'), 200],
     eAdmin: [() => httpFromE('/admin/x'), 403],
     ePost: [() => httpFromE('/public/x', 'POST'), 200],
+    eBlocked: [() => httpFromE('/public/x', 'GET', { 'x-block': '1' }), 403],
     aAdmin: [() => httpFromA('/admin/x'), 200],
   });
   await meshDefault('deny');
   await until(envoyB, 'default deny: what no permission matches is refused', {
     ePublic: [() => httpFromE('/public/x'), 200],
     ePost: [() => httpFromE('/public/x', 'POST'), 403],
+    eRegex: [() => httpFromE('/v2/items'), 200],
+    eNoMatch: [() => httpFromE('/vx/items'), 403],
     aAdmin: [() => httpFromA('/admin/x'), 200],
   });
   await meshDefault('allow');

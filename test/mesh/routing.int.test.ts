@@ -1,0 +1,58 @@
+// A sidecar's upstream honours the destination's discovery chain as a gateway
+// does (docs/mesh.md "What a sidecar gets"), shown by real Envoys: A → A's
+// sidecar → the sidecars of web's v1 or v2 instances, picked by a
+// service-resolver's subsets (selecting sidecars by their app's Meta), a
+// service-splitter's weights and a service-router's header match.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type Consul from 'consul';
+import type { Hub } from '../../src/hub';
+import type { Envoy } from '../helpers/envoy';
+import { request, startBackend, untilServedBy } from '../envoy/harness';
+import { freePort, registerApp, startMeshHub, startSidecar } from './harness';
+
+let hub: Hub;
+let consul: Consul;
+const closers: (() => Promise<unknown>)[] = [];
+let envoyA: Envoy;
+let upWeb: number;
+
+async function put(entry: object): Promise<void> {
+  const res = await hub.http.inject({ method: 'PUT', url: '/v1/config', payload: entry });
+  assert.equal(res.statusCode, 200, res.body);
+}
+
+before(async () => {
+  ({ hub, consul } = await startMeshHub());
+  closers.push(async () => consul.destroy(), () => hub.close());
+  await put({ Kind: 'service-defaults', Name: 'web', Protocol: 'http' });
+  await put({ Kind: 'service-resolver', Name: 'web', DefaultSubset: 'v1', Subsets: { v1: { Filter: 'Service.Meta.version == 1' }, v2: { Filter: 'Service.Meta.version == 2' } } });
+  const envoys: Promise<Envoy>[] = [];
+  for (const v of ['1', '2']) {
+    const app = await startBackend(`v${v}`);
+    closers.push(() => app.close());
+    const proxy = await registerApp(consul, { name: 'web', id: `web${v}`, port: app.port, sidecarPort: await freePort(), meta: { version: v } });
+    envoys.push(startSidecar(hub, proxy, 'web-sidecar-proxy'));
+  }
+  upWeb = await freePort();
+  const proxyA = await registerApp(consul, { name: 'a', id: 'a1', port: await freePort(), sidecarPort: await freePort(), upstreams: [{ destinationName: 'web', localBindPort: upWeb }] });
+  envoys.push(startSidecar(hub, proxyA, 'a-sidecar-proxy'));
+  const started = await Promise.all(envoys);
+  envoyA = started[2]!;
+  closers.push(...started.map((e) => () => e.stop()));
+});
+after(async () => {
+  for (const c of closers.reverse()) await c().catch(() => undefined);
+});
+
+test('the resolver’s default subset, a router’s header match to a subset, and a splitter’s weights decide which sidecar A’s calls reach', async () => {
+  await untilServedBy(envoyA, upWeb, 'v1', { capMs: 30_000 });
+  await put({ Kind: 'service-router', Name: 'web', Routes: [{ Match: { HTTP: { Header: [{ Name: 'x-canary', Exact: 'yes' }] } }, Destination: { ServiceSubset: 'v2' } }] });
+  await envoyA.until(async () => (await request(upWeb, '/', { headers: { 'x-canary': 'yes' } })).body === 'v2', 'x-canary: yes reaches v2');
+  for (let i = 0; i < 5; i++) assert.equal((await request(upWeb, '/')).body, 'v1', 'without the header: the default subset');
+  await put({ Kind: 'service-splitter', Name: 'web', Splits: [{ Weight: 50, ServiceSubset: 'v1' }, { Weight: 50, ServiceSubset: 'v2' }] });
+  await untilServedBy(envoyA, upWeb, ['v1', 'v2']);
+  await put({ Kind: 'service-splitter', Name: 'web', Splits: [{ Weight: 100, ServiceSubset: 'v2' }] });
+  await untilServedBy(envoyA, upWeb, 'v2');
+  assert.equal((await envoyA.rejectedUpdates()).total, 0, 'no update was rejected');
+});
