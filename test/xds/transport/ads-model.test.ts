@@ -5,15 +5,12 @@
 // un-ACKed. At the end (everything changed once more, every response
 // answered) nothing is stuck: each type holds exactly what it asks for.
 import assert from 'node:assert/strict';
-import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { decodeResponse } from '../../../src/xds/transport/wire';
-import { startFakeStream } from './helpers/fake-stream';
+import { recordingCall, startFakeStream } from './helpers/fake-stream';
 import { TestProvider, cla, cluster, listener, route } from './helpers/fixtures';
-import { framed } from './helpers/fake-stream';
-import type { XdsResponse } from '../../../src/xds/transport/wire';
 
 const { Cluster: CDS, ClusterLoadAssignment: EDS, Listener: LDS, RouteConfiguration: RDS } = TypeUrl;
 const CLUSTERS = ['c1', 'c2', 'c3'];
@@ -39,9 +36,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 function run(ops: Op[]): void {
   const p = new TestProvider();
   p.set(cluster('c1'), cla('c1'), listener('l1', 'r1'), route('r1', 'c1'));
-  const written: Buffer[] = [];
-  const call = Object.assign(new EventEmitter(), { writableEnded: false, write: (m: XdsResponse) => (written.push(framed(m)), true), end: () => undefined });
-  const { stream, send } = startFakeStream(call, p, 'delta', 'ads');
+  const { call, written } = recordingCall();
+  const { stream, send, changed } = startFakeStream(call, p, 'delta', 'ads');
   const TYPES = [CDS, EDS, LDS, RDS];
   const held = new Map<string, Map<string, string>>(TYPES.map((t) => [t, new Map()]));
   const unanswered = new Map<string, { nonce: string; before: Map<string, string> }>();
@@ -81,10 +77,6 @@ function run(ops: Op[]): void {
     unanswered.delete(t);
     if (nack) held.set(t, u.before);
     send({ typeUrl: t, responseNonce: u.nonce, ...(nack ? { errorDetail: { code: 3, message: 'no' } } : {}) });
-  };
-  const changed = (t: string, names: string[]) => {
-    stream.resourcesChanged(t, new Set(names), Date.now());
-    stream.flush();
   };
 
   send({ node: { id: 'envoy' }, typeUrl: CDS, resourceNamesSubscribe: ['*'] });

@@ -4,15 +4,12 @@
 // subscription. At the end, once every response is answered, the client's
 // view equals what its subscription covers.
 import assert from 'node:assert/strict';
-import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { decodeResponse } from '../../../src/xds/transport/wire';
-import { startFakeStream } from './helpers/fake-stream';
+import { recordingCall, startFakeStream } from './helpers/fake-stream';
 import { TestProvider, cluster } from './helpers/fixtures';
-import { framed } from './helpers/fake-stream';
-import type { XdsResponse } from '../../../src/xds/transport/wire';
 
 const CDS = TypeUrl.Cluster;
 const NAMES = ['a', 'b', 'c', 'd'];
@@ -40,13 +37,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 function run(first: readonly string[], ops: Op[]): void {
   const p = new TestProvider();
   p.set(cluster('a'), cluster('b'));
-  const written: Buffer[] = [];
-  const call = Object.assign(new EventEmitter(), {
-    writableEnded: false,
-    write: (m: XdsResponse) => (written.push(framed(m)), true),
-    end: () => undefined,
-  });
-  const { stream, send } = startFakeStream(call, p, 'delta', 'CDS');
+  const { call, written } = recordingCall();
+  const { stream, send, changed } = startFakeStream(call, p, 'delta', 'CDS');
 
   // The client: what it holds, and what it thinks it subscribes to.
   const held = new Map<string, string>();
@@ -82,10 +74,6 @@ function run(first: readonly string[], ops: Op[]): void {
     }
     unanswered = undefined;
   };
-  const touch = (names: string[]) => {
-    stream.resourcesChanged(CDS, new Set(names), Date.now());
-    stream.flush();
-  };
 
   send({ node: { id: 'n' }, typeUrl: CDS, resourceNamesSubscribe: first });
   if (first.length === 0 || first.includes('*')) wildcard = true;
@@ -94,10 +82,10 @@ function run(first: readonly string[], ops: Op[]): void {
   for (const o of ops) {
     if (o.op === 'put') {
       p.set(cluster(o.name, o.content));
-      touch([o.name]);
+      changed(CDS, [o.name]);
     } else if (o.op === 'remove') {
       p.remove(CDS, o.name);
-      touch([o.name]);
+      changed(CDS, [o.name]);
     } else if (o.op === 'subscribe') {
       for (const n of o.names) n === '*' ? (wildcard = true) : named.add(n);
       send({ typeUrl: CDS, resourceNamesSubscribe: o.names });
@@ -118,7 +106,7 @@ function run(first: readonly string[], ops: Op[]): void {
   }
   // Every resource gets new content (so NACKed versions are superseded), then the client answers until quiet.
   for (const n of NAMES) if (p.get(CDS, stream.node!).byName.has(n)) p.set(cluster(n, 9));
-  touch(NAMES);
+  changed(CDS, NAMES);
   readNew();
   for (let i = 0; unanswered && i < 20; i++) {
     answer(false);

@@ -4,16 +4,13 @@
 // subscription. At the end, once every response is answered, what the client
 // holds of what it asks for equals what its subscription covers.
 import assert from 'node:assert/strict';
-import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { decodeResponse } from '../../../src/xds/transport/wire';
 import { decodeAny } from './helpers/client';
-import { startFakeStream } from './helpers/fake-stream';
+import { recordingCall, startFakeStream } from './helpers/fake-stream';
 import { TestProvider, cluster } from './helpers/fixtures';
-import { framed } from './helpers/fake-stream';
-import type { XdsResponse } from '../../../src/xds/transport/wire';
 
 const CDS = TypeUrl.Cluster;
 const NAMES = ['a', 'b', 'c', 'd'];
@@ -38,9 +35,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 function run(first: string[], ops: Op[]): void {
   const p = new TestProvider();
   p.set(cluster('a'), cluster('b'));
-  const written: Buffer[] = [];
-  const call = Object.assign(new EventEmitter(), { writableEnded: false, write: (m: XdsResponse) => (written.push(framed(m)), true), end: () => undefined });
-  const { stream, send } = startFakeStream(call, p, 'sotw', 'CDS');
+  const { call, written } = recordingCall();
+  const { stream, send, changed } = startFakeStream(call, p, 'sotw', 'CDS');
 
   // The client: the set it accepted last, its version, and its current interest.
   let held = new Map<string, string>();
@@ -76,20 +72,16 @@ function run(first: string[], ops: Op[]): void {
     send({ typeUrl: CDS, versionInfo: heldVersion, responseNonce: unanswered.nonce, resourceNames: names, ...(nack ? { errorDetail: { code: 3, message: 'no' } } : {}) });
     unanswered = undefined;
   };
-  const touch = (changed: string[]) => {
-    stream.resourcesChanged(CDS, new Set(changed), Date.now());
-    stream.flush();
-  };
 
   send({ node: { id: 'n' }, typeUrl: CDS, resourceNames: first });
   readNew();
   for (const o of ops) {
     if (o.op === 'put') {
       p.set(cluster(o.name, o.content));
-      touch([o.name]);
+      changed(CDS, [o.name]);
     } else if (o.op === 'remove') {
       p.remove(CDS, o.name);
-      touch([o.name]);
+      changed(CDS, [o.name]);
     } else if (o.op === 'request') {
       wildcard = (o.names.length === 0 && !everNamed) || o.names.includes('*');
       everNamed ||= o.names.length > 0;
@@ -104,7 +96,7 @@ function run(first: string[], ops: Op[]): void {
   // Every name gets new content, deleted ones too: a NACKed set (even a NACKed deletion) is only resent
   // once its content changes (X-ACK-5), so convergence is checked after a change to everything.
   for (const n of NAMES) p.set(cluster(n, 9));
-  touch(NAMES);
+  changed(CDS, NAMES);
   readNew();
   for (let i = 0; unanswered && i < 20; i++) {
     answer(false);

@@ -116,9 +116,7 @@ test('X-TTL-5: Envoy (user_agent_name "envoy", no client features) gets a TTL an
   assert.deepEqual(sr.resources.map((a: Plain) => a.type_url), [CDS, CDS], 'plain Clusters, no Resource wrapper');
   assert.deepEqual(sr.resources.map(decodeAny).map(ttlSeconds), [null, null]);
   s.ack(sr);
-  // A barrier: the answer to a later request proves the ACK before it was taken.
-  s.request(TypeUrl.ClusterLoadAssignment, ['c1']);
-  await s.expect(TypeUrl.ClusterLoadAssignment);
+  await s.quiet(); // the ACK was taken, and nothing came after it
 
   const d = new DeltaScript(hub.delta(), 'envoy-delta');
   d.send(CDS, ['*'], [], { node: envoy('envoy-delta') });

@@ -1,6 +1,6 @@
 // An XdsStream over a fake call (no gRPC, no sockets), for tests that drive one
 // stream request by request and read exactly what it wrote.
-import type { EventEmitter } from 'node:events';
+import { EventEmitter } from 'node:events';
 import type { ServerDuplexStream } from '@grpc/grpc-js';
 import pino from 'pino';
 import { createXdsMetrics } from '../../../../src/xds/transport/metrics';
@@ -19,7 +19,7 @@ export function startFakeStream(
   variant: StreamInfo['variant'],
   transport: StreamInfo['transport'],
   options: { id?: number; deps?: Partial<StreamDeps> } = {},
-): { stream: XdsStream; send: (request: Record<string, unknown>) => void } {
+): { stream: XdsStream; send: (request: Record<string, unknown>) => void; changed: (typeUrl: string, names: string[]) => void } {
   const deps: StreamDeps = {
     get: (url, n) => provider.get(url, n),
     resourceTtlMs: 0,
@@ -35,10 +35,22 @@ export function startFakeStream(
   const stream = new XdsStream(call as unknown as ServerDuplexStream<Buffer, XdsResponse>, deps, info);
   const message = variant === 'sotw' ? 'DiscoveryRequest' : 'DeltaDiscoveryRequest';
   const send = (request: Record<string, unknown>) => call.emit('data', encodeRequest('v3', message, request));
-  return { stream, send };
+  // As the push pipeline does: report the changed names, then let the stream write.
+  const changed = (typeUrl: string, names: string[]) => {
+    stream.resourcesChanged(typeUrl, new Set(names), Date.now());
+    stream.flush();
+  };
+  return { stream, send, changed };
 }
 
 /** What grpc-js does with a written response: serialize it and copy the bytes into its own frame (here: a Buffer of our own). */
 export function framed(m: XdsResponse): Buffer {
   return Buffer.from(serializeResponse(m));
+}
+
+/** A call that keeps every response written to it, framed as grpc-js would frame it. */
+export function recordingCall(): { call: EventEmitter; written: Buffer[] } {
+  const written: Buffer[] = [];
+  const call = Object.assign(new EventEmitter(), { writableEnded: false, write: (m: XdsResponse) => (written.push(framed(m)), true), end: () => undefined });
+  return { call, written };
 }

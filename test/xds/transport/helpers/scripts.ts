@@ -8,11 +8,26 @@ import { node, type Plain, type ScriptedClient } from './client';
 
 let barrierSeq = 0;
 
-export class SotwScript {
-  private first = true;
-  readonly names = new Map<string, string[]>();
+/** What both scripts share: the client, the node sent on the first request, reading responses. */
+abstract class Script {
+  protected first = true;
 
   constructor(readonly client: ScriptedClient, readonly nodeId = 'node-1', readonly features: string[] = []) {}
+
+  next(): Promise<Plain> {
+    return this.client.next();
+  }
+
+  /** Next response, asserting its type. */
+  async expect(typeUrl: string): Promise<Plain> {
+    const r = await this.next();
+    assert.equal(r.typeUrl, typeUrl, `expected a ${typeUrl} response, got ${r.typeUrl}`);
+    return r;
+  }
+}
+
+export class SotwScript extends Script {
+  readonly names = new Map<string, string[]>();
 
   request(typeUrl: string, names: string[], extra: Plain = {}): void {
     this.names.set(typeUrl, names);
@@ -34,17 +49,6 @@ export class SotwScript {
     });
   }
 
-  next(): Promise<Plain> {
-    return this.client.next();
-  }
-
-  /** Next response, asserting its type. */
-  async expect(typeUrl: string): Promise<Plain> {
-    const r = await this.next();
-    assert.equal(r.typeUrl, typeUrl, `expected a ${typeUrl} response, got ${r.typeUrl}`);
-    return r;
-  }
-
   /** Proves no response is in flight before it (see top). Uses a type the test leaves idle. */
   async quiet(barrierType: string = TypeUrl.ClusterLoadAssignment): Promise<void> {
     const names = [...(this.names.get(barrierType) ?? []), `barrier-${++barrierSeq}`];
@@ -55,11 +59,7 @@ export class SotwScript {
   }
 }
 
-export class DeltaScript {
-  private first = true;
-
-  constructor(readonly client: ScriptedClient, readonly nodeId = 'node-1', readonly features: string[] = []) {}
-
+export class DeltaScript extends Script {
   send(typeUrl: string, subscribe: string[] = [], unsubscribe: string[] = [], extra: Plain = {}): void {
     this.client.send({
       ...(this.first ? { node: node(this.nodeId, this.features) } : {}),
@@ -77,16 +77,6 @@ export class DeltaScript {
 
   nack(r: Plain, message: string): void {
     this.client.send({ typeUrl: r.typeUrl, responseNonce: r.nonce, errorDetail: { code: 14, message } });
-  }
-
-  next(): Promise<Plain> {
-    return this.client.next();
-  }
-
-  async expect(typeUrl: string): Promise<Plain> {
-    const r = await this.next();
-    assert.equal(r.typeUrl, typeUrl, `expected a ${typeUrl} response, got ${r.typeUrl}`);
-    return r;
   }
 
   /** Subscribes a name that does not exist: the answer (X-DELTA-3) must be the next response. */
