@@ -21,7 +21,7 @@ const backends = new Map<string, Backend>();
 const extra: (() => Promise<unknown>)[] = [];
 
 /** Services the gateway serves, each under Host = its name. */
-const SERVICES = ['web', 'split', 'ver', 'old', 'primary', 'h2', 'gsvc', 'limited', 'od'];
+const SERVICES = ['web', 'split', 'ver', 'old', 'primary', 'tier', 'h2', 'gsvc', 'limited', 'od'];
 
 async function backend(name: string, respond?: Parameters<typeof startBackend>[1]): Promise<Backend> {
   const b = await startBackend(name, respond);
@@ -192,6 +192,39 @@ test('service-resolver: a redirect sends traffic to another service; failover wh
   await untilServedBy(envoy, port, 'primary-1', { host: 'primary' });
   const cluster = (await envoyHolds(envoy)).clusters['primary'] as Record<string, unknown>;
   assert.equal(cluster['connectTimeout'], '0.250s');
+});
+
+test('service-resolver: Failover keyed per subset — a subset fails over to its own entry, others to "*"', async () => {
+  const v1 = await backend('tier-v1');
+  const v2 = await backend('tier-v2');
+  await register('tier', v1, { Meta: { version: 'v1' } });
+  await register('tier', v2, { Meta: { version: 'v2' } });
+  await register('tier-backup', await backend('tier-bk'));
+  await put({ Kind: 'service-defaults', Name: 'tier', Protocol: 'http' });
+  const resolver = {
+    Kind: 'service-resolver',
+    Name: 'tier',
+    DefaultSubset: 'v1',
+    Subsets: { v1: { Filter: 'Service.Meta.version == v1' }, v2: { Filter: 'Service.Meta.version == v2' } },
+    Failover: { v1: { ServiceSubset: 'v2' }, '*': { Service: 'tier-backup' } },
+  };
+  const bad = await fetch(`${hub.httpUrl}/v1/config`, { method: 'PUT', body: JSON.stringify({ ...resolver, Failover: { v3: { Service: 'tier-backup' } } }) });
+  assert.equal(bad.status, 400);
+  assert.match(await bad.text(), /Failover\.v3: "v3" is neither "\*" nor a subset/);
+  await put(resolver);
+  await put({ Kind: 'service-router', Name: 'tier', Routes: [{ Match: { HTTP: { Header: [{ Name: 'x-version', Exact: '2' }] } }, Destination: { ServiceSubset: 'v2' } }] });
+  const v2Header = { headers: { 'x-version': '2' } };
+  await untilServedBy(envoy, port, 'tier-v1', { host: 'tier' });
+  // v1 (the default subset) down: its own failover entry sends it to subset v2, not to "*".
+  await hubCall(hub.httpUrl, 'PUT', `/v1/agent/check/fail/${v1.name}-check`);
+  await untilServedBy(envoy, port, 'tier-v2', { host: 'tier', count: 12 });
+  await hubCall(hub.httpUrl, 'PUT', `/v1/agent/check/pass/${v1.name}-check`);
+  await untilServedBy(envoy, port, 'tier-v1', { host: 'tier' });
+  // v2 down: it has no entry of its own, so "*" sends it to tier-backup.
+  await hubCall(hub.httpUrl, 'PUT', `/v1/agent/check/fail/${v2.name}-check`);
+  await envoy.until(async () => (await get('tier', '/', v2Header)).body === 'tier-bk', 'subset v2 failing over to tier-backup');
+  for (let i = 0; i < 8; i++) assert.equal((await get('tier', '/', v2Header)).body, 'tier-bk');
+  assert.equal((await get('tier')).body, 'tier-v1', 'the default subset is unaffected');
 });
 
 test('service-defaults: protocol http2 reaches an HTTP/2-only backend, grpc carries a gRPC call; limits shed load; outlier detection ejects a failing instance', async () => {

@@ -58,9 +58,14 @@ function serviceResolver(e: Body): string[] {
   }
   const redirect = e.obj('Redirect');
   if (redirect) for (const f of ['Service', 'ServiceSubset', 'Namespace', 'Partition', 'Datacenter', 'Peer']) redirect.name(f);
-  for (const [, failover] of e.objMap('Failover')) {
-    failover.name('Service');
-    failover.name('ServiceSubset');
+  for (const [key, failover] of e.objMap('Failover')) {
+    // Failover is keyed by subset (Consul: "not a valid subset"), `*` for any.
+    if (key !== '*' && !subsets.has(key)) throw invalid(failover.path, `"${key}" is neither "*" nor a subset this resolver defines`);
+    const service = failover.name('Service');
+    const toSubset = failover.name('ServiceSubset');
+    if (toSubset !== '' && (service === '' || service === e.str('Name')) && !subsets.has(toSubset)) {
+      throw invalid(failover.field('ServiceSubset'), `"${toSubset}" is not a subset this resolver defines`);
+    }
     failover.strArray('Datacenters');
     failover.objArray('Targets');
   }

@@ -8,31 +8,37 @@ import type { CheckServiceNode, ConfigEntry } from '../../catalog/types';
 import { isIpLiteral, list, record, refOf, str } from './inputs';
 import type { ServiceRef } from './names';
 
-/** One failover target of a service-resolver: another service, or the same one in another datacenter. */
+/** One failover target of a service-resolver: another service (or a subset of one), or the same one in another datacenter. */
 export interface FailoverTarget {
   ref: ServiceRef;
+  /** A subset of the target's resolver: only the instances it selects. */
+  subset?: string;
   datacenter?: string;
 }
 
 /**
- * The resolver's failover targets in priority order (priority 1, 2, ...). Only
- * the `*` entry applies (there are no subsets); `Targets` wins over
- * `Service`/`Datacenters`, as in Consul.
+ * The resolver's failover targets in priority order (priority 1, 2, ...) for
+ * the service itself or for one of its subsets: `Failover` is keyed by subset
+ * name, `*` standing for any subset without an entry of its own (and for the
+ * service itself). `Targets` wins over `Service`/`ServiceSubset`/`Datacenters`,
+ * as in Consul; a target naming neither another service nor another subset
+ * nor a datacenter is the source itself and is dropped.
  */
-export function failoverTargets(self: ServiceRef, resolver: ConfigEntry | undefined): FailoverTarget[] {
-  const failover = record(record(resolver?.['Failover'])?.['*']);
+export function failoverTargets(self: ServiceRef, resolver: ConfigEntry | undefined, subset?: string): FailoverTarget[] {
+  const byKey = record(resolver?.['Failover']);
+  const failover = record((subset !== undefined ? byKey?.[subset] : undefined) ?? byKey?.['*']);
   if (!failover) return [];
+  const targetOf = (t: Record<string, unknown>, datacenter?: string): FailoverTarget => {
+    const ref = refOf(t, 'Service') ?? self;
+    const toSubset = str(t['ServiceSubset']);
+    return { ref, ...(toSubset !== undefined ? { subset: toSubset } : {}), ...(datacenter !== undefined ? { datacenter } : {}) };
+  };
+  const isSource = (t: FailoverTarget) => t.ref.name === self.name && t.subset === subset && t.datacenter === undefined;
   const targets = list(failover['Targets']).map(record).filter((t) => t !== undefined);
-  if (targets.length > 0) {
-    return targets.map((t) => ({
-      ref: refOf(t, 'Service') ?? self,
-      ...(str(t['Datacenter']) !== undefined ? { datacenter: str(t['Datacenter']) } : {}),
-    }));
-  }
-  const ref = refOf(failover, 'Service') ?? self;
+  if (targets.length > 0) return targets.map((t) => targetOf(t, str(t['Datacenter']))).filter((t) => !isSource(t));
   const dcs = list(failover['Datacenters']).filter((d): d is string => typeof d === 'string' && d !== '');
-  if (dcs.length > 0) return dcs.map((datacenter) => ({ ref, datacenter }));
-  return ref === self ? [] : [{ ref }];
+  if (dcs.length > 0) return dcs.map((datacenter) => targetOf(failover, datacenter));
+  return [targetOf(failover)].filter((t) => !isSource(t));
 }
 
 export type InstanceHealth = 'passing' | 'warning' | 'critical';

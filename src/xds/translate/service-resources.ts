@@ -13,6 +13,7 @@ import { resolverSubsets, subsetClusterName, type ChainEntries } from './chain';
 import { buildCluster, clusterDiffersByFlavor } from './cluster';
 import type { EncodeCache } from './encode';
 import { buildLoadAssignment, failoverTargets, type FailoverTarget } from './endpoints';
+import { record } from './inputs';
 import { buildApiListener } from './listener';
 import { serviceResourceName, type ServiceRef } from './names';
 import { buildRouteConfiguration, routeNamesParent } from './route';
@@ -28,7 +29,17 @@ interface ServiceInputs {
   routes: readonly ConfigEntry[];
   /** Routers, splitters and resolvers (the discovery chains; one object until one of them changes). */
   chain: ChainEntries;
-  failover: readonly { target: FailoverTarget; instances: readonly CheckServiceNode[] }[];
+  failover: readonly FailoverGroup[];
+  /** Per resolver subset: its failover groups (Failover[subset], else Failover["*"]). */
+  subsetFailover: ReadonlyMap<string, readonly FailoverGroup[]>;
+}
+
+/** A failover target with every instance of its service; a target subset is applied when the assignment is built. */
+interface FailoverGroup {
+  target: FailoverTarget;
+  instances: readonly CheckServiceNode[];
+  /** The target service's resolver (whose subsets a target subset names). */
+  resolver: ConfigEntry | undefined;
 }
 
 export interface SubsetOutput {
@@ -67,6 +78,16 @@ export interface ServiceResources {
 
 const sameList = <T>(a: readonly T[], b: readonly T[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
+function sameGroups(a: readonly FailoverGroup[], b: readonly FailoverGroup[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((f, i) => {
+      const g = b[i]!;
+      return f.instances === g.instances && f.resolver === g.resolver && f.target.ref.name === g.target.ref.name && f.target.subset === g.target.subset && f.target.datacenter === g.target.datacenter;
+    })
+  );
+}
+
 function sameInputs(a: ServiceInputs, b: ServiceInputs): boolean {
   return (
     a.instances === b.instances &&
@@ -74,9 +95,19 @@ function sameInputs(a: ServiceInputs, b: ServiceInputs): boolean {
     a.resolver === b.resolver &&
     sameList(a.routes, b.routes) &&
     a.chain === b.chain &&
-    a.failover.length === b.failover.length &&
-    a.failover.every((f, i) => f.instances === b.failover[i]!.instances && f.target.ref.name === b.failover[i]!.target.ref.name && f.target.datacenter === b.failover[i]!.target.datacenter)
+    sameGroups(a.failover, b.failover) &&
+    a.subsetFailover.size === b.subsetFailover.size &&
+    [...a.subsetFailover].every(([k, g]) => sameGroups(g, b.subsetFailover.get(k) ?? []))
   );
+}
+
+/** The groups as buildLoadAssignment takes them: a target subset keeps only the instances its filter selects. */
+function failoverInstances(groups: readonly FailoverGroup[]): { target: FailoverTarget; instances: readonly CheckServiceNode[] }[] {
+  return groups.map(({ target, instances, resolver }) => {
+    if (target.subset === undefined) return { target, instances };
+    const selects = resolverSubsets(resolver).get(target.subset);
+    return { target, instances: selects ? instances.filter(selects) : [] };
+  });
 }
 
 function byName(entries: readonly ConfigEntry[]): Map<string, ConfigEntry> {
@@ -103,7 +134,7 @@ export function createServiceResources(cache: EncodeCache, logger: Logger, keepU
     const endpoints = cache.encode(
       TypeUrl.ClusterLoadAssignment,
       name,
-      buildLoadAssignment({ name, instances: inputs.instances, failover: inputs.failover, keepUnhealthy }),
+      buildLoadAssignment({ name, instances: inputs.instances, failover: failoverInstances(inputs.failover), keepUnhealthy }),
     );
     const route = cache.encode(TypeUrl.RouteConfiguration, name, buildRouteConfiguration(inputs.ref, inputs.routes, inputs.chain));
     const listener = cache.encode(TypeUrl.Listener, name, buildApiListener(name));
@@ -115,7 +146,11 @@ export function createServiceResources(cache: EncodeCache, logger: Logger, keepU
       subsets.set(sub, {
         cluster: c,
         grpcCluster: clusterDiffersByFlavor(input) ? cache.encode(TypeUrl.Cluster, `grpc\n${sub}`, buildCluster(input, 'grpc')) : c,
-        endpoints: cache.encode(TypeUrl.ClusterLoadAssignment, sub, buildLoadAssignment({ name: sub, instances: inputs.instances.filter(selects), keepUnhealthy })),
+        endpoints: cache.encode(
+          TypeUrl.ClusterLoadAssignment,
+          sub,
+          buildLoadAssignment({ name: sub, instances: inputs.instances.filter(selects), failover: failoverInstances(inputs.subsetFailover.get(subset) ?? []), keepUnhealthy }),
+        ),
       });
     }
     return { inputs, cluster, grpcCluster, endpoints, route, listener, subsets };
@@ -141,12 +176,15 @@ export function createServiceResources(cache: EncodeCache, logger: Logger, keepU
 
       for (const [name, ref] of universe) {
         const resolver = resolvers.get(name);
-        const targets = failoverTargets(ref, resolver);
-        for (const t of targets) {
-          let set = dependents.get(t.ref.name);
-          if (!set) dependents.set(t.ref.name, (set = new Set()));
-          set.add(ref.name);
-        }
+        const groupsOf = (subset?: string): FailoverGroup[] =>
+          failoverTargets(ref, resolver, subset).map((target) => {
+            let set = dependents.get(target.ref.name);
+            if (!set) dependents.set(target.ref.name, (set = new Set()));
+            set.add(ref.name);
+            return { target, instances: inputs.instances(target.ref.name), resolver: resolvers.get(serviceResourceName(target.ref)) };
+          });
+        const failover = groupsOf();
+        const subsetFailover = new Map(Object.keys(record(resolver?.['Subsets']) ?? {}).map((subset) => [subset, groupsOf(subset)] as const));
         if (!changes.all && !changes.services.has(ref.name)) continue;
         const next: ServiceInputs = {
           ref,
@@ -155,7 +193,8 @@ export function createServiceResources(cache: EncodeCache, logger: Logger, keepU
           resolver,
           routes: httpRoutes.filter((e) => routeNamesParent(e, ref)),
           chain,
-          failover: targets.map((target) => ({ target, instances: inputs.instances(target.ref.name) })),
+          failover,
+          subsetFailover,
         };
         const previous = services.get(name);
         if (previous && sameInputs(previous.inputs, next)) continue;

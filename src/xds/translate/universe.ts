@@ -26,7 +26,7 @@ export function serviceUniverse(
   for (const e of entries('service-defaults')) add(own(e));
   for (const e of entries('service-resolver')) {
     add(own(e));
-    for (const t of failoverTargets(own(e), e)) add(t.ref);
+    for (const key of Object.keys(record(e['Failover']) ?? {})) for (const t of failoverTargets(own(e), e, key)) add(t.ref);
   }
   for (const e of entries('http-route')) {
     for (const p of list(e['Parents'])) add(record(p) && refOf(record(p)!));
