@@ -26,6 +26,8 @@ export interface Config {
   datacenter: string;
   /** Fan-out tier: materialize from another hub's Subscribe API (host:port) instead of a local log. */
   upstream?: string;
+  /** Fan-out tier: the upstream's HTTP API (http[s]://host:port) that HTTP writes are forwarded to. */
+  upstreamHttp?: string;
   /** Entries kept behind a snapshot at compaction (resume window). */
   compactKeepTail: number;
   /** Take a snapshot and compact after this many applied entries (0 = never). */
@@ -153,6 +155,7 @@ const OPTIONS = {
   'node-name': { env: 'XDSHUB_NODE_NAME' },
   datacenter: { env: 'XDSHUB_DATACENTER' },
   upstream: { env: 'XDSHUB_UPSTREAM' },
+  'upstream-http': { env: 'XDSHUB_UPSTREAM_HTTP' },
   'compact-keep-tail': { env: 'XDSHUB_COMPACT_KEEP_TAIL' },
   'compact-every': { env: 'XDSHUB_COMPACT_EVERY' },
   'snapshot-cache-ttl': { env: 'XDSHUB_SNAPSHOT_CACHE_TTL' },
@@ -297,6 +300,7 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   set('node-name', (v) => (config.nodeName = v));
   set('datacenter', (v) => (config.datacenter = v));
   set('upstream', (v) => (config.upstream = v));
+  set('upstream-http', (v) => (config.upstreamHttp = v));
   set('compact-keep-tail', (v) => (config.compactKeepTail = count(v, 'compact-keep-tail')));
   set('compact-every', (v) => (config.compactEvery = count(v, 'compact-every')));
   set('snapshot-cache-ttl', (v) => (config.snapshotCacheTtlMs = parseDurationMs(v, 'snapshot-cache-ttl')));
@@ -352,9 +356,7 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
     throw invalid('xds-history-persist', 'on needs a stored log (SQLite: history.db beside it in --data-dir; Redis: keys beside the log); with --store memory the history is kept in memory only');
   }
 
-  if (config.upstream !== undefined && config.store.kind === 'redis') {
-    throw invalid('upstream', 'a fan-out hub (--upstream) keeps no log; do not combine it with --store redis://');
-  }
+  checkFanout(config, (name) => get(name) !== undefined && get(name) !== '');
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     throw invalid(config.tlsCert === undefined ? 'tls-cert' : 'tls-key', 'give both --tls-cert and --tls-key');
   }
@@ -367,4 +369,30 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
     throw invalid('xds-max-delay', 'must be at least --xds-debounce');
   }
   return config;
+}
+
+/**
+ * Options a fan-out hub (--upstream, docs/fanout.md) cannot honour: it keeps no
+ * log, runs no checks, holds no CA and no ACL tables. Refused, never ignored.
+ */
+const NOT_ON_FANOUT: readonly OptionName[] = [
+  'store', 'data-dir', 'compact-every', 'compact-keep-tail', 'snapshot-cache-ttl', 'xds-history-persist',
+  'check-allow-cidr', 'sidecar-min-port', 'sidecar-max-port', 'ca-leaf-cert-ttl',
+  'acl-enabled', 'acl-default-policy', 'acl-initial-management-token', 'tls-client-cert-token',
+];
+
+function checkFanout(config: Config, given: (name: OptionName) => boolean): void {
+  if (config.upstream === undefined) {
+    if (config.upstreamHttp !== undefined) throw invalid('upstream-http', 'only a fan-out hub forwards writes; give --upstream host:port too');
+    return;
+  }
+  if (!/^[^\s/:]+:\d+$|^\[[0-9a-fA-F:]+\]:\d+$/.test(config.upstream)) {
+    throw invalid('upstream', `expected the upstream hub's gRPC address host:port, got "${config.upstream}"`);
+  }
+  if (config.upstreamHttp === undefined) throw invalid('upstream-http', 'a fan-out hub (--upstream) needs the upstream\'s HTTP API to forward writes to, e.g. --upstream-http http://host:8500');
+  if (!/^https?:\/\/[^\s/]+\/?$/.test(config.upstreamHttp)) {
+    throw invalid('upstream-http', `expected http://host:port or https://host:port, got "${config.upstreamHttp}"`);
+  }
+  const refused = NOT_ON_FANOUT.find(given);
+  if (refused) throw invalid(refused, `a fan-out hub (--upstream) keeps no log, CA or ACL tables and runs no checks; --${refused} does not apply to it (set it on the upstream hub)`);
 }

@@ -36,6 +36,7 @@ import type { Server as TlsServer } from 'node:tls';
 import { connectionStreamCounter, type StreamCounter } from './stream-limits';
 import { createXdsAcl } from './acl/xds';
 import type { XdsNode } from './xds/transport/provider';
+import { trackChangedKeys } from './fanout/changed';
 
 export type HubState = 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED';
 
@@ -255,7 +256,10 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     // The HTTP app reports the ports the hub really has (status/leader, agent/self).
     effective.grpcPort = grpcPort;
     const https = httpsOptions(config);
-    http = buildHttpApp({ catalog, config: effective, logger, metrics, views, viewTarget, connect, acl: { resolver: acl, certToken: config.tlsClientCertToken }, ...(https ? { https } : {}) });
+    // Fan-out hubs wait for what a forwarded write changed (docs/fanout.md).
+    const changed = trackChangedKeys(catalog);
+    undo.push(() => changed.stop());
+    http = buildHttpApp({ catalog, config: effective, logger, metrics, views, viewTarget, connect, changedKeys: changed.get, acl: { resolver: acl, certToken: config.tlsClientCertToken }, ...(https ? { https } : {}) });
     undo.push(() => http.close());
     if (https) {
       const stopWatching = watchHttpsFiles(http.server as unknown as TlsServer, config, logger.child({ module: 'tls' }));

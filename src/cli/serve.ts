@@ -3,19 +3,23 @@
 // the hub in order and exit 0.
 import { parseConfig, type Config } from '../config';
 import { isHubError } from '../errors';
+import { createFanoutHub } from '../fanout/hub';
 import { attachHubServices, createHub } from '../hub';
 import { createLogger } from '../logger';
 
 export function startupLine(hub: { httpUrl: string; grpcPort: number; config: Config }): string {
   const { config } = hub;
   const host = config.bind === '0.0.0.0' || config.bind === '::' ? '127.0.0.1' : config.bind;
+  if (config.upstream !== undefined) {
+    return `xdshub listening http=${hub.httpUrl} grpc=${host}:${hub.grpcPort} store=none (fan-out of grpc=${config.upstream} http=${config.upstreamHttp}) node=${config.nodeName}`;
+  }
   const store = config.store.kind === 'redis' ? config.store.url : `${config.store.kind}${config.store.kind === 'sqlite' ? ` (${config.dataDir})` : ''}`;
   return `xdshub listening http=${hub.httpUrl} grpc=${host}:${hub.grpcPort} store=${store} node=${config.nodeName}`;
 }
 
 export async function run(argv: string[], env: Record<string, string | undefined>): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write('usage: xdshub serve [--http-port 8500] [--grpc-port 8502] [--data-dir ./data] [--store sqlite|memory|redis://…] [--log-level info] …\n');
+    process.stdout.write('usage: xdshub serve [--http-port 8500] [--grpc-port 8502] [--data-dir ./data] [--store sqlite|memory|redis://…] [--upstream host:8502 --upstream-http http://host:8500] [--log-level info] …\n');
     return 0;
   }
   let config: Config;
@@ -31,14 +35,9 @@ export async function run(argv: string[], env: Record<string, string | undefined
     throw err;
   }
 
-  if (config.upstream !== undefined) {
-    // The fan-out tier (xDS from another hub's Subscribe API, no local log) is
-    // not wired into serve yet; refusing beats silently running a full hub.
-    process.stderr.write('xdshub serve: upstream: the fan-out tier (--upstream) is not available in this build\n');
-    return 2;
-  }
   const logger = createLogger(config.logLevel);
-  const hub = await createHub(config, logger, { attachGrpc: attachHubServices });
+  // A fan-out hub (--upstream, docs/fanout.md) keeps no log: it relays another hub's Subscribe streams.
+  const hub = config.upstream !== undefined ? await createFanoutHub(config, logger) : await createHub(config, logger, { attachGrpc: attachHubServices });
   process.stdout.write(`${startupLine(hub)}\n`);
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {

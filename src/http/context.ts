@@ -22,6 +22,8 @@ export interface HttpDeps {
   acl?: HttpAcl;
   /** TLS for the HTTP server (src/tls.ts); absent = plain HTTP. */
   https?: import('node:https').ServerOptions;
+  /** The (topic, subject) keys the entry at an index changed, for the X-Xdshub-Changed header of writes (src/fanout/changed.ts). */
+  changedKeys?: (index: bigint) => string | undefined;
   /** The built-in CA; without it the /v1/connect/ca and leaf routes are not served. */
   connect?: ConnectCa;
 }

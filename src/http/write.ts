@@ -50,6 +50,9 @@ export async function submit(ctx: HttpContext, reply: FastifyReply, command: Com
   ctx.metrics.writeLatency.observe({ type: command.type }, Number(process.hrtime.bigint() - started) / 1e9);
   ctx.metrics.catalogWrites.inc({ type: command.type, outcome: result.ok ? 'ok' : 'refused' });
   reply.header('X-Consul-Index', String(result.index));
+  // What fan-out hubs forwarding this write wait for before they answer (read-your-writes there).
+  const changed = result.ok ? ctx.changedKeys?.(result.index) : undefined;
+  if (changed) reply.header('X-Xdshub-Changed', changed);
   return result;
 }
 

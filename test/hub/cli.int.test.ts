@@ -30,10 +30,16 @@ test('a bad value exits 2 naming the flag (from a flag or from XDSHUB_*)', () =>
   assert.match(env.stderr, /store: expected sqlite, memory or redis/);
 });
 
-test('--upstream (fan-out tier, not wired yet) is refused with exit 2, not ignored', () => {
-  const res = xdshub(['serve', '--store', 'memory', '--upstream', '127.0.0.1:8502']);
-  assert.equal(res.status, 2);
-  assert.match(res.stderr, /upstream: the fan-out tier/);
+test('--upstream (fan-out tier) refuses what a hub without a log cannot honour, naming the flag, with exit 2', () => {
+  const store = xdshub(['serve', '--store', 'memory', '--upstream', '127.0.0.1:8502', '--upstream-http', 'http://127.0.0.1:8500']);
+  assert.equal(store.status, 2);
+  assert.match(store.stderr, /store: a fan-out hub \(--upstream\) keeps no log/);
+  const noHttp = xdshub(['serve', '--upstream', '127.0.0.1:8502']);
+  assert.equal(noHttp.status, 2);
+  assert.match(noHttp.stderr, /upstream-http: a fan-out hub \(--upstream\) needs the upstream's HTTP API/);
+  const acl = xdshub(['serve', '--upstream', '127.0.0.1:8502', '--upstream-http', 'http://127.0.0.1:8500', '--acl-enabled', 'true']);
+  assert.equal(acl.status, 2);
+  assert.match(acl.stderr, /acl-enabled: a fan-out hub/);
 });
 
 test('an unknown command exits 2 with usage; --help and --version exit 0', () => {

@@ -46,3 +46,25 @@ test('--xds-history-persist: on is taken with a SQLite or Redis log, refused (na
   );
   assert.throws(() => parseConfig(['--xds-history-persist=maybe'], {}), (err: unknown) => isHubError(err, 'INVALID_ARGUMENT') && /xds-history-persist/.test(err.message));
 });
+
+test('fan-out (--upstream): needs --upstream-http, refuses a store and what it cannot honour, naming the flag', () => {
+  const fan = ['--upstream', 'core:8502', '--upstream-http', 'http://core:8500'];
+  const ok = parseConfig(fan, {});
+  assert.equal(ok.upstream, 'core:8502');
+  assert.equal(ok.upstreamHttp, 'http://core:8500');
+  assert.equal(parseConfig([], { XDSHUB_UPSTREAM: 'core:8502', XDSHUB_UPSTREAM_HTTP: 'http://core:8500' }).upstreamHttp, 'http://core:8500');
+  for (const [args, field] of [
+    [['--upstream', 'core:8502'], 'upstream-http'],
+    [['--upstream-http', 'http://core:8500'], 'upstream-http'],
+    [['--upstream', 'core', '--upstream-http', 'http://core:8500'], 'upstream'],
+    [['--upstream', 'core:8502', '--upstream-http', 'core:8500'], 'upstream-http'],
+    [[...fan, '--store', 'sqlite'], 'store'],
+    [[...fan, '--store', 'memory'], 'store'],
+    [[...fan, '--store', 'redis://127.0.0.1:6379'], 'store'],
+    [[...fan, '--compact-every', '10'], 'compact-every'],
+    [[...fan, '--acl-enabled', 'true'], 'acl-enabled'],
+    [[...fan, '--check-allow-cidr', '10.0.0.0/8'], 'check-allow-cidr'],
+  ] as const) {
+    assert.throws(() => parseConfig([...args], {}), (err: Error) => err.message.startsWith(`${field}:`), `${args.join(' ')} → ${field}`);
+  }
+});
