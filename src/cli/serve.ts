@@ -6,6 +6,7 @@ import { isHubError } from '../errors';
 import { createFanoutHub } from '../fanout/hub';
 import { attachHubServices, createHub } from '../hub';
 import { createLogger } from '../logger';
+import { ttlTypesAdvice } from '../xds/transport/rules/ttl';
 
 export function startupLine(hub: { httpUrl: string; grpcPort: number; config: Config }): string {
   const { config } = hub;
@@ -36,6 +37,8 @@ export async function run(argv: string[], env: Record<string, string | undefined
   }
 
   const logger = createLogger(config.logLevel);
+  const ttlAdvice = ttlTypesAdvice(config.resourceTtlMs, config.resourceTtlTypes);
+  if (ttlAdvice) logger.warn({ resourceTtlTypes: config.resourceTtlTypes }, ttlAdvice);
   // A fan-out hub (--upstream, docs/fanout.md) keeps no log: it relays another hub's Subscribe streams.
   const hub = config.upstream !== undefined ? await createFanoutHub(config, logger) : await createHub(config, logger, { attachGrpc: attachHubServices });
   process.stdout.write(`${startupLine(hub)}\n`);

@@ -66,3 +66,23 @@ export function heartbeatFor(s: StreamState, st: TypeState, set: ResourceSet, tt
     count: items.length,
   };
 }
+
+/**
+ * What an operator must know about a TTL setting, or undefined: Envoy keeps a
+ * ClusterLoadAssignment's endpoints when its TTL runs out (Envoy's EDS
+ * cluster ignores the removal the expiry turns into; docs/envoy.md,
+ * "Lifecycle"), so endpoints without clusters never take Envoy's endpoints
+ * away. Logged once when the hub starts.
+ */
+export function ttlTypesAdvice(ttlMs: number, ttlTypes: readonly string[]): string | undefined {
+  if (ttlMs <= 0) return undefined;
+  const carries = (t: string) => ttlTypes.length === 0 || ttlTypes.includes(t);
+  if (carries('EDS') && !carries('CDS')) {
+    return (
+      '--resource-ttl on endpoints without clusters: Envoy lets an assignment\'s TTL run out but keeps routing to its endpoints ' +
+      '(its EDS ignores the removal); add clusters (--resource-ttl-types clusters,endpoints) to have Envoy drop them with the cluster'
+    );
+  }
+  return undefined;
+}
+
