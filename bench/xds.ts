@@ -7,6 +7,7 @@
 //        [--mode both|all|hub|hub-notrim|bare|bare-sync] [--settle-ms 500]
 //        [--churn 1000] [--churn-seconds 10] [--hub-args "--xds-debounce 50ms ..."]
 //   node --import tsx bench/xds.ts --storm [--clients 5000] [--services 1]
+//   node --import tsx bench/xds.ts --fanout [--clients 5000] [--services 100]   (bench/xds/fanout.ts)
 //
 // The hub is a real hub process (createHub, default flags unless --hub-args;
 // its SQLite log on /dev/shm, so disk latency from other work stays out);
@@ -33,6 +34,7 @@ import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { parseConfig } from '../src/config';
+import { fanoutBench } from './xds/fanout';
 import { churn, hubWriter, probe, summary } from './xds/hub-http';
 import { killAll, Proc } from './xds/proc';
 import { now, pct, type ClientCommand, type ClientReply, type Mode, type ServerCommand, type ServerReply, type ServerStats } from './xds/protocol';
@@ -51,6 +53,7 @@ const { values } = parseArgs({
     'churn-seconds': { type: 'string', default: '10' },
     'hub-args': { type: 'string', default: '' },
     storm: { type: 'boolean', default: false },
+    fanout: { type: 'boolean', default: false },
   },
 });
 const STORM = values.storm;
@@ -234,6 +237,7 @@ async function storm(mode: Mode, n: number, s: number): Promise<{ mode: Mode; ms
 
 async function main() {
   const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
+  if (values.fanout) return fanoutBench({ clients: N, services: S, procs: P, rounds: ROUNDS, hubArgs: HUB_ARGS, execArgv: EXEC, load });
   console.log(`bench/xds${STORM ? ' --storm' : ''}: N=${N} clients in ${P} processes, S=${S} services; hub flags: ${HUB_ARGS || '(defaults)'}; node ${process.version}; load ${load()}`);
   if (STORM) {
     const results = [];

@@ -25,7 +25,7 @@ import { createMetrics } from '../metrics';
 import { connectionStreamCounter } from '../stream-limits';
 import { addSubscribeService } from '../subscribe/grpc';
 import { grpcServerCredentials, httpsOptions } from '../tls';
-import { createCatalogXdsProvider } from '../xds/translate/catalog-provider';
+import { createCatalogXdsProvider, type CatalogXdsProvider } from '../xds/translate/catalog-provider';
 import { withClientConfigSources } from '../xds/translate/config-sources';
 import { registerXdsHttp } from '../xds/transport/http';
 import { createXdsServer, type XdsServer } from '../xds/transport/server';
@@ -37,6 +37,7 @@ export interface FanoutHub {
   readonly relay: RelayPublisher;
   readonly views: ViewStore;
   readonly xds: XdsServer;
+  readonly provider: CatalogXdsProvider;
   readonly http: FastifyInstance;
   readonly grpc: grpc.Server;
   readonly httpPort: number;
@@ -147,6 +148,7 @@ export async function createFanoutHub(config: Config, logger: pino.Logger): Prom
     relay,
     views,
     xds,
+    provider,
     http,
     grpc: server,
     httpPort,
