@@ -77,6 +77,14 @@ test('a leaf carries the service SPIFFE ID, is signed by the active root, lives 
   assert.equal(res.index, BigInt(leaf.ModifyIndex));
   const again = (await ok('GET', '/v1/agent/connect/ca/leaf/web')).json;
   assert.equal(again.SerialNumber, leaf.SerialNumber);
+  // A name a SPIFFE ID cannot carry gets no leaf (and nothing is appended for it).
+  const before = hub.catalog.lastIndex();
+  for (const name of ['a%20b', '*', 'a%2Fb']) {
+    const bad = await call(hub, 'GET', `/v1/agent/connect/ca/leaf/${name}`);
+    assert.equal(bad.status, 400, bad.text);
+    assert.match(bad.text, /service: ".+" cannot be in the mesh/);
+  }
+  assert.equal(hub.catalog.lastIndex(), before);
 });
 
 test('registering a sidecar gets its service a leaf without anyone asking', async () => {

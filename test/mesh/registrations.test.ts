@@ -170,6 +170,7 @@ test('what the hub does not implement is refused, naming the field', async () =>
   const reg = '/v1/catalog/register';
   await refused('PUT', reg, proxy({ DestinationServiceName: '' }), /Service\.Proxy\.DestinationServiceName: is required/);
   await refused('PUT', reg, proxy({ DestinationServiceName: '*' }), /must not be a wildcard/);
+  await refused('PUT', reg, proxy({ DestinationServiceName: 'c/d' }), /Service\.Proxy\.DestinationServiceName: "c\/d" cannot be in the mesh: a certificate's SPIFFE ID carries only/);
   await refused('PUT', reg, proxy({}, { Port: 0 }), /Service\.Port: must be set for a connect-proxy/);
   await refused('PUT', reg, proxy({ Mode: 'transparent' }), /Service\.Proxy\.Mode: not supported/);
   await refused('PUT', reg, proxy({ TransparentProxy: { OutboundListenerPort: 15001 } }), /Service\.Proxy\.TransparentProxy: not supported/);
@@ -194,6 +195,8 @@ test('what the hub does not implement is refused, naming the field', async () =>
   await refused('PUT', agent, { Name: 's', Port: 1, Connect: { SidecarService: { ID: 'x' } } }, /Connect\.SidecarService\.ID: a SidecarService cannot specify an ID/);
   await refused('PUT', agent, { Name: 's', Port: 1, Connect: { SidecarService: { Connect: { SidecarService: {} } } } }, /cannot have a nested SidecarService/);
   await refused('PUT', agent, { Name: 's', Port: 1, Connect: { SidecarService: { Proxy: { Upstreams: [{ DestinationName: 'db' }] } } } }, /Connect\.SidecarService\.Proxy\.Upstreams\[0\]\.LocalBindPort: is required/);
+  await refused('PUT', agent, { Name: 'a b', Port: 1, Connect: { SidecarService: {} } }, /Name: "a b" cannot be in the mesh/);
+  await refused('PUT', agent, { Name: 'a b', Port: 1, Connect: { Native: true } }, /Name: "a b" cannot be in the mesh/);
   await refused('PUT', agent, { Name: 'gw', Kind: 'ingress-gateway', Port: 1, Connect: { SidecarService: {} } }, /a ingress-gateway cannot have a sidecar service/);
   const nodes = (await ok('GET', '/v1/catalog/nodes')).json as any[];
   assert.ok(!nodes.some((n) => n.Node === 'n1'), 'refused registrations left nothing behind');

@@ -7,7 +7,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ConnectCa } from '../../connect/manager';
 import type { CaRoot, ConnectState } from '../../connect/types';
-import { HubError } from '../../errors';
+import { meshNameProblem } from '../../connect/spiffe';
+import { HubError, invalid } from '../../errors';
 import { blockingRead } from '../blocking';
 import type { HttpContext } from '../context';
 import { sendJson } from '../reply';
@@ -65,6 +66,9 @@ export function connectCaRoutes(app: FastifyInstance, ctx: HttpContext, ca: Conn
 
   app.get<NameParams>('/v1/agent/connect/ca/leaf/:service', async (req, reply) => {
     const service = required(req.params.service, 'service', 'Missing service name');
+    // It becomes the leaf's SPIFFE ID and is kept fresh from then on: only names a SPIFFE ID can carry.
+    const bad = meshNameProblem(service);
+    if (bad) throw invalid('service', bad);
     // Its private key is in the answer: only for who may write the service (Consul's rule).
     requireAccess(ctx.acl, req, 'service', 'write', service);
     // Issued on first ask (and kept fresh from then on); a blocking query answers when it is renewed.

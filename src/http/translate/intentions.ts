@@ -6,6 +6,7 @@ import type { Catalog } from '../../catalog/catalog';
 import type { ConfigEntry, ConfigEntryKind } from '../../catalog/types';
 import type { ConfigEntryInput } from '../../catalog/commands';
 import type { Intention } from '../../connect/intentions';
+import { MESH_SERVICE_NAME } from '../../connect/spiffe';
 import { invalid } from '../../errors';
 import { INT, STRING, STRING_MAP, type Fields } from '../../filter/index';
 import { Body } from '../body';
@@ -68,7 +69,7 @@ export function intentionJson(i: Intention): Record<string, unknown> {
 export function intentionName(value: unknown, field: string): string {
   const text = Array.isArray(value) ? String(value.at(-1) ?? '') : value === undefined ? '' : String(value);
   if (text === '') throw invalid(field, 'is required');
-  if (text !== '*' && !/^[A-Za-z0-9_.-]+$/.test(text)) throw invalid(field, `not a service name: "${text}"`);
+  if (text !== '*' && !MESH_SERVICE_NAME.test(text)) throw invalid(field, `not a service name: "${text}"`);
   return text;
 }
 

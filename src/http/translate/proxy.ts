@@ -6,6 +6,7 @@
 // hatches) are refused with a 400 naming the field instead of being stored and
 // ignored. The stored shape is Consul's, with its defaults filled in.
 import { isIP } from 'node:net';
+import { meshNameProblem } from '../../connect/spiffe';
 import { invalid } from '../../errors';
 import type { Body } from '../body';
 import { PROTOCOLS } from './config-entries';
@@ -90,6 +91,8 @@ export function parseProxy(body: Body | undefined, ctx: ProxyContext, defaults: 
   const dest = body?.name('DestinationServiceName') || defaults.DestinationServiceName || '';
   if (dest === '') throw invalid(field('DestinationServiceName'), 'is required for a connect-proxy service');
   if (dest === '*') throw invalid(field('DestinationServiceName'), 'must not be a wildcard');
+  const bad = meshNameProblem(dest);
+  if (bad) throw invalid(field('DestinationServiceName'), bad);
   if (body) {
     unsupported(body, 'LocalServiceSocketPath', 'unix sockets');
     unsupported(body, 'TransparentProxy', 'transparent proxy');

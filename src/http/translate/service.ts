@@ -4,6 +4,7 @@ import { invalid } from '../../errors';
 import type { ServiceInput } from '../../catalog/commands';
 import type { ServiceAddress } from '../../catalog/types';
 import { Body } from '../body';
+import { meshNameProblem } from '../../connect/spiffe';
 import { parseProxy, type ProxyContext } from './proxy';
 
 export const SERVICE_KINDS = ['', 'connect-proxy', 'mesh-gateway', 'terminating-gateway', 'ingress-gateway', 'api-gateway'] as const;
@@ -57,6 +58,9 @@ export function parseService(body: Body, nameField: 'Service' | 'Name', ctx: Pro
   if (connect) {
     const native = connect.bool('Native');
     if (native && kind === 'connect-proxy') throw invalid(connect.field('Native'), 'a proxy cannot also be Connect native, only typical services');
+    // A Connect-native service, or one with a sidecar, gets a leaf for its name.
+    const bad = (native || connect.has('SidecarService')) && meshNameProblem(name);
+    if (bad) throw invalid(body.field(nameField), bad);
     if (connect.has('SidecarService') && !options.sidecarAllowed) {
       throw invalid(connect.field('SidecarService'), 'sidecar services are registered through the agent (PUT /v1/agent/service/register)');
     }
