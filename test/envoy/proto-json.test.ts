@@ -65,4 +65,8 @@ test('reader: canonical JSON in either spelling round-trips; an unknown key is r
   assert.throws(() => jsonToBytes(type, { name: 'web', outlier_detection: { consecutive5xxx: 1 } }), /outlier_detection\.consecutive5xxx: no such field/);
   assert.throws(() => jsonToBytes(type, { connect_timeout: '5 seconds' }), /connect_timeout: expected a duration/);
   assert.throws(() => jsonToBytes(type, { type: 'DNS' }), /type: "DNS" is not a DiscoveryType/);
+  assert.throws(() => jsonToBytes(type, { name: 7 }), /name: expected a string/);
+  assert.throws(() => jsonToBytes(type, { per_connection_buffer_limit_bytes: -1 }), /per_connection_buffer_limit_bytes: expected an integer of uint32/);
+  assert.throws(() => jsonToBytes(type, { type: 'STATIC', cluster_type: { name: 'x' } }), /cluster_type: oneof clusterDiscoveryType is already set by type/);
+  assert.ok(jsonToBytes(type, { max_requests_per_connection: '7' }).length > 0, '64-bit and wrapped numbers may come as strings');
 });

@@ -168,12 +168,25 @@ function structPlain(o: Record<string, unknown>): Record<string, unknown> {
   return { fields: Object.fromEntries(Object.entries(o).map(([k, v]) => [k, valuePlain(v)])) };
 }
 
+const NUMBER_TYPES = new Set(['int32', 'uint32', 'sint32', 'fixed32', 'sfixed32', 'double', 'float', ...LONG_TYPES]);
+
+/** A scalar of the field's kind (numbers may come as strings, as proto3 JSON writes 64-bit ones), else INVALID_ARGUMENT. */
 function scalarPlain(field: protobuf.Field, v: unknown, path: string): unknown {
   if (field.resolvedType instanceof protobuf.Enum) {
     const values = field.resolvedType.values;
     if (typeof v === 'string' && v in values) return values[v];
     if (typeof v === 'number' && field.resolvedType.valuesById[v] !== undefined) return v;
     throw invalid(path, `${JSON.stringify(v)} is not a ${field.resolvedType.name}`);
+  }
+  const t = field.type;
+  if (t === 'string' || t === 'bytes') {
+    if (typeof v !== 'string') throw invalid(path, `expected ${t === 'bytes' ? 'base64 text' : 'a string'}`);
+  } else if (t === 'bool') {
+    if (typeof v !== 'boolean') throw invalid(path, 'expected true or false');
+  } else if (NUMBER_TYPES.has(t)) {
+    const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+    if (typeof n !== 'number' || !Number.isFinite(n)) throw invalid(path, `expected a number (${t})`);
+    if (t !== 'double' && t !== 'float' && (!Number.isInteger(n) || (/^(uint|fixed)/.test(t) && n < 0))) throw invalid(path, `expected an integer of ${t}`);
   }
   return v;
 }
@@ -185,8 +198,10 @@ function fieldPlain(field: protobuf.Field, v: unknown, path: string): unknown {
 
 /**
  * Canonical proto3 JSON (either key spelling) → a plain object protobufjs'
- * fromObject takes. A key the message does not have is an INVALID_ARGUMENT
- * naming its path, as for every other input the hub refuses.
+ * fromObject takes. A key the message does not have, a scalar of the wrong
+ * kind, an unknown enum name or two members of one oneof is an
+ * INVALID_ARGUMENT naming its path, as for every other input the hub refuses
+ * (and as Envoy refuses a bootstrap).
  */
 function plainFromJson(type: protobuf.Type, json: unknown, path = ''): Record<string, unknown> {
   switch (type.fullName) {
@@ -207,7 +222,7 @@ function plainFromJson(type: protobuf.Type, json: unknown, path = ''): Record<st
       if (!Array.isArray(json)) throw invalid(path, 'expected a list');
       return { values: json.map(valuePlain) };
   }
-  if (type.fullName.startsWith('.google.protobuf.') && WRAPPERS.has(type.name)) return { value: json };
+  if (type.fullName.startsWith('.google.protobuf.') && WRAPPERS.has(type.name)) return { value: scalarPlain(type.fields['value']!, json, path || type.name) };
   if (json === null || typeof json !== 'object' || Array.isArray(json)) throw invalid(path || type.name, `expected an object (${type.fullName.slice(1)})`);
   const src = json as Record<string, unknown>;
   if (type.fullName === '.google.protobuf.Any') {
@@ -225,11 +240,17 @@ function plainFromJson(type: protobuf.Type, json: unknown, path = ''): Record<st
     return { [type.fields['type_url'] ? 'type_url' : 'typeUrl']: url, value };
   }
   const out: Record<string, unknown> = {};
+  const oneofs = new Map<string, string>();
   for (const [key, value] of Object.entries(src)) {
     const field = fieldByJsonKey(type, key);
     const at = join2(path, key);
     if (!field) throw invalid(at, `no such field in ${type.fullName.slice(1)}`);
     if (value === null || value === undefined) continue;
+    if (field.partOf) {
+      const other = oneofs.get(field.partOf.name);
+      if (other !== undefined) throw invalid(at, `oneof ${field.partOf.name} is already set by ${other}`);
+      oneofs.set(field.partOf.name, key);
+    }
     if (field.map) {
       if (typeof value !== 'object' || Array.isArray(value)) throw invalid(at, 'expected a map');
       out[field.name] = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, fieldPlain(field, v, `${at}[${k}]`)]));

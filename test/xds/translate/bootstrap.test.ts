@@ -37,13 +37,17 @@ test('examples/envoy-bootstrap.compose.json decodes strictly and points at the c
   assert.equal(b.staticResources.clusters[0].type, 'STRICT_DNS', 'a hostname needs a DNS cluster');
 });
 
-test('the strict reader fails on unknown fields, bad enums and bad durations (so the tests above can fail)', () => {
+test('the strict reader fails on unknown fields, bad enums, bad durations, wrong scalar kinds and doubly-set oneofs (so the tests above can fail)', () => {
   const good = JSON.parse(read('envoy-bootstrap.json'));
-  const bad = [
-    { ...good, nodes: good.node },
-    { ...good, dynamic_resources: { ...good.dynamic_resources, ads_config: { ...good.dynamic_resources.ads_config, api_type: 'DELTA' } } },
-    { ...good, static_resources: { clusters: [{ ...good.static_resources.clusters[0], connect_timeout: '1 second' }] } },
-    { ...good, static_resources: { clusters: [{ ...good.static_resources.clusters[0], typed_extension_protocol_options: { x: { '@type': 'type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions', explicit_http_config: { http3: {} } } } }] } },
+  const cluster = good.static_resources.clusters[0];
+  const bad: [unknown, RegExp][] = [
+    [{ ...good, nodes: good.node }, /nodes: no such field/],
+    [{ ...good, dynamic_resources: { ...good.dynamic_resources, ads_config: { ...good.dynamic_resources.ads_config, api_type: 'DELTA' } } }, /api_type: "DELTA" is not a ApiType/],
+    [{ ...good, static_resources: { clusters: [{ ...cluster, connect_timeout: '1 second' }] } }, /connect_timeout: expected a duration/],
+    [{ ...good, static_resources: { clusters: [{ ...cluster, typed_extension_protocol_options: { x: { '@type': 'type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions', explicit_http_config: { http3: {} } } } }] } }, /http3: no such field/],
+    [{ ...good, static_resources: { clusters: [{ ...cluster, name: 7 }] } }, /clusters\[0\]\.name: expected a string/],
+    [{ ...good, static_resources: { clusters: [{ ...cluster, per_connection_buffer_limit_bytes: -1 }] } }, /per_connection_buffer_limit_bytes: expected an integer of uint32/],
+    [{ ...good, static_resources: { clusters: [{ ...cluster, type: 'STATIC', cluster_type: { name: 'x' } }] } }, /cluster_type: oneof clusterDiscoveryType is already set by type/],
   ];
-  for (const b of bad) assert.throws(() => parseStrict(BOOTSTRAP, JSON.stringify(b)), TypeError);
+  for (const [b, message] of bad) assert.throws(() => parseStrict(BOOTSTRAP, JSON.stringify(b)), message);
 });
