@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { TestProvider, cla, cluster, listener, seed } from './helpers/fixtures';
-import { startHub, type Hub } from './helpers/harness';
+import { type Hub, seededHub, startHub } from './helpers/harness';
 import { DeltaScript, deltaVersions } from './helpers/scripts';
 
 const T = { timeout: 20_000 };
@@ -15,10 +15,7 @@ const LDS = TypeUrl.Listener;
 const RDS = TypeUrl.RouteConfiguration;
 
 async function setup(t: TestContext): Promise<{ p: TestProvider; hub: Hub; d: DeltaScript }> {
-  const p = new TestProvider();
-  seed(p);
-  const hub = await startHub(p);
-  t.after(() => hub.stop());
+  const { p, hub } = await seededHub(t);
   return { p, hub, d: new DeltaScript(hub.delta()) };
 }
 

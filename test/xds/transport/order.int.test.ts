@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { sotwNames } from './helpers/client';
-import { TestProvider, cla, cluster, listener, route, seed } from './helpers/fixtures';
-import { startHub, type Hub } from './helpers/harness';
+import { TestProvider, cla, cluster, listener, route } from './helpers/fixtures';
+import { type Hub, seededHub } from './helpers/harness';
 import { DeltaScript, SotwScript, deltaVersions } from './helpers/scripts';
 
 const T = { timeout: 20_000 };
@@ -16,10 +16,7 @@ const RDS = TypeUrl.RouteConfiguration;
 
 /** An Envoy-like Delta client holding the seeded config, everything ACKed. */
 async function envoy(t: TestContext): Promise<{ p: TestProvider; hub: Hub; d: DeltaScript }> {
-  const p = new TestProvider();
-  seed(p);
-  const hub = await startHub(p);
-  t.after(() => hub.stop());
+  const { p, hub } = await seededHub(t);
   const d = new DeltaScript(hub.delta(), 'envoy-1');
   d.send(CDS, ['*']);
   d.send(LDS, ['*']);
@@ -87,10 +84,7 @@ test('X-WARM-1: a changed Cluster is followed by its ClusterLoadAssignment, even
 });
 
 test('X-WARM-1: a changed Cluster is followed by its ClusterLoadAssignment, even if unchanged (SotW)', async (t) => {
-  const p = new TestProvider();
-  seed(p);
-  const hub = await startHub(p);
-  t.after(() => hub.stop());
+  const { p, hub } = await seededHub(t);
   const s = new SotwScript(hub.sotw());
   s.request(CDS, []);
   const c = await s.expect(CDS);
@@ -119,10 +113,7 @@ test('X-WARM-2: a route is not sent while a cluster it points at has not been ac
 });
 
 test('X-ORDER-1 (SotW): a cluster that the old route needed is removed only after the route moved', async (t) => {
-  const p = new TestProvider();
-  seed(p);
-  const hub = await startHub(p);
-  t.after(() => hub.stop());
+  const { p, hub } = await seededHub(t);
   const s = new SotwScript(hub.sotw());
   s.request(CDS, []);
   s.request(LDS, []);
@@ -142,10 +133,7 @@ test('X-ORDER-1 (SotW): a cluster that the old route needed is removed only afte
 });
 
 test('X-ACK-7 with X-WARM-2: a reconnecting SotW Envoy that holds the current clusters gets its routes', T, async (t) => {
-  const p = new TestProvider();
-  seed(p);
-  const hub = await startHub(p);
-  t.after(() => hub.stop());
+  const { p, hub } = await seededHub(t);
   const first = new SotwScript(hub.sotw(), 'envoy-1');
   first.request(CDS, []);
   const c = await first.expect(CDS);

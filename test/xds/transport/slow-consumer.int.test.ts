@@ -6,14 +6,11 @@ import * as grpc from '@grpc/grpc-js';
 import { lookupType } from '../../../src/xds/transport/envoy-proto';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { node, decodeAny, type Plain } from './helpers/client';
-import { TestProvider, cluster, seed } from './helpers/fixtures';
-import { ADS, startHub } from './helpers/harness';
+import { cluster } from './helpers/fixtures';
+import { ADS, seededHub } from './helpers/harness';
 
 test('slow consumer: 50 changes to a client that does not read give one response, then the latest state', { timeout: 20_000 }, async (t) => {
-  const p = new TestProvider();
-  seed(p);
-  const hub = await startHub(p);
-  t.after(() => hub.stop());
+  const { p, hub } = await seededHub(t);
   const Req = lookupType('envoy.service.discovery.v3.DiscoveryRequest');
   const Res = lookupType('envoy.service.discovery.v3.DiscoveryResponse');
   const client = new grpc.Client(`127.0.0.1:${hub.port}`, grpc.credentials.createInsecure());

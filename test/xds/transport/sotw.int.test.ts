@@ -5,8 +5,8 @@ import { test, type TestContext } from 'node:test';
 import { status } from '@grpc/grpc-js';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { node, sotwNames, decodeAny } from './helpers/client';
-import { TestProvider, cla, cluster, listener, route, seed } from './helpers/fixtures';
-import { startHub, type Hub } from './helpers/harness';
+import { TestProvider, cla, cluster, listener, route } from './helpers/fixtures';
+import { type Hub, seededHub, startHub } from './helpers/harness';
 import { SotwScript } from './helpers/scripts';
 
 /** A hung exchange fails the test instead of the run. */
@@ -17,10 +17,7 @@ const LDS = TypeUrl.Listener;
 const RDS = TypeUrl.RouteConfiguration;
 
 async function setup(t: TestContext, config = {}): Promise<{ p: TestProvider; hub: Hub; s: SotwScript }> {
-  const p = new TestProvider();
-  seed(p);
-  const hub = await startHub(p, config);
-  t.after(() => hub.stop());
+  const { p, hub } = await seededHub(t, config);
   return { p, hub, s: new SotwScript(hub.sotw()) };
 }
 

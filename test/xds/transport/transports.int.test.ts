@@ -10,19 +10,13 @@ import { lookupType } from '../../../src/xds/transport/envoy-proto';
 import { TypeUrl, TypeUrlV2 } from '../../../src/xds/transport/type-urls';
 import { encodeRequest } from '../../../src/xds/transport/wire';
 import { node, decodeAny, sotwNames, type Plain } from './helpers/client';
-import { TestProvider, cluster, seed } from './helpers/fixtures';
-import { ADS, DELTA_ADS, startHub, type Hub } from './helpers/harness';
+import { cluster } from './helpers/fixtures';
+import { ADS, DELTA_ADS, type Hub, seededHub } from './helpers/harness';
 import { DeltaScript, SotwScript, deltaVersions } from './helpers/scripts';
 
 const T = { timeout: 20_000 };
 
-async function setup(t: TestContext, config = {}): Promise<{ p: TestProvider; hub: Hub }> {
-  const p = new TestProvider();
-  seed(p);
-  const hub = await startHub(p, config);
-  t.after(() => hub.stop());
-  return { p, hub };
-}
+const setup = seededHub;
 
 test('v2 ADS (envoy.api.v2): v2 type URLs in, the same resource bytes out under v2 type URLs', T, async (t) => {
   const { p, hub } = await setup(t);

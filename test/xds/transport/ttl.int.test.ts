@@ -5,7 +5,7 @@ import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { FEATURE_RESOURCE_IN_SOTW, FEATURE_TTL } from '../../../src/xds/transport/rules/ttl';
 import { decodeAny, type Plain } from './helpers/client';
 import { TestProvider, cluster, seed } from './helpers/fixtures';
-import { startHub, type Hub } from './helpers/harness';
+import { seededHub, startHub } from './helpers/harness';
 import { DeltaScript, SotwScript, deltaVersions } from './helpers/scripts';
 
 const T = { timeout: 20_000 };
@@ -13,13 +13,7 @@ const CDS = TypeUrl.Cluster;
 /** A long TTL and quick heartbeats: heartbeats are awaited as events, never timed. */
 const TTL = { resourceTtlMs: 30_000, heartbeatIntervalMs: 20 };
 
-async function setup(t: TestContext, config = TTL): Promise<{ p: TestProvider; hub: Hub }> {
-  const p = new TestProvider();
-  seed(p);
-  const hub = await startHub(p, config);
-  t.after(() => hub.stop());
-  return { p, hub };
-}
+const setup = (t: TestContext, config = TTL) => seededHub(t, config);
 
 const ttlSeconds = (r: Plain) => (r.ttl ? Number(r.ttl.seconds) : null);
 

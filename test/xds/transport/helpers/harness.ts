@@ -4,7 +4,9 @@ import pino from 'pino';
 import { DEFAULTS } from '../../../../src/config';
 import type { ResourceProvider } from '../../../../src/xds/transport/provider';
 import { createXdsServer, type XdsConfig, type XdsServer, type XdsServerOptions } from '../../../../src/xds/transport/server';
+import type { TestContext } from 'node:test';
 import { ScriptedClient, type ClientOptions } from './client';
+import { TestProvider, seed } from './fixtures';
 
 export const ADS = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
 export const DELTA_ADS = '/envoy.service.discovery.v3.AggregatedDiscoveryService/DeltaAggregatedResources';
@@ -62,4 +64,13 @@ export async function startHub(
     },
   };
   return hub;
+}
+
+/** A hub over a provider holding the seed set (fixtures.ts), stopped when the test ends. */
+export async function seededHub(t: TestContext, config: Partial<XdsConfig> = {}): Promise<{ p: TestProvider; hub: Hub }> {
+  const p = new TestProvider();
+  seed(p);
+  const hub = await startHub(p, config);
+  t.after(() => hub.stop());
+  return { p, hub };
 }
