@@ -18,7 +18,8 @@ const LOCAL_GET = [
   /^\/v1\/catalog\/(service|connect)\/[^/]+$/,
   /^\/v1\/catalog\/datacenters$/,
   /^\/v1\/config\/[^/]+(\/[^/]+)?$/,
-  /^\/v1\/xds\//,
+  // This hub's own xDS streams; the operator tools (/v1/xds/history, diffs, rollouts) are the upstream's.
+  /^\/v1\/xds\/(clients|config\/[^/]+)$/,
   /^\/metrics$/,
 ];
 /** REST-JSON xDS (POST /v3/discovery:*) is this hub's own xDS server. */
