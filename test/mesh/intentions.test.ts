@@ -121,6 +121,11 @@ test('L7 permissions: only for HTTP destinations; checked field by field; a conn
   await bad('PUT', '/v1/config', put({ Methods: ['GET', 'FETCH'] }), /HTTP\.Methods\[1\]: not an HTTP method: "FETCH"/);
   await bad('PUT', '/v1/config', put({ Header: [{ Name: 'x', Exact: 'a', Prefix: 'b' }] }), /HTTP\.Header\[0\]\.Prefix: at most one of/);
   await bad('PUT', '/v1/config', put({}), /Permissions\[0\]\.HTTP: at least one of PathExact/);
+  await bad('PUT', '/v1/config', put({ PathPrefix: '/a', Method: ['GET'] }), /Permissions\[0\]\.HTTP\.Method: not supported by this hub/);
+  await bad('PUT', '/v1/config', put({ Header: [{ Name: 'x', Exactly: 'a' }] }), /HTTP\.Header\[0\]\.Exactly: not supported by this hub/);
+  await bad('PUT', '/v1/config', { Kind: 'service-intentions', Name: 'api', Sources: [{ Name: 'web', Action: 'allow', Bogus: 1 }] }, /Sources\[0\]\.Bogus: not supported by this hub/);
+  await bad('PUT', '/v1/config', { Kind: 'service-intentions', Name: 'api', Sources: [{ Name: 'a/b', Action: 'allow' }] }, /Sources\[0\]\.Name: "a\/b" cannot be in the mesh/);
+  await bad('PUT', '/v1/config', { Kind: 'service-intentions', Name: 'a b', Sources: [{ Name: 'web', Action: 'allow' }] }, /Name: "a b" cannot be in the mesh/);
   await bad('PUT', '/v1/config', put({ PathExact: '/a' }, { JWT: { Providers: [{ Name: 'okta' }] } }), /Permissions\[0\]\.JWT: not supported/);
   await bad('PUT', '/v1/config', { Kind: 'service-intentions', Name: 'api', Sources: [{ Name: 'web', Action: 'allow', Peer: 'east' }] }, /Sources\[0\]\.Peer: not supported/);
   await bad('PUT', '/v1/config', { Kind: 'mesh', DefaultIntentionPolicy: 'maybe' }, /DefaultIntentionPolicy: must be one of/);

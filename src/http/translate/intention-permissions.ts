@@ -1,7 +1,9 @@
 // Checks of a service-intentions entry beyond its shape (docs/mesh.md
 // "Intentions"): L7 permissions as the sidecars' HTTP RBAC filter reads them,
 // and what the hub does not implement (JWT, peers, sameness groups, other
-// namespaces or partitions) refused with the field named.
+// namespaces or partitions, keys the RBAC translation does not read, names a
+// SPIFFE ID cannot carry) refused with the field named.
+import { meshNameProblem } from '../../connect/spiffe';
 import { invalid } from '../../errors';
 import type { Body } from '../body';
 
@@ -19,7 +21,12 @@ function defaultOnly(body: Body, name: string): void {
   if (v !== '' && v !== 'default') throw invalid(body.field(name), `only "default" is served by this hub, got "${v}"`);
 }
 
+/** A source's keys (Consul's SourceIntention); the Legacy* ones are what the legacy ID API stores. */
+const SOURCE_KEYS = ['Name', 'Peer', 'Namespace', 'Partition', 'SamenessGroup', 'Action', 'Permissions', 'Precedence', 'Type', 'Description', 'LegacyID', 'LegacyMeta', 'LegacyCreateTime', 'LegacyUpdateTime'];
+
 function httpPermission(http: Body): void {
+  // A key the RBAC filter would not read (a typo such as "Method") would widen the permission: refused.
+  http.onlyKeys(['PathExact', 'PathPrefix', 'PathRegex', 'Header', 'Methods']);
   const paths = ['PathExact', 'PathPrefix', 'PathRegex'].filter((p) => http.str(p) !== '');
   if (paths.length > 1) throw invalid(http.field(paths[1]!), `at most one of PathExact, PathPrefix and PathRegex, got ${paths.join(' and ')}`);
   for (const p of ['PathExact', 'PathPrefix']) {
@@ -28,6 +35,7 @@ function httpPermission(http: Body): void {
   }
   const headers = http.objArray('Header');
   for (const h of headers) {
+    h.onlyKeys(['Name', 'Invert', 'IgnoreCase', ...HEADER_MATCHES]);
     h.requiredStr('Name');
     const given = HEADER_MATCHES.filter((m) => (m === 'Present' ? h.bool(m) : h.str(m) !== ''));
     if (given.length > 1) throw invalid(h.field(given[1]!), `at most one of ${HEADER_MATCHES.join(', ')}`);
@@ -48,11 +56,16 @@ function httpPermission(http: Body): void {
 
 /** One source of a service-intentions entry, past what the shape check covers. */
 export function checkIntentionSource(s: Body): void {
+  s.onlyKeys(SOURCE_KEYS);
+  const name = s.str('Name');
+  const bad = name !== '*' && meshNameProblem(name);
+  if (bad) throw invalid(s.field('Name'), bad);
   notSupported(s, 'Peer', 'cluster peering');
   notSupported(s, 'SamenessGroup', 'sameness groups');
   defaultOnly(s, 'Namespace');
   defaultOnly(s, 'Partition');
   for (const p of s.objArray('Permissions')) {
+    p.onlyKeys(['Action', 'HTTP', 'JWT']);
     p.oneOf('Action', ['allow', 'deny'], '' as 'allow');
     notSupported(p, 'JWT', 'JWT validation');
     const http = p.obj('HTTP');
@@ -63,6 +76,9 @@ export function checkIntentionSource(s: Body): void {
 
 /** The entry itself: the hub serves no JWT requirements. */
 export function checkIntentionEntry(e: Body): void {
+  const name = e.str('Name');
+  const bad = name !== '*' && meshNameProblem(name);
+  if (bad) throw invalid(e.field('Name'), bad);
   notSupported(e, 'JWT', 'JWT validation');
 }
 
