@@ -52,6 +52,22 @@ const events = (index: bigint, ...e: CatalogEvent[]): StreamItem => ({ kind: 'ev
 const end = (index: bigint): StreamItem => ({ kind: 'end-of-snapshot', index });
 const request = (index = 0n): SubscribeRequest => ({ topic: Topic.ServiceHealth, subject: { key: 'web' }, token: '', index });
 
+type Up = ReturnType<typeof scriptedUpstream>;
+type Relay = ReturnType<typeof createRelayPublisher>;
+
+/** A relay over a fresh scripted upstream (retries at once), and a subscribe that opens a stream; closed after `body`. */
+async function withRelay(body: (up: Up, relay: Relay, open: (index?: bigint) => AsyncIterator<StreamItem>) => Promise<void>): Promise<void> {
+  const up = scriptedUpstream();
+  const relay = createRelayPublisher({ source: up.source, backoff: () => createBackoff({ baseMs: 1, maxMs: 1 }) });
+  const stop = new AbortController();
+  try {
+    await body(up, relay, (index = 0n) => relay.subscribe(request(index), stop.signal)[Symbol.asyncIterator]());
+  } finally {
+    stop.abort();
+    relay.close();
+  }
+}
+
 /** Reads `n` items from a subscription (a fresh iterator each time continues the same stream). */
 async function take(it: AsyncIterator<StreamItem>, n: number): Promise<StreamItem[]> {
   const out: StreamItem[] = [];
@@ -66,11 +82,8 @@ async function take(it: AsyncIterator<StreamItem>, n: number): Promise<StreamIte
 const ports = (items: StreamItem[]) => items.map((i) => (i.kind === 'events' ? `${i.index}:${i.events.map((e) => `${e.payload.op}/${(e.payload as { csn: CheckServiceNode }).csn.Service.Port}`).join(',')}` : i.kind));
 
 test('snapshot, live events, resume by index, and a new snapshot for an index the relay cannot vouch for', async () => {
-  const up = scriptedUpstream();
-  const relay = createRelayPublisher({ source: up.source, backoff: () => createBackoff({ baseMs: 1, maxMs: 1 }) });
-  const stop = new AbortController();
-  try {
-    const first = relay.subscribe(request(), stop.signal)[Symbol.asyncIterator]();
+  await withRelay(async (up, relay, open) => {
+    const first = open();
     const upstream = await up.call(0);
     assert.equal(upstream.request.index, 0n);
     upstream.push(events(10n, health(10n, 'register', csn('n1', 'a', 1))));
@@ -81,23 +94,17 @@ test('snapshot, live events, resume by index, and a new snapshot for an index th
     assert.equal(relay.lastChangeIndex(request()), 11n);
 
     // A client at 10 resumes: only what came after.
-    const resumed = relay.subscribe(request(10n), stop.signal)[Symbol.asyncIterator]();
+    const resumed = open(10n);
     assert.deepEqual(ports(await take(resumed, 1)), ['11:register/2']);
     // A client from another log (index ahead of the relay) starts over.
-    const ahead = relay.subscribe(request(99n), stop.signal)[Symbol.asyncIterator]();
+    const ahead = open(99n);
     assert.deepEqual(ports(await take(ahead, 4)), ['new-snapshot-to-follow', '11:register/1', '11:register/2', 'end-of-snapshot']);
-  } finally {
-    stop.abort();
-    relay.close();
-  }
+  });
 });
 
 test('the upstream drops the stream and answers the resume with a new snapshot: downstream gets only the difference, never a reset', async () => {
-  const up = scriptedUpstream();
-  const relay = createRelayPublisher({ source: up.source, backoff: () => createBackoff({ baseMs: 1, maxMs: 1 }) });
-  const stop = new AbortController();
-  try {
-    const sub = relay.subscribe(request(), stop.signal)[Symbol.asyncIterator]();
+  await withRelay(async (up, relay, open) => {
+    const sub = open();
     const first = await up.call(0);
     first.push(events(5n, health(5n, 'register', csn('n1', 'a', 1)), health(5n, 'register', csn('n2', 'b', 2))));
     first.push(end(5n));
@@ -122,18 +129,12 @@ test('the upstream drops the stream and answers the resume with a new snapshot: 
     third.push(events(9n, health(9n, 'register', csn('n2', 'b', 20))));
     third.push(end(9n));
     assert.deepEqual(ports(await take(sub, 1)), ['9:deregister/3']);
-  } finally {
-    stop.abort();
-    relay.close();
-  }
+  });
 });
 
 test('an upstream whose index went backwards (another log) resets the downstream streams', async () => {
-  const up = scriptedUpstream();
-  const relay = createRelayPublisher({ source: up.source, backoff: () => createBackoff({ baseMs: 1, maxMs: 1 }) });
-  const stop = new AbortController();
-  try {
-    const sub = relay.subscribe(request(), stop.signal)[Symbol.asyncIterator]();
+  await withRelay(async (up, relay, open) => {
+    const sub = open();
     const first = await up.call(0);
     first.push(events(50n, health(50n, 'register', csn('n1', 'a', 1))));
     first.push(end(50n));
@@ -144,33 +145,25 @@ test('an upstream whose index went backwards (another log) resets the downstream
     second.push(end(3n));
     await assert.rejects(sub.next(), (err: unknown) => isHubError(err, 'SUBSCRIPTION_RESET'));
     // A new subscriber gets the new log's state.
-    const again = relay.subscribe(request(), stop.signal)[Symbol.asyncIterator]();
+    const again = open();
     assert.deepEqual(ports(await take(again, 1)), ['end-of-snapshot']);
-  } finally {
-    stop.abort();
-    relay.close();
-  }
+  });
 });
 
 test('waitApplied resolves once the relays for the changed keys reach the index (keys with no relay need no wait)', async () => {
-  const up = scriptedUpstream();
-  const relay = createRelayPublisher({ source: up.source });
-  const stop = new AbortController();
-  try {
-    const sub = relay.subscribe(request(), stop.signal)[Symbol.asyncIterator]();
+  await withRelay(async (up, relay, open) => {
+    const sub = open();
     const upstream = await up.call(0);
     upstream.push(end(4n));
     await take(sub, 1);
-    await relay.waitApplied([`${Topic.ServiceHealth}|other`], 7n, stop.signal);
+    await relay.waitApplied([`${Topic.ServiceHealth}|other`], 7n, AbortSignal.timeout(60_000));
     let done = false;
-    const waited = relay.waitApplied([`${Topic.ServiceHealth}|web`], 7n, stop.signal).then(() => (done = true));
+    const waited = relay.waitApplied([`${Topic.ServiceHealth}|web`], 7n, AbortSignal.timeout(60_000)).then(() => (done = true));
     upstream.push(events(6n, health(6n, 'register', csn('n1', 'a', 1))));
     await take(sub, 1);
     assert.equal(done, false, 'index 6 is not 7');
     upstream.push(events(7n, health(7n, 'deregister', csn('n1', 'a', 1))));
     await waited;
-  } finally {
-    stop.abort();
-    relay.close();
-  }
+    assert.equal(relay.lastChangeIndex(request()), 7n, 'resolved by the index, not by the hang guard');
+  });
 });
