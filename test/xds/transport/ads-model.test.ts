@@ -37,7 +37,7 @@ function run(ops: Op[]): void {
   const p = new TestProvider();
   p.set(cluster('c1'), cla('c1'), listener('l1', 'r1'), route('r1', 'c1'));
   const { call, written } = recordingCall();
-  const { stream, send, changed } = startFakeStream(call, p, 'delta', 'ads');
+  const { stream, send, changed, put, remove } = startFakeStream(call, p, 'delta', 'ads');
   const TYPES = [CDS, EDS, LDS, RDS];
   const held = new Map<string, Map<string, string>>(TYPES.map((t) => [t, new Map()]));
   const unanswered = new Map<string, { nonce: string; before: Map<string, string> }>();
@@ -84,15 +84,13 @@ function run(ops: Op[]): void {
   send({ typeUrl: RDS, resourceNamesSubscribe: ROUTES });
   readNew();
   for (const o of ops) {
-    if (o.op === 'cluster') (p.set(cluster(o.name, o.v)), changed(CDS, [o.name]));
+    if (o.op === 'cluster') put(cluster(o.name, o.v));
     else if (o.op === 'dropCluster') {
-      p.remove(CDS, o.name);
-      p.remove(EDS, o.name);
-      changed(CDS, [o.name]);
-      changed(EDS, [o.name]);
-    } else if (o.op === 'cla') (p.set(cla(o.name, [8000 + o.v])), changed(EDS, [o.name]));
-    else if (o.op === 'route') (p.set(route(o.name, o.to)), changed(RDS, [o.name]));
-    else if (o.op === 'listener') (p.set(listener('l1', o.route)), changed(LDS, ['l1']));
+      remove(CDS, o.name);
+      remove(EDS, o.name);
+    } else if (o.op === 'cla') put(cla(o.name, [8000 + o.v]));
+    else if (o.op === 'route') put(route(o.name, o.to));
+    else if (o.op === 'listener') put(listener('l1', o.route));
     else answer(TYPES[o.type]!, o.nack);
     readNew();
     assert.ok(stream.stats.maxUnackedPerType <= 1);

@@ -38,7 +38,7 @@ function run(first: readonly string[], ops: Op[]): void {
   const p = new TestProvider();
   p.set(cluster('a'), cluster('b'));
   const { call, written } = recordingCall();
-  const { stream, send, changed } = startFakeStream(call, p, 'delta', 'CDS');
+  const { stream, send, changed, put, remove } = startFakeStream(call, p, 'delta', 'CDS');
 
   // The client: what it holds, and what it thinks it subscribes to.
   const held = new Map<string, string>();
@@ -80,13 +80,9 @@ function run(first: readonly string[], ops: Op[]): void {
   for (const n of first) if (n !== '*') named.add(n);
   readNew();
   for (const o of ops) {
-    if (o.op === 'put') {
-      p.set(cluster(o.name, o.content));
-      changed(CDS, [o.name]);
-    } else if (o.op === 'remove') {
-      p.remove(CDS, o.name);
-      changed(CDS, [o.name]);
-    } else if (o.op === 'subscribe') {
+    if (o.op === 'put') put(cluster(o.name, o.content));
+    else if (o.op === 'remove') remove(CDS, o.name);
+    else if (o.op === 'subscribe') {
       for (const n of o.names) n === '*' ? (wildcard = true) : named.add(n);
       send({ typeUrl: CDS, resourceNamesSubscribe: o.names });
     } else if (o.op === 'unsubscribe') {

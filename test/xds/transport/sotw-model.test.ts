@@ -36,7 +36,7 @@ function run(first: string[], ops: Op[]): void {
   const p = new TestProvider();
   p.set(cluster('a'), cluster('b'));
   const { call, written } = recordingCall();
-  const { stream, send, changed } = startFakeStream(call, p, 'sotw', 'CDS');
+  const { stream, send, changed, put, remove } = startFakeStream(call, p, 'sotw', 'CDS');
 
   // The client: the set it accepted last, its version, and its current interest.
   let held = new Map<string, string>();
@@ -76,13 +76,9 @@ function run(first: string[], ops: Op[]): void {
   send({ node: { id: 'n' }, typeUrl: CDS, resourceNames: first });
   readNew();
   for (const o of ops) {
-    if (o.op === 'put') {
-      p.set(cluster(o.name, o.content));
-      changed(CDS, [o.name]);
-    } else if (o.op === 'remove') {
-      p.remove(CDS, o.name);
-      changed(CDS, [o.name]);
-    } else if (o.op === 'request') {
+    if (o.op === 'put') put(cluster(o.name, o.content));
+    else if (o.op === 'remove') remove(CDS, o.name);
+    else if (o.op === 'request') {
       wildcard = (o.names.length === 0 && !everNamed) || o.names.includes('*');
       everNamed ||= o.names.length > 0;
       names = o.names;

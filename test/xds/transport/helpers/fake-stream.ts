@@ -6,6 +6,7 @@ import pino from 'pino';
 import { createXdsMetrics } from '../../../../src/xds/transport/metrics';
 import { NO_INTERNING } from '../../../../src/xds/transport/name-sets';
 import { BodyCache } from '../../../../src/xds/transport/body-cache';
+import type { XdsResource } from '../../../../src/xds/transport/provider';
 import { XdsStream, type StreamDeps } from '../../../../src/xds/transport/stream';
 import { encodeRequest, serializeResponse, type XdsResponse } from '../../../../src/xds/transport/wire';
 import type { TestProvider } from './fixtures';
@@ -19,7 +20,13 @@ export function startFakeStream(
   variant: StreamInfo['variant'],
   transport: StreamInfo['transport'],
   options: { id?: number; deps?: Partial<StreamDeps> } = {},
-): { stream: XdsStream; send: (request: Record<string, unknown>) => void; changed: (typeUrl: string, names: string[]) => void } {
+): {
+  stream: XdsStream;
+  send: (request: Record<string, unknown>) => void;
+  changed: (typeUrl: string, names: string[]) => void;
+  put: (resource: XdsResource) => void;
+  remove: (typeUrl: string, name: string) => void;
+} {
   const deps: StreamDeps = {
     get: (url, n) => provider.get(url, n),
     resourceTtlMs: 0,
@@ -40,7 +47,9 @@ export function startFakeStream(
     stream.resourcesChanged(typeUrl, new Set(names), Date.now());
     stream.flush();
   };
-  return { stream, send, changed };
+  const put = (resource: XdsResource) => (provider.set(resource), changed(resource.typeUrl, [resource.name]));
+  const remove = (typeUrl: string, name: string) => (provider.remove(typeUrl, name), changed(typeUrl, [name]));
+  return { stream, send, changed, put, remove };
 }
 
 /** What grpc-js does with a written response: serialize it and copy the bytes into its own frame (here: a Buffer of our own). */
