@@ -72,5 +72,5 @@ test('grpc-js-xds and C-core follow health and registrations through xds:///echo
   for (const s of hub.xds.clients()) {
     for (const t of s.types) assert.equal(t.lastNack, null, `${s.node?.id} ${t.type}: ${JSON.stringify(t.lastNack)}`);
   }
-  assert.ok(a.served() > 0 && b.served() > 0 && c.served() > 0);
+  for (const backend of [a, b, c]) assert.ok(backend.served() > 0, `${backend.name} served real requests`);
 });
