@@ -41,6 +41,14 @@ function typeName(v: unknown): string {
   return typeof v;
 }
 
+/** Go's zero value of a JSON field: absent, null, "", false, 0, or an array or object of zero values only. */
+export function isZeroValue(v: unknown): boolean {
+  if (v === undefined || v === null || v === '' || v === false || v === 0) return true;
+  if (Array.isArray(v)) return v.every(isZeroValue);
+  if (typeof v === 'object') return Object.values(v as object).every(isZeroValue);
+  return false;
+}
+
 export class Body {
   /** Lower-cased key → key as sent; built only when a lookup by exact name misses. */
   private keys: Map<string, string> | undefined;
@@ -104,6 +112,15 @@ export class Body {
       if (bad) throw invalid(this.field(name), bad);
     }
     return v;
+  }
+
+  /**
+   * A field the hub does not implement: accepted only absent or as its zero
+   * value (Go clients send zero values for everything: "", false, 0, [], {} and
+   * objects of those), else a 400 naming it.
+   */
+  unsupported(name: string, why: string): void {
+    if (!isZeroValue(this.get(name))) throw invalid(this.field(name), `not supported by this hub (${why})`);
   }
 
   /**

@@ -10,12 +10,6 @@ import type { Body } from '../body';
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH'];
 const HEADER_MATCHES = ['Present', 'Exact', 'Prefix', 'Suffix', 'Contains', 'Regex'];
 
-function notSupported(body: Body, name: string, what: string): void {
-  const v = body.get(name);
-  const empty = v === undefined || v === '' || (typeof v === 'object' && v !== null && Object.keys(v).length === 0);
-  if (!empty) throw invalid(body.field(name), `not supported by this hub (${what})`);
-}
-
 function defaultOnly(body: Body, name: string): void {
   const v = body.name(name);
   if (v !== '' && v !== 'default') throw invalid(body.field(name), `only "default" is served by this hub, got "${v}"`);
@@ -60,14 +54,14 @@ export function checkIntentionSource(s: Body): void {
   const name = s.str('Name');
   const bad = name !== '*' && meshNameProblem(name);
   if (bad) throw invalid(s.field('Name'), bad);
-  notSupported(s, 'Peer', 'cluster peering');
-  notSupported(s, 'SamenessGroup', 'sameness groups');
+  s.unsupported('Peer', 'cluster peering');
+  s.unsupported('SamenessGroup', 'sameness groups');
   defaultOnly(s, 'Namespace');
   defaultOnly(s, 'Partition');
   for (const p of s.objArray('Permissions')) {
     p.onlyKeys(['Action', 'HTTP', 'JWT']);
     p.oneOf('Action', ['allow', 'deny'], '' as 'allow');
-    notSupported(p, 'JWT', 'JWT validation');
+    p.unsupported('JWT', 'JWT validation');
     const http = p.obj('HTTP');
     if (!http) throw invalid(p.field('HTTP'), 'is required');
     httpPermission(http);
@@ -79,7 +73,7 @@ export function checkIntentionEntry(e: Body): void {
   const name = e.str('Name');
   const bad = name !== '*' && meshNameProblem(name);
   if (bad) throw invalid(e.field('Name'), bad);
-  notSupported(e, 'JWT', 'JWT validation');
+  e.unsupported('JWT', 'JWT validation');
 }
 
 /** Does an entry give L7 permissions (which need an HTTP destination)? */

@@ -27,15 +27,6 @@ function ipField(body: Body, name: string): string {
   return v;
 }
 
-/** A field the hub does not implement: absent or its zero value only. */
-function unsupported(body: Body, name: string, why: string): void {
-  const v = body.get(name);
-  if (v === undefined || v === '' || v === false || v === 0) return;
-  if (typeof v === 'object' && !Array.isArray(v) && Object.values(v as object).every((x) => x === null || x === '' || x === false || x === 0 || (Array.isArray(x) && x.length === 0))) return;
-  if (Array.isArray(v) && v.length === 0) return;
-  throw invalid(body.field(name), `not supported by this hub (${why})`);
-}
-
 /** Proxy.Config / Upstreams[].Config: only the keys the hub implements, each checked. */
 function opaqueConfig(body: Body, name: string, allowed: readonly string[]): Record<string, unknown> | undefined {
   const cfg = body.obj(name);
@@ -58,9 +49,9 @@ function meshGateway(body: Body): void {
 function upstream(u: Body, ctx: ProxyContext): Record<string, unknown> {
   const type = u.oneOf('DestinationType', ['', 'service', 'prepared_query'], '');
   if (type === 'prepared_query') throw invalid(u.field('DestinationType'), 'not supported by this hub (prepared queries)');
-  unsupported(u, 'DestinationPeer', 'cluster peering');
-  unsupported(u, 'LocalBindSocketPath', 'unix sockets');
-  unsupported(u, 'CentrallyConfigured', 'transparent proxy');
+  u.unsupported('DestinationPeer', 'cluster peering');
+  u.unsupported('LocalBindSocketPath', 'unix sockets');
+  u.unsupported('CentrallyConfigured', 'transparent proxy');
   for (const f of ['DestinationNamespace', 'DestinationPartition']) {
     const v = u.name(f);
     if (v !== '' && v !== 'default') throw invalid(u.field(f), `only "default" is served by this hub, got "${v}"`);
@@ -94,11 +85,11 @@ export function parseProxy(body: Body | undefined, ctx: ProxyContext, defaults: 
   const bad = meshNameProblem(dest);
   if (bad) throw invalid(field('DestinationServiceName'), bad);
   if (body) {
-    unsupported(body, 'LocalServiceSocketPath', 'unix sockets');
-    unsupported(body, 'TransparentProxy', 'transparent proxy');
-    unsupported(body, 'Expose', 'expose paths');
-    unsupported(body, 'AccessLogs', 'access logs');
-    unsupported(body, 'EnvoyExtensions', 'Envoy extensions');
+    body.unsupported('LocalServiceSocketPath', 'unix sockets');
+    body.unsupported('TransparentProxy', 'transparent proxy');
+    body.unsupported('Expose', 'expose paths');
+    body.unsupported('AccessLogs', 'access logs');
+    body.unsupported('EnvoyExtensions', 'Envoy extensions');
     body.oneOf('Mode', ['', 'direct', 'transparent'], '');
     if (body.str('Mode') === 'transparent') throw invalid(body.field('Mode'), 'not supported by this hub (transparent proxy)');
     meshGateway(body);
