@@ -29,7 +29,8 @@ test('X-DELTA-1: every response has a nonce; ACK and NACK pair by response_nonce
   d.ack(r1);
   p.set(cluster('c1', 40));
   const r2 = await d.expect(CDS);
-  assert.ok(r2.nonce && r2.nonce !== r1.nonce);
+  assert.ok(r2.nonce, 'the response has a nonce');
+  assert.notEqual(r2.nonce, r1.nonce, 'a new nonce per response');
   d.nack(r2, 'c1 rejected');
   await d.quiet();
   const info = typeInfo(hub, 'CDS');

@@ -88,7 +88,8 @@ test('X-ACK-2: every response carries a fresh nonce', T, async (t) => {
   s.request(CDS, []);
   for (let i = 0; i < 4; i++) {
     const r = await s.expect(CDS);
-    assert.ok(r.nonce && !nonces.has(r.nonce));
+    assert.ok(r.nonce, 'the response has a nonce');
+    assert.ok(!nonces.has(r.nonce), `nonce ${r.nonce} was used before`);
     nonces.add(r.nonce);
     s.ack(r);
     p.set(cluster('c1', 10 + i));
