@@ -6,7 +6,19 @@
 // gateway of its own (`edge-<i>`, its own listener port) with a client that
 // sends requests back to back through it. Prints figures; asserts nothing.
 //
+// Next to that end-to-end figure it prints the hub's own share: from the same
+// acknowledgement until the hub wrote the last response carrying the change
+// to the bench's Envoys (the EDS `lastPushAtMs` of each stream in
+// GET /v1/xds/clients, read after the change is through), so a run tells the
+// hub's time from Envoy's and the clients'.
+//
 //   node --import tsx bench/envoy.ts [--changes 100] [--envoys 1,20] [--transports delta,sotw] [--hub-args="--xds-debounce 0ms"]
+//        [--envoy-concurrency 1] [--probe-gap-ms 0] [--hub-node-args="--cpu-prof --cpu-prof-dir=DIR"]
+//
+// --envoy-concurrency: Envoy worker threads (default 1, as in the tests);
+// --probe-gap-ms: pause between one client's requests (default 0: back to
+// back, the tightest stamp, and the most CPU taken from the hub);
+// --hub-node-args: Node flags for the hub process (a CPU profile, say).
 //
 // Run it through /work/team/bench-lock on a shared machine.
 import { once } from 'node:events';
@@ -27,8 +39,13 @@ const { values } = parseArgs({
     transports: { type: 'string', default: 'delta,sotw' },
     'hub-args': { type: 'string', default: '' },
     'cap-ms': { type: 'string', default: '5000' },
+    'envoy-concurrency': { type: 'string', default: '1' },
+    'probe-gap-ms': { type: 'string', default: '0' },
+    'hub-node-args': { type: 'string', default: '' },
   },
 });
+const ENVOY_CONCURRENCY = Number(values['envoy-concurrency']);
+const PROBE_GAP_MS = Number(values['probe-gap-ms']);
 const CHANGES = Number(values.changes);
 const ENVOY_COUNTS = values.envoys.split(',').map(Number);
 const TRANSPORTS = values.transports.split(',') as ('delta' | 'sotw')[];
@@ -85,13 +102,33 @@ function prober(index: number, port: number): { stop(): void; errors(): number }
       req.end();
     });
   void (async () => {
-    while (on) await one();
+    while (on) {
+      await one();
+      if (PROBE_GAP_MS > 0) await sleep(PROBE_GAP_MS);
+    }
     agent.destroy();
   })();
   return { stop: () => (on = false), errors: () => errors };
 }
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
+/** Wall-clock time in epoch ms with a fraction: comparable with the hub process's lastPushAtMs. */
+const epochMs = () => performance.timeOrigin + performance.now();
+
+/** When the hub last wrote EDS to each of `nodes`' streams (GET /v1/xds/clients), epoch ms; undefined for a node without one. */
+async function lastEdsPush(hub: SpawnedHub, nodes: readonly string[]): Promise<(number | undefined)[]> {
+  const clients = (await hubCall(hub.httpUrl, 'GET', '/v1/xds/clients')) as { node: { id: string } | null; types: { type: string; lastPushAtMs: number | null }[] }[];
+  const at = new Map<string, number>();
+  for (const c of clients) {
+    const t = c.types.find((x) => x.type === 'EDS')?.lastPushAtMs;
+    if (c.node && t != null) at.set(c.node.id, Math.max(at.get(c.node.id) ?? 0, t));
+  }
+  return nodes.map((n) => at.get(n));
+}
+
+const figures = (sorted: number[]) =>
+  sorted.length === 0 ? 'no samples' : `p50 ${pct(sorted, 50).toFixed(1)} ms, p99 ${pct(sorted, 99).toFixed(1)} ms, max ${sorted[sorted.length - 1]!.toFixed(1)} ms`;
 
 async function run(hub: SpawnedHub, transport: 'delta' | 'sotw', count: number): Promise<string> {
   const backends = [await stampingBackend(), await stampingBackend(), await stampingBackend()];
@@ -111,31 +148,56 @@ async function run(hub: SpawnedHub, transport: 'delta' | 'sotw', count: number):
         nodeId: gw, cluster: gw, transport, ads: true, adminBind: '127.0.0.1:0',
         grpcAddr: `127.0.0.1:${grpcPort}`, httpAddr: `127.0.0.1:${httpPort}`, refreshDelayMs: 1000, datacenter: 'dc1',
       });
-      const envoy = await startEnvoy({ bootstrap, logLevel: 'warn', capMs: 30_000 });
+      const envoy = await startEnvoy({ bootstrap, logLevel: 'warn', capMs: 30_000, concurrency: ENVOY_CONCURRENCY });
       envoys.push(envoy);
       await envoy.until(async () => (await envoy.listenerPort(`${gw}:${port}`)) !== undefined, `listener ${gw}`, 30_000);
       probers.push(prober(i, port));
     }
     await sleep(500);
     const latencies: number[] = [];
+    /** Per change: ack → the first request through the last Envoy to see it (end to end, the slowest Envoy). */
+    const lastEnvoy: number[] = [];
+    /** Per change: ack → the hub's last write of the change to any of the Envoys (the hub's share). */
+    const hubShare: number[] = [];
     let missed = 0;
+    let hubMissed = 0;
+    const nodes = envoys.map((e) => e.id);
     for (let c = 1; c <= CHANGES; c++) {
       const target = backends[c % backends.length]!;
       target.arm(c);
-      const t0 = await register(target).then(() => process.hrtime.bigint());
+      const sentEpoch = epochMs();
+      await register(target);
+      const t0 = process.hrtime.bigint();
+      const t0Epoch = epochMs();
       const deadline = Date.now() + CAP_MS;
       while (target.firsts.size < count && Date.now() < deadline) await sleep(1);
+      let slowest = 0;
       for (let i = 0; i < count; i++) {
         const at = target.firsts.get(i);
         if (at === undefined) missed++;
-        else latencies.push(Math.max(0, Number(at - t0) / 1e6));
+        else {
+          const ms = Math.max(0, Number(at - t0) / 1e6);
+          latencies.push(ms);
+          slowest = Math.max(slowest, ms);
+        }
       }
+      if (target.firsts.size === count) lastEnvoy.push(slowest);
       target.arm(-1);
+      // Read after the change is through, outside the measured window.
+      const pushes = await lastEdsPush(hub, nodes);
+      // A push may be written before the acknowledgement reaches the bench (then the share is 0).
+      if (pushes.every((p) => p !== undefined && p >= sentEpoch)) hubShare.push(Math.max(0, Math.max(...(pushes as number[])) - t0Epoch));
+      else hubMissed++;
       await sleep(30); // requests already on their way to the old backend finish
     }
-    latencies.sort((a, b) => a - b);
+    for (const list of [latencies, lastEnvoy, hubShare]) list.sort((a, b) => a - b);
     const errors = probers.reduce((s, p) => s + p.errors(), 0);
-    return `${transport.padEnd(5)} ADS, ${String(count).padStart(2)} Envoy(s): ${CHANGES} changes, ${latencies.length} samples — p50 ${pct(latencies, 50).toFixed(1)} ms, p99 ${pct(latencies, 99).toFixed(1)} ms, max ${latencies[latencies.length - 1]!.toFixed(1)} ms; missed ${missed}, request errors ${errors}; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+    return (
+      `${transport.padEnd(5)} ADS, ${String(count).padStart(2)} Envoy(s): ${CHANGES} changes, ${latencies.length} samples — ` +
+      `end to end (each Envoy) ${figures(latencies)}; end to end (last Envoy of a change) ${figures(lastEnvoy)}; ` +
+      `hub wrote the last response ${figures(hubShare)}${hubMissed ? ` (${hubMissed} changes without a stamp)` : ''}; ` +
+      `missed ${missed}, request errors ${errors}; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`
+    );
   } finally {
     probers.forEach((p) => p.stop());
     await Promise.all(envoys.map((e) => e.stop()));
@@ -147,8 +209,13 @@ async function run(hub: SpawnedHub, transport: 'delta' | 'sotw', count: number):
 async function main(): Promise<void> {
   const dir = await tmpDir('xdshub-bench-envoy');
   const extra = values['hub-args'] === '' ? [] : values['hub-args'].split(/\s+/);
-  const hub = await spawnHub(['--http-port', '0', '--grpc-port', '0', '--data-dir', dir.path, '--log-level', 'warn', ...extra], {}, { built: false });
-  console.log(`bench/envoy: envoy ${envoyVersion()}, hub flags: defaults${extra.length ? ` + ${extra.join(' ')}` : ''}; t0 = HTTP write acknowledged, t1 = first request through each Envoy at the new backend`);
+  const nodeArgs = values['hub-node-args'];
+  const hub = await spawnHub(['--http-port', '0', '--grpc-port', '0', '--data-dir', dir.path, '--log-level', 'warn', ...extra], {}, { built: false, nodeArgs: nodeArgs ? nodeArgs.split(/\s+/) : [] });
+  console.log(
+    `bench/envoy: envoy ${envoyVersion()} (--concurrency ${ENVOY_CONCURRENCY}), hub flags: defaults${extra.length ? ` + ${extra.join(' ')}` : ''}` +
+      `${nodeArgs ? `, hub node flags ${nodeArgs}` : ''}; clients ${PROBE_GAP_MS > 0 ? `pause ${PROBE_GAP_MS} ms between requests` : 'send back to back'}; ` +
+      't0 = HTTP write acknowledged, t1 = first request through each Envoy at the new backend; hub share = t0 → the hub wrote the change\'s last EDS response',
+  );
   try {
     for (const transport of TRANSPORTS) for (const count of ENVOY_COUNTS) console.log(await run(hub, transport, count));
   } finally {

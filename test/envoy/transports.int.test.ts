@@ -58,8 +58,15 @@ async function transportScenario(transport: Transport): Promise<{ hub: Hub; envo
   stopBeat = heartbeat(hub, `${b.name}-check`, 300);
   await untilServedBy(envoy, port, [a.name, b.name]);
   // a is deregistered: b alone.
+  const beforeDeregister = performance.timeOrigin + performance.now();
   await hubCall(hub.httpUrl, 'PUT', `/v1/agent/service/deregister/${a.name}`);
   await untilServedBy(envoy, port, b.name);
+  if (transport !== 'rest') {
+    // The admin view stamps the response that carried the change (bench/envoy reads it for the hub's share).
+    const clients = (await hubCall(hub.httpUrl, 'GET', '/v1/xds/clients')) as { node: { id: string } | null; types: { type: string; lastPushAtMs: number | null }[] }[];
+    const eds = clients.filter((c) => c.node?.id === envoy.id).flatMap((c) => c.types).find((t) => t.type === 'EDS');
+    assert.ok(eds?.lastPushAtMs !== undefined && eds.lastPushAtMs !== null && eds.lastPushAtMs >= beforeDeregister, `EDS lastPushAtMs ${eds?.lastPushAtMs} after the write at ${beforeDeregister}`);
+  }
   stopBeat();
 
   const rejected = await envoy.rejectedUpdates();

@@ -97,6 +97,8 @@ export interface StartEnvoyOptions {
   /** Extra command-line arguments. */
   args?: string[];
   capMs?: number;
+  /** Envoy worker threads (`--concurrency`); default 1. */
+  concurrency?: number;
 }
 
 /**
@@ -126,7 +128,7 @@ export async function startEnvoy(options: StartEnvoyOptions): Promise<Envoy> {
       // Several Envoys run at once (parallel test files): no shared memory for hot restart.
       '--disable-hot-restart',
       // Two cores are shared by the whole suite: one worker thread is plenty for test traffic.
-      '--concurrency', '1',
+      '--concurrency', String(options.concurrency ?? 1),
       '--drain-time-s', '0',
       '-l', options.logLevel ?? 'info',
       ...(options.args ?? []),

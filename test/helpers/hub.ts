@@ -76,12 +76,18 @@ export const BUILT_MAIN = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
 export async function spawnHub(
   args: string[],
   env: Record<string, string> = {},
-  options: { built?: boolean; /** A command the hub runs under (e.g. `unshare … --`), ending where node's argv begins. */ wrap?: string[] } = {},
+  options: {
+    built?: boolean;
+    /** A command the hub runs under (e.g. `unshare … --`), ending where node's argv begins. */
+    wrap?: string[];
+    /** Node flags for the hub process (`--cpu-prof`, which NODE_OPTIONS does not take). */
+    nodeArgs?: string[];
+  } = {},
 ): Promise<SpawnedHub> {
   if (options.built && !existsSync(BUILT_MAIN)) throw new Error(`${BUILT_MAIN} is missing: run \`npm run build\` first (npm test does)`);
   const entry = options.built ? [BUILT_MAIN] : ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts')];
   const [command, ...prefix] = options.wrap ?? [];
-  const argv = [...entry, 'serve', ...args];
+  const argv = [...(options.nodeArgs ?? []), ...entry, 'serve', ...args];
   const child = spawn(command ?? process.execPath, command ? [...prefix, process.execPath, ...argv] : argv, {
     cwd: REPO_ROOT,
     env: { ...process.env, XDSHUB_LOG_LEVEL: 'warn', ...env },

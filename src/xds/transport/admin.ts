@@ -18,6 +18,8 @@ export interface TypeInfo {
   acked: Record<string, string>;
   pendingNonce: string | null;
   lastNack: { message: string; code: number; nonce: string; at: string; versionInfo: string } | null;
+  /** When the last response carrying resources of this type was written to the stream (epoch ms, with a fraction). */
+  lastPushAtMs: number | null;
 }
 
 export interface ClientInfo {
@@ -53,6 +55,7 @@ export function clientInfo(s: XdsStream): ClientInfo {
           acked: Object.fromEntries(st.acked),
           pendingNonce: st.pending?.nonce ?? null,
           lastNack: st.lastNack ? { ...st.lastNack, at: new Date(st.lastNack.at).toISOString() } : null,
+          lastPushAtMs: s.lastPushAt.get(t.typeUrl) ?? null,
         },
       ];
     }),

@@ -64,6 +64,8 @@ export class XdsStream {
   readonly openedAt = new Date();
   /** Instrumentation: responses written, the most un-ACKed responses of one type ever outstanding (must be ≤ 1), writes that hit backpressure. */
   readonly stats = { responses: 0, heartbeats: 0, maxUnackedPerType: 0, blockedWrites: 0 };
+  /** Per type URL: when the last response carrying resources (not a heartbeat) was written, epoch ms with a fraction (admin, bench/envoy). */
+  readonly lastPushAt = new Map<string, number>();
   private state: StreamState;
   private blocked = false;
   private closed = false;
@@ -255,6 +257,7 @@ export class XdsStream {
       this.stats.heartbeats++;
       this.deps.metrics.heartbeats.inc(labels);
     } else {
+      this.lastPushAt.set(out.type.typeUrl, performance.timeOrigin + performance.now());
       this.deps.metrics.pushes.inc(labels);
       this.deps.metrics.resourcesSent.inc(labels, out.count);
       if (out.changeAt !== undefined) this.deps.metrics.pushLatency.observe(labels, ((this.deps.now?.() ?? Date.now()) - out.changeAt) / 1000);
