@@ -55,6 +55,13 @@ async function readBody(req: FastifyRequest): Promise<Buffer | undefined> {
 /** Installs the forwarding hook: it runs before routing, so forwarded requests never reach a local route. */
 export function installForwarding(app: FastifyInstance, options: ForwardOptions): void {
   const base = options.upstreamHttp.replace(/\/$/, '');
+  // The upstream's leader headers, put back after the app's own onSend hook (registered
+  // before this one) stamped this hub's: a forwarded answer is the upstream's word.
+  const leader = new WeakMap<FastifyReply, [string, string][]>();
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    for (const [name, value] of leader.get(reply) ?? []) reply.header(name, value);
+    done(null, payload);
+  });
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
     const url = req.raw.url ?? '/';
     const path = url.split('?', 1)[0]!;
@@ -93,6 +100,7 @@ export function installForwarding(app: FastifyInstance, options: ForwardOptions)
       answer.headers.forEach((value, name) => {
         if (!SKIP_HEADERS.has(name) && name !== 'content-encoding') reply.header(name, value);
       });
+      leader.set(reply, [...answer.headers].filter(([name]) => name === 'x-consul-knownleader' || name === 'x-consul-lastcontact'));
       return reply.code(answer.status).send(payload);
     } finally {
       reply.raw.off('close', onClose);

@@ -205,7 +205,7 @@ export function createRelayPublisher(options: RelayPublisherOptions): RelayPubli
       // A reset upstream: ask for a fresh snapshot (diffed in by install()); keep serving the old state meanwhile.
       if (kind === 'reset') relay.fresh = true;
       const delay = backoff.next();
-      logger.info({ relay: relay.key, err, kind, failures: backoff.failures, delay }, 'upstream stream failed; reconnecting');
+      logger.debug({ relay: relay.key, err, kind, failures: backoff.failures, delay }, 'upstream stream failed; reconnecting');
       await sleep(delay, signal);
     }
   }
