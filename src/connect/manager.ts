@@ -88,8 +88,12 @@ export function startConnectCa(options: ConnectCaOptions): ConnectCa {
   const concurrency = options.concurrency ?? 4;
   /** `node\0serviceID` → the service that instance needs a leaf for. */
   const fronts = new Map<string, string>();
-  /** Services whose leaf was asked for over HTTP: kept fresh too, as Consul's agent cache does. */
-  const asked = new Set<string>();
+  /**
+   * Services whose leaf was asked for over HTTP → when last asked. Kept fresh
+   * while asked within one leaf lifetime, so whoever holds the last answer has
+   * a valid leaf; a name asked once is not renewed for good.
+   */
+  const asked = new Map<string, number>();
   const inflight = new Map<string, Promise<IssuedLeaf>>();
   const queue: (() => void)[] = [];
   let running = 0;
@@ -111,8 +115,19 @@ export function startConnectCa(options: ConnectCaOptions): ConnectCa {
     }
   }
 
+  function leafTtlMs(s: ConnectState): number {
+    try {
+      return s.config ? parseDurationMs(s.config.Config.LeafCertTTL, 'LeafCertTTL') : 0;
+    } catch {
+      return 0;
+    }
+  }
+
   function wanted(): Set<string> {
-    return new Set([...fronts.values(), ...asked]);
+    const at = now();
+    const ttl = leafTtlMs(state());
+    for (const [service, last] of asked) if (at - last > ttl) asked.delete(service);
+    return new Set([...fronts.values(), ...asked.keys()]);
   }
 
   function due(leaf: IssuedLeaf | undefined, s: ConnectState, at: number): boolean {
@@ -186,12 +201,7 @@ export function startConnectCa(options: ConnectCaOptions): ConnectCa {
         });
       } else next = Math.min(next, renewAt(leaf!));
     }
-    let ttl = 0;
-    try {
-      ttl = parseDurationMs(s.config.Config.LeafCertTTL, 'LeafCertTTL');
-    } catch {
-      ttl = 0;
-    }
+    const ttl = leafTtlMs(s);
     for (const root of s.roots) {
       if (root.Active) continue;
       if (prunable(s, root, at)) {
@@ -248,7 +258,7 @@ export function startConnectCa(options: ConnectCaOptions): ConnectCa {
     ready: () => started,
     async leaf(service) {
       await started;
-      asked.add(service);
+      asked.set(service, now());
       const s = state();
       const current = s.leaves.get(service);
       if (!due(current, s, now())) return current!;
