@@ -135,6 +135,7 @@ const PROBES: Record<string, Probe> = {
   'ttl.clientTtl': (s, _st, _ctx, l) => pure(l, [s], () => s.node && ttl.clientTtl(s.api, s.node, 30_000)),
   'ttl.responseTtl': (s, _st, _ctx, l) => pure(l, [s], () => ttl.responseTtl(s)),
   'ttl.takesHeartbeats': (s, _st, _ctx, l) => pure(l, [s], () => ttl.takesHeartbeats(s)),
+  'ttl.ttlTypesAdvice': (s, _st, _ctx, l) => pure(l, [s], () => [[], ['EDS'], ['CDS', 'EDS']].map((types) => ttl.ttlTypesAdvice(s.ttlMs, types))),
   'ttl.heartbeatFor': (s, st, ctx, l) => pure(l, [s, st], () => ttl.heartbeatFor(s, st, ctx.resources(st.type))),
   'decide.onSotwRequest': (s, st, ctx, l) =>
     pure(l, [s], () => decide.onSotwRequest(s, { versionInfo: st.lastSentVersion, node: undefined, resourceNames: ['c1'], typeUrl: st.wireTypeUrl, responseNonce: st.pending?.nonce ?? '', errorDetail: undefined }, ctx)),
