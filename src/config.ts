@@ -4,12 +4,13 @@ import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { validateCidrs } from './checks/targets';
 import { invalid } from './errors';
+import { DEFAULT_REDIS_CLIENT, parseRedisUrl, type RedisClientConfig } from './log/redis-target';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface StoreConfig {
   kind: 'sqlite' | 'memory' | 'redis';
-  /** redis:// URL when kind is redis. */
+  /** When kind is redis: redis://, rediss://, redis-sentinel:// or rediss-sentinel:// (src/log/redis-target.ts). */
   url?: string;
 }
 
@@ -20,6 +21,8 @@ export interface Config {
   grpcPort: number;
   dataDir: string;
   store: StoreConfig;
+  /** How a Redis store is reached and when an append counts (--redis-* flags). */
+  redis: RedisClientConfig;
   logLevel: LogLevel;
   /** The hub's own node name: agent endpoints register services on it. */
   nodeName: string;
@@ -105,6 +108,7 @@ export const DEFAULTS: Config = {
   grpcPort: 8502,
   dataDir: './data',
   store: { kind: 'sqlite' },
+  redis: DEFAULT_REDIS_CLIENT,
   logLevel: 'info',
   nodeName: hostname(),
   datacenter: 'dc1',
@@ -151,6 +155,10 @@ const OPTIONS = {
   'grpc-port': { env: 'XDSHUB_GRPC_PORT' },
   'data-dir': { env: 'XDSHUB_DATA_DIR' },
   store: { env: 'XDSHUB_STORE' },
+  'redis-wait-replicas': { env: 'XDSHUB_REDIS_WAIT_REPLICAS' },
+  'redis-password': { env: 'XDSHUB_REDIS_PASSWORD' },
+  'redis-sentinel-password': { env: 'XDSHUB_REDIS_SENTINEL_PASSWORD' },
+  'redis-tls-ca': { env: 'XDSHUB_REDIS_TLS_CA' },
   'log-level': { env: 'XDSHUB_LOG_LEVEL' },
   'node-name': { env: 'XDSHUB_NODE_NAME' },
   datacenter: { env: 'XDSHUB_DATACENTER' },
@@ -268,8 +276,11 @@ export function parseTtlTypes(text: string): XdsTypeShort[] {
 
 export function parseStore(text: string): StoreConfig {
   if (text === 'sqlite' || text === 'memory') return { kind: text };
-  if (/^rediss?:\/\//.test(text)) return { kind: 'redis', url: text };
-  throw invalid('store', `expected sqlite, memory or redis://host:port, got "${text}"`);
+  if (/^[a-z-]+:\/\//.test(text)) {
+    parseRedisUrl(text); // a clear error now rather than at the first connect
+    return { kind: 'redis', url: text };
+  }
+  throw invalid('store', `expected sqlite, memory, redis://host:port or redis-sentinel://host:port[,host:port]/mastername, got "${text}"`);
 }
 
 /** Parses argv (after the command name) and env into a Config. Throws HubError on bad values. */
@@ -283,7 +294,7 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   const get = (name: OptionName): string | undefined =>
     (values as Record<string, string | undefined>)[name] ?? env[OPTIONS[name].env];
 
-  const config: Config = { ...DEFAULTS, store: { ...DEFAULTS.store }, limits: { ...DEFAULTS.limits } };
+  const config: Config = { ...DEFAULTS, store: { ...DEFAULTS.store }, limits: { ...DEFAULTS.limits }, redis: { ...DEFAULTS.redis } };
   const set = <K extends OptionName>(name: K, apply: (v: string) => void) => {
     const v = get(name);
     if (v !== undefined && v !== '') apply(v);
@@ -293,6 +304,10 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   set('grpc-port', (v) => (config.grpcPort = port(v, 'grpc-port')));
   set('data-dir', (v) => (config.dataDir = v));
   set('store', (v) => (config.store = parseStore(v)));
+  set('redis-wait-replicas', (v) => (config.redis.waitReplicas = count(v, 'redis-wait-replicas')));
+  set('redis-password', (v) => (config.redis.password = v));
+  set('redis-sentinel-password', (v) => (config.redis.sentinelPassword = v));
+  set('redis-tls-ca', (v) => (config.redis.tlsCaFile = v));
   set('log-level', (v) => {
     if (!LEVELS.includes(v as LogLevel)) throw invalid('log-level', `expected one of ${LEVELS.join(', ')}`);
     config.logLevel = v as LogLevel;
@@ -357,6 +372,10 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   }
 
   checkFanout(config, (name) => get(name) !== undefined && get(name) !== '');
+  const redisFlags = (['redis-wait-replicas', 'redis-password', 'redis-sentinel-password', 'redis-tls-ca'] as const).filter((f) => get(f));
+  if (redisFlags.length > 0 && config.store.kind !== 'redis') {
+    throw invalid(redisFlags[0]!, 'applies to a Redis store only (--store redis://… or redis-sentinel://…)');
+  }
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     throw invalid(config.tlsCert === undefined ? 'tls-cert' : 'tls-key', 'give both --tls-cert and --tls-key');
   }

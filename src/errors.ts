@@ -11,6 +11,8 @@ export const ErrorCodes = {
   LOG_CLOSED: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
   /** The log's store cannot be reached (a Redis outage): writes are refused, the caller may retry. */
   LOG_UNAVAILABLE: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
+  /** The log no longer holds entries a reader already applied (a Redis failover lost them): the reader must rebuild. */
+  LOG_REWOUND: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
   SHUTTING_DOWN: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
   SUBSCRIPTION_RESET: { http: 500, grpc: GrpcStatus.ABORTED },
   SLOW_CONSUMER: { http: 503, grpc: GrpcStatus.RESOURCE_EXHAUSTED },

@@ -199,7 +199,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
   let grpcPort: number, httpPort: number;
   const effective: Config = { ...config };
   try {
-    log = await openLog(config.store, config.dataDir, logger.child({ module: 'log' }));
+    log = await openLog(config.store, config.dataDir, logger.child({ module: 'log' }), config.redis);
     undo.push(() => log.close());
     catalog = await createCatalog({
       log,

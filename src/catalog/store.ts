@@ -38,7 +38,8 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
   const { log, logger } = options;
   const compactEvery = options.compactEvery ?? 0;
   const keepTail = options.compactKeepTail ?? 10_000;
-  const sm = createStateMachine();
+  // Replaced only when the log lost entries this catalog had applied (rebuildFromLog).
+  let sm = createStateMachine();
   const appliedListeners = new Set<CatalogListener>();
   const resetListeners = new Set<(index: bigint) => void>();
   const pending = new Map<bigint, Pending>();
@@ -65,16 +66,18 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
     }
   }
 
-  function applyEntry(entry: LogEntry): void {
-    if (entry.index <= sm.lastIndex()) return; // redelivery after a reconnect
-    let command: Command;
+  function parseCommand(payload: string): Command {
     try {
-      command = JSON.parse(entry.payload) as Command;
+      return JSON.parse(payload) as Command;
     } catch {
       // Refused deterministically by apply (unknown type), like on every replica.
-      command = { type: 'unparseable' } as unknown as Command;
+      return { type: 'unparseable' } as unknown as Command;
     }
-    applyCommand(entry.index, command);
+  }
+
+  function applyEntry(entry: LogEntry): void {
+    if (entry.index <= sm.lastIndex()) return; // redelivery after a reconnect
+    applyCommand(entry.index, parseCommand(entry.payload));
   }
 
   function applyCommand(index: bigint, command: Command): ApplyResult {
@@ -132,6 +135,32 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
     if (!result.ok) throw new HubError('INTERNAL', `the log's snapshot at ${s.index} is unreadable: ${result.error?.message}`, { cause });
   }
 
+  /**
+   * The log no longer holds entries this catalog applied (a Redis failover to a
+   * replica that had not received them). Indexes of the lost entries will be handed
+   * out again, so the state cannot be patched: rebuild it from the log as it now is
+   * (snapshot + entries), tell subscribers to reset, and give every waiting submit
+   * an unknown outcome (its index may now name someone else's entry).
+   */
+  async function rebuildFromLog(cause: unknown): Promise<void> {
+    const snap = await log.loadSnapshot();
+    const fresh = createStateMachine();
+    if (snap) fresh.restore(snap.state);
+    for (;;) {
+      const page = await log.read(fresh.lastIndex() + 1n, 1_000);
+      for (const entry of page) fresh.apply(entry.index, parseCommand(entry.payload));
+      if (page.length < 1_000) break;
+    }
+    logger.error({ err: cause, had: sm.lastIndex().toString(), now: fresh.lastIndex().toString() }, 'the log lost entries this hub had applied; rebuilt the state from the log');
+    sm = fresh;
+    const unknown = new HubError('LOG_UNAVAILABLE', 'the log lost entries in a failover; the outcome of this write is unknown', { cause });
+    for (const p of pending.values()) p.reject(unknown);
+    pending.clear();
+    unclaimed.clear();
+    notify(resetListeners, sm.lastIndex());
+    waiters.advance(sm.lastIndex());
+  }
+
   function stop(err: HubError): void {
     if (stopped) return;
     stopped = err;
@@ -143,8 +172,13 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
   }
 
   async function tailLoop(): Promise<void> {
+    let rebuildCause: unknown;
     while (!abort.signal.aborted) {
       try {
+        if (rebuildCause !== undefined) {
+          await rebuildFromLog(rebuildCause);
+          rebuildCause = undefined;
+        }
         for await (const entry of log.tail(sm.lastIndex() + 1n, abort.signal)) applyEntry(entry);
         if (!abort.signal.aborted) stop(new HubError('LOG_CLOSED', 'the log was closed under the catalog'));
         return;
@@ -163,6 +197,10 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
         if (isHubError(err, 'LOG_CLOSED')) {
           stop(err);
           return;
+        }
+        if (isHubError(err, 'LOG_REWOUND')) {
+          rebuildCause = err; // rebuilt before tailing again (retried until it succeeds)
+          continue;
         }
         logger.error({ err }, 'tailing the log failed; retrying');
         await sleep(RETRY_MS, undefined, { signal: abort.signal }).catch(() => undefined);

@@ -4,6 +4,7 @@
 import { parseConfig, type Config } from '../config';
 import { isHubError } from '../errors';
 import { createFanoutHub } from '../fanout/hub';
+import { redact } from '../log/redis-target';
 import { attachHubServices, createHub } from '../hub';
 import { createLogger } from '../logger';
 import { ttlTypesAdvice } from '../xds/transport/rules/ttl';
@@ -14,7 +15,7 @@ export function startupLine(hub: { httpUrl: string; grpcPort: number; config: Co
   if (config.upstream !== undefined) {
     return `xdshub listening http=${hub.httpUrl} grpc=${host}:${hub.grpcPort} store=none (fan-out of grpc=${config.upstream} http=${config.upstreamHttp}) node=${config.nodeName}`;
   }
-  const store = config.store.kind === 'redis' ? config.store.url : `${config.store.kind}${config.store.kind === 'sqlite' ? ` (${config.dataDir})` : ''}`;
+  const store = config.store.kind === 'redis' ? redact(config.store.url ?? '') : `${config.store.kind}${config.store.kind === 'sqlite' ? ` (${config.dataDir})` : ''}`;
   return `xdshub listening http=${hub.httpUrl} grpc=${host}:${hub.grpcPort} store=${store} node=${config.nodeName}`;
 }
 

@@ -8,10 +8,12 @@ import type { Log } from './log';
 import { createMemoryLog } from './memory';
 import { createRedisLog } from './redis';
 import { createSqliteLog } from './sqlite';
+import { DEFAULT_REDIS_CLIENT, redisConnection, type RedisClientConfig, type RedisConnection } from './redis-target';
 
 export type { Log, LogEntry, LogSnapshot } from './log';
 export { createMemoryLog } from './memory';
 export { createRedisLog, DEFAULT_WRITE_TIMEOUT_MS, type RedisLogOptions } from './redis';
+export { redisConnection, type RedisClientConfig, type RedisConnection } from './redis-target';
 export { createSqliteLog, DEFAULT_SQLITE_SYNCHRONOUS, type SqliteLogOptions } from './sqlite';
 
 /** File name of the embedded log inside the data directory. */
@@ -19,32 +21,34 @@ export const SQLITE_FILE = 'xdshub.db';
 
 /**
  * Fails at startup, in one connection attempt, when Redis is unreachable; the log's
- * own client would otherwise retry for many seconds before the first write fails.
+ * own client would otherwise keep retrying while every write answers 503.
  */
-async function probeRedis(url: string): Promise<void> {
-  const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+async function probeRedis(connection: RedisConnection): Promise<void> {
+  const options = { ...connection.options, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, sentinelRetryStrategy: () => null };
+  const probe = connection.url === undefined ? new Redis(options) : new Redis(connection.url, options);
   let failure: Error | undefined;
   probe.on('error', (err: Error) => (failure = err));
   try {
     await probe.connect();
     await probe.ping();
   } catch (err) {
-    throw new HubError('INTERNAL', `cannot reach redis at ${url}: ${(failure ?? err as Error).message}`, { cause: err });
+    throw new HubError('INTERNAL', `cannot reach ${connection.label}: ${(failure ?? (err as Error)).message}`, { cause: err });
   } finally {
     probe.disconnect();
   }
 }
 
-export async function openLog(store: StoreConfig, dataDir: string, logger?: pino.Logger): Promise<Log> {
+export async function openLog(store: StoreConfig, dataDir: string, logger?: pino.Logger, redis: RedisClientConfig = DEFAULT_REDIS_CLIENT): Promise<Log> {
   switch (store.kind) {
     case 'memory':
       return createMemoryLog();
     case 'sqlite':
       return createSqliteLog({ path: join(dataDir, SQLITE_FILE) });
     case 'redis': {
-      if (!store.url) throw invalid('store', 'a redis store needs a redis:// URL');
-      await probeRedis(store.url);
-      return createRedisLog({ url: store.url, logger });
+      if (!store.url) throw invalid('store', 'a redis store needs a redis:// or redis-sentinel:// URL');
+      const connection = redisConnection(store.url, redis);
+      await probeRedis(connection);
+      return createRedisLog({ connection, logger, waitReplicas: redis.waitReplicas });
     }
     default:
       throw invalid('store', `unknown store kind ${String((store as { kind: unknown }).kind)}`);

@@ -12,6 +12,7 @@
 // and callers decide what a lost command means (reads retry, appends resend
 // idempotently or give up).
 import Redis, { type RedisOptions } from 'ioredis';
+import type { RedisConnection } from './redis-target';
 
 /** The connection was not up (sent=false: the command never left) or closed with the command in flight (sent=true). */
 export class LinkDown extends Error {
@@ -26,6 +27,8 @@ export type LinkState = 'connecting' | 'ready' | 'down' | 'closed';
 export interface RedisLink {
   readonly client: Redis;
   state(): LinkState;
+  /** How many times the connection became ready: a change means a reconnect (maybe to another server). */
+  generation(): number;
   /** The last connection error ioredis reported (for messages). */
   lastError(): Error | undefined;
   /** Sends one command; rejects with LinkDown when down or when the connection closes before the reply. */
@@ -47,7 +50,7 @@ export interface RedisLink {
 }
 
 /** ioredis's refusals of a command it did not send (offline queue off, or the connection ended). */
-const UNSENT = /Stream isn't writeable|Connection is closed/;
+const UNSENT = /Stream isn't writeable|Connection is closed|^READONLY/;
 
 /** Reconnect quickly: a refused connect costs nothing, and writes are refused until it succeeds. */
 const retryStrategy = (attempt: number): number => Math.min(attempt * 50, 500);
@@ -56,6 +59,10 @@ const retryStrategy = (attempt: number): number => Math.min(attempt * 50, 500);
 export function linkOptions(base: RedisOptions): RedisOptions {
   return {
     ...base,
+    // A server that turned replica under us (a failover) answers writes READONLY:
+    // reconnect, which with Sentinel finds the new primary. The write that got the
+    // error is not resent by the client; the log decides.
+    reconnectOnError: (err: Error) => (/^READONLY/.test(err.message) ? 1 : false),
     // Resending an append after a reconnect is decided by the log (it is idempotent
     // per writer and sequence number), never by the client library.
     autoResendUnfulfilledCommands: false,
@@ -66,8 +73,9 @@ export function linkOptions(base: RedisOptions): RedisOptions {
   };
 }
 
-export function openLink(url: string, options: RedisOptions = {}): RedisLink {
-  const client = new Redis(url, linkOptions(options));
+export function openLink(connection: RedisConnection): RedisLink {
+  const options = linkOptions(connection.options);
+  const client = connection.url === undefined ? new Redis(options) : new Redis(connection.url, options);
   let state: LinkState = 'connecting';
   let lastError: Error | undefined;
   // Settled by the next 'close': every command sent meanwhile races it.
@@ -78,6 +86,7 @@ export function openLink(url: string, options: RedisOptions = {}): RedisLink {
     lost.catch(() => undefined); // observed by run(); a close with nothing in flight is not an error
   };
   arm();
+  let generation = 0;
   const readyWaiters = new Set<() => void>();
   const readyListeners: Array<() => void> = [];
   const downWaiters = new Set<() => void>();
@@ -94,6 +103,7 @@ export function openLink(url: string, options: RedisOptions = {}): RedisLink {
     if (state === 'closed') return;
     state = 'ready';
     downAt = undefined;
+    generation++;
     for (const wake of [...readyWaiters]) wake();
     for (const listener of readyListeners) listener();
   });
@@ -107,6 +117,7 @@ export function openLink(url: string, options: RedisOptions = {}): RedisLink {
   return {
     client,
     state: () => state,
+    generation: () => generation,
     lastError: () => lastError,
 
     run(send) {

@@ -34,6 +34,8 @@ export interface OwnEntries {
   add(first: bigint, payloads: readonly string[]): void;
   /** Own entries from `next` on, contiguous, at most `max`; [] when `next` is not one of them. */
   from(next: bigint, max: number): LogEntry[];
+  /** Forgets everything (after a reconnect the log may no longer hold them: a failover). */
+  clear(): void;
 }
 
 export function createOwnEntries(maxEntries: number, maxChars: number): OwnEntries {
@@ -53,6 +55,11 @@ export function createOwnEntries(maxEntries: number, maxChars: number): OwnEntri
         entries -= old.payloads.length;
         chars -= old.chars;
       }
+    },
+    clear() {
+      batches.length = 0;
+      entries = 0;
+      chars = 0;
     },
     from(next, max) {
       const out: LogEntry[] = [];
@@ -80,8 +87,11 @@ export interface TailSource {
   /** Woken by every own append and by close. */
   changes: ChangeNotifier;
   isClosed(): boolean;
-  /** A page from `start` (LOG_COMPACTED if `start` is gone); LinkDown when the connection is not up. */
-  readPage(start: bigint, count: number): Promise<LogEntry[]>;
+  /**
+   * A page from `start` (LOG_COMPACTED if `start` is gone; LOG_REWOUND if the log went
+   * below `start - 1`, or no longer holds `prev` as it was); LinkDown when the connection is not up.
+   */
+  readPage(start: bigint, count: number, prev?: LogEntry): Promise<LogEntry[]>;
   /** A connection of the tail's own for blocking reads. */
   openBlockingLink(): RedisLink;
 }
@@ -95,6 +105,14 @@ export async function* redisTail(src: TailSource, from: bigint, signal: AbortSig
   // Redis (and so knows `next` is retained): from then on it is contiguous, and an
   // own entry at `next` is exactly what Redis would return.
   let live = false;
+  // After an outage the log may have lost entries (a failover to a replica that had
+  // not got them): the first read then checks that the last entry this tail handed
+  // out is still there, as it was.
+  let verify = false;
+  let lastOut: LogEntry | undefined;
+  // The shared connection's reconnects since the last check (the tail may have been
+  // waiting on its own connection, or on nothing, while the server changed).
+  let generation = src.link.generation();
   let blocking: RedisLink | undefined;
   // An XREAD still blocked from an earlier round (own entries may have moved `next` meanwhile).
   let pending: Promise<LogEntry[] | LinkDown> | undefined;
@@ -114,12 +132,18 @@ export async function* redisTail(src: TailSource, from: bigint, signal: AbortSig
 
   try {
     while (!ended()) {
+      if (src.link.generation() !== generation) {
+        generation = src.link.generation();
+        caughtUp = false;
+        verify = true;
+      }
       const seen = src.changes.version;
       const own = live ? src.own.from(next, PAGE_SIZE) : [];
       if (own.length > 0) {
         for (const entry of own) {
           if (ended()) return;
           yield entry;
+          lastOut = entry;
           next = entry.index + 1n;
         }
         continue;
@@ -128,10 +152,12 @@ export async function* redisTail(src: TailSource, from: bigint, signal: AbortSig
       if (!caughtUp) {
         let page: LogEntry[];
         try {
-          page = await src.readPage(next, PAGE_SIZE);
+          page = await src.readPage(next, PAGE_SIZE, verify ? lastOut : undefined);
+          verify = false;
         } catch (err) {
           if (ended()) return;
           if (!(err instanceof LinkDown)) throw err;
+          verify = true;
           // Down: wait for the connection, or for an own append acknowledged just before the drop.
           await Promise.race([src.link.whenReady(signal), src.changes.waitAfter(seen, signal)]);
           continue;
@@ -139,6 +165,7 @@ export async function* redisTail(src: TailSource, from: bigint, signal: AbortSig
         for (const entry of fresh(page)) {
           if (ended()) return;
           yield entry;
+          lastOut = entry;
           next = entry.index + 1n;
         }
         caughtUp = page.length < PAGE_SIZE;
@@ -171,11 +198,13 @@ export async function* redisTail(src: TailSource, from: bigint, signal: AbortSig
       pending = undefined;
       if (woke instanceof LinkDown) {
         caughtUp = false; // re-read a page once the connection is back
+        verify = true;
         continue;
       }
       for (const entry of fresh(woke)) {
         if (ended()) return;
         yield entry;
+        lastOut = entry;
         next = entry.index + 1n;
       }
       // A timed-out block re-reads a page: it is how a compaction that emptied the range is noticed.

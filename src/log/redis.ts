@@ -29,22 +29,30 @@ import { createChangeNotifier } from './notifier';
 import { LinkDown, openLink, type RedisLink } from './redis-link';
 import { APPEND_LUA, BOUNDS_LUA, COMPACT_LUA, FENCE_LUA, READ_LUA, WRITER_TTL_MS } from './redis-scripts';
 import { createOwnEntries, idToIndex, redisTail, toEntry } from './redis-tail';
+import { redisConnection, type RedisConnection } from './redis-target';
 
 export interface RedisLogOptions {
-  /** redis:// or rediss:// URL. */
-  url: string;
+  /** redis:// or rediss:// URL (or a Sentinel URL, see redis-target.ts); or give `connection`. */
+  url?: string;
+  /** Where and how to connect, as built by redisConnection() from the --store URL and the --redis-* flags. */
+  connection?: RedisConnection;
   /** Prefix of every key; the "{...}" hash tag keeps all keys in one cluster slot. Default "xdshub:{log}:". */
   keyPrefix?: string;
   /**
    * Longest an append waits for Redis (to connect, to answer, to come back after a
-   * drop) before it is refused with LOG_UNAVAILABLE. Default 2,000 ms.
+   * drop, for its replicas) before it is refused with LOG_UNAVAILABLE. Default 2,000 ms.
    */
   writeTimeoutMs?: number;
+  /** Replicas that must hold an append (Redis WAIT) before it is acknowledged. Default 0. */
+  waitReplicas?: number;
   /** Where outage transitions and fenced appends are reported. */
   logger?: pino.Logger;
 }
 
 export const DEFAULT_WRITE_TIMEOUT_MS = 2_000;
+
+/** Longest the reads of a just-opened log wait for its first connection. */
+const FIRST_CONNECT_MS = 10_000;
 
 /** Payloads per append script: a script blocks the Redis server (and every other hub) while it runs. */
 const MAX_SCRIPT_BATCH = 2_000;
@@ -63,17 +71,6 @@ interface Scripts {
   xdshubRead(counter: string, stream: string, snap: string, start: string, count: string): Promise<[string, string, StreamRecord[]]>;
 }
 
-/** The URL as messages may show it: no password. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString().replace(/\/$/, '');
-  } catch {
-    return url.replace(/\/\/[^@/]*@/, '//***@');
-  }
-}
-
 export function createRedisLog(options: RedisLogOptions): Log {
   const prefix = options.keyPrefix ?? 'xdshub:{log}:';
   const keys = [`${prefix}last`, `${prefix}stream`, `${prefix}snapshot`] as const;
@@ -82,11 +79,14 @@ export function createRedisLog(options: RedisLogOptions): Log {
   // batch resent after a reconnect is recognised instead of appended twice.
   const writerKey = `${prefix}writer:${randomUUID()}`;
   const writeTimeoutMs = options.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS;
-  const label = `redis log ${redactUrl(options.url)}`;
+  const waitReplicas = options.waitReplicas ?? 0;
+  if (!options.connection && !options.url) throw new HubError('INVALID_ARGUMENT', 'createRedisLog: url or connection is required');
+  const connection = options.connection ?? redisConnection(options.url!);
+  const label = connection.label;
   const logger = options.logger;
 
   const open = (): RedisLink => {
-    const link = openLink(options.url);
+    const link = openLink(connection);
     link.client.defineCommand('xdshubAppend', { numberOfKeys: 4, lua: APPEND_LUA });
     link.client.defineCommand('xdshubFence', { numberOfKeys: 1, lua: FENCE_LUA });
     link.client.defineCommand('xdshubCompact', { numberOfKeys: 3, lua: COMPACT_LUA });
@@ -103,13 +103,16 @@ export function createRedisLog(options: RedisLogOptions): Log {
   const changes = createChangeNotifier();
 
   const unavailable = (why: string, cause?: unknown) => {
-    const last = link.lastError();
+    const last = link.state() === 'ready' ? undefined : link.lastError();
     return new HubError('LOG_UNAVAILABLE', `${label} is unavailable: ${why}${last ? ` (${last.message})` : ''}`, { cause });
   };
 
-  /** Until the first connection is up, calls wait for it (bounded) instead of failing: the log was just opened. */
+  /**
+   * Until the first connection is up, calls wait for it instead of failing: the log was
+   * just opened (and Redis may still be loading its data). Bounded like ioredis's connect.
+   */
   async function firstConnect(): Promise<void> {
-    if (link.state() === 'connecting') await link.whenReady(undefined, Date.now() + writeTimeoutMs);
+    if (link.state() === 'connecting') await link.whenReady(undefined, Date.now() + Math.max(writeTimeoutMs, FIRST_CONNECT_MS));
   }
 
   /** Runs one Redis call; a down connection becomes LOG_UNAVAILABLE (or LOG_CLOSED), anything else INTERNAL naming the step. */
@@ -150,6 +153,9 @@ export function createRedisLog(options: RedisLogOptions): Log {
     return fencing;
   }
   link.onReady(() => {
+    // What this process appended before the drop may be gone (a failover to a replica
+    // that had not received it): tails read Redis again until new appends come in.
+    own.clear();
     if (abandoned !== undefined) void fence();
   });
 
@@ -161,9 +167,24 @@ export function createRedisLog(options: RedisLogOptions): Log {
     });
     try {
       const append = link.run(() => scripts.xdshubAppend(...keys, writerKey, String(WRITER_TTL_MS), String(batch), ...payloads));
-      return BigInt(await Promise.race([append, late]));
+      const first = BigInt(await Promise.race([append, late]));
+      if (waitReplicas > 0) {
+        // On the same connection: WAIT counts the replicas that hold every write it made so far.
+        // Redis answers WAIT at its timeout with the count so far: leave room to hear it before `late`.
+        const waitMs = Math.max(1, deadline - Date.now() - 100);
+        const acked = await Promise.race([link.run((c) => c.wait(waitReplicas, waitMs)), late]);
+        if (acked < waitReplicas) throw new NotReplicated(acked);
+      }
+      return first;
     } finally {
       clearTimeout(timer);
+    }
+  }
+
+  /** The append is in the primary's stream, but fewer replicas than --redis-wait-replicas confirmed it in time. */
+  class NotReplicated extends Error {
+    constructor(readonly acked: number) {
+      super(`${acked} of ${waitReplicas} replicas confirmed it within ${writeTimeoutMs} ms`);
     }
   }
 
@@ -191,6 +212,10 @@ export function createRedisLog(options: RedisLogOptions): Log {
         changes.notify();
         return first;
       } catch (err) {
+        if (err instanceof NotReplicated) {
+          // Not fenced: it is in the stream, and every hub reading the primary applies it.
+          throw unavailable(`the write reached the primary but ${err.message}; it may still take effect`, err);
+        }
         if (!(err instanceof LinkDown)) {
           if (/STALE_BATCH/.test(String(err))) giveUp('the write was fenced after a reconnect', err);
           throw new HubError('INTERNAL', `${label}: append failed: ${String(err)}`, { cause: err });
@@ -218,14 +243,30 @@ export function createRedisLog(options: RedisLogOptions): Log {
     return { first, last };
   }
 
-  /** Entries from `start` (at most `count`); LOG_COMPACTED if `start` is below the oldest retained entry; LinkDown when down. */
-  async function readPage(start: bigint, count: number): Promise<LogEntry[]> {
+  /**
+   * Entries from `start` (at most `count`); LOG_COMPACTED if `start` is below the oldest
+   * retained entry; LinkDown when down. With `prev` (the entry the reader holds just
+   * before `start`), also checks that the log still holds it: LOG_REWOUND if not.
+   */
+  async function readPage(start: bigint, count: number, prev?: LogEntry): Promise<LogEntry[]> {
     await firstConnect();
-    const [headId, lastText, records] = await link.run(() => scripts.xdshubRead(...keys, `${start}-1`, String(count)));
-    const first = headId === '' ? BigInt(lastText) + 1n : idToIndex(headId);
+    const from = prev ? prev.index : start;
+    const [headId, lastText, records] = await link.run(() => scripts.xdshubRead(...keys, `${from}-1`, String(prev ? count + 1 : count)));
+    const last = BigInt(lastText);
+    const first = headId === '' ? last + 1n : idToIndex(headId);
     if (start < first) throw compactedError(start, first);
-    return records.map(toEntry);
+    const entries = records.map(toEntry);
+    // The newest index went below what this reader has seen: entries it applied are gone.
+    if (prev && last < prev.index) throw rewound(prev.index, `the log now ends at ${last}`);
+    if (prev && prev.index >= first) {
+      const held = entries.shift();
+      if (held?.index !== prev.index || held.payload !== prev.payload) throw rewound(prev.index, 'it holds another entry there');
+    }
+    return entries;
   }
+
+  const rewound = (index: bigint, why: string) =>
+    new HubError('LOG_REWOUND', `${label}: entry ${index}, already applied here, is no longer in the log (${why}); a Redis failover lost entries`);
 
   return {
     kind: 'redis',
@@ -272,7 +313,7 @@ export function createRedisLog(options: RedisLogOptions): Log {
           isClosed: () => closed,
           readPage,
           openBlockingLink() {
-            const blocking = openLink(options.url);
+            const blocking = openLink(connection);
             tailLinks.add(blocking);
             blocking.client.once('end', () => tailLinks.delete(blocking));
             return blocking;

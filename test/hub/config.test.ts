@@ -68,3 +68,27 @@ test('fan-out (--upstream): needs --upstream-http, refuses a store and what it c
     assert.throws(() => parseConfig([...args], {}), (err: Error) => err.message.startsWith(`${field}:`), `${args.join(' ')} → ${field}`);
   }
 });
+
+test('--store takes redis://, rediss://, redis-sentinel:// and rediss-sentinel:// URLs; the --redis-* flags only with a Redis store', () => {
+  for (const url of ['redis://127.0.0.1:6379', 'rediss://:pw@cache:6380/2', 'redis-sentinel://s1:26379,s2:26379,[::1]:26380/mymaster', 'rediss-sentinel://s1/m']) {
+    assert.deepEqual(parseConfig(['--store', url], {}).store, { kind: 'redis', url });
+  }
+  const c = parseConfig(['--store=redis-sentinel://s1:26379/m', '--redis-wait-replicas=1', '--redis-tls-ca=/etc/ca.pem'], { XDSHUB_REDIS_PASSWORD: 'pw', XDSHUB_REDIS_SENTINEL_PASSWORD: 'spw' });
+  assert.deepEqual(c.redis, { waitReplicas: 1, tlsCaFile: '/etc/ca.pem', password: 'pw', sentinelPassword: 'spw' });
+  assert.equal(parseConfig([], {}).redis.waitReplicas, 0);
+  const refused: [string[], RegExp][] = [
+    [['--store', 'redis-sentinel://s1:26379'], /store: a sentinel URL names the master/],
+    [['--store', 'redis://a:1,b:2'], /store: several hosts need redis-sentinel/],
+    [['--store', 'redis://host:99999'], /store: not host:port/],
+    [['--store', 'mongodb://x'], /store: expected redis:\/\/host:port/],
+    [['--store', 'redis://h', '--redis-wait-replicas=-1'], /redis-wait-replicas: not a non-negative integer/],
+    [['--redis-wait-replicas', '1'], /redis-wait-replicas: applies to a Redis store only/],
+  ];
+  for (const [argv, message] of refused) {
+    assert.throws(() => parseConfig(argv, {}), (err: unknown) => isHubError(err, 'INVALID_ARGUMENT') && message.test(err.message), argv.join(' '));
+  }
+});
+
+test('a password in a --store URL is never shown back', () => {
+  assert.throws(() => parseConfig(['--store', 'redis://user:hunter2@a:1,b:2'], {}), (err: unknown) => isHubError(err) && !/hunter2/.test(err.message) && /user:\*\*\*@/.test(err.message));
+});
