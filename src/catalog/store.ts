@@ -109,10 +109,14 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
   function maybeCompact(): void {
     if (compactEvery <= 0 || ++sinceCompact < compactEvery || compaction) return;
     sinceCompact = 0;
-    const snapshot = { index: sm.lastIndex(), state: sm.snapshot() };
-    compaction = log
-      .compact(snapshot, keepTail)
-      .then(() => logger.info({ index: snapshot.index.toString() }, 'log compacted'))
+    compaction = (async () => {
+      // Hubs sharing a log reach the same count together: one of them compacts, the
+      // others skip before they spend time on a snapshot.
+      if (log.claimCompaction && !(await log.claimCompaction())) return;
+      const snapshot = { index: sm.lastIndex(), state: sm.snapshot() };
+      await log.compact(snapshot, keepTail);
+      logger.info({ index: snapshot.index.toString() }, 'log compacted');
+    })()
       .catch((err: unknown) => logger.error({ err }, 'log compaction failed'))
       .finally(() => (compaction = undefined));
   }

@@ -57,7 +57,7 @@ export function buildHttpApp(deps: HttpDeps): FastifyInstance {
   app.addHook('onSend', (_req, reply, payload, done) => {
     if (closing) reply.header('Connection', 'close');
     if (!reply.hasHeader('X-Consul-Index')) reply.header('X-Consul-Index', String(deps.catalog.lastIndex()));
-    reply.header('X-Consul-KnownLeader', 'true');
+    reply.header('X-Consul-KnownLeader', String(deps.hasLeader?.() ?? true));
     reply.header('X-Consul-LastContact', '0');
     done(null, payload);
   });

@@ -26,6 +26,11 @@ export interface HttpDeps {
   changedKeys?: (index: bigint) => string | undefined;
   /** The built-in CA; without it the /v1/connect/ca and leaf routes are not served. */
   connect?: ConnectCa;
+  /**
+   * Whether writes can be taken now (the log is reachable). While not, the hub says
+   * it has no leader, as a Consul server does without quorum. Default: always.
+   */
+  hasLeader?: () => boolean;
 }
 
 export interface HttpContext extends HttpDeps {

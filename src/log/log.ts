@@ -48,6 +48,17 @@ export interface Log {
    */
   compact(snapshot: LogSnapshot, keepTail: number): Promise<void>;
   /**
+   * For logs shared by several processes: resolves true when this process may compact
+   * now (no other is compacting), false when another is. The claim ends with the next
+   * compact() call, or by itself after a minute. Absent: always compact.
+   */
+  claimCompaction?(): Promise<boolean>;
+  /**
+   * Whether the store can take writes right now. Stores in this process always can;
+   * a Redis log cannot while its connection is down (writes then get LOG_UNAVAILABLE).
+   */
+  available(): boolean;
+  /**
    * For a log reached over the network: resolves with the error to answer (LOG_UNAVAILABLE,
    * naming the log) once this process has not reached the log for its write timeout,
    * counted from when the connection dropped; resolves undefined when `signal` aborts or

@@ -51,6 +51,8 @@ export function createMemoryLog(): Log {
       return first;
     },
 
+    available: () => !closed,
+
     async loadSnapshot() {
       return snapshot;
     },

@@ -92,3 +92,9 @@ local headId = ''
 if #head > 0 then headId = head[1][1] end
 return { headId, redis.call('GET', KEYS[1]) or '0', page }
 `;
+
+/** KEYS[1] = the compaction claim; ARGV[1] = its owner. Ends the claim only if it is still that owner's. */
+export const RELEASE_LUA = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;

@@ -27,7 +27,7 @@ import { createGroupCommitter } from './group-commit';
 import type { Log, LogEntry, LogSnapshot } from './log';
 import { createChangeNotifier } from './notifier';
 import { LinkDown, openLink, type RedisLink } from './redis-link';
-import { APPEND_LUA, BOUNDS_LUA, COMPACT_LUA, FENCE_LUA, READ_LUA, WRITER_TTL_MS } from './redis-scripts';
+import { APPEND_LUA, BOUNDS_LUA, COMPACT_LUA, FENCE_LUA, READ_LUA, RELEASE_LUA, WRITER_TTL_MS } from './redis-scripts';
 import { createOwnEntries, idToIndex, redisTail, toEntry } from './redis-tail';
 import { redisConnection, type RedisConnection } from './redis-target';
 
@@ -57,6 +57,9 @@ const FIRST_CONNECT_MS = 10_000;
 /** Payloads per append script: a script blocks the Redis server (and every other hub) while it runs. */
 const MAX_SCRIPT_BATCH = 2_000;
 
+/** A compaction claim ends by itself after this long, should its holder die. */
+const COMPACT_CLAIM_MS = 60_000;
+
 /** Own appends a tail may take from memory instead of Redis (see redis-tail.ts): at most this many, and characters. */
 const OWN_ENTRIES = 10_000;
 const OWN_CHARS = 32 * 1024 * 1024;
@@ -78,6 +81,8 @@ export function createRedisLog(options: RedisLogOptions): Log {
   // This process's identity as a writer: batches are numbered per writer, so a
   // batch resent after a reconnect is recognised instead of appended twice.
   const writerKey = `${prefix}writer:${randomUUID()}`;
+  // Held (SET NX, with an expiry) by the one hub that is compacting; see claimCompaction.
+  const compactLock = `${prefix}compacting`;
   const writeTimeoutMs = options.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS;
   const waitReplicas = options.waitReplicas ?? 0;
   if (!options.connection && !options.url) throw new HubError('INVALID_ARGUMENT', 'createRedisLog: url or connection is required');
@@ -268,6 +273,28 @@ export function createRedisLog(options: RedisLogOptions): Log {
   const rewound = (index: bigint, why: string) =>
     new HubError('LOG_REWOUND', `${label}: entry ${index}, already applied here, is no longer in the log (${why}); a Redis failover lost entries`);
 
+  async function loadSnapshot(): Promise<LogSnapshot | undefined> {
+    const saved = await call('loadSnapshot', () => link.run((c) => c.hgetall(snapshotKey)));
+    if (saved.index === undefined || saved.state === undefined) return undefined;
+    return Object.freeze({ index: BigInt(saved.index), state: saved.state });
+  }
+
+  async function compactNow(snapshot: LogSnapshot, keepTail: number): Promise<void> {
+    const [{ last }, current] = await Promise.all([bounds(), loadSnapshot()]);
+    checkCompaction(snapshot, keepTail, last, current);
+    const cut = compactionCut(snapshot, keepTail);
+    try {
+      await call('compact', () => link.run(() => scripts.xdshubCompact(...keys, String(snapshot.index), snapshot.state, String(cut))));
+    } catch (err) {
+      // Lost a race with another hub's newer snapshot: the same refusal as the local check.
+      const cause = err instanceof HubError ? err.cause : err;
+      if (/OLDER_SNAPSHOT|BEYOND_LAST/.test(String(cause))) {
+        throw new HubError('INVALID_ARGUMENT', `snapshot.index: ${String(cause)}`, { field: 'snapshot.index' });
+      }
+      throw err;
+    }
+  }
+
   return {
     kind: 'redis',
 
@@ -324,6 +351,8 @@ export function createRedisLog(options: RedisLogOptions): Log {
       );
     },
 
+    available: () => !closed && link.state() === 'ready',
+
     async lastIndex() {
       if (closed) throw closedError();
       return (await bounds()).last;
@@ -334,27 +363,24 @@ export function createRedisLog(options: RedisLogOptions): Log {
       return (await bounds()).first;
     },
 
-    async loadSnapshot(): Promise<LogSnapshot | undefined> {
+    async loadSnapshot() {
       if (closed) throw closedError();
-      const saved = await call('loadSnapshot', () => link.run((c) => c.hgetall(snapshotKey)));
-      if (saved.index === undefined || saved.state === undefined) return undefined;
-      return Object.freeze({ index: BigInt(saved.index), state: saved.state });
+      return loadSnapshot();
+    },
+
+    async claimCompaction() {
+      if (closed) throw closedError();
+      const claimed = await call('claimCompaction', () => link.run((c) => c.set(compactLock, writerKey, 'PX', COMPACT_CLAIM_MS, 'NX')));
+      return claimed === 'OK';
     },
 
     async compact(snapshot, keepTail) {
       if (closed) throw closedError();
-      const [{ last }, current] = await Promise.all([bounds(), this.loadSnapshot()]);
-      checkCompaction(snapshot, keepTail, last, current);
-      const cut = compactionCut(snapshot, keepTail);
       try {
-        await call('compact', () => link.run(() => scripts.xdshubCompact(...keys, String(snapshot.index), snapshot.state, String(cut))));
-      } catch (err) {
-        // Lost a race with another hub's newer snapshot: the same refusal as the local check.
-        const cause = err instanceof HubError ? err.cause : err;
-        if (/OLDER_SNAPSHOT|BEYOND_LAST/.test(String(cause))) {
-          throw new HubError('INVALID_ARGUMENT', `snapshot.index: ${String(cause)}`, { field: 'snapshot.index' });
-        }
-        throw err;
+        await compactNow(snapshot, keepTail);
+      } finally {
+        // Our claim (if any) ends here; another process's claim is left alone.
+        await link.run((c) => c.eval(RELEASE_LUA, 1, compactLock, writerKey)).catch(() => undefined);
       }
     },
 

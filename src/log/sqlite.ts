@@ -166,6 +166,8 @@ export function createSqliteLog(options: SqliteLogOptions): Log {
       return first;
     },
 
+    available: () => !closed,
+
     async loadSnapshot() {
       return snapshot;
     },

@@ -140,6 +140,25 @@ describe('redis log: several hubs on one log', () => {
     }
   });
 
+  test('one compacts at a time: a claim excludes the other instances until its compact()', async () => {
+    const keyPrefix = freshPrefix();
+    const a = createRedisLog({ url: redis.url, keyPrefix });
+    const b = createRedisLog({ url: redis.url, keyPrefix });
+    try {
+      await a.append(['x', 'y', 'z']);
+      assert.equal(await a.claimCompaction!(), true);
+      assert.equal(await b.claimCompaction!(), false, 'a is compacting');
+      assert.equal(await a.claimCompaction!(), false, 'a claim is not re-entrant');
+      await a.compact({ index: 2n, state: 's2' }, 0);
+      assert.equal(await b.claimCompaction!(), true, 'free again once a compacted');
+      await b.compact({ index: 3n, state: 's3' }, 0);
+      assert.deepEqual(await a.loadSnapshot(), { index: 3n, state: 's3' });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   test('the default key prefix keeps all keys in one cluster hash slot', async () => {
     const log = createRedisLog({ url: redis.url });
     const admin = new Redis(redis.url);
