@@ -44,8 +44,6 @@ export interface RedisLink {
   downSince(): number | undefined;
   /** Resolves once the connection is no longer ready (true), or false when `signal` aborts or the link closes. */
   whenDown(signal: AbortSignal): Promise<boolean>;
-  /** Drops the connection; ioredis reconnects by itself (used when a command's fate must be sealed). */
-  reconnect(): void;
   close(): void;
 }
 
@@ -176,11 +174,6 @@ export function openLink(connection: RedisConnection): RedisLink {
         downWaiters.add(done);
         signal.addEventListener('abort', onAbort, { once: true });
       });
-    },
-
-    reconnect() {
-      if (state === 'closed') return;
-      client.disconnect(true);
     },
 
     close() {

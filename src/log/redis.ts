@@ -168,7 +168,10 @@ export function createRedisLog(options: RedisLogOptions): Log {
   async function sendBatch(batch: number, payloads: readonly string[], deadline: number): Promise<bigint> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new LinkDown(true, `no answer within ${writeTimeoutMs} ms`)), deadline - Date.now());
+      // Rejected from setImmediate, after the poll phase: when the event loop was held
+      // up past the deadline, a reply already waiting in the socket is read first.
+      const expire = () => setImmediate(() => reject(new LinkDown(true, `no answer within ${writeTimeoutMs} ms`)));
+      timer = setTimeout(expire, deadline - Date.now());
     });
     try {
       const append = link.run(() => scripts.xdshubAppend(...keys, writerKey, String(WRITER_TTL_MS), String(batch), ...payloads));
@@ -227,11 +230,9 @@ export function createRedisLog(options: RedisLogOptions): Log {
         }
         sent ||= err.sent;
         if (!sent) giveUp('not connected');
-        if (Date.now() >= deadline) {
-          // A live connection that stopped answering: drop it so the command's fate is sealed.
-          if (link.state() === 'ready') link.reconnect();
-          giveUp(err.reason, err);
-        }
+        // A live connection that has not answered in time keeps its order: the fence sent
+        // on it next runs after the append, and so seals (and learns) its fate.
+        if (Date.now() >= deadline) giveUp(err.reason, err);
         // Lost with the connection: resend the same batch once it is back (idempotent).
       }
     }
