@@ -256,7 +256,10 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
     if (early) return early;
     if (stopped) throw stopped;
     if (index <= sm.lastIndex()) {
-      throw new HubError('INTERNAL', `entry ${index} was applied but its result was not kept; its outcome is unknown`);
+      // Applied before we learnt the index and its result is gone, or the log lost
+      // entries in a failover and handed this index out again (the hub rebuilds, and
+      // the entry takes effect then): either way this hub cannot tell the outcome now.
+      throw new HubError('LOG_UNAVAILABLE', `entry ${index} is at or below what this hub has applied (${sm.lastIndex()}); its outcome is unknown here`);
     }
     return whileReachable(
       (signal) =>

@@ -50,6 +50,9 @@ export interface RedisLink {
 /** ioredis's refusals of a command it did not send (offline queue off, or the connection ended). */
 const UNSENT = /Stream isn't writeable|Connection is closed|^READONLY/;
 
+/** After ioredis gave up ('end'), how long before the link starts it again. */
+const RESTART_MS = 200;
+
 /** Reconnect quickly: a refused connect costs nothing, and writes are refused until it succeeds. */
 const retryStrategy = (attempt: number): number => Math.min(attempt * 50, 500);
 
@@ -104,6 +107,16 @@ export function openLink(connection: RedisConnection): RedisLink {
     generation++;
     for (const wake of [...readyWaiters]) wake();
     for (const listener of readyListeners) listener();
+  });
+  // ioredis can give up for good ('end') on its own: with Sentinel, when a failover
+  // announcement arrives while it is still resolving the primary. The log never gives
+  // up while it is open: start connecting again (errors arrive as 'error' events).
+  client.on('end', () => {
+    if (state === 'closed') return;
+    const again = setTimeout(() => {
+      if (state !== 'closed' && client.status === 'end') client.connect().catch(() => undefined);
+    }, RESTART_MS);
+    again.unref();
   });
   client.on('close', () => {
     if (state === 'ready') goDown();

@@ -94,6 +94,8 @@ export interface TailSource {
   readPage(start: bigint, count: number, prev?: LogEntry): Promise<LogEntry[]>;
   /** A connection of the tail's own for blocking reads. */
   openBlockingLink(): RedisLink;
+  /** Called with every entry the tail hands out. */
+  handedOut(entry: LogEntry): void;
 }
 
 type XreadReply = [string, StreamRecord[]][] | null;
@@ -144,6 +146,7 @@ export async function* redisTail(src: TailSource, from: bigint, signal: AbortSig
           if (ended()) return;
           yield entry;
           lastOut = entry;
+          src.handedOut(entry);
           next = entry.index + 1n;
         }
         continue;
@@ -166,6 +169,7 @@ export async function* redisTail(src: TailSource, from: bigint, signal: AbortSig
           if (ended()) return;
           yield entry;
           lastOut = entry;
+          src.handedOut(entry);
           next = entry.index + 1n;
         }
         caughtUp = page.length < PAGE_SIZE;
@@ -205,6 +209,7 @@ export async function* redisTail(src: TailSource, from: bigint, signal: AbortSig
         if (ended()) return;
         yield entry;
         lastOut = entry;
+        src.handedOut(entry);
         next = entry.index + 1n;
       }
       // A timed-out block re-reads a page: it is how a compaction that emptied the range is noticed.

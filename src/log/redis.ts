@@ -11,7 +11,7 @@
 // `writeTimeoutMs` — then fenced on reconnect so it can never land later.
 import { randomUUID } from 'node:crypto';
 import type pino from 'pino';
-import { HubError } from '../errors';
+import { HubError, isHubError } from '../errors';
 import {
   PAGE_SIZE,
   checkCompaction,
@@ -120,10 +120,16 @@ export function createRedisLog(options: RedisLogOptions): Log {
     if (link.state() === 'connecting') await link.whenReady(undefined, Date.now() + Math.max(writeTimeoutMs, FIRST_CONNECT_MS));
   }
 
-  /** Runs one Redis call; a down connection becomes LOG_UNAVAILABLE (or LOG_CLOSED), anything else INTERNAL naming the step. */
+  /**
+   * Runs one Redis read (or compaction step); a down connection becomes LOG_UNAVAILABLE
+   * (or LOG_CLOSED), anything else INTERNAL naming the step. Reads serve the catalog's
+   * start and rebuild, not requests: they wait out a short drop (up to the write
+   * timeout, e.g. a failover being announced) before they fail.
+   */
   async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
     try {
       await firstConnect();
+      if (link.state() === 'down') await link.whenReady(undefined, Date.now() + writeTimeoutMs);
       return await run();
     } catch (err) {
       if (closed) throw closedError();
@@ -135,6 +141,8 @@ export function createRedisLog(options: RedisLogOptions): Log {
 
   // ── appends ───────────────────────────────────────────────────────────────
   let seq = 0;
+  /** The newest index this process has seen (handed out by its tails or given to its appends). */
+  let highestSeen = 0n;
   /** A batch given up on while its outcome was unknown; fenced before the next batch goes out. */
   let abandoned: number | undefined;
   let fencing: Promise<void> | undefined;
@@ -199,6 +207,9 @@ export function createRedisLog(options: RedisLogOptions): Log {
   async function commitBatch(payloads: readonly string[]): Promise<bigint> {
     const batch = ++seq;
     const deadline = Date.now() + writeTimeoutMs;
+    // Whatever this batch lands at is above every index that existed before it was first
+    // sent (tails may hand the batch itself out before its reply arrives).
+    const seenBefore = highestSeen;
     let sent = false; // whether some attempt may have reached Redis
     const giveUp = (why: string, cause?: unknown): never => {
       // Unknown outcome: make sure it cannot land later, and learn whether it did.
@@ -216,10 +227,22 @@ export function createRedisLog(options: RedisLogOptions): Log {
       if (abandoned !== undefined) giveUp('an earlier write is still unresolved');
       try {
         const first = await sendBatch(batch, payloads, deadline);
+        // Indexes only grow: one at or below what this process already saw means the
+        // log lost entries (a failover) and hands their indexes out again. The entry is
+        // in the log, but this hub must rebuild before it can apply it (its tail finds
+        // the same and the catalog rebuilds).
+        if (first <= seenBefore) {
+          const had = seenBefore;
+          highestSeen = first + BigInt(payloads.length) - 1n; // the log as it is now
+          throw new HubError('LOG_REWOUND', `${label}: the write landed at index ${first}, but this hub had seen ${had}: the log lost entries in a failover; the write will take effect`);
+        }
+        const lastOfBatch = first + BigInt(payloads.length) - 1n;
+        if (lastOfBatch > highestSeen) highestSeen = lastOfBatch;
         own.add(first, payloads);
         changes.notify();
         return first;
       } catch (err) {
+        if (isHubError(err, 'LOG_REWOUND')) throw err;
         if (err instanceof NotReplicated) {
           // Not fenced: it is in the stream, and every hub reading the primary applies it.
           throw unavailable(`the write reached the primary but ${err.message}; it may still take effect`, err);
@@ -263,16 +286,18 @@ export function createRedisLog(options: RedisLogOptions): Log {
     if (start < first) throw compactedError(start, first);
     const entries = records.map(toEntry);
     // The newest index went below what this reader has seen: entries it applied are gone.
-    if (prev && last < prev.index) throw rewound(prev.index, `the log now ends at ${last}`);
+    if (prev && last < prev.index) throw rewound(prev.index, `the log now ends at ${last}`, last);
     if (prev && prev.index >= first) {
       const held = entries.shift();
-      if (held?.index !== prev.index || held.payload !== prev.payload) throw rewound(prev.index, 'it holds another entry there');
+      if (held?.index !== prev.index || held.payload !== prev.payload) throw rewound(prev.index, 'it holds another entry there', last);
     }
     return entries;
   }
 
-  const rewound = (index: bigint, why: string) =>
-    new HubError('LOG_REWOUND', `${label}: entry ${index}, already applied here, is no longer in the log (${why}); a Redis failover lost entries`);
+  const rewound = (index: bigint, why: string, now: bigint) => {
+    highestSeen = now; // the log as it is now: later appends compare with this
+    return new HubError('LOG_REWOUND', `${label}: entry ${index}, already applied here, is no longer in the log (${why}); a Redis failover lost entries`);
+  };
 
   async function loadSnapshot(): Promise<LogSnapshot | undefined> {
     const saved = await call('loadSnapshot', () => link.run((c) => c.hgetall(snapshotKey)));
@@ -340,11 +365,20 @@ export function createRedisLog(options: RedisLogOptions): Log {
           changes,
           isClosed: () => closed,
           readPage,
+          handedOut(entry) {
+            if (entry.index > highestSeen) highestSeen = entry.index;
+          },
           openBlockingLink() {
             const blocking = openLink(connection);
             tailLinks.add(blocking);
-            blocking.client.once('end', () => tailLinks.delete(blocking));
-            return blocking;
+            // Forgotten when the tail closes it (not at ioredis's 'end': the link restarts after that).
+            return {
+              ...blocking,
+              close() {
+                tailLinks.delete(blocking);
+                blocking.close();
+              },
+            };
           },
         },
         from,

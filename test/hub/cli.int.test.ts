@@ -27,7 +27,7 @@ test('a bad value exits 2 naming the flag (from a flag or from XDSHUB_*)', () =>
   assert.match(flag.stderr, /http-port: not a port/);
   const env = xdshub(['serve'], { XDSHUB_STORE: 'postgres' });
   assert.equal(env.status, 2);
-  assert.match(env.stderr, /store: expected sqlite, memory or redis/);
+  assert.match(env.stderr, /store: expected sqlite, memory, redis:\/\/host:port or redis-sentinel:\/\//);
 });
 
 test('--upstream (fan-out tier) refuses what a hub without a log cannot honour, naming the flag, with exit 2', () => {

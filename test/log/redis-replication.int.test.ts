@@ -66,6 +66,7 @@ test('a tail whose log lost entries it handed out (a failover) says LOG_REWOUND 
   const proxy = await startProxy(redis.port);
   const prefix = `rewind:{${randomUUID()}}:`;
   const writer = createRedisLog({ url: redis.url, keyPrefix: prefix });
+  const other = createRedisLog({ url: redis.url, keyPrefix: prefix });
   const reader = createRedisLog({ url: `redis://127.0.0.1:${proxy.port}`, keyPrefix: prefix });
   const admin = new Redis(redis.url);
   const ac = new AbortController();
@@ -78,7 +79,14 @@ test('a tail whose log lost entries it handed out (a failover) says LOG_REWOUND 
     proxy.mode('refuse');
     proxy.cut();
     await loseTail(admin, prefix, 2); // 'b' and 'c' are gone ...
-    await writer.append(['B', 'C', 'D']); // ... and their indexes now name other entries
+    // ... and their indexes now name other entries. The writer had seen index 3, so it
+    // notices at once that its append landed below it (the entry is in the log all the same).
+    await assert.rejects(writer.append(['B']), (err) => {
+      assert.ok(isHubError(err, 'LOG_REWOUND'), String(err));
+      assert.match(err.message, /the write landed at index 2, but this hub had seen 3: the log lost entries in a failover/);
+      return true;
+    });
+    await other.append(['C', 'D']); // another hub, which had seen nothing, appends as usual
     proxy.mode('pass');
     await assert.rejects(waiting, (err) => {
       assert.ok(isHubError(err, 'LOG_REWOUND'), String(err));
@@ -90,6 +98,7 @@ test('a tail whose log lost entries it handed out (a failover) says LOG_REWOUND 
     ac.abort();
     admin.disconnect();
     await writer.close();
+    await other.close();
     await reader.close();
     await proxy.close();
     await redis.stop();
