@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages the test suite needs when they are missing:
-# redis-server (the Redis log tests start real servers) and Debian's
+# redis-server and redis-sentinel (the Redis log tests start real servers, and a
+# Sentinel failover) and Debian's
 # python3-grpcio (gRPC C-core as a real xDS client), chromium (the
 # dashboard test drives Debian's headless Chromium) and openssl (the TLS
 # tests make their certificates with it at test time). Never skips a test.
@@ -8,6 +9,7 @@ set -euo pipefail
 
 need=()
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+command -v redis-sentinel >/dev/null 2>&1 || need+=(redis-sentinel)
 /usr/bin/python3 -c 'import grpc' >/dev/null 2>&1 || need+=(python3-grpcio)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
