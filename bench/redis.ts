@@ -1,0 +1,226 @@
+// Redis bench: acknowledged writes/s through HTTP with one and with two hubs
+// taking writes on one Redis log, with and without --redis-wait-replicas 1, and
+// the apply lag on the other hub (from a write's acknowledgement on its hub to the
+// moment a read on the other hub returns it).
+//
+// Real processes: a redis-server primary (AOF, fsync as --fsync says) and a
+// replica (present in every case, so WAIT is the only difference), two
+// `xdshub serve --store redis://…` hubs, and a load generator in its own process
+// (keep-alive clients, each sending its next registration when the previous one is
+// answered). With "1 hub" the second hub takes no writes and only serves the lag
+// probes. A probe is a blocking read on the other hub
+// (`GET /v1/catalog/node/<name>?index=<ack index - 1>`), which answers as soon as
+// that hub has applied the write; one write in `--sample` is probed.
+//
+//   node --import tsx bench/redis.ts [--seconds 10] [--concurrency 64] [--fsync always|everysec] [--sample 10] [--only "2 hubs"]
+//
+// Targets (issue 11): >= 5,000 acknowledged writes/s per hub; p99 apply lag on the other hub <= 50 ms.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import Redis from 'ioredis';
+import { spawnHub, type SpawnedHub } from '../test/helpers/hub';
+import { startRedis, type RunningRedis } from '../test/helpers/redis';
+import { tmpDir } from '../test/helpers/tmp';
+
+interface LoadSpec {
+  /** HTTP ports of the hubs taking writes; client i writes to writers[i % n]. */
+  writers: number[];
+  /** For each writer, the HTTP port of the hub its writes are probed on. */
+  observers: number[];
+  concurrency: number;
+  warmupMs: number;
+  durationMs: number;
+  sampleEvery: number;
+  tag: string;
+}
+
+interface LoadResult {
+  acked: number[];
+  failures: number;
+  latenciesMs: number[];
+  lagsMs: number[];
+  probesMissed: number;
+  failureSample: string;
+  missSample: string;
+}
+
+/** The load generator (plain JavaScript, its own process so its CPU is not the hubs'). */
+const LOAD_WORKER = `
+const { Agent, request } = require('node:http');
+const spec = JSON.parse(process.env.XDSHUB_BENCH_SPEC);
+const writeAgent = new Agent({ keepAlive: true, maxSockets: spec.concurrency });
+const probeAgent = new Agent({ keepAlive: true, maxSockets: 256 });
+function http(port, method, path, payload, agent) {
+  return new Promise((resolve, reject) => {
+    const headers = payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
+    const req = request({ host: '127.0.0.1', port, method, path, agent, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode, index: Number(res.headers['x-consul-index'] || 0), body }));
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+(async () => {
+  const measureFrom = performance.now() + spec.warmupMs;
+  const end = measureFrom + spec.durationMs;
+  const acked = spec.writers.map(() => 0);
+  const latencies = [], lags = [], probes = [];
+  let failures = 0, probesMissed = 0, failureSample = '', missSample = '';
+  // Tells the parent when the measured window opens and when its writes end (it reads the hubs' CPU time then).
+  setTimeout(() => process.stdout.write('measuring\\n'), spec.warmupMs);
+  setTimeout(() => process.stdout.write('written\\n'), spec.warmupMs + spec.durationMs);
+  await Promise.all(Array.from({ length: spec.concurrency }, async (_, client) => {
+    const w = client % spec.writers.length;
+    for (let n = 0; performance.now() < end; n++) {
+      const node = spec.tag + '-' + client + '-' + n;
+      const payload = JSON.stringify({ Node: node, Address: '10.0.0.1', Service: { Service: 'bench', ID: node, Port: 8080, Tags: ['b'] } });
+      const t0 = performance.now();
+      const res = await http(spec.writers[w], 'PUT', '/v1/catalog/register', payload, writeAgent);
+      const t1 = performance.now();
+      if (t0 < measureFrom) continue;
+      if (res.status !== 200) { failures++; failureSample ||= res.status + ' ' + res.body.slice(0, 200); continue; }
+      acked[w]++;
+      latencies.push(t1 - t0);
+      if (acked[w] % spec.sampleEvery !== 0) continue;
+      // Answers once the other hub's index passes ack - 1; a missing node's index is that
+      // of every node change, so an answer without the node asks again from its index.
+      probes.push((async () => {
+        let index = res.index - 1;
+        for (let ask = 0; ask < 100; ask++) {
+          const p = await http(spec.observers[w], 'GET', '/v1/catalog/node/' + node + '?index=' + index + '&wait=10s', undefined, probeAgent);
+          if (p.status === 200 && p.body !== 'null') { lags.push(performance.now() - t1); return; }
+          if (p.status !== 200) { missSample ||= p.status + ' ' + p.body.slice(0, 200); break; }
+          index = Math.max(index, p.index);
+        }
+        probesMissed++;
+      })().catch((err) => { probesMissed++; missSample ||= String(err); }));
+    }
+  }));
+  await Promise.all(probes);
+  writeAgent.destroy();
+  probeAgent.destroy();
+  process.stdout.write(JSON.stringify({ acked, failures, latenciesMs: latencies, lagsMs: lags, probesMissed, failureSample, missSample }) + '\\n');
+})();
+`;
+
+/** CPU time (user + system, ms) a process has used so far, from /proc (Linux). */
+function cpuMs(hub: SpawnedHub): number {
+  const stat = readFileSync(`/proc/${hub.child.pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of the whole line (11 and 12 after the name), in clock ticks of 10 ms.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** Waits until the replica reports its link to the primary up (WAIT needs it). */
+async function replicaInSync(replica: RunningRedis): Promise<void> {
+  const client = new Redis(replica.url);
+  try {
+    for (let i = 0; i < 200; i++) {
+      if (/master_link_status:up/.test(await client.info('replication'))) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error('the replica never caught up with the primary');
+  } finally {
+    client.disconnect();
+  }
+}
+
+async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { durationMs: number; concurrency: number; fsync: string; sampleEvery: number }) {
+  const dir = await tmpDir('xdshub-bench-redis');
+  const primary = await startRedis({ appendonly: true, dir: dir.path });
+  const replica = await startRedis({ replicaOf: primary.port });
+  const hubs: SpawnedHub[] = [];
+  try {
+    if (opts.fsync !== 'always') {
+      const admin = new Redis(primary.url);
+      await admin.config('SET', 'appendfsync', opts.fsync);
+      admin.disconnect();
+    }
+    await replicaInSync(replica);
+    const args = ['--store', primary.url, '--http-port', '0', '--grpc-port', '0', '--compact-every', '0', '--log-level', 'warn'];
+    if (waitReplicas) args.push('--redis-wait-replicas', String(waitReplicas));
+    for (const name of ['bench-a', 'bench-b']) hubs.push(await spawnHub([...args, '--node-name', name]));
+    const ports = hubs.map((h) => Number(new URL(h.httpUrl).port));
+    const writers = ports.slice(0, writerHubs);
+    // Writes on a are probed on b, and (with two writing hubs) writes on b on a.
+    const observers = writers.map((_, i) => ports[(i + 1) % 2]!);
+    const spec: LoadSpec = { writers, observers, concurrency: opts.concurrency, warmupMs: 1_000, durationMs: opts.durationMs, sampleEvery: opts.sampleEvery, tag: `w${writerHubs}r${waitReplicas}` };
+    const child = spawn(process.execPath, ['-e', LOAD_WORKER], { env: { ...process.env, XDSHUB_BENCH_SPEC: JSON.stringify(spec) }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    let cpuFrom: number[] | undefined;
+    let cpuTo: number[] | undefined;
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      if (!cpuFrom && out.includes('measuring\n')) cpuFrom = hubs.map(cpuMs);
+      if (!cpuTo && out.includes('written\n')) cpuTo = hubs.map(cpuMs);
+    });
+    const [code] = (await once(child, 'exit')) as [number | null];
+    if (code !== 0) throw new Error(`load generator exited with ${code}`);
+    const r = JSON.parse(out.slice(out.lastIndexOf('\n', out.length - 2) + 1)) as LoadResult;
+    const seconds = opts.durationMs / 1000;
+    const latencies = r.latenciesMs.sort((a, b) => a - b);
+    const lags = r.lagsMs.sort((a, b) => a - b);
+    const total = r.acked.reduce((a, b) => a + b, 0);
+    return {
+      case: `${writerHubs} hub${writerHubs > 1 ? 's' : ''} writing, ${waitReplicas ? 'WAIT 1' : 'no WAIT'}`,
+      'writes/s': Math.round(total / seconds),
+      'writes/s per hub': r.acked.map((n) => Math.round(n / seconds)).join(' + '),
+      'ack p50 ms': Number(percentile(latencies, 50).toFixed(1)),
+      'ack p99 ms': Number(percentile(latencies, 99).toFixed(1)),
+      failures: r.failures,
+      'lag p50 ms': Number(percentile(lags, 50).toFixed(1)),
+      'lag p99 ms': Number(percentile(lags, 99).toFixed(1)),
+      'lag max ms': Number((lags[lags.length - 1] ?? NaN).toFixed(1)),
+      probes: lags.length,
+      'probes missed': r.probesMissed,
+      // CPU of both hub processes per acknowledged write: moves much less with the machine's load than the rates do.
+      'hubs CPU µs/write': cpuFrom && cpuTo ? Math.round(((cpuTo[0]! - cpuFrom[0]!) + (cpuTo[1]! - cpuFrom[1]!)) * 1000 / Math.max(1, total)) : NaN,
+      ...(r.failureSample ? { 'first failure': r.failureSample } : {}),
+      ...(r.missSample ? { 'first missed probe': r.missSample } : {}),
+    };
+  } finally {
+    for (const h of hubs) await h.stop('SIGTERM');
+    await replica.stop();
+    await primary.stop();
+    await dir.cleanup();
+  }
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      seconds: { type: 'string', default: '10' },
+      concurrency: { type: 'string', default: '64' },
+      fsync: { type: 'string', default: 'always' },
+      sample: { type: 'string', default: '10' },
+      only: { type: 'string' },
+    },
+  });
+  if (!['always', 'everysec', 'no'].includes(values.fsync!)) throw new Error(`--fsync: expected always, everysec or no, got "${values.fsync}"`);
+  const opts = { durationMs: Number(values.seconds) * 1000, concurrency: Number(values.concurrency), fsync: values.fsync!, sampleEvery: Number(values.sample) };
+  const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+  console.log(`bench/redis: ${values.seconds} s per case, ${opts.concurrency} HTTP writers, primary appendfsync ${opts.fsync}, one replica; load average ${load()}`);
+  const rows = [];
+  for (const [hubs, wait] of [[1, 0], [1, 1], [2, 0], [2, 1]] as const) {
+    const name = `${hubs} hub${hubs > 1 ? 's' : ''} ${wait ? 'WAIT 1' : 'no WAIT'}`;
+    if (values.only && !name.includes(values.only)) continue;
+    rows.push(await scenario(hubs, wait, opts));
+  }
+  console.table(rows);
+  console.log(`targets: >= 5,000 writes/s per hub; lag p99 <= 50 ms. load average at the end ${load()}`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});
