@@ -45,7 +45,7 @@ const EXAMPLES = [
   { file: 'examples/envoy-bootstrap.json', args: ['--node-id', 'envoy-1', '--cluster', 'ingress-gateway'] },
   {
     file: 'examples/envoy-bootstrap.compose.json',
-    args: ['--node-id', 'envoy-1', '--cluster', 'ingress-gateway', '--grpc-addr', 'xdshub:8502', '--admin-bind', '0.0.0.0:19000'],
+    args: ['--node-id', 'envoy-1', '--cluster', 'ingress-gateway', '--grpc-addr', 'fanout:8502', '--admin-bind', '0.0.0.0:19000'],
   },
 ];
 

@@ -31,9 +31,9 @@ test('examples/envoy-bootstrap.json decodes strictly as Bootstrap: ADS over Delt
   assert.equal(b.staticResources.clusters[0].type, 'STATIC');
 });
 
-test('examples/envoy-bootstrap.compose.json decodes strictly and points at the compose service "xdshub"', () => {
+test('examples/envoy-bootstrap.compose.json decodes strictly and points at the compose service "fanout" (the fan-out hub)', () => {
   const b = parseStrict(BOOTSTRAP, read('envoy-bootstrap.compose.json'));
-  checkAdsDelta(b, 'xdshub');
+  checkAdsDelta(b, 'fanout');
   assert.equal(b.staticResources.clusters[0].type, 'STRICT_DNS', 'a hostname needs a DNS cluster');
 });
 
