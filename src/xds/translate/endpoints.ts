@@ -58,6 +58,8 @@ export interface LoadAssignmentInput {
   name: string;
   /** The service's own instances. */
   instances: readonly CheckServiceNode[];
+  /** The service they are instances of, when `name` is a subset's cluster (`<subset>.S`); default `name`. */
+  service?: string;
   /** Failover groups in order, each with the instances of its target. */
   failover?: readonly { target: FailoverTarget; instances: readonly CheckServiceNode[] }[];
   /** Keep critical instances as UNHEALTHY instead of leaving them out. */
@@ -105,7 +107,7 @@ const byNodeThenId = (a: CheckServiceNode, b: CheckServiceNode): number =>
 export function buildLoadAssignment(input: LoadAssignmentInput): Record<string, unknown> {
   const keepUnhealthy = input.keepUnhealthy ?? false;
   const failoverDcs = new Set(
-    (input.failover ?? []).filter((f) => f.target.datacenter !== undefined && f.target.ref.name === input.name).map((f) => f.target.datacenter),
+    (input.failover ?? []).filter((f) => f.target.datacenter !== undefined && f.target.ref.name === (input.service ?? input.name)).map((f) => f.target.datacenter),
   );
   const groups: (readonly CheckServiceNode[])[] = [
     failoverDcs.size > 0 ? input.instances.filter((i) => !failoverDcs.has(i.Node.Datacenter)) : input.instances,

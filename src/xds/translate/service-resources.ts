@@ -149,7 +149,7 @@ export function createServiceResources(cache: EncodeCache, logger: Logger, keepU
         endpoints: cache.encode(
           TypeUrl.ClusterLoadAssignment,
           sub,
-          buildLoadAssignment({ name: sub, instances: inputs.instances.filter(selects), failover: failoverInstances(inputs.subsetFailover.get(subset) ?? []), keepUnhealthy }),
+          buildLoadAssignment({ name: sub, service: name, instances: inputs.instances.filter(selects), failover: failoverInstances(inputs.subsetFailover.get(subset) ?? []), keepUnhealthy }),
         ),
       });
     }

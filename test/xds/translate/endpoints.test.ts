@@ -160,3 +160,19 @@ test('Failover by Datacenters: the same service in other datacenters, in order',
   assert.deepEqual(failoverTargets({ name: 'web' }, undefined), []);
   assert.deepEqual(failoverTargets({ name: 'web' }, entry('service-resolver', 'web', { Failover: { '*': { Service: 'other' } } })).map((t) => t.ref.name), ['other']);
 });
+
+test('Failover per subset: Failover[subset], else "*"; a ServiceSubset target; a subset cluster fails over by datacenter like the service', () => {
+  const resolver = entry('service-resolver', 'web', {
+    Subsets: { v1: { Filter: 'Service.Meta.version == 1' }, v2: { Filter: 'Service.Meta.version == 2' } },
+    Failover: { v1: { ServiceSubset: 'v2' }, '*': { Datacenters: ['dc2'] } },
+  });
+  const web = { name: 'web' };
+  assert.deepEqual(failoverTargets(web, resolver, 'v1').map((t) => [t.ref.name, t.subset, t.datacenter]), [['web', 'v2', undefined]]);
+  assert.deepEqual(failoverTargets(web, resolver, 'v2').map((t) => [t.ref.name, t.subset, t.datacenter]), [['web', undefined, 'dc2']]);
+  assert.deepEqual(failoverTargets(web, resolver).map((t) => [t.ref.name, t.datacenter]), [['web', 'dc2']]);
+  assert.deepEqual(failoverTargets(web, entry('service-resolver', 'web', { Failover: { '*': { Service: 'web' } } })), [], 'a target that is the source itself is dropped');
+  const all = [instance({ address: '10.0.0.1' }), instance({ address: '10.0.2.1', datacenter: 'dc2' })];
+  const [dc2] = failoverTargets(web, resolver, 'v2');
+  const cla = decode(encode(buildLoadAssignment({ name: 'v2.web', service: 'web', instances: all, failover: [{ target: dc2!, instances: all }] })));
+  assert.deepEqual(cla.endpoints.map((l: any) => [l.priority ?? 0, l.locality.region]), [[0, 'dc1'], [1, 'dc2']], 'dc2 instances leave priority 0 of the subset cluster too');
+});
