@@ -8,10 +8,11 @@
 // LOG_UNAVAILABLE (HTTP 503) and reads fail the same way; tails wait. An append in
 // flight when the connection drops is resent once it is back (the script is
 // idempotent per writer and batch), or refused when it is not back within
-// `writeTimeoutMs` — then fenced on reconnect so it can never land later.
+// `writeTimeoutMs` — then fenced on reconnect so it can never land later
+// (redis-append.ts).
 import { randomUUID } from 'node:crypto';
 import type pino from 'pino';
-import { HubError, isHubError } from '../errors';
+import { HubError } from '../errors';
 import {
   PAGE_SIZE,
   checkCompaction,
@@ -24,6 +25,7 @@ import {
   effectiveFrom,
 } from './common';
 import { createGroupCommitter } from './group-commit';
+import { createAppender } from './redis-append';
 import type { Log, LogEntry, LogSnapshot } from './log';
 import { createChangeNotifier } from './notifier';
 import { LinkDown, openLink, type RedisLink } from './redis-link';
@@ -139,129 +141,27 @@ export function createRedisLog(options: RedisLogOptions): Log {
     }
   }
 
-  // ── appends ───────────────────────────────────────────────────────────────
-  let seq = 0;
-  /** The newest index this process has seen (handed out by its tails or given to its appends). */
-  let highestSeen = 0n;
-  /** A batch given up on while its outcome was unknown; fenced before the next batch goes out. */
-  let abandoned: number | undefined;
-  let fencing: Promise<void> | undefined;
-
-  function fence(): Promise<void> {
-    if (abandoned === undefined) return Promise.resolve();
-    fencing ??= (async () => {
-      const batch = abandoned!;
-      try {
-        const first = await link.run(() => scripts.xdshubFence(writerKey, String(WRITER_TTL_MS), String(batch)));
-        abandoned = undefined;
-        if (first === '') logger?.info({ batch }, 'redis log: an append refused during the outage was not applied, and now never will be');
-        else logger?.warn({ batch, index: first }, 'redis log: an append refused during the outage had been applied before the connection dropped');
-      } catch (err) {
-        // Down again: the next ready (or the next append) fences it.
-        if (!(err instanceof LinkDown)) logger?.error({ err, batch }, 'redis log: fencing an unresolved append failed');
-      } finally {
-        fencing = undefined;
-      }
-    })();
-    return fencing;
-  }
+  // ── appends (redis-append.ts) ─────────────────────────────────────────────
+  const appender = createAppender({
+    link,
+    label,
+    writeTimeoutMs,
+    waitReplicas,
+    logger,
+    unavailable,
+    appendScript: (batch, payloads) => scripts.xdshubAppend(...keys, writerKey, String(WRITER_TTL_MS), String(batch), ...payloads),
+    fenceScript: (batch) => scripts.xdshubFence(writerKey, String(WRITER_TTL_MS), String(batch)),
+    landed(first, payloads) {
+      own.add(first, payloads);
+      changes.notify();
+    },
+  });
   link.onReady(() => {
     // What this process appended before the drop may be gone (a failover to a replica
     // that had not received it): tails read Redis again until new appends come in.
     own.clear();
-    if (abandoned !== undefined) void fence();
   });
-
-  /** One send of a batch: its first index, or LinkDown when the connection fails or Redis does not answer by `deadline`. */
-  async function sendBatch(batch: number, payloads: readonly string[], deadline: number): Promise<bigint> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      // Rejected from setImmediate, after the poll phase: when the event loop was held
-      // up past the deadline, a reply already waiting in the socket is read first.
-      const expire = () => setImmediate(() => reject(new LinkDown(true, `no answer within ${writeTimeoutMs} ms`)));
-      timer = setTimeout(expire, deadline - Date.now());
-    });
-    try {
-      const append = link.run(() => scripts.xdshubAppend(...keys, writerKey, String(WRITER_TTL_MS), String(batch), ...payloads));
-      const first = BigInt(await Promise.race([append, late]));
-      if (waitReplicas > 0) {
-        // On the same connection: WAIT counts the replicas that hold every write it made so far.
-        // Redis answers WAIT at its timeout with the count so far: leave room to hear it before `late`.
-        const waitMs = Math.max(1, deadline - Date.now() - 100);
-        const acked = await Promise.race([link.run((c) => c.wait(waitReplicas, waitMs)), late]);
-        if (acked < waitReplicas) throw new NotReplicated(acked);
-      }
-      return first;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /** The append is in the primary's stream, but fewer replicas than --redis-wait-replicas confirmed it in time. */
-  class NotReplicated extends Error {
-    constructor(readonly acked: number) {
-      super(`${acked} of ${waitReplicas} replicas confirmed it within ${writeTimeoutMs} ms`);
-    }
-  }
-
-  async function commitBatch(payloads: readonly string[]): Promise<bigint> {
-    const batch = ++seq;
-    const deadline = Date.now() + writeTimeoutMs;
-    // Whatever this batch lands at is above every index that existed before it was first
-    // sent (tails may hand the batch itself out before its reply arrives).
-    const seenBefore = highestSeen;
-    let sent = false; // whether some attempt may have reached Redis
-    const giveUp = (why: string, cause?: unknown): never => {
-      // Unknown outcome: make sure it cannot land later, and learn whether it did.
-      if (sent) abandoned = batch;
-      throw unavailable(sent ? `${why}; the write may have been applied` : `${why}; the write was not applied`, cause);
-    };
-    for (;;) {
-      if (link.state() !== 'ready') {
-        // During an outage a write that never went out is refused at once; one that
-        // did, or one made while the first connection is still being set up, waits.
-        if (link.state() === 'down' && !sent) giveUp('not connected');
-        if (!(await link.whenReady(undefined, deadline))) giveUp(`no connection within ${writeTimeoutMs} ms`);
-      }
-      await fence();
-      if (abandoned !== undefined) giveUp('an earlier write is still unresolved');
-      try {
-        const first = await sendBatch(batch, payloads, deadline);
-        // Indexes only grow: one at or below what this process already saw means the
-        // log lost entries (a failover) and hands their indexes out again. The entry is
-        // in the log, but this hub must rebuild before it can apply it (its tail finds
-        // the same and the catalog rebuilds).
-        if (first <= seenBefore) {
-          const had = seenBefore;
-          highestSeen = first + BigInt(payloads.length) - 1n; // the log as it is now
-          throw new HubError('LOG_REWOUND', `${label}: the write landed at index ${first}, but this hub had seen ${had}: the log lost entries in a failover; the write will take effect`);
-        }
-        const lastOfBatch = first + BigInt(payloads.length) - 1n;
-        if (lastOfBatch > highestSeen) highestSeen = lastOfBatch;
-        own.add(first, payloads);
-        changes.notify();
-        return first;
-      } catch (err) {
-        if (isHubError(err, 'LOG_REWOUND')) throw err;
-        if (err instanceof NotReplicated) {
-          // Not fenced: it is in the stream, and every hub reading the primary applies it.
-          throw unavailable(`the write reached the primary but ${err.message}; it may still take effect`, err);
-        }
-        if (!(err instanceof LinkDown)) {
-          if (/STALE_BATCH/.test(String(err))) giveUp('the write was fenced after a reconnect', err);
-          throw new HubError('INTERNAL', `${label}: append failed: ${String(err)}`, { cause: err });
-        }
-        sent ||= err.sent;
-        if (!sent) giveUp('not connected');
-        // A live connection that has not answered in time keeps its order: the fence sent
-        // on it next runs after the append, and so seals (and learns) its fate.
-        if (Date.now() >= deadline) giveUp(err.reason, err);
-        // Lost with the connection: resend the same batch once it is back (idempotent).
-      }
-    }
-  }
-
-  const committer = createGroupCommitter(commitBatch, MAX_SCRIPT_BATCH);
+  const committer = createGroupCommitter(appender.commit, MAX_SCRIPT_BATCH);
 
   // ── reads ─────────────────────────────────────────────────────────────────
   async function bounds(): Promise<{ first: bigint; last: bigint }> {
@@ -295,7 +195,7 @@ export function createRedisLog(options: RedisLogOptions): Log {
   }
 
   const rewound = (index: bigint, why: string, now: bigint) => {
-    highestSeen = now; // the log as it is now: later appends compare with this
+    appender.rewoundTo(now); // the log as it is now: later appends compare with this
     return new HubError('LOG_REWOUND', `${label}: entry ${index}, already applied here, is no longer in the log (${why}); a Redis failover lost entries`);
   };
 
@@ -365,9 +265,7 @@ export function createRedisLog(options: RedisLogOptions): Log {
           changes,
           isClosed: () => closed,
           readPage,
-          handedOut(entry) {
-            if (entry.index > highestSeen) highestSeen = entry.index;
-          },
+          handedOut: (entry) => appender.saw(entry.index),
           openBlockingLink() {
             const blocking = openLink(connection);
             tailLinks.add(blocking);
