@@ -31,6 +31,7 @@ import { registerXdsHttp } from '../xds/transport/http';
 import { createXdsServer, type XdsServer } from '../xds/transport/server';
 import { installForwarding } from './forward';
 import { createRelayPublisher, type RelayPublisher } from './relay';
+import { swappableViews } from './views';
 
 export interface FanoutHub {
   readonly config: Config;
@@ -77,7 +78,12 @@ export async function createFanoutHub(config: Config, logger: pino.Logger): Prom
   const metrics = createMetrics();
   const source = grpcSource({ address: config.upstream, channelOptions: { 'grpc.max_receive_message_length': config.limits.grpcMaxMessageBytes } });
   const relay = createRelayPublisher({ source, logger: logger.child({ module: 'fanout' }) });
-  const views = createViewStore({ source: inProcessSource(relay), logger });
+  // Replaced as a whole when the upstream turns out to hold another log (src/fanout/views.ts).
+  const views = swappableViews(() => createViewStore({ source: inProcessSource(relay), logger }));
+  const offNewLog = relay.onNewLog(() => {
+    logger.warn({ upstream: config.upstream }, 'the upstream holds another log (its index went backwards): views rebuilt from it');
+    views.swap();
+  });
   const lastIndex = () => relay.lastIndex();
   const viewTarget = (key: ViewKey) => relay.lastChangeIndex(requestForKey(key, ''));
   metrics.setIndexSource(lastIndex);
@@ -133,6 +139,7 @@ export async function createFanoutHub(config: Config, logger: pino.Logger): Prom
         resolve();
       });
     });
+    offNewLog();
     xds.close();
     provider.close();
     relay.close();

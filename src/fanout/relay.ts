@@ -43,6 +43,8 @@ export interface RelayPublisher extends HubPublisher {
    * begins with a snapshot at or past the index.
    */
   waitApplied(keys: readonly string[], index: bigint, signal: AbortSignal): Promise<void>;
+  /** Called when a relay found the upstream holding another log (its index went backwards). Returns unsubscribe. */
+  onNewLog(listener: () => void): () => void;
 }
 
 interface Sub {
@@ -107,6 +109,7 @@ export function createRelayPublisher(options: RelayPublisherOptions): RelayPubli
   let closed = false;
 
   let newest = 0n;
+  const newLog = new Set<() => void>();
 
   function notify(relay: Relay): void {
     if (relay.index > newest) newest = relay.index;
@@ -143,8 +146,16 @@ export function createRelayPublisher(options: RelayPublisherOptions): RelayPubli
         logger.warn({ relay: relay.key, from: String(relay.index), to: String(index) }, 'upstream index went backwards: downstream streams reset');
         for (const sub of [...relay.subs]) end(relay, sub, new HubError('SUBSCRIPTION_RESET', RESET_MESSAGE));
       }
+      const replaced = relay.ready;
       Object.assign(relay, { state: next, index, ready: true, history: [], floor: index });
+      if (replaced) newest = index; // the old log's indexes mean nothing here any more
       notify(relay);
+      if (replaced) {
+        // Every other relay still holds the old log: drop them all at once (their
+        // readers resubscribe and get new relays), so the views are rebuilt once.
+        for (const other of [...relays.values()]) if (other !== relay) stopRelay(other, new HubError('SUBSCRIPTION_RESET', RESET_MESSAGE));
+        for (const l of [...newLog]) l();
+      }
       return;
     }
     // Same log, maybe further on: send what changed as live events, keep everything else.
@@ -198,7 +209,6 @@ export function createRelayPublisher(options: RelayPublisherOptions): RelayPubli
       const kind = classifyError(err);
       if (kind === 'terminal') {
         logger.warn({ relay: relay.key, err }, 'upstream refused the subscription');
-        relay.failed = err;
         stopRelay(relay, err);
         return;
       }
@@ -211,6 +221,7 @@ export function createRelayPublisher(options: RelayPublisherOptions): RelayPubli
   }
 
   function stopRelay(relay: Relay, err: HubError): void {
+    relay.failed ??= err;
     if (relays.get(relay.key) === relay) relays.delete(relay.key);
     if (relay.idleTimer) clearTimeout(relay.idleTimer);
     relay.controller.abort();
@@ -337,6 +348,10 @@ export function createRelayPublisher(options: RelayPublisherOptions): RelayPubli
   return {
     subscribe,
     lastIndex: () => newest,
+    onNewLog(listener) {
+      newLog.add(listener);
+      return () => newLog.delete(listener);
+    },
     lastChangeIndex(request: Pick<SubscribeRequest, 'topic' | 'subject'>): bigint {
       try {
         return relays.get(`${request.topic}|${resolveSubject(request.topic, request.subject)}`)?.index ?? 0n;

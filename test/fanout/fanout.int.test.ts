@@ -172,3 +172,23 @@ test('the core hub SIGKILLed and restarted under writes: the fan-out xDS clients
     await client.stop();
   }
 });
+
+test('the core hub replaced by one with another log (indexes start over): the fan-out follows it', async () => {
+  const client = startGrpcJsClient(port(fanout.grpcAddress), 'xds:///echo', ECHO_METHOD, {}, 'fanout-client-3');
+  try {
+    await client.untilServing('b');
+    const httpPort = new URL(core.httpUrl).port;
+    const grpcPort = String(port(core.grpcAddress));
+    assert.equal(await core.stop('SIGTERM'), 0);
+    // A new hub at the same address, with an empty memory log: its indexes are far below the old ones.
+    core = await spawnHub(['--store', 'memory', '--node-name', 'core-2', '--http-port', httpPort, '--grpc-port', grpcPort]);
+    await register(core, 'a', a);
+    const index = await register(core, 'c', c);
+    await client.untilServing(['a', 'c']);
+    const onFanout = await fetch(`${fanout.httpUrl}/v1/health/service/echo`);
+    assert.equal(onFanout.headers.get('x-consul-index'), String(index), "the fan-out answers with the new log's index");
+    assert.deepEqual(((await onFanout.json()) as Array<{ Service: { ID: string } }>).map((h) => h.Service.ID).sort(), ['a', 'c']);
+  } finally {
+    await client.stop();
+  }
+});
