@@ -8,11 +8,12 @@
 // `xdshub serve --store redis://…` hubs, and a load generator in its own process
 // (keep-alive clients, each sending its next registration when the previous one is
 // answered). With "1 hub" the second hub takes no writes and only serves the lag
-// probes. A probe is a blocking read on the other hub
+// probes. A baseline row first: one hub on the memory log, the same HTTP path
+// without Redis. A probe is a blocking read on the other hub
 // (`GET /v1/catalog/node/<name>?index=<ack index - 1>`), which answers as soon as
 // that hub has applied the write; one write in `--sample` is probed.
 //
-//   node --import tsx bench/redis.ts [--seconds 10] [--concurrency 64] [--fsync always|everysec] [--sample 10] [--only "2 hubs"]
+//   node --import tsx bench/redis.ts [--seconds 10] [--concurrency 64] [--fsync always|everysec] [--sample 10] [--only "2 hubs"|baseline]
 //
 // Targets (issue 11): >= 5,000 acknowledged writes/s per hub; p99 apply lag on the other hub <= 50 ms.
 import { spawn } from 'node:child_process';
@@ -135,7 +136,14 @@ async function replicaInSync(replica: RunningRedis): Promise<void> {
   }
 }
 
-async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { durationMs: number; concurrency: number; fsync: string; sampleEvery: number }) {
+const caseName = (writerHubs: number, waitReplicas: number, baseline: boolean) =>
+  baseline ? 'baseline: 1 hub, memory log' : `${writerHubs} hub${writerHubs > 1 ? 's' : ''} writing, ${waitReplicas ? 'WAIT 1' : 'no WAIT'}`;
+
+/**
+ * One case. `baseline`: the same HTTP path on one hub with the in-process memory log
+ * (no Redis; the probes read the writing hub itself), the limit the Redis rows compare with.
+ */
+async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { durationMs: number; concurrency: number; fsync: string; sampleEvery: number }, baseline = false) {
   const dir = await tmpDir('xdshub-bench-redis');
   const primary = await startRedis({ appendonly: true, dir: dir.path });
   const replica = await startRedis({ replicaOf: primary.port });
@@ -147,13 +155,13 @@ async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { duration
       admin.disconnect();
     }
     await replicaInSync(replica);
-    const args = ['--store', primary.url, '--http-port', '0', '--grpc-port', '0', '--compact-every', '0', '--log-level', 'warn'];
+    const args = ['--store', baseline ? 'memory' : primary.url, '--http-port', '0', '--grpc-port', '0', '--compact-every', '0', '--log-level', 'warn'];
     if (waitReplicas) args.push('--redis-wait-replicas', String(waitReplicas));
-    for (const name of ['bench-a', 'bench-b']) hubs.push(await spawnHub([...args, '--node-name', name]));
+    for (const name of baseline ? ['bench-a'] : ['bench-a', 'bench-b']) hubs.push(await spawnHub([...args, '--node-name', name]));
     const ports = hubs.map((h) => Number(new URL(h.httpUrl).port));
     const writers = ports.slice(0, writerHubs);
     // Writes on a are probed on b, and (with two writing hubs) writes on b on a.
-    const observers = writers.map((_, i) => ports[(i + 1) % 2]!);
+    const observers = writers.map((_, i) => ports[(i + 1) % ports.length]!);
     const spec: LoadSpec = { writers, observers, concurrency: opts.concurrency, warmupMs: 1_000, durationMs: opts.durationMs, sampleEvery: opts.sampleEvery, tag: `w${writerHubs}r${waitReplicas}` };
     const child = spawn(process.execPath, ['-e', LOAD_WORKER], { env: { ...process.env, XDSHUB_BENCH_SPEC: JSON.stringify(spec) }, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
@@ -172,7 +180,7 @@ async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { duration
     const lags = r.lagsMs.sort((a, b) => a - b);
     const total = r.acked.reduce((a, b) => a + b, 0);
     return {
-      case: `${writerHubs} hub${writerHubs > 1 ? 's' : ''} writing, ${waitReplicas ? 'WAIT 1' : 'no WAIT'}`,
+      case: caseName(writerHubs, waitReplicas, baseline),
       'writes/s': Math.round(total / seconds),
       'writes/s per hub': r.acked.map((n) => Math.round(n / seconds)).join(' + '),
       'ack p50 ms': Number(percentile(latencies, 50).toFixed(1)),
@@ -183,8 +191,8 @@ async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { duration
       'lag max ms': Number((lags[lags.length - 1] ?? NaN).toFixed(1)),
       probes: lags.length,
       'probes missed': r.probesMissed,
-      // CPU of both hub processes per acknowledged write: moves much less with the machine's load than the rates do.
-      'hubs CPU µs/write': cpuFrom && cpuTo ? Math.round(((cpuTo[0]! - cpuFrom[0]!) + (cpuTo[1]! - cpuFrom[1]!)) * 1000 / Math.max(1, total)) : NaN,
+      // CPU of the hub processes (both, on Redis) per acknowledged write: moves much less with the machine's load than the rates do.
+      'hubs CPU µs/write': cpuFrom && cpuTo ? Math.round((cpuTo.reduce((a, b) => a + b, 0) - cpuFrom.reduce((a, b) => a + b, 0)) * 1000 / Math.max(1, total)) : NaN,
       ...(r.failureSample ? { 'first failure': r.failureSample } : {}),
       ...(r.missSample ? { 'first missed probe': r.missSample } : {}),
     };
@@ -211,10 +219,9 @@ async function main() {
   const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
   console.log(`bench/redis: ${values.seconds} s per case, ${opts.concurrency} HTTP writers, primary appendfsync ${opts.fsync}, one replica; load average ${load()}`);
   const rows = [];
-  for (const [hubs, wait] of [[1, 0], [1, 1], [2, 0], [2, 1]] as const) {
-    const name = `${hubs} hub${hubs > 1 ? 's' : ''} ${wait ? 'WAIT 1' : 'no WAIT'}`;
-    if (values.only && !name.includes(values.only)) continue;
-    rows.push(await scenario(hubs, wait, opts));
+  for (const [hubs, wait, baseline] of [[1, 0, true], [1, 0, false], [1, 1, false], [2, 0, false], [2, 1, false]] as const) {
+    if (values.only && !caseName(hubs, wait, baseline).includes(values.only)) continue;
+    rows.push(await scenario(hubs, wait, opts, baseline));
   }
   console.table(rows);
   console.log(`targets: >= 5,000 writes/s per hub; lag p99 <= 50 ms. load average at the end ${load()}`);
