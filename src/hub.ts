@@ -158,7 +158,7 @@ export function attachHubServices(
   };
 }
 
-function bindGrpc(server: grpc.Server, address: string, credentials: grpc.ServerCredentials): Promise<number> {
+export function bindGrpc(server: grpc.Server, address: string, credentials: grpc.ServerCredentials): Promise<number> {
   return new Promise((resolve, reject) => server.bindAsync(address, credentials, (err, port) => (err ? reject(err) : resolve(port))));
 }
 
@@ -169,7 +169,7 @@ async function ensureInitialManagementToken(catalog: Catalog, secret: string): P
   if (!result.ok) throw new Error(`writing the initial management token failed: ${result.error?.message ?? 'refused'}`);
 }
 
-function shutdownGrpc(server: grpc.Server, graceMs: number): Promise<void> {
+export function shutdownGrpc(server: grpc.Server, graceMs: number): Promise<void> {
   return new Promise((resolve) => {
     const force = setTimeout(() => server.forceShutdown(), graceMs);
     server.tryShutdown(() => {

@@ -29,6 +29,7 @@ import { createCatalogXdsProvider, type CatalogXdsProvider } from '../xds/transl
 import { withClientConfigSources } from '../xds/translate/config-sources';
 import { registerXdsHttp } from '../xds/transport/http';
 import { createXdsServer, type XdsServer } from '../xds/transport/server';
+import { bindGrpc, shutdownGrpc } from '../hub';
 import { installForwarding } from './forward';
 import { createRelayPublisher, type RelayPublisher } from './relay';
 import { swappableViews } from './views';
@@ -69,10 +70,6 @@ function relayIndexCatalog(lastIndex: () => bigint): Catalog {
   });
 }
 
-function bind(server: grpc.Server, address: string, credentials: grpc.ServerCredentials): Promise<number> {
-  return new Promise((resolve, reject) => server.bindAsync(address, credentials, (err, port) => (err ? reject(err) : resolve(port))));
-}
-
 export async function createFanoutHub(config: Config, logger: pino.Logger): Promise<FanoutHub> {
   if (config.upstream === undefined || config.upstreamHttp === undefined) throw new HubError('INVALID_ARGUMENT', 'upstream: a fan-out hub needs --upstream and --upstream-http');
   const metrics = createMetrics();
@@ -108,7 +105,7 @@ export async function createFanoutHub(config: Config, logger: pino.Logger): Prom
   let http: FastifyInstance;
   const effective: Config = { ...config };
   try {
-    grpcPort = await bind(server, `${host}:${config.grpcPort}`, grpcServerCredentials(config));
+    grpcPort = await bindGrpc(server, `${host}:${config.grpcPort}`, grpcServerCredentials(config));
     effective.grpcPort = grpcPort;
     const https = httpsOptions(config);
     http = buildHttpApp({ catalog, config: effective, logger, metrics, views, viewTarget, acl: { resolver: acl, certToken: false }, ...(https ? { https } : {}) });
@@ -132,13 +129,7 @@ export async function createFanoutHub(config: Config, logger: pino.Logger): Prom
   let closing: Promise<void> | undefined;
   async function close(): Promise<void> {
     const httpClosed = http.close();
-    const grpcClosed = new Promise<void>((resolve) => {
-      const force = setTimeout(() => server.forceShutdown(), 2_000);
-      server.tryShutdown(() => {
-        clearTimeout(force);
-        resolve();
-      });
-    });
+    const grpcClosed = shutdownGrpc(server, 2_000);
     offNewLog();
     xds.close();
     provider.close();
