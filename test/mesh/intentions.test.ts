@@ -98,7 +98,12 @@ test('intention writes: an empty or unknown body is a 400 naming the field and a
   await bad('POST', '/v1/connect/intentions', { SourceName: 'web', DestinationName: 'quiet', Action: 'allow', Bogus: 1 }, /Bogus: not supported by this hub/);
   await bad('POST', '/v1/agent/connect/authorize', {}, /Target: is required/);
   await bad('POST', '/v1/agent/connect/authorize', { Target: 'quiet', ClientCertURI: 'spiffe://x/ns/default/dc/dc1/svc/web', Bogus: 1 }, /Bogus: not supported by this hub/);
+  await bad('PUT', '/v1/connect/intentions/exact?source=team/web&destination=quiet', { Action: 'deny' }, /source: only the "default" partition and namespace/);
+  await bad('PUT', '/v1/connect/intentions/exact?source=a/b/c/web&destination=quiet', { Action: 'deny' }, /source: not a service name/);
   assert.equal(hub.catalog.lastIndex(), before, 'no refused body appended anything');
+  // partition/namespace/name, as the Go client sends a name it read back.
+  await ok('PUT', '/v1/connect/intentions/exact?source=default/default/web&destination=default/quiet', { Action: 'deny' });
+  assert.equal((await ok('GET', '/v1/connect/intentions/exact?source=web&destination=quiet')).json.Action, 'deny');
   // Every field the Go client sends (read-only ones included) is taken.
   await ok('PUT', exact, { ID: '', SourceNS: 'default', SourceName: 'web', DestinationNS: 'default', DestinationName: 'quiet', SourceType: 'consul', Action: 'deny', Precedence: 0, CreatedAt: '0001-01-01T00:00:00Z', UpdatedAt: '0001-01-01T00:00:00Z', CreateIndex: 0, ModifyIndex: 0 });
   await ok('DELETE', exact);

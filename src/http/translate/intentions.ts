@@ -65,9 +65,17 @@ export function intentionJson(i: Intention): Record<string, unknown> {
   return out;
 }
 
-/** A source or destination name from the query or body: a service name or `*`. */
+/**
+ * A source or destination name from the query or body: a service name or `*`,
+ * optionally as `namespace/name` or `partition/namespace/name` (what Consul's
+ * Go client sends once it has read an intention back), both only `default`.
+ */
 export function intentionName(value: unknown, field: string): string {
-  const text = Array.isArray(value) ? String(value.at(-1) ?? '') : value === undefined ? '' : String(value);
+  const given = Array.isArray(value) ? String(value.at(-1) ?? '') : value === undefined ? '' : String(value);
+  const parts = given.split('/');
+  if (parts.length > 3) throw invalid(field, `not a service name: "${given}"`);
+  const text = parts.pop()!;
+  if (parts.some((p) => p !== 'default')) throw invalid(field, `only the "default" partition and namespace are served by this hub, got "${given}"`);
   if (text === '') throw invalid(field, 'is required');
   if (text !== '*' && !MESH_SERVICE_NAME.test(text)) throw invalid(field, `not a service name: "${text}"`);
   return text;
