@@ -53,7 +53,7 @@ function servedSerial(port: number, ca: string, cert?: Pem): Promise<string> {
 }
 
 /** Polls until `check` holds; a connection refused mid-rotation counts as "not yet" and is named if it is the last word. */
-async function until(what: string, check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+async function until(what: string, check: () => Promise<boolean>, ms = 60_000): Promise<void> {
   const end = Date.now() + ms;
   let last = '';
   const attempt = () => check().catch((err: Error) => ((last = err.message), false));
