@@ -68,10 +68,26 @@ export interface LoadAssignmentInput {
 
 interface PlainEndpoint {
   key: string;
+  /** region and zone: the locality it is grouped in. */
+  localityKey: string;
   region: string;
   zone: string;
   weight: number;
   lb: Record<string, unknown>;
+}
+
+// Instances are frozen and keep their identity in the health views while they do
+// not change, so each one is turned into an endpoint once, not on every rebuild of
+// its service's assignment (a service's assignment is rebuilt whenever any of its
+// instances changes: the per-instance work was most of the hub's CPU per write).
+const endpointMemo = { keep: new WeakMap<CheckServiceNode, PlainEndpoint | null>(), drop: new WeakMap<CheckServiceNode, PlainEndpoint | null>() };
+
+/** endpointOf, once per instance object and keepUnhealthy. */
+function memoEndpointOf(csn: CheckServiceNode, keepUnhealthy: boolean): PlainEndpoint | undefined {
+  const memo = keepUnhealthy ? endpointMemo.keep : endpointMemo.drop;
+  let ep = memo.get(csn);
+  if (ep === undefined) memo.set(csn, (ep = endpointOf(csn, keepUnhealthy) ?? null));
+  return ep ?? undefined;
 }
 
 /** Instance → endpoint, or undefined when it must be left out (critical, weight 0, not an IP literal). */
@@ -87,10 +103,12 @@ function endpointOf(csn: CheckServiceNode, keepUnhealthy: boolean): PlainEndpoin
   // load_balancing_weight must be >= 1; Consul's weight 0 means "send nothing".
   if (!(weight >= 1)) return undefined;
   const locality = csn.Service.Locality ?? csn.Node.Locality;
+  const zone = locality?.Zone || csn.Node.Meta?.['zone'] || '';
   return {
     key: `${address}:${csn.Service.Port}`,
+    localityKey: `${csn.Node.Datacenter}\n${zone}`,
     region: csn.Node.Datacenter,
-    zone: locality?.Zone || csn.Node.Meta?.['zone'] || '',
+    zone,
     weight,
     lb: {
       endpoint: { address: { socket_address: { address, port_value: csn.Service.Port } } },
@@ -102,6 +120,11 @@ function endpointOf(csn: CheckServiceNode, keepUnhealthy: boolean): PlainEndpoin
 
 const byNodeThenId = (a: CheckServiceNode, b: CheckServiceNode): number =>
   a.Node.Node < b.Node.Node ? -1 : a.Node.Node > b.Node.Node ? 1 : a.Service.ID < b.Service.ID ? -1 : a.Service.ID > b.Service.ID ? 1 : 0;
+
+function isSorted(list: readonly CheckServiceNode[]): boolean {
+  for (let i = 1; i < list.length; i++) if (byNodeThenId(list[i - 1]!, list[i]!) > 0) return false;
+  return true;
+}
 
 /** The ClusterLoadAssignment as a plain object for encodeResource. */
 export function buildLoadAssignment(input: LoadAssignmentInput): Record<string, unknown> {
@@ -120,14 +143,14 @@ export function buildLoadAssignment(input: LoadAssignmentInput): Record<string, 
   let priority = 0;
   for (const group of groups) {
     const byLocality = new Map<string, { region: string; zone: string; weight: number; lbs: Record<string, unknown>[] }>();
-    for (const csn of [...group].sort(byNodeThenId)) {
-      const ep = endpointOf(csn, keepUnhealthy);
+    // The views deliver instances in this order already: sort only when they are not.
+    for (const csn of isSorted(group) ? group : [...group].sort(byNodeThenId)) {
+      const ep = memoEndpointOf(csn, keepUnhealthy);
       // A duplicate address anywhere in the CLA makes gRPC NACK it: first one wins.
       if (!ep || seen.has(ep.key)) continue;
       seen.add(ep.key);
-      const lkey = `${ep.region}\n${ep.zone}`;
-      let loc = byLocality.get(lkey);
-      if (!loc) byLocality.set(lkey, (loc = { region: ep.region, zone: ep.zone, weight: 0, lbs: [] }));
+      let loc = byLocality.get(ep.localityKey);
+      if (!loc) byLocality.set(ep.localityKey, (loc = { region: ep.region, zone: ep.zone, weight: 0, lbs: [] }));
       loc.lbs.push(ep.lb);
       if (ep.lb['health_status'] === 'HEALTHY') loc.weight += ep.weight;
     }

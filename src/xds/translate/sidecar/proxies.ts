@@ -38,6 +38,18 @@ const destOf = (csn: CheckServiceNode): string | undefined => {
 const byNodeThenId = (a: CheckServiceNode, b: CheckServiceNode) =>
   a.Node.Node < b.Node.Node ? -1 : a.Node.Node > b.Node.Node ? 1 : a.Service.ID < b.Service.ID ? -1 : a.Service.ID > b.Service.ID ? 1 : 0;
 
+/** A service's proxies and Connect-native instances, in one pass (this runs on every change of every service). */
+function meshInstances(instances: readonly CheckServiceNode[]): { proxies: readonly CheckServiceNode[]; natives: readonly CheckServiceNode[] } {
+  let proxies: CheckServiceNode[] | undefined;
+  let natives: CheckServiceNode[] | undefined;
+  for (const c of instances) {
+    if (c.Service.Kind === 'connect-proxy') {
+      if (destOf(c) !== undefined) (proxies ??= []).push(c);
+    } else if (c.Service.Connect?.Native === true) (natives ??= []).push(c);
+  }
+  return { proxies: proxies ?? NONE, natives: natives ?? NONE };
+}
+
 export function createProxyIndex(): ProxyIndex {
   const slots = new Map<string, ServiceSlot>();
   /** Services with proxies or Connect-native instances: the only ones the maps are built from. */
@@ -86,11 +98,7 @@ export function createProxyIndex(): ProxyIndex {
         const instances = inputs.instances(name);
         const old = slots.get(name);
         if (old?.instances === instances) continue;
-        const slot: ServiceSlot = {
-          instances,
-          proxies: instances.filter((c) => c.Service.Kind === 'connect-proxy' && destOf(c) !== undefined),
-          natives: instances.filter((c) => c.Service.Kind !== 'connect-proxy' && c.Service.Connect?.Native === true),
-        };
+        const slot: ServiceSlot = { instances, ...meshInstances(instances) };
         for (const s of [old, slot]) {
           for (const csn of s?.proxies ?? []) {
             proxies.add(csn.Service.ID);
