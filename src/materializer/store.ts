@@ -110,9 +110,10 @@ export function createViewStore(options: ViewStoreOptions): ViewStoreWithStats {
         // after a result at index 0 (empty catalog), 1 waits for the first change.
         let last = -1n;
         let lastResult: ViewResult<unknown> | undefined;
+        const m = entry.materializer;
         try {
           while (!stop.signal.aborted) {
-            const result = await entry.materializer.waitFor(last === 0n ? 1n : last, stop.signal);
+            const result = await m.waitFor(last === 0n ? 1n : last, stop.signal);
             if (stop.signal.aborted) break;
             // A new result object is new content, even at the same index (a
             // server that overstated its snapshot index, see materializer.ts).
@@ -120,6 +121,17 @@ export function createViewStore(options: ViewStoreOptions): ViewStoreWithStats {
               last = result.index;
               lastResult = result;
               onResult(result as ViewResult<ViewValue<K>>);
+            }
+            // At most one result per event-loop turn: waiting again at once rendered
+            // (copied) the view for every delivery of a busy turn, each of which the
+            // next result carries anyway; a watcher of a large view paid that per write.
+            await new Promise((resolve) => setImmediate(resolve));
+            // What changed meanwhile, new content at the same index included (which a
+            // wait from that index would not see), is the current result.
+            if (!stop.signal.aborted && m.ready() && m.error() === undefined && m.current() !== lastResult) {
+              lastResult = m.current();
+              last = lastResult.index;
+              onResult(lastResult as ViewResult<ViewValue<K>>);
             }
           }
         } catch (err) {
