@@ -50,7 +50,7 @@ export interface ViewStore {
     key: K,
     options: { token: string; minIndex: bigint; signal?: AbortSignal },
   ): Promise<ViewResult<ViewValue<K>>>;
-  /** Calls onResult with each new result (the current one first, once there is one). Returns stop(). */
+  /** Calls onResult with the current result (first once there is one), then with the newest one after each change, at most once per event-loop turn. Returns stop(). */
   notify<K extends ViewKey>(
     key: K,
     token: string,
