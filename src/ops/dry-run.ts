@@ -70,7 +70,7 @@ export async function predict(
   await shadow.sync(base, stale);
   const before = targets.map((t) => setsOf(shadow.provider, t.node));
   const changedViews = viewTags(base.apply(index + 1n, command).events);
-  await shadow.sync(base, changedViews);
+  await shadow.sync(base, changedViews, true); // keeps what the change itself makes depart, as the live hub does
   const after = targets.map((t) => setsOf(shadow.provider, t.node));
   // Nodes that see the same sets through the same subscriptions share one computed diff;
   // nodes whose diffs read the same share one entry of the answer.

@@ -40,9 +40,11 @@ export interface Shadow {
   /**
    * Moves the shadow to `reader`'s state; resolves once the provider has
    * translated it. With `only`, just those views are re-read: the caller knows
-   * the others are the same as at the last sync.
+   * the others are the same as at the last sync. Departed services (docs/xds.md)
+   * are forgotten unless `keepDeparted`: only a dry run's second step, the change
+   * itself, keeps what it makes depart, as the live hub would.
    */
-  sync(reader: CatalogReader, only?: ReadonlySet<ViewTag>): Promise<void>;
+  sync(reader: CatalogReader, only?: ReadonlySet<ViewTag>, keepDeparted?: boolean): Promise<void>;
   /** What each node would get, exactly as the live server would build it. */
   readonly provider: ResourceProvider;
   close(): void;
@@ -109,11 +111,16 @@ export function createShadow(logger: Logger): Shadow {
   let queue: Promise<void> = Promise.resolve();
   return {
     provider,
-    sync(reader, only) {
+    sync(reader, only, keepDeparted = false) {
       // One sync at a time: each waits for the translation of the one before.
       const run = queue.then(async () => {
         views.sync(reader, only);
         await catalogProvider.ready();
+        // A service that left on the way to this state is no departed service of it (docs/operator-tools.md).
+        if (!keepDeparted) {
+          catalogProvider.forgetDeparted();
+          await catalogProvider.ready();
+        }
       });
       queue = run.catch(() => undefined);
       return run;

@@ -39,6 +39,11 @@ export interface CatalogXdsProviderOptions {
 export interface CatalogXdsProvider extends ResourceProvider {
   /** Resolves once the service list, every watched config kind and every listed service's health have arrived. */
   ready(): Promise<void>;
+  /**
+   * Forgets every departed service (docs/xds.md, "The provider") at the next translation: for
+   * the ops shadow, whose resources must follow the state it was synced to, not the states before.
+   */
+  forgetDeparted(): void;
   /** Counts for the admin page and tests. */
   stats(): { services: number; gateways: number; sidecars: number; encodes: number; cacheHits: number; flushes: number };
   close(): void;
@@ -58,6 +63,7 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
   let scheduled = false;
   let closed = false;
   let flushes = 0;
+  let forgetDeparted = false;
   const inputs = watchCatalogInputs(options.views, options.token ?? '', logger, schedule);
   const offConnect = options.connect?.onChange((change) => {
     if (caChanges !== 'all') {
@@ -79,7 +85,8 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
     flushes++;
     const started = process.hrtime.bigint();
     const changes = inputs.takeChanges();
-    const { changed, universe, chain } = services.update(inputs, changes);
+    const { changed, universe, chain } = services.update(inputs, changes, forgetDeparted);
+    forgetDeparted = false;
     const out: ResourceChange[] = [];
     for (const [typeUrl, names] of changed) if (names.size > 0) out.push({ typeUrl, names });
     if (out.length > 0) sets.rebuild(services.services, changed);
@@ -126,13 +133,17 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    forgetDeparted() {
+      forgetDeparted = true;
+      schedule();
+    },
     ready() {
       if (inputs.ready() && !scheduled) return Promise.resolve();
       return new Promise((resolve) => readyWaiters.push(resolve));
     },
     stats() {
       const s = cache.stats();
-      return { services: services.services.size, gateways: sets.gateways, sidecars: sidecars.count, encodes: s.encodes, cacheHits: s.hits, flushes };
+      return { services: [...services.services.values()].filter((s) => !s.departed).length, gateways: sets.gateways, sidecars: sidecars.count, encodes: s.encodes, cacheHits: s.hits, flushes };
     },
     close() {
       if (closed) return;

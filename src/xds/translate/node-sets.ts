@@ -46,7 +46,7 @@ export function createNodeSets(cache: EncodeCache, logger: Logger): NodeSets {
 
   function gatewaySets(gw: GatewayOutput): { lds: ResourceSet; rds: ResourceSet } {
     gw.lds ??= setOf(new Map([...lds.byName, ...gw.listeners]), new Set(gw.listeners.keys()));
-    gw.rds ??= setOf(new Map([...rds.byName, ...gw.routes]));
+    gw.rds ??= setOf(new Map([...rds.byName, ...gw.routes]), new Set([...rds.wildcard, ...gw.routes.keys()]));
     return { lds: gw.lds, rds: gw.rds };
   }
 
@@ -76,13 +76,16 @@ export function createNodeSets(cache: EncodeCache, logger: Logger): NodeSets {
     rebuild(services, changed) {
       const pick = (f: (s: ServiceOutput) => XdsResource, fsub?: (s: SubsetOutput) => XdsResource) =>
         new Map([...services].flatMap(([n, s]): [string, XdsResource][] => [[n, f(s)], ...(fsub ? [...s.subsets].map(([sn, o]): [string, XdsResource] => [sn, fsub(o)]) : [])]));
+      // Departed services are kept for the clients that name them, never for a wildcard subscriber.
+      const departed = new Set([...services].filter(([, s]) => s.departed).flatMap(([n, s]) => [n, ...s.subsets.keys()]));
+      const setOfLive = (byName: Map<string, XdsResource>) => setOf(byName, departed.size === 0 ? undefined : new Set([...byName.keys()].filter((n) => !departed.has(n))));
       if (changed.get(TypeUrl.Cluster)!.size > 0) {
-        cds = setOf(pick((s) => s.cluster, (o) => o.cluster));
+        cds = setOfLive(pick((s) => s.cluster, (o) => o.cluster));
         const grpcDiffers = [...services.values()].some((s) => s.grpcCluster !== s.cluster || [...s.subsets.values()].some((o) => o.grpcCluster !== o.cluster));
-        cdsGrpc = grpcDiffers ? setOf(pick((s) => s.grpcCluster, (o) => o.grpcCluster)) : cds;
+        cdsGrpc = grpcDiffers ? setOfLive(pick((s) => s.grpcCluster, (o) => o.grpcCluster)) : cds;
       }
-      if (changed.get(TypeUrl.ClusterLoadAssignment)!.size > 0) eds = setOf(pick((s) => s.endpoints, (o) => o.endpoints));
-      if (changed.get(TypeUrl.RouteConfiguration)!.size > 0) rds = setOf(pick((s) => s.route));
+      if (changed.get(TypeUrl.ClusterLoadAssignment)!.size > 0) eds = setOfLive(pick((s) => s.endpoints, (o) => o.endpoints));
+      if (changed.get(TypeUrl.RouteConfiguration)!.size > 0) rds = setOfLive(pick((s) => s.route));
       // API listeners are never part of a wildcard LDS subscription.
       if (changed.get(TypeUrl.Listener)!.size > 0) lds = setOf(pick((s) => s.listener), new Set());
       for (const g of gateways.values()) {

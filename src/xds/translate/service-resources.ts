@@ -58,7 +58,17 @@ export interface ServiceOutput {
   listener: XdsResource;
   /** Resolver subsets: cluster `<subset>.S` → its Cluster (both flavours) and filtered assignment. */
   subsets: ReadonlyMap<string, SubsetOutput>;
+  /**
+   * The service left the universe: kept, with no endpoints, for clients that name it
+   * (never part of a wildcard set), so it can come back (docs/xds.md, "A service that leaves").
+   */
+  departed: boolean;
 }
+
+/** The most departed services kept (oldest forgotten first): a bound on what churning names can pin. */
+export const MAX_DEPARTED = 4096;
+
+const NO_INSTANCES: readonly CheckServiceNode[] = Object.freeze([]);
 
 /** Resource names that changed, per type URL (Cluster, ClusterLoadAssignment, RouteConfiguration, Listener). */
 export type ChangedNames = Map<string, Set<string>>;
@@ -72,8 +82,11 @@ export interface Retranslated {
 
 export interface ServiceResources {
   readonly services: ReadonlyMap<string, ServiceOutput>;
-  /** Retranslates what `changes` touched; forgets services that left the universe. */
-  update(inputs: CatalogInputs, changes: InputChanges): Retranslated;
+  /**
+   * Retranslates what `changes` touched; services that left the universe become departed
+   * (all of them forgotten with `forgetDeparted`).
+   */
+  update(inputs: CatalogInputs, changes: InputChanges, forgetDeparted?: boolean): Retranslated;
 }
 
 const sameList = <T>(a: readonly T[], b: readonly T[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
@@ -127,7 +140,7 @@ export function createServiceResources(cache: EncodeCache, logger: Logger, keepU
     return chainMemo.chain;
   }
 
-  function translate(name: string, inputs: ServiceInputs): ServiceOutput {
+  function translate(name: string, inputs: ServiceInputs, departed = false): ServiceOutput {
     const clusterInput = { name, defaults: inputs.defaults, resolver: inputs.resolver };
     const cluster = cache.encode(TypeUrl.Cluster, name, buildCluster(clusterInput, 'envoy'));
     const grpcCluster = clusterDiffersByFlavor(clusterInput) ? cache.encode(TypeUrl.Cluster, `grpc\n${name}`, buildCluster(clusterInput, 'grpc')) : cluster;
@@ -153,7 +166,7 @@ export function createServiceResources(cache: EncodeCache, logger: Logger, keepU
         ),
       });
     }
-    return { inputs, cluster, grpcCluster, endpoints, route, listener, subsets };
+    return { inputs, cluster, grpcCluster, endpoints, route, listener, subsets, departed };
   }
 
   function forgetSubset(sub: string, out: SubsetOutput): void {
@@ -162,11 +175,29 @@ export function createServiceResources(cache: EncodeCache, logger: Logger, keepU
     cache.delete(TypeUrl.ClusterLoadAssignment, sub);
   }
 
+  /** Departed services in the order they left (a Set keeps insertion order). */
+  const departedOrder = new Set<string>();
+
   return {
     services,
-    update(inputs, changes) {
+    update(inputs, changes, forgetDeparted = false) {
       const changed: ChangedNames = new Map([TypeUrl.Cluster, TypeUrl.ClusterLoadAssignment, TypeUrl.RouteConfiguration, TypeUrl.Listener].map((t) => [t, new Set<string>()]));
       const mark = (typeUrl: string, name: string) => changed.get(typeUrl)!.add(name);
+      /** Stores a service's new output and marks what differs; `all`: every name (its wildcard membership moved). */
+      const replace = (name: string, previous: ServiceOutput | undefined, out: ServiceOutput, all: boolean) => {
+        services.set(name, out);
+        if (all || previous?.cluster !== out.cluster || previous?.grpcCluster !== out.grpcCluster) mark(TypeUrl.Cluster, name);
+        if (all || previous?.endpoints !== out.endpoints) mark(TypeUrl.ClusterLoadAssignment, name);
+        if (all || previous?.route !== out.route) mark(TypeUrl.RouteConfiguration, name);
+        if (all || previous?.listener !== out.listener) mark(TypeUrl.Listener, name);
+        for (const sub of new Set([...(previous?.subsets.keys() ?? []), ...out.subsets.keys()])) {
+          const a = previous?.subsets.get(sub);
+          const b = out.subsets.get(sub);
+          if (all || a?.cluster !== b?.cluster || a?.grpcCluster !== b?.grpcCluster) mark(TypeUrl.Cluster, sub);
+          if (all || a?.endpoints !== b?.endpoints) mark(TypeUrl.ClusterLoadAssignment, sub);
+          if (a && !b) forgetSubset(sub, a);
+        }
+      };
       const defaults = byName(inputs.entries('service-defaults'));
       const resolvers = byName(inputs.entries('service-resolver'));
       const httpRoutes = inputs.entries('http-route');
@@ -197,7 +228,7 @@ export function createServiceResources(cache: EncodeCache, logger: Logger, keepU
           subsetFailover,
         };
         const previous = services.get(name);
-        if (previous && sameInputs(previous.inputs, next)) continue;
+        if (previous && !previous.departed && sameInputs(previous.inputs, next)) continue;
         let out: ServiceOutput;
         try {
           out = translate(name, next);
@@ -207,21 +238,32 @@ export function createServiceResources(cache: EncodeCache, logger: Logger, keepU
           logger.error({ err, service: name }, 'translation failed; keeping the previous resources');
           continue;
         }
-        services.set(name, out);
-        if (previous?.cluster !== out.cluster || previous?.grpcCluster !== out.grpcCluster) mark(TypeUrl.Cluster, name);
-        if (previous?.endpoints !== out.endpoints) mark(TypeUrl.ClusterLoadAssignment, name);
-        if (previous?.route !== out.route) mark(TypeUrl.RouteConfiguration, name);
-        if (previous?.listener !== out.listener) mark(TypeUrl.Listener, name);
-        for (const sub of new Set([...(previous?.subsets.keys() ?? []), ...out.subsets.keys()])) {
-          const a = previous?.subsets.get(sub);
-          const b = out.subsets.get(sub);
-          if (a?.cluster !== b?.cluster || a?.grpcCluster !== b?.grpcCluster) mark(TypeUrl.Cluster, sub);
-          if (a?.endpoints !== b?.endpoints) mark(TypeUrl.ClusterLoadAssignment, sub);
-          if (a && !b) forgetSubset(sub, a);
+        // A departed service that comes back is in the wildcard sets again: every name of it moved.
+        const returned = previous?.departed === true;
+        if (returned) departedOrder.delete(name);
+        replace(name, previous, out, returned);
+      }
+      for (const [name, gone] of services) {
+        if (universe.has(name) || gone.departed) continue;
+        // Kept with no endpoints for the clients that name it: telling a by-name client it does not
+        // exist leaves @grpc/grpc-js-xds unable to take the same resource back (docs/xds.md).
+        try {
+          replace(name, gone, translate(name, { ...gone.inputs, instances: NO_INSTANCES, failover: [], subsetFailover: new Map() }, true), true);
+          departedOrder.add(name);
+        } catch (err) {
+          logger.error({ err, service: name }, 'translation of a departed service failed; forgetting it');
+          forget(name, gone);
         }
       }
-      for (const [name, gone] of [...services]) {
-        if (universe.has(name)) continue;
+      for (const name of departedOrder) {
+        if (!forgetDeparted && departedOrder.size <= MAX_DEPARTED) break;
+        departedOrder.delete(name);
+        forget(name, services.get(name)!);
+      }
+      inputs.setDependents(dependents);
+      return { changed, universe, chain };
+
+      function forget(name: string, gone: ServiceOutput): void {
         services.delete(name);
         for (const r of [gone.cluster, gone.grpcCluster, gone.endpoints, gone.route, gone.listener]) {
           cache.delete(r.typeUrl, r === gone.grpcCluster && r !== gone.cluster ? `grpc\n${name}` : name);
@@ -233,8 +275,6 @@ export function createServiceResources(cache: EncodeCache, logger: Logger, keepU
           mark(TypeUrl.ClusterLoadAssignment, sub);
         }
       }
-      inputs.setDependents(dependents);
-      return { changed, universe, chain };
     },
   };
 }

@@ -132,12 +132,19 @@ export class ClientProcess {
    */
   untilServing(servers: string | readonly string[], count = 8, capMs = 90_000): Promise<void> {
     const wanted = new Set(typeof servers === 'string' ? [servers] : servers);
-    const server = [...wanted].join('+');
-    const done = () => {
+    return this.until(`serving from ${[...wanted].join('+')}`, capMs, () => {
       if (this.lines.length < count) return false;
       const recent = this.lines.slice(-count);
       return recent.every((l) => l.ok && wanted.has(l.server!)) && [...wanted].every((w) => recent.some((l) => l.server === w));
-    };
+    });
+  }
+
+  /** Resolves when an RPC after the first `from` lines failed; rejects after capMs. */
+  untilFailing(from: number, capMs = 90_000): Promise<void> {
+    return this.until('failing', capMs, () => this.lines.slice(from).some((l) => !l.ok));
+  }
+
+  private until(what: string, capMs: number, done: () => boolean): Promise<void> {
     return new Promise((resolve, reject) => {
       const check = () => {
         if (done()) {
@@ -150,7 +157,7 @@ export class ClientProcess {
       };
       const timer = setTimeout(() => {
         cleanup();
-        reject(new Error(`${this.name}: not serving from ${server} after ${capMs} ms; last: ${JSON.stringify(this.lines.slice(-5))}; stderr: ${this.stderr}`));
+        reject(new Error(`${this.name}: not ${what} after ${capMs} ms; last: ${JSON.stringify(this.lines.slice(-5))}; stderr: ${this.stderr}`));
       }, capMs);
       const cleanup = () => {
         clearTimeout(timer);

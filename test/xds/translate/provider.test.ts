@@ -123,8 +123,21 @@ test('provider: services appear and disappear with the service list (watch start
   c = await changed;
   assert.ok(!views.watched().includes('health/api'));
   for (const typeUrl of [TypeUrl.Cluster, TypeUrl.ClusterLoadAssignment, TypeUrl.RouteConfiguration, TypeUrl.Listener]) {
-    assert.ok(c.find((x) => x.typeUrl === typeUrl)?.names.has('api'), `${typeUrl} reports api removed`);
-    assert.deepEqual([...provider.get(typeUrl, grpcNode).byName.keys()], ['web']);
+    assert.ok(c.find((x) => x.typeUrl === typeUrl)?.names.has('api'), `${typeUrl} reports api moved`);
+    // Departed: kept for clients that name it (docs/xds.md, "A service that leaves"), out of every wildcard set.
+    assert.deepEqual([...provider.get(typeUrl, grpcNode).byName.keys()].sort(), ['api', 'db', 'web']);
+    assert.ok(![...provider.get(typeUrl, envoyNode('')).wildcard].some((n) => n !== 'web'), `${typeUrl}: only web is in the wildcard set`);
+  }
+  assert.equal(decode(provider.get(TypeUrl.ClusterLoadAssignment, grpcNode).byName.get('api')!).endpoints, undefined, 'a departed service has no endpoints');
+  assert.equal(provider.stats().services, 1, 'stats count the services in the universe');
+
+  // Back in the list: in the wildcard sets again, every name reported.
+  changed = nextChange();
+  views.emit('list', names([{ Name: 'web' }, { Name: 'api' }]));
+  c = await changed;
+  for (const typeUrl of [TypeUrl.Cluster, TypeUrl.ClusterLoadAssignment, TypeUrl.RouteConfiguration]) {
+    assert.ok(c.find((x) => x.typeUrl === typeUrl)?.names.has('api'), `${typeUrl} reports api back`);
+    assert.deepEqual([...provider.get(typeUrl, envoyNode('')).wildcard].sort(), ['api', 'web']);
   }
   provider.close();
 });
