@@ -95,8 +95,9 @@ function run(ops: Op[]): void {
     readNew();
     assert.ok(stream.stats.maxUnackedPerType <= 1);
   }
-  // Everything changes once more (NACKed content is superseded), then the client ACKs until quiet.
-  p.set(...CLUSTERS.map((c) => cluster(c, 7)), ...CLUSTERS.map((c) => cla(c, [9000])), listener('l1', 'r2'), ...ROUTES.map((r) => route(r, 'c2')));
+  // Everything changes once more, to content no step above can make (so whatever was NACKed is
+  // superseded: a rejected version is never resent unchanged, X-ACK-5), then the client ACKs until quiet.
+  p.set(...CLUSTERS.map((c) => cluster(c, 7)), ...CLUSTERS.map((c) => cla(c, [9000])), listener('l1', 'r2', 'last'), ...ROUTES.map((r) => route(r, 'c2', 'last')));
   for (const t of TYPES) changed(t, [...CLUSTERS, ...ROUTES, 'l1']);
   readNew();
   for (let i = 0; unanswered.size > 0 && i < 50; i++) {

@@ -35,12 +35,14 @@ export function cla(name: string, ports: number[] = [8080]): XdsResource {
   });
 }
 
-export function listener(name: string, routeName: string): XdsResource {
+/** `statPrefix` and `vhost` only vary the content (a model test's last round must differ from anything it NACKed). */
+export function listener(name: string, routeName: string, statPrefix = ''): XdsResource {
   return resource(TypeUrl.Listener, 'envoy.config.listener.v3.Listener', name, {
     name,
     api_listener: {
       api_listener: {
         '@type': HCM,
+        ...(statPrefix ? { stat_prefix: statPrefix } : {}),
         rds: { route_config_name: routeName, config_source: { ads: {} } },
         http_filters: [{ name: 'router', typed_config: { '@type': ROUTER } }],
       },
@@ -48,10 +50,10 @@ export function listener(name: string, routeName: string): XdsResource {
   });
 }
 
-export function route(name: string, clusterName: string): XdsResource {
+export function route(name: string, clusterName: string, vhost = 'vh'): XdsResource {
   return resource(TypeUrl.RouteConfiguration, 'envoy.config.route.v3.RouteConfiguration', name, {
     name,
-    virtual_hosts: [{ name: 'vh', domains: ['*'], routes: [{ match: { prefix: '/' }, route: { cluster: clusterName } }] }],
+    virtual_hosts: [{ name: vhost, domains: ['*'], routes: [{ match: { prefix: '/' }, route: { cluster: clusterName } }] }],
   });
 }
 
