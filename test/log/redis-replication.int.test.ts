@@ -65,8 +65,10 @@ test('a tail whose log lost entries it handed out (a failover) says LOG_REWOUND 
   const redis = await startRedis();
   const proxy = await startProxy(redis.port);
   const prefix = `rewind:{${randomUUID()}}:`;
-  const writer = createRedisLog({ url: redis.url, keyPrefix: prefix });
-  const other = createRedisLog({ url: redis.url, keyPrefix: prefix });
+  // The writers' appends are not what times out here: a generous write timeout, so a
+  // process starved for 2 s on a loaded machine still gets its LOG_REWOUND, not a 503.
+  const writer = createRedisLog({ url: redis.url, keyPrefix: prefix, writeTimeoutMs: 30_000 });
+  const other = createRedisLog({ url: redis.url, keyPrefix: prefix, writeTimeoutMs: 30_000 });
   const reader = createRedisLog({ url: `redis://127.0.0.1:${proxy.port}`, keyPrefix: prefix });
   const admin = new Redis(redis.url);
   const ac = new AbortController();
