@@ -3,7 +3,7 @@
 // are checked on every write) and Subscribe fan-out (1,000 subscribers of one
 // service, events delivered per second while registrations stream in; with ACLs
 // on every event passes the subscriber's authorizer). In-process hub, memory
-// log, loopback. Run through /work/team/bench-lock: `npm run bench:acl`.
+// log, loopback. Run with no other benchmark on the machine: `npm run bench:acl`.
 import { loadavg } from 'node:os';
 import * as grpc from '@grpc/grpc-js';
 import { attachHubServices, type Hub } from '../src/hub';

@@ -15,7 +15,7 @@
 // (target: at least 0.8 of it), and no waiter answers.
 //
 //   npm run bench:blocking -- [--seconds 4] [--waiters 1000,5000] [--concurrency 16] [--only nodes]
-//   (through /work/team/bench-lock on the shared machine)
+//   (with no other benchmark on the machine)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';

@@ -7,7 +7,7 @@
 //
 //   node --import tsx bench/envoy-load.ts [--rate 200] [--churn 10s] [--step 500ms]
 //
-// Run it through /work/team/bench-lock on a shared machine.
+// Run it with no other benchmark on the machine.
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { parseDurationMs } from '../src/config';

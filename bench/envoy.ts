@@ -20,7 +20,7 @@
 // back, the tightest stamp, and the most CPU taken from the hub);
 // --hub-node-args: Node flags for the hub process (a CPU profile, say).
 //
-// Run it through /work/team/bench-lock on a shared machine.
+// Run it with no other benchmark on the machine.
 import { once } from 'node:events';
 import http from 'node:http';
 import { loadavg } from 'node:os';

@@ -15,7 +15,7 @@
 //
 // Real Envoys are timed by polling their admin API (listener updates, /certs)
 // every 10 ms, and their bytes are the xDS connection's received bytes. Prints
-// figures; asserts nothing. Run it through /work/team/bench-lock.
+// figures; asserts nothing. Run it with no other benchmark on the machine.
 //
 //   node --import tsx bench/mesh.ts [--sidecars 200] [--envoy-every 20]
 import { generateKeyPairSync } from 'node:crypto';

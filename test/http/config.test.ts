@@ -21,9 +21,11 @@ test('set answers true; get returns the entry with indexes; list by kind', async
   await call(hub, 'PUT', '/v1/config', { Kind: 'service-defaults', Name: 'api', Protocol: 'grpc' });
   const list = await call(hub, 'GET', '/v1/config/service-defaults');
   assert.deepEqual(list.json.map((e: any) => e.Name), ['api', 'web']);
-  const mesh = await call(hub, 'PUT', '/v1/config', { Kind: 'mesh', TransparentProxy: { MeshDestinationsOnly: true } });
+  const mesh = await call(hub, 'PUT', '/v1/config', { Kind: 'mesh', DefaultIntentionPolicy: 'allow', Meta: { team: 'net' } });
   assert.equal(mesh.status, 200, mesh.text);
-  assert.equal((await call(hub, 'GET', '/v1/config/mesh/mesh')).json.TransparentProxy.MeshDestinationsOnly, true);
+  const got = (await call(hub, 'GET', '/v1/config/mesh/mesh')).json;
+  assert.equal(got.Name, 'mesh', 'the singleton gets its name');
+  assert.deepEqual([got.DefaultIntentionPolicy, got.Meta], ['allow', { team: 'net' }]);
 });
 
 test('missing entry: 404 in Consul words; unknown kind: 400 in Consul words', async () => {

@@ -137,6 +137,19 @@ test('L7 permissions: only for HTTP destinations; checked field by field; a conn
   await ok('DELETE', '/v1/connect/intentions/exact?source=web&destination=api');
 });
 
+test('the mesh entry refuses what sidecars would not act on, and appends nothing; zero values pass', async () => {
+  const index = hub.catalog.lastIndex();
+  await bad('PUT', '/v1/config', { Kind: 'mesh', TransparentProxy: { MeshDestinationsOnly: true } }, /TransparentProxy: not supported by this hub \(transparent proxying\)/);
+  await bad('PUT', '/v1/config', { Kind: 'mesh', AllowEnablingPermissiveMutualTLS: true }, /AllowEnablingPermissiveMutualTLS: not supported/);
+  await bad('PUT', '/v1/config', { Kind: 'mesh', TLS: { Incoming: { TLSMinVersion: 'TLSv1_3' } } }, /TLS: not supported/);
+  await bad('PUT', '/v1/config', { Kind: 'mesh', HTTP: { SanitizeXForwardedClientCert: true } }, /HTTP: not supported/);
+  await bad('PUT', '/v1/config', { Kind: 'mesh', Peering: { PeerThroughMeshGateways: true } }, /Peering: not supported/);
+  assert.equal(hub.catalog.lastIndex(), index, 'nothing appended');
+  // What Consul's Go client sends for an entry with only the default intention set.
+  await ok('PUT', '/v1/config', { Kind: 'mesh', Name: 'mesh', TransparentProxy: { MeshDestinationsOnly: false }, AllowEnablingPermissiveMutualTLS: false, TLS: null, HTTP: null, Peering: null, DefaultIntentionPolicy: 'allow' });
+  await ok('DELETE', '/v1/config/mesh/mesh');
+});
+
 test('concurrent writes to one destination all land (compare-and-set, retried)', async () => {
   const sources = Array.from({ length: 8 }, (_, i) => `client-${i}`);
   await Promise.all(sources.map((s) => ok('PUT', `/v1/connect/intentions/exact?source=${s}&destination=busy`, { Action: 'allow' })));

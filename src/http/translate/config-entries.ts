@@ -158,11 +158,13 @@ function httpRoute(e: Body): string[] {
 }
 
 function mesh(e: Body): string[] {
-  e.obj('TransparentProxy')?.bool('MeshDestinationsOnly');
-  e.bool('AllowEnablingPermissiveMutualTLS');
-  e.obj('TLS');
-  e.obj('HTTP')?.bool('SanitizeXForwardedClientCert');
-  e.obj('Peering');
+  // The sidecars this hub builds would not act on these, so a value is refused
+  // rather than stored and ignored (zero values, as Go clients send, pass).
+  e.unsupported('TransparentProxy', 'transparent proxying');
+  e.unsupported('AllowEnablingPermissiveMutualTLS', 'permissive mutual TLS');
+  e.unsupported('TLS', 'mesh-wide TLS parameters: sidecars use the CA defaults');
+  e.unsupported('HTTP', 'X-Forwarded-Client-Cert sanitising');
+  e.unsupported('Peering', 'cluster peering');
   // xdshub extension (docs/mesh.md): the default intention; Consul takes it from the agent's configuration.
   e.oneOf('DefaultIntentionPolicy', ['', 'allow', 'deny'], '');
   return ['TransparentProxy', 'AllowEnablingPermissiveMutualTLS', 'TLS', 'HTTP', 'Peering', 'DefaultIntentionPolicy'];
