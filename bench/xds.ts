@@ -5,7 +5,7 @@
 //
 //   node --import tsx bench/xds.ts [--clients 1000] [--services 1000] [--procs 2] [--rounds 10]
 //        [--mode both|all|hub|hub-notrim|bare|bare-sync] [--settle-ms 500]
-//        [--churn 1000] [--churn-seconds 10] [--hub-args "--xds-debounce 50ms ..."]
+//        [--churn 1000] [--churn-seconds 10] ["--hub-args=--xds-debounce 50ms ..."] (with "=": a value that starts with -- is otherwise taken for a flag)
 //   node --import tsx bench/xds.ts --storm [--clients 5000] [--services 1]
 //   node --import tsx bench/xds.ts --fanout [--clients 5000] [--services 100]   (bench/xds/fanout.ts)
 //
