@@ -2,7 +2,7 @@
 // requests with a token, and one call that makes a policy plus a token for it.
 import { attachHubServices, type Hub } from '../../src/hub';
 import type { Config } from '../../src/config';
-import { type Answer, startHub } from '../helpers/hub';
+import { type Answer, call, startHub } from '../helpers/hub';
 
 export const ROOT = '11111111-2222-4333-8444-555555555555';
 
@@ -12,20 +12,8 @@ export function aclHub(overrides: Partial<Config> = {}): Promise<Hub> {
 }
 
 /** One request through app.inject() with a token in X-Consul-Token (or none). */
-export async function as(hub: Hub, token: string | undefined, method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-  const res = await hub.http.inject({
-    method: method as 'GET',
-    url,
-    headers: { ...(token === undefined ? {} : { 'x-consul-token': token }), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    ...(body === undefined ? {} : { payload: typeof body === 'string' ? body : JSON.stringify(body) }),
-  });
-  let json: unknown;
-  try {
-    json = JSON.parse(res.body);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.statusCode, headers: res.headers as Answer['headers'], text: res.body, json, index: BigInt(String(res.headers['x-consul-index'] ?? '0')) };
+export function as(hub: Hub, token: string | undefined, method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  return call(hub, method, url, body, { ...(token === undefined ? {} : { 'x-consul-token': token }), ...headers });
 }
 
 let policies = 0;
