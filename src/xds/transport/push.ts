@@ -5,7 +5,9 @@
 // at once: an idle hub pays no coalescing delay. Changes that arrive while the
 // window is open are folded and go when it ends, never later than `maxDelayMs`
 // after the first of them. Under churn, deliveries (and so responses per
-// stream) stay at most one per window.
+// stream) stay at most one per window: a stream whose ACK frees a type with
+// changes queued while the window is open does not send them at once but
+// waits here for the next delivery (X-STREAM-4).
 import type { ResourceChange, ResourceProvider } from './provider';
 import type { XdsStream } from './stream';
 import type { SubscriptionDelta } from './rules/subscription';
@@ -36,6 +38,9 @@ export class PushPipeline {
   /** When the last delivery went out: the window is open until lastAt + debounceMs. */
   private lastAt = -Infinity;
   private timer: NodeJS.Timeout | undefined;
+  /** Streams whose queued changes wait for the next delivery (X-STREAM-4), and when the oldest of them reached the hub. */
+  private deferred = new Set<XdsStream>();
+  private deferredAt: number | undefined;
   private readonly unsubscribe: () => void;
   /** Instrumentation: coalesced deliveries. */
   deliveries = 0;
@@ -67,6 +72,7 @@ export class PushPipeline {
   }
 
   remove(stream: XdsStream): void {
+    this.deferred.delete(stream);
     for (const [typeUrl, st] of stream.types) {
       this.wildcard.get(typeUrl)?.delete(stream);
       const groups = this.groups.get(typeUrl);
@@ -91,9 +97,26 @@ export class PushPipeline {
       for (const n of c.names) b.names.add(n);
     }
     if (this.timer) return; // folded: goes when the window ends
-    const windowEnd = this.lastAt + this.opts.debounceMs;
-    if (now >= windowEnd) return this.deliver(); // idle: at once
-    const wait = Math.max(0, Math.min(windowEnd, this.firstAt + this.opts.maxDelayMs) - now);
+    if (!this.windowOpen(now)) return this.deliver(); // idle: at once
+    this.schedule(now);
+  }
+
+  /** Whether a change now would wait: a delivery went out less than a window ago, or one is scheduled. */
+  windowOpen(now = Date.now()): boolean {
+    return this.timer !== undefined || now < this.lastAt + this.opts.debounceMs;
+  }
+
+  /** X-STREAM-4: `stream` has changes (the oldest reached the hub at `at`) that go with the next delivery. */
+  defer(stream: XdsStream, at: number): void {
+    this.deferred.add(stream);
+    this.deferredAt = Math.min(this.deferredAt ?? at, at);
+    if (!this.timer) this.schedule(Date.now());
+  }
+
+  /** Arms the timer for the window's end, or sooner if a waiting change would pass the maximum delay. */
+  private schedule(now: number): void {
+    const first = Math.min(this.firstAt ?? Infinity, this.deferredAt ?? Infinity);
+    const wait = Math.max(0, Math.min(this.lastAt + this.opts.debounceMs, first + this.opts.maxDelayMs) - now);
     this.timer = setTimeout(() => this.deliver(), wait);
   }
 
@@ -105,7 +128,10 @@ export class PushPipeline {
     const batches = [...this.batches.values()];
     this.batches = new Map();
     this.firstAt = undefined;
-    const touched = new Set<XdsStream>();
+    const touched = this.deferred;
+    this.deferred = new Set();
+    this.deferredAt = undefined;
+    for (const s of touched) s.resume();
     for (const b of batches) {
       const targets = new Set<XdsStream>(this.wildcard.get(b.typeUrl));
       for (const [names, streams] of this.groups.get(b.typeUrl) ?? []) {
@@ -119,7 +145,7 @@ export class PushPipeline {
       }
     }
     for (const s of touched) s.flush();
-    if (batches.length) {
+    if (touched.size > 0) {
       this.deliveries++;
       // The window opens when the writes are done: a delivery to many streams
       // takes time, and the next one leaves a window for ACKs and HTTP between.

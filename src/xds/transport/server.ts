@@ -102,6 +102,8 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     syncGate,
     largeWritten: (bytes) => trimmer.note(bytes),
     subscriptionChanged: (stream, typeUrl, delta, names, wildcard) => pipeline.update(stream, typeUrl, delta, names, wildcard),
+    windowOpen: () => pipeline.windowOpen(),
+    defer: (stream, at) => pipeline.defer(stream, at),
     names: nameInterner(),
     ...(options.observer ? { observer: options.observer } : {}),
     ...(options.admit ? { admit: options.admit } : {}),

@@ -157,3 +157,8 @@ export function withNames(set: ReadonlySet<string>, names: Iterable<string>): Re
 export function hasWork(st: TypeState): boolean {
   return st.changed === 'all' || st.changed.size > 0 || st.force.size > 0 || st.forceAll || st.holding;
 }
+
+/** X-STREAM-4: changes wait for the next delivery (the push window was open when the type was freed). */
+export function isDeferred(st: TypeState): boolean {
+  return !st.dirty && st.pending === undefined && hasWork(st);
+}

@@ -14,7 +14,7 @@ import type { NameInterner } from './name-sets';
 import { reportAnswers, reportSent, type XdsObserver } from './observer';
 import type { ResourceSet, XdsNode } from './provider';
 import type { ResourceType } from './resource-types';
-import { nextHeartbeat, nextResponse, onDeltaRequest, onSotwRequest, resourcesChanged, type Outgoing, type RequestOutcome, type RuleContext } from './rules/decide';
+import { nextHeartbeat, nextResponse, onDeltaRequest, onSotwRequest, resourcesChanged, resumeDeferred, type Outgoing, type RequestOutcome, type RuleContext } from './rules/decide';
 import type { SubscriptionDelta } from './rules/subscription';
 import { newStreamState, type StreamState, type Transport, type TypeState, type Variant } from './stream-state';
 import type { SyncGate, SyncTicket } from './sync-gate';
@@ -49,6 +49,10 @@ export interface StreamDeps {
   admit?(node: XdsNode): void;
   /** Resource names one request may name or subscribe to. */
   maxResourceNames?: number;
+  /** X-STREAM-4: whether the push window is open now; absent: never (queued changes go on the ACK). */
+  windowOpen?(): boolean;
+  /** X-STREAM-4: this stream's queued changes (the oldest reached the hub at `at`) wait for the next delivery. */
+  defer?(stream: XdsStream, at: number): void;
 }
 
 export interface StreamOptions {
@@ -164,7 +168,9 @@ export class XdsStream {
       if (max !== undefined && names > max) return this.fail(tooManyNames(names, max));
       // The call's credential rides on the node the rules keep (X-STREAM-1: the first request's).
       if (req.node && this.credential !== undefined) req.node = { ...req.node, credential: this.credential };
-      outcome = 'resourceNames' in req ? onSotwRequest(this.state, req, this.context()) : onDeltaRequest(this.state, req, this.context());
+      const ctx = this.context();
+      if (this.deps.windowOpen?.()) ctx.windowOpen = true;
+      outcome = 'resourceNames' in req ? onSotwRequest(this.state, req, ctx) : onDeltaRequest(this.state, req, ctx);
     } catch (err) {
       const what = this.variant === 'sotw' ? 'DiscoveryRequest' : 'DeltaDiscoveryRequest';
       return this.fail(new HubError('INVALID_ARGUMENT', `${what}: cannot decode: ${(err as Error).message}`, { cause: err }));
@@ -189,6 +195,7 @@ export class XdsStream {
     }
     const sub = outcome.subscription;
     if (sub) this.deps.subscriptionChanged(this, sub.typeUrl, sub.delta, sub.names, sub.wildcard);
+    if (outcome.deferred !== undefined) this.deps.defer?.(this, outcome.deferred);
     this.flush();
   }
 
@@ -200,6 +207,11 @@ export class XdsStream {
   /** The push pipeline reports changed names of a type this stream subscribes to. */
   resourcesChanged(typeUrl: string, names: ReadonlySet<string>, at: number): void {
     this.state = resourcesChanged(this.state, typeUrl, names, at);
+  }
+
+  /** X-STREAM-4: the delivery its queued changes waited for has come (the pipeline flushes next). */
+  resume(): void {
+    this.state = resumeDeferred(this.state);
   }
 
   /** Writes what the rules say each dirty type needs, until they say nothing or the socket pushes back. */

@@ -37,7 +37,9 @@ type Op =
   | { op: 'delta'; type: number; subscribe: string[]; unsubscribe: string[]; reply: 'ack' | 'nack' | 'stale' | 'none'; initial: string[] }
   | { op: 'change'; type: number; name: string; v: number }
   | { op: 'remove'; type: number; name: string }
-  | { op: 'heartbeat' };
+  | { op: 'heartbeat' }
+  | { op: 'window'; open: boolean }
+  | { op: 'resume' };
 
 const reply = fc.constantFrom('ack' as const, 'nack' as const, 'stale' as const, 'none' as const);
 const typeIndex = fc.integer({ min: 0, max: 3 });
@@ -47,6 +49,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant('change' as const), type: typeIndex, name, v: fc.integer({ min: 1, max: 3 }) }),
   fc.record({ op: fc.constant('remove' as const), type: typeIndex, name }),
   fc.constant({ op: 'heartbeat' as const }),
+  fc.record({ op: fc.constant('window' as const), open: fc.boolean() }),
+  fc.constant({ op: 'resume' as const }),
 );
 
 const streamArb = fc.record({
@@ -96,7 +100,7 @@ const PROBES: Record<string, Probe> = {
   'ack.nonceFor': (s, _st, _ctx, l) => pure(l, [s], () => ack.nonceFor(s.id, s.nonceSeq + 1)),
   'ack.settle': (_s, st, ctx, l) => {
     for (const error of [undefined, { code: 3, message: 'no' }]) {
-      pure(l, [st], () => ack.settle(st, { nonce: st.pending?.nonce ?? 'x', error, versionInfo: st.lastSentVersion, at: ctx.now }));
+      for (const open of [false, true]) pure(l, [st], () => ack.settle(st, { nonce: st.pending?.nonce ?? 'x', error, versionInfo: st.lastSentVersion, at: ctx.now }, open));
     }
   },
   'ack.withPending': (s, st, _ctx, l) =>
@@ -142,6 +146,7 @@ const PROBES: Record<string, Probe> = {
   'decide.onDeltaRequest': (s, st, ctx, l) =>
     pure(l, [s], () => decide.onDeltaRequest(s, { node: undefined, typeUrl: st.wireTypeUrl, subscribe: ['c2'], unsubscribe: ['c1'], initialVersions: new Map(), responseNonce: st.pending?.nonce ?? '', errorDetail: { code: 13, message: 'x' } }, ctx)),
   'decide.resourcesChanged': (s, st, ctx, l) => pure(l, [s], () => decide.resourcesChanged(s, st.type.typeUrl, new Set(['c1', 'r1']), ctx.now)),
+  'decide.resumeDeferred': (s, _st, _ctx, l) => pure(l, [s], () => decide.resumeDeferred(s)),
   'decide.nextResponse': (s, _st, ctx, l) => pure(l, [s], () => decide.nextResponse(s, ctx)),
   'decide.nextHeartbeat': (s, _st, ctx, l) => pure(l, [s], () => decide.nextHeartbeat(s, ctx)),
 };
@@ -179,7 +184,8 @@ test('rule modules are pure: same input, same output, no I/O, input untouched (f
       let now = 1_000_000;
       const memo = new BodyCache();
       const node: XdsNode = { id: 'n1', cluster: 'c', clientFeatures: cfg.features, userAgent: 'envoy' };
-      const ctx = (): decide.RuleContext => ({ resources: (t) => provider.get(t.typeUrl, node), memo, names: NO_INTERNING, now, resourceTtlMs: cfg.ttlMs });
+      let windowOpen = false;
+      const ctx = (): decide.RuleContext => ({ resources: (t) => provider.get(t.typeUrl, node), memo, names: NO_INTERNING, now, resourceTtlMs: cfg.ttlMs, windowOpen });
       let s: StreamState = newStreamState(7, cfg.variant, cfg.transport, cfg.api);
       const fixed = cfg.transport === 'ads' ? undefined : RESOURCE_TYPES.find((t) => t.short === cfg.transport);
       const typeAt = (i: number) => fixed ?? RESOURCE_TYPES[i]!;
@@ -203,7 +209,12 @@ test('rule modules are pure: same input, same output, no I/O, input untouched (f
       };
       for (const op of ops) {
         now += 1000;
-        const type = typeAt(op.op === 'heartbeat' ? 0 : op.type);
+        if (op.op === 'window') {
+          windowOpen = op.open;
+          continue;
+        }
+        if (op.op === 'resume') s = decide.resumeDeferred(s);
+        const type = typeAt(op.op === 'heartbeat' || op.op === 'resume' ? 0 : op.type);
         const st = s.types.get(type.typeUrl);
         const nonce = op.op === 'sotw' || op.op === 'delta' ? (op.reply === 'stale' ? 'stale-nonce' : op.reply === 'none' ? '' : (st?.pending?.nonce ?? '')) : '';
         const errorDetail = (op.op === 'sotw' || op.op === 'delta') && op.reply === 'nack' ? { code: 3, message: 'rejected' } : undefined;
@@ -219,7 +230,7 @@ test('rule modules are pure: same input, same output, no I/O, input untouched (f
         } else if (op.op === 'remove') {
           provider.remove(type.typeUrl, op.name);
           s = decide.resourcesChanged(s, type.typeUrl, new Set([op.name]), now);
-        } else {
+        } else if (op.op === 'heartbeat') {
           for (let i = 0; i < 5; i++) if (!step('decide.nextHeartbeat', () => decide.nextHeartbeat(s, ctx())).response) break;
         }
         drain();

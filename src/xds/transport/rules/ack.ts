@@ -39,8 +39,10 @@ export interface Reply {
  * X-ACK-2/3/4, X-DELTA-1: pairs a reply with the pending response by nonce.
  * An empty or stale nonce pairs with nothing (X-ACK-6) and changes nothing.
  * Returns the NACK when the reply was one, for the operator to see.
+ * `windowOpen`: the push window is open (X-STREAM-4): changes that came while
+ * the response was in flight wait for the next delivery instead of going now.
  */
-export function settle(st: TypeState, reply: Reply): { state: TypeState; nack: NackRecord | undefined } {
+export function settle(st: TypeState, reply: Reply, windowOpen = false): { state: TypeState; nack: NackRecord | undefined } {
   const p = st.pending;
   if (reply.nonce === '' || !p || p.nonce !== reply.nonce) return { state: st, nack: undefined };
   let nack: NackRecord | undefined;
@@ -49,8 +51,13 @@ export function settle(st: TypeState, reply: Reply): { state: TypeState; nack: N
     nack = { nonce: reply.nonce, code: reply.error.code, message: reply.error.message, at: reply.at, versionInfo: reply.versionInfo };
     next = recordNack(st, p, nack);
   } else next = commitAck(st, p);
-  // Anything that changed while this response was in flight goes now (X-STREAM-3: the latest state).
-  if (hasWork(next)) next = { ...next, dirty: true };
+  // Anything that changed while this response was in flight goes now (X-STREAM-3: the latest state) —
+  // unless it is only changes and the push window is open (X-STREAM-4): then it waits, not dirty
+  // but with work, for the next delivery. What a request asked for (force) always goes now.
+  if (hasWork(next)) {
+    const wait = windowOpen && next.force.size === 0 && !next.forceAll && !next.holding;
+    if (next.dirty === wait) next = { ...next, dirty: !wait };
+  }
   return { state: next, nack };
 }
 

@@ -7,7 +7,7 @@ import type { BodyCache } from '../body-cache';
 import type { NameInterner } from '../name-sets';
 import type { ResourceSet, XdsNode } from '../provider';
 import { Clusters, Endpoints, RESOURCE_TYPES, resourceTypeOf, type ResourceType } from '../resource-types';
-import { newTypeState, withType, markChanged, type NackRecord, type StreamState, type TypeState } from '../stream-state';
+import { isDeferred, newTypeState, withType, markChanged, type NackRecord, type StreamState, type TypeState } from '../stream-state';
 import type { V3TypeUrl } from '../type-urls';
 import type { DeltaRequest, SotwRequest } from '../wire';
 import { adoptInitialVersions, heldOnReconnect, nonceFor, settle, withPending } from './ack';
@@ -31,6 +31,8 @@ export interface RuleContext {
   resourceTtlMs: number;
   /** The types that carry it (--resource-ttl-types; empty = all). */
   resourceTtlTypes?: readonly ResourceType['short'][];
+  /** The push pipeline's window is open (X-STREAM-4); absent: closed. */
+  windowOpen?: boolean;
 }
 
 /** A response to write, under its nonce. */
@@ -56,6 +58,8 @@ export interface RequestOutcome {
   nack?: { type: ResourceType; record: NackRecord };
   /** The subscription moved: the push index must follow. */
   subscription?: { typeUrl: V3TypeUrl; delta: SubscriptionDelta; names: ReadonlySet<string>; wildcard: boolean };
+  /** X-STREAM-4: the type's changes wait for the next delivery; when the oldest of them reached the hub. */
+  deferred?: number;
 }
 
 /** X-STREAM-1: identity comes from the first request; later ones may omit node. */
@@ -93,7 +97,7 @@ export function onSotwRequest(s: StreamState, req: SotwRequest, ctx: RuleContext
   const b = begin(s, req.node, req.typeUrl, ctx);
   if (b.out) return b.out;
   const first = !b.st.started;
-  const settled = settle({ ...b.st, started: true }, { nonce: req.responseNonce, error: req.errorDetail, versionInfo: req.versionInfo, at: ctx.now });
+  const settled = settle(b.st.started ? b.st : { ...b.st, started: true }, { nonce: req.responseNonce, error: req.errorDetail, versionInfo: req.versionInfo, at: ctx.now }, ctx.windowOpen);
   const { sub, delta } = applySotwNames(settled.state.sub, b.st.type, req.resourceNames, ctx.names);
   let st: TypeState = sub === settled.state.sub ? settled.state : { ...settled.state, sub };
   const wildcardOnly = sub.wildcard && sub.names.size === 0;
@@ -101,23 +105,24 @@ export function onSotwRequest(s: StreamState, req: SotwRequest, ctx: RuleContext
   const held = reconnect ? heldOnReconnect(st, req.versionInfo, ctx.resources(st.type), responseTtl(b.state, st.type, ctx.resourceTtlTypes)) : undefined;
   if (held) st = held; // X-ACK-7: it already holds the current set; nothing to resend
   else if (first || delta.changed) st = sendWholeSet(st); // X-SUB-2
-  return finish(b.state, st, first, delta, settled.nack, b.opened);
+  return finish(b.state, st, first, delta, settled.nack, b.opened, ctx.now);
 }
 
 export function onDeltaRequest(s: StreamState, req: DeltaRequest, ctx: RuleContext): RequestOutcome {
   const b = begin(s, req.node, req.typeUrl, ctx);
   if (b.out) return b.out;
   const first = !b.st.started;
-  let st: TypeState = { ...b.st, started: true };
+  let st: TypeState = b.st.started ? b.st : { ...b.st, started: true };
   if (first && req.initialVersions.size > 0) st = adoptInitialVersions(st, req.initialVersions); // X-DELTA-6
-  const settled = settle(st, { nonce: req.responseNonce, error: req.errorDetail, versionInfo: '', at: ctx.now });
+  const settled = settle(st, { nonce: req.responseNonce, error: req.errorDetail, versionInfo: '', at: ctx.now }, ctx.windowOpen);
   // X-DELTA-4: subscription changes apply whatever the nonce.
   const { state, delta } = deltaSubscription(settled.state, req.subscribe, req.unsubscribe, first, req.initialVersions, ctx.names);
-  return finish(b.state, state, first, delta, settled.nack, b.opened);
+  return finish(b.state, state, first, delta, settled.nack, b.opened, ctx.now);
 }
 
-function finish(s: StreamState, st: TypeState, first: boolean, delta: SubscriptionDelta, nack: NackRecord | undefined, opened: XdsNode | undefined): RequestOutcome {
+function finish(s: StreamState, st: TypeState, first: boolean, delta: SubscriptionDelta, nack: NackRecord | undefined, opened: XdsNode | undefined, now: number): RequestOutcome {
   const out: RequestOutcome = { state: withType(s, st) };
+  if (isDeferred(st)) out.deferred = st.changeAt ?? now;
   if (opened) out.opened = opened;
   if (nack) out.nack = { type: st.type, record: nack };
   if (first || delta.changed) out.subscription = { typeUrl: st.type.typeUrl, delta, names: st.sub.names, wildcard: st.sub.wildcard };
@@ -128,6 +133,13 @@ function finish(s: StreamState, st: TypeState, first: boolean, delta: Subscripti
 export function resourcesChanged(s: StreamState, typeUrl: string, names: ReadonlySet<string>, at: number): StreamState {
   const st = s.types.get(typeUrl as V3TypeUrl);
   return st ? withType(s, markChanged(st, names, at)) : s;
+}
+
+/** X-STREAM-4: the delivery has come; changes that waited for it are due. */
+export function resumeDeferred(s: StreamState): StreamState {
+  let state = s;
+  for (const st of s.types.values()) if (isDeferred(st)) state = withType(state, { ...st, dirty: true });
+  return state;
 }
 
 /**

@@ -5,7 +5,7 @@
 // announce too. A heartbeat re-sends what the client holds, without bodies.
 import type { ResourceSet, XdsNode } from '../provider';
 import type { ResourceType } from '../resource-types';
-import type { StreamState, TypeState } from '../stream-state';
+import { isDeferred, type StreamState, type TypeState } from '../stream-state';
 import { deltaBody, sotwBody, wireVersion, type ApiVersion, type DeltaItem, type SotwItem } from '../wire';
 import type { Computed } from './response';
 
@@ -47,7 +47,7 @@ export function takesHeartbeats(s: StreamState): boolean {
  */
 export function heartbeatFor(s: StreamState, st: TypeState, set: ResourceSet, ttlTypes: readonly string[] = []): Computed | undefined {
   const ttlMs = responseTtl(s, st.type, ttlTypes);
-  if (ttlMs === 0 || st.pending || st.dirty) return undefined;
+  if (ttlMs === 0 || st.pending || st.dirty || isDeferred(st)) return undefined;
   if (s.variant === 'sotw') {
     if (st.ackedResources.size === 0 || st.lastSentVersion !== st.ackedVersion) return undefined;
     const resources = [...st.ackedResources.values()];
