@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { HubError } from '../errors';
-import { createSetHasher, type HistoryPersistence, type HistoryRecord, type KnownNode, type TypeShort } from './history';
+import { createSetHasher, sameIdentity, type HistoryPersistence, type HistoryRecord, type KnownNode, type TypeShort } from './history';
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS nodes (id TEXT PRIMARY KEY, cluster TEXT NOT NULL, user_agent TEXT NOT NULL, config_source TEXT);
@@ -34,6 +34,24 @@ export interface SqliteHistoryOptions {
   /** Records kept per node in the file. */
   perNode: number;
   flushMs?: number;
+}
+
+/** How many nodes and sets this process remembers as written (past that, forgetting costs one write each). */
+const MAX_KNOWN = 100_000;
+
+/**
+ * Records past the limit before a node is trimmed again: a node has at most
+ * perNode + trimStep(perNode) − 1 rows in the file (reads return perNode).
+ */
+export function trimStep(perNode: number): number {
+  return Math.max(1, Math.min(100, Math.ceil(perNode / 10)));
+}
+
+interface WrittenNode {
+  /** The identity last written to `nodes`. */
+  node: KnownNode;
+  /** The seq below which (inclusive) records were last deleted; undefined = not trimmed by this process yet. */
+  trimmed: number | undefined;
 }
 
 interface Row {
@@ -73,31 +91,73 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
     record: db.prepare(
       'INSERT OR REPLACE INTO records (node, seq, at, log_index, stream, type, nonce, variant, version, set_hash, answer, hub) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
+    answer: db.prepare('UPDATE records SET answer = ? WHERE node = ? AND seq = ?'),
     trim: db.prepare('DELETE FROM records WHERE node = ? AND seq <= ?'),
-    orphans: db.prepare('DELETE FROM sets WHERE hash NOT IN (SELECT set_hash FROM records)'),
+    orphans: db.prepare('DELETE FROM sets WHERE hash NOT IN (SELECT set_hash FROM records) RETURNING hash').pluck(),
   };
   const hashOf = createSetHasher();
-  const pending = new Map<string, { node: KnownNode; record: HistoryRecord }>();
+  const trimEvery = trimStep(options.perNode);
+  // What this process knows the file holds, so that a batch writes only what changed.
+  // A miss (evicted, or a new process) only costs the write it would have saved.
+  const written = new Map<string, WrittenNode>();
+  const storedSets = new Set<string>();
+  // Records whose row is in the file: an answer to one updates that row.
+  const inFile = new WeakSet<HistoryRecord>();
+  // Records to write (an answered record saved again stays one entry), in the order they were first saved.
+  const pending = new Map<HistoryRecord, KnownNode>();
   let flushes = 0;
 
-  const write = db.transaction((items: { node: KnownNode; record: HistoryRecord }[]) => {
+  const write = db.transaction((items: [HistoryRecord, KnownNode][]) => {
     const newest = new Map<string, number>();
-    for (const { node, record: r } of items) {
-      st.node.run(node.id, node.cluster, node.userAgent, node.configSource ?? null);
+    for (const [r, node] of items) {
+      if (inFile.has(r)) {
+        st.answer.run(r.answer ? JSON.stringify(r.answer) : null, node.id, r.seq);
+        continue;
+      }
+      const w = written.get(node.id);
+      if (!w || !sameIdentity(w.node, node)) {
+        st.node.run(node.id, node.cluster, node.userAgent, node.configSource ?? null);
+        remember(node.id, { node, trimmed: w?.trimmed });
+      }
       const { hash, json } = hashOf(r.resources);
-      st.set.run(hash, json);
+      if (!storedSets.has(hash)) {
+        st.set.run(hash, json);
+        storedSets.add(hash);
+      }
       st.record.run(node.id, r.seq, r.at, r.index.toString(), r.stream, r.type, r.nonce, r.variant, r.version, hash, r.answer ? JSON.stringify(r.answer) : null, r.hub);
       newest.set(node.id, Math.max(newest.get(node.id) ?? 0, r.seq));
     }
-    for (const [node, seq] of newest) st.trim.run(node, seq - options.perNode);
-    if (++flushes % 50 === 0) st.orphans.run();
+    // A node is trimmed when this process first writes it, then every `trimEvery` records past the limit.
+    for (const [node, seq] of newest) {
+      const w = written.get(node);
+      const below = seq - options.perNode;
+      if (w?.trimmed !== undefined && below - w.trimmed < trimEvery) continue;
+      if (below >= 1) st.trim.run(node, below);
+      if (w) w.trimmed = Math.max(below, 0);
+    }
+    if (++flushes % 50 === 0) for (const h of st.orphans.all() as string[]) storedSets.delete(h);
+    if (storedSets.size > MAX_KNOWN) storedSets.clear();
   });
+
+  function remember(id: string, w: WrittenNode): void {
+    written.delete(id); // past MAX_KNOWN, the node whose identity was written longest ago is forgotten
+    written.set(id, w);
+    if (written.size > MAX_KNOWN) written.delete(written.keys().next().value!);
+  }
 
   function flush(): void {
     if (pending.size === 0 || !db.open) return;
-    const items = [...pending.values()];
+    const items = [...pending];
     pending.clear();
-    write(items);
+    try {
+      write(items);
+    } catch (err) {
+      // Rolled back: what this process thought the file holds may be wrong now.
+      written.clear();
+      storedSets.clear();
+      throw err;
+    }
+    for (const [record] of items) inFile.add(record);
   }
   const timer = setInterval(flush, options.flushMs ?? 200);
   timer.unref();
@@ -105,7 +165,9 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
   return {
     lastSeq(node) {
       const row = st.lastSeq.get(node) as { seq: number | null };
-      return Math.max(row.seq ?? 0, ...[...pending.values()].filter((p) => p.node.id === node).map((p) => p.record.seq));
+      let seq = row.seq ?? 0;
+      for (const [r, n] of pending) if (n.id === node && r.seq > seq) seq = r.seq;
+      return seq;
     },
     async load(node, limit) {
       flush();
@@ -133,7 +195,7 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
       }));
     },
     save(node, record) {
-      pending.set(`${node.id}\n${record.seq}`, { node, record });
+      pending.set(record, node);
     },
     flush: async () => flush(),
     async close() {

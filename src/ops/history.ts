@@ -117,8 +117,39 @@ export interface History extends XdsObserver {
 
 interface NodeSlot {
   node: KnownNode;
-  records: HistoryRecord[];
+  /** The transport's node object `node` was made from: a stream reports the same object on every push. */
+  source: XdsNode;
+  records: Ring;
   nextSeq: number;
+}
+
+/** A node's newest records, at most `cap`: a push overwrites the oldest in place (no copying). */
+class Ring {
+  private readonly buf: HistoryRecord[] = [];
+  private start = 0;
+  constructor(private readonly cap: number) {}
+  push(r: HistoryRecord): void {
+    if (this.buf.length < this.cap) this.buf.push(r);
+    else {
+      this.buf[this.start] = r;
+      this.start = (this.start + 1) % this.cap;
+    }
+  }
+  /** The newest record that matches, searching from the newest. */
+  findLast(match: (r: HistoryRecord) => boolean): HistoryRecord | undefined {
+    for (let i = this.buf.length - 1; i >= 0; i--) {
+      const r = this.buf[(this.start + i) % this.buf.length]!;
+      if (match(r)) return r;
+    }
+    return undefined;
+  }
+  /** The newest `n`, oldest first. */
+  newest(n: number): HistoryRecord[] {
+    const len = this.buf.length;
+    const out: HistoryRecord[] = [];
+    for (let i = Math.max(0, len - n); i < len; i++) out.push(this.buf[(this.start + i) % len]!);
+    return out;
+  }
 }
 
 /** Nodes kept (in memory, and in a Redis store); the least recently pushed is forgotten first. */
@@ -137,7 +168,7 @@ export function createHistory(options: HistoryOptions): History {
     } else {
       // A store that numbers records itself leaves them at 0 until written.
       const next = persistence ? (persistence.lastSeq ? persistence.lastSeq(node.id) + 1 : 0) : 1;
-      slot = { node: known(node), records: [], nextSeq: next };
+      slot = { node: known(node), source: node, records: new Ring(perNode), nextSeq: next };
       if (slots.size >= maxNodes) slots.delete(slots.keys().next().value!);
     }
     slots.set(node.id, slot);
@@ -155,7 +186,11 @@ export function createHistory(options: HistoryOptions): History {
       const type = resourceTypeOf(e.typeUrl);
       if (!type) return;
       const slot = slotOf(e.node);
-      slot.node = known(e.node);
+      if (slot.source !== e.node) {
+        slot.source = e.node;
+        // A new object for the same identity (a reconnect) keeps the old one: stores compare identities by reference first.
+        if (!sameIdentity(slot.node, e.node)) slot.node = known(e.node);
+      }
       const record: HistoryRecord = {
         seq: slot.nextSeq === 0 ? 0 : slot.nextSeq++,
         hub: options.hub,
@@ -170,7 +205,6 @@ export function createHistory(options: HistoryOptions): History {
         answer: undefined,
       };
       slot.records.push(record);
-      if (slot.records.length > perNode) slot.records.splice(0, slot.records.length - perNode);
       changed(slot, record);
     },
     answered(e: AnswerEvent) {
@@ -184,7 +218,7 @@ export function createHistory(options: HistoryOptions): History {
     async of(node, limit = perNode) {
       const n = Math.min(limit, perNode);
       if (persistence) return persistence.load(node, n);
-      return slots.get(node)?.records.slice(-n) ?? [];
+      return slots.get(node)?.records.newest(n) ?? [];
     },
     async nodes() {
       const out = new Map<string, KnownNode>();
@@ -198,6 +232,11 @@ export function createHistory(options: HistoryOptions): History {
     flush: async () => persistence?.flush(),
     close: async () => persistence?.close(),
   };
+}
+
+/** Whether two nodes have the same identity (what KnownNode keeps besides the id). */
+export function sameIdentity(a: KnownNode | XdsNode, b: KnownNode | XdsNode): boolean {
+  return a === b || (a.cluster === b.cluster && a.userAgent === b.userAgent && a.configSource === b.configSource);
 }
 
 function known(node: XdsNode): KnownNode {
