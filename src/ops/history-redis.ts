@@ -159,6 +159,13 @@ export function createRedisHistory(options: RedisHistoryOptions): HistoryPersist
   const redis = client as unknown as Redis & Scripts;
 
   const hashOf = createSetHasher();
+  // The recorder keeps one KnownNode object per node while its identity is unchanged: its JSON is built once.
+  const identities = new WeakMap<KnownNode, string>();
+  const identityOf = (node: KnownNode) => {
+    let json = identities.get(node);
+    if (json === undefined) identities.set(node, (json = JSON.stringify(node)));
+    return json;
+  };
 
   // Records not yet numbered are written whole (with their answer if they have one); numbered ones only send their answer.
   let pending = new Map<HistoryRecord, KnownNode>();
@@ -187,7 +194,7 @@ export function createRedisHistory(options: RedisHistoryOptions): HistoryPersist
         if (record.answer) answers.push([node.id, record.seq, JSON.stringify(record.answer)]);
         continue;
       }
-      nodes[node.id] = JSON.stringify(node);
+      nodes[node.id] = identityOf(node);
       const { hash, json } = hashOf(record.resources);
       sets[hash] = json;
       records.push([node.id, hash, storedJson(record), record.answer ? JSON.stringify(record.answer) : '']);

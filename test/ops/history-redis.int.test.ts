@@ -4,7 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import Redis from 'ioredis';
-import { HISTORY_KEY_PREFIX, WRITE_LUA } from '../../src/ops/history-redis';
+import { createHistory } from '../../src/ops/history';
+import { createRedisHistory, HISTORY_KEY_PREFIX, WRITE_LUA } from '../../src/ops/history-redis';
+import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { call } from '../helpers/hub';
 import { startRedis, type RunningRedis } from '../helpers/redis';
 import { autoClient, register, startOpsHub, until, type OpsHub } from './helpers';
@@ -134,4 +136,23 @@ test('a batch sent twice (resent after a dropped connection) is written once', a
   assert.equal(await r.hget(`${p}n:n1`, 'last'), '2', 'nothing written twice');
   assert.equal(await r.hget(`${p}refs`, set), '2');
   await assert.rejects(r.eval(WRITE_LUA, 5, ...keys, ...argv.slice(0, 5), '0', payload), /STALE_BATCH/);
+});
+
+test("a node's identity is written again when it changes (its JSON is built once per identity)", async () => {
+  const keyPrefix = `${HISTORY_KEY_PREFIX}identity-test:`;
+  const h = createHistory({ perNode: 5, hub: 'h1', index: () => 1n, persistence: createRedisHistory({ url: redis.url, perNode: 5, maxNodes: 100, keyPrefix, flushMs: 3_600_000 }) });
+  try {
+    const set = new Map([['web', 'v1']]);
+    const sent = (userAgent: string, nonce: string) =>
+      h.sent!({ stream: 1, node: { id: 'n1', cluster: 'edge', clientFeatures: [], userAgent }, typeUrl: TypeUrl.Cluster, nonce, version: 'v', resources: set, variant: 'sotw', at: 1 });
+    sent('envoy/1.30', 'a');
+    await h.flush();
+    sent('envoy/1.30', 'b');
+    sent('envoy/1.31', 'c');
+    await h.flush();
+    assert.equal(JSON.parse((await r.hget(`${keyPrefix}nodes`, 'n1'))!).userAgent, 'envoy/1.31');
+    assert.deepEqual((await h.of('n1')).map((x) => x.nonce), ['a', 'b', 'c']);
+  } finally {
+    await h.close();
+  }
 });
