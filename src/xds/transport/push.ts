@@ -1,8 +1,10 @@
 // The push pipeline: provider changes are delivered only to streams whose
 // subscription covers a changed name — an index name → streams per type, plus
-// the wildcard streams — and at most once per coalescing window. A change that
-// finds the window closed (nothing delivered within the last `debounceMs`) goes
-// at once: an idle hub pays no coalescing delay. Changes that arrive while the
+// the wildcard streams — and at most once per coalescing window. The window
+// after a delivery is max(`debounceMs`, WINDOW_PER_ROUND × how long its writes
+// took), so a long round leaves time for its ACKs and for HTTP before the
+// next. A change that finds the window closed goes at once: an idle hub pays
+// no coalescing delay. Changes that arrive while the
 // window is open are folded and go when it ends, never later than `maxDelayMs`
 // after the first of them. Under churn, deliveries (and so responses per
 // stream) stay at most one per window: a stream whose ACK frees a type with
@@ -13,11 +15,19 @@ import type { XdsStream } from './stream';
 import type { SubscriptionDelta } from './rules/subscription';
 
 export interface PushOptions {
-  /** The coalescing window (--xds-debounce). */
+  /** The shortest coalescing window (--xds-debounce). */
   debounceMs: number;
   /** The longest a change may wait (--xds-max-delay). */
   maxDelayMs: number;
 }
+
+/**
+ * The window after a delivery lasts this many times as long as the delivery's
+ * own writes took (and at least --xds-debounce): the ACKs a delivery brings
+ * back cost about as much main-thread time as its writes, and the rest is left
+ * for HTTP writes, reads and timers (docs/xds-transport.md, "Push pipeline").
+ */
+export const WINDOW_PER_ROUND = 2;
 
 interface Batch {
   typeUrl: string;
@@ -35,8 +45,10 @@ export class PushPipeline {
   private readonly wildcard = new Map<string, Set<XdsStream>>();
   private batches = new Map<string, Batch>();
   private firstAt: number | undefined;
-  /** When the last delivery went out: the window is open until lastAt + debounceMs. */
+  /** When the last delivery's writes were done: the window is open until lastAt + windowMs. */
   private lastAt = -Infinity;
+  /** The window the last delivery opened: max(debounceMs, WINDOW_PER_ROUND × how long its writes took). */
+  windowMs: number;
   private timer: NodeJS.Timeout | undefined;
   /** Streams whose queued changes wait for the next delivery (X-STREAM-4), and when the oldest of them reached the hub. */
   private deferred = new Set<XdsStream>();
@@ -46,6 +58,7 @@ export class PushPipeline {
   deliveries = 0;
 
   constructor(provider: ResourceProvider, private readonly opts: PushOptions) {
+    this.windowMs = opts.debounceMs;
     this.unsubscribe = provider.onChange((changes) => this.enqueue(changes));
   }
 
@@ -103,7 +116,7 @@ export class PushPipeline {
 
   /** Whether a change now would wait: a delivery went out less than a window ago, or one is scheduled. */
   windowOpen(now = Date.now()): boolean {
-    return this.timer !== undefined || now < this.lastAt + this.opts.debounceMs;
+    return this.timer !== undefined || now < this.lastAt + this.windowMs;
   }
 
   /** X-STREAM-4: `stream` has changes (the oldest reached the hub at `at`) that go with the next delivery. */
@@ -116,7 +129,7 @@ export class PushPipeline {
   /** Arms the timer for the window's end, or sooner if a waiting change would pass the maximum delay. */
   private schedule(now: number): void {
     const first = Math.min(this.firstAt ?? Infinity, this.deferredAt ?? Infinity);
-    const wait = Math.max(0, Math.min(this.lastAt + this.opts.debounceMs, first + this.opts.maxDelayMs) - now);
+    const wait = Math.max(0, Math.min(this.lastAt + this.windowMs, first + this.opts.maxDelayMs) - now);
     this.timer = setTimeout(() => this.deliver(), wait);
   }
 
@@ -124,7 +137,8 @@ export class PushPipeline {
   deliver(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    const at = this.firstAt ?? Date.now();
+    const started = Date.now();
+    const at = this.firstAt ?? started;
     const batches = [...this.batches.values()];
     this.batches = new Map();
     this.firstAt = undefined;
@@ -147,9 +161,11 @@ export class PushPipeline {
     for (const s of touched) s.flush();
     if (touched.size > 0) {
       this.deliveries++;
-      // The window opens when the writes are done: a delivery to many streams
-      // takes time, and the next one leaves a window for ACKs and HTTP between.
+      // The window opens when the writes are done, and lasts longer when they took
+      // long: a delivery to many streams takes time, and the next one leaves
+      // time for its ACKs and for HTTP between (the max delay still bounds every change).
       this.lastAt = Date.now();
+      this.windowMs = Math.max(this.opts.debounceMs, WINDOW_PER_ROUND * (this.lastAt - started));
     }
   }
 }

@@ -113,3 +113,32 @@ test('a change reaches only streams that subscribe to a changed name, or the wil
   t.mock.timers.tick(5);
   assert.deepEqual([a.flushes, b.flushes, gw.flushes], [1, 1, 2], 'a scoped change reaches only that node cluster');
 });
+
+test('the window after a delivery is twice as long as its writes took (at least --xds-debounce), and never holds a change past --xds-max-delay', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+  for (const maxDelayMs of [1000, 150]) {
+    const p = new TestProvider();
+    const push = new PushPipeline(p, { debounceMs: 50, maxDelayMs });
+    const s = fake('a');
+    // Each flush takes 100 ms of (mocked) time, as writes to many streams do.
+    s.flush = function () {
+      this.flushes++;
+      t.mock.timers.tick(100);
+    };
+    push.update(s as unknown as XdsStream, TypeUrl.Cluster, subscribed(EMPTY_NAMES), EMPTY_NAMES, true);
+    const start = Date.now();
+    const at = () => Date.now() - start;
+    p.announce([{ typeUrl: TypeUrl.Cluster, names: new Set(['c1']) }]); // idle: at once, done at 100
+    assert.equal(s.flushes, 1);
+    assert.equal(push.windowMs, 200, 'a 100 ms round opens a 200 ms window');
+    t.mock.timers.tick(10);
+    p.announce([{ typeUrl: TypeUrl.Cluster, names: new Set(['c2']) }]); // at 110
+    const due = Math.min(100 + 200, 110 + maxDelayMs);
+    t.mock.timers.tick(due - at() - 1);
+    assert.equal(s.flushes, 1, `folded until ${due}`);
+    t.mock.timers.tick(1);
+    assert.equal(s.flushes, 2, `delivered at ${due} (window end ${300}, max delay ${maxDelayMs} after 110)`);
+    assert.deepEqual(s.got, [['c1'], ['c2']]);
+    push.close();
+  }
+});
