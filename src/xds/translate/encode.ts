@@ -32,6 +32,8 @@ export interface EncodeCache {
   encode(typeUrl: string, name: string, plain: Record<string, unknown>): XdsResource;
   /** Forgets a resource that no longer exists. */
   delete(typeUrl: string, name: string): void;
+  /** Counts an encode (true) or a reuse (false) made outside the cache, so the counters cover every resource. */
+  tally(encoded: boolean): void;
   /** Counters, for tests and the bench: how many encodes actually ran. */
   stats(): { hits: number; encodes: number; size: number };
 }
@@ -63,6 +65,10 @@ export function createEncodeCache(): EncodeCache {
     },
     delete(typeUrl, name) {
       entries.delete(slot(typeUrl, name));
+    },
+    tally(encoded) {
+      if (encoded) encodes++;
+      else hits++;
     },
     stats: () => ({ hits, encodes, size: entries.size }),
   };

@@ -66,7 +66,8 @@ export interface LoadAssignmentInput {
   keepUnhealthy?: boolean;
 }
 
-interface PlainEndpoint {
+export interface PlainEndpoint {
+  /** address:port: no two endpoints of one assignment may share it. */
   key: string;
   /** region and zone: the locality it is grouped in. */
   localityKey: string;
@@ -82,8 +83,8 @@ interface PlainEndpoint {
 // instances changes: the per-instance work was most of the hub's CPU per write).
 const endpointMemo = { keep: new WeakMap<CheckServiceNode, PlainEndpoint | null>(), drop: new WeakMap<CheckServiceNode, PlainEndpoint | null>() };
 
-/** endpointOf, once per instance object and keepUnhealthy. */
-function memoEndpointOf(csn: CheckServiceNode, keepUnhealthy: boolean): PlainEndpoint | undefined {
+/** endpointOf, once per instance object and keepUnhealthy (the same object every time, so callers may compare by identity). */
+export function memoEndpointOf(csn: CheckServiceNode, keepUnhealthy: boolean): PlainEndpoint | undefined {
   const memo = keepUnhealthy ? endpointMemo.keep : endpointMemo.drop;
   let ep = memo.get(csn);
   if (ep === undefined) memo.set(csn, (ep = endpointOf(csn, keepUnhealthy) ?? null));
@@ -118,7 +119,8 @@ function endpointOf(csn: CheckServiceNode, keepUnhealthy: boolean): PlainEndpoin
   };
 }
 
-const byNodeThenId = (a: CheckServiceNode, b: CheckServiceNode): number =>
+/** The order of the health views (node name, then service ID): the order of an assignment's endpoints. */
+export const byNodeThenId = (a: CheckServiceNode, b: CheckServiceNode): number =>
   a.Node.Node < b.Node.Node ? -1 : a.Node.Node > b.Node.Node ? 1 : a.Service.ID < b.Service.ID ? -1 : a.Service.ID > b.Service.ID ? 1 : 0;
 
 function isSorted(list: readonly CheckServiceNode[]): boolean {

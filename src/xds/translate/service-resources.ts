@@ -12,6 +12,7 @@ import { TypeUrl } from '../transport/type-urls';
 import { resolverSubsets, subsetClusterName, type ChainEntries } from './chain';
 import { buildCluster, clusterDiffersByFlavor } from './cluster';
 import type { EncodeCache } from './encode';
+import { createLiveAssignment, type LiveAssignment } from './assignment';
 import { buildLoadAssignment, failoverTargets, type FailoverTarget } from './endpoints';
 import { record } from './inputs';
 import { buildApiListener } from './listener';
@@ -140,15 +141,33 @@ export function createServiceResources(cache: EncodeCache, logger: Logger, keepU
     return chainMemo.chain;
   }
 
+  /** Assignments with one priority, kept per changed instance (assignment.ts), by resource name. */
+  const live = new Map<string, LiveAssignment>();
+
+  /**
+   * The assignment `name` of a service's instances (or a subset's): kept per changed instance
+   * when it has no failover groups, else built whole (failover is rare and reads other services).
+   */
+  function assignment(name: string, service: string, instances: readonly CheckServiceNode[], failover: readonly FailoverGroup[]): XdsResource {
+    if (failover.length === 0) {
+      let state = live.get(name);
+      if (!state) live.set(name, (state = createLiveAssignment(name, keepUnhealthy)));
+      const before = state.encodes;
+      const out = state.update(instances);
+      cache.tally(state.encodes > before);
+      // The whole-build path's cache entry is stale from now on; dropping it keeps a return to it from reusing it.
+      cache.delete(TypeUrl.ClusterLoadAssignment, name);
+      return out;
+    }
+    live.delete(name);
+    return cache.encode(TypeUrl.ClusterLoadAssignment, name, buildLoadAssignment({ name, service, instances, failover: failoverInstances(failover), keepUnhealthy }));
+  }
+
   function translate(name: string, inputs: ServiceInputs, departed = false): ServiceOutput {
     const clusterInput = { name, defaults: inputs.defaults, resolver: inputs.resolver };
     const cluster = cache.encode(TypeUrl.Cluster, name, buildCluster(clusterInput, 'envoy'));
     const grpcCluster = clusterDiffersByFlavor(clusterInput) ? cache.encode(TypeUrl.Cluster, `grpc\n${name}`, buildCluster(clusterInput, 'grpc')) : cluster;
-    const endpoints = cache.encode(
-      TypeUrl.ClusterLoadAssignment,
-      name,
-      buildLoadAssignment({ name, instances: inputs.instances, failover: failoverInstances(inputs.failover), keepUnhealthy }),
-    );
+    const endpoints = assignment(name, name, inputs.instances, inputs.failover);
     const route = cache.encode(TypeUrl.RouteConfiguration, name, buildRouteConfiguration(inputs.ref, inputs.routes, inputs.chain));
     const listener = cache.encode(TypeUrl.Listener, name, buildApiListener(name));
     const subsets = new Map<string, SubsetOutput>();
@@ -159,11 +178,7 @@ export function createServiceResources(cache: EncodeCache, logger: Logger, keepU
       subsets.set(sub, {
         cluster: c,
         grpcCluster: clusterDiffersByFlavor(input) ? cache.encode(TypeUrl.Cluster, `grpc\n${sub}`, buildCluster(input, 'grpc')) : c,
-        endpoints: cache.encode(
-          TypeUrl.ClusterLoadAssignment,
-          sub,
-          buildLoadAssignment({ name: sub, service: name, instances: inputs.instances.filter(selects), failover: failoverInstances(inputs.subsetFailover.get(subset) ?? []), keepUnhealthy }),
-        ),
+        endpoints: assignment(sub, name, inputs.instances.filter(selects), inputs.subsetFailover.get(subset) ?? []),
       });
     }
     return { inputs, cluster, grpcCluster, endpoints, route, listener, subsets, departed };
@@ -173,6 +188,7 @@ export function createServiceResources(cache: EncodeCache, logger: Logger, keepU
     cache.delete(TypeUrl.Cluster, sub);
     if (out.grpcCluster !== out.cluster) cache.delete(TypeUrl.Cluster, `grpc\n${sub}`);
     cache.delete(TypeUrl.ClusterLoadAssignment, sub);
+    live.delete(sub);
   }
 
   /** Departed services in the order they left (a Set keeps insertion order). */
@@ -185,6 +201,12 @@ export function createServiceResources(cache: EncodeCache, logger: Logger, keepU
       const mark = (typeUrl: string, name: string) => changed.get(typeUrl)!.add(name);
       /** Stores a service's new output and marks what differs; `all`: every name (its wildcard membership moved). */
       const replace = (name: string, previous: ServiceOutput | undefined, out: ServiceOutput, all: boolean) => {
+        // An assignment that moved between the kept-per-instance and the whole-build path is a new object with the same bytes.
+        if (previous && previous.endpoints.version === out.endpoints.version) out.endpoints = previous.endpoints;
+        for (const [sub, o] of out.subsets) {
+          const before = previous?.subsets.get(sub)?.endpoints;
+          if (before && before.version === o.endpoints.version) o.endpoints = before;
+        }
         services.set(name, out);
         if (all || previous?.cluster !== out.cluster || previous?.grpcCluster !== out.grpcCluster) mark(TypeUrl.Cluster, name);
         if (all || previous?.endpoints !== out.endpoints) mark(TypeUrl.ClusterLoadAssignment, name);
@@ -269,6 +291,7 @@ export function createServiceResources(cache: EncodeCache, logger: Logger, keepU
           cache.delete(r.typeUrl, r === gone.grpcCluster && r !== gone.cluster ? `grpc\n${name}` : name);
           mark(r.typeUrl, name);
         }
+        live.delete(name);
         for (const [sub, out] of gone.subsets) {
           forgetSubset(sub, out);
           mark(TypeUrl.Cluster, sub);

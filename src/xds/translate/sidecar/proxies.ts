@@ -3,8 +3,10 @@
 // watches: a connect-proxy instance is a sidecar (an Envoy whose node id is its
 // service ID gets its resources), and the endpoints of a destination's mesh
 // clusters are its proxies plus its Connect-native instances. Only the
-// services a change touched are looked at again.
+// instances a change touched are looked at again (instance-diff.ts).
 import type { CheckServiceNode } from '../../../catalog/types';
+import { byNodeThenId } from '../endpoints';
+import { diffInstances } from '../instance-diff';
 import type { CatalogInputs, InputChanges } from '../view-inputs';
 
 export interface Proxy {
@@ -35,19 +37,15 @@ const destOf = (csn: CheckServiceNode): string | undefined => {
   const d = csn.Service.Proxy?.DestinationServiceName;
   return typeof d === 'string' && d !== '' ? d : undefined;
 };
-const byNodeThenId = (a: CheckServiceNode, b: CheckServiceNode) =>
-  a.Node.Node < b.Node.Node ? -1 : a.Node.Node > b.Node.Node ? 1 : a.Service.ID < b.Service.ID ? -1 : a.Service.ID > b.Service.ID ? 1 : 0;
 
-/** A service's proxies and Connect-native instances, in one pass (this runs on every change of every service). */
-function meshInstances(instances: readonly CheckServiceNode[]): { proxies: readonly CheckServiceNode[]; natives: readonly CheckServiceNode[] } {
-  let proxies: CheckServiceNode[] | undefined;
-  let natives: CheckServiceNode[] | undefined;
-  for (const c of instances) {
-    if (c.Service.Kind === 'connect-proxy') {
-      if (destOf(c) !== undefined) (proxies ??= []).push(c);
-    } else if (c.Service.Connect?.Native === true) (natives ??= []).push(c);
-  }
-  return { proxies: proxies ?? NONE, natives: natives ?? NONE };
+const isProxy = (c: CheckServiceNode): boolean => c.Service.Kind === 'connect-proxy' && destOf(c) !== undefined;
+const isNative = (c: CheckServiceNode): boolean => c.Service.Kind !== 'connect-proxy' && c.Service.Connect?.Native === true;
+
+/** `list` without `gone`, with `extra` merged in the views' order; `list` itself when neither has any. */
+function patched(list: readonly CheckServiceNode[], gone: ReadonlySet<CheckServiceNode>, extra: readonly CheckServiceNode[]): readonly CheckServiceNode[] {
+  if (extra.length === 0 && (gone.size === 0 || !list.some((c) => gone.has(c)))) return list;
+  const out = list.filter((c) => !gone.has(c)).concat(extra).sort(byNodeThenId);
+  return out.length === 0 ? NONE : out;
 }
 
 export function createProxyIndex(): ProxyIndex {
@@ -98,14 +96,34 @@ export function createProxyIndex(): ProxyIndex {
         const instances = inputs.instances(name);
         const old = slots.get(name);
         if (old?.instances === instances) continue;
-        const slot: ServiceSlot = { instances, ...meshInstances(instances) };
-        for (const s of [old, slot]) {
-          for (const csn of s?.proxies ?? []) {
+        // Only the instances that changed are looked at (the views keep unchanged ones as the same
+        // objects): a write to a large service without sidecars costs a walk of references, not a
+        // look at every instance.
+        const { removed, added } = diffInstances(old?.instances ?? NONE, instances);
+        const gone = new Set<CheckServiceNode>();
+        let nativesMoved = false;
+        for (const csn of removed) {
+          if (isProxy(csn)) {
+            gone.add(csn);
             proxies.add(csn.Service.ID);
             destinations.add(destOf(csn)!);
+          } else if (isNative(csn)) {
+            gone.add(csn);
+            nativesMoved = true;
           }
-          if ((s?.natives.length ?? 0) > 0) destinations.add(name);
         }
+        const newProxies = added.filter(isProxy);
+        const newNatives = added.filter(isNative);
+        for (const csn of newProxies) {
+          proxies.add(csn.Service.ID);
+          destinations.add(destOf(csn)!);
+        }
+        if (nativesMoved || newNatives.length > 0) destinations.add(name);
+        const slot: ServiceSlot = {
+          instances,
+          proxies: patched(old?.proxies ?? NONE, gone, newProxies),
+          natives: patched(old?.natives ?? NONE, gone, newNatives),
+        };
         if (instances.length === 0) slots.delete(name);
         else slots.set(name, slot);
         if (slot.proxies.length > 0 || slot.natives.length > 0) meshy.add(name);
