@@ -1,30 +1,47 @@
 // What a client holds (name → version), as an immutable value: a shared base
-// plus a small per-stream overlay. Clients that ACK the same response (every
-// Envoy's initial CDS/EDS sync, every SotW set) share that response's map as
-// their base, so per-stream memory grows with what differs, not with every
-// name. Updates return a new value and never touch the base or the old overlay.
+// plus per-stream layers of differences. Clients that ACK the same response
+// (every Envoy's initial CDS/EDS sync, every SotW set) share that response's
+// map as their base, so per-stream memory grows with what differs, not with
+// every name. Updates return a new value and never touch the base or an
+// existing layer.
+//
+// Why layers: an update used to copy the whole overlay, so under churn every
+// ACK cost O(everything changed since the base). Now an update adds one small
+// layer, and a layer is merged into the one below only when it has grown to
+// half its size (as in a log-structured merge): every name is copied O(log n)
+// times over its life, a lookup reads O(log n) layers, and each update costs
+// about what it changes.
 
-const NOTHING: ReadonlyMap<string, string | null> = new Map();
+type Layer = ReadonlyMap<string, string | null>;
+
+const NOTHING: Layer = new Map();
+
+/** Below this many differences, a merge into the base is not worth the copy. */
+const OWN_BASE_MIN = 64;
 
 export class HeldVersions implements Iterable<[string, string]> {
-  static readonly EMPTY = new HeldVersions(NOTHING, undefined);
+  static readonly EMPTY = new HeldVersions([NOTHING]);
 
   /** Everything held is `shared` (null values mean "not held"). The map must never change afterwards. */
-  static of(shared: ReadonlyMap<string, string | null>): HeldVersions {
-    return new HeldVersions(shared, undefined);
+  static of(shared: Layer): HeldVersions {
+    return new HeldVersions([shared]);
   }
 
   private constructor(
-    /** Shared and never mutated (a response's `sent` map). */
-    private readonly base: ReadonlyMap<string, string | null>,
-    /** This value's differences: a version, or null for "not held". Never mutated once built. */
-    private readonly over: ReadonlyMap<string, string | null> | undefined,
+    /**
+     * layers[0] is the base (shared, a response's `sent` map); later layers are
+     * this value's differences, newest last, each at most half the size of the
+     * one below. A version, or null for "not held". None is mutated once built.
+     */
+    private readonly layers: readonly Layer[],
   ) {}
 
   get(name: string): string | undefined {
-    const o = this.over?.get(name);
-    if (o !== undefined) return o ?? undefined;
-    return this.base.get(name) ?? undefined;
+    for (let i = this.layers.length - 1; i >= 0; i--) {
+      const v = this.layers[i]!.get(name);
+      if (v !== undefined) return v ?? undefined;
+    }
+    return undefined;
   }
 
   has(name: string): boolean {
@@ -33,17 +50,27 @@ export class HeldVersions implements Iterable<[string, string]> {
 
   /** A new value with each name set to its version, or dropped for null. */
   with(changes: Iterable<readonly [string, string | null]>): HeldVersions {
-    const over = new Map(this.over);
-    for (const [name, version] of changes) {
-      if (version === null) {
-        if (this.base.get(name) != null) over.set(name, null);
-        else over.delete(name);
-      } else if (this.base.get(name) === version) over.delete(name);
-      else over.set(name, version);
+    let top: Map<string, string | null> | undefined;
+    for (const [name, version] of changes) (top ??= new Map()).set(name, version);
+    if (!top) return this;
+    // Only real differences make the layer (deleting while iterating a Map is safe).
+    for (const [name, version] of top) if (this.get(name) === (version ?? undefined)) top.delete(name);
+    if (top.size === 0) return this;
+    const layers = [...this.layers, top as Layer];
+    // Merge while the newest layer is at least half the one below (the base only once it pays).
+    while (layers.length > 1) {
+      const upper = layers[layers.length - 1]!;
+      const lower = layers[layers.length - 2]!;
+      if (upper.size * 2 < lower.size) break;
+      if (layers.length === 2 && upper.size < OWN_BASE_MIN) break;
+      layers.splice(layers.length - 2, 2, merge(lower, upper, layers.length === 2));
     }
-    // Once the overlay is a large part of the whole, sharing no longer pays: own one map.
-    if (over.size >= 64 && over.size * 2 >= this.base.size) return HeldVersions.of(new Map(new HeldVersions(this.base, over)));
-    return new HeldVersions(this.base, over.size > 0 ? over : undefined);
+    return new HeldVersions(layers);
+  }
+
+  /** Layers a lookup may read (the base included): O(log n) by construction (tests). */
+  get depth(): number {
+    return this.layers.length;
   }
 
   get empty(): boolean {
@@ -62,10 +89,24 @@ export class HeldVersions implements Iterable<[string, string]> {
   }
 
   *[Symbol.iterator](): IterableIterator<[string, string]> {
-    for (const [name, version] of this.base) {
-      if (this.over?.has(name) || version === null) continue;
-      yield [name, version];
+    const top = this.layers.length - 1;
+    for (let i = top; i >= 0; i--) {
+      for (const [name, version] of this.layers[i]!) {
+        if (version === null) continue;
+        let shadowed = false;
+        for (let j = i + 1; j <= top && !shadowed; j++) shadowed = this.layers[j]!.has(name);
+        if (!shadowed) yield [name, version];
+      }
     }
-    if (this.over) for (const [name, version] of this.over) if (version !== null) yield [name, version];
   }
+}
+
+/** One layer with `upper` over `lower`; into the base, "not held" is left out rather than kept. */
+function merge(lower: Layer, upper: Layer, intoBase: boolean): Layer {
+  const out = new Map(lower);
+  for (const [name, version] of upper) {
+    if (version === null && intoBase) out.delete(name);
+    else out.set(name, version);
+  }
+  return out;
 }
