@@ -1,7 +1,6 @@
 // The seam between the materializer (framing, index, waiting) and what it builds:
 // a View folds batches of events into immutable state and hands out frozen results.
 // The materializer owns the index; a view only knows how to fold and to render.
-import { Immer, enableMapSet } from 'immer';
 import type { CatalogEvent } from '../catalog/types';
 
 export interface View<T> {
@@ -17,12 +16,6 @@ export interface View<T> {
   /** Forgets everything, before a new snapshot. */
   reset(): void;
 }
-
-// One Immer instance for the views, so the global immer settings other modules
-// may change (auto-freeze) never change how views behave. Views keep Maps in
-// their state, so the Map/Set plugin is needed (idempotent, process-wide).
-enableMapSet();
-export const viewImmer = new Immer({ autoFreeze: true });
 
 // Values put into views are frozen the way the catalog freezes what it stores
 // (its objects arrive frozen, so this costs nothing for the in-process source).

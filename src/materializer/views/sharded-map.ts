@@ -1,25 +1,22 @@
-// A persistent map for views of thousands of entries: 16 × 16 buckets of Maps.
+// A persistent map for views of thousands of entries: 32 × 32 buckets of Maps.
 // One delivery's changes are grouped by bucket, each touched bucket is copied
-// once, and one immer `produce` swaps the new buckets into the two small shard
-// arrays — so an update costs one bucket copy per touched bucket plus two short
-// arrays, not a copy of the whole map (a flat 10,000-entry Map costs ~1.8 ms per
-// immer update), and a burst costs one produce, not one per event. Every
-// version is frozen and shares untouched buckets with the one before it.
-import { viewImmer } from '../view';
+// once, and the touched rows and the outer array (32 pointers each) are copied
+// and frozen by hand — so an update costs one small bucket copy per touched
+// bucket plus two short arrays, not a copy of the whole map (a flat
+// 10,000-entry Map costs ~1.8 ms per update), and a burst costs one new
+// version, not one per event. Every version is frozen and shares untouched
+// rows and buckets with the one before it. Empty buckets are one shared frozen
+// Map, so an empty view (one per watched service) costs 33 short arrays.
+// (An immer produce here cost more than the copies it stands for: ~2% of a
+// spawned hub's CPU per registration in the write profile, docs/log.md.)
 
-const OUTER = 16;
-const INNER = 16;
+const OUTER = 32;
+const INNER = 32;
 
 export type Sharded<V> = readonly (readonly ReadonlyMap<string, V>[])[];
 
 /** A change to apply: a value to set, or undefined to delete the key. */
 export type Change<V> = readonly [key: string, value: V | undefined];
-
-export function emptySharded<V>(): Sharded<V> {
-  return Object.freeze(
-    Array.from({ length: OUTER }, () => Object.freeze(Array.from({ length: INNER }, () => frozenMap(new Map<string, V>())))),
-  );
-}
 
 // Buckets never leave the view (results are arrays built from them), but a
 // frozen Map still guards against a bug mutating a version someone reads.
@@ -29,6 +26,13 @@ function frozenMap<V>(map: Map<string, V>): ReadonlyMap<string, V> {
   };
   Object.defineProperties(map, { set: { value: refuse }, delete: { value: refuse }, clear: { value: refuse } });
   return Object.freeze(map);
+}
+
+const EMPTY_BUCKET: ReadonlyMap<string, never> = frozenMap(new Map<string, never>());
+const EMPTY_ROW: readonly ReadonlyMap<string, never>[] = Object.freeze(Array.from({ length: INNER }, () => EMPTY_BUCKET));
+
+export function emptySharded<V>(): Sharded<V> {
+  return Object.freeze(Array.from({ length: OUTER }, () => EMPTY_ROW));
 }
 
 // FNV-1a: cheap, spreads similar keys ("node-1/web-1", "node-2/web-1") well.
@@ -41,15 +45,19 @@ function hash(key: string): number {
   return h >>> 0;
 }
 
+/** Row and column of a key's bucket: the hash's low 5 bits, then the next 5. */
+const rowOf = (h: number) => h % OUTER;
+const colOf = (h: number) => (h >>> 5) % INNER;
+
 /** The new version after `changes` (in order); the same object when nothing changed. */
 export function shardedApply<V>(state: Sharded<V>, changes: Iterable<Change<V>>): Sharded<V> {
   const touched = new Map<number, Map<string, V>>();
   for (const [key, value] of changes) {
     const h = hash(key);
-    const slot = (h % OUTER) * INNER + ((h >>> 4) % INNER);
+    const slot = rowOf(h) * INNER + colOf(h);
     let bucket = touched.get(slot);
     if (bucket === undefined) {
-      const current = state[Math.floor(slot / INNER)]![slot % INNER]!;
+      const current = state[rowOf(h)]![colOf(h)]!;
       if (value === undefined && !current.has(key)) continue;
       bucket = new Map(current);
       touched.set(slot, bucket);
@@ -58,16 +66,21 @@ export function shardedApply<V>(state: Sharded<V>, changes: Iterable<Change<V>>)
     else bucket.set(key, value);
   }
   if (touched.size === 0) return state;
-  return viewImmer.produce(state, (draft) => {
-    for (const [slot, bucket] of touched) {
-      (draft as unknown as ReadonlyMap<string, V>[][])[Math.floor(slot / INNER)]![slot % INNER] = frozenMap(bucket);
-    }
-  });
+  const outer = state.slice();
+  const rows = new Map<number, ReadonlyMap<string, V>[]>();
+  for (const [slot, bucket] of touched) {
+    const r = Math.floor(slot / INNER);
+    let row = rows.get(r);
+    if (row === undefined) rows.set(r, (row = state[r]!.slice()));
+    row[slot % INNER] = bucket.size === 0 ? EMPTY_BUCKET : frozenMap(bucket);
+  }
+  for (const [r, row] of rows) outer[r] = Object.freeze(row);
+  return Object.freeze(outer);
 }
 
 export function shardedGet<V>(state: Sharded<V>, key: string): V | undefined {
   const h = hash(key);
-  return state[h % OUTER]![(h >>> 4) % INNER]!.get(key);
+  return state[rowOf(h)]![colOf(h)]!.get(key);
 }
 
 export function shardedValues<V>(state: Sharded<V>): V[] {
