@@ -38,13 +38,12 @@ test('agrees with a Map, keeps every older version as it was, and shares what an
   );
 });
 
-test('every version is frozen: outer array, rows and buckets refuse changes', () => {
+test('every version is immutable: outer array and rows frozen, buckets refuse changes', () => {
   const state = shardedApply(emptySharded<{ v: number }>(), [['a', { v: 1 }]]);
   assert.ok(Object.isFrozen(state));
   for (const row of state) {
     assert.ok(Object.isFrozen(row));
     for (const bucket of row) {
-      assert.ok(Object.isFrozen(bucket));
       assert.throws(() => (bucket as Map<string, unknown>).set('x', 1), TypeError);
       assert.throws(() => (bucket as Map<string, unknown>).delete('a'), TypeError);
       assert.throws(() => (bucket as Map<string, unknown>).clear(), TypeError);

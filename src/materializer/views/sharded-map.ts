@@ -19,23 +19,40 @@ export type Sharded<V> = readonly (readonly ReadonlyMap<string, V>[])[];
 export type Change<V> = readonly [key: string, value: V | undefined];
 
 // Buckets never leave the view (results are arrays built from them), but a
-// frozen Map still guards against a bug mutating a version someone reads.
-function frozenMap<V>(map: Map<string, V>): ReadonlyMap<string, V> {
-  const refuse = () => {
+// bucket still refuses set/delete/clear, guarding against a bug mutating a
+// version someone reads. A subclass does it for the cost of a plain Map: giving
+// each Map its own refusing methods and freezing it cost ~4 µs per bucket.
+const mapSet = Map.prototype.set;
+const mapDelete = Map.prototype.delete;
+class Bucket<V> extends Map<string, V> {
+  override set(): never {
     throw new TypeError('view state is immutable');
-  };
-  Object.defineProperties(map, { set: { value: refuse }, delete: { value: refuse }, clear: { value: refuse } });
-  return Object.freeze(map);
+  }
+  override delete(): never {
+    throw new TypeError('view state is immutable');
+  }
+  override clear(): never {
+    throw new TypeError('view state is immutable');
+  }
 }
 
-const EMPTY_BUCKET: ReadonlyMap<string, never> = frozenMap(new Map<string, never>());
+/** A new bucket holding what `from` holds (filled through Map's own methods). */
+function copyOf<V>(from: ReadonlyMap<string, V>): Bucket<V> {
+  const to = new Bucket<V>();
+  for (const [k, v] of from) mapSet.call(to, k, v);
+  return to;
+}
+
+const EMPTY_BUCKET: ReadonlyMap<string, never> = new Bucket<never>();
 const EMPTY_ROW: readonly ReadonlyMap<string, never>[] = Object.freeze(Array.from({ length: INNER }, () => EMPTY_BUCKET));
 
 export function emptySharded<V>(): Sharded<V> {
   return Object.freeze(Array.from({ length: OUTER }, () => EMPTY_ROW));
 }
 
-// FNV-1a: cheap, spreads similar keys ("node-1/web-1", "node-2/web-1") well.
+// FNV-1a: cheap, spreads similar keys ("node-1/web-1", "node-2/web-1") well in
+// its high bits (the multiply carries every character upwards; the low bits see
+// only the characters' low bits, and digits differ in only four of them).
 function hash(key: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) {
@@ -45,13 +62,13 @@ function hash(key: string): number {
   return h >>> 0;
 }
 
-/** Row and column of a key's bucket: the hash's low 5 bits, then the next 5. */
-const rowOf = (h: number) => h % OUTER;
-const colOf = (h: number) => (h >>> 5) % INNER;
+/** Row and column of a key's bucket: the hash's top 5 bits, then the next 5. */
+const rowOf = (h: number) => h >>> 27;
+const colOf = (h: number) => (h >>> 22) & 31;
 
 /** The new version after `changes` (in order); the same object when nothing changed. */
 export function shardedApply<V>(state: Sharded<V>, changes: Iterable<Change<V>>): Sharded<V> {
-  const touched = new Map<number, Map<string, V>>();
+  const touched = new Map<number, Bucket<V>>();
   for (const [key, value] of changes) {
     const h = hash(key);
     const slot = rowOf(h) * INNER + colOf(h);
@@ -59,20 +76,21 @@ export function shardedApply<V>(state: Sharded<V>, changes: Iterable<Change<V>>)
     if (bucket === undefined) {
       const current = state[rowOf(h)]![colOf(h)]!;
       if (value === undefined && !current.has(key)) continue;
-      bucket = new Map(current);
+      bucket = copyOf(current);
       touched.set(slot, bucket);
     }
-    if (value === undefined) bucket.delete(key);
-    else bucket.set(key, value);
+    if (value === undefined) mapDelete.call(bucket, key);
+    else mapSet.call(bucket, key, value);
   }
   if (touched.size === 0) return state;
-  const outer = state.slice();
+  // Spreads, not slice(): slice() of a frozen array takes a slow path (~1.5 µs for 32 elements against 0.04 µs).
+  const outer = [...state];
   const rows = new Map<number, ReadonlyMap<string, V>[]>();
   for (const [slot, bucket] of touched) {
     const r = Math.floor(slot / INNER);
     let row = rows.get(r);
-    if (row === undefined) rows.set(r, (row = state[r]!.slice()));
-    row[slot % INNER] = bucket.size === 0 ? EMPTY_BUCKET : frozenMap(bucket);
+    if (row === undefined) rows.set(r, (row = [...state[r]!]));
+    row[slot % INNER] = bucket.size === 0 ? EMPTY_BUCKET : bucket;
   }
   for (const [r, row] of rows) outer[r] = Object.freeze(row);
   return Object.freeze(outer);
