@@ -5,16 +5,19 @@
 // per node (one name → version map per round, shared by the fleet, as the
 // transport shares it) and each node's ACK.
 //
-// Two orders, as they happen in a hub whose store writes every 200 ms:
-//  - acked: the ACKs arrive before the store's next write (one row per record);
-//  - late: the store writes between the pushes and their ACKs (the record, then its answer).
-// Printed per record: the synchronous sent + answered calls (µs), the store's
-// write (µs; the 200 ms timer's work, here called once per round), and the
-// rows per node in the file at the end.
-//   node --expose-gc --import tsx bench/ops/history.ts [--nodes 1000] [--pushes 20] [--set 1] [--per-node 1000] [--repeat 3]
+// Three orders, as they happen in a hub whose store writes on its timer
+// (`--flush-ms`; the hub's is 200 ms):
+//  - before: the ACKs arrive before the store's next write;
+//  - within: the ACKs arrive 0.6 write intervals after the pushes (a write may fall between);
+//  - after: the ACKs arrive 2.5 write intervals after the pushes (the records are written unanswered first).
+// Printed per record: the synchronous sent + answered calls (µs: the push path
+// itself), the process's whole CPU time (µs: those calls, the store's writes on
+// its timer and the GC), and the rows per node in the file at the end.
+//   node --expose-gc --import tsx bench/ops/history.ts [--nodes 1000] [--pushes 20] [--set 1] [--per-node 1000] [--flush-ms 50] [--repeat 3]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { createHistory } from '../../src/ops/history';
@@ -27,6 +30,7 @@ const { values } = parseArgs({
     pushes: { type: 'string', default: '20' },
     set: { type: 'string', default: '1' },
     'per-node': { type: 'string', default: '1000' },
+    'flush-ms': { type: 'string', default: '50' },
     repeat: { type: 'string', default: '3' },
   },
 });
@@ -34,71 +38,67 @@ const N = Number(values.nodes);
 const P = Number(values.pushes);
 const SET = Number(values.set);
 const PER_NODE = Number(values['per-node']);
+const FLUSH_MS = Number(values['flush-ms']);
 const REPEAT = Number(values.repeat);
+/** When the ACKs arrive after the pushes, in write intervals. */
+const ORDERS = { before: 0, within: 0.6, after: 2.5 } as const;
+type Order = keyof typeof ORDERS;
 const gc = (globalThis as { gc?: () => void }).gc;
+const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 
 interface Figures {
   record: number;
-  write: number;
+  cpu: number;
   rows: number;
 }
 
-async function run(order: 'acked' | 'late'): Promise<Figures> {
+async function run(order: Order): Promise<Figures> {
   const dir = mkdtempSync(join(tmpdir(), 'xdshub-history-bench-'));
   const path = join(dir, 'history.db');
   try {
-    // flushMs far beyond the run: the bench calls the store's write itself, once per round.
-    const persistence = createSqliteHistory({ path, perNode: PER_NODE, flushMs: 3_600_000 });
+    const persistence = createSqliteHistory({ path, perNode: PER_NODE, flushMs: FLUSH_MS });
     const history = createHistory({ perNode: PER_NODE, hub: 'bench', index: () => 42n, persistence });
     const nodes = Array.from({ length: N }, (_, i) => ({ id: `envoy-${i}`, cluster: 'edge', clientFeatures: [], userAgent: 'envoy' }));
     let recordNs = 0n;
-    let writeNs = 0n;
-    const write = async () => {
-      const t = process.hrtime.bigint();
-      await history.flush();
-      writeNs += process.hrtime.bigint() - t;
-    };
     gc?.();
+    const cpu0 = process.cpuUsage();
     for (let p = 0; p < P; p++) {
       const sent = new Map(Array.from({ length: SET }, (_, i) => [`svc-${(p + i) % 1000}`, `v${p}-${i}`.padEnd(32, '0')] as [string, string]));
-      const at = Date.now();
       let t = process.hrtime.bigint();
       for (let i = 0; i < N; i++) {
-        history.sent!({ stream: i + 1, node: nodes[i]!, typeUrl: TypeUrl.ClusterLoadAssignment, nonce: `${p}`, version: '', resources: sent, variant: 'delta', at });
+        history.sent!({ stream: i + 1, node: nodes[i]!, typeUrl: TypeUrl.ClusterLoadAssignment, nonce: `${p}`, version: '', resources: sent, variant: 'delta', at: Date.now() });
       }
       recordNs += process.hrtime.bigint() - t;
-      if (order === 'late') await write();
+      if (ORDERS[order] > 0) await sleep(ORDERS[order] * FLUSH_MS);
       t = process.hrtime.bigint();
       for (let i = 0; i < N; i++) {
-        history.answered!({ stream: i + 1, node: nodes[i]!, typeUrl: TypeUrl.ClusterLoadAssignment, nonce: `${p}`, error: undefined, at });
+        history.answered!({ stream: i + 1, node: nodes[i]!, typeUrl: TypeUrl.ClusterLoadAssignment, nonce: `${p}`, error: undefined, at: Date.now() });
       }
       recordNs += process.hrtime.bigint() - t;
-      await write();
+      await sleep(2.5 * FLUSH_MS); // the store's timer writes the rest
     }
+    const cpu = process.cpuUsage(cpu0);
     await history.close();
     const db = new Database(path, { readonly: true });
     const { rows } = db.prepare('SELECT COUNT(*) AS rows FROM records').get() as { rows: number };
     db.close();
     const records = N * P;
-    return { record: Number(recordNs) / 1e3 / records, write: Number(writeNs) / 1e3 / records, rows: rows / N };
+    return { record: Number(recordNs) / 1e3 / records, cpu: (cpu.user + cpu.system) / records, rows: rows / N };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-const min = (xs: number[]) => Math.min(...xs);
 async function main(): Promise<void> {
-console.log(`history recorder bench: ${N} nodes × ${P} pushes, ${SET} name(s) per push, --xds-history ${PER_NODE}, best of ${REPEAT}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-for (const order of ['acked', 'late'] as const) {
-  const runs: Figures[] = [];
-  for (let r = 0; r < REPEAT; r++) runs.push(await run(order));
-  const rec = min(runs.map((f) => f.record));
-  const wr = min(runs.map((f) => f.write));
-  console.log(
-    `  ${order === 'acked' ? 'ACK before the write' : 'ACK after the write '}: sent+answered ${rec.toFixed(2)} µs/record, store write ${wr.toFixed(2)} µs/record, total ${(rec + wr).toFixed(2)} µs/record; rows per node in the file ${runs[0]!.rows}`,
-  );
-}
-console.log(`load average after ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(`history recorder bench: ${N} nodes × ${P} pushes, ${SET} name(s) per push, --xds-history ${PER_NODE}, store writes every ${FLUSH_MS} ms, best of ${REPEAT}; load average ${load()}`);
+  for (const order of Object.keys(ORDERS) as Order[]) {
+    const runs: Figures[] = [];
+    for (let r = 0; r < REPEAT; r++) runs.push(await run(order));
+    const rec = Math.min(...runs.map((f) => f.record));
+    const cpu = Math.min(...runs.map((f) => f.cpu));
+    console.log(`  ACK ${order.padEnd(6)} the write: sent+answered ${rec.toFixed(2)} µs/record; process CPU ${cpu.toFixed(2)} µs/record; rows per node in the file ${runs[0]!.rows}`);
+  }
+  console.log(`load average after ${load()}`);
 }
 
 void main();

@@ -11,6 +11,7 @@ import { createSqliteHistory, trimStep } from '../../src/ops/history-sqlite';
 import type { XdsNode } from '../../src/xds/transport/provider';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { tmpDir } from '../helpers/tmp';
+import { until } from './helpers';
 
 const node = (id: string, userAgent = 'envoy', cluster = 'edge'): XdsNode => ({ id, cluster, clientFeatures: [], userAgent });
 
@@ -169,3 +170,27 @@ test('in memory, a node keeps its newest perNode records; answers reach records 
   push(h, node('n1', 'grpc-node-js'), new Map());
   assert.equal((await h.nodes())[0]?.userAgent, 'grpc-node-js');
 });
+
+test('the write timer writes an unanswered push too (a write later), and an answered one with its answer', () =>
+  withFile(async (path) => {
+    const persistence = createSqliteHistory({ path, perNode: 10, flushMs: 20 });
+    const h = createHistory({ perNode: 10, hub: 'h1', index: () => 7n, persistence });
+    const db = new Database(path, { readonly: true });
+    try {
+      const row = (nonce: string) => db.prepare('SELECT answer FROM records WHERE nonce = ?').get(nonce) as { answer: string | null } | undefined;
+      const n = node('n1');
+      const at = Date.now();
+      const sent = (nonce: string) => h.sent!({ stream: 1, node: n, typeUrl: TypeUrl.ClusterLoadAssignment, nonce, version: '', resources: new Map(), variant: 'delta', at });
+      sent('unanswered');
+      sent('acked');
+      h.answered!({ stream: 1, node: n, typeUrl: TypeUrl.ClusterLoadAssignment, nonce: 'acked', error: undefined, at });
+      // Nothing calls flush: only the timer writes.
+      assert.deepEqual(await until(() => row('acked'), 'the answered push written'), { answer: JSON.stringify({ ack: true, at }) });
+      assert.deepEqual(await until(() => row('unanswered'), 'the unanswered push written'), { answer: null });
+      h.answered!({ stream: 1, node: n, typeUrl: TypeUrl.ClusterLoadAssignment, nonce: 'unanswered', error: undefined, at: at + 1 });
+      await until(() => row('unanswered')?.answer, 'its answer written');
+    } finally {
+      db.close();
+      await h.close();
+    }
+  }));
