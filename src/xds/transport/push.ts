@@ -154,7 +154,7 @@ export class PushPipeline {
       for (const s of targets) {
         if (b.nodeScope !== undefined && (s.node?.cluster || s.node?.id) !== b.nodeScope) continue;
         if (b.nodeIds !== undefined && !b.nodeIds.has(s.node?.id ?? '')) continue;
-        s.resourcesChanged(b.typeUrl, b.names, at);
+        s.resourcesChanged(b.typeUrl, b.names, at); // b.names is never changed again: streams may keep it as it is
         touched.add(s);
       }
     }

@@ -146,8 +146,13 @@ export function markChanged(st: TypeState, names: Iterable<string> | 'all', at?:
   return { ...st, dirty: true, changed, changeAt };
 }
 
-/** Adds names to a set, copying only when one is new. */
+/**
+ * Adds names to a set, copying only when one is new. An empty set takes a
+ * given Set as it is: sets handed to the rules are never changed afterwards
+ * (a push delivery's batch reaches every stream as one shared set).
+ */
 export function withNames(set: ReadonlySet<string>, names: Iterable<string>): ReadonlySet<string> {
+  if (set.size === 0 && names instanceof Set) return names;
   let copy: Set<string> | undefined;
   for (const n of names) if (!(copy ?? set).has(n)) (copy ??= new Set(set)).add(n);
   return copy ?? set;
