@@ -20,12 +20,58 @@ export interface SortedSharded<V> {
 /** Past this share of the view changed since the last result, sorting afresh is cheaper. */
 const PATCH_LIMIT = 1 / 8;
 
+/**
+ * The (before, after) pairs a view's results were patched with, in order, so a reader
+ * holding an older result can learn what changed since (`changesBetween`) without
+ * comparing the two arrays. `start` is the sequence number of pairs[0]; only the most
+ * recent pairs are kept. A fresh sort starts another log: results on two logs compare
+ * as unknown.
+ */
+interface ChangeLog {
+  pairs: [object | undefined, object | undefined][];
+  start: number;
+}
+
+/** Pairs a log keeps at least; older ones are dropped (a reader that far behind compares the arrays). */
+const LOG_KEEP = 4096;
+
+/** Each patched or sorted result: its log and how many of the log's pairs it includes. */
+const stamps = new WeakMap<readonly object[], { log: ChangeLog; seq: number }>();
+
+/**
+ * What changed from one result of a view to a later one of the same view: the values
+ * `after` no longer has and the ones it has anew (a replaced value is in both, as its
+ * old and its new object). undefined when that is not known (another view, a fresh
+ * sort in between, or changes older than the log keeps): compare the arrays then.
+ */
+export function changesBetween<V extends object>(before: readonly V[], after: readonly V[]): { removed: V[]; added: V[] } | undefined {
+  const a = stamps.get(before);
+  const b = stamps.get(after);
+  if (!a || !b || a.log !== b.log || a.seq > b.seq || a.seq < b.log.start) return undefined;
+  // Net count per value: a value added and removed again in between cancels out.
+  const net = new Map<V, number>();
+  const log = b.log;
+  for (let i = a.seq - log.start; i < b.seq - log.start; i++) {
+    const [was, is] = log.pairs[i]! as [V | undefined, V | undefined];
+    if (was !== undefined) net.set(was, (net.get(was) ?? 0) - 1);
+    if (is !== undefined) net.set(is, (net.get(is) ?? 0) + 1);
+  }
+  const removed: V[] = [];
+  const added: V[] = [];
+  for (const [v, n] of net) {
+    if (n < 0) removed.push(v);
+    else if (n > 0) added.push(v);
+  }
+  return { removed, added };
+}
+
 export function sortedSharded<V extends object>(compare: (a: V, b: V) => number): SortedSharded<V> {
   let state: Sharded<V> = emptySharded();
   let size = 0;
   let rendered: readonly V[] | undefined;
   /** (before, after) pairs since `rendered` was built, in order. */
   let pending: [V | undefined, V | undefined][] = [];
+  let log: ChangeLog = { pairs: [], start: 0 };
 
   function lowerBound(arr: V[], v: V): number {
     let lo = 0;
@@ -73,8 +119,21 @@ export function sortedSharded<V extends object>(compare: (a: V, b: V) => number)
       }
     },
     result() {
-      if (rendered === undefined) rendered = Object.freeze(shardedValues(state).sort(compare));
-      else if (pending.length > 0) rendered = Object.freeze(patch(rendered));
+      if (rendered === undefined) {
+        rendered = Object.freeze(shardedValues(state).sort(compare));
+        log = { pairs: [], start: 0 };
+        stamps.set(rendered, { log, seq: 0 });
+      } else if (pending.length > 0) {
+        rendered = Object.freeze(patch(rendered));
+        for (const pair of pending) log.pairs.push(pair);
+        if (log.pairs.length > 2 * LOG_KEEP) {
+          const drop = log.pairs.length - LOG_KEEP;
+          // Stamps point at this log object: trim it in place.
+          log.pairs.splice(0, drop);
+          log.start += drop;
+        }
+        stamps.set(rendered, { log, seq: log.start + log.pairs.length });
+      }
       pending = [];
       return rendered;
     },

@@ -185,7 +185,8 @@ export function createLiveAssignment(name: string, keepUnhealthy: boolean, size 
     const ep = memoEndpointOf(csn, keepUnhealthy);
     if (!ep) return;
     const list = claimants.get(ep.key)!;
-    const at = list.findIndex((c) => c.csn === csn);
+    let at = lowerBound(list, csn);
+    while (list[at]!.csn !== csn) at++;
     const [claim] = list.splice(at, 1);
     if (at !== 0) return;
     unplace(claim!);

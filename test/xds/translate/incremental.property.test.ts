@@ -7,18 +7,24 @@
 // keep their object). After every step:
 // - the kept assignment (assignment.ts) has the bytes and version of
 //   buildLoadAssignment + encode on the same list, and of a fresh one built from it;
+// - fed with the results of a real health view (taken after some batches, not all),
+//   the same holds, and what the view says changed between two results is exactly
+//   the instances one result has and the other has not;
 // - the kept proxy index (sidecar/proxies.ts) has the proxies and mesh endpoints of
 //   one built from scratch, and reports every proxy and destination that moved.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import type { CheckServiceNode, HealthStatus } from '../../../src/catalog/types';
+import { healthView } from '../../../src/materializer/views/health';
+import { changesBetween } from '../../../src/materializer/views/sorted-sharded';
 import { createLiveAssignment } from '../../../src/xds/translate/assignment';
 import { encodeXdsResource } from '../../../src/xds/translate/encode';
 import { buildLoadAssignment, byNodeThenId } from '../../../src/xds/translate/endpoints';
 import { createProxyIndex } from '../../../src/xds/translate/sidecar/proxies';
 import type { CatalogInputs } from '../../../src/xds/translate/view-inputs';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
+import { health } from '../../materializer/fixtures';
 import { instance } from './helpers';
 
 const SERVICES = ['web', 'api', 'web-sidecar-proxy'];
@@ -154,3 +160,38 @@ test('a kept proxy index equals one built from scratch, and reports every proxy 
     { numRuns: 300 },
   );
 });
+
+test('fed by a real health view: what it says changed between results is exact, and the kept assignment matches', () => {
+  const idOf = (c: CheckServiceNode) => `${c.Node.Node}/${c.Service.ID}`;
+  fc.assert(
+    fc.property(fc.array(fc.tuple(fc.array(op, { minLength: 1, maxLength: 20 }), fc.boolean()), { minLength: 1, maxLength: 25 }), fc.boolean(), (batches, keepUnhealthy) => {
+      const view = healthView({ service: 'web' });
+      const live = createLiveAssignment('web', keepUnhealthy, 2);
+      let index = 0;
+      let taken: readonly CheckServiceNode[] | undefined;
+      for (const [ops, take] of batches) {
+        index++;
+        view.update(ops.map((o) => (o.op === 'remove' ? health(index, 'deregister', make('web', o.node, o.id, FIXED)) : health(index, 'register', make('web', o.node, o.id, o.attrs)))));
+        // Results are taken only now and then, as a busy notify folds deliveries.
+        if (!take) continue;
+        const result = view.result(BigInt(index));
+        if (taken) {
+          const known = changesBetween(taken, result);
+          if (known) {
+            const was = new Set(taken);
+            const is = new Set(result);
+            assert.deepEqual(new Set(known.removed), new Set(taken.filter((c) => !is.has(c))), 'removed');
+            assert.deepEqual(new Set(known.added), new Set(result.filter((c) => !was.has(c))), 'added');
+          }
+        }
+        taken = result;
+        assert.deepEqual(result.map(idOf), [...result].sort(byNodeThenId).map(idOf));
+        const got = live.update(result);
+        assert.equal(got.version, fromScratch('web', result, keepUnhealthy).version);
+      }
+    }),
+    { numRuns: 200 },
+  );
+});
+
+const FIXED: Attrs = { address: '10.0.0.1', nodeAddress: '10.0.0.1', port: 8080, statuses: [], weights: { Passing: 1, Warning: 1 }, datacenter: 'dc1', zone: '', zoneBy: 'meta', mesh: 'none', destination: 'web' };
