@@ -135,11 +135,11 @@ class Ring {
       this.start = (this.start + 1) % this.cap;
     }
   }
-  /** The newest record that matches, searching from the newest. */
-  findLast(match: (r: HistoryRecord) => boolean): HistoryRecord | undefined {
+  /** The newest record with this nonce (and stream, when given), searching from the newest. */
+  byNonce(nonce: string, stream?: number): HistoryRecord | undefined {
     for (let i = this.buf.length - 1; i >= 0; i--) {
       const r = this.buf[(this.start + i) % this.buf.length]!;
-      if (match(r)) return r;
+      if (r.nonce === nonce && (stream === undefined || r.stream === stream)) return r;
     }
     return undefined;
   }
@@ -210,7 +210,7 @@ export function createHistory(options: HistoryOptions): History {
     answered(e: AnswerEvent) {
       if (perNode <= 0) return;
       const slot = slots.get(e.node.id);
-      const record = slot?.records.findLast((r) => r.nonce === e.nonce && r.stream === e.stream);
+      const record = slot?.records.byNonce(e.nonce, e.stream);
       if (!slot || !record) return;
       record.answer = e.error ? { ack: false, at: e.at, code: e.error.code, message: e.error.message } : { ack: true, at: e.at };
       changed(slot, record);
@@ -227,7 +227,7 @@ export function createHistory(options: HistoryOptions): History {
       return [...out.values()];
     },
     find(node, nonce) {
-      return slots.get(node)?.records.findLast((r) => r.nonce === nonce);
+      return slots.get(node)?.records.byNonce(nonce);
     },
     flush: async () => persistence?.flush(),
     close: async () => persistence?.close(),
