@@ -50,12 +50,10 @@ export class HeldVersions implements Iterable<[string, string]> {
 
   /** A new value with each name set to its version, or dropped for null. */
   with(changes: Iterable<readonly [string, string | null]>): HeldVersions {
+    // Not checked against what is held: a name ACKed at the version it had only costs its entry here.
     let top: Map<string, string | null> | undefined;
     for (const [name, version] of changes) (top ??= new Map()).set(name, version);
     if (!top) return this;
-    // Only real differences make the layer (deleting while iterating a Map is safe).
-    for (const [name, version] of top) if (this.get(name) === (version ?? undefined)) top.delete(name);
-    if (top.size === 0) return this;
     const layers = [...this.layers, top as Layer];
     // Merge while the newest layer is at least half the one below (the base only once it pays).
     while (layers.length > 1) {
