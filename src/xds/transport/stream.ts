@@ -24,6 +24,25 @@ import { tooManyNames } from './limits';
 
 export type { Transport, Variant } from './stream-state';
 
+/**
+ * The one rule context every stream refills right before each rule call. Safe
+ * because a rule call runs to completion and keeps nothing of its context, and
+ * nothing between the refill and the call re-enters a stream.
+ */
+const scratch: RuleContext & { node: XdsNode | undefined; get: StreamDeps['get'] } = {
+  node: undefined,
+  get: () => {
+    throw new Error('rule context used outside a stream call');
+  },
+  resources: (t: ResourceType) => scratch.get(t.typeUrl, scratch.node!),
+  memo: undefined as unknown as BodyCache,
+  names: undefined as unknown as NameInterner,
+  now: 0,
+  resourceTtlMs: 0,
+  resourceTtlTypes: undefined,
+  windowOpen: undefined,
+};
+
 export interface StreamDeps {
   get(typeUrl: string, node: XdsNode): ResourceSet;
   resourceTtlMs: number;
@@ -134,17 +153,18 @@ export class XdsStream {
     } as Pick<Logger, 'debug' | 'info' | 'warn'>;
   }
 
+  /** The rule context, refilled for this stream (one object for all streams: no per-request allocation). */
   private context(): RuleContext {
-    const node = this.state.node;
-    const get = this.deps.get;
-    return {
-      resources: (t: ResourceType) => get(t.typeUrl, node!),
-      memo: this.deps.bodyCache,
-      names: this.deps.names,
-      now: this.deps.now?.() ?? Date.now(),
-      resourceTtlMs: this.deps.resourceTtlMs,
-      ...(this.deps.resourceTtlTypes ? { resourceTtlTypes: this.deps.resourceTtlTypes } : {}),
-    };
+    const c = scratch;
+    c.node = this.state.node;
+    c.get = this.deps.get;
+    c.memo = this.deps.bodyCache;
+    c.names = this.deps.names;
+    c.now = this.deps.now?.() ?? Date.now();
+    c.resourceTtlMs = this.deps.resourceTtlMs;
+    c.resourceTtlTypes = this.deps.resourceTtlTypes;
+    c.windowOpen = undefined;
+    return c;
   }
 
   /** Ends the stream with an error from the taxonomy (shutdown, bad request, over capacity), or quietly when the client went away. */
