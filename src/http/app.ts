@@ -26,6 +26,10 @@ export function buildHttpApp(deps: HttpDeps): FastifyInstance {
     loggerInstance: deps.logger.child({ module: 'http' }) as FastifyBaseLogger,
     // One log line per request is too much at thousands of writes/s; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
+    // No child logger per request (a pino child costs ~1 µs, ~0.7 % of a
+    // registration's CPU): the only request logs are the error handler's, which
+    // name the request id themselves.
+    childLoggerFactory: (logger) => logger,
     return503OnClosing: true,
     bodyLimit: deps.config.limits.httpMaxBodyBytes,
     ...(deps.https ? { https: deps.https } : {}),

@@ -28,13 +28,13 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     if ((err as unknown) instanceof WriteAnswered) return sendJson(reply, (err as unknown as WriteAnswered).body);
     if (isHubError(err)) {
-      if (err.httpStatus >= 500) req.log.warn({ err }, 'request failed');
+      if (err.httpStatus >= 500) req.log.warn({ reqId: req.id, err }, 'request failed');
       return sendText(reply, err.httpStatus, err.message);
     }
     if (err.validation) return sendText(reply, 400, validationMessage(err));
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) return sendText(reply, status, err.message);
-    req.log.error({ err }, 'unexpected error');
+    req.log.error({ reqId: req.id, err }, 'unexpected error');
     return sendText(reply, 500, err.message || 'internal error');
   });
   app.setNotFoundHandler((req, reply) => sendText(reply, 404, `no route for ${req.method} ${req.url.split('?')[0]}`));
