@@ -8,7 +8,8 @@ import { createSyncGate, type SyncGate } from '../../../src/xds/transport/sync-g
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { decodeResponse } from '../../../src/xds/transport/wire';
 import { startFakeStream } from './helpers/fake-stream';
-import { TestProvider, seed } from './helpers/fixtures';
+import { TestProvider, cluster, seed } from './helpers/fixtures';
+import { CHANGE_GATE_FACTOR } from '../../../src/xds/transport/stream';
 import { framed } from './helpers/fake-stream';
 import type { XdsResponse } from '../../../src/xds/transport/wire';
 
@@ -99,4 +100,28 @@ test('small responses do not wait for a slot', () => {
   for (const x of [a, b]) x.send({ node: { id: `n${x.stream.id}` }, typeUrl: TypeUrl.Cluster, resourceNamesSubscribe: ['*'] });
   assert.deepEqual([a.call.written.length, b.call.written.length], [1, 1]);
   assert.equal(gate.stats().granted, 0);
+});
+
+test('a change push below CHANGE_GATE_FACTOR × largeBytes does not wait at the gate; an initial sync does', () => {
+  const p = new TestProvider();
+  seed(p);
+  const gate = createSyncGate({ limit: 1, largeBytes: 64, holdMs: 0 });
+  const synced = open(p, gate, 1);
+  synced.send({ node: { id: 'n1' }, typeUrl: TypeUrl.Cluster, resourceNamesSubscribe: ['*'] });
+  assert.equal(synced.call.written.length, 1, 'initial CDS, through the free slot');
+  assert.ok(synced.call.written[0]!.length >= 64, 'the initial sync is large');
+  synced.call.inFlight.shift()!();
+  synced.send({ typeUrl: TypeUrl.Cluster, responseNonce: synced.responses()[0]!.nonce });
+  const holder = open(p, gate, 2);
+  holder.send({ node: { id: 'n2' }, typeUrl: TypeUrl.Cluster, resourceNamesSubscribe: ['*'] });
+  assert.equal(gate.stats().active, 1, 'the only slot is held by an initial sync that is not written yet');
+  const waiting = open(p, gate, 3);
+  waiting.send({ node: { id: 'n3' }, typeUrl: TypeUrl.Cluster, resourceNamesSubscribe: ['*'] });
+  assert.equal(waiting.call.written.length, 0, 'another initial sync waits for the slot');
+  p.set(cluster('c1', 99));
+  synced.stream.resourcesChanged(TypeUrl.Cluster, new Set(['c1']), Date.now());
+  synced.stream.flush();
+  assert.equal(synced.call.written.length, 2, 'the change went at once, past the held slot');
+  const change = synced.call.written[1]!.length;
+  assert.ok(change >= 64 && change < 64 * CHANGE_GATE_FACTOR, `a ${change} B change: over largeBytes, under the change bound`);
 });
