@@ -16,7 +16,7 @@
 // tag-and-length-prefixed record per element, so the parts concatenated are the
 // bytes protobufjs makes for the whole message (test/xds/translate/assignment.property.test.ts
 // compares them). Duplicate addresses: the first instance in the views' order
-// wins, as in buildLoadAssignment; the others wait as claimants of that address.
+// wins, as in buildLoadAssignment; the others wait behind it.
 import type { CheckServiceNode } from '../../catalog/types';
 import { encodeResource } from '../transport/envoy-proto';
 import type { XdsResource } from '../transport/provider';
@@ -106,8 +106,8 @@ function lowerBound(items: readonly Claim[], csn: CheckServiceNode): number {
 export function createLiveAssignment(name: string, keepUnhealthy: boolean, size = CHUNK): LiveAssignment {
   let previous: readonly CheckServiceNode[] = [];
   let resource: XdsResource | undefined;
-  /** address:port → the instances that have it, in the views' order; the first one is the endpoint. */
-  const claimants = new Map<string, Claim[]>();
+  /** address:port → the instance that is its endpoint (the first in the views' order) and the others that have it. */
+  const claimants = new Map<string, { winner: Claim; others: Map<CheckServiceNode, Claim> }>();
   const localities = new Map<string, Locality>();
   const header = encodeResource(CLUSTER_LOAD_ASSIGNMENT, { cluster_name: name });
   let dirty = true;
@@ -166,32 +166,40 @@ export function createLiveAssignment(name: string, keepUnhealthy: boolean, size 
     const ep = memoEndpointOf(csn, keepUnhealthy);
     if (!ep) return;
     const claim: Claim = { csn, ep };
-    const list = claimants.get(ep.key);
-    if (!list) {
-      claimants.set(ep.key, [claim]);
+    const address = claimants.get(ep.key);
+    if (!address) {
+      claimants.set(ep.key, { winner: claim, others: new Map() });
       place(claim);
       return;
     }
-    const at = lowerBound(list, csn);
-    list.splice(at, 0, claim);
     // A duplicate address: the first in the views' order is the endpoint.
-    if (at === 0) {
-      unplace(list[1]!);
+    if (byNodeThenId(csn, address.winner.csn) < 0) {
+      unplace(address.winner);
+      address.others.set(address.winner.csn, address.winner);
+      address.winner = claim;
       place(claim);
-    }
+    } else address.others.set(csn, claim);
   }
 
   function remove(csn: CheckServiceNode): void {
     const ep = memoEndpointOf(csn, keepUnhealthy);
     if (!ep) return;
-    const list = claimants.get(ep.key)!;
-    let at = lowerBound(list, csn);
-    while (list[at]!.csn !== csn) at++;
-    const [claim] = list.splice(at, 1);
-    if (at !== 0) return;
-    unplace(claim!);
-    if (list.length > 0) place(list[0]!);
-    else claimants.delete(ep.key);
+    const address = claimants.get(ep.key)!;
+    if (address.winner.csn !== csn) {
+      address.others.delete(csn);
+      return;
+    }
+    unplace(address.winner);
+    // The next in order takes the address: a scan of the others, only when the endpoint itself leaves.
+    let next: Claim | undefined;
+    for (const c of address.others.values()) if (!next || byNodeThenId(c.csn, next.csn) < 0) next = c;
+    if (!next) {
+      claimants.delete(ep.key);
+      return;
+    }
+    address.others.delete(next.csn);
+    address.winner = next;
+    place(next);
   }
 
   function encode(): XdsResource {
