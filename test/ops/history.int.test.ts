@@ -80,12 +80,14 @@ test('config?index=N is what was pushed at N; diff?from&to shows the change fiel
     const c = autoClient(h.hub.grpcPort, 'gw-1', { eds: ['api'] });
     await until(() => c.held.get(TypeUrl.ClusterLoadAssignment)?.has('api'), 'api endpoints');
     await call(h.hub, 'PUT', '/v1/config', { Kind: 'service-defaults', Name: 'api', Protocol: 'http2' });
-    await register(h.hub, 'api', 7001);
-    await until(() => c.held.get(TypeUrl.ClusterLoadAssignment)?.get('api') && c.seen.filter((s) => s.resources.has('api')).length >= 4, 'the later pushes');
+    const second = await register(h.hub, 'api', 7001);
+    // Until the assignment with the second endpoint was pushed (translated at or after its write) and every push answered:
+    // counting pushes is not enough, as the config change alone may bring two.
     const records = await until(async () => {
       const r = (await call(h.hub, 'GET', '/v1/xds/history/gw-1')).json.records;
-      return r.every((x: any) => x.answer) ? r : undefined;
-    }, 'every push answered');
+      const pushed = r.some((x: any) => x.type === 'EDS' && 'api' in x.resources && BigInt(x.index) >= second);
+      return pushed && r.every((x: any) => x.answer) ? r : undefined;
+    }, 'the second endpoint pushed and every push answered');
     const byIndex = new Map<string, any[]>();
     for (const r of records) byIndex.set(r.index, [...(byIndex.get(r.index) ?? []), r]);
     assert.ok(byIndex.size >= 2, 'pushes at several indexes');
