@@ -54,6 +54,7 @@ export class PushPipeline {
   private deferred = new Set<XdsStream>();
   private deferredAt: number | undefined;
   private readonly unsubscribe: () => void;
+  private closed = false;
   /** Instrumentation: coalesced deliveries. */
   deliveries = 0;
 
@@ -63,6 +64,8 @@ export class PushPipeline {
   }
 
   close(): void {
+    this.closed = true;
+    this.deferred.clear();
     this.unsubscribe();
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
@@ -121,6 +124,7 @@ export class PushPipeline {
 
   /** X-STREAM-4: `stream` has changes (the oldest reached the hub at `at`) that go with the next delivery. */
   defer(stream: XdsStream, at: number): void {
+    if (this.closed) return;
     this.deferred.add(stream);
     this.deferredAt = Math.min(this.deferredAt ?? at, at);
     if (!this.timer) this.schedule(Date.now());
