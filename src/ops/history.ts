@@ -188,7 +188,7 @@ export function createHistory(options: HistoryOptions): History {
       const slot = slotOf(e.node);
       if (slot.source !== e.node) {
         slot.source = e.node;
-        // A new object for the same identity (a reconnect) keeps the old one: stores compare identities by reference first.
+        // A new node object with the same identity (a reconnect) keeps the KnownNode: the stores compare it by reference first.
         if (!sameIdentity(slot.node, e.node)) slot.node = known(e.node);
       }
       const record: HistoryRecord = {
