@@ -12,13 +12,15 @@
 //  - after: the ACKs arrive 2.5 write intervals after the pushes (the records are written unanswered first).
 // Printed per record: the synchronous sent + answered calls (µs: the push path
 // itself), the process's whole CPU time (µs: those calls, the store's writes on
-// its timer and the GC), and the rows per node in the file at the end.
+// its timer and the GC), the longest the event loop was held (the sent loop
+// itself, or the store's longest write), and the rows per node in the file at the end.
 //   node --expose-gc --import tsx bench/ops/history.ts [--nodes 1000] [--pushes 20] [--set 1] [--per-node 1000] [--flush-ms 50] [--repeat 3]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { createHistory } from '../../src/ops/history';
 import { createSqliteHistory } from '../../src/ops/history-sqlite';
@@ -49,6 +51,8 @@ const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 interface Figures {
   record: number;
   cpu: number;
+  /** The longest the event loop was held (ms): the store's longest write, as a push round would wait for it. */
+  stall: number;
   rows: number;
 }
 
@@ -61,6 +65,8 @@ async function run(order: Order): Promise<Figures> {
     const nodes = Array.from({ length: N }, (_, i) => ({ id: `envoy-${i}`, cluster: 'edge', clientFeatures: [], userAgent: 'envoy' }));
     let recordNs = 0n;
     gc?.();
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
     const cpu0 = process.cpuUsage();
     for (let p = 0; p < P; p++) {
       const sent = new Map(Array.from({ length: SET }, (_, i) => [`svc-${(p + i) % 1000}`, `v${p}-${i}`.padEnd(32, '0')] as [string, string]));
@@ -78,12 +84,13 @@ async function run(order: Order): Promise<Figures> {
       await sleep(2.5 * FLUSH_MS); // the store's timer writes the rest
     }
     const cpu = process.cpuUsage(cpu0);
+    delay.disable();
     await history.close();
     const db = new Database(path, { readonly: true });
     const { rows } = db.prepare('SELECT COUNT(*) AS rows FROM records').get() as { rows: number };
     db.close();
     const records = N * P;
-    return { record: Number(recordNs) / 1e3 / records, cpu: (cpu.user + cpu.system) / records, rows: rows / N };
+    return { record: Number(recordNs) / 1e3 / records, cpu: (cpu.user + cpu.system) / records, stall: delay.max / 1e6, rows: rows / N };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -96,7 +103,8 @@ async function main(): Promise<void> {
     for (let r = 0; r < REPEAT; r++) runs.push(await run(order));
     const rec = Math.min(...runs.map((f) => f.record));
     const cpu = Math.min(...runs.map((f) => f.cpu));
-    console.log(`  ACK ${order.padEnd(6)} the write: sent+answered ${rec.toFixed(2)} µs/record; process CPU ${cpu.toFixed(2)} µs/record; rows per node in the file ${runs[0]!.rows}`);
+    const stall = Math.min(...runs.map((f) => f.stall));
+    console.log(`  ACK ${order.padEnd(6)} the write: sent+answered ${rec.toFixed(2)} µs/record; process CPU ${cpu.toFixed(2)} µs/record; longest event-loop stall ${stall.toFixed(1)} ms; rows per node in the file ${runs[0]!.rows}`);
   }
   console.log(`load average after ${load()}`);
 }
