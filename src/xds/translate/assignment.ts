@@ -102,8 +102,18 @@ function lowerBound(items: readonly Claim[], csn: CheckServiceNode): number {
   return lo;
 }
 
-/** `size`: endpoints per cached chunk (tests pass a small one so that chunks split and empty). */
-export function createLiveAssignment(name: string, keepUnhealthy: boolean, size = CHUNK): LiveAssignment {
+export interface LiveAssignmentOptions {
+  keepUnhealthy: boolean;
+  /** A resolver subset's filter: only the instances it selects are endpoints (it is asked about changed instances only). */
+  selects?: (csn: CheckServiceNode) => boolean;
+  /** Endpoints per cached chunk (tests pass a small one so that chunks split and empty). */
+  chunk?: number;
+}
+
+export function createLiveAssignment(name: string, options: LiveAssignmentOptions): LiveAssignment {
+  const { keepUnhealthy, selects, chunk: size = CHUNK } = options;
+  /** The endpoint of an instance, or undefined when it is left out (or the subset does not select it). */
+  const endpointOf = (csn: CheckServiceNode): PlainEndpoint | undefined => (selects && !selects(csn) ? undefined : memoEndpointOf(csn, keepUnhealthy));
   let previous: readonly CheckServiceNode[] = [];
   let resource: XdsResource | undefined;
   /** address:port → the instance that is its endpoint (the first in the views' order) and the others that have it. */
@@ -163,7 +173,7 @@ export function createLiveAssignment(name: string, keepUnhealthy: boolean, size 
   }
 
   function add(csn: CheckServiceNode): void {
-    const ep = memoEndpointOf(csn, keepUnhealthy);
+    const ep = endpointOf(csn);
     if (!ep) return;
     const claim: Claim = { csn, ep };
     const address = claimants.get(ep.key);
@@ -182,7 +192,7 @@ export function createLiveAssignment(name: string, keepUnhealthy: boolean, size 
   }
 
   function remove(csn: CheckServiceNode): void {
-    const ep = memoEndpointOf(csn, keepUnhealthy);
+    const ep = endpointOf(csn);
     if (!ep) return;
     const address = claimants.get(ep.key)!;
     if (address.winner.csn !== csn) {

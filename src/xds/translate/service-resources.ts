@@ -141,26 +141,39 @@ export function createServiceResources(cache: EncodeCache, logger: Logger, keepU
     return chainMemo.chain;
   }
 
-  /** Assignments with one priority, kept per changed instance (assignment.ts), by resource name. */
-  const live = new Map<string, LiveAssignment>();
+  /** Assignments with one priority, kept per changed instance (assignment.ts), by resource name, with the resolver a subset's filter came from. */
+  const live = new Map<string, { state: LiveAssignment; resolver: ConfigEntry | undefined }>();
 
   /**
-   * The assignment `name` of a service's instances (or a subset's): kept per changed instance
-   * when it has no failover groups, else built whole (failover is rare and reads other services).
+   * The assignment `name` of a service's instances, or of those a subset `selects`: kept per
+   * changed instance when it has no failover groups, else built whole (failover is rare and
+   * reads other services).
    */
-  function assignment(name: string, service: string, instances: readonly CheckServiceNode[], failover: readonly FailoverGroup[]): XdsResource {
+  function assignment(
+    name: string,
+    service: string,
+    instances: readonly CheckServiceNode[],
+    failover: readonly FailoverGroup[],
+    subset?: { selects: (csn: CheckServiceNode) => boolean; resolver: ConfigEntry | undefined },
+  ): XdsResource {
     if (failover.length === 0) {
-      let state = live.get(name);
-      if (!state) live.set(name, (state = createLiveAssignment(name, keepUnhealthy)));
-      const before = state.encodes;
-      const out = state.update(instances);
-      cache.tally(state.encodes > before);
+      let kept = live.get(name);
+      // Another resolver entry may define the subset differently: start over from its filter.
+      if (!kept || kept.resolver !== subset?.resolver) {
+        kept = { state: createLiveAssignment(name, { keepUnhealthy, ...(subset ? { selects: subset.selects } : {}) }), resolver: subset?.resolver };
+        live.set(name, kept);
+      }
+      const before = kept.state.encodes;
+      // All the service's instances (the view's own array, whose changes it can tell): the subset filter runs on changed ones only.
+      const out = kept.state.update(instances);
+      cache.tally(kept.state.encodes > before);
       // The whole-build path's cache entry is stale from now on; dropping it keeps a return to it from reusing it.
       cache.delete(TypeUrl.ClusterLoadAssignment, name);
       return out;
     }
     live.delete(name);
-    return cache.encode(TypeUrl.ClusterLoadAssignment, name, buildLoadAssignment({ name, service, instances, failover: failoverInstances(failover), keepUnhealthy }));
+    const selected = subset ? instances.filter(subset.selects) : instances;
+    return cache.encode(TypeUrl.ClusterLoadAssignment, name, buildLoadAssignment({ name, service, instances: selected, failover: failoverInstances(failover), keepUnhealthy }));
   }
 
   function translate(name: string, inputs: ServiceInputs, departed = false): ServiceOutput {
@@ -178,7 +191,7 @@ export function createServiceResources(cache: EncodeCache, logger: Logger, keepU
       subsets.set(sub, {
         cluster: c,
         grpcCluster: clusterDiffersByFlavor(input) ? cache.encode(TypeUrl.Cluster, `grpc\n${sub}`, buildCluster(input, 'grpc')) : c,
-        endpoints: assignment(sub, name, inputs.instances.filter(selects), inputs.subsetFailover.get(subset) ?? []),
+        endpoints: assignment(sub, name, inputs.instances, inputs.subsetFailover.get(subset) ?? [], { selects, resolver: inputs.resolver }),
       });
     }
     return { inputs, cluster, grpcCluster, endpoints, route, listener, subsets, departed };

@@ -5,8 +5,9 @@
 // Connect-native instances appearing and disappearing) are applied to
 // health-view-like lists (sorted by node, then service ID; unchanged instances
 // keep their object). After every step:
-// - the kept assignment (assignment.ts) has the bytes and version of
-//   buildLoadAssignment + encode on the same list, and of a fresh one built from it;
+// - the kept assignment (assignment.ts), of all instances or of a subset's, has the
+//   bytes and version of buildLoadAssignment + encode on the same (filtered) list,
+//   and of a fresh one built from it;
 // - fed with the results of a real health view (taken after some batches, not all),
 //   the same holds, and what the view says changed between two results is exactly
 //   the instances one result has and the other has not;
@@ -92,13 +93,22 @@ function apply(list: readonly CheckServiceNode[], o: Op): readonly CheckServiceN
   return Object.freeze([...rest, make(service, o.node, o.id, o.attrs)].sort(byNodeThenId));
 }
 
+/** Resolver-subset-like filters: every instance, or those on one port, or those whose checks all pass. */
+const SELECTS: Record<string, ((c: CheckServiceNode) => boolean) | undefined> = {
+  none: undefined,
+  port: (c) => c.Service.Port === 8080,
+  passing: (c) => c.Checks.every((k) => k.Status === 'passing'),
+};
+const SUBSETS = Object.keys(SELECTS);
+
 const fromScratch = (name: string, instances: readonly CheckServiceNode[], keepUnhealthy: boolean) =>
   encodeXdsResource(TypeUrl.ClusterLoadAssignment, name, buildLoadAssignment({ name, instances, keepUnhealthy }));
 
 test('a kept assignment has the bytes and version of one built from scratch, after every change', () => {
   fc.assert(
-    fc.property(fc.array(op, { minLength: 1, maxLength: 60 }), fc.boolean(), fc.constantFrom(1, 2, 256), (ops, keepUnhealthy, chunk) => {
-      const live = createLiveAssignment('web', keepUnhealthy, chunk);
+    fc.property(fc.array(op, { minLength: 1, maxLength: 60 }), fc.boolean(), fc.constantFrom(1, 2, 256), fc.constantFrom(...SUBSETS), (ops, keepUnhealthy, chunk, subset) => {
+      const selects = SELECTS[subset];
+      const live = createLiveAssignment('web', { keepUnhealthy, chunk, ...(selects ? { selects } : {}) });
       let list: readonly CheckServiceNode[] = [];
       let last = live.update(list);
       for (const o of ops) {
@@ -106,7 +116,7 @@ test('a kept assignment has the bytes and version of one built from scratch, aft
         list = apply(list, o);
         const before = last;
         last = live.update(list);
-        const want = fromScratch('web', list, keepUnhealthy);
+        const want = fromScratch('web', selects ? list.filter(selects) : list, keepUnhealthy);
         assert.equal(Buffer.compare(Buffer.from(last.encoded), Buffer.from(want.encoded)), 0, 'same bytes');
         assert.equal(last.version, want.version);
         assert.equal(last.name, 'web');
@@ -114,7 +124,7 @@ test('a kept assignment has the bytes and version of one built from scratch, aft
         // Same bytes: the same object, so the provider reports no change.
         if (before.version === last.version) assert.equal(last, before);
       }
-      const fresh = createLiveAssignment('web', keepUnhealthy, chunk).update(list);
+      const fresh = createLiveAssignment('web', { keepUnhealthy, chunk, ...(selects ? { selects } : {}) }).update(list);
       assert.equal(fresh.version, last.version);
     }),
     { numRuns: 300 },
@@ -166,7 +176,7 @@ test('fed by a real health view: what it says changed between results is exact, 
   fc.assert(
     fc.property(fc.array(fc.tuple(fc.array(op, { minLength: 1, maxLength: 20 }), fc.boolean()), { minLength: 1, maxLength: 25 }), fc.boolean(), (batches, keepUnhealthy) => {
       const view = healthView({ service: 'web' });
-      const live = createLiveAssignment('web', keepUnhealthy, 2);
+      const live = createLiveAssignment('web', { keepUnhealthy, chunk: 2 });
       let index = 0;
       let taken: readonly CheckServiceNode[] | undefined;
       for (const [ops, take] of batches) {
