@@ -102,8 +102,8 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
   // A miss (evicted, or a new process) only costs the write it would have saved.
   const written = new Map<string, WrittenNode>();
   const storedSets = new Set<string>();
-  // Records whose row is in the file: an answer to one updates that row.
-  const inFile = new WeakSet<HistoryRecord>();
+  // Pending answers to records already written (saved again once out of `pending`): an update of the row.
+  const answers = new Set<HistoryRecord>();
   // Records to write (an answered record saved again stays one entry), in the order they were first saved.
   const pending = new Map<HistoryRecord, KnownNode>();
   let flushes = 0;
@@ -111,10 +111,8 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
   const write = db.transaction((items: [HistoryRecord, KnownNode][]) => {
     const newest = new Map<string, number>();
     for (const [r, node] of items) {
-      if (inFile.has(r)) {
-        st.answer.run(r.answer ? JSON.stringify(r.answer) : null, node.id, r.seq);
-        continue;
-      }
+      // No row (a record first saved with its answer, or one trimmed meanwhile): written whole below.
+      if (answers.has(r) && st.answer.run(r.answer ? JSON.stringify(r.answer) : null, node.id, r.seq).changes > 0) continue;
       const w = written.get(node.id);
       if (!w || !sameIdentity(w.node, node)) {
         st.node.run(node.id, node.cluster, node.userAgent, node.configSource ?? null);
@@ -178,8 +176,9 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
       written.clear();
       storedSets.clear();
       throw err;
+    } finally {
+      if (answers.size > 0) for (const [record] of items) answers.delete(record);
     }
-    for (const [record] of items) inFile.add(record);
   }
   const timer = setInterval(() => flush(true), options.flushMs ?? 200);
   timer.unref();
@@ -217,6 +216,8 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
       }));
     },
     save(node, record) {
+      // Every record is saved when sent; one saved again after it left `pending` was written.
+      if (record.answer && !pending.has(record)) answers.add(record);
       pending.set(record, node);
     },
     flush: async () => flush(),

@@ -194,3 +194,14 @@ test('the write timer writes an unanswered push too (a write later), and an answ
       await h.close();
     }
   }));
+
+test('a record first saved with its answer is written whole, not as an update of a row that is not there', () =>
+  withFile(async (path) => {
+    const store = createSqliteHistory({ path, perNode: 10, flushMs: 3_600_000 });
+    const record = { seq: 1, hub: 'h1', at: 1, index: 3n, stream: 1, type: 'CDS' as const, nonce: 'x', variant: 'sotw' as const, version: 'v1', resources: new Map([['web', 'v1']]), answer: { ack: true, at: 2 } };
+    store.save({ id: 'n1', cluster: 'edge', userAgent: 'envoy', configSource: undefined }, record);
+    await store.close();
+    const again = createSqliteHistory({ path, perNode: 10, flushMs: 3_600_000 });
+    assert.deepEqual(await again.load('n1', 10), [record]);
+    await again.close();
+  }));
