@@ -1,9 +1,8 @@
 // The xDS history kept in its own SQLite file beside the log (history.db in the
 // data directory): never in the log, so recording pushes never moves the
 // catalog's index and never contends with the log's exclusive lock. Writes are
-// buffered and committed in one transaction every `flushMs` (a push not
-// answered yet waits one more: see flush()); a crash loses at most twice that
-// much history, never a catalog write.
+// buffered and committed in one transaction every `flushMs`; a crash loses at
+// most that much history, never a catalog write.
 //
 // Name → version maps are stored once per content (by hash) in `sets`: a push
 // that reached a thousand nodes stores one map and a thousand small rows.
@@ -144,31 +143,10 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
     if (written.size > MAX_KNOWN) written.delete(written.keys().next().value!);
   }
 
-  /**
-   * Writes what is buffered. The timer (`settledOnly`) leaves a record that is
-   * not answered yet for its next run, once: its ACK usually arrives by then and
-   * the record is written once, answered, instead of written and then updated.
-   * Reads and close write everything.
-   */
-  let held = new Set<HistoryRecord>();
-  function flush(settledOnly = false): void {
+  function flush(): void {
     if (pending.size === 0 || !db.open) return;
-    let items: [HistoryRecord, KnownNode][];
-    if (settledOnly) {
-      const holding = new Set<HistoryRecord>();
-      items = [];
-      for (const item of pending) {
-        if (item[0].answer || held.has(item[0])) items.push(item);
-        else holding.add(item[0]);
-      }
-      held = holding;
-      for (const [record] of items) pending.delete(record);
-      if (items.length === 0) return;
-    } else {
-      items = [...pending];
-      pending.clear();
-      held.clear();
-    }
+    const items = [...pending];
+    pending.clear();
     try {
       write(items);
     } catch (err) {
@@ -180,7 +158,7 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
       if (answers.size > 0) for (const [record] of items) answers.delete(record);
     }
   }
-  const timer = setInterval(() => flush(true), options.flushMs ?? 200);
+  const timer = setInterval(flush, options.flushMs ?? 200);
   timer.unref();
 
   return {

@@ -171,7 +171,7 @@ test('in memory, a node keeps its newest perNode records; answers reach records 
   assert.equal((await h.nodes())[0]?.userAgent, 'grpc-node-js');
 });
 
-test('the write timer writes an unanswered push too (a write later), and an answered one with its answer', () =>
+test('the write timer writes an unanswered push, then its answer, and an answered one with its answer', () =>
   withFile(async (path) => {
     const persistence = createSqliteHistory({ path, perNode: 10, flushMs: 20 });
     const h = createHistory({ perNode: 10, hub: 'h1', index: () => 7n, persistence });
