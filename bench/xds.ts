@@ -5,7 +5,7 @@
 //
 //   node --import tsx bench/xds.ts [--clients 1000] [--services 1000] [--procs 2] [--rounds 10]
 //        [--mode both|all|hub|hub-notrim|bare|bare-sync] [--settle-ms 500]
-//        [--churn 1000] [--churn-seconds 10] ["--hub-args=--xds-debounce 50ms ..."] (with "=": a value that starts with -- is otherwise taken for a flag)
+//        [--churn 1000] [--churn-seconds 10] [--churn-connections 32] ["--hub-args=--xds-debounce 50ms ..."] (with "=": a value that starts with -- is otherwise taken for a flag)
 //   node --import tsx bench/xds.ts --storm [--clients 5000] [--services 1]
 //   node --import tsx bench/xds.ts --fanout [--clients 5000] [--services 100]   (bench/xds/fanout.ts)
 //
@@ -51,6 +51,7 @@ const { values } = parseArgs({
     'settle-ms': { type: 'string', default: '500' },
     churn: { type: 'string', default: '1000' },
     'churn-seconds': { type: 'string', default: '10' },
+    'churn-connections': { type: 'string', default: '32' },
     'hub-args': { type: 'string', default: '' },
     storm: { type: 'boolean', default: false },
     fanout: { type: 'boolean', default: false },
@@ -144,7 +145,7 @@ interface Figures {
 /** One endpoint change per round, to every client. */
 async function rounds(mode: Mode, n: number, s: number, count: number): Promise<Figures> {
   const run = await start(mode, n, s, false, mode.startsWith('hub') && Number(values.churn) > 0 ? 25 : 0);
-  const writer = run.httpUrl ? hubWriter(run.httpUrl) : undefined;
+  const writer = run.httpUrl ? hubWriter(run.httpUrl, Number(values['churn-connections'])) : undefined;
   const latencies: number[] = [];
   const allTimes: number[] = [];
   const bytes: number[] = [];
@@ -171,6 +172,7 @@ async function rounds(mode: Mode, n: number, s: number, count: number): Promise<
   run.server.send({ cmd: 'stats' });
   const end = await run.server.next('stats');
   if (writer && Number(values.churn) > 0) await churnPhase(run, writer, s);
+  writer?.close();
   await stop(run);
   const sorted = latencies.sort((a, b) => a - b);
   const allSorted = allTimes.sort((a, b) => a - b);
@@ -201,6 +203,7 @@ async function rounds(mode: Mode, n: number, s: number, count: number): Promise<
 /** `--churn` writes per second through the hub's HTTP API while every client is connected. */
 async function churnPhase(run: Started, writer: ReturnType<typeof hubWriter>, s: number): Promise<void> {
   const rate = Number(values.churn);
+  await writer.warm();
   run.procs.forEach((p) => p.send({ cmd: 'churn-start' }));
   const result = await churn(writer, s, rate, Number(values['churn-seconds']));
   run.procs.forEach((p) => p.send({ cmd: 'churn-writes-done' }));

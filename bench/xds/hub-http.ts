@@ -1,30 +1,61 @@
 // The bench parent as an HTTP client of the hub: changes are catalog writes
 // through the HTTP API, and t0 is the moment the write's acknowledgement (the
 // HTTP response) has arrived — what a user of the API sees.
+//
+// Writes go over a fixed pool of keep-alive connections, opened before the
+// writes start (`warm`), as an API client with a connection pool does. Opening
+// a connection per outstanding write instead (what `fetch` does when every
+// connection is busy) measures the hub's accept queue, not its writes: Node
+// accepts one new connection per event-loop turn, and under churn a turn of
+// the hub lasts tens of milliseconds, so 256 connections opened in a burst
+// waited up to 19 s to be accepted (docs/xds-transport.md, "Churn").
+import { Agent, request } from 'node:http';
 import { now, pct, type ChurnChange } from './protocol';
 
 const addressOf = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
 
 export interface HubWriter {
+  /** Opens the pool's connections (one request on each, all at once) and waits for them. */
+  warm(): Promise<void>;
   /** Moves service `i`'s one instance to its next port; resolves at the acknowledgement. */
   change(i: number): Promise<ChurnChange>;
+  close(): void;
 }
 
-export function hubWriter(httpUrl: string): HubWriter {
+/** `connections`: the pool's size; 0 opens a new connection whenever every open one is busy (no limit). */
+export function hubWriter(httpUrl: string, connections = 32): HubWriter {
+  const url = new URL(httpUrl);
+  const agent = new Agent({ keepAlive: true, maxSockets: connections > 0 ? connections : Infinity });
   const ports = new Map<number, number>();
+  const send = (method: string, path: string, body?: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request({ host: url.hostname, port: url.port, method, path, agent }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
   return {
+    async warm() {
+      await Promise.all(Array.from({ length: connections }, () => send('GET', '/v1/status/leader')));
+    },
     async change(i) {
       const port = (ports.get(i) ?? 8080) + 1;
       ports.set(i, port);
-      const res = await fetch(`${httpUrl}/v1/catalog/register`, {
-        method: 'PUT',
-        body: JSON.stringify({ Node: `node-${i}`, Address: addressOf(i), Datacenter: 'dc1', SkipNodeUpdate: true, Service: { ID: `svc-${i}-1`, Service: `svc-${i}`, Port: port } }),
-      });
-      const body = await res.text();
+      const res = await send(
+        'PUT',
+        '/v1/catalog/register',
+        JSON.stringify({ Node: `node-${i}`, Address: addressOf(i), Datacenter: 'dc1', SkipNodeUpdate: true, Service: { ID: `svc-${i}-1`, Service: `svc-${i}`, Port: port } }),
+      );
       const at = now();
-      if (!res.ok) throw new Error(`PUT /v1/catalog/register: ${res.status} ${body}`);
+      if (res.status !== 200) throw new Error(`PUT /v1/catalog/register: ${res.status} ${res.body}`);
       return { name: `svc-${i}`, port, at };
     },
+    close: () => agent.destroy(),
   };
 }
 
