@@ -20,7 +20,11 @@
 //
 // After the change rounds the hub also takes `--churn` writes per second for
 // `--churn-seconds` (0: skip): responses per stream per second and staleness
-// (from each write's acknowledgement until a sampled client holds it).
+// (from each write's acknowledgement until a sampled client holds it). The
+// bare server takes the same churn as changes told to it directly (no HTTP,
+// no log): it folds the changes of one --xds-debounce window and writes one
+// response carrying them all to every stream — the limit for the hub's
+// staleness in the same run (its t0 is when the change is sent to it).
 //
 // --storm: every client connects at once; time until all hold their first full
 // set, streams refused, RSS per client after the storm and the HTTP latency of
@@ -35,7 +39,7 @@ import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { parseConfig } from '../src/config';
 import { fanoutBench } from './xds/fanout';
-import { churn, hubWriter, probe, summary } from './xds/hub-http';
+import { churn, hubWriter, probe, summary, type HubWriter } from './xds/hub-http';
 import { killAll, Proc } from './xds/proc';
 import { now, pct, type ClientCommand, type ClientReply, type Mode, type ServerCommand, type ServerReply, type ServerStats } from './xds/protocol';
 
@@ -144,7 +148,7 @@ interface Figures {
 
 /** One endpoint change per round, to every client. */
 async function rounds(mode: Mode, n: number, s: number, count: number): Promise<Figures> {
-  const run = await start(mode, n, s, false, mode.startsWith('hub') && Number(values.churn) > 0 ? 25 : 0);
+  const run = await start(mode, n, s, false, Number(values.churn) > 0 ? 25 : 0);
   const writer = run.httpUrl ? hubWriter(run.httpUrl, Number(values['churn-connections'])) : undefined;
   const latencies: number[] = [];
   const allTimes: number[] = [];
@@ -171,7 +175,7 @@ async function rounds(mode: Mode, n: number, s: number, count: number): Promise<
   }
   run.server.send({ cmd: 'stats' });
   const end = await run.server.next('stats');
-  if (writer && Number(values.churn) > 0) await churnPhase(run, writer, s);
+  if (Number(values.churn) > 0) await churnPhase(mode, run, writer ?? bareWriter(run.server), s);
   writer?.close();
   await stop(run);
   const sorted = latencies.sort((a, b) => a - b);
@@ -200,8 +204,27 @@ async function rounds(mode: Mode, n: number, s: number, count: number): Promise<
   return f;
 }
 
-/** `--churn` writes per second through the hub's HTTP API while every client is connected. */
-async function churnPhase(run: Started, writer: ReturnType<typeof hubWriter>, s: number): Promise<void> {
+/** Staleness p99 of each mode's churn phase (hub against bare). */
+const churnStaleP99 = new Map<Mode, number>();
+
+/** The bare server's churn: each change told to it directly; t0 when it is sent. */
+function bareWriter(server: Server): HubWriter {
+  const ports = new Map<number, number>();
+  return {
+    warm: async () => {},
+    async change(i) {
+      const port = (ports.get(i) ?? 8080) + 1;
+      ports.set(i, port);
+      const at = now();
+      server.send({ cmd: 'churn-change', service: i, port, windowMs: hubConfig.xdsDebounceMs });
+      return { name: `svc-${i}`, port, at };
+    },
+    close: () => {},
+  };
+}
+
+/** `--churn` writes per second (the hub: through its HTTP API) while every client is connected. */
+async function churnPhase(mode: Mode, run: Started, writer: HubWriter, s: number): Promise<void> {
   const rate = Number(values.churn);
   await writer.warm();
   run.procs.forEach((p) => p.send({ cmd: 'churn-start' }));
@@ -214,8 +237,9 @@ async function churnPhase(run: Started, writer: ReturnType<typeof hubWriter>, s:
   const stale = replies.flatMap((r) => r.staleness).sort((a, b) => a - b);
   const undelivered = replies.reduce((a, r) => a + r.undelivered, 0);
   const bound = 1000 / hubConfig.xdsDebounceMs;
+  churnStaleP99.set(mode, pct(stale, 99));
   console.log(
-    `hub churn: ${result.changes.length} writes in ${f1(result.seconds)} s (${f1(result.changes.length / result.seconds)}/s asked ${rate}/s); HTTP write ${summary(result.latencies)}; ` +
+    `${mode} churn: ${result.changes.length} writes in ${f1(result.seconds)} s (${f1(result.changes.length / result.seconds)}/s asked ${rate}/s); ${mode.startsWith('hub') ? 'HTTP write' : 'change sent (no HTTP)'} ${summary(result.latencies)}; ` +
       `responses per stream per second p50 ${f1(pct(pushRates, 50))}, p99 ${f1(pct(pushRates, 99))}, max ${f1(pushRates.at(-1) ?? NaN)} (target ≤ 1/window = ${f1(bound)}); ` +
       `staleness (sampled clients) ${summary(stale)} (target p99 ≤ max delay ${hubConfig.xdsMaxDelayMs} ms); never delivered ${undelivered}`,
   );
@@ -261,6 +285,9 @@ async function main() {
   if (hub && bare) {
     console.log(`hub/bare: p99 ${(hub.p99 / bare.p99).toFixed(2)}× (target ≤ 1.2×), until all N hold it: median ${(hub.allP50 / bare.allP50).toFixed(2)}×, slowest round ${(hub.allMax / bare.allMax).toFixed(2)}×; RSS/client ${(hub.rssPerClientKiB / bare.rssPerClientKiB).toFixed(2)}×`);
   }
+  const hubStale = churnStaleP99.get('hub');
+  const bareStale = churnStaleP99.get('bare');
+  if (hubStale !== undefined && bareStale !== undefined) console.log(`churn staleness p99 hub/bare: ${(hubStale / bareStale).toFixed(2)}× (${f1(hubStale)} vs ${f1(bareStale)} ms)`);
   const noTrim = results.find((r) => r.mode === 'hub-notrim');
   if (noTrim && bare) console.log(`hub-notrim/bare: p99 ${(noTrim.p99 / bare.p99).toFixed(2)}×, RSS/client ${(noTrim.rssPerClientKiB / bare.rssPerClientKiB).toFixed(2)}×`);
   const bareSync = results.find((r) => r.mode === 'bare-sync');

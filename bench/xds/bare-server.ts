@@ -2,7 +2,9 @@
 // that accepts the same Delta ADS streams, reads and ignores requests, and on a
 // change writes one pre-encoded DeltaDiscoveryResponse (one ClusterLoadAssignment
 // of the same shape the hub sends) to every stream. No subscriptions, no ACK
-// tracking, no translation.
+// tracking, no translation. Under churn it folds the changes of one window and
+// writes one response carrying all of them to every stream (the limit for the
+// hub's churn figures).
 import * as grpc from '@grpc/grpc-js';
 import { encodeResource } from '../../src/xds/transport/envoy-proto';
 import { encodeXdsResource } from '../../src/xds/translate/encode';
@@ -20,20 +22,7 @@ const streams = new Set<grpc.ServerDuplexStream<Buffer, Buffer>>();
 let port = 8080;
 
 function preEncoded(name: string): Buffer {
-  const cla = encodeXdsResource(
-    TypeUrl.ClusterLoadAssignment,
-    name,
-    buildLoadAssignment({
-      name,
-      instances: [
-        {
-          Node: { ID: '', Node: 'n', Address: '10.0.0.1', Datacenter: 'dc1', TaggedAddresses: {}, Meta: {}, CreateIndex: 1, ModifyIndex: 1 },
-          Service: { Kind: '', ID: 'x', Service: name, Tags: [], Address: '', TaggedAddresses: {}, Meta: {}, Port: ++port, Weights: { Passing: 1, Warning: 1 }, EnableTagOverride: false, CreateIndex: 1, ModifyIndex: 1 },
-          Checks: [],
-        },
-      ],
-    }),
-  );
+  const cla = assignment(name, ++port);
   const msg = Res.fromObject({
     systemVersionInfo: '',
     typeUrl: TypeUrl.ClusterLoadAssignment,
@@ -41,6 +30,39 @@ function preEncoded(name: string): Buffer {
     resources: [{ name, version: cla.version, resource: { type_url: TypeUrl.ClusterLoadAssignment, value: cla.encoded } }],
   });
   return Buffer.from(Res.encode(msg).finish());
+}
+
+/** Service `name`'s assignment: one instance on `at`. */
+function assignment(name: string, at: number) {
+  return encodeXdsResource(
+    TypeUrl.ClusterLoadAssignment,
+    name,
+    buildLoadAssignment({
+      name,
+      instances: [
+        {
+          Node: { ID: '', Node: 'n', Address: '10.0.0.1', Datacenter: 'dc1', TaggedAddresses: {}, Meta: {}, CreateIndex: 1, ModifyIndex: 1 },
+          Service: { Kind: '', ID: 'x', Service: name, Tags: [], Address: '', TaggedAddresses: {}, Meta: {}, Port: at, Weights: { Passing: 1, Warning: 1 }, EnableTagOverride: false, CreateIndex: 1, ModifyIndex: 1 },
+          Checks: [],
+        },
+      ],
+    }),
+  );
+}
+
+/** Churn: the changes of the open window (name → port), sent together when it ends. */
+const folded = new Map<string, number>();
+let windowTimer: NodeJS.Timeout | undefined;
+let churnNonce = 0;
+function sendFolded(): void {
+  windowTimer = undefined;
+  const resources = [...folded].map(([name, at]) => {
+    const cla = assignment(name, at);
+    return { name, version: cla.version, resource: { type_url: TypeUrl.ClusterLoadAssignment, value: cla.encoded } };
+  });
+  folded.clear();
+  const buf = Buffer.from(Res.encode(Res.fromObject({ systemVersionInfo: '', typeUrl: TypeUrl.ClusterLoadAssignment, nonce: `churn-${++churnNonce}`, resources })).finish());
+  for (const s of streams) s.write(buf);
 }
 
 /** bare-sync: one DeltaDiscoveryResponse with S clusters (EDS via ADS, as the hub's) and one with their S assignments, shared by every stream. */
@@ -94,6 +116,9 @@ async function main() {
       const t0 = now();
       for (const s of streams) s.write(buf);
       send({ kind: 'changed', t0, round: m.round, name });
+    } else if (m.cmd === 'churn-change') {
+      folded.set(`svc-${m.service}`, m.port);
+      windowTimer ??= setTimeout(sendFolded, m.windowMs);
     } else if (m.cmd === 'exit') {
       server.forceShutdown();
       process.exit(0);

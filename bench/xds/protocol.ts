@@ -23,6 +23,8 @@ export type ServerCommand =
   | { cmd: 'stats' }
   /** Bare servers only: the hub's changes go through its HTTP API. */
   | { cmd: 'change'; service: number; round: number }
+  /** Bare servers only, churn: service `service` now has `port`; changes are folded for `windowMs` and sent to every stream in one response. */
+  | { cmd: 'churn-change'; service: number; port: number; windowMs: number }
   | { cmd: 'exit' };
 
 export interface ServerStats {
