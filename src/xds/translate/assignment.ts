@@ -17,6 +17,7 @@
 // bytes protobufjs makes for the whole message (test/xds/translate/assignment.property.test.ts
 // compares them). Duplicate addresses: the first instance in the views' order
 // wins, as in buildLoadAssignment; the others wait behind it.
+import * as protobuf from 'protobufjs';
 import type { CheckServiceNode } from '../../catalog/types';
 import { encodeResource } from '../transport/envoy-proto';
 import type { XdsResource } from '../transport/provider';
@@ -69,14 +70,7 @@ const FIELD_2 = 0x12;
 
 /** The tag and length varint that prefix an embedded message of `length` bytes in field 2. */
 function field2Prefix(length: number): Uint8Array {
-  const out = [FIELD_2];
-  let n = length;
-  while (n > 0x7f) {
-    out.push((n & 0x7f) | 0x80);
-    n >>>= 7;
-  }
-  out.push(n);
-  return Uint8Array.from(out);
+  return protobuf.Writer.create().uint32(FIELD_2).uint32(length).finish();
 }
 
 const framedMemo = new WeakMap<PlainEndpoint, Uint8Array>();
