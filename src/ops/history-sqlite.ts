@@ -68,6 +68,12 @@ interface Row {
   answer: string | null;
 }
 
+/** An answer as stored: an ACK (nearly every row) written without JSON.stringify's walk; the same text. */
+function answerText(a: HistoryRecord['answer']): string | null {
+  if (!a) return null;
+  return a.ack && a.code === undefined && a.message === undefined ? `{"ack":true,"at":${a.at}}` : JSON.stringify(a);
+}
+
 export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersistence {
   mkdirSync(dirname(options.path), { recursive: true });
   let db: Database.Database;
@@ -82,6 +88,7 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
   }
   const st = {
     lastSeq: db.prepare('SELECT MAX(seq) AS seq FROM records WHERE node = ?'),
+    lastSeqs: db.prepare('SELECT node, MAX(seq) AS seq FROM records GROUP BY node'),
     load: db.prepare(
       'SELECT * FROM (SELECT r.*, s.resources FROM records r JOIN sets s ON s.hash = r.set_hash WHERE r.node = ? ORDER BY r.seq DESC LIMIT ?) ORDER BY seq',
     ),
@@ -105,13 +112,24 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
   const answers = new Set<HistoryRecord>();
   // Records to write (an answered record saved again stays one entry), in the order they were first saved.
   const pending = new Map<HistoryRecord, KnownNode>();
+  // Per node, the highest seq in the file or in `pending`: read once when the file opens (one pass over the
+  // (node, seq) key), then kept up to date by `save`. Asking the file per new node, and scanning `pending`
+  // for it, cost a burst of new streams (5,000 Envoys reconnecting) a query each and O(pending) each.
+  // Past MAX_KNOWN nodes the oldest entries are forgotten and a miss asks the file again.
+  const seqs = new Map<string, number>();
+  let allSeqs = true;
+  for (const row of st.lastSeqs.iterate() as Iterable<{ node: string; seq: number }>) rememberSeq(row.node, row.seq);
   let flushes = 0;
+  // A push to a fleet gives every record the same log index: its text is made once.
+  let lastIndex: bigint | undefined;
+  let lastIndexText = '';
+  const indexText = (i: bigint) => (i === lastIndex ? lastIndexText : ((lastIndex = i), (lastIndexText = i.toString())));
 
   const write = db.transaction((items: [HistoryRecord, KnownNode][]) => {
     const newest = new Map<string, number>();
     for (const [r, node] of items) {
       // No row (a record first saved with its answer, or one trimmed meanwhile): written whole below.
-      if (answers.has(r) && st.answer.run(r.answer ? JSON.stringify(r.answer) : null, node.id, r.seq).changes > 0) continue;
+      if (answers.has(r) && st.answer.run(answerText(r.answer), node.id, r.seq).changes > 0) continue;
       const w = written.get(node.id);
       if (!w || !sameIdentity(w.node, node)) {
         st.node.run(node.id, node.cluster, node.userAgent, node.configSource ?? null);
@@ -122,7 +140,7 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
         st.set.run(hash, json);
         storedSets.add(hash);
       }
-      st.record.run(node.id, r.seq, r.at, r.index.toString(), r.stream, r.type, r.nonce, r.variant, r.version, hash, r.answer ? JSON.stringify(r.answer) : null, r.hub);
+      st.record.run(node.id, r.seq, r.at, indexText(r.index), r.stream, r.type, r.nonce, r.variant, r.version, hash, answerText(r.answer), r.hub);
       newest.set(node.id, Math.max(newest.get(node.id) ?? 0, r.seq));
     }
     // A node is trimmed when this process first writes it, then every `trimEvery` records past the limit.
@@ -136,6 +154,14 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
     if (++flushes % 50 === 0) for (const h of st.orphans.all() as string[]) storedSets.delete(h);
     if (storedSets.size > MAX_KNOWN) storedSets.clear();
   });
+
+  function rememberSeq(id: string, seq: number): void {
+    seqs.set(id, seq);
+    if (seqs.size > MAX_KNOWN) {
+      seqs.delete(seqs.keys().next().value!);
+      allSeqs = false;
+    }
+  }
 
   function remember(id: string, w: WrittenNode): void {
     written.delete(id); // past MAX_KNOWN, the node whose identity was written longest ago is forgotten
@@ -163,8 +189,10 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
 
   return {
     lastSeq(node) {
-      const row = st.lastSeq.get(node) as { seq: number | null };
-      let seq = row.seq ?? 0;
+      const known = seqs.get(node);
+      if (known !== undefined || allSeqs) return known ?? 0;
+      // Forgotten (or never seen, once past MAX_KNOWN nodes): what the file holds, or the batch not written yet.
+      let seq = (st.lastSeq.get(node) as { seq: number | null }).seq ?? 0;
       for (const [r, n] of pending) if (n.id === node && r.seq > seq) seq = r.seq;
       return seq;
     },
@@ -197,6 +225,7 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
       // Every record is saved when sent; one saved again after it left `pending` was written.
       if (record.answer && !pending.has(record)) answers.add(record);
       pending.set(record, node);
+      if (record.seq > (seqs.get(node.id) ?? 0)) rememberSeq(node.id, record.seq);
     },
     flush: async () => flush(),
     async close() {

@@ -22,7 +22,7 @@ function open(path: string, perNode: number): History {
 
 let nonces = 0;
 /** One push (and, unless `ack` is false, its ACK) to `n`; returns the nonce. */
-function push(h: History, n: XdsNode, resources: ReadonlyMap<string, string | null>, ack = true): string {
+function push(h: History, n: XdsNode, resources: ReadonlyMap<string, string | null> = new Map(), ack = true): string {
   const nonce = `n${++nonces}`;
   h.sent!({ stream: 1, node: n, typeUrl: TypeUrl.ClusterLoadAssignment, nonce, version: '', resources, variant: 'delta', at: 1_000 });
   if (ack) h.answered!({ stream: 1, node: n, typeUrl: TypeUrl.ClusterLoadAssignment, nonce, error: undefined, at: 2_000 });
@@ -204,4 +204,23 @@ test('a record first saved with its answer is written whole, not as an update of
     const again = createSqliteHistory({ path, perNode: 10, flushMs: 3_600_000 });
     assert.deepEqual(await again.load('n1', 10), [record]);
     await again.close();
+  }));
+
+test('a node forgotten in memory numbers on from its records not written yet, and from the file after reopening', () =>
+  withFile(async (path) => {
+    const make = () => createHistory({ perNode: 10, hub: 'h1', index: () => 7n, maxNodes: 1, persistence: createSqliteHistory({ path, perNode: 10, flushMs: 3_600_000 }) });
+    let h = make();
+    push(h, node('n1'));
+    push(h, node('n2')); // n1's slot is forgotten (maxNodes 1); its record is still in the unwritten batch
+    push(h, node('n1'));
+    await h.flush();
+    assert.deepEqual((await h.of('n1')).map((r) => r.seq), [1, 2]);
+    await h.close();
+    h = make();
+    push(h, node('n2'));
+    push(h, node('n1'));
+    await h.flush();
+    assert.deepEqual((await h.of('n1')).map((r) => r.seq), [1, 2, 3]);
+    assert.deepEqual((await h.of('n2')).map((r) => r.seq), [1, 2]);
+    await h.close();
   }));
