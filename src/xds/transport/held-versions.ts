@@ -71,9 +71,24 @@ export class HeldVersions implements Iterable<[string, string]> {
     return this.layers.length;
   }
 
+  /** Asked on every ACK and every gated write: worked out once per value (which never changes), without the iterator. */
   get empty(): boolean {
-    for (const _ of this) return false;
-    return true;
+    return (this.isEmpty ??= !this.holdsAny());
+  }
+
+  private isEmpty: boolean | undefined;
+
+  private holdsAny(): boolean {
+    const top = this.layers.length - 1;
+    for (let i = top; i >= 0; i--) {
+      for (const [name, version] of this.layers[i]!) {
+        if (version === null) continue;
+        let shadowed = false;
+        for (let j = i + 1; j <= top && !shadowed; j++) shadowed = this.layers[j]!.has(name);
+        if (!shadowed) return true;
+      }
+    }
+    return false;
   }
 
   get size(): number {

@@ -132,10 +132,60 @@ export function newTypeState(type: ResourceType, wireTypeUrl: string): TypeState
   };
 }
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * `st` with `patch` applied, as a new value. The rules make one of these per
+ * response and per ACK on every stream, so the copy is written out field by
+ * field (the compiler checks that none is missed): V8 clones a 19-field object
+ * through `{ ...st, x }` about 15× slower, and 2 µs when the literal adds a
+ * field the source lacks (docs/xds-transport.md, "The per-client cost").
+ */
+export function typeWith(st: TypeState, patch: Partial<TypeState>): TypeState {
+  const c: Mutable<TypeState> = {
+    type: st.type,
+    wireTypeUrl: st.wireTypeUrl,
+    sub: st.sub,
+    started: st.started,
+    answered: st.answered,
+    acked: st.acked,
+    ackedVersion: st.ackedVersion,
+    ackedResources: st.ackedResources,
+    lastSentVersion: st.lastSentVersion,
+    rejected: st.rejected,
+    pending: st.pending,
+    dirty: st.dirty,
+    holding: st.holding,
+    changed: st.changed,
+    force: st.force,
+    forceAll: st.forceAll,
+    lastNack: st.lastNack,
+    changeAt: st.changeAt,
+    unacked: st.unacked,
+  };
+  return Object.assign(c, patch);
+}
+
+/** `s` with `patch` applied, as a new value (written out for the reason `typeWith` gives). */
+export function streamWith(s: StreamState, patch: Partial<StreamState>): StreamState {
+  const c: Mutable<StreamState> = {
+    id: s.id,
+    variant: s.variant,
+    transport: s.transport,
+    api: s.api,
+    node: s.node,
+    ttlMs: s.ttlMs,
+    sotwWrap: s.sotwWrap,
+    types: s.types,
+    nonceSeq: s.nonceSeq,
+  };
+  return Object.assign(c, patch);
+}
+
 /** The stream with one type's state replaced. */
 export function withType(s: StreamState, st: TypeState): StreamState {
   if (s.types.get(st.type.typeUrl) === st) return s;
-  return { ...s, types: new Map(s.types).set(st.type.typeUrl, st) };
+  return streamWith(s, { types: new Map(s.types).set(st.type.typeUrl, st) });
 }
 
 /** Marks names as changed (or everything), so the next computation looks at them; `at`: when the change reached the hub. */
@@ -143,7 +193,7 @@ export function markChanged(st: TypeState, names: Iterable<string> | 'all', at?:
   const changeAt = at !== undefined && st.changeAt === undefined ? at : st.changeAt;
   const changed = names === 'all' || st.changed === 'all' ? 'all' : withNames(st.changed, names);
   if (st.dirty && changed === st.changed && changeAt === st.changeAt) return st;
-  return { ...st, dirty: true, changed, changeAt };
+  return typeWith(st, { dirty: true, changed, changeAt });
 }
 
 /**

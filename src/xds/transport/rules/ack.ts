@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { ResourceSet, XdsResource } from '../provider';
 import { HeldVersions } from '../held-versions';
-import { hasWork, type NackRecord, type Pending, type TypeState } from '../stream-state';
+import { hasWork, typeWith, type NackRecord, type Pending, type TypeState } from '../stream-state';
 import { wireVersion, type ErrorDetail } from '../wire';
 import { coveredNames } from './subscription';
 
@@ -56,7 +56,7 @@ export function settle(st: TypeState, reply: Reply, windowOpen = false): { state
   // but with work, for the next delivery. What a request asked for (force) always goes now.
   if (hasWork(next)) {
     const wait = windowOpen && next.force.size === 0 && !next.forceAll && !next.holding;
-    if (next.dirty === wait) next = { ...next, dirty: !wait };
+    if (next.dirty === wait) next = typeWith(next, { dirty: !wait });
   }
   return { state: next, nack };
 }
@@ -68,39 +68,39 @@ function commitAck(st: TypeState, p: Pending): TypeState {
   if (p.resources || st.acked.empty) {
     // SotW carries the whole set, and a first Delta response is all the client holds: share the response's map.
     acked = HeldVersions.of(p.sent);
-    if ([...rejected.keys()].some((n) => p.sent.get(n))) rejected = new Map([...rejected].filter(([n]) => !p.sent.get(n)));
+    if (rejected.size > 0 && [...rejected.keys()].some((n) => p.sent.get(n))) rejected = new Map([...rejected].filter(([n]) => !p.sent.get(n)));
   } else {
     acked = st.acked.with(p.sent);
-    if ([...p.sent].some(([n, v]) => v !== null && rejected.has(n))) rejected = new Map([...rejected].filter(([n]) => p.sent.get(n) == null));
+    if (rejected.size > 0 && [...p.sent].some(([n, v]) => v !== null && rejected.has(n))) rejected = new Map([...rejected].filter(([n]) => p.sent.get(n) == null));
   }
-  return {
-    ...st,
+  return typeWith(st, {
     acked,
     rejected,
     ackedVersion: p.resources ? p.version : st.ackedVersion,
     ackedResources: p.resources ?? st.ackedResources,
     pending: undefined,
     unacked: 0,
-  };
+  });
 }
 
 /** X-ACK-4/5: the client rejected the pending response; it keeps its last good state, and what it refused is not resent unchanged. */
 function recordNack(st: TypeState, p: Pending, nack: NackRecord): TypeState {
   const rejected = new Map(st.rejected);
   for (const [name, version] of p.sent) if (version !== null) rejected.set(name, version);
-  return { ...st, rejected, lastNack: nack, pending: undefined, unacked: 0 };
+  return typeWith(st, { rejected, lastNack: nack, pending: undefined, unacked: 0 });
 }
 
 /** X-ACK-2: a response goes out under a fresh nonce and becomes the type's one pending response. */
 export function withPending(st: TypeState, pending: Omit<Pending, 'nonce' | 'changeAt'>, nonce: string, sotw: boolean): TypeState {
-  return {
-    ...st,
-    pending: { ...pending, nonce, changeAt: st.changeAt },
+  // Written out, not `{ ...pending, nonce }`: a spread that adds fields is V8's slow clone (stream-state.ts typeWith).
+  const p: Pending = { nonce, version: pending.version, sent: pending.sent, resources: pending.resources, heartbeat: pending.heartbeat, changeAt: st.changeAt };
+  return typeWith(st, {
+    pending: p,
     // X-ACK-5/8: SotW remembers the set version sent, so equal content is not sent again (a heartbeat is not new content).
     lastSentVersion: sotw && !pending.heartbeat ? pending.version : st.lastSentVersion,
     changeAt: pending.heartbeat ? st.changeAt : undefined,
     unacked: st.unacked + 1,
-  };
+  });
 }
 
 /**
@@ -116,10 +116,10 @@ export function heldOnReconnect(st: TypeState, versionInfo: string, set: Resourc
   }
   if (setVersion(current.values(), ttlMs) !== versionInfo) return undefined;
   const held = new Map<string, string | null>([...current].map(([name, res]) => [name, wireVersion(res, ttlMs)]));
-  return { ...st, lastSentVersion: versionInfo, ackedVersion: versionInfo, ackedResources: current, acked: HeldVersions.of(held) };
+  return typeWith(st, { lastSentVersion: versionInfo, ackedVersion: versionInfo, ackedResources: current, acked: HeldVersions.of(held) });
 }
 
 /** X-DELTA-6: what a reconnecting Delta client announces it holds counts as ACKed; only differences are sent. */
 export function adoptInitialVersions(st: TypeState, versions: ReadonlyMap<string, string>): TypeState {
-  return { ...st, acked: HeldVersions.of(versions), changed: 'all', dirty: true };
+  return typeWith(st, { acked: HeldVersions.of(versions), changed: 'all', dirty: true });
 }

@@ -7,7 +7,7 @@ import type { BodyCache } from '../body-cache';
 import type { NameInterner } from '../name-sets';
 import type { ResourceSet, XdsNode } from '../provider';
 import { Clusters, Endpoints, RESOURCE_TYPES, resourceTypeOf, type ResourceType } from '../resource-types';
-import { isDeferred, newTypeState, withType, markChanged, type NackRecord, type StreamState, type TypeState } from '../stream-state';
+import { isDeferred, newTypeState, streamWith, typeWith, withType, markChanged, type NackRecord, type StreamState, type TypeState } from '../stream-state';
 import type { V3TypeUrl } from '../type-urls';
 import type { DeltaRequest, SotwRequest } from '../wire';
 import { adoptInitialVersions, heldOnReconnect, nonceFor, settle, withPending } from './ack';
@@ -97,9 +97,9 @@ export function onSotwRequest(s: StreamState, req: SotwRequest, ctx: RuleContext
   const b = begin(s, req.node, req.typeUrl, ctx);
   if (b.out) return b.out;
   const first = !b.st.started;
-  const settled = settle(b.st.started ? b.st : { ...b.st, started: true }, { nonce: req.responseNonce, error: req.errorDetail, versionInfo: req.versionInfo, at: ctx.now }, ctx.windowOpen);
+  const settled = settle(b.st.started ? b.st : typeWith(b.st, { started: true }), { nonce: req.responseNonce, error: req.errorDetail, versionInfo: req.versionInfo, at: ctx.now }, ctx.windowOpen);
   const { sub, delta } = applySotwNames(settled.state.sub, b.st.type, req.resourceNames, ctx.names);
-  let st: TypeState = sub === settled.state.sub ? settled.state : { ...settled.state, sub };
+  let st: TypeState = sub === settled.state.sub ? settled.state : typeWith(settled.state, { sub });
   const wildcardOnly = sub.wildcard && sub.names.size === 0;
   const reconnect = first && wildcardOnly && req.versionInfo !== '' && req.responseNonce === '';
   const held = reconnect ? heldOnReconnect(st, req.versionInfo, ctx.resources(st.type), responseTtl(b.state, st.type, ctx.resourceTtlTypes)) : undefined;
@@ -112,7 +112,7 @@ export function onDeltaRequest(s: StreamState, req: DeltaRequest, ctx: RuleConte
   const b = begin(s, req.node, req.typeUrl, ctx);
   if (b.out) return b.out;
   const first = !b.st.started;
-  let st: TypeState = b.st.started ? b.st : { ...b.st, started: true };
+  let st: TypeState = b.st.started ? b.st : typeWith(b.st, { started: true });
   if (first && req.initialVersions.size > 0) st = adoptInitialVersions(st, req.initialVersions); // X-DELTA-6
   const settled = settle(st, { nonce: req.responseNonce, error: req.errorDetail, versionInfo: '', at: ctx.now }, ctx.windowOpen);
   // X-DELTA-4: subscription changes apply whatever the nonce.
@@ -138,7 +138,7 @@ export function resourcesChanged(s: StreamState, typeUrl: string, names: Readonl
 /** X-STREAM-4: the delivery has come; changes that waited for it are due. */
 export function resumeDeferred(s: StreamState): StreamState {
   let state = s;
-  for (const st of s.types.values()) if (isDeferred(st)) state = withType(state, { ...st, dirty: true });
+  for (const st of s.types.values()) if (isDeferred(st)) state = withType(state, typeWith(st, { dirty: true }));
   return state;
 }
 
@@ -196,7 +196,7 @@ function send(s: StreamState, st: TypeState, out: Computed, isHeartbeat: boolean
   const nonce = nonceFor(s.id, seq);
   const next = withPending(st, out.pending, nonce, s.variant === 'sotw');
   return {
-    state: { ...withType(s, next), nonceSeq: seq },
+    state: streamWith(withType(s, next), { nonceSeq: seq }),
     response: { type: st.type, body: out.body, nonce, count: out.count, heartbeat: isHeartbeat, changeAt: isHeartbeat ? undefined : st.changeAt },
   };
 }

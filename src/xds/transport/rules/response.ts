@@ -5,7 +5,7 @@
 // what the client holds, and removals.
 import type { ResourceSet, XdsResource } from '../provider';
 import type { BodyCache, SharedResponse } from '../body-cache';
-import type { Pending, TypeState } from '../stream-state';
+import { typeWith, type Pending, type TypeState } from '../stream-state';
 import { deltaBody, sotwBody, wireVersion, type DeltaItem, type SotwItem } from '../wire';
 import { setVersion } from './ack';
 import { covers, coveredNames } from './subscription';
@@ -63,7 +63,7 @@ export function computeSotw(st: TypeState, ctx: ResponseContext): Decided {
     }
   }
   // SotW recomputes the whole set, so which names changed is not needed past this point.
-  const state: TypeState = { ...st, changed: NO_NAMES, holding, forceAll: false, dirty: holding };
+  const state = typeWith(st, { changed: NO_NAMES, holding, forceAll: false, dirty: holding });
   const version = setVersion(chosen.values(), ctx.ttlMs);
   if (!st.forceAll && version === st.lastSentVersion) return { state, response: undefined }; // X-ACK-8, and X-ACK-5 after a NACK
   const key = `s\0${st.wireTypeUrl}\0${ctx.sotwWrap ? ctx.ttlMs : 'plain'}\0${version}`;
@@ -114,13 +114,13 @@ export function computeDelta(st: TypeState, ctx: ResponseContext): Decided {
   }
   const holding = later.size > 0;
   const force = st.force.size === 0 ? st.force : new Set([...st.force].filter((n) => later.has(n)));
-  const state: TypeState = { ...st, changed: later, holding, force, forceAll: false, dirty: holding };
+  const state = typeWith(st, { changed: later, holding, force, forceAll: false, dirty: holding });
   // X-DELTA-9: a wildcard subscriber is answered once even when there is nothing to send; Envoy
   // waits for that first answer (its initial_fetch_timeout, 15 s) before it counts as initialized.
   if (items.length === 0 && removed.length === 0 && (st.answered || !st.sub.wildcard || holding)) return { state, response: undefined };
   const shared = sharedDelta(st.wireTypeUrl, ctx, items, removed);
   return {
-    state: state.answered ? state : { ...state, answered: true },
+    state: state.answered ? state : typeWith(state, { answered: true }),
     response: { body: shared.body, pending: { version: '', sent: shared.sent, resources: undefined, heartbeat: false }, count: items.length + removed.length },
   };
 }

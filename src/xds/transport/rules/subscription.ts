@@ -6,7 +6,7 @@
 import type { ResourceSet } from '../provider';
 import { NO_INTERNING, type NameInterner } from '../name-sets';
 import type { ResourceType } from '../resource-types';
-import { markChanged, withNames, type Subscription, type TypeState } from '../stream-state';
+import { markChanged, typeWith, withNames, type Subscription, type TypeState } from '../stream-state';
 
 export interface SubscriptionDelta {
   changed: boolean;
@@ -30,7 +30,12 @@ function sameNames(set: ReadonlySet<string>, names: readonly string[]): boolean 
   return count === set.size;
 }
 
+function unmoved(sub: Subscription): SubscriptionDelta {
+  return { changed: false, before: sub.names, added: [], removed: [], wildcardChanged: false };
+}
+
 function moved(before: Subscription, after: Subscription): SubscriptionDelta {
+  if (before === after) return unmoved(before);
   const added = before.names === after.names ? [] : [...after.names].filter((n) => !before.names.has(n));
   const removed = before.names === after.names ? [] : [...before.names].filter((n) => !after.names.has(n));
   const wildcardChanged = before.wildcard !== after.wildcard;
@@ -99,7 +104,7 @@ export function coveredNames(sub: Subscription, set: ResourceSet): string[] {
 
 /** X-SUB-2: a new or changed SotW subscription gets the whole set, even if nothing in it changed. */
 export function sendWholeSet(st: TypeState): TypeState {
-  return { ...markChanged(st, 'all'), forceAll: true };
+  return typeWith(markChanged(st, 'all'), { forceAll: true });
 }
 
 /**
@@ -115,8 +120,10 @@ export function deltaSubscription(
   held: ReadonlyMap<string, string>,
   interner: NameInterner,
 ): { state: TypeState; delta: SubscriptionDelta } {
+  // A bare ACK (most requests) moves nothing: the same state, without the lists below.
+  if (!first && subscribe.length === 0 && unsubscribe.length === 0) return { state: st, delta: unmoved(st.sub) };
   const { sub, delta } = applyDeltaChange(st.sub, st.type, subscribe, unsubscribe, first, interner);
-  let next: TypeState = sub === st.sub ? st : { ...st, sub };
+  let next: TypeState = sub === st.sub ? st : typeWith(st, { sub });
   const named = subscribe.filter((n) => n !== '*');
   // X-DELTA-5: a (re)subscribed name is sent even at the version the client holds — unless it just said it holds it.
   const force = named.filter((n) => !(first && held.has(n)));
@@ -132,11 +139,11 @@ export function deltaSubscription(
   }
   if (answer.length > 0) next = markChanged(next, answer);
   force.push(...answer);
-  if (force.length > 0) next = { ...next, force: withNames(next.force, force) };
+  if (force.length > 0) next = typeWith(next, { force: withNames(next.force, force) });
   if (gone.length > 0) {
     const rejected = new Map(next.rejected);
     for (const [n] of gone) rejected.delete(n);
-    next = { ...next, acked: next.acked.with(gone), rejected: rejected.size === next.rejected.size ? next.rejected : rejected };
+    next = typeWith(next, { acked: next.acked.with(gone), rejected: rejected.size === next.rejected.size ? next.rejected : rejected });
   }
   if (delta.wildcardChanged || (first && sub.wildcard)) next = markChanged(next, 'all');
   return { state: next, delta };

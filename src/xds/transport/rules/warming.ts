@@ -10,7 +10,7 @@
 // content: a cache keyed by the shared resource object.
 import type { ResourceSet, XdsResource } from '../provider';
 import { Clusters, Endpoints, Routes, type ResourceType } from '../resource-types';
-import { markChanged, withNames, withType, type StreamState, type TypeState } from '../stream-state';
+import { markChanged, typeWith, withNames, withType, type StreamState, type TypeState } from '../stream-state';
 import { eachField } from '../wire';
 import { covers } from './subscription';
 
@@ -70,6 +70,6 @@ export function warmEndpoints(s: StreamState, cds: TypeState, sent: ReadonlyMap<
   }
   if (names.length === 0) return s;
   let next = markChanged(eds, names);
-  next = s.variant === 'sotw' ? { ...next, forceAll: true } : { ...next, force: withNames(next.force, names) };
+  next = s.variant === 'sotw' ? typeWith(next, { forceAll: true }) : typeWith(next, { force: withNames(next.force, names) });
   return withType(s, next);
 }
