@@ -1,8 +1,9 @@
 // The xDS history kept in its own SQLite file beside the log (history.db in the
 // data directory): never in the log, so recording pushes never moves the
 // catalog's index and never contends with the log's exclusive lock. Writes are
-// buffered and committed in one transaction every `flushMs`; a crash loses at
-// most that much history, never a catalog write.
+// buffered and committed in one transaction every `flushMs` (a push not answered
+// yet waits one period more); a crash loses at most two periods of history,
+// never a catalog write.
 //
 // Name → version maps are stored once per content (by hash) in `sets`: a push
 // that reached a thousand nodes stores one map and a thousand small rows.
@@ -169,10 +170,35 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
     if (written.size > MAX_KNOWN) written.delete(written.keys().next().value!);
   }
 
-  function flush(): void {
+  // Unanswered records the last timer flush held back: the next one writes them, answered or not.
+  let heldBack = new Set<HistoryRecord>();
+
+  /**
+   * Writes the batch. The timer (`all` false) holds an unanswered record back
+   * once, so that an answer that comes within one more period is written with
+   * its row instead of as an update: a push to N nodes leaves the hub in one
+   * turn, and its N ACKs mostly arrive after the next tick. Reads and close
+   * write everything.
+   */
+  function flush(all = true): void {
     if (pending.size === 0 || !db.open) return;
-    const items = [...pending];
-    pending.clear();
+    let items: [HistoryRecord, KnownNode][];
+    if (all) {
+      items = [...pending];
+      pending.clear();
+      heldBack.clear();
+    } else {
+      items = [];
+      const next = new Set<HistoryRecord>();
+      for (const entry of pending) {
+        const r = entry[0];
+        if (r.answer || heldBack.has(r)) items.push(entry);
+        else next.add(r);
+      }
+      for (const [r] of items) pending.delete(r);
+      heldBack = next;
+      if (items.length === 0) return;
+    }
     try {
       write(items);
     } catch (err) {
@@ -184,7 +210,7 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
       if (answers.size > 0) for (const [record] of items) answers.delete(record);
     }
   }
-  const timer = setInterval(flush, options.flushMs ?? 200);
+  const timer = setInterval(() => flush(false), options.flushMs ?? 200);
   timer.unref();
 
   return {
