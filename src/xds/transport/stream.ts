@@ -110,7 +110,7 @@ export class XdsStream {
     call.on('end', () => this.close(undefined));
     call.on('cancelled', () => this.close(undefined));
     call.on('error', (err) => {
-      this.log.debug({ err }, 'stream error');
+      this.log('debug', { err }, 'stream error');
       this.close(undefined);
     });
   }
@@ -143,17 +143,16 @@ export class XdsStream {
   }
 
   /**
-   * The stream's log context. Not a pino child per stream: a child costs about
-   * a KiB, and streams log only decisions (open, NACK, bad request, slow).
+   * Logs with the stream's context. Not a pino child per stream: a child costs
+   * about a KiB, and streams log only decisions (open, NACK, bad request,
+   * slow). The context is built only when the level is on: a storm of new
+   * streams would otherwise build one for every "opened" line the default
+   * level drops.
    */
-  private get log(): Pick<Logger, 'debug' | 'info' | 'warn'> {
-    const fields = { stream: this.id, variant: this.variant, transport: this.transport, api: this.api, node: this.node?.id };
+  private log(level: 'debug' | 'info' | 'warn', obj: object, msg: string): void {
     const base = this.deps.logger;
-    return {
-      debug: (obj: object, msg?: string) => base.debug({ ...fields, ...obj }, msg),
-      info: (obj: object, msg?: string) => base.info({ ...fields, ...obj }, msg),
-      warn: (obj: object, msg?: string) => base.warn({ ...fields, ...obj }, msg),
-    } as Pick<Logger, 'debug' | 'info' | 'warn'>;
+    if (!base.isLevelEnabled(level)) return;
+    base[level]({ stream: this.id, variant: this.variant, transport: this.transport, api: this.api, node: this.node?.id, ...obj }, msg);
   }
 
   /** The rule context, refilled for this stream (one object for all streams: no per-request allocation). */
@@ -208,13 +207,13 @@ export class XdsStream {
     const before = this.state;
     this.state = outcome.state;
     reportAnswers(this.deps.observer, before, this.state, this.deps.now?.() ?? Date.now());
-    if (outcome.opened) this.log.info({ node: outcome.opened.id, cluster: outcome.opened.cluster, userAgent: outcome.opened.userAgent }, 'xds stream opened');
+    if (outcome.opened) this.log('info', { node: outcome.opened.id, cluster: outcome.opened.cluster, userAgent: outcome.opened.userAgent }, 'xds stream opened');
     if (outcome.end) return this.fail(outcome.end);
-    if (outcome.ignored !== undefined) this.log.debug({ typeUrl: outcome.ignored }, 'ignoring request for a type the hub does not serve');
+    if (outcome.ignored !== undefined) this.log('debug', { typeUrl: outcome.ignored }, 'ignoring request for a type the hub does not serve');
     if (outcome.nack) {
       const { type, record } = outcome.nack;
       this.deps.metrics.nacks.inc({ type: type.short });
-      this.log.warn({ type: type.short, code: record.code, message: record.message }, 'NACK: client keeps its last accepted state');
+      this.log('warn', { type: type.short, code: record.code, message: record.message }, 'NACK: client keeps its last accepted state');
     }
     const sub = outcome.subscription;
     if (sub) this.deps.subscriptionChanged(this, sub.typeUrl, sub.delta, sub.names, sub.wildcard);
@@ -223,7 +222,7 @@ export class XdsStream {
   }
 
   private fail(err: HubError): void {
-    this.log.warn({ details: err.message }, 'ending stream: bad request');
+    this.log('warn', { details: err.message }, 'ending stream: bad request');
     this.close(err);
   }
 
@@ -239,22 +238,22 @@ export class XdsStream {
 
   /** Writes what the rules say each dirty type needs, until they say nothing or the socket pushes back. */
   flush(): void {
-    this.writeEach(nextResponse, (out) => reportSent(this.deps.observer, this.state, out, this.deps.now?.() ?? Date.now()));
+    this.writeEach(nextResponse, true);
   }
 
   /** X-TTL-2: called by the server's heartbeat timer. */
   heartbeat(): void {
-    this.writeEach(nextHeartbeat);
+    this.writeEach(nextHeartbeat, false);
   }
 
-  /** Asks `next` for a response and writes it, until it has none or the stream cannot write. */
-  private writeEach(next: typeof nextResponse, written?: (out: Outgoing) => void): void {
+  /** Asks `next` for a response and writes it, until it has none or the stream cannot write; `report`: tell the observer. */
+  private writeEach(next: typeof nextResponse, report: boolean): void {
     while (!this.closed && !this.blocked && this.state.node) {
       const step = next(this.state, this.context());
       this.state = step.state;
       if (!step.response) return;
       this.write(step.response);
-      written?.(step.response);
+      if (report && this.deps.observer) reportSent(this.deps.observer, this.state, step.response, this.deps.now?.() ?? Date.now());
     }
   }
 
@@ -313,7 +312,7 @@ export class XdsStream {
       // Slow consumer: stop writing; dirty types are recomputed from the latest state on drain.
       this.blocked = true;
       this.stats.blockedWrites++;
-      this.log.debug({}, 'slow consumer: waiting for drain');
+      this.log('debug', {}, 'slow consumer: waiting for drain');
       this.call.once('drain', () => {
         this.blocked = false;
         this.flush();

@@ -38,8 +38,12 @@ export interface DeltaRequest {
 
 const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: String, defaults: true, arrays: true, objects: true };
 
-function messageType(api: ApiVersion, name: string): protobuf.Type {
-  return api === 'v3' ? lookupType(`envoy.service.discovery.v3.${name}`) : v2Root().lookupType(`envoy.api.v2.${name}`);
+type MessageName = 'DiscoveryRequest' | 'DeltaDiscoveryRequest' | 'DiscoveryResponse' | 'DeltaDiscoveryResponse';
+const messageTypes: Record<ApiVersion, Partial<Record<MessageName, protobuf.Type>>> = { v3: {}, v2: {} };
+
+/** Looked up once per (API, message): every request decodes through here. */
+function messageType(api: ApiVersion, name: MessageName): protobuf.Type {
+  return (messageTypes[api][name] ??= api === 'v3' ? lookupType(`envoy.service.discovery.v3.${name}`) : v2Root().lookupType(`envoy.api.v2.${name}`));
 }
 
 type Plain = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

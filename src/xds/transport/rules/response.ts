@@ -19,7 +19,7 @@ export interface ResponseContext {
   /** Keep resources the client holds but that are gone, until LDS/RDS settle (removals last, X-ORDER-1). */
   holdRemovals: boolean;
   /** X-WARM-2: false for a route that points at a cluster the client has not been sent yet. */
-  routeAllowed?: (res: XdsResource) => boolean;
+  routeAllowed?: ((res: XdsResource) => boolean) | undefined;
   /** Shared bodies: the same response for the same kind of client is framed once. */
   memo: BodyCache;
 }
