@@ -13,7 +13,9 @@
 // (`GET /v1/catalog/node/<name>?index=<ack index - 1>`), which answers as soon as
 // that hub has applied the write; one write in `--sample` is probed.
 //
-//   node --import tsx bench/redis.ts [--seconds 10] [--concurrency 64] [--fsync always|everysec] [--sample 10] [--only "2 hubs"|baseline]
+//   node --import tsx bench/redis.ts [--seconds 10] [--concurrency 64] [--fsync always|everysec] [--sample 10] [--only "2 hubs"|baseline] [--cpu-prof DIR]
+//
+// --cpu-prof DIR: each hub process runs under `node --cpu-prof` and writes its profile into DIR.
 //
 // Targets (issue 11): >= 5,000 acknowledged writes/s per hub; p99 apply lag on the other hub <= 50 ms.
 import { spawn } from 'node:child_process';
@@ -109,9 +111,13 @@ function http(port, method, path, payload, agent) {
 })();
 `;
 
-/** CPU time (user + system, ms) a process has used so far, from /proc (Linux). */
-function cpuMs(hub: SpawnedHub): number {
-  const stat = readFileSync(`/proc/${hub.child.pid}/stat`, 'utf8');
+/**
+ * CPU time (user + system, ms) a process has used so far, from /proc (Linux); with
+ * `mainThread`, only its main thread's (the JavaScript; not GC or libuv threads).
+ */
+function cpuMs(hub: SpawnedHub, mainThread = false): number {
+  const pid = hub.child.pid;
+  const stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // utime and stime are fields 14 and 15 of the whole line (11 and 12 after the name), in clock ticks of 10 ms.
   return (Number(fields[11]) + Number(fields[12])) * 10;
@@ -143,7 +149,7 @@ const caseName = (writerHubs: number, waitReplicas: number, baseline: boolean) =
  * One case. `baseline`: the same HTTP path on one hub with the in-process memory log
  * (no Redis; the probes read the writing hub itself), the limit the Redis rows compare with.
  */
-async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { durationMs: number; concurrency: number; fsync: string; sampleEvery: number }, baseline = false) {
+async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { durationMs: number; concurrency: number; fsync: string; sampleEvery: number; cpuProf?: string }, baseline = false) {
   const dir = await tmpDir('xdshub-bench-redis');
   const primary = await startRedis({ appendonly: true, dir: dir.path });
   const replica = await startRedis({ replicaOf: primary.port });
@@ -157,7 +163,7 @@ async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { duration
     await replicaInSync(replica);
     const args = ['--store', baseline ? 'memory' : primary.url, '--http-port', '0', '--grpc-port', '0', '--compact-every', '0', '--log-level', 'warn'];
     if (waitReplicas) args.push('--redis-wait-replicas', String(waitReplicas));
-    for (const name of baseline ? ['bench-a'] : ['bench-a', 'bench-b']) hubs.push(await spawnHub([...args, '--node-name', name]));
+    for (const name of baseline ? ['bench-a'] : ['bench-a', 'bench-b']) hubs.push(await spawnHub([...args, '--node-name', name], {}, opts.cpuProf ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', opts.cpuProf] } : {}));
     const ports = hubs.map((h) => Number(new URL(h.httpUrl).port));
     const writers = ports.slice(0, writerHubs);
     // Writes on a are probed on b, and (with two writing hubs) writes on b on a.
@@ -167,10 +173,12 @@ async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { duration
     let out = '';
     let cpuFrom: number[] | undefined;
     let cpuTo: number[] | undefined;
+    let mainFrom: number[] | undefined;
+    let mainTo: number[] | undefined;
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       out += d;
-      if (!cpuFrom && out.includes('measuring\n')) cpuFrom = hubs.map(cpuMs);
-      if (!cpuTo && out.includes('written\n')) cpuTo = hubs.map(cpuMs);
+      if (!cpuFrom && out.includes('measuring\n')) [cpuFrom, mainFrom] = [hubs.map((h) => cpuMs(h)), hubs.map((h) => cpuMs(h, true))];
+      if (!cpuTo && out.includes('written\n')) [cpuTo, mainTo] = [hubs.map((h) => cpuMs(h)), hubs.map((h) => cpuMs(h, true))];
     });
     const [code] = (await once(child, 'exit')) as [number | null];
     if (code !== 0) throw new Error(`load generator exited with ${code}`);
@@ -193,6 +201,8 @@ async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { duration
       'probes missed': r.probesMissed,
       // CPU of the hub processes (both, on Redis) per acknowledged write: moves much less with the machine's load than the rates do.
       'hubs CPU µs/write': cpuFrom && cpuTo ? Math.round((cpuTo.reduce((a, b) => a + b, 0) - cpuFrom.reduce((a, b) => a + b, 0)) * 1000 / Math.max(1, total)) : NaN,
+      // Each hub's main thread (JavaScript) per acknowledged write, hub a first: with one hub writing, the writer then the applier.
+      'main thread µs/write': mainFrom && mainTo ? hubs.map((_, i) => Math.round(((mainTo![i]! - mainFrom![i]!) * 1000) / Math.max(1, total))).join(' + ') : '',
       ...(r.failureSample ? { 'first failure': r.failureSample } : {}),
       ...(r.missSample ? { 'first missed probe': r.missSample } : {}),
     };
@@ -212,10 +222,11 @@ async function main() {
       fsync: { type: 'string', default: 'always' },
       sample: { type: 'string', default: '10' },
       only: { type: 'string' },
+      'cpu-prof': { type: 'string' },
     },
   });
   if (!['always', 'everysec', 'no'].includes(values.fsync!)) throw new Error(`--fsync: expected always, everysec or no, got "${values.fsync}"`);
-  const opts = { durationMs: Number(values.seconds) * 1000, concurrency: Number(values.concurrency), fsync: values.fsync!, sampleEvery: Number(values.sample) };
+  const opts = { durationMs: Number(values.seconds) * 1000, concurrency: Number(values.concurrency), fsync: values.fsync!, sampleEvery: Number(values.sample), ...(values['cpu-prof'] ? { cpuProf: values['cpu-prof'] } : {}) };
   const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
   console.log(`bench/redis: ${values.seconds} s per case, ${opts.concurrency} HTTP writers, primary appendfsync ${opts.fsync}, one replica; load average ${load()}`);
   const rows = [];

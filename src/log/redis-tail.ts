@@ -118,7 +118,23 @@ export async function* redisTail(src: TailSource, from: bigint, signal: AbortSig
   let blocking: RedisLink | undefined;
   // An XREAD still blocked from an earlier round (own entries may have moved `next` meanwhile).
   let pending: Promise<LogEntry[] | LinkDown> | undefined;
-  const stop = () => blocking?.close();
+  // Own appends wake the round waiting for them through one subscription for the
+  // whole tail. A waitAfter per round left its waiter (and a listener on `signal`)
+  // behind whenever another hub's entries ended the round, until the next own
+  // append: without bound on a hub that appends nothing itself, and each new
+  // listener cost a walk over the others.
+  let wakeOwn: (() => void) | undefined;
+  const offOwn = src.changes.subscribe(() => {
+    const wake = wakeOwn;
+    wakeOwn = undefined;
+    wake?.();
+  });
+  const ownAppend = (seen: number): Promise<void> =>
+    src.changes.version !== seen || signal.aborted ? Promise.resolve() : new Promise<void>((resolve) => (wakeOwn = resolve));
+  const stop = () => {
+    blocking?.close();
+    wakeOwn?.();
+  };
   signal.addEventListener('abort', stop, { once: true });
   const ended = () => signal.aborted || src.isClosed();
 
@@ -162,7 +178,7 @@ export async function* redisTail(src: TailSource, from: bigint, signal: AbortSig
           if (!(err instanceof LinkDown)) throw err;
           verify = true;
           // Down: wait for the connection, or for an own append acknowledged just before the drop.
-          await Promise.race([src.link.whenReady(signal), src.changes.waitAfter(seen, signal)]);
+          await Promise.race([src.link.whenReady(signal), ownAppend(seen)]);
           continue;
         }
         for (const entry of fresh(page)) {
@@ -181,7 +197,7 @@ export async function* redisTail(src: TailSource, from: bigint, signal: AbortSig
       blocking ??= src.openBlockingLink();
       if (!pending) {
         if (blocking.state() !== 'ready') {
-          await Promise.race([blocking.whenReady(signal), src.changes.waitAfter(seen, signal)]);
+          await Promise.race([blocking.whenReady(signal), ownAppend(seen)]);
           continue;
         }
         // IDs are "<index>-1": entries after "<next-1>-1" start at index `next`. The block
@@ -197,7 +213,7 @@ export async function* redisTail(src: TailSource, from: bigint, signal: AbortSig
         // Left behind when the tail ends mid-block; its failure then concerns no one.
         pending.catch(() => undefined);
       }
-      const woke = await Promise.race([pending, src.changes.waitAfter(seen, signal).then(() => 'own' as const)]);
+      const woke = await Promise.race([pending, ownAppend(seen).then(() => 'own' as const)]);
       if (woke === 'own') continue; // keep the XREAD: its answer is still useful
       pending = undefined;
       if (woke instanceof LinkDown) {
@@ -216,6 +232,7 @@ export async function* redisTail(src: TailSource, from: bigint, signal: AbortSig
       if (woke.length === 0) caughtUp = false;
     }
   } finally {
+    offOwn();
     signal.removeEventListener('abort', stop);
     blocking?.close();
   }

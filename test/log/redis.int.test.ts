@@ -2,6 +2,7 @@
 // shared log promises (several hub processes, dedicated blocking connections, AOF).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { getEventListeners } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 import Redis from 'ioredis';
 import type { Log, LogEntry } from '../../src/log/log';
@@ -108,6 +109,32 @@ describe('redis log: several hubs on one log', () => {
         if (e.index < 4n) await writer.append([`x${e.index + 1n}`]);
       });
       assert.deepEqual(got.map((e) => e.payload), ['x1', 'x2', 'x3', 'x4']);
+    } finally {
+      await writer.close();
+      await reader.close();
+    }
+  });
+
+  test("a tail fed only by another instance's appends leaves nothing behind per round", async () => {
+    const keyPrefix = freshPrefix();
+    const writer = createRedisLog({ url: redis.url, keyPrefix });
+    const reader = createRedisLog({ url: redis.url, keyPrefix });
+    const ac = new AbortController();
+    try {
+      await writer.append(['e1']);
+      const it = reader.tail(1n, ac.signal)[Symbol.asyncIterator]();
+      assert.equal(((await it.next()).value as LogEntry).payload, 'e1');
+      const listenersAfterFirst = getEventListeners(ac.signal, 'abort').length;
+      // Each round blocks in XREAD and is ended by the other instance's entry.
+      for (let i = 2; i <= 40; i++) {
+        const next = it.next();
+        await writer.append([`e${i}`]);
+        assert.equal(((await next).value as LogEntry).payload, `e${i}`);
+      }
+      // Waits for own appends that never came used to pile up, one per round.
+      assert.ok(getEventListeners(ac.signal, 'abort').length <= listenersAfterFirst + 1, `abort listeners: ${getEventListeners(ac.signal, 'abort').length}`);
+      ac.abort();
+      assert.deepEqual(await it.next(), { done: true, value: undefined });
     } finally {
       await writer.close();
       await reader.close();
