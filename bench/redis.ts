@@ -13,9 +13,10 @@
 // (`GET /v1/catalog/node/<name>?index=<ack index - 1>`), which answers as soon as
 // that hub has applied the write; one write in `--sample` is probed.
 //
-//   node --import tsx bench/redis.ts [--seconds 10] [--concurrency 64] [--fsync always|everysec] [--sample 10] [--only "2 hubs"|baseline] [--cpu-prof DIR]
+//   node --import tsx bench/redis.ts [--seconds 10] [--concurrency 64] [--fsync always|everysec] [--sample 10] [--only "2 hubs"|baseline] [--cpu-prof DIR] [--hub-node-args "FLAGS"]
 //
 // --cpu-prof DIR: each hub process runs under `node --cpu-prof` and writes its profile into DIR.
+// --hub-node-args: node flags for each hub process (space-separated, e.g. "--max-semi-space-size=32").
 //
 // Targets (issue 11): >= 5,000 acknowledged writes/s per hub; p99 apply lag on the other hub <= 50 ms.
 import { spawn } from 'node:child_process';
@@ -149,7 +150,7 @@ const caseName = (writerHubs: number, waitReplicas: number, baseline: boolean) =
  * One case. `baseline`: the same HTTP path on one hub with the in-process memory log
  * (no Redis; the probes read the writing hub itself), the limit the Redis rows compare with.
  */
-async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { durationMs: number; concurrency: number; fsync: string; sampleEvery: number; cpuProf?: string }, baseline = false) {
+async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { durationMs: number; concurrency: number; fsync: string; sampleEvery: number; nodeArgs: string[] }, baseline = false) {
   const dir = await tmpDir('xdshub-bench-redis');
   const primary = await startRedis({ appendonly: true, dir: dir.path });
   const replica = await startRedis({ replicaOf: primary.port });
@@ -163,7 +164,7 @@ async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { duration
     await replicaInSync(replica);
     const args = ['--store', baseline ? 'memory' : primary.url, '--http-port', '0', '--grpc-port', '0', '--compact-every', '0', '--log-level', 'warn'];
     if (waitReplicas) args.push('--redis-wait-replicas', String(waitReplicas));
-    for (const name of baseline ? ['bench-a'] : ['bench-a', 'bench-b']) hubs.push(await spawnHub([...args, '--node-name', name], {}, opts.cpuProf ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', opts.cpuProf] } : {}));
+    for (const name of baseline ? ['bench-a'] : ['bench-a', 'bench-b']) hubs.push(await spawnHub([...args, '--node-name', name], {}, { nodeArgs: opts.nodeArgs }));
     const ports = hubs.map((h) => Number(new URL(h.httpUrl).port));
     const writers = ports.slice(0, writerHubs);
     // Writes on a are probed on b, and (with two writing hubs) writes on b on a.
@@ -223,12 +224,15 @@ async function main() {
       sample: { type: 'string', default: '10' },
       only: { type: 'string' },
       'cpu-prof': { type: 'string' },
+      'hub-node-args': { type: 'string' },
     },
   });
   if (!['always', 'everysec', 'no'].includes(values.fsync!)) throw new Error(`--fsync: expected always, everysec or no, got "${values.fsync}"`);
-  const opts = { durationMs: Number(values.seconds) * 1000, concurrency: Number(values.concurrency), fsync: values.fsync!, sampleEvery: Number(values.sample), ...(values['cpu-prof'] ? { cpuProf: values['cpu-prof'] } : {}) };
+  const opts = { durationMs: Number(values.seconds) * 1000, concurrency: Number(values.concurrency), fsync: values.fsync!, sampleEvery: Number(values.sample),
+    nodeArgs: [...(values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : []), ...(values['hub-node-args']?.split(' ').filter((a) => a !== '') ?? [])],
+  };
   const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
-  console.log(`bench/redis: ${values.seconds} s per case, ${opts.concurrency} HTTP writers, primary appendfsync ${opts.fsync}, one replica; load average ${load()}`);
+  console.log(`bench/redis: ${values.seconds} s per case, ${opts.concurrency} HTTP writers, primary appendfsync ${opts.fsync}, one replica${opts.nodeArgs.length ? `, hubs run with ${opts.nodeArgs.join(' ')}` : ''}; load average ${load()}`);
   const rows = [];
   for (const [hubs, wait, baseline] of [[1, 0, true], [1, 0, false], [1, 1, false], [2, 0, false], [2, 1, false]] as const) {
     if (values.only && !caseName(hubs, wait, baseline).includes(values.only)) continue;
