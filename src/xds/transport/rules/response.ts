@@ -84,16 +84,10 @@ export function computeSotw(st: TypeState, ctx: ResponseContext): Decided {
 
 /** X-RESP-1, X-DELTA-2/3/5: the names whose version differs from what the client holds, and removals. */
 export function computeDelta(st: TypeState, ctx: ResponseContext): Decided {
-  const candidates = new Set<string>(st.force);
-  if (st.changed === 'all') {
-    for (const n of coveredNames(st.sub, ctx.set)) candidates.add(n);
-    for (const n of st.acked.keys()) candidates.add(n);
-  } else for (const n of st.changed) candidates.add(n);
-
   const items: DeltaItem[] = [];
   const removed: string[] = [];
   const later = new Set<string>();
-  for (const name of [...candidates].sort()) {
+  for (const name of candidateNames(st, ctx.set)) {
     const res = ctx.set.byName.get(name);
     const forced = st.force.has(name);
     if (res && covers(st.sub, ctx.set, name)) {
@@ -123,6 +117,31 @@ export function computeDelta(st: TypeState, ctx: ResponseContext): Decided {
     state: state.answered ? state : typeWith(state, { answered: true }),
     response: { body: shared.body, pending: { version: '', sent: shared.sent, resources: undefined, heartbeat: false }, count: items.length + removed.length },
   };
+}
+
+/**
+ * The names a Delta computation looks at, sorted: forced ones, and what changed
+ * (or everything covered and held). A change pushed to N streams reaches each
+ * as the same set (markChanged keeps the delivery's set when the stream had
+ * nothing pending), so that case is sorted once for all of them.
+ */
+function candidateNames(st: TypeState, set: ResourceSet): readonly string[] {
+  if (st.changed !== 'all' && st.force.size === 0) return sortedOnce(st.changed);
+  const candidates = new Set<string>(st.force);
+  if (st.changed === 'all') {
+    for (const n of coveredNames(st.sub, set)) candidates.add(n);
+    for (const n of st.acked.keys()) candidates.add(n);
+  } else for (const n of st.changed) candidates.add(n);
+  return [...candidates].sort();
+}
+
+/** A memo: sets handed to the rules are never changed afterwards (stream-state.ts withNames). */
+const sortedSets = new WeakMap<ReadonlySet<string>, readonly string[]>();
+function sortedOnce(names: ReadonlySet<string>): readonly string[] {
+  if (names.size <= 1) return [...names];
+  let sorted = sortedSets.get(names);
+  if (!sorted) sortedSets.set(names, (sorted = [...names].sort()));
+  return sorted;
 }
 
 /**
