@@ -152,3 +152,21 @@ test('apply refuses to go backwards', () => {
   h.apply(register('n1'));
   assert.throws(() => h.sm.apply(1n, register('n2')), /not after/);
 });
+
+test('what apply stores is frozen all the way down: nested objects and arrays of node, service and check', () => {
+  const h = harness();
+  h.apply(
+    register('n1', {
+      nodeExtra: { Meta: { rack: 'r1' }, TaggedAddresses: { lan: '10.0.0.1' } },
+      service: serviceInput('web-1', 'Web', { Tags: ['b', 'a'], Meta: { v: '1' }, Weights: { Passing: 3, Warning: 1 } }),
+      checks: [checkInput('web-check', { ServiceID: 'web-1' })],
+    }),
+  );
+  const frozenAllTheWay = (v: unknown): boolean =>
+    v === null || typeof v !== 'object' || (Object.isFrozen(v) && Object.values(v).every(frozenAllTheWay));
+  const node = h.sm.node('n1').value!;
+  assert.ok(frozenAllTheWay(node.Node) && Object.isFrozen(node.Node.Meta) && Object.isFrozen(node.Node.TaggedAddresses));
+  const service = node.Services[0]!;
+  assert.ok(frozenAllTheWay(service) && Object.isFrozen(service.Tags) && Object.isFrozen(service.Weights));
+  assert.ok(h.sm.nodeChecks('n1').value.every(frozenAllTheWay));
+});
