@@ -32,7 +32,7 @@ export function setConfigEntry(draft: Draft, input: ConfigEntryInput, cas: numbe
   const key = key2(kind, name);
   const existing = draft.config(key);
   casGuard(existing, cas, `config entry ${kind}/${name}`);
-  const candidate = storable(input, 'entry');
+  const candidate = storable(draft, input, 'entry');
   if (existing && sameContent(existing, candidate)) return existing;
   const entry = draft.seal({
     ...candidate,

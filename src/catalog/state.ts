@@ -49,8 +49,12 @@ export interface Verdict {
 }
 
 export interface StateMachine extends CatalogReader {
-  /** Applies the entry at `index` (must be greater than lastIndex()). Never throws for bad commands: it refuses them. */
-  apply(index: bigint, command: Command): Applied;
+  /**
+   * Applies the entry at `index` (must be greater than lastIndex()). Never throws for bad commands: it refuses them.
+   * `owned`: the command is a JSON.parse of the entry that nobody else holds or reads
+   * afterwards; its objects may then become the stored ones (the outcome is the same).
+   */
+  apply(index: bigint, command: Command, owned?: boolean): Applied;
   /**
    * Runs `command` against the current state without committing it: the same
    * rules as apply, so the write path can answer refusals and no-ops without
@@ -160,8 +164,8 @@ function machineOver(initial: Tables, initialIndex: bigint): StateMachine {
   const reader = createReader(() => tables, () => lastIndex);
 
   /** Runs the command on a draft at `index`: the staged draft and extra result fields, or the refusal. */
-  function execute(index: bigint, command: Command, dry = false): { draft: Draft; extra: Partial<ApplyResult> } | { refusal: ApplyResult } {
-    const draft = new Draft(tables, Number(index), dry);
+  function execute(index: bigint, command: Command, dry = false, owned = false): { draft: Draft; extra: Partial<ApplyResult> } | { refusal: ApplyResult } {
+    const draft = new Draft(tables, Number(index), dry, owned);
     try {
       return { draft, extra: run(draft, command) };
     } catch (err) {
@@ -174,7 +178,7 @@ function machineOver(initial: Tables, initialIndex: bigint): StateMachine {
     }
   }
 
-  function apply(index: bigint, command: Command): Applied {
+  function apply(index: bigint, command: Command, owned = false): Applied {
     if (index <= lastIndex) {
       throw new HubError('INTERNAL', `apply: index ${index} is not after the last applied index ${lastIndex}`);
     }
@@ -195,7 +199,7 @@ function machineOver(initial: Tables, initialIndex: bigint): StateMachine {
       lastIndex = index;
       return { result: { index, ok: true }, events: [], ttlTouched: [], moved: 'all', aclAffected: 'all', connect: { roots: true, leaves: [...restored.tables.connect.leaves.keys()] } };
     }
-    const outcome = execute(index, command);
+    const outcome = execute(index, command, false, owned);
     lastIndex = index;
     if ('refusal' in outcome) return { result: outcome.refusal, events: [], ttlTouched: [], moved: [] };
     const { events, ttlTouched, moved, aclAffected, connect } = commit(tables, outcome.draft, index);

@@ -77,11 +77,12 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
 
   function applyEntry(entry: LogEntry): void {
     if (entry.index <= sm.lastIndex()) return; // redelivery after a reconnect
-    applyCommand(entry.index, parseCommand(entry.payload));
+    applyCommand(entry.index, parseCommand(entry.payload), true);
   }
 
-  function applyCommand(index: bigint, command: Command): ApplyResult {
-    const applied = sm.apply(index, command);
+  /** `owned`: the command is the entry's own parse, read by nothing after its apply (StateMachine.apply). */
+  function applyCommand(index: bigint, command: Command, owned = false): ApplyResult {
+    const applied = sm.apply(index, command, owned);
     settle(index, applied.result);
     if (command.type === 'restore' && applied.result.ok) notify(resetListeners, index);
     const info: AppliedInfo = { ttlTouched: applied.ttlTouched };
@@ -152,7 +153,7 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
     if (snap) fresh.restore(snap.state);
     for (;;) {
       const page = await log.read(fresh.lastIndex() + 1n, 1_000);
-      for (const entry of page) fresh.apply(entry.index, parseCommand(entry.payload));
+      for (const entry of page) fresh.apply(entry.index, parseCommand(entry.payload), true);
       if (page.length < 1_000) break;
     }
     logger.error({ err: cause, had: sm.lastIndex().toString(), now: fresh.lastIndex().toString() }, 'the log lost entries this hub had applied; rebuilt the state from the log');

@@ -101,6 +101,11 @@ export class Draft {
      * what it writes need not be frozen for sharing (freezing is a deep walk).
      */
     readonly dry = false,
+    /**
+     * The command is the entry's own JSON.parse, held by nobody else (StateMachine.apply
+     * with `owned`): what it carries may be stored as is instead of as a copy.
+     */
+    readonly owned = false,
   ) {}
 
   /** Deep-freezes what a committed draft will share with readers; a dry run's objects are dropped. */

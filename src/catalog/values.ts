@@ -7,6 +7,39 @@ export function normalise<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
+/**
+ * Whether `value` is exactly what a JSON round trip of it gives back: only strings,
+ * booleans, null, finite numbers other than -0, dense arrays and plain objects
+ * without toJSON. A JSON.parse result is, except for numbers JSON cannot hold
+ * (1e400 parses to Infinity, which goes back as null; -0 as 0).
+ */
+export function sameThroughJson(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case 'object': {
+      if (value === null) return true;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) if (!(i in value) || !sameThroughJson(value[i])) return false;
+        return true;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) return false;
+      for (const key in value) {
+        const v = (value as Record<string, unknown>)[key];
+        if (key === 'toJSON' && typeof v === 'function') return false;
+        if (Object.prototype.hasOwnProperty.call(value, key) && !sameThroughJson(v)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 /** Freezes the value and every object reachable through its own enumerable properties. */
 export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
