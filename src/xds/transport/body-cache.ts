@@ -18,6 +18,13 @@ export class BodyCache {
   private readonly map = new Map<string, SharedResponse>();
   private bytes = 0;
   hits = 0;
+  /**
+   * The last one-resource Delta response asked for. A change pushed to N
+   * streams asks for the same response N times in a row; recognising it by
+   * the resource object (which names its version) skips building and hashing
+   * its key every time (rules/response.ts sharedDelta).
+   */
+  lastDelta: { res: XdsResource; typeUrl: string; ttlMs: number; shared: SharedResponse } | undefined;
   constructor(
     private readonly maxEntries = 256,
     private readonly maxBytes = 32 * 1024 * 1024,

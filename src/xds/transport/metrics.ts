@@ -13,6 +13,18 @@ export interface XdsMetrics {
   readonly resourcesSent: Counter<'type' | 'variant'>;
   readonly rejectedStreams: Counter<never>;
   readonly pushLatency: Histogram<'type' | 'variant'>;
+  /**
+   * One response written (`pushes` + 1, `resourcesSent` + `resources`). Counted
+   * in plain numbers and added to the two counters when they are read: a push
+   * to N streams would otherwise hash the same labels 2N times.
+   */
+  countPush(type: string, variant: 'sotw' | 'delta', resources: number): void;
+}
+
+interface Tally {
+  readonly labels: { type: string; variant: string };
+  pushes: number;
+  resources: number;
 }
 
 /** `countSubscriptions` is read at scrape time: live streams by variant and type. */
@@ -22,7 +34,18 @@ export function createXdsMetrics(
 ): XdsMetrics {
   const reg = registry ?? new Registry();
   const registers = [reg];
+  const tallies = { sotw: new Map<string, Tally>(), delta: new Map<string, Tally>() };
+  function* allTallies(): Iterable<Tally> {
+    yield* tallies.sotw.values();
+    yield* tallies.delta.values();
+  }
   return {
+    countPush(type, variant, resources) {
+      let t = tallies[variant].get(type);
+      if (!t) tallies[variant].set(type, (t = { labels: { type, variant }, pushes: 0, resources: 0 }));
+      t.pushes++;
+      t.resources += resources;
+    },
     registry: reg,
     streams: new Gauge({
       name: 'xdshub_xds_streams',
@@ -45,12 +68,24 @@ export function createXdsMetrics(
       help: 'xDS responses written (heartbeats not included)',
       labelNames: ['type', 'variant'],
       registers,
+      collect() {
+        for (const t of allTallies()) {
+          if (t.pushes > 0) this.inc(t.labels, t.pushes);
+          t.pushes = 0;
+        }
+      },
     }),
     resourcesSent: new Counter({
       name: 'xdshub_xds_resources_sent_total',
       help: 'Resources (and Delta removals) carried by xDS responses, heartbeats not included',
       labelNames: ['type', 'variant'],
       registers,
+      collect() {
+        for (const t of allTallies()) {
+          if (t.resources > 0) this.inc(t.labels, t.resources);
+          t.resources = 0;
+        }
+      },
     }),
     heartbeats: new Counter({
       name: 'xdshub_xds_heartbeats_total',

@@ -304,8 +304,7 @@ export class XdsStream {
       this.deps.metrics.heartbeats.inc(labels);
     } else {
       this.lastPushAt.set(out.type.typeUrl, performance.timeOrigin + performance.now());
-      this.deps.metrics.pushes.inc(labels);
-      this.deps.metrics.resourcesSent.inc(labels, out.count);
+      this.deps.metrics.countPush(out.type.short, this.variant, out.count);
       if (out.changeAt !== undefined) this.deps.metrics.pushLatency.observe(labels, ((this.deps.now?.() ?? Date.now()) - out.changeAt) / 1000);
     }
     if (!ok) {

@@ -150,6 +150,15 @@ function sortedOnce(names: ReadonlySet<string>): readonly string[] {
  * item and removal, so a hit is exactly what would have been built.
  */
 function sharedDelta(typeUrl: string, ctx: ResponseContext, items: readonly DeltaItem[], removed: readonly string[]): SharedResponse {
+  const one = items.length === 1 && removed.length === 0 ? items[0]!.res : undefined;
+  const last = ctx.memo.lastDelta;
+  if (one && last && last.res === one && last.typeUrl === typeUrl && last.ttlMs === ctx.ttlMs) return last.shared;
+  const shared = sharedDeltaByKey(typeUrl, ctx, items, removed);
+  if (one) ctx.memo.lastDelta = { res: one, typeUrl, ttlMs: ctx.ttlMs, shared };
+  return shared;
+}
+
+function sharedDeltaByKey(typeUrl: string, ctx: ResponseContext, items: readonly DeltaItem[], removed: readonly string[]): SharedResponse {
   // NUL separators: names are free text, but never contain NUL.
   let key = `d\0${typeUrl}\0${ctx.ttlMs}`;
   for (const it of items) key += `\0${it.res.name}\0${it.res.version}`;
