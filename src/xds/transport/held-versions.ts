@@ -71,25 +71,12 @@ export class HeldVersions implements Iterable<[string, string]> {
     return this.layers.length;
   }
 
-  /** Asked on every ACK and every gated write: worked out once per value (which never changes), without the iterator. */
+  /** Asked on every ACK and every gated write: worked out once per value (which never changes). */
   get empty(): boolean {
-    return (this.isEmpty ??= !this.holdsAny());
+    return (this.isEmpty ??= this[Symbol.iterator]().next().done === true);
   }
 
   private isEmpty: boolean | undefined;
-
-  private holdsAny(): boolean {
-    const top = this.layers.length - 1;
-    for (let i = top; i >= 0; i--) {
-      for (const [name, version] of this.layers[i]!) {
-        if (version === null) continue;
-        let shadowed = false;
-        for (let j = i + 1; j <= top && !shadowed; j++) shadowed = this.layers[j]!.has(name);
-        if (!shadowed) return true;
-      }
-    }
-    return false;
-  }
 
   get size(): number {
     let n = 0;
