@@ -107,16 +107,18 @@ function checkFraming(bytes: Uint8Array): void {
   }
 }
 
+// Requests are read straight from the decoded message (absent fields read as
+// their defaults from its prototype; message fields as null), not through
+// toObject: a plain copy of every field per request is garbage at once, and
+// every ACK of every stream comes through here.
 export function decodeSotwRequest(api: ApiVersion, bytes: Uint8Array): SotwRequest {
   checkFraming(bytes);
-  const t = messageType(api, 'DiscoveryRequest');
-  return sotwRequestFromPlain(t.toObject(t.decode(bytes), TO_OBJECT));
+  return sotwRequestFromPlain(messageType(api, 'DiscoveryRequest').decode(bytes));
 }
 
 export function decodeDeltaRequest(api: ApiVersion, bytes: Uint8Array): DeltaRequest {
   checkFraming(bytes);
-  const t = messageType(api, 'DeltaDiscoveryRequest');
-  const o = t.toObject(t.decode(bytes), TO_OBJECT);
+  const o: Plain = messageType(api, 'DeltaDiscoveryRequest').decode(bytes);
   return {
     node: nodeOf(o.node),
     typeUrl: String(o.typeUrl ?? ''),
