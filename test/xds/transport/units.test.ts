@@ -16,7 +16,10 @@ import { v2Root } from '../../../src/xds/transport/v2-proto';
 import { anyOf, serializeResponse, sotwBody } from '../../../src/xds/transport/wire';
 import { BodyCache } from '../../../src/xds/transport/body-cache';
 import { routeClusters } from '../../../src/xds/transport/rules/warming';
-import { cluster } from './helpers/fixtures';
+import { cla, cluster } from './helpers/fixtures';
+import { computeDelta } from '../../../src/xds/transport/rules/response';
+import { newTypeState } from '../../../src/xds/transport/stream-state';
+import { decodeResponse } from '../../../src/xds/transport/wire';
 
 const state = (s: { wildcard: boolean; names: ReadonlySet<string> }) => ({ wildcard: s.wildcard, names: [...s.names].sort() });
 
@@ -175,4 +178,27 @@ test('X-WARM-2 (unit): routeClusters reads cluster and weighted_clusters names s
   const viaSchema = decoded.virtualHosts.flatMap((vh) => vh.routes.flatMap((r) => [r.route?.cluster, ...(r.route?.weightedClusters?.clusters ?? []).map((c) => c.name)]));
   assert.deepEqual(viaSchema.filter(Boolean).sort(), ['one', 'three', 'two']);
   assert.equal(routeClusters(res), routeClusters(res), 'read once per resource object');
+});
+
+test('Delta responses through one body cache: the memo of the last one-resource response never hands a stream another resource, version or TTL', () => {
+  const memo = new BodyCache();
+  const a1 = cla('a', [1]);
+  const a2 = cla('a', [2]);
+  const b1 = cla('b', [1]);
+  const st = (names: string[]) => ({ ...newTypeState(Endpoints, TypeUrl.ClusterLoadAssignment), started: true, answered: true, sub: { wildcard: false, names: new Set(names), everNamed: true }, changed: new Set(names), dirty: true });
+  const set = (...rs: ReturnType<typeof cla>[]) => ({ byName: new Map(rs.map((r) => [r.name, r])), wildcard: new Set<string>() });
+  const body = (s: ReturnType<typeof st>, resources: ReturnType<typeof set>, ttlMs: number) => {
+    const r = computeDelta(s, { set: resources, ttlMs, sotwWrap: false, holdRemovals: false, memo }).response;
+    assert.ok(r, 'a response');
+    return decodeResponse('v3', 'DeltaDiscoveryResponse', r.body).resources.map((x: { name: string; version: string; ttl?: unknown }) => `${x.name}@${x.version}${x.ttl ? '+ttl' : ''}`);
+  };
+  // The same change to several streams: the same shared body.
+  assert.deepEqual(body(st(['a']), set(a1), 0), [`a@${a1.version}`]);
+  assert.deepEqual(body(st(['a']), set(a1), 0), [`a@${a1.version}`]);
+  // Right after it: another version, another name, a TTL, two resources — each its own body.
+  assert.deepEqual(body(st(['a']), set(a2), 0), [`a@${a2.version}`]);
+  assert.deepEqual(body(st(['b']), set(a2, b1), 0), [`b@${b1.version}`]);
+  assert.deepEqual(body(st(['b']), set(a2, b1), 5000), [`b@${b1.version}/ttl5000+ttl`]);
+  assert.deepEqual(body(st(['a', 'b']), set(a2, b1), 0), [`a@${a2.version}`, `b@${b1.version}`]);
+  assert.deepEqual(body(st(['a']), set(a1), 0), [`a@${a1.version}`]);
 });
