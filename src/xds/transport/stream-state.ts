@@ -6,7 +6,7 @@
 // already holds, and sets and maps are shared until something differs.
 import type { XdsNode, XdsResource } from './provider';
 import type { ResourceType } from './resource-types';
-import { HeldVersions } from './held-versions';
+import { copyMap, HeldVersions } from './held-versions';
 import { EMPTY_NAMES } from './name-sets';
 import type { V3TypeUrl } from './type-urls';
 import type { ApiVersion } from './wire';
@@ -185,8 +185,9 @@ export function streamWith(s: StreamState, patch: Partial<StreamState>): StreamS
 /** The stream with one type's state replaced. */
 export function withType(s: StreamState, st: TypeState): StreamState {
   if (s.types.get(st.type.typeUrl) === st) return s;
-  return streamWith(s, { types: new Map(s.types).set(st.type.typeUrl, st) });
+  return streamWith(s, { types: copyMap(s.types).set(st.type.typeUrl, st) });
 }
+
 
 /** Marks names as changed (or everything), so the next computation looks at them; `at`: when the change reached the hub. */
 export function markChanged(st: TypeState, names: Iterable<string> | 'all', at?: number): TypeState {
