@@ -188,7 +188,6 @@ export function withType(s: StreamState, st: TypeState): StreamState {
   return streamWith(s, { types: copyMap(s.types).set(st.type.typeUrl, st) });
 }
 
-
 /** Marks names as changed (or everything), so the next computation looks at them; `at`: when the change reached the hub. */
 export function markChanged(st: TypeState, names: Iterable<string> | 'all', at?: number): TypeState {
   const changeAt = at !== undefined && st.changeAt === undefined ? at : st.changeAt;

@@ -69,10 +69,8 @@ function identify(s: StreamState, node: XdsNode | undefined, ctx: RuleContext): 
   const { ttlMs, sotwWrap } = clientTtl(s.api, node, ctx.resourceTtlMs);
   // How this client reaches the hub: resources that point at others must name a config source it has.
   const configSource = s.transport === 'ads' ? 'ads' : s.variant === 'delta' ? 'delta-grpc' : 'grpc';
-  // Written out, not spread: a literal that adds a field to a spread source is V8's slow clone (stream-state.ts typeWith).
-  const known: XdsNode = { id: node.id, cluster: node.cluster, clientFeatures: node.clientFeatures, userAgent: node.userAgent, configSource };
-  if (node.credential !== undefined) known.credential = node.credential;
-  return { state: streamWith(s, { node: known, ttlMs, sotwWrap }), opened: node };
+  // Once per stream, so the spread's cost does not matter here; it keeps every field XdsNode has or will have.
+  return { state: streamWith(s, { node: { ...node, configSource }, ttlMs, sotwWrap }), opened: node };
 }
 
 /** The type a request is for; per-type streams serve one type and may leave type_url empty. */
