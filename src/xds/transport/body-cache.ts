@@ -17,7 +17,6 @@ export interface SharedResponse {
 export class BodyCache {
   private readonly map = new Map<string, SharedResponse>();
   private bytes = 0;
-  hits = 0;
   /**
    * The last one-resource Delta response asked for. A change pushed to N
    * streams asks for the same response N times in a row; recognising it by
@@ -32,7 +31,6 @@ export class BodyCache {
   get(key: string, build: () => SharedResponse): SharedResponse {
     const hit = this.map.get(key);
     if (hit) {
-      this.hits++;
       this.map.delete(key); // refresh its place in the LRU order
       this.map.set(key, hit);
       return hit;
