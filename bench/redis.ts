@@ -9,17 +9,24 @@
 // (keep-alive clients, each sending its next registration when the previous one is
 // answered). With "1 hub" the second hub takes no writes and only serves the lag
 // probes. A baseline row first: one hub on the memory log, the same HTTP path
-// without Redis. A probe is a blocking read on the other hub
+// without Redis. Before each Redis case, the same case on bare processes
+// (bench/redis/bare-hub.ts: fastify, one Lua append per batch, its own tail, no
+// catalog, views or xDS): the limit of this machine and these libraries for that
+// case, measured in the same run. A probe is a blocking read on the other hub
 // (`GET /v1/catalog/node/<name>?index=<ack index - 1>`), which answers as soon as
 // that hub has applied the write; one write in `--sample` is probed.
 //
-//   node --import tsx bench/redis.ts [--seconds 10] [--concurrency 64] [--fsync always|everysec] [--sample 10] [--only "2 hubs"|baseline] [--cpu-prof DIR] [--hub-node-args "FLAGS"]
+//   node --import tsx bench/redis.ts [--seconds 10] [--concurrency 64] [--fsync always|everysec] [--sample 10] [--only "2 hubs"|baseline|bare] [--no-bare] [--cpu-prof DIR] [--hub-node-args "FLAGS"]
+//
+// --only TEXT: only the cases whose name contains TEXT. --no-bare: leave out the bare rows.
 //
 // --cpu-prof DIR: each hub process runs under `node --cpu-prof` and writes its profile into DIR.
 // --hub-node-args: node flags for each hub process (space-separated, e.g. "--max-semi-space-size=32").
 //
 // Targets (issue 11): >= 5,000 acknowledged writes/s per hub; p99 apply lag on the other hub <= 50 ms.
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -143,14 +150,49 @@ async function replicaInSync(replica: RunningRedis): Promise<void> {
   }
 }
 
-const caseName = (writerHubs: number, waitReplicas: number, baseline: boolean) =>
-  baseline ? 'baseline: 1 hub, memory log' : `${writerHubs} hub${writerHubs > 1 ? 's' : ''} writing, ${waitReplicas ? 'WAIT 1' : 'no WAIT'}`;
+/** What serves a case: xdshub on the memory log (baseline), xdshub on Redis, or bare processes on Redis. */
+type Kind = 'baseline' | 'hub' | 'bare';
+
+const caseName = (writerHubs: number, waitReplicas: number, kind: Kind) =>
+  kind === 'baseline'
+    ? 'baseline: 1 hub, memory log'
+    : `${kind === 'bare' ? 'bare: ' : ''}${writerHubs} hub${writerHubs > 1 ? 's' : ''} writing, ${waitReplicas ? 'WAIT 1' : 'no WAIT'}`;
+
+/** A bare hub process (bench/redis/bare-hub.ts) on `redisUrl`, in the shape of a spawned xdshub. */
+async function spawnBare(redisUrl: string, waitReplicas: number): Promise<SpawnedHub> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'redis', 'bare-hub.ts'), '--redis', redisUrl, '--wait-replicas', String(waitReplicas)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const httpUrl = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const m = /^bare hub listening http=(\S+)/.exec(line);
+      if (m) resolve(m[1]!);
+    });
+    void exited.then(([code, signal]) => reject(new Error(`bare hub exited (${code ?? signal}) before starting:\n${stderr}`)));
+  });
+  return {
+    child,
+    httpUrl,
+    grpcAddress: '',
+    stderr: () => stderr,
+    async stop(signal) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const [code, sig] = await exited;
+      return code ?? sig!;
+    },
+  };
+}
 
 /**
  * One case. `baseline`: the same HTTP path on one hub with the in-process memory log
- * (no Redis; the probes read the writing hub itself), the limit the Redis rows compare with.
+ * (no Redis; the probes read the writing hub itself). `bare`: two bare processes
+ * instead of the hubs, the limit the Redis rows compare with.
  */
-async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { durationMs: number; concurrency: number; fsync: string; sampleEvery: number; nodeArgs: string[] }, baseline = false) {
+async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { durationMs: number; concurrency: number; fsync: string; sampleEvery: number; nodeArgs: string[] }, kind: Kind) {
+  const baseline = kind === 'baseline';
   const dir = await tmpDir('xdshub-bench-redis');
   const primary = await startRedis({ appendonly: true, dir: dir.path });
   const replica = await startRedis({ replicaOf: primary.port });
@@ -164,12 +206,14 @@ async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { duration
     await replicaInSync(replica);
     const args = ['--store', baseline ? 'memory' : primary.url, '--http-port', '0', '--grpc-port', '0', '--compact-every', '0', '--log-level', 'warn'];
     if (waitReplicas) args.push('--redis-wait-replicas', String(waitReplicas));
-    for (const name of baseline ? ['bench-a'] : ['bench-a', 'bench-b']) hubs.push(await spawnHub([...args, '--node-name', name], {}, { nodeArgs: opts.nodeArgs }));
+    for (const name of baseline ? ['bench-a'] : ['bench-a', 'bench-b']) {
+      hubs.push(kind === 'bare' ? await spawnBare(primary.url, waitReplicas) : await spawnHub([...args, '--node-name', name], {}, { nodeArgs: opts.nodeArgs }));
+    }
     const ports = hubs.map((h) => Number(new URL(h.httpUrl).port));
     const writers = ports.slice(0, writerHubs);
     // Writes on a are probed on b, and (with two writing hubs) writes on b on a.
     const observers = writers.map((_, i) => ports[(i + 1) % ports.length]!);
-    const spec: LoadSpec = { writers, observers, concurrency: opts.concurrency, warmupMs: 1_000, durationMs: opts.durationMs, sampleEvery: opts.sampleEvery, tag: `w${writerHubs}r${waitReplicas}` };
+    const spec: LoadSpec = { writers, observers, concurrency: opts.concurrency, warmupMs: 1_000, durationMs: opts.durationMs, sampleEvery: opts.sampleEvery, tag: `${kind}${writerHubs}r${waitReplicas}` };
     const child = spawn(process.execPath, ['-e', LOAD_WORKER], { env: { ...process.env, XDSHUB_BENCH_SPEC: JSON.stringify(spec) }, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     let cpuFrom: number[] | undefined;
@@ -189,7 +233,7 @@ async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { duration
     const lags = r.lagsMs.sort((a, b) => a - b);
     const total = r.acked.reduce((a, b) => a + b, 0);
     return {
-      case: caseName(writerHubs, waitReplicas, baseline),
+      case: caseName(writerHubs, waitReplicas, kind),
       'writes/s': Math.round(total / seconds),
       'writes/s per hub': r.acked.map((n) => Math.round(n / seconds)).join(' + '),
       'ack p50 ms': Number(percentile(latencies, 50).toFixed(1)),
@@ -225,6 +269,7 @@ async function main() {
       only: { type: 'string' },
       'cpu-prof': { type: 'string' },
       'hub-node-args': { type: 'string' },
+      'no-bare': { type: 'boolean', default: false },
     },
   });
   if (!['always', 'everysec', 'no'].includes(values.fsync!)) throw new Error(`--fsync: expected always, everysec or no, got "${values.fsync}"`);
@@ -234,12 +279,18 @@ async function main() {
   const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
   console.log(`bench/redis: ${values.seconds} s per case, ${opts.concurrency} HTTP writers, primary appendfsync ${opts.fsync}, one replica${opts.nodeArgs.length ? `, hubs run with ${opts.nodeArgs.join(' ')}` : ''}; load average ${load()}`);
   const rows = [];
-  for (const [hubs, wait, baseline] of [[1, 0, true], [1, 0, false], [1, 1, false], [2, 0, false], [2, 1, false]] as const) {
-    if (values.only && !caseName(hubs, wait, baseline).includes(values.only)) continue;
-    rows.push(await scenario(hubs, wait, opts, baseline));
+  const cases: [1 | 2, 0 | 1, Kind][] = [[1, 0, 'baseline']];
+  // Each Redis case right after its bare limit, so both run in the same conditions.
+  for (const [hubs, wait] of [[1, 0], [1, 1], [2, 0], [2, 1]] as const) {
+    if (!values['no-bare']) cases.push([hubs, wait, 'bare']);
+    cases.push([hubs, wait, 'hub']);
+  }
+  for (const [hubs, wait, kind] of cases) {
+    if (values.only && !caseName(hubs, wait, kind).includes(values.only)) continue;
+    rows.push(await scenario(hubs, wait, opts, kind));
   }
   console.table(rows);
-  console.log(`targets: >= 5,000 writes/s per hub; lag p99 <= 50 ms. load average at the end ${load()}`);
+  console.log(`targets: >= 5,000 writes/s per hub; lag p99 <= 50 ms. "bare" rows: the limit for the case below them. load average at the end ${load()}`);
 }
 
 main().catch((err) => {
