@@ -131,6 +131,14 @@ function cpuMs(hub: SpawnedHub, mainThread = false): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** The machine's CPU time so far, busy and total, in clock ticks summed over all cores (/proc/stat). */
+function machineTicks(): { busy: number; total: number } {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).map(Number);
+  const total = ticks.reduce((a, b) => a + b, 0);
+  // idle and iowait are the 4th and 5th figures.
+  return { busy: total - ticks[3]! - ticks[4]!, total };
+}
+
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -220,10 +228,12 @@ async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { duration
     let cpuTo: number[] | undefined;
     let mainFrom: number[] | undefined;
     let mainTo: number[] | undefined;
+    let machineFrom: { busy: number; total: number } | undefined;
+    let machineTo: { busy: number; total: number } | undefined;
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       out += d;
-      if (!cpuFrom && out.includes('measuring\n')) [cpuFrom, mainFrom] = [hubs.map((h) => cpuMs(h)), hubs.map((h) => cpuMs(h, true))];
-      if (!cpuTo && out.includes('written\n')) [cpuTo, mainTo] = [hubs.map((h) => cpuMs(h)), hubs.map((h) => cpuMs(h, true))];
+      if (!cpuFrom && out.includes('measuring\n')) [cpuFrom, mainFrom, machineFrom] = [hubs.map((h) => cpuMs(h)), hubs.map((h) => cpuMs(h, true)), machineTicks()];
+      if (!cpuTo && out.includes('written\n')) [cpuTo, mainTo, machineTo] = [hubs.map((h) => cpuMs(h)), hubs.map((h) => cpuMs(h, true)), machineTicks()];
     });
     const [code] = (await once(child, 'exit')) as [number | null];
     if (code !== 0) throw new Error(`load generator exited with ${code}`);
@@ -248,6 +258,8 @@ async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { duration
       'hubs CPU µs/write': cpuFrom && cpuTo ? Math.round((cpuTo.reduce((a, b) => a + b, 0) - cpuFrom.reduce((a, b) => a + b, 0)) * 1000 / Math.max(1, total)) : NaN,
       // Each hub's main thread (JavaScript) per acknowledged write, hub a first: with one hub writing, the writer then the applier.
       'main thread µs/write': mainFrom && mainTo ? hubs.map((_, i) => Math.round(((mainTo![i]! - mainFrom![i]!) * 1000) / Math.max(1, total))).join(' + ') : '',
+      // How busy the whole machine was while writes were measured (every process, not only this bench's): near 100 % the cores are the limit.
+      'machine busy %': machineFrom && machineTo ? Math.round((100 * (machineTo.busy - machineFrom.busy)) / Math.max(1, machineTo.total - machineFrom.total)) : NaN,
       ...(r.failureSample ? { 'first failure': r.failureSample } : {}),
       ...(r.missSample ? { 'first missed probe': r.missSample } : {}),
     };
