@@ -123,8 +123,7 @@ function http(port, method, path, payload, agent) {
  * CPU time (user + system, ms) a process has used so far, from /proc (Linux); with
  * `mainThread`, only its main thread's (the JavaScript; not GC or libuv threads).
  */
-function cpuMs(hub: SpawnedHub, mainThread = false): number {
-  const pid = hub.child.pid;
+function cpuMs(pid: number, mainThread = false): number {
   const stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // utime and stime are fields 14 and 15 of the whole line (11 and 12 after the name), in clock ticks of 10 ms.
@@ -228,12 +227,16 @@ async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { duration
     let cpuTo: number[] | undefined;
     let mainFrom: number[] | undefined;
     let mainTo: number[] | undefined;
+    // The rest of the bench's processes: the load generator, the Redis primary and its replica.
+    const others = [child.pid!, primary.pid, replica.pid];
+    let othersFrom: number[] | undefined;
+    let othersTo: number[] | undefined;
     let machineFrom: { busy: number; total: number } | undefined;
     let machineTo: { busy: number; total: number } | undefined;
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       out += d;
-      if (!cpuFrom && out.includes('measuring\n')) [cpuFrom, mainFrom, machineFrom] = [hubs.map((h) => cpuMs(h)), hubs.map((h) => cpuMs(h, true)), machineTicks()];
-      if (!cpuTo && out.includes('written\n')) [cpuTo, mainTo, machineTo] = [hubs.map((h) => cpuMs(h)), hubs.map((h) => cpuMs(h, true)), machineTicks()];
+      if (!cpuFrom && out.includes('measuring\n')) [cpuFrom, mainFrom, machineFrom, othersFrom] = [hubs.map((h) => cpuMs(h.child.pid!)), hubs.map((h) => cpuMs(h.child.pid!, true)), machineTicks(), others.map((pid) => cpuMs(pid))];
+      if (!cpuTo && out.includes('written\n')) [cpuTo, mainTo, machineTo, othersTo] = [hubs.map((h) => cpuMs(h.child.pid!)), hubs.map((h) => cpuMs(h.child.pid!, true)), machineTicks(), others.map((pid) => cpuMs(pid))];
     });
     const [code] = (await once(child, 'exit')) as [number | null];
     if (code !== 0) throw new Error(`load generator exited with ${code}`);
@@ -258,6 +261,8 @@ async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { duration
       'hubs CPU µs/write': cpuFrom && cpuTo ? Math.round((cpuTo.reduce((a, b) => a + b, 0) - cpuFrom.reduce((a, b) => a + b, 0)) * 1000 / Math.max(1, total)) : NaN,
       // Each hub's main thread (JavaScript) per acknowledged write, hub a first: with one hub writing, the writer then the applier.
       'main thread µs/write': mainFrom && mainTo ? hubs.map((_, i) => Math.round(((mainTo![i]! - mainFrom![i]!) * 1000) / Math.max(1, total))).join(' + ') : '',
+      // CPU per acknowledged write of the load generator, the Redis primary and its replica: what the hubs share the cores with.
+      'load gen + primary + replica µs/write': othersFrom && othersTo ? others.map((_, i) => Math.round(((othersTo![i]! - othersFrom![i]!) * 1000) / Math.max(1, total))).join(' + ') : '',
       // How busy the whole machine was while writes were measured (every process, not only this bench's): near 100 % the cores are the limit.
       'machine busy %': machineFrom && machineTo ? Math.round((100 * (machineTo.busy - machineFrom.busy)) / Math.max(1, machineTo.total - machineFrom.total)) : NaN,
       ...(r.failureSample ? { 'first failure': r.failureSample } : {}),

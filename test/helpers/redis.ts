@@ -27,6 +27,8 @@ export interface RedisOptions {
 export interface RunningRedis {
   url: string;
   port: number;
+  /** The redis-server process (for its CPU time in benches). */
+  pid: number;
   /** Everything the process printed so far. */
   output(): string;
   /** Kills the server (SIGKILL: nothing gets a last chance to flush) and waits for it to exit. */
@@ -126,6 +128,7 @@ export async function startRedis(options: RedisOptions = {}): Promise<RunningRed
   return {
     url: `${options.tls ? 'rediss' : 'redis'}://${auth}127.0.0.1:${port}`,
     port,
+    pid: child.pid!,
     output,
     async stop() {
       await stop();
