@@ -93,7 +93,7 @@ export function createMaterializer<T>(options: MaterializerOptions<T>): Material
 
   function current(): ViewResult<T> {
     if (cached === undefined || cached.index !== index) {
-      cached = Object.freeze({ index, value: view.result(index) });
+      cached = view.deferred ? view.deferred(index) : Object.freeze({ index, value: view.result(index) });
     }
     return cached;
   }

@@ -2,6 +2,7 @@
 // a View folds batches of events into immutable state and hands out frozen results.
 // The materializer owns the index; a view only knows how to fold and to render.
 import type { CatalogEvent } from '../catalog/types';
+import type { ViewResult } from './types';
 
 export interface View<T> {
   /**
@@ -13,6 +14,14 @@ export interface View<T> {
   update(events: readonly CatalogEvent[]): void;
   /** The deeply frozen result as of the last update; the same value until the next update or reset. */
   result(index: bigint): T;
+  /**
+   * Optional: the result as a frozen `{ index, value }` whose value is built when
+   * first read (the same value `result` gives as of this update, even when read
+   * after later ones). The materializer hands these out when the view has them, so
+   * a reader that never reads the value (the xDS provider, which asks the view
+   * what changed) never pays for building it.
+   */
+  deferred?(index: bigint): ViewResult<T>;
   /** Forgets everything, before a new snapshot. */
   reset(): void;
 }

@@ -6,6 +6,7 @@ import { HubError } from '../../src/errors';
 import { configEntriesView } from '../../src/materializer/views/config-entries';
 import { compareInstances, healthView, instanceKey } from '../../src/materializer/views/health';
 import { serviceListView } from '../../src/materializer/views/service-list';
+import { changesBetween, sizeOf } from '../../src/materializer/views/sorted-sharded';
 import { config, csn, health, isDeepFrozen, resolver, serviceName } from './fixtures';
 
 const ids = (r: readonly { Node: { Node: string }; Service: { ID: string } }[]) => r.map((c) => `${c.Node.Node}/${c.Service.ID}`);
@@ -125,6 +126,64 @@ describe('sorted results patched in place of a re-sort', () => {
         });
         assert.deepEqual(v.result(0n), [...model.values()].sort(compareInstances));
         for (const [r, json] of held) assert.equal(JSON.stringify(r), json);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('deferred results: built when read, in any order and after later changes, equal to the eager result of their version', () => {
+    const op = fc.record({
+      node: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g'),
+      id: fc.constantFrom('s1', 's2', 's3'),
+      port: fc.integer({ min: 1, max: 3 }),
+      register: fc.boolean(),
+    });
+    // When to read a deferred result's value: at once, at the end (after later changes), or never.
+    const delivery = fc.record({ ops: fc.array(op, { minLength: 1, maxLength: 8 }), read: fc.constantFrom('now', 'later', 'never') });
+    fc.assert(
+      fc.property(fc.array(delivery, { maxLength: 60 }), fc.boolean(), (deliveries, eagerToo) => {
+        const lazy = healthView({ service: 'web' });
+        const eager = healthView({ service: 'web' });
+        const model = new Map<string, ReturnType<typeof csn>>();
+        const taken: { r: ReturnType<NonNullable<typeof lazy.deferred>>; want: ReturnType<typeof csn>[]; read: string }[] = [];
+        deliveries.forEach((d, i) => {
+          const events = d.ops.map((o) => {
+            const c = csn('web', o.id, o.node, { port: o.port });
+            if (o.register) model.set(instanceKey(c), c);
+            else model.delete(instanceKey(c));
+            return health(i + 1, o.register ? 'register' : 'deregister', c);
+          });
+          lazy.update(events);
+          eager.update(events);
+          const r = lazy.deferred!(BigInt(i + 1));
+          const want = [...model.values()].sort(compareInstances);
+          assert.equal(sizeOf(r), want.length, 'size known without the array');
+          // The eager view reads every version, so its arrays are patched one delivery at a time.
+          if (eagerToo) assert.deepEqual(ids(eager.result(BigInt(i + 1))), ids(want));
+          const prev = taken.at(-1);
+          if (prev) {
+            // Asked of the deferred results themselves (no array built): exactly the instances one has and the other has not.
+            const known = changesBetween(prev.r, r);
+            assert.ok(known, 'consecutive results of one view know what changed');
+            // By identity: a re-registered instance is a new object, so it is in both (as its old and its new object).
+            const ours = new Set(want);
+            const theirs = new Set(prev.want);
+            assert.deepEqual(new Set(known.added), new Set(want.filter((c) => !theirs.has(c))), 'added');
+            assert.deepEqual(new Set(known.removed), new Set(prev.want.filter((c) => !ours.has(c))), 'removed');
+          }
+          taken.push({ r, want, read: d.read });
+          if (d.read === 'now') {
+            assert.deepEqual(r.value, want);
+            assert.equal(r.value, r.value, 'built once');
+            assert.equal(lazy.result(BigInt(i + 1)), r.value, 'the same array as the eager result of the version');
+          }
+        });
+        for (const t of taken) {
+          if (t.read === 'never') continue;
+          assert.deepEqual(t.r.value, t.want, 'a version read after later changes holds what it held');
+          assert.ok(Object.isFrozen(t.r.value));
+        }
+        assert.deepEqual(lazy.result(0n), [...model.values()].sort(compareInstances));
       }),
       { numRuns: 300 },
     );

@@ -24,7 +24,7 @@ import type { XdsResource } from '../transport/provider';
 import { TypeUrl } from '../transport/type-urls';
 import { versionOf } from './encode';
 import { byNodeThenId, memoEndpointOf, type PlainEndpoint } from './endpoints';
-import { diffInstances } from './instance-diff';
+import { type Instances, NO_INSTANCES, diffInstances } from './instance-diff';
 
 export interface LiveAssignment {
   /**
@@ -32,7 +32,7 @@ export interface LiveAssignment {
    * service ID), built from the changes since the last call; the previous object
    * when its bytes did not change.
    */
-  update(instances: readonly CheckServiceNode[]): XdsResource;
+  update(instances: Instances): XdsResource;
   /** How many times the message was assembled and hashed (a change of its parts). */
   readonly encodes: number;
 }
@@ -108,7 +108,7 @@ export function createLiveAssignment(name: string, options: LiveAssignmentOption
   const { keepUnhealthy, selects, chunk: size = CHUNK } = options;
   /** The endpoint of an instance, or undefined when it is left out (or the subset does not select it). */
   const endpointOf = (csn: CheckServiceNode): PlainEndpoint | undefined => (selects && !selects(csn) ? undefined : memoEndpointOf(csn, keepUnhealthy));
-  let previous: readonly CheckServiceNode[] = [];
+  let previous: Instances = NO_INSTANCES;
   let resource: XdsResource | undefined;
   /** address:port → the instance that is its endpoint (the first in the views' order) and the others that have it. */
   const claimants = new Map<string, { winner: Claim; others: Map<CheckServiceNode, Claim> }>();

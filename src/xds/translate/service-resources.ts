@@ -14,6 +14,7 @@ import { buildCluster, clusterDiffersByFlavor } from './cluster';
 import type { EncodeCache } from './encode';
 import { createLiveAssignment, type LiveAssignment } from './assignment';
 import { buildLoadAssignment, failoverTargets, type FailoverTarget } from './endpoints';
+import { type Instances, NO_INSTANCES } from './instance-diff';
 import { record } from './inputs';
 import { buildApiListener } from './listener';
 import { serviceResourceName, type ServiceRef } from './names';
@@ -24,7 +25,7 @@ import type { CatalogInputs, InputChanges } from './view-inputs';
 /** What one service's resources were built from; compared by identity to skip unchanged services. */
 interface ServiceInputs {
   ref: ServiceRef;
-  instances: readonly CheckServiceNode[];
+  instances: Instances;
   defaults: ConfigEntry | undefined;
   resolver: ConfigEntry | undefined;
   routes: readonly ConfigEntry[];
@@ -38,7 +39,7 @@ interface ServiceInputs {
 /** A failover target with every instance of its service; a target subset is applied when the assignment is built. */
 interface FailoverGroup {
   target: FailoverTarget;
-  instances: readonly CheckServiceNode[];
+  instances: Instances;
   /** The target service's resolver (whose subsets a target subset names). */
   resolver: ConfigEntry | undefined;
 }
@@ -68,8 +69,6 @@ export interface ServiceOutput {
 
 /** The most departed services kept (oldest forgotten first): a bound on what churning names can pin. */
 export const MAX_DEPARTED = 4096;
-
-const NO_INSTANCES: readonly CheckServiceNode[] = Object.freeze([]);
 
 /** Resource names that changed, per type URL (Cluster, ClusterLoadAssignment, RouteConfiguration, Listener). */
 export type ChangedNames = Map<string, Set<string>>;
@@ -118,9 +117,9 @@ function sameInputs(a: ServiceInputs, b: ServiceInputs): boolean {
 /** The groups as buildLoadAssignment takes them: a target subset keeps only the instances its filter selects. */
 function failoverInstances(groups: readonly FailoverGroup[]): { target: FailoverTarget; instances: readonly CheckServiceNode[] }[] {
   return groups.map(({ target, instances, resolver }) => {
-    if (target.subset === undefined) return { target, instances };
+    if (target.subset === undefined) return { target, instances: instances.value };
     const selects = resolverSubsets(resolver).get(target.subset);
-    return { target, instances: selects ? instances.filter(selects) : [] };
+    return { target, instances: selects ? instances.value.filter(selects) : [] };
   });
 }
 
@@ -152,7 +151,7 @@ export function createServiceResources(cache: EncodeCache, logger: Logger, keepU
   function assignment(
     name: string,
     service: string,
-    instances: readonly CheckServiceNode[],
+    instances: Instances,
     failover: readonly FailoverGroup[],
     subset?: { selects: (csn: CheckServiceNode) => boolean; resolver: ConfigEntry | undefined },
   ): XdsResource {
@@ -172,7 +171,7 @@ export function createServiceResources(cache: EncodeCache, logger: Logger, keepU
       return out;
     }
     live.delete(name);
-    const selected = subset ? instances.filter(subset.selects) : instances;
+    const selected = subset ? instances.value.filter(subset.selects) : instances.value;
     return cache.encode(TypeUrl.ClusterLoadAssignment, name, buildLoadAssignment({ name, service, instances: selected, failover: failoverInstances(failover), keepUnhealthy }));
   }
 

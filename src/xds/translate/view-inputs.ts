@@ -7,12 +7,11 @@
 // provider folds them (catalog-provider.ts).
 import type { Logger } from 'pino';
 import type { ServiceName } from '../../catalog/catalog';
-import type { CheckServiceNode, ConfigEntry, ConfigEntryKind } from '../../catalog/types';
+import type { ConfigEntry, ConfigEntryKind } from '../../catalog/types';
 import type { ViewStore } from '../../materializer/types';
+import { type Instances, NO_INSTANCES } from './instance-diff';
 
 const WATCHED_KINDS: readonly ConfigEntryKind[] = ['service-defaults', 'service-resolver', 'ingress-gateway', 'http-route', 'mesh', 'service-router', 'service-splitter', 'service-intentions'];
-
-const NO_INSTANCES: readonly CheckServiceNode[] = Object.freeze([]);
 
 /** Which services need retranslation: all of them, or these names. */
 export interface InputChanges {
@@ -22,8 +21,8 @@ export interface InputChanges {
 
 export interface CatalogInputs {
   serviceList(): readonly ServiceName[];
-  /** A service's instances as its health view last delivered them (none before it did). */
-  instances(service: string): readonly CheckServiceNode[];
+  /** A service's instances as its health view last delivered them (none before it did): the view's result, its array built when read. */
+  instances(service: string): Instances;
   entries(kind: ConfigEntryKind): readonly ConfigEntry[];
   /** What changed since the last call, and forget it. */
   takeChanges(): InputChanges;
@@ -36,7 +35,7 @@ export interface CatalogInputs {
 
 interface HealthSlot {
   stop: () => void;
-  instances?: readonly CheckServiceNode[];
+  instances?: Instances;
 }
 
 export function watchCatalogInputs(views: ViewStore, token: string, logger: Logger, onChange: () => void): CatalogInputs {
@@ -66,7 +65,9 @@ export function watchCatalogInputs(views: ViewStore, token: string, logger: Logg
       token,
       (result) => {
         if (health.get(name) !== slot) return;
-        slot.instances = result.value;
+        // The result, not its value: reading the value builds the sorted array, which
+        // a change the provider can learn from the view (diffInstances) does not need.
+        slot.instances = result;
         touched(name);
         changed();
       },

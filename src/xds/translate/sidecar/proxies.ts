@@ -6,7 +6,7 @@
 // instances a change touched are looked at again (instance-diff.ts).
 import type { CheckServiceNode } from '../../../catalog/types';
 import { byNodeThenId } from '../endpoints';
-import { diffInstances } from '../instance-diff';
+import { type Instances, NO_INSTANCES, diffInstances, noInstances } from '../instance-diff';
 import type { CatalogInputs, InputChanges } from '../view-inputs';
 
 export interface Proxy {
@@ -18,7 +18,7 @@ export interface Proxy {
 }
 
 interface ServiceSlot {
-  instances: readonly CheckServiceNode[];
+  instances: Instances;
   proxies: readonly CheckServiceNode[];
   natives: readonly CheckServiceNode[];
 }
@@ -99,7 +99,7 @@ export function createProxyIndex(): ProxyIndex {
         // Only the instances that changed are looked at (the views keep unchanged ones as the same
         // objects): a write to a large service without sidecars costs a walk of references, not a
         // look at every instance.
-        const { removed, added } = diffInstances(old?.instances ?? NONE, instances);
+        const { removed, added } = diffInstances(old?.instances ?? NO_INSTANCES, instances);
         const gone = new Set<CheckServiceNode>();
         let nativesMoved = false;
         for (const csn of removed) {
@@ -124,7 +124,7 @@ export function createProxyIndex(): ProxyIndex {
           proxies: patched(old?.proxies ?? NONE, gone, newProxies),
           natives: patched(old?.natives ?? NONE, gone, newNatives),
         };
-        if (instances.length === 0) slots.delete(name);
+        if (noInstances(instances)) slots.delete(name);
         else slots.set(name, slot);
         if (slot.proxies.length > 0 || slot.natives.length > 0) meshy.add(name);
         else meshy.delete(name);
