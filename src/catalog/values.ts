@@ -40,6 +40,53 @@ export function sameThroughJson(value: unknown): boolean {
   }
 }
 
+/**
+ * When `value` is exactly what a JSON round trip gives back (sameThroughJson), a bound
+ * on the length of its JSON text: JSON.stringify(value).length is at most this. Else
+ * undefined. Lets an apply of an entry's own parse check the size limit without
+ * writing the text out. A string takes at most 6 characters per code unit (\uXXXX)
+ * plus its quotes; a finite number at most 25 (the shortest round-trip form has at
+ * most 17 significant digits: "-0.00000" and 17 digits is the longest, the exponent
+ * form at most 24); true, false and null at most 5.
+ */
+export function jsonLengthBound(value: unknown): number | undefined {
+  switch (typeof value) {
+    case 'string':
+      return 2 + 6 * value.length;
+    case 'boolean':
+      return 5;
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0) ? 25 : undefined;
+    case 'object': {
+      if (value === null) return 4;
+      if (Array.isArray(value)) {
+        let n = 2 + value.length; // brackets and commas (one spare)
+        for (let i = 0; i < value.length; i++) {
+          if (!(i in value)) return undefined;
+          const b = jsonLengthBound(value[i]);
+          if (b === undefined) return undefined;
+          n += b;
+        }
+        return n;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) return undefined;
+      let n = 2; // braces
+      for (const key in value) {
+        const v = (value as Record<string, unknown>)[key];
+        if (key === 'toJSON' && typeof v === 'function') return undefined;
+        if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+        const b = jsonLengthBound(v);
+        if (b === undefined) return undefined;
+        n += 2 + 6 * key.length + 2 + b; // quoted key, colon and comma
+      }
+      return n;
+    }
+    default:
+      return undefined;
+  }
+}
+
 /** Freezes the value and every object reachable through its own enumerable properties. */
 export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {

@@ -87,6 +87,26 @@ test('(a3) an owned entry with numbers JSON cannot hold (1e400, -0) is stored as
   assert.equal(restored.snapshot(), owned.snapshot());
 });
 
+test('(a4) an owned entry near the size limit is refused or stored exactly as its copy would be', () => {
+  // Around 512 KiB of JSON, in one-byte, two-byte and escaped characters: the owned
+  // apply skips writing the text only when a bound proves it small, else it measures.
+  for (const blob of ['x'.repeat(170 * 1024), 'x'.repeat(600 * 1024), 'é'.repeat(200 * 1024), 'é'.repeat(300 * 1024), '\n'.repeat(100 * 1024), '\u0001'.repeat(90 * 1024)]) {
+    const payload = JSON.stringify({
+      type: 'register',
+      node: { Node: 'n1', Address: '10.0.0.1', Meta: {} },
+      service: { ID: 's1', Service: 'web', Port: 80, Proxy: { Config: { blob } } },
+      checks: [],
+      skipNodeUpdate: false,
+    });
+    const plain = createStateMachine();
+    const owned = createStateMachine();
+    const a = plain.apply(1n, JSON.parse(payload) as Command);
+    const b = owned.apply(1n, JSON.parse(payload) as Command, true);
+    assert.deepEqual(b, a);
+    assert.equal(owned.snapshot(), plain.snapshot());
+  }
+});
+
 test('(b) indexes strictly increase, events carry their entry index, a read whose value changed has a larger index', () => {
   fc.assert(
     fc.property(commands, (cmds) => {
