@@ -96,6 +96,16 @@ describe('health view', () => {
   });
 });
 
+/** One delivery's events for `ops`, applied to `model` (instances by key) as the view should apply them. */
+function eventsOf(model: Map<string, ReturnType<typeof csn>>, ops: readonly { node: string; id: string; port: number; register: boolean }[], index: number) {
+  return ops.map((o) => {
+    const c = csn('web', o.id, o.node, { port: o.port });
+    if (o.register) model.set(instanceKey(c), c);
+    else model.delete(instanceKey(c));
+    return health(index, o.register ? 'register' : 'deregister', c);
+  });
+}
+
 describe('sorted results patched in place of a re-sort', () => {
   test('for random deliveries read at random moments, the result equals a fresh sort of the model', () => {
     const op = fc.record({
@@ -111,13 +121,7 @@ describe('sorted results patched in place of a re-sort', () => {
         const model = new Map<string, ReturnType<typeof csn>>();
         const held: [ReturnType<typeof v.result>, string][] = [];
         deliveries.forEach((d, i) => {
-          const events = d.ops.map((o) => {
-            const c = csn('web', o.id, o.node, { port: o.port });
-            if (o.register) model.set(instanceKey(c), c);
-            else model.delete(instanceKey(c));
-            return health(i + 1, o.register ? 'register' : 'deregister', c);
-          });
-          v.update(events);
+          v.update(eventsOf(model, d.ops, i + 1));
           if (d.read) {
             const r = v.result(BigInt(i + 1));
             assert.deepEqual(r, [...model.values()].sort(compareInstances));
@@ -147,12 +151,7 @@ describe('sorted results patched in place of a re-sort', () => {
         const model = new Map<string, ReturnType<typeof csn>>();
         const taken: { r: ReturnType<NonNullable<typeof lazy.deferred>>; want: ReturnType<typeof csn>[]; read: string }[] = [];
         deliveries.forEach((d, i) => {
-          const events = d.ops.map((o) => {
-            const c = csn('web', o.id, o.node, { port: o.port });
-            if (o.register) model.set(instanceKey(c), c);
-            else model.delete(instanceKey(c));
-            return health(i + 1, o.register ? 'register' : 'deregister', c);
-          });
+          const events = eventsOf(model, d.ops, i + 1);
           lazy.update(events);
           eager.update(events);
           const r = lazy.deferred!(BigInt(i + 1));
