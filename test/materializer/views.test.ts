@@ -155,6 +155,7 @@ describe('sorted results patched in place of a re-sort', () => {
           lazy.update(events);
           eager.update(events);
           const r = lazy.deferred!(BigInt(i + 1));
+          assert.equal(lazy.deferred!(BigInt(i + 1)), r, 'one deferred result per version and index');
           const want = [...model.values()].sort(compareInstances);
           assert.equal(sizeOf(r), want.length, 'size known without the array');
           // The eager view reads every version, so its arrays are patched one delivery at a time.

@@ -96,6 +96,8 @@ export function sizeOf(result: object): number | undefined {
 interface Version<V> extends Stamp {
   state: Sharded<V>;
   array?: readonly V[];
+  /** The last deferred result handed out for it: asked again at the same index, the same object. */
+  deferred?: ViewResult<readonly V[]>;
 }
 
 export function sortedSharded<V extends object>(compare: (a: V, b: V) => number): SortedSharded<V> {
@@ -189,6 +191,7 @@ export function sortedSharded<V extends object>(compare: (a: V, b: V) => number)
     },
     deferred(index) {
       const v = version();
+      if (v.deferred?.index === index) return v.deferred;
       const out = Object.freeze({
         index,
         get value() {
@@ -196,6 +199,7 @@ export function sortedSharded<V extends object>(compare: (a: V, b: V) => number)
         },
       });
       stamps.set(out, v);
+      v.deferred = out;
       return out;
     },
     reset() {
