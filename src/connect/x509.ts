@@ -71,10 +71,15 @@ function skid(cert: X509.X509Certificate): string {
   return ext ? ext.keyId.match(/../g)!.join(':') : '';
 }
 
-/** A positive serial of 16 random bytes, as hex (x509 wants hex without colons). */
+/**
+ * A positive serial of 16 random bytes, as hex (x509 wants hex without colons). The
+ * first byte is kept in 0x40-0x7f: positive, and never 0, which the certificate's
+ * DER integer would drop, so its serial would no longer read as the one stored
+ * (2 leaves in 256 did).
+ */
 function randomSerial(): string {
   const bytes = randomBytes(16);
-  bytes[0] = bytes[0]! & 0x7f;
+  bytes[0] = (bytes[0]! & 0x3f) | 0x40;
   return bytes.toString('hex');
 }
 
