@@ -49,6 +49,22 @@ export function isZeroValue(v: unknown): boolean {
   return false;
 }
 
+/**
+ * Field names the routes ask for, lower-cased once: a request leaves most
+ * optional fields out, and each miss looks its name up case-insensitively.
+ * The names are the routes' own constants; the cap only guards a name built
+ * at run time from growing the map.
+ */
+const lowered = new Map<string, string>();
+function lower(name: string): string {
+  let l = lowered.get(name);
+  if (l === undefined) {
+    l = name.toLowerCase();
+    if (lowered.size < 4096) lowered.set(name, l);
+  }
+  return l;
+}
+
 export class Body {
   /** Lower-cased key → key as sent; built only when a lookup by exact name misses. */
   private keys: Map<string, string> | undefined;
@@ -82,7 +98,7 @@ export class Body {
     let v = Object.prototype.hasOwnProperty.call(this.raw, name) ? this.raw[name] : undefined;
     if (v === undefined) {
       this.keys ??= new Map(Object.keys(this.raw).map((k) => [k.toLowerCase(), k]));
-      const key = this.keys.get(name.toLowerCase());
+      const key = this.keys.get(lower(name));
       v = key === undefined ? undefined : this.raw[key];
     }
     return v === null ? undefined : v;
