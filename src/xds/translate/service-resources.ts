@@ -175,6 +175,38 @@ export function createServiceResources(cache: EncodeCache, logger: Logger, keepU
     return cache.encode(TypeUrl.ClusterLoadAssignment, name, buildLoadAssignment({ name, service, instances: selected, failover: failoverInstances(failover), keepUnhealthy }));
   }
 
+  /**
+   * A service whose only changed input is its instances (the common case: a
+   * registration) keeps its Clusters, route and listener as they are and
+   * rebuilds its assignments. Those resources are built from the name, the
+   * defaults, the resolver, the routes and the chain alone, so rebuilding them
+   * would give the same content, which the encode cache would map back to the
+   * same objects after writing each one's JSON text; each reuse is counted as
+   * the cache hit it would have been.
+   */
+  function reassign(name: string, previous: ServiceOutput, inputs: ServiceInputs): ServiceOutput | undefined {
+    const was = previous.inputs;
+    if (previous.departed || was.defaults !== inputs.defaults || was.resolver !== inputs.resolver || was.chain !== inputs.chain || !sameList(was.routes, inputs.routes)) return undefined;
+    const selectors = resolverSubsets(inputs.resolver);
+    for (const subset of selectors.keys()) if (!previous.subsets.has(subsetClusterName(name, subset))) return undefined;
+    // In translate's order: the service's own assignment, then each subset's.
+    const endpoints = assignment(name, name, inputs.instances, inputs.failover);
+    let reused = previous.grpcCluster !== previous.cluster ? 4 : 3;
+    const subsets = new Map<string, SubsetOutput>();
+    for (const [subset, selects] of selectors) {
+      const sub = subsetClusterName(name, subset);
+      const kept = previous.subsets.get(sub)!;
+      reused += kept.grpcCluster !== kept.cluster ? 2 : 1;
+      subsets.set(sub, {
+        cluster: kept.cluster,
+        grpcCluster: kept.grpcCluster,
+        endpoints: assignment(sub, name, inputs.instances, inputs.subsetFailover.get(subset) ?? [], { selects, resolver: inputs.resolver }),
+      });
+    }
+    for (let i = 0; i < reused; i++) cache.tally(false);
+    return { inputs, cluster: previous.cluster, grpcCluster: previous.grpcCluster, endpoints, route: previous.route, listener: previous.listener, subsets, departed: false };
+  }
+
   function translate(name: string, inputs: ServiceInputs, departed = false): ServiceOutput {
     const clusterInput = { name, defaults: inputs.defaults, resolver: inputs.resolver };
     const cluster = cache.encode(TypeUrl.Cluster, name, buildCluster(clusterInput, 'envoy'));
@@ -265,7 +297,7 @@ export function createServiceResources(cache: EncodeCache, logger: Logger, keepU
         if (previous && !previous.departed && sameInputs(previous.inputs, next)) continue;
         let out: ServiceOutput;
         try {
-          out = translate(name, next);
+          out = (previous && reassign(name, previous, next)) || translate(name, next);
         } catch (err) {
           // A config entry the HTTP layer let through but the protos refuse must not
           // take the hub down: keep serving what the service had (or nothing).
