@@ -59,73 +59,82 @@ export interface HealthChanges {
 }
 
 export function healthEvents(changes: readonly NodeChange[], index: bigint): HealthChanges {
-  const events: CatalogEvent[] = [];
-  const serviceNames = new Set<string>();
-
-  const emit = (op: 'register' | 'deregister', csn: CheckServiceNode, connect: string | undefined) => {
-    serviceNames.add(csn.Service.Service);
-    const payload = { type: 'service-health', op, csn } as const;
-    events.push({ topic: Topic.ServiceHealth, subject: csn.Service.Service.toLowerCase(), index, payload });
-    if (connect !== undefined) events.push({ topic: Topic.ServiceHealthConnect, subject: connect, index, payload });
-  };
-  const deregister = (node: Node, service: NodeService) =>
-    emit('deregister', deregisterCsn(node, service), connectSubject(service));
-  const register = (rec: NodeRecord, service: NodeService) =>
-    emit('register', buildCsn(rec, service), connectSubject(service));
-
+  // Module-level helpers, not closures: this runs for every applied entry on every hub.
+  const out: HealthChanges = { events: [], serviceNames: new Set<string>() };
   for (const { before, after } of changes) {
     if (!after) {
-      if (before) for (const id of [...before.services.keys()].sort(byString)) deregister(before.node, before.services.get(id)!);
+      if (before) {
+        for (const id of [...before.services.keys()].sort(byString)) {
+          const service = before.services.get(id)!;
+          emit(out, index, 'deregister', deregisterCsn(before.node, service), connectSubject(service));
+        }
+      }
       continue;
     }
     const { nodeLevel, serviceIds } = changedChecks(before, after);
     const nodeChanged = before?.node !== after.node || nodeLevel;
-    const ids = new Set([...(before?.services.keys() ?? []), ...after.services.keys()]);
-    for (const id of [...ids].sort(byString)) {
+    const ids = before ? [...new Set([...before.services.keys(), ...after.services.keys()])] : [...after.services.keys()];
+    for (const id of ids.sort(byString)) {
       const b = before?.services.get(id);
       const a = after.services.get(id);
       if (!a) {
-        if (b) deregister(before!.node, b);
+        if (b) emit(out, index, 'deregister', deregisterCsn(before!.node, b), connectSubject(b));
         continue;
       }
       if (b && b.Service !== a.Service) {
         // A rename leaves the old name's views: deregister there, register under the new name.
-        deregister(before!.node, b);
-        register(after, a);
+        emit(out, index, 'deregister', deregisterCsn(before!.node, b), connectSubject(b));
+        emit(out, index, 'register', buildCsn(after, a), connectSubject(a));
         continue;
       }
-      if (!nodeChanged && b === a && !serviceIds.has(id)) continue;
+      if (!nodeChanged && b === a && !serviceIds?.has(id)) continue;
       const oldConnect = b ? connectSubject(b) : undefined;
       if (oldConnect !== undefined && oldConnect !== connectSubject(a)) {
         // The proxy's destination moved (or it left Connect): the old Connect view loses it.
-        events.push({
+        out.events.push({
           topic: Topic.ServiceHealthConnect,
           subject: oldConnect,
           index,
           payload: { type: 'service-health', op: 'deregister', csn: deregisterCsn(before!.node, b!) },
         });
       }
-      register(after, a);
+      emit(out, index, 'register', buildCsn(after, a), connectSubject(a));
     }
   }
-  return { events, serviceNames };
+  return out;
 }
 
-/** Which checks changed visibly (refresh-only changes are invisible): node-level ones, and per service ID. */
-function changedChecks(before: NodeRecord | undefined, after: NodeRecord): { nodeLevel: boolean; serviceIds: Set<string> } {
+function emit(out: HealthChanges, index: bigint, op: 'register' | 'deregister', csn: CheckServiceNode, connect: string | undefined): void {
+  out.serviceNames.add(csn.Service.Service);
+  const payload = { type: 'service-health', op, csn } as const;
+  out.events.push({ topic: Topic.ServiceHealth, subject: csn.Service.Service.toLowerCase(), index, payload });
+  if (connect !== undefined) out.events.push({ topic: Topic.ServiceHealthConnect, subject: connect, index, payload });
+}
+
+/**
+ * Which checks changed visibly (refresh-only changes are invisible): node-level ones,
+ * and per service ID (undefined: none).
+ */
+function changedChecks(before: NodeRecord | undefined, after: NodeRecord): { nodeLevel: boolean; serviceIds: Set<string> | undefined } {
   let nodeLevel = false;
-  const serviceIds = new Set<string>();
-  const note = (check: HealthCheck) => {
-    if (check.ServiceID === '') nodeLevel = true;
-    else serviceIds.add(check.ServiceID);
-  };
+  let serviceIds: Set<string> | undefined;
   for (const [id, row] of after.checks) {
     const old = before?.checks.get(id)?.check;
     if (old === row.check) continue;
-    note(row.check);
-    if (old) note(old);
+    if (row.check.ServiceID === '') nodeLevel = true;
+    else (serviceIds ??= new Set()).add(row.check.ServiceID);
+    if (old) {
+      if (old.ServiceID === '') nodeLevel = true;
+      else (serviceIds ??= new Set()).add(old.ServiceID);
+    }
   }
-  if (before) for (const [id, row] of before.checks) if (!after.checks.has(id)) note(row.check);
+  if (before) {
+    for (const [id, row] of before.checks) {
+      if (after.checks.has(id)) continue;
+      if (row.check.ServiceID === '') nodeLevel = true;
+      else (serviceIds ??= new Set()).add(row.check.ServiceID);
+    }
+  }
   return { nodeLevel, serviceIds };
 }
 
