@@ -27,13 +27,12 @@
 // Targets (issue 11): >= 5,000 acknowledged writes/s per hub; p99 apply lag on the other hub <= 50 ms.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import Redis from 'ioredis';
-import { spawnHub, type SpawnedHub } from '../test/helpers/hub';
+import { spawnHub, spawnServer, type SpawnedHub } from '../test/helpers/hub';
 import { startRedis, type RunningRedis } from '../test/helpers/redis';
 import { tmpDir } from '../test/helpers/tmp';
 
@@ -173,30 +172,9 @@ const caseName = (writerHubs: number, waitReplicas: number, kind: Kind) =>
 
 /** A bare hub process (bench/redis/bare-hub.ts) on `redisUrl`, in the shape of a spawned xdshub. */
 async function spawnBare(redisUrl: string, waitReplicas: number): Promise<SpawnedHub> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'redis', 'bare-hub.ts'), '--redis', redisUrl, '--wait-replicas', String(waitReplicas)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-  const httpUrl = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const m = /^bare hub listening http=(\S+)/.exec(line);
-      if (m) resolve(m[1]!);
-    });
-    void exited.then(([code, signal]) => reject(new Error(`bare hub exited (${code ?? signal}) before starting:\n${stderr}`)));
-  });
-  return {
-    child,
-    httpUrl,
-    grpcAddress: '',
-    stderr: () => stderr,
-    async stop(signal) {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      const [code, sig] = await exited;
-      return code ?? sig!;
-    },
-  };
+  const argv = ['--import', 'tsx', join(__dirname, 'redis', 'bare-hub.ts'), '--redis', redisUrl, '--wait-replicas', String(waitReplicas)];
+  const { match, ...spawned } = await spawnServer(process.execPath, argv, {}, /^bare hub listening http=(\S+)/, 'bare hub');
+  return { ...spawned, httpUrl: match[1]!, grpcAddress: '' };
 }
 
 /**

@@ -88,27 +88,43 @@ export async function spawnHub(
   const entry = options.built ? [BUILT_MAIN] : ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts')];
   const [command, ...prefix] = options.wrap ?? [];
   const argv = [...(options.nodeArgs ?? []), ...entry, 'serve', ...args];
-  const child = spawn(command ?? process.execPath, command ? [...prefix, process.execPath, ...argv] : argv, {
-    cwd: REPO_ROOT,
-    env: { ...process.env, XDSHUB_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const { match, ...spawned } = await spawnServer(
+    command ?? process.execPath,
+    command ? [...prefix, process.execPath, ...argv] : argv,
+    { cwd: REPO_ROOT, env: { ...process.env, XDSHUB_LOG_LEVEL: 'warn', ...env } },
+    /^xdshub listening http=(\S+) grpc=(\S+)/,
+    'hub',
+  );
+  return { ...spawned, httpUrl: match[1]!, grpcAddress: match[2]! };
+}
+
+/**
+ * Spawns a server process and resolves once it printed a stdout line matching
+ * `ready` (its match gives the addresses), with what a SpawnedHub has besides them.
+ * Rejects with its stderr when it exits first.
+ */
+export async function spawnServer(
+  command: string,
+  argv: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv },
+  ready: RegExp,
+  name: string,
+): Promise<Omit<SpawnedHub, 'httpUrl' | 'grpcAddress'> & { match: RegExpExecArray }> {
+  const child = spawn(command, argv, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   const lines = createInterface({ input: child.stdout! });
-  const started = new Promise<{ httpUrl: string; grpcAddress: string }>((resolve, reject) => {
+  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
     lines.on('line', (line) => {
-      const m = /^xdshub listening http=(\S+) grpc=(\S+)/.exec(line);
-      if (m) resolve({ httpUrl: m[1]!, grpcAddress: m[2]! });
+      const m = ready.exec(line);
+      if (m) resolve(m);
     });
-    exited.then(([code, signal]) => reject(new Error(`hub exited (${code ?? signal}) before starting:\n${stderr}`)));
+    exited.then(([code, signal]) => reject(new Error(`${name} exited (${code ?? signal}) before starting:\n${stderr}`)));
   });
-  const { httpUrl, grpcAddress } = await started;
   return {
     child,
-    httpUrl,
-    grpcAddress,
+    match,
     stderr: () => stderr,
     async stop(signal) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
