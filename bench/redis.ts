@@ -208,20 +208,21 @@ async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { duration
     // From the repository's root, where `require('undici')` finds the package.
     const child = spawn(process.execPath, ['-e', LOAD_WORKER], { cwd: join(__dirname, '..'), env: { ...process.env, XDSHUB_BENCH_SPEC: JSON.stringify(spec) }, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
-    let cpuFrom: number[] | undefined;
-    let cpuTo: number[] | undefined;
-    let mainFrom: number[] | undefined;
-    let mainTo: number[] | undefined;
     // The rest of the bench's processes: the load generator, the Redis primary and its replica.
     const others = [child.pid!, primary.pid, replica.pid];
-    let othersFrom: number[] | undefined;
-    let othersTo: number[] | undefined;
-    let machineFrom: { busy: number; total: number } | undefined;
-    let machineTo: { busy: number; total: number } | undefined;
+    /** CPU so far (ms) of each hub, of each hub's main thread, of the other processes; the machine's ticks. */
+    const snapshot = () => ({
+      hubs: hubs.map((h) => cpuMs(h.child.pid!)),
+      main: hubs.map((h) => cpuMs(h.child.pid!, true)),
+      others: others.map((pid) => cpuMs(pid)),
+      machine: machineTicks(),
+    });
+    let from: ReturnType<typeof snapshot> | undefined;
+    let to: ReturnType<typeof snapshot> | undefined;
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       out += d;
-      if (!cpuFrom && out.includes('measuring\n')) [cpuFrom, mainFrom, machineFrom, othersFrom] = [hubs.map((h) => cpuMs(h.child.pid!)), hubs.map((h) => cpuMs(h.child.pid!, true)), machineTicks(), others.map((pid) => cpuMs(pid))];
-      if (!cpuTo && out.includes('written\n')) [cpuTo, mainTo, machineTo, othersTo] = [hubs.map((h) => cpuMs(h.child.pid!)), hubs.map((h) => cpuMs(h.child.pid!, true)), machineTicks(), others.map((pid) => cpuMs(pid))];
+      if (!from && out.includes('measuring\n')) from = snapshot();
+      if (!to && out.includes('written\n')) to = snapshot();
     });
     const [code] = (await once(child, 'exit')) as [number | null];
     if (code !== 0) throw new Error(`load generator exited with ${code}`);
@@ -229,7 +230,10 @@ async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { duration
     const seconds = opts.durationMs / 1000;
     const latencies = r.latenciesMs.sort((a, b) => a - b);
     const lags = r.lagsMs.sort((a, b) => a - b);
-    const total = r.acked.reduce((a, b) => a + b, 0);
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    const total = sum(r.acked);
+    /** µs of CPU per acknowledged write of each process between two snapshots, "a + b + …". */
+    const perWrite = (a: number[], b: number[]) => a.map((ms, i) => Math.round(((b[i]! - ms) * 1000) / Math.max(1, total))).join(' + ');
     return {
       case: caseName(writerHubs, waitReplicas, kind),
       'writes/s': Math.round(total / seconds),
@@ -243,13 +247,13 @@ async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { duration
       probes: lags.length,
       'probes missed': r.probesMissed,
       // CPU of the hub processes (both, on Redis) per acknowledged write: moves much less with the machine's load than the rates do.
-      'hubs CPU µs/write': cpuFrom && cpuTo ? Math.round((cpuTo.reduce((a, b) => a + b, 0) - cpuFrom.reduce((a, b) => a + b, 0)) * 1000 / Math.max(1, total)) : NaN,
+      'hubs CPU µs/write': from && to ? Math.round(((sum(to.hubs) - sum(from.hubs)) * 1000) / Math.max(1, total)) : NaN,
       // Each hub's main thread (JavaScript) per acknowledged write, hub a first: with one hub writing, the writer then the applier.
-      'main thread µs/write': mainFrom && mainTo ? hubs.map((_, i) => Math.round(((mainTo![i]! - mainFrom![i]!) * 1000) / Math.max(1, total))).join(' + ') : '',
+      'main thread µs/write': from && to ? perWrite(from.main, to.main) : '',
       // CPU per acknowledged write of the load generator, the Redis primary and its replica: what the hubs share the cores with.
-      'load gen + primary + replica µs/write': othersFrom && othersTo ? others.map((_, i) => Math.round(((othersTo![i]! - othersFrom![i]!) * 1000) / Math.max(1, total))).join(' + ') : '',
+      'load gen + primary + replica µs/write': from && to ? perWrite(from.others, to.others) : '',
       // How busy the whole machine was while writes were measured (every process, not only this bench's): near 100 % the cores are the limit.
-      'machine busy %': machineFrom && machineTo ? Math.round((100 * (machineTo.busy - machineFrom.busy)) / Math.max(1, machineTo.total - machineFrom.total)) : NaN,
+      'machine busy %': from && to ? Math.round((100 * (to.machine.busy - from.machine.busy)) / Math.max(1, to.machine.total - from.machine.total)) : NaN,
       ...(r.failureSample ? { 'first failure': r.failureSample } : {}),
       ...(r.missSample ? { 'first missed probe': r.missSample } : {}),
     };

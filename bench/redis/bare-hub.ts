@@ -44,7 +44,7 @@ interface Waiter {
 }
 let applied = 0;
 let waiters: Waiter[] = [];
-const nodes = new Map<string, { index: number; node: Record<string, unknown> }>();
+const nodes = new Map<string, Record<string, unknown>>();
 
 /** Resolves once the tail has read past `after` (at once if it already has). */
 function applyPast(after: number): Promise<void> {
@@ -60,7 +60,7 @@ async function tail(): Promise<void> {
     for (const [id, fields] of reply[0]![1]) {
       const entry = JSON.parse(fields[1]!) as Record<string, unknown>;
       applied = Number.parseInt(id, 10);
-      nodes.set(entry.Node as string, { index: applied, node: entry });
+      nodes.set(entry.Node as string, entry);
       last = id;
     }
     const ready = waiters.filter((w) => applied > w.after);
@@ -105,7 +105,7 @@ app.get<{ Params: { name: string }; Querystring: { index?: string } }>('/v1/cata
   // The probes always ask with a wait of 10 s; past it, answer with what there is.
   await Promise.race([applyPast(after), new Promise((r) => setTimeout(r, 10_000).unref())]);
   const found = nodes.get(req.params.name);
-  return reply.header('X-Consul-Index', String(applied)).type('application/json').send(found ? JSON.stringify({ Node: found.node, Services: {} }) : 'null');
+  return reply.header('X-Consul-Index', String(applied)).type('application/json').send(found ? JSON.stringify({ Node: found, Services: {} }) : 'null');
 });
 
 void tail();
