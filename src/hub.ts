@@ -259,7 +259,9 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     // Fan-out hubs wait for what a forwarded write changed (docs/fanout.md).
     const changed = trackChangedKeys(catalog);
     undo.push(() => changed.stop());
-    http = buildHttpApp({ catalog, config: effective, logger, metrics, views, viewTarget, hasLeader: () => log.available(), connect, changedKeys: changed.get, acl: { resolver: acl, certToken: config.tlsClientCertToken }, ...(https ? { https } : {}) });
+    // Several hubs share a Redis log: one may be asked with an index another gave (blocking.ts).
+    const logHead = log.kind === 'redis' ? async () => (log.available() ? log.lastIndex() : undefined) : undefined;
+    http = buildHttpApp({ catalog, config: effective, logger, metrics, views, viewTarget, hasLeader: () => log.available(), ...(logHead ? { logHead } : {}), connect, changedKeys: changed.get, acl: { resolver: acl, certToken: config.tlsClientCertToken }, ...(https ? { https } : {}) });
     undo.push(() => http.close());
     if (https) {
       const stopWatching = watchHttpsFiles(http.server as unknown as TlsServer, config, logger.child({ module: 'tls' }));

@@ -39,14 +39,19 @@ export function parseBlocking(query: Record<string, unknown>): BlockingParams | 
 }
 
 /**
- * The query's blocking parameters when it must wait. An index from the future
- * means the state went backwards (a memory-store hub restarted): undefined, so
+ * The query's blocking parameters when it must wait. An index ahead of this
+ * hub's comes either from another hub on the same shared log (one that applied
+ * more of it: the query waits, as Consul's servers do for an index they have
+ * not reached, so a client moved between hubs keeps its index) or from another
+ * log (a memory-store hub restarted, or a log that was emptied): undefined, so
  * the read answers now, the client sees the lower index and resets, as
  * Consul's clients are told to.
  */
-export function blockingParams(ctx: HttpContext, req: FastifyRequest): BlockingParams | undefined {
+export async function blockingParams(ctx: HttpContext, req: FastifyRequest): Promise<BlockingParams | undefined> {
   const params = parseBlocking(req.query as Record<string, unknown>);
-  return params && params.index <= ctx.catalog.lastIndex() ? params : undefined;
+  if (!params || params.index <= ctx.catalog.lastIndex()) return params;
+  const head = ctx.logHead ? await ctx.logHead().catch(() => undefined) : undefined;
+  return head !== undefined && params.index <= head ? params : undefined;
 }
 
 /** Consul adds up to wait/16 of random jitter so that many watchers don't return together. */
@@ -97,7 +102,7 @@ export async function blockingRead<T>(
   read: () => Indexed<T>,
   options: { untilChanged?: boolean } = {},
 ): Promise<T> {
-  const params = blockingParams(ctx, req);
+  const params = await blockingParams(ctx, req);
   let result = read();
   if (params && BigInt(result.index) <= params.index) {
     const first = result;

@@ -31,6 +31,14 @@ export interface HttpDeps {
    * it has no leader, as a Consul server does without quorum. Default: always.
    */
   hasLeader?: () => boolean;
+  /**
+   * For a log several hubs share: the newest index in the log, which this hub may
+   * not have applied yet; undefined when the log cannot be asked now. A blocking
+   * query whose index is ahead of this hub but within the log then waits for
+   * this hub to catch up (blocking.ts, `blockingParams`). Absent: this hub is the
+   * log's only writer, so an index ahead of it is from another log.
+   */
+  logHead?: () => Promise<bigint | undefined>;
 }
 
 export interface HttpContext extends HttpDeps {

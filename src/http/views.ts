@@ -28,7 +28,7 @@ export async function streamingRead<K extends ViewKey>(
   key: K,
   options: { untilChanged?: boolean } = {},
 ): Promise<ViewValue<K>> {
-  const params = blockingParams(ctx, req);
+  const params = await blockingParams(ctx, req);
   const applied = ctx.viewTarget(key);
   let minIndex = applied > 0n ? applied - 1n : 0n;
   // A filtered view first catches up, then waits for its content to change (below).

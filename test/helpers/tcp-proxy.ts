@@ -17,6 +17,8 @@ export type ProxyMode =
 export interface TcpProxy {
   readonly port: number;
   mode(next: ProxyMode): void;
+  /** Holds every reply this long (ms) before passing it on: a slow link. Replies keep their order while the delay stays the same. 0: none. */
+  delayReplies(ms: number): void;
   /** Closes every open connection (both sides). */
   cut(): void;
   close(): Promise<void>;
@@ -24,6 +26,7 @@ export interface TcpProxy {
 
 export async function startProxy(targetPort: number): Promise<TcpProxy> {
   let mode: ProxyMode = 'pass';
+  let replyDelayMs = 0;
   const pairs = new Set<[Socket, Socket]>();
   const server = createServer((client) => {
     if (mode === 'refuse') {
@@ -44,7 +47,10 @@ export async function startProxy(targetPort: number): Promise<TcpProxy> {
       if (mode === 'pass' || mode === 'swallow-replies') upstream.write(chunk);
     });
     upstream.on('data', (chunk) => {
-      if (mode === 'pass') client.write(chunk);
+      if (mode !== 'pass') return;
+      // Timers of one duration fire in the order they were set, so replies keep their order.
+      if (replyDelayMs > 0) setTimeout(() => client.write(chunk), replyDelayMs);
+      else client.write(chunk);
     });
   });
   server.listen(0, '127.0.0.1');
@@ -61,6 +67,7 @@ export async function startProxy(targetPort: number): Promise<TcpProxy> {
   return {
     port,
     mode: (next) => (mode = next),
+    delayReplies: (ms) => (replyDelayMs = ms),
     cut,
     async close() {
       cut();

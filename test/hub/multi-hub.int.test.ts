@@ -18,6 +18,7 @@ import { DELTA_ADS } from '../xds/transport/helpers/harness';
 import { DeltaScript, deltaVersions } from '../xds/transport/helpers/scripts';
 import { spawnHub, type SpawnedHub } from '../helpers/hub';
 import { startRedis, type RunningRedis } from '../helpers/redis';
+import { startProxy } from '../helpers/tcp-proxy';
 import { tmpDir } from '../helpers/tmp';
 import { startWriters } from '../helpers/writers';
 
@@ -231,5 +232,44 @@ describe('several hub processes on one Redis log', { concurrency: 2 }, () => {
       await caughtUp(b!, last);
       assert.deepEqual([...(await nodes(b!))].sort(), [...(await nodes(a!))].sort());
       assert.match(b!.stderr(), /log compacted past this catalog; restoring its snapshot/);
+    }));
+  test('a blocking query with the index hub A gave waits on hub B, behind on the same log, instead of answering a lower index; an index beyond the log answers at once', () =>
+    withHubs(1, [], async ({ redis, hubs, extra }) => {
+      const a = hubs[0]!;
+      // B reaches Redis through a proxy that can slow its replies, so B falls behind A on demand.
+      const link = await startProxy(redis.port);
+      extra.push(() => link.close());
+      const b = await spawnHub(['--store', `redis://127.0.0.1:${link.port}`, '--http-port', '0', '--grpc-port', '0', '--node-name', 'hub-b']);
+      hubs.push(b);
+      const register = async (name: string) => {
+        const r = await http(`${a.httpUrl}/v1/catalog/register`, 'PUT', { Node: `node-${name}`, Address: '127.0.0.1', Service: { Service: 'echo', ID: name, Port: 9 } });
+        assert.equal(r.status, 200, r.text);
+        return r.index;
+      };
+      await caughtUp(b, await register('e1'));
+      link.delayReplies(1_500);
+      const held = await register('e2');
+      // A client that read `held` from A and is moved to B: B has not applied it yet.
+      const view = http(`${b.httpUrl}/v1/health/service/echo?index=${held}&wait=60s`);
+      const table = http(`${b.httpUrl}/v1/catalog/nodes?index=${held}&wait=60s`);
+      const next = await register('e3');
+      const [fromView, fromTable] = await Promise.all([view, table]);
+      assert.equal(fromView.status, 200, fromView.text);
+      assert.ok(fromView.index > held, `the view read answered ${fromView.index}, not past the client's ${held}: a Consul client would reset and read everything again`);
+      assert.equal(fromView.index, next, 'it answered with the first change to echo after the client\'s index');
+      assert.deepEqual(fromView.json.map((i: any) => i.Service.ID).sort(), ['e1', 'e2', 'e3']);
+      assert.equal(fromTable.status, 200, fromTable.text);
+      assert.ok(fromTable.index > held, `the catalog read answered ${fromTable.index}, not past the client's ${held}`);
+      assert.ok(fromTable.json.some((n: any) => n.Node === 'node-e3'));
+
+      // An index the log never reached (another log's: a memory-store hub that restarted) still answers at once, lower, so the client resets.
+      link.delayReplies(0);
+      await caughtUp(b, next);
+      const beyond = next + 1_000n;
+      for (const path of ['/v1/health/service/echo', '/v1/catalog/nodes']) {
+        const res = await fetch(`${b.httpUrl}${path}?index=${beyond}&wait=10m`, { signal: AbortSignal.timeout(120_000) });
+        assert.equal(res.status, 200, path);
+        assert.equal(BigInt(res.headers.get('x-consul-index') ?? '0'), next, `${path} answered with B's own index`);
+      }
     }));
 });
