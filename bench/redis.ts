@@ -109,9 +109,10 @@ async function http(port, method, path, payload, connections) {
           if (p.status === 200 && p.body !== 'null') { lags.push(performance.now() - t1); return; }
           if (p.status !== 200) { missSample ||= p.status + ' ' + p.body.slice(0, 200); break; }
           if (p.index >= res.index) missSample ||= node + ' absent at index ' + p.index + ', past its acknowledged index ' + res.index;
-          // Not there yet. A hub behind the write answers at once with its own, lower
-          // index (an index from its future reads as a reset); ask again from the index
-          // it gave, which waits for its next change instead of asking in a loop.
+          // Not there yet: the wait ended first. (A hub behind the write waits for an
+          // index the shared log holds; an index from its future would read as a reset
+          // and be answered at once.) Ask again from the index it gave, which waits for
+          // its next change instead of asking in a loop.
           index = p.index;
         }
         probesMissed++;
