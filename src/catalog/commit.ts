@@ -19,14 +19,20 @@ interface NodeDiff {
   rowsChanged: boolean;
 }
 
+/**
+ * Stands in for the rows of a node that is not there (before a registration, after a
+ * deletion); never written. Shared: a Map per missing side was made for every entry.
+ */
+const NO_ROWS: ReadonlyMap<string, never> = new Map<string, never>();
+
 function diff(before: NodeRecord | undefined, after: NodeRecord | undefined): NodeDiff {
   const d: NodeDiff = { nodeChanged: before?.node !== after?.node, servicesChanged: false, checksChanged: false, rowsChanged: false };
-  const bs = before?.services ?? new Map();
-  const as = after?.services ?? new Map();
+  const bs = before?.services ?? NO_ROWS;
+  const as = after?.services ?? NO_ROWS;
   for (const [id, s] of as) if (bs.get(id) !== s) d.servicesChanged = true;
   for (const id of bs.keys()) if (!as.has(id)) d.servicesChanged = true;
-  const bc = before?.checks ?? new Map();
-  const ac = after?.checks ?? new Map();
+  const bc = before?.checks ?? NO_ROWS;
+  const ac = after?.checks ?? NO_ROWS;
   for (const [id, row] of ac) {
     const old = bc.get(id);
     if (old !== row) d.rowsChanged = true;
@@ -41,8 +47,10 @@ function diff(before: NodeRecord | undefined, after: NodeRecord | undefined): No
 const hasTtl = (check: HealthCheck | undefined) => typeof check?.Definition?.TTL === 'string' && check.Definition.TTL !== '';
 
 function touchedTtl(change: NodeChange, out: CheckRef[]): void {
-  const bc = change.before?.checks ?? new Map();
-  const ac = change.after?.checks ?? new Map();
+  const bc = change.before?.checks ?? NO_ROWS;
+  const ac = change.after?.checks ?? NO_ROWS;
+  // Most nodes carry no check: nothing to sort or collect (every applied entry passes here).
+  if (bc.size === 0 && ac.size === 0) return;
   const ids = new Set<string>([...bc.keys(), ...ac.keys()]);
   for (const checkId of [...ids].sort(byString)) {
     const b = bc.get(checkId);
