@@ -59,8 +59,10 @@ export interface StateMachine extends CatalogReader {
    * Runs `command` against the current state without committing it: the same
    * rules as apply, so the write path can answer refusals and no-ops without
    * appending them to the log.
+   * `owned`: as for apply; the command's objects may then be stamped in place (they
+   * carry this run's indexes afterwards), so it must be a parse nobody else reads.
    */
-  check(command: Command): Verdict;
+  check(command: Command, owned?: boolean): Verdict;
   /** The whole state, deterministic for equal states. */
   snapshot(): string;
   /** Replaces the whole state with a snapshot() string (loading a log snapshot); lastIndex becomes the snapshot's. */
@@ -206,7 +208,7 @@ function machineOver(initial: Tables, initialIndex: bigint): StateMachine {
     return { result: { index, ok: true, ...outcome.extra }, events, ttlTouched, moved, ...(aclAffected ? { aclAffected } : {}), ...(connect ? { connect } : {}) };
   }
 
-  function check(command: Command): Verdict {
+  function check(command: Command, owned = false): Verdict {
     if (command?.type === 'restore') {
       try {
         parse(command.state);
@@ -217,7 +219,7 @@ function machineOver(initial: Tables, initialIndex: bigint): StateMachine {
       return { result: { index: lastIndex, ok: true }, changes: true };
     }
     // The draft is stamped with the index the entry would get if appended now; only the verdict is kept.
-    const outcome = execute(lastIndex + 1n, command, true);
+    const outcome = execute(lastIndex + 1n, command, true, owned);
     if ('refusal' in outcome) return { result: { ...outcome.refusal, index: lastIndex }, changes: false };
     return { result: { index: lastIndex, ok: true, ...outcome.extra }, changes: hasChanges(outcome.draft) };
   }
