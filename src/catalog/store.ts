@@ -7,6 +7,7 @@ import { HubError, isHubError } from '../errors';
 import type { Log, LogEntry } from '../log/log';
 import type { AppliedInfo, Catalog, CatalogListener } from './catalog';
 import type { ApplyResult, Command } from './commands';
+import { createCheckedParses } from './checked-parses';
 import { createStateMachine } from './state';
 import { createChangeWaiters, createIndexWaiters } from './waiters';
 
@@ -27,23 +28,6 @@ export interface CatalogOptions {
 
 /** Results of entries applied before their submit learnt its index; bounded so others' entries cannot pile up. */
 const UNCLAIMED_LIMIT = 10_000;
-
-/**
- * Commands whose checks and applies write into their own objects only by stamping
- * indexes (catalog-ops.ts `stamp`): a submit's checked parse of one of these may be
- * applied as its entry (see `submit`). ACL, CA and restore entries are always parsed.
- */
-const SHARED_TYPES: ReadonlySet<string> = new Set(['register', 'deregister', 'check-update', 'check-ttl-expire', 'config-set', 'config-delete', 'txn']);
-
-/**
- * Longest payload whose checked parse is applied as its entry. A parse the check
- * stamped carries CreateIndex/ModifyIndex in its objects; apply's size limit must
- * never see them, and it does not look at an object's text while the object's
- * jsonLengthBound (at most 25 per character of JSON: a one-digit number) stays within
- * a third of MAX_OBJECT_BYTES (catalog-ops.ts `storable`): 4,096 characters and the
- * two stamps keep every object of the command far inside that, on every hub alike.
- */
-const SHARED_MAX_CHARS = 4_096;
 const RETRY_MS = 250;
 
 interface Pending {
@@ -92,24 +76,12 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
     }
   }
 
-  /**
-   * This hub's submits in flight, by payload: the parse their check ran on, applied as
-   * their entry instead of parsing the payload again (a parse, and the check's copies
-   * of the objects it stores, saved per write). Keyed by text, not by index (the tail
-   * may hand an entry out before its append learns the index): an entry with the same
-   * text, whoever appended it, is the same command. Each parse is applied at most
-   * once (taken out here), and its submit removes it when it ends.
-   */
-  const checkedParses = new Map<string, Command>();
+  /** This hub's submits in flight: the parses their checks ran on, applied as their entries. */
+  const checkedParses = createCheckedParses();
 
   function applyEntry(entry: LogEntry): void {
     if (entry.index <= sm.lastIndex()) return; // redelivery after a reconnect
-    let command: Command | undefined;
-    if (checkedParses.size > 0) {
-      command = checkedParses.get(entry.payload);
-      if (command !== undefined) checkedParses.delete(entry.payload);
-    }
-    applyCommand(entry.index, command ?? parseCommand(entry.payload), true);
+    applyCommand(entry.index, checkedParses.take(entry.payload) ?? parseCommand(entry.payload), true);
   }
 
   /** `owned`: the command is the entry's own parse, read by nothing after its apply (StateMachine.apply). */
@@ -374,7 +346,7 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
       // The check runs on the payload's own parse, which nobody else holds: what the
       // log will carry (not the caller's object, which is never stored or changed),
       // checked without copying what it stores, and then applied as the entry.
-      const shared = SHARED_TYPES.has(command.type) && payload.length <= SHARED_MAX_CHARS;
+      const shared = checkedParses.eligible(command, payload);
       const checked = shared ? parseCommand(payload) : command;
       // Refusals and no-ops are decided against the applied state and never
       // reach the log: a refused request must not grow it, move the index or
@@ -388,13 +360,13 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
         verdict = sm.check(checked, shared);
         if (!verdict.changes) return verdict.result;
       }
-      if (shared) checkedParses.set(payload, checked);
+      if (shared) checkedParses.keep(payload, checked);
       let result: ApplyResult;
       try {
         result = await appendAndApply(payload);
       } finally {
         // Not applied here (refused, outcome unknown) or already taken: never applied later from here.
-        if (shared && checkedParses.get(payload) === checked) checkedParses.delete(payload);
+        if (shared) checkedParses.drop(payload, checked);
       }
       // Something appended concurrently (here or by another hub) won the race.
       if (!result.ok) options.onRefusedAtApply?.(command.type);
