@@ -54,6 +54,7 @@ interface LoadResult {
   latenciesMs: number[];
   lagsMs: number[];
   probesMissed: number;
+  probeAsks: number;
   failureSample: string;
   missSample: string;
 }
@@ -81,7 +82,7 @@ async function http(port, method, path, payload, connections) {
   const end = measureFrom + spec.durationMs;
   const acked = spec.writers.map(() => 0);
   const latencies = [], lags = [], probes = [];
-  let failures = 0, probesMissed = 0, failureSample = '', missSample = '';
+  let failures = 0, probesMissed = 0, probeAsks = 0, failureSample = '', missSample = '';
   // Tells the parent when the measured window opens and when its writes end (it reads the hubs' CPU time then).
   setTimeout(() => process.stdout.write('measuring\\n'), spec.warmupMs);
   setTimeout(() => process.stdout.write('written\\n'), spec.warmupMs + spec.durationMs);
@@ -105,6 +106,7 @@ async function http(port, method, path, payload, connections) {
         let index = res.index - 1;
         const giveUp = performance.now() + 30000;
         while (performance.now() < giveUp) {
+          probeAsks++;
           const p = await http(spec.observers[w], 'GET', '/v1/catalog/node/' + node + '?index=' + index + '&wait=10s', undefined, 256);
           if (p.status === 200 && p.body !== 'null') { lags.push(performance.now() - t1); return; }
           if (p.status !== 200) { missSample ||= p.status + ' ' + p.body.slice(0, 200); break; }
@@ -121,7 +123,7 @@ async function http(port, method, path, payload, connections) {
   }));
   await Promise.all(probes);
   await Promise.all([...pools.values()].map((p) => p.destroy()));
-  process.stdout.write(JSON.stringify({ acked, failures, latenciesMs: latencies, lagsMs: lags, probesMissed, failureSample, missSample }) + '\\n');
+  process.stdout.write(JSON.stringify({ acked, failures, latenciesMs: latencies, lagsMs: lags, probesMissed, probeAsks, failureSample, missSample }) + '\\n');
 })();
 `;
 
@@ -247,6 +249,8 @@ async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { duration
       'lag max ms': Number((lags[lags.length - 1] ?? NaN).toFixed(1)),
       probes: lags.length,
       'probes missed': r.probesMissed,
+      // Requests per probe: 1 when the observing hub waits until it has the write; each extra one is an answer without it (the hub's CPU counts them).
+      'asks per probe': Number((r.probeAsks / Math.max(1, lags.length + r.probesMissed)).toFixed(2)),
       // CPU of the hub processes (both, on Redis) per acknowledged write: moves much less with the machine's load than the rates do.
       'hubs CPU µs/write': from && to ? Math.round(((sum(to.hubs) - sum(from.hubs)) * 1000) / Math.max(1, total)) : NaN,
       // Each hub's main thread (JavaScript) per acknowledged write, hub a first: with one hub writing, the writer then the applier.
