@@ -17,7 +17,7 @@ export type ProxyMode =
 export interface TcpProxy {
   readonly port: number;
   mode(next: ProxyMode): void;
-  /** Holds every reply this long (ms) before passing it on: a slow link. Replies keep their order while the delay stays the same. 0: none. */
+  /** Holds every reply this long (ms) before passing it on: a slow link. Replies keep their order. 0: none. */
   delayReplies(ms: number): void;
   /** Closes every open connection (both sides). */
   cut(): void;
@@ -46,11 +46,19 @@ export async function startProxy(targetPort: number): Promise<TcpProxy> {
     client.on('data', (chunk) => {
       if (mode === 'pass' || mode === 'swallow-replies') upstream.write(chunk);
     });
-    upstream.on('data', (chunk) => {
+    // Held replies, oldest first, sent by one timer in that order (even after the delay shrinks).
+    const held: Array<{ due: number; chunk: Buffer }> = [];
+    let timer: NodeJS.Timeout | undefined;
+    const release = () => {
+      timer = undefined;
+      while (held.length > 0 && held[0]!.due <= Date.now()) client.write(held.shift()!.chunk);
+      if (held.length > 0) timer = setTimeout(release, held[0]!.due - Date.now());
+    };
+    upstream.on('data', (chunk: Buffer) => {
       if (mode !== 'pass') return;
-      // Timers of one duration fire in the order they were set, so replies keep their order.
-      if (replyDelayMs > 0) setTimeout(() => client.write(chunk), replyDelayMs);
-      else client.write(chunk);
+      if (replyDelayMs === 0 && held.length === 0) return void client.write(chunk);
+      held.push({ due: Date.now() + replyDelayMs, chunk });
+      timer ??= setTimeout(release, held[0]!.due - Date.now());
     });
   });
   server.listen(0, '127.0.0.1');
