@@ -15,6 +15,7 @@ import { catalogConnectSource } from './connect/source';
 import { createAddressPolicy } from './checks/targets';
 import type { Config } from './config';
 import { buildHttpApp } from './http/app';
+import { sharedAsk } from './http/blocking';
 import { openLog } from './log/index';
 import type { Log } from './log/log';
 import { createMetrics, type HubMetrics } from './metrics';
@@ -260,7 +261,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     const changed = trackChangedKeys(catalog);
     undo.push(() => changed.stop());
     // Several hubs share a Redis log: one may be asked with an index another gave (blocking.ts).
-    const logHead = log.kind === 'redis' ? async () => (log.available() ? log.lastIndex() : undefined) : undefined;
+    const logHead = log.kind === 'redis' ? sharedAsk(async () => (log.available() ? log.lastIndex() : undefined)) : undefined;
     http = buildHttpApp({ catalog, config: effective, logger, metrics, views, viewTarget, hasLeader: () => log.available(), ...(logHead ? { logHead } : {}), connect, changedKeys: changed.get, acl: { resolver: acl, certToken: config.tlsClientCertToken }, ...(https ? { https } : {}) });
     undo.push(() => http.close());
     if (https) {

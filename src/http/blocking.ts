@@ -40,18 +40,77 @@ export function parseBlocking(query: Record<string, unknown>): BlockingParams | 
 
 /**
  * The query's blocking parameters when it must wait. An index ahead of this
- * hub's comes either from another hub on the same shared log (one that applied
- * more of it: the query waits, as Consul's servers do for an index they have
- * not reached, so a client moved between hubs keeps its index) or from another
- * log (a memory-store hub restarted, or a log that was emptied): undefined, so
- * the read answers now, the client sees the lower index and resets, as
- * Consul's clients are told to.
+ * hub's is kept only when the hub's log is shared (ctx.logHead): it may be
+ * another hub's, and `caughtUp` decides inside the wait. Otherwise it is
+ * another log's (a memory-store hub restarted): undefined, so the read answers
+ * now, the client sees the lower index and resets, as Consul's clients are told to.
  */
-export async function blockingParams(ctx: HttpContext, req: FastifyRequest): Promise<BlockingParams | undefined> {
+export function blockingParams(ctx: HttpContext, req: FastifyRequest): BlockingParams | undefined {
   const params = parseBlocking(req.query as Record<string, unknown>);
-  if (!params || params.index <= ctx.catalog.lastIndex()) return params;
-  const head = ctx.logHead ? await ctx.logHead().catch(() => undefined) : undefined;
-  return head !== undefined && params.index <= head ? params : undefined;
+  return params && (params.index <= ctx.catalog.lastIndex() || ctx.logHead) ? params : undefined;
+}
+
+/** At most this long for the shared log to say whether it holds a query's index; past it, the query answers now. */
+export const LOG_HEAD_ASK_MS = 5_000;
+
+/**
+ * `ask` shared: while one is out, every caller gets it; the next call after it
+ * settles, or after `boundMs` (a stalled ask is not waited on again), asks anew.
+ * So many queries moved to a hub behind cost one ask of the log, not one each.
+ */
+export function sharedAsk<T>(ask: () => Promise<T>, boundMs = LOG_HEAD_ASK_MS): () => Promise<T> {
+  let out: Promise<T> | undefined;
+  return () => {
+    if (out) return out;
+    const current = ask();
+    out = current;
+    const forget = () => {
+      clearTimeout(timer);
+      if (out === current) out = undefined;
+    };
+    const timer = setTimeout(forget, boundMs).unref();
+    current.then(forget, forget);
+    return current;
+  };
+}
+
+/** `ask`'s answer, or undefined when it fails, `signal` aborts or `ms` pass first. */
+function answerWithin<T>(ask: Promise<T>, signal: AbortSignal, ms: number): Promise<T | undefined> {
+  const stop = AbortSignal.any([signal, AbortSignal.timeout(ms)]);
+  if (stop.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const give = () => resolve(undefined);
+    stop.addEventListener('abort', give, { once: true });
+    const settle = (value: T | undefined) => {
+      stop.removeEventListener('abort', give);
+      resolve(value);
+    };
+    ask.then(settle, () => settle(undefined));
+  });
+}
+
+/**
+ * Inside a query's wait, for an index ahead of this hub: resolves true once the
+ * hub has applied it, when the shared log holds it (another hub, further along,
+ * gave it: the query waits, as Consul's servers do for an index they have not
+ * reached, so a client moved between hubs keeps its index). False when the
+ * client should reset instead: the log does not hold it (another log's index),
+ * the log did not say within LOG_HEAD_ASK_MS, or the wait ended first.
+ */
+export async function caughtUp(ctx: HttpContext, index: bigint, signal: AbortSignal): Promise<boolean> {
+  if (index <= ctx.catalog.lastIndex()) return true;
+  if (!ctx.logHead) return false;
+  let head = await answerWithin(ctx.logHead(), signal, LOG_HEAD_ASK_MS);
+  // Asks are shared: one that began before this query arrived may predate its index.
+  if (head !== undefined && head < index) head = await answerWithin(ctx.logHead(), signal, LOG_HEAD_ASK_MS);
+  if (head === undefined || head < index) return false;
+  try {
+    await ctx.catalog.waitForIndex(index - 1n, signal);
+    return true;
+  } catch (err) {
+    if (signal.aborted) return false;
+    throw err;
+  }
 }
 
 /** Consul adds up to wait/16 of random jitter so that many watchers don't return together. */
@@ -102,14 +161,21 @@ export async function blockingRead<T>(
   read: () => Indexed<T>,
   options: { untilChanged?: boolean } = {},
 ): Promise<T> {
-  const params = await blockingParams(ctx, req);
+  const params = blockingParams(ctx, req);
   let result = read();
   if (params && BigInt(result.index) <= params.index) {
     const first = result;
-    const seen = options.untilChanged ? JSON.stringify(first.value) : undefined;
-    const done = (r: Indexed<T>) => BigInt(r.index) > params.index && (seen === undefined || JSON.stringify(r.value) !== seen);
     result = await withinWait(ctx, req, reply, withJitter(params.waitMs), async (signal) => {
       let r = first;
+      if (params.index > ctx.catalog.lastIndex()) {
+        // Ahead of this hub: first catch up with the client's index, or answer now (the client resets).
+        if (!(await caughtUp(ctx, params.index, signal))) return read();
+        r = read();
+        // Caught up past the client's index: what changed since is not known here, so answer.
+        if (BigInt(r.index) > params.index) return r;
+      }
+      const seen = options.untilChanged ? JSON.stringify(r.value) : undefined;
+      const done = (x: Indexed<T>) => BigInt(x.index) > params.index && (seen === undefined || JSON.stringify(x.value) !== seen);
       while (!done(r) && !signal.aborted) {
         try {
           await ctx.catalog.waitForChange(r.watch, signal);

@@ -4,7 +4,7 @@
 // readers, so a thousand blocking queries on one service cost one view.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ViewKey, ViewValue } from '../materializer/types';
-import { blockingParams, withinWait, withJitter } from './blocking';
+import { blockingParams, caughtUp, withinWait, withJitter } from './blocking';
 import type { HttpContext } from './context';
 import { watchTokenRights } from './acl';
 
@@ -28,17 +28,19 @@ export async function streamingRead<K extends ViewKey>(
   key: K,
   options: { untilChanged?: boolean } = {},
 ): Promise<ViewValue<K>> {
-  const params = await blockingParams(ctx, req);
-  const applied = ctx.viewTarget(key);
-  let minIndex = applied > 0n ? applied - 1n : 0n;
-  // A filtered view first catches up, then waits for its content to change (below).
-  if (params && params.index > minIndex && !options.untilChanged) minIndex = params.index;
+  const params = blockingParams(ctx, req);
   const waitMs = params ? withJitter(params.waitMs) : CATCH_UP_MS;
   const result = await withinWait(ctx, req, reply, waitMs, async (signal) => {
     // Views are shared by every token (the hub's own, unfiltered); the route filters what this token may read.
     const read = (min: bigint) => ctx.views.get(key, { token: '', minIndex: min, signal });
+    // An index ahead of this hub: first catch up with it, or answer now (the client resets).
+    const blocking = params && (await caughtUp(ctx, params.index, signal)) ? params : undefined;
+    const applied = ctx.viewTarget(key);
+    let minIndex = applied > 0n ? applied - 1n : 0n;
+    // A filtered view first catches up, then waits for its content to change (below).
+    if (blocking && blocking.index > minIndex && !options.untilChanged) minIndex = blocking.index;
     let r = await read(minIndex);
-    if (params && options.untilChanged && r.index <= params.index) {
+    if (blocking && options.untilChanged && r.index <= blocking.index) {
       // A filtered view moves on every change to its service, matching or not.
       // Its result is the same frozen array until what passes the filter
       // changes, so the query waits for a new array, not a new index.

@@ -19,6 +19,8 @@ export interface TcpProxy {
   mode(next: ProxyMode): void;
   /** Holds every reply this long (ms) before passing it on: a slow link. Replies keep their order. 0: none. */
   delayReplies(ms: number): void;
+  /** Bytes passed on to the server so far, every connection together: shows that a request went out. */
+  bytesSent(): number;
   /** Closes every open connection (both sides). */
   cut(): void;
   close(): Promise<void>;
@@ -27,6 +29,7 @@ export interface TcpProxy {
 export async function startProxy(targetPort: number): Promise<TcpProxy> {
   let mode: ProxyMode = 'pass';
   let replyDelayMs = 0;
+  let sent = 0;
   const pairs = new Set<[Socket, Socket]>();
   const server = createServer((client) => {
     if (mode === 'refuse') {
@@ -36,16 +39,6 @@ export async function startProxy(targetPort: number): Promise<TcpProxy> {
     const upstream = connect(targetPort, '127.0.0.1');
     const pair: [Socket, Socket] = [client, upstream];
     pairs.add(pair);
-    const end = () => {
-      pairs.delete(pair);
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('error', end).on('close', end);
-    upstream.on('error', end).on('close', end);
-    client.on('data', (chunk) => {
-      if (mode === 'pass' || mode === 'swallow-replies') upstream.write(chunk);
-    });
     // Held replies, oldest first, sent by one timer in that order (even after the delay shrinks).
     const held: Array<{ due: number; chunk: Buffer }> = [];
     let timer: NodeJS.Timeout | undefined;
@@ -54,6 +47,19 @@ export async function startProxy(targetPort: number): Promise<TcpProxy> {
       while (held.length > 0 && held[0]!.due <= Date.now()) client.write(held.shift()!.chunk);
       if (held.length > 0) timer = setTimeout(release, held[0]!.due - Date.now());
     };
+    const end = () => {
+      clearTimeout(timer);
+      pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+    client.on('data', (chunk) => {
+      if (mode !== 'pass' && mode !== 'swallow-replies') return;
+      sent += chunk.length;
+      upstream.write(chunk);
+    });
     upstream.on('data', (chunk: Buffer) => {
       if (mode !== 'pass') return;
       if (replyDelayMs === 0 && held.length === 0) return void client.write(chunk);
@@ -76,6 +82,7 @@ export async function startProxy(targetPort: number): Promise<TcpProxy> {
     port,
     mode: (next) => (mode = next),
     delayReplies: (ms) => (replyDelayMs = ms),
+    bytesSent: () => sent,
     cut,
     async close() {
       cut();

@@ -247,13 +247,16 @@ describe('several hub processes on one Redis log', { concurrency: 2 }, () => {
         return r.index;
       };
       await caughtUp(b, await register('e1'));
-      link.delayReplies(1_500);
+      link.delayReplies(3_000);
       const held = await register('e2');
       // A client that read `held` from A and is moved to B: B has not applied it yet.
       const view = http(`${b.httpUrl}/v1/health/service/echo?index=${held}&wait=60s`);
       const table = http(`${b.httpUrl}/v1/catalog/nodes?index=${held}&wait=60s`);
+      // A filtered read waits for what passes the filter to change: B's own next change (e2, which the client has) must not end it.
+      const filtered = http(`${b.httpUrl}/v1/health/service/echo?filter=${encodeURIComponent('Service.Port == 9')}&index=${held}&wait=60s`);
+      assert.ok((await http(`${b.httpUrl}/v1/catalog/nodes`)).index < held, 'B had not applied the write when asked');
       const next = await register('e3');
-      const [fromView, fromTable] = await Promise.all([view, table]);
+      const [fromView, fromTable, fromFiltered] = await Promise.all([view, table, filtered]);
       assert.equal(fromView.status, 200, fromView.text);
       assert.ok(fromView.index > held, `the view read answered ${fromView.index}, not past the client's ${held}: a Consul client would reset and read everything again`);
       assert.equal(fromView.index, next, 'it answered with the first change to echo after the client\'s index');
@@ -261,6 +264,9 @@ describe('several hub processes on one Redis log', { concurrency: 2 }, () => {
       assert.equal(fromTable.status, 200, fromTable.text);
       assert.ok(fromTable.index > held, `the catalog read answered ${fromTable.index}, not past the client's ${held}`);
       assert.ok(fromTable.json.some((n: any) => n.Node === 'node-e3'));
+      assert.equal(fromFiltered.status, 200, fromFiltered.text);
+      assert.equal(fromFiltered.index, next, `the filtered read answered ${fromFiltered.index}, not the first change past the client's ${held}`);
+      assert.deepEqual(fromFiltered.json.map((i: any) => i.Service.ID).sort(), ['e1', 'e2', 'e3']);
 
       // An index the log never reached (another log's: a memory-store hub that restarted) still answers at once, lower, so the client resets.
       link.delayReplies(0);
