@@ -8,6 +8,31 @@ import type { Access, NamedRules, PolicyRules } from './types';
 /** Longest Rules text accepted (a policy is a few lines; this stops a huge body from reaching the parser). */
 export const MAX_RULES_BYTES = 128 * 1024;
 
+/**
+ * Deepest nesting of brackets and braces accepted in HCL Rules (a policy nests two
+ * or three). The HCL parser runs in Go compiled to WebAssembly, and input nested
+ * about a thousand deep can abort the whole process there ("fatal error: malloc
+ * deadlock" while its stack grows), so deeper text never reaches it.
+ */
+export const MAX_RULES_NESTING = 64;
+
+/** The deepest nesting of `{`, `[` and `(` in `text`, outside double-quoted strings. */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '\\') i++;
+      else if (c === '"') quoted = false;
+    } else if (c === '"') quoted = true;
+    else if (c === '{' || c === '[' || c === '(') deepest = Math.max(deepest, ++depth);
+    else if (c === '}' || c === ']' || c === ')') depth--;
+  }
+  return deepest;
+}
+
 const SCALARS = ['acl', 'operator', 'mesh', 'peering', 'keyring'] as const;
 const GOVERNING = ['service', 'service_prefix', 'node', 'node_prefix', 'agent', 'agent_prefix'] as const;
 /** Kinds Consul has and the hub has no resources for: accepted so Consul policies load, and documented as inert. */
@@ -122,10 +147,11 @@ export async function parseRules(text: string): Promise<PolicyRules> {
       fail(`Failed to parse ACL rules: ${(err as Error).message}`);
     }
   } else {
+    if (nestingDepth(text) > MAX_RULES_NESTING) fail(`Rules are nested deeper than ${MAX_RULES_NESTING} levels`);
     try {
       doc = await hclParser().parse('rules.hcl', text);
     } catch (err) {
-      // HCL's diagnostics name line and column; a stack overflow on absurd nesting lands here too.
+      // HCL's diagnostics name line and column.
       const message = (err as Error).message.replace(/^parse config: \[?/, '').replace(/\]$/, '');
       fail(`Failed to parse ACL rules: ${message}`);
     }
