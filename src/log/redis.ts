@@ -124,20 +124,29 @@ export function createRedisLog(options: RedisLogOptions): Log {
 
   /**
    * Runs one Redis read (or compaction step); a down connection becomes LOG_UNAVAILABLE
-   * (or LOG_CLOSED), anything else INTERNAL naming the step. Reads serve the catalog's
-   * start and rebuild, not requests: they wait out a short drop (up to the write
-   * timeout, e.g. a failover being announced) before they fail.
+   * (or LOG_CLOSED), anything else INTERNAL naming the step. Reads wait out a short drop
+   * (up to the write timeout, e.g. a failover being announced) before they fail; with
+   * `answerWithinWriteTimeout`, an open connection that answers nothing within the write
+   * timeout fails too (LOG_UNAVAILABLE), as an append does.
    */
-  async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
+  async function call<T>(what: string, run: () => Promise<T>, answerWithinWriteTimeout = false): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
     try {
       await firstConnect();
       if (link.state() === 'down') await link.whenReady(undefined, Date.now() + writeTimeoutMs);
-      return await run();
+      if (!answerWithinWriteTimeout) return await run();
+      // A connection that stays open while Redis answers nothing (stalled, half-open) must not hold the caller.
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(unavailable(`${what}: no answer within ${writeTimeoutMs} ms`)), writeTimeoutMs);
+      });
+      return await Promise.race([run(), late]);
     } catch (err) {
       if (closed) throw closedError();
       if (err instanceof LinkDown) throw unavailable(`${what} ${err.sent ? 'lost with the connection' : 'not sent: not connected'}`, err);
       if (err instanceof HubError) throw err;
       throw new HubError('INTERNAL', `${label}: ${what} failed: ${String(err)}`, { cause: err });
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -165,7 +174,8 @@ export function createRedisLog(options: RedisLogOptions): Log {
 
   // ── reads ─────────────────────────────────────────────────────────────────
   async function bounds(): Promise<{ first: bigint; last: bigint }> {
-    const [headId, lastText] = await call('bounds', () => link.run(() => scripts.xdshubBounds(...keys)));
+    // Asked by requests too (a write that changes nothing, a blocking query ahead of this hub): bounded.
+    const [headId, lastText] = await call('bounds', () => link.run(() => scripts.xdshubBounds(...keys)), true);
     const last = BigInt(lastText);
     // Empty stream: nothing yet (first = 1) or everything compacted (first = last + 1).
     const first = headId === '' ? last + 1n : idToIndex(headId);

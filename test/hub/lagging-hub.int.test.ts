@@ -2,7 +2,8 @@
 // carrying an index another hub gave cannot learn whether the log holds it. It
 // must not hang on the ask (src/http/blocking.ts, `caughtUp`): it answers with
 // the hub's own, lower index once the ask's bound passes, and closing the hub
-// answers one still asking at once. Two in-process hubs on a real redis-server;
+// answers one still asking at once. A write that changes nothing, which asks the
+// log the same question, answers 503 naming the log after the write timeout. Two in-process hubs on a real redis-server;
 // hub B reaches it through a proxy that swallows its replies on demand.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -17,7 +18,7 @@ async function get(url: string, guardMs: number): Promise<{ status: number; inde
   return { status: res.status, index: BigInt(res.headers.get('x-consul-index') ?? '0') };
 }
 
-test('a stalled link to the log: a query ahead of the hub answers with its own index after the ask bound, and closing the hub answers one still asking', async () => {
+test('a stalled link to the log: a no-op write answers 503, a query ahead of the hub answers with its own index after the ask bound, and closing the hub answers one still asking', async () => {
   const redis = await startRedis();
   const link = await startProxy(redis.port);
   const a = await startHub({ store: { kind: 'redis', url: redis.url }, nodeName: 'hub-a' });
@@ -35,6 +36,12 @@ test('a stalled link to the log: a query ahead of the hub answers with its own i
     link.mode('swallow-replies');
     const held = await register('n2');
     assert.ok(b.catalog.lastIndex() < held, 'B has not applied the write');
+
+    // A write that changes nothing on B asks the log for its newest index before it answers: 503 naming the log, not a hang.
+    const noop = await fetch(`${b.httpUrl}/v1/catalog/register`, { method: 'PUT', body: JSON.stringify({ Node: 'n1', Address: '127.0.0.1' }), signal: AbortSignal.timeout(60_000) });
+    const noopText = await noop.text();
+    assert.equal(noop.status, 503, noopText);
+    assert.match(noopText, /redis log .* is unavailable: bounds: no answer within \d+ ms/);
 
     // Hang guards only: well past the ask's bound, far below the 5 minute wait.
     const guard = LOG_HEAD_ASK_MS * 6;
