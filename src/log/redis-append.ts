@@ -6,7 +6,7 @@
 // that lands below it (the log lost entries in a failover) is noticed.
 import type pino from 'pino';
 import { HubError, isHubError } from '../errors';
-import { LinkDown, type RedisLink } from './redis-link';
+import { answerDeadline, LinkDown, type RedisLink } from './redis-link';
 
 export interface AppenderDeps {
   link: RedisLink;
@@ -66,13 +66,7 @@ export function createAppender(deps: AppenderDeps): Appender {
 
   /** One send of a batch: its first index, or LinkDown when the connection fails or Redis does not answer by `deadline`. */
   async function sendBatch(batch: number, payloads: readonly string[], deadline: number): Promise<bigint> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      // Rejected from setImmediate, after the poll phase: when the event loop was held
-      // up past the deadline, a reply already waiting in the socket is read first.
-      const expire = () => setImmediate(() => reject(new LinkDown(true, `no answer within ${writeTimeoutMs} ms`)));
-      timer = setTimeout(expire, deadline - Date.now());
-    });
+    const { late, cancel } = answerDeadline(deadline, writeTimeoutMs);
     try {
       const append = link.run(() => deps.appendScript(batch, payloads));
       const first = BigInt(await Promise.race([append, late]));
@@ -85,7 +79,7 @@ export function createAppender(deps: AppenderDeps): Appender {
       }
       return first;
     } finally {
-      clearTimeout(timer);
+      cancel();
     }
   }
 

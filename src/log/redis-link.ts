@@ -22,6 +22,29 @@ export class LinkDown extends Error {
   }
 }
 
+/**
+ * For a command that must be answered by `deadline` (ms since the epoch): `late`
+ * rejects then with LinkDown(sent=true, "no answer within `timeoutMs` ms"), unless
+ * `cancel` ran first. Race the command against it. Rejected from setImmediate,
+ * after the poll phase: when the event loop was held up past the deadline, a reply
+ * already waiting in the socket is read first.
+ */
+export function answerDeadline(deadline: number, timeoutMs: number): { late: Promise<never>; cancel(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let immediate: NodeJS.Immediate | undefined;
+  const late = new Promise<never>((_, reject) => {
+    const expire = () => (immediate = setImmediate(() => reject(new LinkDown(true, `no answer within ${timeoutMs} ms`))));
+    timer = setTimeout(expire, deadline - Date.now());
+  });
+  return {
+    late,
+    cancel() {
+      clearTimeout(timer);
+      clearImmediate(immediate);
+    },
+  };
+}
+
 export type LinkState = 'connecting' | 'ready' | 'down' | 'closed';
 
 export interface RedisLink {

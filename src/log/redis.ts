@@ -28,7 +28,7 @@ import { createGroupCommitter } from './group-commit';
 import { createAppender } from './redis-append';
 import type { Log, LogEntry, LogSnapshot } from './log';
 import { createChangeNotifier } from './notifier';
-import { LinkDown, openLink, type RedisLink } from './redis-link';
+import { answerDeadline, LinkDown, openLink, type RedisLink } from './redis-link';
 import { APPEND_LUA, BOUNDS_LUA, COMPACT_LUA, FENCE_LUA, READ_LUA, RELEASE_LUA, WRITER_TTL_MS } from './redis-scripts';
 import { createOwnEntries, idToIndex, redisTail, toEntry } from './redis-tail';
 import { redisConnection, type RedisConnection } from './redis-target';
@@ -130,14 +130,16 @@ export function createRedisLog(options: RedisLogOptions): Log {
    * timeout fails too (LOG_UNAVAILABLE), as an append does.
    */
   async function call<T>(what: string, run: () => Promise<T>, answerWithinWriteTimeout = false): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
+    let cancel: (() => void) | undefined;
     try {
       await firstConnect();
       if (link.state() === 'down') await link.whenReady(undefined, Date.now() + writeTimeoutMs);
       if (!answerWithinWriteTimeout) return await run();
       // A connection that stays open while Redis answers nothing (stalled, half-open) must not hold the caller.
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(unavailable(`${what}: no answer within ${writeTimeoutMs} ms`)), writeTimeoutMs);
+      const deadline = answerDeadline(Date.now() + writeTimeoutMs, writeTimeoutMs);
+      cancel = deadline.cancel;
+      const late = deadline.late.catch((err: LinkDown) => {
+        throw unavailable(`${what}: ${err.reason}`, err);
       });
       return await Promise.race([run(), late]);
     } catch (err) {
@@ -146,7 +148,7 @@ export function createRedisLog(options: RedisLogOptions): Log {
       if (err instanceof HubError) throw err;
       throw new HubError('INTERNAL', `${label}: ${what} failed: ${String(err)}`, { cause: err });
     } finally {
-      clearTimeout(timer);
+      cancel?.();
     }
   }
 
