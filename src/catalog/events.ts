@@ -63,12 +63,7 @@ export function healthEvents(changes: readonly NodeChange[], index: bigint): Hea
   const out: HealthChanges = { events: [], serviceNames: new Set<string>() };
   for (const { before, after } of changes) {
     if (!after) {
-      if (before) {
-        for (const id of [...before.services.keys()].sort(byString)) {
-          const service = before.services.get(id)!;
-          emit(out, index, 'deregister', deregisterCsn(before.node, service), connectSubject(service));
-        }
-      }
+      if (before) for (const id of [...before.services.keys()].sort(byString)) deregister(out, index, before.node, before.services.get(id)!);
       continue;
     }
     const { nodeLevel, serviceIds } = changedChecks(before, after);
@@ -78,13 +73,13 @@ export function healthEvents(changes: readonly NodeChange[], index: bigint): Hea
       const b = before?.services.get(id);
       const a = after.services.get(id);
       if (!a) {
-        if (b) emit(out, index, 'deregister', deregisterCsn(before!.node, b), connectSubject(b));
+        if (b) deregister(out, index, before!.node, b);
         continue;
       }
       if (b && b.Service !== a.Service) {
         // A rename leaves the old name's views: deregister there, register under the new name.
-        emit(out, index, 'deregister', deregisterCsn(before!.node, b), connectSubject(b));
-        emit(out, index, 'register', buildCsn(after, a), connectSubject(a));
+        deregister(out, index, before!.node, b);
+        register(out, index, after, a);
         continue;
       }
       if (!nodeChanged && b === a && !serviceIds?.has(id)) continue;
@@ -98,7 +93,7 @@ export function healthEvents(changes: readonly NodeChange[], index: bigint): Hea
           payload: { type: 'service-health', op: 'deregister', csn: deregisterCsn(before!.node, b!) },
         });
       }
-      emit(out, index, 'register', buildCsn(after, a), connectSubject(a));
+      register(out, index, after, a);
     }
   }
   return out;
@@ -111,31 +106,36 @@ function emit(out: HealthChanges, index: bigint, op: 'register' | 'deregister', 
   if (connect !== undefined) out.events.push({ topic: Topic.ServiceHealthConnect, subject: connect, index, payload });
 }
 
-/**
- * Which checks changed visibly (refresh-only changes are invisible): node-level ones,
- * and per service ID (undefined: none).
- */
-function changedChecks(before: NodeRecord | undefined, after: NodeRecord): { nodeLevel: boolean; serviceIds: Set<string> | undefined } {
-  let nodeLevel = false;
-  let serviceIds: Set<string> | undefined;
+function deregister(out: HealthChanges, index: bigint, node: Node, service: NodeService): void {
+  emit(out, index, 'deregister', deregisterCsn(node, service), connectSubject(service));
+}
+
+function register(out: HealthChanges, index: bigint, rec: NodeRecord, service: NodeService): void {
+  emit(out, index, 'register', buildCsn(rec, service), connectSubject(service));
+}
+
+interface CheckChanges {
+  nodeLevel: boolean;
+  /** Service IDs with a changed check; undefined: none. */
+  serviceIds: Set<string> | undefined;
+}
+
+function note(out: CheckChanges, check: HealthCheck): void {
+  if (check.ServiceID === '') out.nodeLevel = true;
+  else (out.serviceIds ??= new Set()).add(check.ServiceID);
+}
+
+/** Which checks changed visibly (refresh-only changes are invisible): node-level ones, and per service ID. */
+function changedChecks(before: NodeRecord | undefined, after: NodeRecord): CheckChanges {
+  const out: CheckChanges = { nodeLevel: false, serviceIds: undefined };
   for (const [id, row] of after.checks) {
     const old = before?.checks.get(id)?.check;
     if (old === row.check) continue;
-    if (row.check.ServiceID === '') nodeLevel = true;
-    else (serviceIds ??= new Set()).add(row.check.ServiceID);
-    if (old) {
-      if (old.ServiceID === '') nodeLevel = true;
-      else (serviceIds ??= new Set()).add(old.ServiceID);
-    }
+    note(out, row.check);
+    if (old) note(out, old);
   }
-  if (before) {
-    for (const [id, row] of before.checks) {
-      if (after.checks.has(id)) continue;
-      if (row.check.ServiceID === '') nodeLevel = true;
-      else (serviceIds ??= new Set()).add(row.check.ServiceID);
-    }
-  }
-  return { nodeLevel, serviceIds };
+  if (before) for (const [id, row] of before.checks) if (!after.checks.has(id)) note(out, row.check);
+  return out;
 }
 
 /**
