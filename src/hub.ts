@@ -265,7 +265,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     undo.push(() => changed.stop());
     // Several hubs share a Redis log: one may be asked with an index another gave (blocking.ts).
     const logHead = log.kind === 'redis' ? sharedAsk(async () => (log.available() ? log.lastIndex() : undefined)) : undefined;
-    http = buildHttpApp({ catalog, config: effective, logger, metrics, views, viewTarget, hasLeader: () => log.available(), ...(logHead ? { logHead } : {}), connect, changedKeys: changed.get, acl: { resolver: acl, certToken: config.tlsClientCertToken }, ...(https ? { https } : {}) });
+    http = buildHttpApp({ catalog, config: effective, logger, metrics, views, viewTarget, hasLeader: () => log.available(), ...(logHead ? { logHead } : {}), connect, changedKeys: changed.get, acl: { resolver: acl, certToken: config.tlsClientCertToken, certTokenAllow: config.tlsClientCertTokenAllow }, ...(https ? { https } : {}) });
     undo.push(() => http.close());
     if (https) {
       const stopWatching = watchHttpsFiles(http.server as unknown as TlsServer, config, logger.child({ module: 'tls' }));
