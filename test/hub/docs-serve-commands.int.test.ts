@@ -4,16 +4,20 @@
 // start and answer. Only ports (to free ones), `redis://127.0.0.1:6379` (to a
 // real redis-server started here) and the fan-out upstream's addresses (to a
 // hub started here) are swapped; each runs in its own directory, so a relative
-// --data-dir lands there. A Sentinel store is parsed, not run.
+// --data-dir lands there, as do the PEM files a TLS command names (made here
+// with openssl; the hub is then asked over mutual TLS). A Sentinel store is
+// parsed, not run.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/config';
 import { optionsHelp } from '../../src/config-options';
 import { BUILT_MAIN, REPO_ROOT, spawnServer, type SpawnedHub } from '../helpers/hub';
 import { startRedis, type RunningRedis } from '../helpers/redis';
+import { makeCa, type Pem } from '../helpers/certs';
 import { tmpDir } from '../helpers/tmp';
 
 interface DocCommand {
@@ -85,6 +89,29 @@ function spawnBuilt(args: string[], env: Record<string, string>, cwd: string): P
     .then(({ match, ...s }) => ({ ...s, httpUrl: match[1]!, grpcAddress: match[2]! }));
 }
 
+/** The files a TLS command names, made in its directory; returns what a client needs to reach the hub. */
+async function tlsFiles(args: string[], cwd: string): Promise<{ ca: string; client: Pem } | undefined> {
+  const file = (flag: string) => args[args.indexOf(flag) + 1]!;
+  if (!args.includes('--tls-cert')) return undefined;
+  const ca = await makeCa(cwd);
+  const server = await ca.issue('hub', 'server');
+  writeFileSync(join(cwd, file('--tls-cert')), server.cert);
+  writeFileSync(join(cwd, file('--tls-key')), server.key);
+  if (args.includes('--tls-ca')) writeFileSync(join(cwd, file('--tls-ca')), ca.cert);
+  return { ca: ca.cert, client: await ca.issue('docs-client', 'client') };
+}
+
+function leader(url: string, tls: { ca: string; client: Pem } | undefined): Promise<{ status: number; policy: string | undefined }> {
+  if (!tls) return fetch(`${url}/v1/status/leader`).then(async (r) => (await r.arrayBuffer(), { status: r.status, policy: r.headers.get('x-consul-default-acl-policy') ?? undefined }));
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/v1/status/leader`, { ca: tls.ca, cert: tls.client.cert, key: tls.client.key }, (res) => {
+      res.resume().on('end', () => resolve({ status: res.statusCode ?? 0, policy: res.headers['x-consul-default-acl-policy'] as string | undefined }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 let redis: Promise<RunningRedis> | undefined;
 let upstream: Promise<SpawnedHub> | undefined;
 
@@ -122,11 +149,12 @@ for (const c of RUNNABLE) {
     }
     const dir = await tmpDir('docs-serve');
     cleanups.push(() => dir.cleanup());
+    const tls = await tlsFiles(c.args, dir.path);
     const hub = await spawnBuilt(await runnable(c, dir.path), c.env, dir.path);
     cleanups.push(() => hub.stop('SIGKILL'));
-    const res = await fetch(`${hub.httpUrl}/v1/status/leader`);
-    assert.equal(res.status, 200, await res.text());
-    if (c.args.includes('--acl-enabled')) assert.equal(res.headers.get('x-consul-default-acl-policy'), parseConfig(c.args, c.env).aclDefaultPolicy);
+    const res = await leader(hub.httpUrl, tls);
+    assert.equal(res.status, 200);
+    if (c.args.includes('--acl-enabled')) assert.equal(res.policy, parseConfig(c.args, c.env).aclDefaultPolicy);
     assert.equal(await hub.stop('SIGTERM'), 0, hub.stderr());
   });
 }
