@@ -298,7 +298,9 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   set('tls-key', (v) => (config.tlsKey = v));
   set('tls-ca', (v) => (config.tlsCa = v));
   set('tls-client-cert-token', (v) => (config.tlsClientCertToken = bool(v, 'tls-client-cert-token')));
-  set('tls-client-cert-token-allow', (v) => (config.tlsClientCertTokenAllow = v.split(',').map((a) => a.trim()).filter((a) => a !== '')));
+  set('tls-client-cert-token-allow', (v) => {
+    config.tlsClientCertTokenAllow = v.split(',').map((a) => a.trim()).filter((a) => a !== '');
+  });
   set('tls-reload-interval', (v) => (config.tlsReloadIntervalMs = Math.max(1, parseDurationMs(v, 'tls-reload-interval'))));
   const limits = config.limits;
   set('http-max-body', (v) => (limits.httpMaxBodyBytes = parseBytes(v, 'http-max-body')));
@@ -362,11 +364,15 @@ const NOT_ON_FANOUT: readonly OptionName[] = [
 /** --tls-client-cert-token: a certificate acts only as a token named in the allow list (docs/security.md). */
 function checkCertTokens(config: Config): void {
   const allowed = config.tlsClientCertTokenAllow.length > 0;
-  if (config.tlsClientCertToken && config.tlsCa === undefined) throw invalid('tls-client-cert-token', 'needs --tls-ca (client certificates)');
+  if (config.tlsClientCertToken && config.tlsCa === undefined) {
+    throw invalid('tls-client-cert-token', 'needs --tls-ca (client certificates)');
+  }
   if (config.tlsClientCertToken && !allowed) {
     throw invalid('tls-client-cert-token', 'needs --tls-client-cert-token-allow: the AccessorIDs a certificate may act as');
   }
-  if (allowed && !config.tlsClientCertToken) throw invalid('tls-client-cert-token-allow', 'applies with --tls-client-cert-token only');
+  if (allowed && !config.tlsClientCertToken) {
+    throw invalid('tls-client-cert-token-allow', 'applies with --tls-client-cert-token only');
+  }
 }
 
 function checkFanout(config: Config, given: (name: OptionName) => boolean): void {

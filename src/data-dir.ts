@@ -4,7 +4,9 @@
 // umask, and a directory that group or others may use is refused at start
 // unless the operator says otherwise (--data-dir-insecure-ok). The contract is
 // in docs/security.md, "Keys at rest".
-import { chmodSync, closeSync, fstatSync, fchmodSync, lstatSync, mkdirSync, openSync, readdirSync, statSync } from 'node:fs';
+import {
+  chmodSync, closeSync, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, statSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type pino from 'pino';
 import { HubError } from './errors';
@@ -35,7 +37,9 @@ export function prepareDataDir(dir: string, insecureOk: boolean, logger?: pino.L
     if ((mode & 0o170000) !== 0o100000) continue; // regular files only: no symlinks followed, no subdirectories
     if (tighten(file)) tightened.push(`${name} (was ${octal(mode)})`);
   }
-  if (tightened.length > 0) logger?.warn({ dataDir: dir, files: tightened }, 'files in the data directory were open to group or others; made private');
+  if (tightened.length === 0) return;
+  const what = 'files in the data directory were open to group or others; made private';
+  logger?.warn({ dataDir: dir, files: tightened }, what);
 }
 
 function checkDirMode(dir: string, insecureOk: boolean, logger?: pino.Logger): void {
@@ -44,12 +48,14 @@ function checkDirMode(dir: string, insecureOk: boolean, logger?: pino.Logger): v
   if (!insecureOk) {
     throw new HubError(
       'INVALID_ARGUMENT',
-      `data-dir: ${dir} has mode ${octal(mode)}: group or others may read or enter it, and it holds the CA's private keys ` +
-        `and the ACL tables; run chmod 700 ${dir}, or start with --data-dir-insecure-ok (XDSHUB_DATA_DIR_INSECURE_OK=true)`,
+      `data-dir: ${dir} has mode ${octal(mode)}: group or others may read or enter it, ` +
+        "and it holds the CA's private keys and the ACL tables; " +
+        `run chmod 700 ${dir}, or start with --data-dir-insecure-ok (XDSHUB_DATA_DIR_INSECURE_OK=true)`,
       { field: 'data-dir' },
     );
   }
-  logger?.warn({ dataDir: dir, mode: octal(mode) }, 'data directory is open to group or others (--data-dir-insecure-ok)');
+  const why = 'data directory is open to group or others (--data-dir-insecure-ok)';
+  logger?.warn({ dataDir: dir, mode: octal(mode) }, why);
 }
 
 /** mkdir -p with 0700 for what it makes; chmod after, since the umask may have taken bits off. */
@@ -95,7 +101,8 @@ function tighten(file: string): boolean {
     try {
       fchmodSync(fd, mode & ~SHARED_BITS);
     } catch (err) {
-      throw new HubError('INTERNAL', `${file} has mode ${octal(mode)} and cannot be made private: ${(err as Error).message}`, { cause: err });
+      const message = `${file} has mode ${octal(mode)} and cannot be made private: ${(err as Error).message}`;
+      throw new HubError('INTERNAL', message, { cause: err });
     }
     return true;
   } finally {

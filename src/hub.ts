@@ -201,7 +201,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
   let grpcPort: number, httpPort: number;
   const effective: Config = { ...config };
   try {
-    // The SQLite log (and history.db beside it) holds the CA's keys: a private directory or no start (docs/security.md).
+    // The SQLite log (and history.db beside it) holds the CA's keys: a private directory or no start.
     if (config.store.kind === 'sqlite') prepareDataDir(config.dataDir, config.dataDirInsecureOk, logger);
     log = await openLog(config.store, config.dataDir, logger.child({ module: 'log' }), config.redis);
     undo.push(() => log.close());

@@ -44,7 +44,9 @@ export async function run(argv: string[], env: Record<string, string | undefined
   // A fan-out hub (--upstream, docs/fanout.md) keeps no log: it relays another hub's Subscribe streams.
   let hub: Awaited<ReturnType<typeof createHub>> | Awaited<ReturnType<typeof createFanoutHub>>;
   try {
-    hub = config.upstream !== undefined ? await createFanoutHub(config, logger) : await createHub(config, logger, { attachGrpc: attachHubServices });
+    hub = config.upstream !== undefined
+      ? await createFanoutHub(config, logger)
+      : await createHub(config, logger, { attachGrpc: attachHubServices });
   } catch (err) {
     // A data directory others may read is a setting to fix, like a bad flag: exit 2 naming it.
     if (!isHubError(err, 'INVALID_ARGUMENT') || err.field !== 'data-dir') throw err;

@@ -13,7 +13,11 @@ import { HubError } from '../errors';
  * The authorizer a certificate with this CN acts as, or undefined when the CN is
  * not an allowed AccessorID (the request is then anonymous, as without a certificate).
  */
-export function certTokenAuthorizer(resolver: AclResolver, allowed: readonly string[], cn: string): Authorizer | undefined {
+export function certTokenAuthorizer(
+  resolver: AclResolver,
+  allowed: readonly string[],
+  cn: string,
+): Authorizer | undefined {
   if (!allowed.includes(cn)) return undefined;
   const authz = resolver.resolveAccessor(cn); // a deleted or expired token: "ACL not found"
   if (authz.allowsAll || authz.allowed('acl', 'write')) {

@@ -86,7 +86,8 @@ test('the compiled CLI: serve --help prints the flag table; bare booleans start 
   assert.match(help.stdout, /--acl-enabled\[=true\|false\]\n.*\(default: false; env XDSHUB_ACL_ENABLED\)/);
 
   const root = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
-  const hub = await spawnHub(['--store', 'memory', '--http-port', '0', '--grpc-port', '0', '--acl-enabled', '--acl-default-policy', 'deny', '--acl-initial-management-token', root, '--memory-trim', 'false'], {}, { built: true });
+  const bare = ['--acl-enabled', '--acl-default-policy', 'deny', '--acl-initial-management-token', root, '--memory-trim', 'false'];
+  const hub = await spawnHub(['--store', 'memory', '--http-port', '0', '--grpc-port', '0', ...bare], {}, { built: true });
   try {
     const register = (headers: Record<string, string>) =>
       fetch(`${hub.httpUrl}/v1/catalog/register`, { method: 'PUT', headers, body: JSON.stringify({ Node: 'n1', Address: '10.0.0.1' }) });

@@ -59,7 +59,8 @@ function commandsOf(file: string): DocCommand[] {
     const all = words(cut);
     const at = all.indexOf('serve');
     const prefix = all.slice(0, at);
-    const env = Object.fromEntries(prefix.filter((w) => /^[A-Z_]+=/.test(w)).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]));
+    const assignments = prefix.filter((w) => /^[A-Z_]+=/.test(w));
+    const env = Object.fromEntries(assignments.map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]));
     out.push({ where, text: cut, env, args: all.slice(at + 1) });
   }
   return out;
@@ -85,7 +86,8 @@ test('the docs show serve commands (the ACL one of docs/security.md among them),
 });
 
 function spawnBuilt(args: string[], env: Record<string, string>, cwd: string): Promise<SpawnedHub> {
-  return spawnServer(process.execPath, [BUILT_MAIN, 'serve', ...args], { cwd, env: { ...process.env, XDSHUB_LOG_LEVEL: 'warn', ...env } }, /^xdshub listening http=(\S+) grpc=(\S+)/, 'hub')
+  const options = { cwd, env: { ...process.env, XDSHUB_LOG_LEVEL: 'warn', ...env } };
+  return spawnServer(process.execPath, [BUILT_MAIN, 'serve', ...args], options, /^xdshub listening http=(\S+) grpc=(\S+)/, 'hub')
     .then(({ match, ...s }) => ({ ...s, httpUrl: match[1]!, grpcAddress: match[2]! }));
 }
 
@@ -102,10 +104,16 @@ async function tlsFiles(args: string[], cwd: string): Promise<{ ca: string; clie
 }
 
 function leader(url: string, tls: { ca: string; client: Pem } | undefined): Promise<{ status: number; policy: string | undefined }> {
-  if (!tls) return fetch(`${url}/v1/status/leader`).then(async (r) => (await r.arrayBuffer(), { status: r.status, policy: r.headers.get('x-consul-default-acl-policy') ?? undefined }));
+  if (!tls) {
+    return fetch(`${url}/v1/status/leader`).then(async (r) => {
+      await r.arrayBuffer();
+      return { status: r.status, policy: r.headers.get('x-consul-default-acl-policy') ?? undefined };
+    });
+  }
   return new Promise((resolve, reject) => {
     const req = request(`${url}/v1/status/leader`, { ca: tls.ca, cert: tls.client.cert, key: tls.client.key }, (res) => {
-      res.resume().on('end', () => resolve({ status: res.statusCode ?? 0, policy: res.headers['x-consul-default-acl-policy'] as string | undefined }));
+      const policy = res.headers['x-consul-default-acl-policy'] as string | undefined;
+      res.resume().on('end', () => resolve({ status: res.statusCode ?? 0, policy }));
     });
     req.on('error', reject);
     req.end();
@@ -124,7 +132,10 @@ async function runnable(c: DocCommand, cwd: string): Promise<string[]> {
       args[i + 1] = (await redis).url;
     }
     if (args[i] === '--upstream' || args[i] === '--upstream-http') {
-      upstream ??= spawnBuilt(['--store', 'memory', '--http-port', '0', '--grpc-port', '0'], {}, cwd).then((h) => (cleanups.push(() => h.stop('SIGKILL')), h));
+      upstream ??= spawnBuilt(['--store', 'memory', '--http-port', '0', '--grpc-port', '0'], {}, cwd).then((h) => {
+        cleanups.push(() => h.stop('SIGKILL'));
+        return h;
+      });
       const hub = await upstream;
       args[i + 1] = args[i] === '--upstream' ? hub.grpcAddress : hub.httpUrl;
     }
