@@ -113,13 +113,14 @@ const NARROW = 'aaaaaaaa-0000-4000-8000-000000000001';
 const MANAGER = 'aaaaaaaa-0000-4000-8000-000000000002';
 const ACL_WRITER = 'aaaaaaaa-0000-4000-8000-000000000003';
 const UNLISTED_MANAGER = 'aaaaaaaa-0000-4000-8000-000000000004';
+const GONE = 'aaaaaaaa-0000-4000-8000-000000000005';
 const INITIAL = accessorForInitialToken(sha256Hex(ROOT));
 
 test('mutual TLS: no client certificate, no connection; only an allowed, non-management AccessorID CN acts as its token', async () => {
   const dir = await tmpDir('mtls');
   const ca = await makeCa(dir.path);
   const files = await writePair(dir.path, await ca.issue('hub', 'server'));
-  const allow = [NARROW, MANAGER, ACL_WRITER, INITIAL];
+  const allow = [NARROW, MANAGER, ACL_WRITER, INITIAL, GONE];
   const hub = await aclHub({ tlsCert: files.cert, tlsKey: files.key, tlsCa: `${dir.path}/ca.pem`, tlsClientCertToken: true, tlsClientCertTokenAllow: allow });
   const clients: grpc.Client[] = [];
   try {
@@ -173,6 +174,10 @@ test('mutual TLS: no client certificate, no connection; only an allowed, non-man
     assert.equal(JSON.parse((await get(hub.httpPort, '/v1/catalog/service/web', opts(named))).body).length, 1);
     assert.deepEqual(JSON.parse((await get(hub.httpPort, '/v1/catalog/service/db', opts(named))).body), []);
     assert.equal((await get(hub.httpPort, '/v1/xds/clients', opts(named))).status, 403);
+    // A listed AccessorID that names no token (deleted, expired, never made) is "ACL not found".
+    const gone = await get(hub.httpPort, '/v1/catalog/service/web', opts(await cert(GONE)));
+    assert.equal(gone.status, 403);
+    assert.equal(gone.body, 'ACL not found');
     // A certificate whose CN is not an allowed AccessorID is just a connection: the request is anonymous.
     assert.match((await get(hub.httpPort, '/v1/acl/tokens', opts(stranger))).body, /anonymous token/);
     // A token in the request wins over the certificate.
