@@ -155,7 +155,7 @@ export const DEFAULTS: Config = {
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-
+// The flags, their variables and defaults as shown are one table: src/config-options.ts.
 
 /** Parses a Go-style duration ("10s", "250ms", "1m30s") or a bare number of milliseconds. */
 export function parseDurationMs(text: string, field: string): number {
