@@ -3,6 +3,7 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { validateCidrs } from './checks/targets';
+import { normalizeBoolFlags, OPTIONS, type OptionName } from './config-options';
 import { invalid } from './errors';
 import { DEFAULT_REDIS_CLIENT, parseRedisUrl, type RedisClientConfig } from './log/redis-target';
 
@@ -20,6 +21,8 @@ export interface Config {
   httpPort: number;
   grpcPort: number;
   dataDir: string;
+  /** Start even when group or others may read or enter dataDir (docs/security.md, "Keys at rest"). */
+  dataDirInsecureOk: boolean;
   store: StoreConfig;
   /** How a Redis store is reached and when an append counts (--redis-* flags). */
   redis: RedisClientConfig;
@@ -75,8 +78,10 @@ export interface Config {
   tlsKey?: string;
   /** With a CA, clients must present a certificate it signed (mutual TLS). */
   tlsCa?: string;
-  /** mTLS: a request without a token acts as the token whose AccessorID is its certificate's subject CN. */
+  /** mTLS, HTTP only: a request without a token acts as the allowed token whose AccessorID is its certificate's CN. */
   tlsClientCertToken: boolean;
+  /** The only AccessorIDs a certificate may act as (never a management token: src/http/cert-token.ts). */
+  tlsClientCertTokenAllow: string[];
   /** How often certificate files are checked for changes. */
   tlsReloadIntervalMs: number;
   /** Limits (docs/security.md, "Limits"). */
@@ -107,6 +112,7 @@ export const DEFAULTS: Config = {
   httpPort: 8500,
   grpcPort: 8502,
   dataDir: './data',
+  dataDirInsecureOk: false,
   store: { kind: 'sqlite' },
   redis: DEFAULT_REDIS_CLIENT,
   logLevel: 'info',
@@ -131,6 +137,7 @@ export const DEFAULTS: Config = {
   aclEnabled: false,
   aclDefaultPolicy: 'allow',
   tlsClientCertToken: false,
+  tlsClientCertTokenAllow: [],
   tlsReloadIntervalMs: 10_000,
   limits: {
     httpMaxBodyBytes: 4 * 1024 * 1024,
@@ -148,58 +155,7 @@ export const DEFAULTS: Config = {
 
 const LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-/** Flag name → env var name → how to apply it. */
-const OPTIONS = {
-  bind: { env: 'XDSHUB_BIND' },
-  'http-port': { env: 'XDSHUB_HTTP_PORT' },
-  'grpc-port': { env: 'XDSHUB_GRPC_PORT' },
-  'data-dir': { env: 'XDSHUB_DATA_DIR' },
-  store: { env: 'XDSHUB_STORE' },
-  'redis-wait-replicas': { env: 'XDSHUB_REDIS_WAIT_REPLICAS' },
-  'redis-password': { env: 'XDSHUB_REDIS_PASSWORD' },
-  'redis-sentinel-password': { env: 'XDSHUB_REDIS_SENTINEL_PASSWORD' },
-  'redis-tls-ca': { env: 'XDSHUB_REDIS_TLS_CA' },
-  'log-level': { env: 'XDSHUB_LOG_LEVEL' },
-  'node-name': { env: 'XDSHUB_NODE_NAME' },
-  datacenter: { env: 'XDSHUB_DATACENTER' },
-  upstream: { env: 'XDSHUB_UPSTREAM' },
-  'upstream-http': { env: 'XDSHUB_UPSTREAM_HTTP' },
-  'compact-keep-tail': { env: 'XDSHUB_COMPACT_KEEP_TAIL' },
-  'compact-every': { env: 'XDSHUB_COMPACT_EVERY' },
-  'snapshot-cache-ttl': { env: 'XDSHUB_SNAPSHOT_CACHE_TTL' },
-  'resource-ttl': { env: 'XDSHUB_RESOURCE_TTL' },
-  'resource-ttl-types': { env: 'XDSHUB_RESOURCE_TTL_TYPES' },
-  'heartbeat-interval': { env: 'XDSHUB_HEARTBEAT_INTERVAL' },
-  'xds-debounce': { env: 'XDSHUB_XDS_DEBOUNCE' },
-  'xds-max-delay': { env: 'XDSHUB_XDS_MAX_DELAY' },
-  'xds-max-streams': { env: 'XDSHUB_XDS_MAX_STREAMS' },
-  'memory-trim': { env: 'XDSHUB_MEMORY_TRIM' },
-  'check-allow-cidr': { env: 'XDSHUB_CHECK_ALLOW_CIDR' },
-  'shutdown-timeout': { env: 'XDSHUB_SHUTDOWN_TIMEOUT' },
-  'sidecar-min-port': { env: 'XDSHUB_SIDECAR_MIN_PORT' },
-  'sidecar-max-port': { env: 'XDSHUB_SIDECAR_MAX_PORT' },
-  'xds-history': { env: 'XDSHUB_XDS_HISTORY' },
-  'xds-history-persist': { env: 'XDSHUB_XDS_HISTORY_PERSIST' },
-  'acl-enabled': { env: 'XDSHUB_ACL_ENABLED' },
-  'acl-default-policy': { env: 'XDSHUB_ACL_DEFAULT_POLICY' },
-  'acl-initial-management-token': { env: 'XDSHUB_ACL_INITIAL_MANAGEMENT_TOKEN' },
-  'tls-cert': { env: 'XDSHUB_TLS_CERT' },
-  'tls-key': { env: 'XDSHUB_TLS_KEY' },
-  'tls-ca': { env: 'XDSHUB_TLS_CA' },
-  'tls-client-cert-token': { env: 'XDSHUB_TLS_CLIENT_CERT_TOKEN' },
-  'tls-reload-interval': { env: 'XDSHUB_TLS_RELOAD_INTERVAL' },
-  'http-max-body': { env: 'XDSHUB_HTTP_MAX_BODY' },
-  'grpc-max-message': { env: 'XDSHUB_GRPC_MAX_MESSAGE' },
-  'grpc-max-streams-per-connection': { env: 'XDSHUB_GRPC_MAX_STREAMS_PER_CONNECTION' },
-  'subscribe-max-streams-per-token': { env: 'XDSHUB_SUBSCRIBE_MAX_STREAMS_PER_TOKEN' },
-  'xds-max-resource-names': { env: 'XDSHUB_XDS_MAX_RESOURCE_NAMES' },
-  'txn-max-ops': { env: 'XDSHUB_TXN_MAX_OPS' },
-  'http-max-blocking-per-client': { env: 'XDSHUB_HTTP_MAX_BLOCKING_PER_CLIENT' },
-  'http-rate-limit': { env: 'XDSHUB_HTTP_RATE_LIMIT' },
-  'ca-leaf-cert-ttl': { env: 'XDSHUB_CA_LEAF_CERT_TTL' },
-  'default-intention': { env: 'XDSHUB_DEFAULT_INTENTION' },
-} as const;
-type OptionName = keyof typeof OPTIONS;
+// The flags, their variables and defaults as shown are one table: src/config-options.ts.
 
 /** Parses a Go-style duration ("10s", "250ms", "1m30s") or a bare number of milliseconds. */
 export function parseDurationMs(text: string, field: string): number {
@@ -286,7 +242,7 @@ export function parseStore(text: string): StoreConfig {
 /** Parses argv (after the command name) and env into a Config. Throws HubError on bad values. */
 export function parseConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Config {
   const { values } = parseArgs({
-    args: [...argv],
+    args: normalizeBoolFlags(argv),
     options: Object.fromEntries(Object.keys(OPTIONS).map((k) => [k, { type: 'string' as const }])),
     strict: true,
     allowPositionals: false,
@@ -303,6 +259,7 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   set('http-port', (v) => (config.httpPort = port(v, 'http-port')));
   set('grpc-port', (v) => (config.grpcPort = port(v, 'grpc-port')));
   set('data-dir', (v) => (config.dataDir = v));
+  set('data-dir-insecure-ok', (v) => (config.dataDirInsecureOk = bool(v, 'data-dir-insecure-ok')));
   set('store', (v) => (config.store = parseStore(v)));
   set('redis-wait-replicas', (v) => (config.redis.waitReplicas = count(v, 'redis-wait-replicas')));
   set('redis-password', (v) => (config.redis.password = v));
@@ -341,6 +298,9 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   set('tls-key', (v) => (config.tlsKey = v));
   set('tls-ca', (v) => (config.tlsCa = v));
   set('tls-client-cert-token', (v) => (config.tlsClientCertToken = bool(v, 'tls-client-cert-token')));
+  set('tls-client-cert-token-allow', (v) => {
+    config.tlsClientCertTokenAllow = v.split(',').map((a) => a.trim()).filter((a) => a !== '');
+  });
   set('tls-reload-interval', (v) => (config.tlsReloadIntervalMs = Math.max(1, parseDurationMs(v, 'tls-reload-interval'))));
   const limits = config.limits;
   set('http-max-body', (v) => (limits.httpMaxBodyBytes = parseBytes(v, 'http-max-body')));
@@ -380,7 +340,7 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
     throw invalid(config.tlsCert === undefined ? 'tls-cert' : 'tls-key', 'give both --tls-cert and --tls-key');
   }
   if (config.tlsCa !== undefined && config.tlsCert === undefined) throw invalid('tls-ca', 'mutual TLS needs --tls-cert and --tls-key too');
-  if (config.tlsClientCertToken && config.tlsCa === undefined) throw invalid('tls-client-cert-token', 'needs --tls-ca (client certificates)');
+  checkCertTokens(config);
   if (config.aclInitialManagementToken !== undefined && !config.aclEnabled) {
     throw invalid('acl-initial-management-token', 'needs --acl-enabled');
   }
@@ -398,7 +358,22 @@ const NOT_ON_FANOUT: readonly OptionName[] = [
   'store', 'data-dir', 'compact-every', 'compact-keep-tail', 'snapshot-cache-ttl', 'xds-history-persist',
   'check-allow-cidr', 'sidecar-min-port', 'sidecar-max-port', 'ca-leaf-cert-ttl',
   'acl-enabled', 'acl-default-policy', 'acl-initial-management-token', 'tls-client-cert-token',
+  'tls-client-cert-token-allow', 'data-dir-insecure-ok',
 ];
+
+/** --tls-client-cert-token: a certificate acts only as a token named in the allow list (docs/security.md). */
+function checkCertTokens(config: Config): void {
+  const allowed = config.tlsClientCertTokenAllow.length > 0;
+  if (config.tlsClientCertToken && config.tlsCa === undefined) {
+    throw invalid('tls-client-cert-token', 'needs --tls-ca (client certificates)');
+  }
+  if (config.tlsClientCertToken && !allowed) {
+    throw invalid('tls-client-cert-token', 'needs --tls-client-cert-token-allow: the AccessorIDs a certificate may act as');
+  }
+  if (allowed && !config.tlsClientCertToken) {
+    throw invalid('tls-client-cert-token-allow', 'applies with --tls-client-cert-token only');
+  }
+}
 
 function checkFanout(config: Config, given: (name: OptionName) => boolean): void {
   if (config.upstream === undefined) {

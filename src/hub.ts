@@ -16,6 +16,7 @@ import { createAddressPolicy } from './checks/targets';
 import type { Config } from './config';
 import { buildHttpApp } from './http/app';
 import { sharedAsk } from './http/blocking';
+import { prepareDataDir } from './data-dir';
 import { openLog } from './log/index';
 import type { Log } from './log/log';
 import { createMetrics, type HubMetrics } from './metrics';
@@ -200,6 +201,8 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
   let grpcPort: number, httpPort: number;
   const effective: Config = { ...config };
   try {
+    // The SQLite log (and history.db beside it) holds the CA's keys: a private directory or no start.
+    if (config.store.kind === 'sqlite') prepareDataDir(config.dataDir, config.dataDirInsecureOk, logger);
     log = await openLog(config.store, config.dataDir, logger.child({ module: 'log' }), config.redis);
     undo.push(() => log.close());
     catalog = await createCatalog({
@@ -262,7 +265,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     undo.push(() => changed.stop());
     // Several hubs share a Redis log: one may be asked with an index another gave (blocking.ts).
     const logHead = log.kind === 'redis' ? sharedAsk(async () => (log.available() ? log.lastIndex() : undefined)) : undefined;
-    http = buildHttpApp({ catalog, config: effective, logger, metrics, views, viewTarget, hasLeader: () => log.available(), ...(logHead ? { logHead } : {}), connect, changedKeys: changed.get, acl: { resolver: acl, certToken: config.tlsClientCertToken }, ...(https ? { https } : {}) });
+    http = buildHttpApp({ catalog, config: effective, logger, metrics, views, viewTarget, hasLeader: () => log.available(), ...(logHead ? { logHead } : {}), connect, changedKeys: changed.get, acl: { resolver: acl, certToken: config.tlsClientCertToken, certTokenAllow: config.tlsClientCertTokenAllow }, ...(https ? { https } : {}) });
     undo.push(() => http.close());
     if (https) {
       const stopWatching = watchHttpsFiles(http.server as unknown as TlsServer, config, logger.child({ module: 'tls' }));

@@ -14,7 +14,7 @@ commands:
 flags of serve (each also from an XDSHUB_* environment variable):
   --http-port 8500  --grpc-port 8502  --bind 127.0.0.1  --data-dir ./data
   --store sqlite|memory|redis://host:port  --log-level info  --node-name <host>
-  --datacenter dc1  (see README.md for the full list)
+  --datacenter dc1  (xdshub serve --help lists every flag)
 
   xdshub --help | --version`;
 

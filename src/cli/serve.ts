@@ -2,6 +2,7 @@
 // on stdout (scripts parse it for the real ports), and on SIGINT/SIGTERM close
 // the hub in order and exit 0.
 import { parseConfig, type Config } from '../config';
+import { optionsHelp } from '../config-options';
 import { isHubError } from '../errors';
 import { createFanoutHub } from '../fanout/hub';
 import { redact } from '../log/redis-target';
@@ -21,7 +22,7 @@ export function startupLine(hub: { httpUrl: string; grpcPort: number; config: Co
 
 export async function run(argv: string[], env: Record<string, string | undefined>): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write('usage: xdshub serve [--http-port 8500] [--grpc-port 8502] [--data-dir ./data] [--store sqlite|memory|redis://…] [--upstream host:8502 --upstream-http http://host:8500] [--log-level info] …\n');
+    process.stdout.write(optionsHelp());
     return 0;
   }
   let config: Config;
@@ -41,7 +42,17 @@ export async function run(argv: string[], env: Record<string, string | undefined
   const ttlAdvice = ttlTypesAdvice(config.resourceTtlMs, config.resourceTtlTypes);
   if (ttlAdvice) logger.warn({ resourceTtlTypes: config.resourceTtlTypes }, ttlAdvice);
   // A fan-out hub (--upstream, docs/fanout.md) keeps no log: it relays another hub's Subscribe streams.
-  const hub = config.upstream !== undefined ? await createFanoutHub(config, logger) : await createHub(config, logger, { attachGrpc: attachHubServices });
+  let hub: Awaited<ReturnType<typeof createHub>> | Awaited<ReturnType<typeof createFanoutHub>>;
+  try {
+    hub = config.upstream !== undefined
+      ? await createFanoutHub(config, logger)
+      : await createHub(config, logger, { attachGrpc: attachHubServices });
+  } catch (err) {
+    // A data directory others may read is a setting to fix, like a bad flag: exit 2 naming it.
+    if (!isHubError(err, 'INVALID_ARGUMENT') || err.field !== 'data-dir') throw err;
+    process.stderr.write(`xdshub serve: ${err.message}\n`);
+    return 2;
+  }
   process.stdout.write(`${startupLine(hub)}\n`);
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {

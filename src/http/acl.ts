@@ -1,6 +1,6 @@
 // ACLs on the HTTP API: the request's token (?token=, X-Consul-Token,
 // Authorization: Bearer, or with --tls-client-cert-token the client
-// certificate's CN as an AccessorID), write checks with Consul's 403 texts, read
+// certificate's CN as an allowed, non-management AccessorID), write checks with Consul's 403 texts, read
 // filtering with X-Consul-Results-Filtered-By-ACLs, and the fail-closed rule:
 // with ACLs on, a route that has not declared how it is checked answers 403.
 import type { TLSSocket } from 'node:tls';
@@ -10,6 +10,7 @@ import { permissionDenied } from '../acl/deny';
 import type { AclResolver } from '../acl/resolver';
 import { HubError } from '../errors';
 import { ROUTE_RULES } from './acl-routes';
+import { certTokenAuthorizer } from './cert-token';
 import { tokenFromRequest } from '../request-token';
 
 export { tokenFromRequest };
@@ -26,6 +27,8 @@ export interface HttpAcl {
   resolver: AclResolver;
   /** Map a certificate's CN to the token with that AccessorID (--tls-client-cert-token). */
   certToken: boolean;
+  /** The only AccessorIDs a certificate may name (--tls-client-cert-token-allow; src/http/cert-token.ts). */
+  certTokenAllow?: readonly string[];
 }
 
 /**
@@ -38,7 +41,8 @@ export function authzOf(acl: HttpAcl, req: FastifyRequest): Authorizer {
   const token = tokenFromRequest(req);
   if (token === '' && acl.certToken) {
     const cn = clientCertName(req);
-    if (cn !== undefined) return acl.resolver.resolveAccessor(cn);
+    const authz = cn === undefined ? undefined : certTokenAuthorizer(acl.resolver, acl.certTokenAllow ?? [], cn);
+    if (authz !== undefined) return authz;
   }
   return acl.resolver.resolve(token);
 }

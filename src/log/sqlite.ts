@@ -2,9 +2,9 @@
 // Appends are group-committed (one transaction per event-loop turn), indexes are
 // assigned here (not by SQLite's rowid allocator) so they never repeat after a
 // compaction that emptied the table.
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { makePrivateDir, securePrivateFile } from '../data-dir';
 import { HubError } from '../errors';
 import { checkCompaction, checkPayloads, closedError, compactionCut } from './common';
 import { createGroupCommitter } from './group-commit';
@@ -38,7 +38,9 @@ const SCHEMA = `
 `;
 
 function openDatabase(path: string, synchronous: 'FULL' | 'NORMAL'): Database.Database {
-  mkdirSync(dirname(path), { recursive: true });
+  // The log holds the CA's keys: 0700 directory, 0600 files (src/data-dir.ts); SQLite's WAL files take the file's mode.
+  makePrivateDir(dirname(path));
+  securePrivateFile(path);
   const db = new Database(path, { timeout: 1_000 });
   try {
     db.defaultSafeIntegers(true); // INTEGER columns come back as bigint

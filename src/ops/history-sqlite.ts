@@ -7,9 +7,9 @@
 //
 // Name → version maps are stored once per content (by hash) in `sets`: a push
 // that reached a thousand nodes stores one map and a thousand small rows.
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { makePrivateDir, securePrivateFile } from '../data-dir';
 import { HubError } from '../errors';
 import { createSetHasher, sameIdentity, type HistoryPersistence, type HistoryRecord, type KnownNode, type TypeShort } from './history';
 
@@ -76,9 +76,11 @@ function answerText(a: HistoryRecord['answer']): string | null {
 }
 
 export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersistence {
-  mkdirSync(dirname(options.path), { recursive: true });
+  // Beside the log in the data directory, with the same modes (0700 directory, 0600 files: src/data-dir.ts).
+  makePrivateDir(dirname(options.path));
   let db: Database.Database;
   try {
+    securePrivateFile(options.path);
     db = new Database(options.path, { timeout: 1_000 });
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');

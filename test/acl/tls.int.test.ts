@@ -2,7 +2,7 @@
 // is served to new connections while open ones (an HTTP keep-alive connection,
 // a Subscribe stream) carry on; mutual TLS refuses clients without a
 // certificate from the CA, and --tls-client-cert-token makes a certificate's CN
-// act as the token with that AccessorID.
+// act as the token with that AccessorID when it is allowed and not management.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
@@ -13,6 +13,7 @@ import { loadSubscribeProto } from '../../src/subscribe/proto';
 import { makeCa, writePair, type Pem } from '../helpers/certs';
 import { tmpDir } from '../helpers/tmp';
 import { StreamReader, describe, type SubscribeClient } from '../subscribe/grpc-helpers';
+import { accessorForInitialToken, sha256Hex } from '../../src/acl/secrets';
 import { ROOT, aclHub, registerBody, tokenWith, as } from './helpers';
 
 interface Got {
@@ -108,33 +109,92 @@ test('TLS on HTTP and gRPC; a rotated certificate reaches new connections and op
   }
 });
 
-test('mutual TLS: no client certificate, no connection; a certificate CN can act as a token', async () => {
+const NARROW = 'aaaaaaaa-0000-4000-8000-000000000001';
+const MANAGER = 'aaaaaaaa-0000-4000-8000-000000000002';
+const ACL_WRITER = 'aaaaaaaa-0000-4000-8000-000000000003';
+const UNLISTED_MANAGER = 'aaaaaaaa-0000-4000-8000-000000000004';
+const GONE = 'aaaaaaaa-0000-4000-8000-000000000005';
+const INITIAL = accessorForInitialToken(sha256Hex(ROOT));
+
+test('mutual TLS: no client certificate, no connection; only an allowed, non-management AccessorID CN acts as its token', async () => {
   const dir = await tmpDir('mtls');
   const ca = await makeCa(dir.path);
   const files = await writePair(dir.path, await ca.issue('hub', 'server'));
-  const hub = await aclHub({ tlsCert: files.cert, tlsKey: files.key, tlsCa: ca.cert ? `${dir.path}/ca.pem` : undefined, tlsClientCertToken: true });
+  const allow = [NARROW, MANAGER, ACL_WRITER, INITIAL, GONE];
+  const hub = await aclHub({ tlsCert: files.cert, tlsKey: files.key, tlsCa: `${dir.path}/ca.pem`, tlsClientCertToken: true, tlsClientCertTokenAllow: allow });
+  const clients: grpc.Client[] = [];
   try {
     await assert.rejects(get(hub.httpPort, '/v1/status/leader', { ca: ca.cert }));
-    const noCert = await new StreamReader(tlsSubscribeClient(hub.grpcPort, ca.cert).Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Token: ROOT })).status;
+    const bare = tlsSubscribeClient(hub.grpcPort, ca.cert);
+    clients.push(bare);
+    const noCert = await new StreamReader(bare.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Token: ROOT })).status;
     assert.equal(noCert.code, grpc.status.UNAVAILABLE);
 
-    const reader = await tokenWith(hub, 'acl = "read"');
-    const stranger = await ca.issue('not-a-token', 'client');
-    const named = await ca.issue(reader.accessor, 'client');
-    // A certificate whose CN names no token is "ACL not found"; one naming a token acts as it.
-    assert.equal((await get(hub.httpPort, '/v1/acl/tokens', { ca: ca.cert, cert: stranger })).body, 'ACL not found');
-    assert.equal((await get(hub.httpPort, '/v1/acl/tokens', { ca: ca.cert, cert: named })).status, 200);
-    assert.equal((await get(hub.httpPort, '/v1/acl/policy', { ca: ca.cert, cert: named })).status, 404);
-    // A token in the request wins over the certificate.
-    const anon = await get(hub.httpPort, '/v1/acl/tokens', { ca: ca.cert, cert: named, headers: { 'x-consul-token': 'anonymous' } });
-    assert.equal(anon.status, 403);
-    const withCert = tlsSubscribeClient(hub.grpcPort, ca.cert, stranger);
     await as(hub, ROOT, 'PUT', '/v1/catalog/register', registerBody('n1', 'web'));
-    const s = new StreamReader(withCert.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Token: ROOT }));
+    await as(hub, ROOT, 'PUT', '/v1/catalog/register', registerBody('n1', 'db'));
+    const narrow = await tokenWith(hub, 'service "web" { policy = "read" }\nnode_prefix "" { policy = "read" }', { AccessorID: NARROW });
+    const manager = await as(hub, ROOT, 'PUT', '/v1/acl/token', { AccessorID: MANAGER, Policies: [{ Name: 'global-management' }] });
+    assert.equal(manager.status, 200, manager.text);
+    await tokenWith(hub, 'acl = "write"', { AccessorID: ACL_WRITER });
+    const unlisted = await as(hub, ROOT, 'PUT', '/v1/acl/token', { AccessorID: UNLISTED_MANAGER, Policies: [{ Name: 'global-management' }] });
+    assert.equal(unlisted.status, 200, unlisted.text);
+
+    const cert = async (cn: string) => ca.issue(cn, 'client');
+    const stranger = await cert('not-a-token');
+    const opts = (c: Pem, headers?: Record<string, string>) => ({ ca: ca.cert, cert: c, ...(headers ? { headers } : {}) });
+
+    // A certificate naming a management token never carries its rights: 403 on an operator endpoint, whether
+    // the AccessorID is in the allow list (refused by name) or not (the request stays anonymous).
+    for (const cn of [MANAGER, ACL_WRITER, INITIAL]) {
+      const res = await get(hub.httpPort, '/v1/xds/clients', opts(await cert(cn)));
+      assert.equal(res.status, 403, `${cn}: ${res.body}`);
+      assert.match(res.body, /a client certificate may not act as token .* ACL management/);
+    }
+    const notListed = await get(hub.httpPort, '/v1/xds/clients', opts(await cert(UNLISTED_MANAGER)));
+    assert.equal(notListed.status, 403, notListed.body);
+    assert.match(notListed.body, /anonymous token/);
+    // The management token's secret still works over the same mutual-TLS connection.
+    assert.equal((await get(hub.httpPort, '/v1/xds/clients', opts(stranger, { 'x-consul-token': ROOT }))).status, 200);
+
+    // A certificate naming the narrow token has exactly that token's rights: the same answers as its secret.
+    const named = await cert(NARROW);
+    const probes: [string, string][] = [
+      ['/v1/catalog/service/web', 'reads web'],
+      ['/v1/catalog/service/db', 'db filtered out'],
+      ['/v1/catalog/services', 'only web listed'],
+      ['/v1/xds/clients', 'no operator:read'],
+      ['/v1/acl/tokens', 'no acl:read'],
+    ];
+    for (const [path, what] of probes) {
+      const byCert = await get(hub.httpPort, path, opts(named));
+      const bySecret = await get(hub.httpPort, path, opts(stranger, { 'x-consul-token': narrow.secret }));
+      assert.equal(byCert.status, bySecret.status, `${path} (${what}): ${byCert.body}`);
+      if (byCert.status === 200) assert.deepEqual(JSON.parse(byCert.body), JSON.parse(bySecret.body), path);
+    }
+    assert.equal(JSON.parse((await get(hub.httpPort, '/v1/catalog/service/web', opts(named))).body).length, 1);
+    assert.deepEqual(JSON.parse((await get(hub.httpPort, '/v1/catalog/service/db', opts(named))).body), []);
+    assert.equal((await get(hub.httpPort, '/v1/xds/clients', opts(named))).status, 403);
+    // A listed AccessorID that names no token (deleted, expired, never made) is "ACL not found".
+    const gone = await get(hub.httpPort, '/v1/catalog/service/web', opts(await cert(GONE)));
+    assert.equal(gone.status, 403);
+    assert.equal(gone.body, 'ACL not found');
+    // A certificate whose CN is not an allowed AccessorID is just a connection: the request is anonymous.
+    assert.match((await get(hub.httpPort, '/v1/acl/tokens', opts(stranger))).body, /anonymous token/);
+    // A token in the request wins over the certificate.
+    const anon = await get(hub.httpPort, '/v1/catalog/service/web', opts(named, { 'x-consul-token': 'anonymous' }));
+    assert.deepEqual(JSON.parse(anon.body), []);
+
+    // gRPC does not map certificates (docs/security.md): Subscribe without a Token is anonymous even with
+    // the narrow token's certificate, and the token's secret in the request is what counts.
+    const grpcNamed = tlsSubscribeClient(hub.grpcPort, ca.cert, named);
+    clients.push(grpcNamed);
+    const denied = await new StreamReader(grpcNamed.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' } })).status;
+    assert.equal(denied.code, grpc.status.PERMISSION_DENIED, denied.details);
+    const s = new StreamReader(grpcNamed.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Token: narrow.secret }));
     assert.match(describe((await s.take(2))[1]!), /^eos@/);
     s.call.cancel();
-    withCert.close();
   } finally {
+    for (const c of clients) c.close();
     await hub.close();
     await dir.cleanup();
   }

@@ -1,10 +1,12 @@
 // The xdshub binary: usage errors exit 2 with a message; serve starts, prints
-// one startup line, and exits 0 on SIGTERM and SIGINT.
+// one startup line, and exits 0 on SIGTERM and SIGINT; the compiled CLI takes
+// bare boolean flags and prints every flag in `serve --help`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { REPO_ROOT, spawnHub } from '../helpers/hub';
+import { BUILT_MAIN, REPO_ROOT, spawnHub } from '../helpers/hub';
+import { optionsHelp } from '../../src/config-options';
 import pkg from '../../package.json';
 
 function xdshub(args: string[], env: Record<string, string> = {}) {
@@ -74,5 +76,35 @@ test('serve fails with exit 1 and a message when its HTTP port is taken', async 
     assert.match(second.stderr, /EADDRINUSE/);
   } finally {
     assert.equal(await first.stop('SIGTERM'), 0);
+  }
+});
+
+test('the compiled CLI: serve --help prints the flag table; bare booleans start the hub and apply', async () => {
+  const help = spawnSync(process.execPath, [BUILT_MAIN, 'serve', '--help'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  assert.equal(help.status, 0, help.stderr);
+  assert.equal(help.stdout, optionsHelp());
+  assert.match(help.stdout, /--acl-enabled\[=true\|false\]\n.*\(default: false; env XDSHUB_ACL_ENABLED\)/);
+
+  const root = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
+  const bare = ['--acl-enabled', '--acl-default-policy', 'deny', '--acl-initial-management-token', root, '--memory-trim', 'false'];
+  const hub = await spawnHub(['--store', 'memory', '--http-port', '0', '--grpc-port', '0', ...bare], {}, { built: true });
+  try {
+    const register = (headers: Record<string, string>) =>
+      fetch(`${hub.httpUrl}/v1/catalog/register`, { method: 'PUT', headers, body: JSON.stringify({ Node: 'n1', Address: '10.0.0.1' }) });
+    const anonymous = await register({});
+    assert.equal(anonymous.headers.get('x-consul-default-acl-policy'), 'deny');
+    assert.equal(anonymous.status, 403, `ACLs on, default deny: the anonymous token writes nothing (${await anonymous.text()})`);
+    const managed = await register({ 'x-consul-token': root });
+    assert.equal(managed.status, 200, await managed.text());
+  } finally {
+    assert.equal(await hub.stop('SIGTERM'), 0, hub.stderr());
+  }
+  const off = await spawnHub(['--store', 'memory', '--http-port', '0', '--grpc-port', '0', '--acl-enabled=false'], {}, { built: true });
+  try {
+    const res = await fetch(`${off.httpUrl}/v1/catalog/register`, { method: 'PUT', body: JSON.stringify({ Node: 'n1', Address: '10.0.0.1' }) });
+    assert.equal(res.status, 200, await res.text());
+    assert.equal(res.headers.get('x-consul-default-acl-policy'), null, '--acl-enabled=false: no ACLs');
+  } finally {
+    assert.equal(await off.stop('SIGTERM'), 0, off.stderr());
   }
 });

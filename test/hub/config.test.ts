@@ -1,7 +1,10 @@
 // Flags and XDSHUB_* variables parsed once into Config; bad values name the flag.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DEFAULTS, parseConfig } from '../../src/config';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULTS, parseConfig, type Config } from '../../src/config';
+import { OPTIONS, optionsHelp, type OptionName, type OptionSpec } from '../../src/config-options';
 import { isHubError } from '../../src/errors';
 
 test('--memory-trim: on by default; true/false, on/off, 1/0 from a flag or XDSHUB_MEMORY_TRIM; the flag wins', () => {
@@ -91,4 +94,118 @@ test('--store takes redis://, rediss://, redis-sentinel:// and rediss-sentinel:/
 
 test('a password in a --store URL is never shown back', () => {
   assert.throws(() => parseConfig(['--store', 'redis://user:hunter2@a:1,b:2'], {}), (err: unknown) => isHubError(err) && !/hunter2/.test(err.message) && /user:\*\*\*@/.test(err.message));
+});
+
+// One table (src/config-options.ts) for the parser, `serve --help` and README's Configuration table.
+const readmeRows = (): Map<string, { env: string; def: string }> => {
+  const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1));
+  const rows = new Map<string, { env: string; def: string }>();
+  for (const m of section.matchAll(/^\| `--([a-z0-9-]+)` \| `([A-Z0-9_]+)` \| ([^|]+) \| .+ \|$/gm)) rows.set(m[1]!, { env: m[2]!, def: m[3]!.trim() });
+  return rows;
+};
+
+/** What a flag needs beside it to be accepted. */
+const CONTEXT: Partial<Record<OptionName, string[]>> = {
+  'redis-wait-replicas': ['--store=redis://127.0.0.1:6379'],
+  'redis-password': ['--store=redis://127.0.0.1:6379'],
+  'redis-sentinel-password': ['--store=redis://127.0.0.1:6379'],
+  'redis-tls-ca': ['--store=redis://127.0.0.1:6379'],
+  upstream: ['--upstream-http=http://core:8500'],
+  'upstream-http': ['--upstream=core:8502'],
+  'acl-initial-management-token': ['--acl-enabled'],
+  'tls-cert': ['--tls-key=/k.pem'],
+  'tls-key': ['--tls-cert=/c.pem'],
+  'tls-ca': ['--tls-cert=/c.pem', '--tls-key=/k.pem'],
+  'tls-client-cert-token': ['--tls-cert=/c.pem', '--tls-key=/k.pem', '--tls-ca=/ca.pem', '--tls-client-cert-token-allow=a'],
+  'tls-client-cert-token-allow': ['--tls-cert=/c.pem', '--tls-key=/k.pem', '--tls-ca=/ca.pem', '--tls-client-cert-token'],
+  'xds-max-delay': ['--xds-debounce=1ms'],
+};
+/** A value for each flag other than its default: the parser must apply every flag of the table. */
+const SAMPLE: Record<OptionName, string> = {
+  bind: '0.0.0.0', 'http-port': '1', 'grpc-port': '2', 'data-dir': '/d', 'data-dir-insecure-ok': 'true', store: 'memory',
+  'redis-wait-replicas': '1', 'redis-password': 'p', 'redis-sentinel-password': 'p', 'redis-tls-ca': '/ca', 'log-level': 'warn',
+  'node-name': 'n', datacenter: 'dc2', upstream: 'core:8502', 'upstream-http': 'http://core:8500', 'compact-keep-tail': '1',
+  'compact-every': '1', 'snapshot-cache-ttl': '1s', 'resource-ttl': '1s', 'resource-ttl-types': 'endpoints',
+  'heartbeat-interval': '1s', 'xds-debounce': '1ms', 'xds-max-delay': '2ms', 'xds-max-streams': '1', 'memory-trim': 'false',
+  'check-allow-cidr': '10.0.0.0/8', 'shutdown-timeout': '1s', 'sidecar-min-port': '21001', 'sidecar-max-port': '21002',
+  'xds-history': '1', 'xds-history-persist': 'off', 'acl-enabled': 'true', 'acl-default-policy': 'deny',
+  'acl-initial-management-token': 's', 'tls-cert': '/c.pem', 'tls-key': '/k.pem', 'tls-ca': '/ca.pem',
+  'tls-client-cert-token': 'true', 'tls-client-cert-token-allow': 'a', 'tls-reload-interval': '1s', 'http-max-body': '1',
+  'grpc-max-message': '1', 'grpc-max-streams-per-connection': '1', 'subscribe-max-streams-per-token': '1',
+  'xds-max-resource-names': '1', 'txn-max-ops': '1', 'http-max-blocking-per-client': '1', 'http-rate-limit': '1',
+  'ca-leaf-cert-ttl': '1h', 'default-intention': 'deny',
+};
+const NAMES = Object.keys(OPTIONS) as OptionName[];
+const SPECS: Record<string, OptionSpec> = OPTIONS;
+
+test('every flag of the table is applied by the parser, from the flag and from its variable', () => {
+  for (const name of NAMES) {
+    const ctx = CONTEXT[name] ?? [];
+    const byFlag = parseConfig([...ctx, `--${name}=${SAMPLE[name]}`], {});
+    let base: Config | undefined;
+    try {
+      base = parseConfig(ctx, {});
+    } catch {
+      base = undefined; // the context alone is refused (it needs this flag): the flag had its effect
+    }
+    if (base !== undefined) assert.notDeepEqual(byFlag, base, name);
+    assert.deepEqual(parseConfig(ctx, { [SPECS[name]!.env]: SAMPLE[name] }), byFlag, `${name} from ${SPECS[name]!.env}`);
+  }
+});
+
+test('the table\'s defaults are the parser\'s: each literal default given explicitly changes nothing', () => {
+  for (const name of NAMES) {
+    const spec = SPECS[name]!;
+    if (!spec.literal) continue;
+    const ctx = name === 'redis-wait-replicas' ? CONTEXT[name]! : [];
+    assert.deepEqual(parseConfig([...ctx, `--${name}=${spec.def}`], {}), parseConfig(ctx, {}), `--${name}=${spec.def}`);
+  }
+});
+
+test('README.md\'s Configuration table has one row per flag, with the table\'s variable and default, and no other flag', () => {
+  const rows = readmeRows();
+  assert.deepEqual([...rows.keys()].sort(), [...NAMES].sort());
+  for (const name of NAMES) {
+    const spec = SPECS[name]!;
+    assert.deepEqual(rows.get(name), { env: spec.env, def: spec.literal ? `\`${spec.def}\`` : spec.def }, name);
+  }
+});
+
+test('serve --help lists every flag with its default and variable', () => {
+  const help = optionsHelp();
+  for (const name of NAMES) {
+    const spec = SPECS[name]!;
+    const at = help.indexOf(`  --${name}${spec.bool ? '[=true|false]' : ' <value>'}\n`);
+    assert.ok(at >= 0, name);
+    assert.ok(help.slice(at).split('\n')[1]!.includes(`(default: ${spec.def}; env ${spec.env})`), name);
+  }
+});
+
+test('boolean flags take the bare form, =true|false, and a following true/false word', () => {
+  const c = parseConfig(['--acl-enabled', '--acl-default-policy', 'deny'], {});
+  assert.equal(c.aclEnabled, true);
+  assert.equal(c.aclDefaultPolicy, 'deny');
+  assert.equal(parseConfig(['--acl-default-policy', 'deny', '--acl-enabled'], {}).aclEnabled, true, 'bare, last');
+  for (const name of NAMES.filter((n) => SPECS[n]!.bool)) {
+    const ctx = (CONTEXT[name] ?? []).filter((a) => a !== `--${name}`);
+    const field = (cfg: Config) => JSON.stringify(cfg);
+    const on = field(parseConfig([...ctx, `--${name}=true`], {}));
+    const off = field(parseConfig([`--${name}=false`], {}));
+    assert.notEqual(on, off, name);
+    assert.equal(field(parseConfig([`--${name}`, ...ctx], {})), on, `bare --${name} before other flags`);
+    assert.equal(field(parseConfig([...ctx, `--${name}`], {})), on, `bare --${name} last`);
+    for (const word of ['true', '1', 'on', 'yes']) assert.equal(field(parseConfig([`--${name}`, word, ...ctx], {})), on, `--${name} ${word}`);
+    for (const word of ['false', '0', 'off', 'no']) assert.equal(field(parseConfig([`--${name}`, word], {})), off, `--${name} ${word}`);
+    assert.throws(() => parseConfig([...ctx, `--${name}=maybe`], {}), (err: unknown) => isHubError(err, 'INVALID_ARGUMENT') && err.field === name);
+  }
+  // A string flag still refuses a missing value rather than swallowing the next flag.
+  assert.throws(() => parseConfig(['--acl-default-policy', '--acl-enabled'], {}), /ambiguous/);
+});
+
+test('--tls-client-cert-token needs --tls-client-cert-token-allow (and the list needs the flag)', () => {
+  const tls = ['--tls-cert=/c.pem', '--tls-key=/k.pem', '--tls-ca=/ca.pem'];
+  assert.throws(() => parseConfig([...tls, '--tls-client-cert-token'], {}), (err: unknown) => isHubError(err) && err.field === 'tls-client-cert-token' && /tls-client-cert-token-allow/.test(err.message));
+  assert.throws(() => parseConfig([...tls, '--tls-client-cert-token-allow=a'], {}), (err: unknown) => isHubError(err) && err.field === 'tls-client-cert-token-allow');
+  assert.deepEqual(parseConfig([...tls, '--tls-client-cert-token', '--tls-client-cert-token-allow', 'a, b'], {}).tlsClientCertTokenAllow, ['a', 'b']);
 });

@@ -66,7 +66,7 @@ test('a full disk: writes answer 503 naming the file (never 500), reads go on, n
   const dataDir = await freshDir('xdshub-full');
   const hub = await spawnHub(flags(dataDir), {}, {
     // A 1 MiB tmpfs as the data directory, mounted in the hub's own user and mount namespaces.
-    wrap: ['unshare', '--user', '--map-root-user', '--mount', 'sh', '-c', 'mount -t tmpfs -o size=1m xdshub-test "$0" && exec "$@"', dataDir],
+    wrap: ['unshare', '--user', '--map-root-user', '--mount', 'sh', '-c', 'mount -t tmpfs -o size=1m,mode=0700 xdshub-test "$0" && exec "$@"', dataDir],
   });
   try {
     const acknowledged: string[] = [];
