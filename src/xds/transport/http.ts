@@ -10,6 +10,7 @@ import type { XdsServer } from './server';
 import { bytesToJson, jsonToBytes } from './proto-json';
 import { decodeSotwRequest } from './wire';
 import { tokenFromRequest } from '../../request-token';
+import { policy } from '../../http/route-policy';
 
 export interface XdsHttpDeps {
   xds: XdsServer;
@@ -23,7 +24,7 @@ export function registerXdsHttp(app: FastifyInstance, deps: XdsHttpDeps): void {
     // Secrets (private keys) never go out over the HTTP port: SDS is served on gRPC only.
     if (type === Secrets) continue;
     // '::' is fastify's escape for a literal ':' in a path.
-    app.post(`/v3/discovery::${type.rest}`, async (request, reply) => {
+    app.post(`/v3/discovery::${type.rest}`, policy.checked, async (request, reply) => {
       const body = request.body;
       if (body === null || typeof body !== 'object' || Array.isArray(body)) {
         throw new HubError('INVALID_ARGUMENT', 'body: expected a DiscoveryRequest as a JSON object', { field: 'body' });
@@ -40,9 +41,9 @@ export function registerXdsHttp(app: FastifyInstance, deps: XdsHttpDeps): void {
     });
   }
 
-  app.get('/v1/xds/clients', async () => xds.clients());
+  app.get('/v1/xds/clients', policy.needs('operator', 'read'), async () => xds.clients());
 
-  app.get<{ Params: { node: string }; Querystring: { cluster?: string; index?: string } }>('/v1/xds/config/:node', async (request) => {
+  app.get<{ Params: { node: string }; Querystring: { cluster?: string; index?: string } }>('/v1/xds/config/:node', policy.needs('operator', 'read'), async (request) => {
     if (request.query.index !== undefined) {
       if (!deps.configAt) throw new HubError('INVALID_ARGUMENT', 'index: this hub keeps no history to rebuild from', { field: 'index' });
       return deps.configAt(request.params.node, request.query.index, request.query.cluster);
