@@ -45,6 +45,9 @@ export const policy = {
   needs: (resource: Resource, level: Level): Options => ({ config: { acl: { resource, level } } }),
 } as const;
 
+/** The xDS transport's HTTP routes (xds/transport/http.ts): REST discovery is checked by the xDS authorizer, the admin views need operator:read. */
+export const XDS_ROUTES = { discovery: policy.checked, admin: policy.needs('operator', 'read') };
+
 const policies = new WeakMap<FastifyInstance, RoutePolicy[]>();
 
 /** Records the policy of every route registered on `app` from now on (HEAD aside). Call before any route. */
