@@ -27,6 +27,7 @@ import { addSubscribeService } from './subscribe/grpc';
 import { createPublisher, type HubPublisher } from './subscribe/publisher';
 import { createCatalogXdsProvider, type CatalogXdsProvider } from './xds/translate/catalog-provider';
 import { withClientConfigSources } from './xds/translate/config-sources';
+import { XDS_ROUTES } from './http/route-policy';
 import { registerXdsHttp } from './xds/transport/http';
 import { createXdsServer, type XdsServer } from './xds/transport/server';
 import { createOps, type Ops } from './ops/index';
@@ -147,7 +148,7 @@ export function attachHubServices(
     ops,
     // REST-JSON xDS (POST /v3/discovery:*), the xDS admin views and the operator tools on the HTTP port.
     registerHttp: (app) => {
-      registerXdsHttp(app, { xds, configAt: ops.configAt });
+      registerXdsHttp(app, { xds, configAt: ops.configAt, routes: XDS_ROUTES });
       ops.registerHttp(app);
     },
     // Reverse order of creation: streams end first, then what feeds them.

@@ -1,11 +1,10 @@
 // Which rights read and write each catalog object, as Consul decides them:
 // instances need service:read on their service and node:read on their node;
 // checks need node:read and, for a service check, service:read; config
-// entries by kind (service-defaults and service-resolver: service rights on the
-// entry's name; service-intentions: intention rights; mesh, ingress-gateway and
-// http-route writes: mesh:write).
+// entries by kind, as each kind's registry entry says (catalog/config-kinds.ts).
 import type { CatalogEvent, CheckServiceNode, ConfigEntry, ConfigEntryKind, HealthCheck, Node } from '../catalog/types';
-import type { Authorizer, Level, Resource } from './authorizer';
+import { configKind, type ConfigKindRight } from '../catalog/config-kinds';
+import type { Authorizer, Level } from './authorizer';
 
 export function canReadInstance(authz: Authorizer, csn: Pick<CheckServiceNode, 'Node' | 'Service'>): boolean {
   return authz.allowed('service', 'read', csn.Service.Service) && authz.allowed('node', 'read', csn.Node.Node);
@@ -20,20 +19,8 @@ export function canReadNode(authz: Authorizer, node: Pick<Node, 'Node'>): boolea
 }
 
 /** The right a config entry of `kind` named `name` needs for `level` (undefined: anyone may). */
-export function configEntryRight(kind: ConfigEntryKind, name: string, level: Level): { resource: Resource; name?: string } | undefined {
-  switch (kind) {
-    case 'service-defaults':
-    case 'service-resolver':
-      return { resource: 'service', name };
-    case 'service-intentions':
-      return { resource: 'intention', name };
-    case 'ingress-gateway':
-      return level === 'read' ? { resource: 'service', name } : { resource: 'mesh' };
-    case 'http-route':
-      return { resource: 'mesh' };
-    case 'mesh':
-      return level === 'read' ? undefined : { resource: 'mesh' };
-  }
+export function configEntryRight(kind: ConfigEntryKind, name: string, level: Level): ConfigKindRight | undefined {
+  return configKind(kind).right(name, level);
 }
 
 export function canReadConfigEntry(authz: Authorizer, entry: Pick<ConfigEntry, 'Kind' | 'Name'>): boolean {

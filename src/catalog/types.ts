@@ -1,6 +1,8 @@
 // The catalog's data, in Consul's JSON API shape (PascalCase), so the HTTP layer
 // can return it as-is. CreateIndex/ModifyIndex are JSON numbers here (Consul's
 // API does the same); log positions elsewhere are bigint.
+import type { ConfigEntryKind } from './config-kinds';
+import { Topic } from './topics';
 
 export type HealthStatus = 'passing' | 'warning' | 'critical' | 'maintenance';
 
@@ -104,45 +106,9 @@ export interface ConfigEntry {
   [field: string]: unknown;
 }
 
-export const CONFIG_ENTRY_KINDS = [
-  'service-defaults',
-  'service-resolver',
-  'ingress-gateway',
-  'http-route',
-  'mesh',
-  'service-intentions',
-  'service-router',
-  'service-splitter',
-] as const;
-export type ConfigEntryKind = (typeof CONFIG_ENTRY_KINDS)[number];
-
-/** Subscribe topics, numbered as Consul's pbsubscribe.Topic. */
-export enum Topic {
-  Unknown = 0,
-  ServiceHealth = 1,
-  ServiceHealthConnect = 2,
-  MeshConfig = 3,
-  ServiceResolver = 4,
-  IngressGateway = 5,
-  ServiceIntentions = 6,
-  ServiceList = 7,
-  ServiceDefaults = 8,
-  HTTPRoute = 11,
-  /** xdshub extension: Consul streams no router or splitter entries (docs/subscribe.md). */
-  ServiceRouter = 1001,
-  ServiceSplitter = 1002,
-}
-
-export const CONFIG_TOPIC_BY_KIND: Record<ConfigEntryKind, Topic> = {
-  'service-defaults': Topic.ServiceDefaults,
-  'service-resolver': Topic.ServiceResolver,
-  'ingress-gateway': Topic.IngressGateway,
-  'http-route': Topic.HTTPRoute,
-  mesh: Topic.MeshConfig,
-  'service-intentions': Topic.ServiceIntentions,
-  'service-router': Topic.ServiceRouter,
-  'service-splitter': Topic.ServiceSplitter,
-};
+export { CONFIG_ENTRY_KINDS, CONFIG_TOPIC_BY_KIND } from './config-kinds';
+export type { ConfigEntryKind };
+export { Topic };
 
 /** Subject of every ServiceList event (Consul's SubjectNone); consumed only by wildcard. */
 export const SUBJECT_NONE = 'none';

@@ -27,6 +27,7 @@ import { addSubscribeService } from '../subscribe/grpc';
 import { grpcServerCredentials, httpsOptions } from '../tls';
 import { createCatalogXdsProvider, type CatalogXdsProvider } from '../xds/translate/catalog-provider';
 import { withClientConfigSources } from '../xds/translate/config-sources';
+import { XDS_ROUTES } from '../http/route-policy';
 import { registerXdsHttp } from '../xds/transport/http';
 import { createXdsServer, type XdsServer } from '../xds/transport/server';
 import { bindGrpc, shutdownGrpc } from '../hub';
@@ -110,7 +111,7 @@ export async function createFanoutHub(config: Config, logger: pino.Logger): Prom
     const https = httpsOptions(config);
     http = buildHttpApp({ catalog, config: effective, logger, metrics, views, viewTarget, acl: { resolver: acl, certToken: false }, ...(https ? { https } : {}) });
     installForwarding(http, { upstreamHttp: config.upstreamHttp, relay });
-    registerXdsHttp(http, { xds });
+    registerXdsHttp(http, { xds, routes: XDS_ROUTES });
     await http.listen({ host: config.bind, port: config.httpPort });
   } catch (err) {
     server.forceShutdown();

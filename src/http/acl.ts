@@ -9,8 +9,8 @@ import type { Authorizer, Level, Resource } from '../acl/authorizer';
 import { permissionDenied } from '../acl/deny';
 import type { AclResolver } from '../acl/resolver';
 import { HubError } from '../errors';
-import { ROUTE_RULES } from './acl-routes';
 import { certTokenAuthorizer } from './cert-token';
+import { recordRoutePolicies, routePolicies } from './route-policy';
 import { tokenFromRequest } from '../request-token';
 
 export { tokenFromRequest };
@@ -83,26 +83,24 @@ export function watchTokenRights(acl: HttpAcl, req: FastifyRequest, controller: 
   });
 }
 
-const routeLists = new WeakMap<FastifyInstance, string[]>();
-
-/** "METHOD url" of every route registered on the app (HEAD aside), for the rule-coverage test. */
+/** "METHOD url" of every route registered on the app (HEAD aside). */
 export function registeredRoutes(app: FastifyInstance): readonly string[] {
-  return routeLists.get(app) ?? [];
+  return routePolicies(app).map((p) => p.route);
 }
 
-/** With ACLs on: Consul's X-Consul-Default-ACL-Policy on every answer, and 403 for a route with no rule in ROUTE_RULES. */
+/**
+ * With ACLs on: Consul's X-Consul-Default-ACL-Policy on every answer, the
+ * route's own rule (its `config.acl`, route-policy.ts) applied before the
+ * handler, and 403 for a route that declared none.
+ */
 export function installAclGate(app: FastifyInstance, acl: HttpAcl): void {
-  const routes: string[] = [];
-  routeLists.set(app, routes);
-  app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push(`${method} ${route.url}`);
-  });
+  recordRoutePolicies(app);
   if (!acl.resolver.settings.enabled) return;
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('X-Consul-Default-ACL-Policy', acl.resolver.settings.defaultPolicy);
     const url = req.routeOptions.url;
     if (url === undefined) return done(); // unmatched: the 404 handler answers
-    const rule = ROUTE_RULES[`${req.method} ${url}`];
+    const rule = req.routeOptions.config.acl;
     if (rule === undefined) return done(new HubError('PERMISSION_DENIED', `Permission denied: ${req.method} ${url} has no ACL rule in this hub`));
     try {
       if (typeof rule === 'object') requireAccess(acl, req, rule.resource, rule.level, rule.name);

@@ -8,6 +8,7 @@
 // are dropped when empty (Go's omitempty), so internal → wire → internal is the
 // identity for values the hub itself stores.
 import * as protobuf from 'protobufjs';
+import { CONFIG_KINDS, KIND_BY_WIRE } from '../catalog/config-kinds';
 import { configSubject } from '../catalog/events';
 import { SUBJECT_NONE, Topic, type CatalogEvent, type ConfigEntry, type ConfigEntryKind, type EventPayload } from '../catalog/types';
 import { HubError } from '../errors';
@@ -29,17 +30,6 @@ const REQUIRED: Record<string, ReadonlySet<string>> = {
   [`.${SVC}.Weights`]: new Set(['Passing', 'Warning']),
 };
 
-/** Consul's configentry.Kind enum name → the hub's kind, with the oneof member holding the body. */
-const KIND_BY_WIRE: Record<string, { kind: ConfigEntryKind; member: string }> = {
-  KindMeshConfig: { kind: 'mesh', member: 'MeshConfig' },
-  KindServiceResolver: { kind: 'service-resolver', member: 'ServiceResolver' },
-  KindIngressGateway: { kind: 'ingress-gateway', member: 'IngressGateway' },
-  KindServiceIntentions: { kind: 'service-intentions', member: 'ServiceIntentions' },
-  KindServiceDefaults: { kind: 'service-defaults', member: 'ServiceDefaults' },
-  KindHTTPRoute: { kind: 'http-route', member: 'HTTPRoute' },
-  KindServiceRouter: { kind: 'service-router', member: 'ServiceRouter' },
-  KindServiceSplitter: { kind: 'service-splitter', member: 'ServiceSplitter' },
-};
 
 function isEmpty(v: unknown): boolean {
   if (v === undefined || v === null || v === '' || v === false || v === 0) return true;
@@ -155,11 +145,12 @@ export function createWireDecoder(proto: SubscribeProto = loadSubscribeProto()):
   }
 
   function configEntryJson(raw: Obj): ConfigEntry {
-    const spec = KIND_BY_WIRE[String(raw.Kind)];
-    if (spec === undefined) throw new HubError('INTERNAL', `config entry of unsupported kind ${String(raw.Kind)}`);
-    const head = messageJson(ConfigEntryType, { ...raw, [spec.member]: undefined, Kind: undefined });
-    const body = raw[spec.member] ? messageJson(t(`hashicorp.consul.internal.configentry.${spec.member}`), raw[spec.member] as Obj) : {};
-    return { ...body, ...head, Kind: spec.kind, Name: String(raw.Name ?? ''), CreateIndex: Number(head.CreateIndex ?? 0), ModifyIndex: Number(head.ModifyIndex ?? 0) } as ConfigEntry;
+    const kind = KIND_BY_WIRE.get(String(raw.Kind));
+    if (kind === undefined) throw new HubError('INTERNAL', `config entry of unsupported kind ${String(raw.Kind)}`);
+    const { member } = CONFIG_KINDS[kind].wire;
+    const head = messageJson(ConfigEntryType, { ...raw, [member]: undefined, Kind: undefined });
+    const body = raw[member] ? messageJson(t(`hashicorp.consul.internal.configentry.${member}`), raw[member] as Obj) : {};
+    return { ...body, ...head, Kind: kind, Name: String(raw.Name ?? ''), CreateIndex: Number(head.CreateIndex ?? 0), ModifyIndex: Number(head.ModifyIndex ?? 0) } as ConfigEntry;
   }
 
   function payloadOf(e: Event__Output): { payload: EventPayload; subject: (topic: Topic, key?: string) => string } {

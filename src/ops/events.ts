@@ -4,6 +4,7 @@
 // queue: one that does not keep up is disconnected (EventSource reconnects and
 // re-reads the state), never buffered without limit.
 import type { FastifyInstance } from 'fastify';
+import { policy } from '../http/route-policy';
 
 export interface OpsEvent {
   type: 'index' | 'push' | 'answer' | 'rollout';
@@ -42,7 +43,7 @@ export function createEventBus(): EventBus {
         clients.clear();
         done();
       });
-      app.get('/v1/ops/events', (req, reply) => {
+      app.get('/v1/ops/events', policy.needs('operator', 'read'), (req, reply) => {
         reply.hijack();
         const res = reply.raw;
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });

@@ -14,6 +14,7 @@ import { targetNodes } from './nodes';
 import type { OpsReads } from './reads';
 import { parseRolloutSpec, type Rollouts } from './rollout';
 import type { Shadow } from './shadow';
+import { policy, routePolicies } from '../http/route-policy';
 
 export interface OpsHttpDeps {
   catalog: Catalog;
@@ -32,15 +33,11 @@ const UI_FILES: Record<string, string> = {
   'style.css': 'text/css; charset=utf-8',
 };
 
-/** The routes that take ?dry-run=true and X-Xdshub-Rollout (every catalog and config write). */
-export const DRY_RUN_ROUTES = [
-  'PUT /v1/catalog/register',
-  'PUT /v1/catalog/deregister',
-  'PUT /v1/agent/service/register',
-  'PUT /v1/config',
-  'DELETE /v1/config/:kind/:name',
-  'PUT /v1/txn',
-];
+
+/** The routes that take ?dry-run=true and X-Xdshub-Rollout: those whose policy says so (every catalog and config write). */
+function dryRunRoutes(app: FastifyInstance): string[] {
+  return routePolicies(app).filter((p) => p.dryRun).map((p) => p.route);
+}
 
 function flag(req: FastifyRequest, name: string): boolean {
   const v = (req.query as Record<string, unknown>)[name];
@@ -72,8 +69,8 @@ export function registerOpsHttp(app: FastifyInstance, deps: OpsHttpDeps): void {
     const req = reply.request;
     const dry = flag(req, 'dry-run');
     const rolloutText = (req.headers['x-xdshub-rollout'] as string | undefined) ?? ((req.query as Record<string, string | undefined>)['rollout']);
-    if ((dry || rolloutText !== undefined) && !DRY_RUN_ROUTES.includes(routeOf(req))) {
-      throw invalid(dry ? 'dry-run' : 'X-Xdshub-Rollout', `not taken by ${routeOf(req)} (only ${DRY_RUN_ROUTES.join(', ')})`);
+    if ((dry || rolloutText !== undefined) && req.routeOptions.config.dryRun !== true) {
+      throw invalid(dry ? 'dry-run' : 'X-Xdshub-Rollout', `not taken by ${routeOf(req)} (only ${dryRunRoutes(app).join(', ')})`);
     }
     if (dry) {
       throw new WriteAnswered(await dryRunner.run(command, targetNodes(deps.xds(), await history.nodes())));
@@ -85,7 +82,7 @@ export function registerOpsHttp(app: FastifyInstance, deps: OpsHttpDeps): void {
   };
   app.decorate('xdshubWriteHook', hook);
 
-  app.get<{ Params: { node: string }; Querystring: { limit?: string } }>('/v1/xds/history/:node', async (req, reply) => {
+  app.get<{ Params: { node: string }; Querystring: { limit?: string } }>('/v1/xds/history/:node', policy.needs('operator', 'read'), async (req, reply) => {
     const limit = req.query.limit === undefined ? undefined : Number(req.query.limit);
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) return sendError(reply, invalid('limit', `expected a whole number ≥ 1, got "${req.query.limit}"`));
     const [records, nodes] = await Promise.all([history.of(req.params.node, limit), history.nodes()]);
@@ -94,7 +91,7 @@ export function registerOpsHttp(app: FastifyInstance, deps: OpsHttpDeps): void {
     return { node: known ?? { id: req.params.node }, records: records.map(recordJson) };
   });
 
-  app.get('/v1/xds/nodes', async () => {
+  app.get('/v1/xds/nodes', policy.needs('operator', 'read'), async () => {
     const connected = new Set((deps.xds()?.streams() ?? []).flatMap((s) => (s.node && !s.isClosed ? [s.node.id] : [])));
     const nodes = await history.nodes();
     const last = await Promise.all(nodes.map((n) => history.of(n.id, 1)));
@@ -103,7 +100,7 @@ export function registerOpsHttp(app: FastifyInstance, deps: OpsHttpDeps): void {
       .sort((a, b) => (a.id < b.id ? -1 : 1));
   });
 
-  app.get<{ Params: { node: string }; Querystring: { from?: string; to?: string; cluster?: string } }>('/v1/xds/diff/:node', async (req, reply) => {
+  app.get<{ Params: { node: string }; Querystring: { from?: string; to?: string; cluster?: string } }>('/v1/xds/diff/:node', policy.needs('operator', 'read'), async (req, reply) => {
     try {
       return await reads.diff(req.params.node, req.query.from ?? '', req.query.to ?? '', req.query.cluster);
     } catch (err) {
@@ -111,9 +108,9 @@ export function registerOpsHttp(app: FastifyInstance, deps: OpsHttpDeps): void {
     }
   });
 
-  app.get('/v1/xds/rollouts', async () => rollouts.list());
-  app.get<{ Params: { id: string } }>('/v1/xds/rollouts/:id', async (req, reply) => rollouts.get(req.params.id) ?? sendError(reply, new HubError('NOT_FOUND', `no rollout "${req.params.id}"`)));
-  app.post<{ Params: { id: string } }>('/v1/xds/rollouts/:id/rollback', async (req, reply) => {
+  app.get('/v1/xds/rollouts', policy.needs('operator', 'read'), async () => rollouts.list());
+  app.get<{ Params: { id: string } }>('/v1/xds/rollouts/:id', policy.needs('operator', 'read'), async (req, reply) => rollouts.get(req.params.id) ?? sendError(reply, new HubError('NOT_FOUND', `no rollout "${req.params.id}"`)));
+  app.post<{ Params: { id: string } }>('/v1/xds/rollouts/:id/rollback', policy.needs('operator', 'write'), async (req, reply) => {
     try {
       const r = await rollouts.rollback(req.params.id);
       if (r.rollbackIndex) reply.header('X-Consul-Index', r.rollbackIndex);
@@ -122,7 +119,7 @@ export function registerOpsHttp(app: FastifyInstance, deps: OpsHttpDeps): void {
       return sendError(reply, err);
     }
   });
-  app.post<{ Params: { id: string } }>('/v1/xds/rollouts/:id/proceed', async (req, reply) => {
+  app.post<{ Params: { id: string } }>('/v1/xds/rollouts/:id/proceed', policy.needs('operator', 'write'), async (req, reply) => {
     try {
       return rollouts.proceed(req.params.id);
     } catch (err) {
@@ -131,15 +128,16 @@ export function registerOpsHttp(app: FastifyInstance, deps: OpsHttpDeps): void {
   });
 
   // A change given as the request it would be (`xdshub diff`, the dashboard): its dry run.
-  app.post('/v1/ops/dry-run', async (req, reply) => {
+  app.post('/v1/ops/dry-run', policy.needs('operator', 'read'), async (req, reply) => {
     const body = req.body as { Method?: unknown; Path?: unknown; Body?: unknown } | null;
     const method = typeof body?.Method === 'string' ? body.Method.toUpperCase() : 'PUT';
     const path = typeof body?.Path === 'string' ? body.Path : '';
-    const route = DRY_RUN_ROUTES.find((r) => {
+    const routes = dryRunRoutes(app);
+    const route = routes.find((r) => {
       const [m, p] = r.split(' ');
       return m === method && new RegExp(`^${p!.replace(/:[a-z]+/g, '[^/?]+')}(\\?.*)?$`).test(path);
     });
-    if (!route) return sendError(reply, invalid('Path', `expected one of ${DRY_RUN_ROUTES.join(', ')}; got ${method} ${path || '(none)'}`));
+    if (!route) return sendError(reply, invalid('Path', `expected one of ${routes.join(', ')}; got ${method} ${path || '(none)'}`));
     const res = await app.inject({
       method: method as 'PUT',
       url: `${path}${path.includes('?') ? '&' : '?'}dry-run=true`,
@@ -153,7 +151,7 @@ export function registerOpsHttp(app: FastifyInstance, deps: OpsHttpDeps): void {
     if (type === undefined) return reply.code(404).type('text/plain').send('not found');
     return reply.type(type).send(await readFile(join(deps.uiDir, file || 'index.html')));
   };
-  app.get('/ui', (_req, reply) => reply.redirect('/ui/'));
-  app.get('/ui/', (_req, reply) => ui('', reply));
-  app.get<{ Params: { file: string } }>('/ui/:file', (req, reply) => ui(req.params.file, reply));
+  app.get('/ui', policy.public, (_req, reply) => reply.redirect('/ui/'));
+  app.get('/ui/', policy.public, (_req, reply) => ui('', reply));
+  app.get<{ Params: { file: string } }>('/ui/:file', policy.public, (req, reply) => ui(req.params.file, reply));
 }

@@ -2,22 +2,12 @@
 // cached snapshot items are shared objects, so a WeakMap keyed by the item
 // makes N subscribers cost one conversion and one encode; the bytes live as
 // long as some reader can still reach the item.
+import { configKind } from '../catalog/config-kinds';
 import type { CatalogEvent, ConfigEntryKind } from '../catalog/types';
 import { convertMessage } from './pbjson';
 import { loadSubscribeProto, type SubscribeProto } from './proto';
 import type { StreamItem } from './types';
 
-/** Consul's configentry.Kind value and oneof member for each kind the hub stores. */
-const CONFIG_KIND: Record<ConfigEntryKind, { kind: string; member: string }> = {
-  mesh: { kind: 'KindMeshConfig', member: 'MeshConfig' },
-  'service-resolver': { kind: 'KindServiceResolver', member: 'ServiceResolver' },
-  'ingress-gateway': { kind: 'KindIngressGateway', member: 'IngressGateway' },
-  'service-intentions': { kind: 'KindServiceIntentions', member: 'ServiceIntentions' },
-  'service-defaults': { kind: 'KindServiceDefaults', member: 'ServiceDefaults' },
-  'http-route': { kind: 'KindHTTPRoute', member: 'HTTPRoute' },
-  'service-router': { kind: 'KindServiceRouter', member: 'ServiceRouter' },
-  'service-splitter': { kind: 'KindServiceSplitter', member: 'ServiceSplitter' },
-};
 
 /** Op is written only when it is not the proto3 default (Register / Upsert = 0), as Go's encoder does. */
 function op(nonDefault: boolean, name: string): { Op?: string } {
@@ -52,7 +42,7 @@ export function createEventEncoder(proto: SubscribeProto = loadSubscribeProto())
 
   function configEntryObject(entry: { Kind: ConfigEntryKind; Name: string; [k: string]: unknown }): Record<string, unknown> {
     const head = convertMessage(ConfigEntry, { Name: entry.Name, Namespace: entry.Namespace, Partition: entry.Partition, CreateIndex: entry.CreateIndex, ModifyIndex: entry.ModifyIndex }) ?? {};
-    const spec = CONFIG_KIND[entry.Kind];
+    const spec = configKind(entry.Kind).wire;
     if (spec === undefined) return head;
     return { ...head, Kind: spec.kind, [spec.member]: convertMessage(t(`hashicorp.consul.internal.configentry.${spec.member}`), entry) ?? {} };
   }

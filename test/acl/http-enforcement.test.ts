@@ -3,9 +3,10 @@
 // held by a token that is deleted end with 403, and every route has a rule.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ROUTE_RULES } from '../../src/http/acl-routes';
-import { registeredRoutes } from '../../src/http/acl';
-const missingRuleProbe = (routes: readonly string[]) => routes.find((r) => ROUTE_RULES[r] === undefined);
+import Fastify from 'fastify';
+import { installAclGate } from '../../src/http/acl';
+import { installErrorHandler } from '../../src/http/errors';
+import { routePolicies } from '../../src/http/route-policy';
 
 import { ROOT, aclHub, as, registerBody, tokenWith } from './helpers';
 
@@ -118,19 +119,25 @@ test('a blocking query whose token loses its rights answers at once with what it
   }
 });
 
-test('every registered route has an ACL rule; with ACLs on, a route without one answers 403', async () => {
+test('every registered route declares its ACL rule; with ACLs on, a route without one answers 403', async () => {
   const hub = await aclHub();
   try {
-    const routes = registeredRoutes(hub.http);
+    const routes = routePolicies(hub.http);
     assert.ok(routes.length > 40, `saw ${routes.length} routes`);
-    const stale = Object.keys(ROUTE_RULES).filter((r) => !routes.includes(r));
-    assert.deepEqual(stale, [], 'rules for routes that do not exist');
-    // xDS REST discovery is governed by the xDS authorizer (test/acl/xds.int.test.ts).
-    const missing = routes.filter((r) => ROUTE_RULES[r] === undefined && !r.includes('/v3/discovery'));
-    assert.deepEqual(missing, [], 'routes with no ACL rule');
-    // A route without a rule fails closed (the REST discovery routes have none until xDS enforcement is wired).
-    const unruled = missingRuleProbe(routes);
-    if (unruled) assert.equal((await as(hub, ROOT, unruled.split(' ')[0]!, unruled.split(' ')[1]!.replace(/::/g, '\0').replace(/:\w+/g, 'x').replace(/\0/g, ':'), {})).status, 403);
+    assert.deepEqual(routes.filter((p) => p.acl === undefined).map((p) => p.route), [], 'routes with no ACL rule');
+    const dryRun = routes.filter((p) => p.dryRun).map((p) => p.route);
+    assert.ok(dryRun.includes('PUT /v1/catalog/register') && dryRun.includes('PUT /v1/txn'), `dry-run routes: ${dryRun.join(', ')}`);
+    // A route registered without a rule fails closed, even for a management token.
+    const app = Fastify();
+    installErrorHandler(app);
+    installAclGate(app, { resolver: hub.acl, certToken: false });
+    app.get('/unruled', async () => 'served');
+    app.get('/ruled', { config: { acl: 'public' } }, async () => 'served');
+    const unruled = await app.inject({ method: 'GET', url: '/unruled', headers: { 'x-consul-token': ROOT } });
+    assert.equal(unruled.statusCode, 403);
+    assert.match(unruled.body, /GET \/unruled has no ACL rule/);
+    assert.equal((await app.inject({ method: 'GET', url: '/ruled' })).body, 'served');
+    await app.close();
   } finally {
     await hub.close();
   }

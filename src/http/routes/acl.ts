@@ -13,6 +13,7 @@ import { authzOf, requireAccess, tokenFromRequest } from '../acl';
 import { sendJson, sendText } from '../reply';
 import { managementToken, policyOut, policyWrite, shownSecret, tokenOut, tokenWrite } from '../translate/acl';
 import { refusal, submit } from '../write';
+import { policy } from '../route-policy';
 
 type IdParams = { Params: { id: string } };
 
@@ -40,7 +41,7 @@ export function aclRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return result;
   }
 
-  app.put('/v1/acl/bootstrap', async (_req, reply) => {
+  app.put('/v1/acl/bootstrap', policy.public, async (_req, reply) => {
     const secret = newId();
     const token = managementToken(secret, newId(), 'Bootstrap Token (Global Management)');
     const result = await submit(ctx, reply, { type: 'acl-bootstrap', token });
@@ -54,14 +55,14 @@ export function aclRoutes(app: FastifyInstance, ctx: HttpContext): void {
   });
 
   // ── tokens ──
-  app.put('/v1/acl/token', async (req, reply) => {
+  app.put('/v1/acl/token', policy.checked, async (req, reply) => {
     requireAccess(acl, req, 'acl', 'write');
     const { token, secret } = tokenWrite(req.body, tables(), undefined, undefined);
     await write(req, reply, { type: 'acl-token-set', token, create: true });
     return sendJson(reply, tokenOut(tables(), tables().tokens.get(token.AccessorID)!, secret));
   });
 
-  app.get('/v1/acl/token/self', async (req, reply) => {
+  app.get('/v1/acl/token/self', policy.checked, async (req, reply) => {
     const secret = tokenFromRequest(req);
     authzOf(acl, req); // unknown or expired: 403 ACL not found
     const token = acl.resolver.token(secret);
@@ -69,14 +70,14 @@ export function aclRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return sendJson(indexed(reply), tokenOut(tables(), token, secret === '' ? shownSecret(token) : secret));
   });
 
-  app.get<IdParams>('/v1/acl/token/:id', async (req, reply) => {
+  app.get<IdParams>('/v1/acl/token/:id', policy.checked, async (req, reply) => {
     requireAccess(acl, req, 'acl', 'read');
     const token = tables().tokens.get(req.params.id);
     if (!token) throw aclNotFound();
     return sendJson(indexed(reply), tokenOut(tables(), token, shownSecret(token)));
   });
 
-  app.put<IdParams>('/v1/acl/token/:id', async (req, reply) => {
+  app.put<IdParams>('/v1/acl/token/:id', policy.checked, async (req, reply) => {
     requireAccess(acl, req, 'acl', 'write');
     const existing = tables().tokens.get(req.params.id);
     if (!existing) throw new HubError('NOT_FOUND', `Cannot find token ${JSON.stringify(req.params.id)}`);
@@ -85,7 +86,7 @@ export function aclRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return sendJson(reply, tokenOut(tables(), tables().tokens.get(token.AccessorID)!, shownSecret(existing)));
   });
 
-  app.put<IdParams>('/v1/acl/token/:id/clone', async (req, reply) => {
+  app.put<IdParams>('/v1/acl/token/:id/clone', policy.checked, async (req, reply) => {
     requireAccess(acl, req, 'acl', 'write');
     const source = tables().tokens.get(req.params.id);
     if (!source) throw aclNotFound();
@@ -102,14 +103,14 @@ export function aclRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return sendJson(reply, tokenOut(tables(), tables().tokens.get(token.AccessorID)!, secret));
   });
 
-  app.delete<IdParams>('/v1/acl/token/:id', async (req, reply) => {
+  app.delete<IdParams>('/v1/acl/token/:id', policy.checked, async (req, reply) => {
     const authz = requireAccess(acl, req, 'acl', 'write');
     if (authz.accessorId === req.params.id) throw new HubError('INVALID_ARGUMENT', "Deletion of the request's authorization token is not permitted");
     await write(req, reply, { type: 'acl-token-delete', accessorId: req.params.id });
     return sendJson(reply, true);
   });
 
-  app.get('/v1/acl/tokens', async (req, reply) => {
+  app.get('/v1/acl/tokens', policy.checked, async (req, reply) => {
     requireAccess(acl, req, 'acl', 'read');
     const policy = (req.query as { policy?: unknown }).policy;
     const t = tables();
@@ -121,28 +122,28 @@ export function aclRoutes(app: FastifyInstance, ctx: HttpContext): void {
   });
 
   // ── policies ──
-  app.put('/v1/acl/policy', async (req, reply) => {
+  app.put('/v1/acl/policy', policy.checked, async (req, reply) => {
     requireAccess(acl, req, 'acl', 'write');
     const policy = await policyWrite(req.body, undefined);
     await write(req, reply, { type: 'acl-policy-set', policy, create: true });
     return sendJson(reply, policyOut(tables().policies.get(policy.ID)!));
   });
 
-  app.get<IdParams>('/v1/acl/policy/:id', async (req, reply) => {
+  app.get<IdParams>('/v1/acl/policy/:id', policy.checked, async (req, reply) => {
     requireAccess(acl, req, 'acl', 'read');
     const policy = tables().policies.get(req.params.id);
     if (!policy) throw aclNotFound();
     return sendJson(indexed(reply), policyOut(policy));
   });
 
-  app.get<{ Params: { name: string } }>('/v1/acl/policy/name/:name', async (req, reply) => {
+  app.get<{ Params: { name: string } }>('/v1/acl/policy/name/:name', policy.checked, async (req, reply) => {
     requireAccess(acl, req, 'acl', 'read');
     const policy = [...tables().policies.values()].find((p) => p.Name === req.params.name);
     if (!policy) throw aclNotFound();
     return sendJson(indexed(reply), policyOut(policy));
   });
 
-  app.put<IdParams>('/v1/acl/policy/:id', async (req, reply) => {
+  app.put<IdParams>('/v1/acl/policy/:id', policy.checked, async (req, reply) => {
     requireAccess(acl, req, 'acl', 'write');
     if (!tables().policies.has(req.params.id)) throw new HubError('NOT_FOUND', `Cannot find policy ${JSON.stringify(req.params.id)}`);
     const policy = await policyWrite(req.body, req.params.id);
@@ -150,13 +151,13 @@ export function aclRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return sendJson(reply, policyOut(tables().policies.get(policy.ID)!));
   });
 
-  app.delete<IdParams>('/v1/acl/policy/:id', async (req, reply) => {
+  app.delete<IdParams>('/v1/acl/policy/:id', policy.checked, async (req, reply) => {
     requireAccess(acl, req, 'acl', 'write');
     await write(req, reply, { type: 'acl-policy-delete', id: req.params.id });
     return sendJson(reply, true);
   });
 
-  app.get('/v1/acl/policies', async (req, reply) => {
+  app.get('/v1/acl/policies', policy.checked, async (req, reply) => {
     requireAccess(acl, req, 'acl', 'read');
     const list = [...tables().policies.values()].sort((a, b) => a.CreateIndex - b.CreateIndex || (a.ID < b.ID ? -1 : 1)).map((p) => policyOut(p, false));
     return sendJson(indexed(reply), list);

@@ -17,6 +17,7 @@ import { parseAgentCheck } from '../translate/checks';
 import { authorizeWrite, submitOrThrow } from '../write';
 import type { Command } from '../../catalog/commands';
 import { NODE_MAINT_ID, SERVICE_MAINT_PREFIX } from './agent-health';
+import { policy } from '../route-policy';
 
 const NODE_REASON = 'Maintenance mode is enabled for this node, but no reason was provided. This is a default message.';
 const SERVICE_REASON = 'Maintenance mode is enabled for this service, but no reason was provided. This is a default message.';
@@ -83,7 +84,7 @@ export function agentCheckRoutes(app: FastifyInstance, ctx: HttpContext): void {
 
   const exists = (checkId: string) => ctx.catalog.ttlCheck(node, checkId) !== undefined;
 
-  app.put('/v1/agent/check/register', async (req, reply) => {
+  app.put('/v1/agent/check/register', policy.checked, async (req, reply) => {
     const check = parseAgentCheck(Body.of(req.body), node);
     const command = registerCommand(req, check); // ACLs before the vetting probes
     await vet([check], () => 'Check');
@@ -91,19 +92,19 @@ export function agentCheckRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return reply.code(200).send('');
   });
 
-  app.put<{ Params: { id: string } }>('/v1/agent/check/deregister/:id', async (req, reply) => {
+  app.put<{ Params: { id: string } }>('/v1/agent/check/deregister/:id', policy.checked, async (req, reply) => {
     if (!exists(req.params.id)) throw unknownCheck(req.params.id);
     return remove(req, reply, req.params.id);
   });
 
-  app.put('/v1/agent/maintenance', async (req: FastifyRequest, reply) => {
+  app.put('/v1/agent/maintenance', policy.checked, async (req: FastifyRequest, reply) => {
     const query = req.query as Record<string, unknown>;
     if (!enableParam(query)) return exists(NODE_MAINT_ID) ? remove(req, reply, NODE_MAINT_ID) : reply.code(200).send('');
     const reason = many(query.reason).at(-1) || NODE_REASON;
     return register(req, reply, maintenanceCheck(node, NODE_MAINT_ID, 'Node Maintenance Mode', reason, ''));
   });
 
-  app.put<{ Params: { id: string } }>('/v1/agent/service/maintenance/:id', async (req, reply) => {
+  app.put<{ Params: { id: string } }>('/v1/agent/service/maintenance/:id', policy.checked, async (req, reply) => {
     const query = req.query as Record<string, unknown>;
     const id = required(req.params.id, 'id', 'Missing service ID');
     const enable = enableParam(query);

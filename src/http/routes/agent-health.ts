@@ -9,6 +9,7 @@ import { sendJson, sendText } from '../reply';
 import { required } from '../query';
 import { agentService, many } from '../shapes';
 import { requireAccess } from '../acl';
+import { policy } from '../route-policy';
 
 /** Check IDs of maintenance mode (Consul's): they make a service "maintenance" whatever their status. */
 export const NODE_MAINT_ID = '_node_maintenance';
@@ -49,7 +50,7 @@ export function agentHealthRoutes(app: FastifyInstance, ctx: HttpContext): void 
     return wantsText(req) ? sendText(reply, code, status) : sendJson(reply, body, code);
   }
 
-  app.get<{ Params: { id: string } }>('/v1/agent/health/service/id/:id', async (req, reply) => {
+  app.get<{ Params: { id: string } }>('/v1/agent/health/service/id/:id', policy.checked, async (req, reply) => {
     required(req.params.id, 'id', 'Missing serviceID');
     const service = ctx.catalog.node(node).value?.Services.find((s) => s.ID === req.params.id);
     // Consul checks service:read on the service (an unknown ID is checked against the ID itself).
@@ -62,7 +63,7 @@ export function agentHealthRoutes(app: FastifyInstance, ctx: HttpContext): void 
     return answer(req, reply, code, body.AggregatedStatus, body);
   });
 
-  app.get<{ Params: { name: string } }>('/v1/agent/health/service/name/:name', async (req, reply) => {
+  app.get<{ Params: { name: string } }>('/v1/agent/health/service/name/:name', policy.checked, async (req, reply) => {
     required(req.params.name, 'name', 'Missing service Name');
     requireAccess(ctx.acl, req, 'service', 'read', req.params.name);
     const services = (ctx.catalog.node(node).value?.Services ?? []).filter((s) => s.Service === req.params.name);

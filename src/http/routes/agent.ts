@@ -19,6 +19,7 @@ import { filterRead, requireAccess } from '../acl';
 import type { FastifyRequest } from 'fastify';
 import type { Command } from '../../catalog/commands';
 import { sidecarId } from '../translate/sidecar';
+import { policy } from '../route-policy';
 
 /** A sidecar's range port may be taken by a concurrent registration: this many tries, then the CONFLICT is the answer. */
 const SIDECAR_PORT_ATTEMPTS = 5;
@@ -57,7 +58,7 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
 
   const vet = checkTargetsVetter(ctx);
   const sidecarCtx = { datacenter: ctx.config.datacenter, minPort: ctx.config.sidecarMinPort, maxPort: ctx.config.sidecarMaxPort };
-  app.put('/v1/agent/service/register', async (req, reply) => {
+  app.put('/v1/agent/service/register', policy.write, async (req, reply) => {
     // A sidecar port from the range can be taken between reading the node and
     // applying the entry (another registration, another hub): apply refuses it
     // and the registration is read again against the newer state.
@@ -73,7 +74,7 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
     }
   });
 
-  app.put<IdParams>('/v1/agent/service/deregister/:id', async (req, reply) => {
+  app.put<IdParams>('/v1/agent/service/deregister/:id', policy.checked, async (req, reply) => {
     const id = req.params.id;
     const services = ctx.catalog.node(node).value?.Services ?? [];
     if (!services.some((s) => s.ID === id)) {
@@ -91,18 +92,18 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
 
   const verbs: Array<[string, HealthStatus]> = [['pass', 'passing'], ['warn', 'warning'], ['fail', 'critical']];
   for (const [verb, status] of verbs) {
-    app.put<IdParams & { Querystring: { note?: string } }>(`/v1/agent/check/${verb}/:id`, async (req, reply) => {
+    app.put<IdParams & { Querystring: { note?: string } }>(`/v1/agent/check/${verb}/:id`, policy.checked, async (req, reply) => {
       const note = req.query.note;
       return updateCheck(req, reply, req.params.id, status, typeof note === 'string' ? note : '');
     });
   }
 
-  app.put<IdParams>('/v1/agent/check/update/:id', async (req, reply) => {
+  app.put<IdParams>('/v1/agent/check/update/:id', policy.checked, async (req, reply) => {
     const { status, output } = checkUpdateFromBody(req.body);
     return updateCheck(req, reply, req.params.id, status, output);
   });
 
-  app.get('/v1/agent/services', async (req, reply) => {
+  app.get('/v1/agent/services', policy.checked, async (req, reply) => {
     const filter = filterParam(req.query as Query, NODE_SERVICE_FIELDS);
     const services = await blockingRead(
       ctx,
@@ -118,7 +119,7 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return sendJson(reply, Object.fromEntries(readable.map((s) => [s.ID, agentService(s, ctx.config.datacenter)])));
   });
 
-  app.get('/v1/agent/checks', async (req, reply) => {
+  app.get('/v1/agent/checks', policy.checked, async (req, reply) => {
     const filter = filterParam(req.query as Query, HEALTH_CHECK_FIELDS);
     const checks = await blockingRead(
       ctx,
@@ -134,7 +135,7 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
   });
 
   // The hub is the only member of its (LAN or WAN) pool.
-  app.get('/v1/agent/members', async (req, reply) => {
+  app.get('/v1/agent/members', policy.checked, async (req, reply) => {
     const wan = flag(req.query as Query, 'wan');
     const self = member(ctx.identity);
     const members = filterRead(ctx.acl, req, reply, [self], (authz, m) => authz.allowed('node', 'read', m.Name));
@@ -144,7 +145,7 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
   agentHealthRoutes(app, ctx);
   agentCheckRoutes(app, ctx);
 
-  app.get('/v1/agent/self', async (req, reply) => {
+  app.get('/v1/agent/self', policy.checked, async (req, reply) => {
     const { nodeName, nodeId, datacenter } = ctx.identity;
     requireAccess(ctx.acl, req, 'agent', 'read', nodeName);
     return sendJson(reply, {

@@ -14,6 +14,7 @@ import { deregisterCommand, registerCommand } from '../translate/catalog';
 import { authorizeWrite, submitOrThrow } from '../write';
 import { canReadInstance, canReadNode } from '../../acl/catalog-rules';
 import { filterRead, markFiltered, requireAccess, authzOf } from '../acl';
+import { policy } from '../route-policy';
 
 type NameParams = { Params: { name: string } };
 type Query = Record<string, unknown>;
@@ -22,14 +23,14 @@ export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
   const defaults = { datacenter: ctx.config.datacenter };
   const agentNode = ctx.identity.nodeName;
 
-  app.put('/v1/catalog/register', async (req, reply) => {
+  app.put('/v1/catalog/register', policy.write, async (req, reply) => {
     const command = registerCommand(req.body, defaults);
     authorizeWrite(ctx, req, command);
     await submitOrThrow(ctx, reply, command);
     return sendJson(reply, true);
   });
 
-  app.put('/v1/catalog/deregister', async (req, reply) => {
+  app.put('/v1/catalog/deregister', policy.write, async (req, reply) => {
     const command = deregisterCommand(req.body, defaults);
     authorizeWrite(ctx, req, command);
     await submitOrThrow(ctx, reply, command);
@@ -37,9 +38,9 @@ export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
   });
 
   // One datacenter: the hub's own.
-  app.get('/v1/catalog/datacenters', async (_req, reply) => sendJson(reply, [ctx.config.datacenter]));
+  app.get('/v1/catalog/datacenters', policy.public, async (_req, reply) => sendJson(reply, [ctx.config.datacenter]));
 
-  app.get('/v1/catalog/services', async (req, reply) => {
+  app.get('/v1/catalog/services', policy.checked, async (req, reply) => {
     const query = req.query as Query;
     const filter = filterParam(query, SERVICE_NODE_FIELDS);
     const nodeMeta = nodeMetaParam(query);
@@ -76,16 +77,16 @@ export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return sortNear(found, nearParam(query, agentNode), (c) => c.Node.Node).map(serviceNode);
   }
 
-  app.get<NameParams>('/v1/catalog/service/:name', async (req, reply) => {
+  app.get<NameParams>('/v1/catalog/service/:name', policy.checked, async (req, reply) => {
     return sendJson(reply, await serviceNodes(req, reply, required(req.params.name, 'service', 'Missing service name'), false));
   });
 
   // Connect-capable instances of a service: its proxies and Connect-native instances.
-  app.get<NameParams>('/v1/catalog/connect/:name', async (req, reply) => {
+  app.get<NameParams>('/v1/catalog/connect/:name', policy.checked, async (req, reply) => {
     return sendJson(reply, await serviceNodes(req, reply, required(req.params.name, 'service', 'Missing service name'), true));
   });
 
-  app.get('/v1/catalog/nodes', async (req, reply) => {
+  app.get('/v1/catalog/nodes', policy.checked, async (req, reply) => {
     const query = req.query as Query;
     const filter = filterParam(query, NODE_FIELDS);
     const nodeMeta = nodeMetaParam(query);
@@ -126,7 +127,7 @@ export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return { ...found, Services: filterRead(ctx.acl, req, reply, found.Services, (authz, s) => authz.allowed('service', 'read', s.Service)) };
   }
 
-  app.get<NameParams>('/v1/catalog/node/:name', async (req, reply) => {
+  app.get<NameParams>('/v1/catalog/node/:name', policy.checked, async (req, reply) => {
     const { filtered, read } = nodeRead(required(req.params.name, 'node', 'Missing node name'), req.query as Query);
     const found = readableNode(req, reply, await blockingRead(ctx, req, reply, read, { untilChanged: filtered }));
     // Consul answers an unknown node with 200 and null; services are keyed by ID.
@@ -135,14 +136,14 @@ export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
   });
 
   // The same as /node/:n with the services as a list (Consul 1.7+); an unknown node is {Node: null, Services: null}.
-  app.get<NameParams>('/v1/catalog/node-services/:name', async (req, reply) => {
+  app.get<NameParams>('/v1/catalog/node-services/:name', policy.checked, async (req, reply) => {
     const { filtered, read } = nodeRead(required(req.params.name, 'node', 'Missing node name'), req.query as Query);
     const found = readableNode(req, reply, await blockingRead(ctx, req, reply, read, { untilChanged: filtered }));
     return sendJson(reply, found ? { Node: found.Node, Services: found.Services } : { Node: null, Services: null });
   });
 
   // Services an ingress gateway exposes, from its config entry.
-  app.get<NameParams>('/v1/catalog/gateway-services/:name', async (req, reply) => {
+  app.get<NameParams>('/v1/catalog/gateway-services/:name', policy.checked, async (req, reply) => {
     const gateway = required(req.params.name, 'gateway', 'Missing gateway name');
     requireAccess(ctx.acl, req, 'service', 'read', gateway);
     const found = await blockingRead(ctx, req, reply, () => gatewayServices(ctx.catalog, gateway));

@@ -10,6 +10,7 @@ import { canReadConfigEntry } from '../../acl/catalog-rules';
 import { filterRead } from '../acl';
 import type { Command } from '../../catalog/commands';
 import { checkIntentionProtocol } from '../translate/intentions';
+import { policy } from '../route-policy';
 
 type KindParams = { Params: { kind: string } };
 type EntryParams = { Params: { kind: string; name: string } };
@@ -23,7 +24,7 @@ function casParam(query: Record<string, unknown>): number | undefined {
 }
 
 export function configRoutes(app: FastifyInstance, ctx: HttpContext): void {
-  app.put('/v1/config', async (req, reply) => {
+  app.put('/v1/config', policy.write, async (req, reply) => {
     const cas = casParam(req.query as Record<string, unknown>);
     const entry = parseConfigEntry(req.body);
     checkIntentionProtocol(entry, ctx.catalog);
@@ -34,13 +35,13 @@ export function configRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return sendJson(reply, result.ok);
   });
 
-  app.get<KindParams>('/v1/config/:kind', async (req, reply) => {
+  app.get<KindParams>('/v1/config/:kind', policy.checked, async (req, reply) => {
     const kind = checkKind(req.params.kind, 'kind');
     const entries = await streamingRead(ctx, req, reply, { kind: 'config-entries', configKind: kind });
     return sendJson(reply, filterRead(ctx.acl, req, reply, entries, canReadConfigEntry));
   });
 
-  app.get<EntryParams>('/v1/config/:kind/:name', async (req, reply) => {
+  app.get<EntryParams>('/v1/config/:kind/:name', policy.checked, async (req, reply) => {
     const kind = checkKind(req.params.kind, 'kind');
     const key = { kind: 'config-entries', configKind: kind, name: req.params.name } as const;
     const [entry] = filterRead(ctx.acl, req, reply, await streamingRead(ctx, req, reply, key), canReadConfigEntry);
@@ -48,7 +49,7 @@ export function configRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return sendJson(reply, entry);
   });
 
-  app.delete<EntryParams>('/v1/config/:kind/:name', async (req, reply) => {
+  app.delete<EntryParams>('/v1/config/:kind/:name', policy.write, async (req, reply) => {
     const kind = checkKind(req.params.kind, 'kind');
     const cas = casParam(req.query as Record<string, unknown>);
     const command: Command = { type: 'config-delete', kind, name: req.params.name, ...(cas === undefined ? {} : { cas }) };

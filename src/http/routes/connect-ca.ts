@@ -16,6 +16,7 @@ import { flag } from '../shapes';
 import { required } from '../query';
 import { parseCaConfiguration } from '../translate/connect-ca';
 import { requireAccess } from '../acl';
+import { policy } from '../route-policy';
 
 type NameParams = { Params: { service: string } };
 
@@ -45,10 +46,10 @@ export function connectCaRoutes(app: FastifyInstance, ctx: HttpContext, ca: Conn
     }
     return sendJson(reply, rootsAnswer(s));
   };
-  app.get('/v1/connect/ca/roots', roots);
-  app.get('/v1/agent/connect/ca/roots', roots);
+  app.get('/v1/connect/ca/roots', policy.public, roots);
+  app.get('/v1/agent/connect/ca/roots', policy.public, roots);
 
-  app.get('/v1/connect/ca/configuration', async (req, reply) => {
+  app.get('/v1/connect/ca/configuration', policy.needs('operator', 'read'), async (req, reply) => {
     await ca.ready();
     const config = await blockingRead(ctx, req, reply, () => {
       const c = ctx.catalog.connectCa().config!;
@@ -57,14 +58,14 @@ export function connectCaRoutes(app: FastifyInstance, ctx: HttpContext, ca: Conn
     return sendJson(reply, { ...config, State: null });
   });
 
-  app.put('/v1/connect/ca/configuration', async (req, reply) => {
+  app.put('/v1/connect/ca/configuration', policy.needs('operator', 'write'), async (req, reply) => {
     await ca.ready();
     const index = await ca.configure(parseCaConfiguration(req.body, ctx.catalog.connectCa().config!.ClusterID));
     reply.header('X-Consul-Index', String(index));
     return reply.code(200).send('');
   });
 
-  app.get<NameParams>('/v1/agent/connect/ca/leaf/:service', async (req, reply) => {
+  app.get<NameParams>('/v1/agent/connect/ca/leaf/:service', policy.checked, async (req, reply) => {
     const service = required(req.params.service, 'service', 'Missing service name');
     // It becomes the leaf's SPIFFE ID and is kept fresh from then on: only names a SPIFFE ID can carry.
     const bad = meshNameProblem(service);

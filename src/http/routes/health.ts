@@ -14,6 +14,7 @@ import { flag, many } from '../shapes';
 import { filterParam, filterText, narrow, nearParam, nodeMetaParam, required, sortNear } from '../query';
 import { canReadCheck, canReadInstance } from '../../acl/catalog-rules';
 import { filterRead } from '../acl';
+import { policy } from '../route-policy';
 
 type NameParams = { Params: { name: string } };
 type Query = Record<string, unknown>;
@@ -43,11 +44,11 @@ export function healthRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return sortNear(found, nearParam(query, agentNode), (c) => c.Node.Node);
   }
 
-  app.get<NameParams>('/v1/health/service/:name', async (req, reply) => sendJson(reply, await instances(req, reply, req.params.name, false)));
-  app.get<NameParams>('/v1/health/connect/:name', async (req, reply) => sendJson(reply, await instances(req, reply, req.params.name, true)));
+  app.get<NameParams>('/v1/health/service/:name', policy.checked, async (req, reply) => sendJson(reply, await instances(req, reply, req.params.name, false)));
+  app.get<NameParams>('/v1/health/connect/:name', policy.checked, async (req, reply) => sendJson(reply, await instances(req, reply, req.params.name, true)));
 
   // Instances of the ingress gateways that expose the service.
-  app.get<NameParams>('/v1/health/ingress/:name', async (req, reply) => {
+  app.get<NameParams>('/v1/health/ingress/:name', policy.checked, async (req, reply) => {
     const service = required(req.params.name, 'service', 'Missing service name');
     const query = req.query as Query;
     const filter = filterParam(query, CHECK_SERVICE_NODE_FIELDS);
@@ -92,10 +93,10 @@ export function healthRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return sendJson(reply, withMeta ? sortNear(readable, nearParam(query, agentNode), (c) => c.Node) : readable);
   }
 
-  app.get<NameParams>('/v1/health/checks/:name', async (req, reply) => checks(req, reply, () => ctx.catalog.serviceChecks(required(req.params.name, 'service', 'Missing service name')), true));
-  app.get<NameParams>('/v1/health/node/:name', async (req, reply) => checks(req, reply, () => ctx.catalog.nodeChecks(required(req.params.name, 'node', 'Missing node name')), false));
+  app.get<NameParams>('/v1/health/checks/:name', policy.checked, async (req, reply) => checks(req, reply, () => ctx.catalog.serviceChecks(required(req.params.name, 'service', 'Missing service name')), true));
+  app.get<NameParams>('/v1/health/node/:name', policy.checked, async (req, reply) => checks(req, reply, () => ctx.catalog.nodeChecks(required(req.params.name, 'node', 'Missing node name')), false));
 
-  app.get<{ Params: { state: string } }>('/v1/health/state/:state', async (req, reply) => {
+  app.get<{ Params: { state: string } }>('/v1/health/state/:state', policy.checked, async (req, reply) => {
     const state = req.params.state;
     if (!(STATES as readonly string[]).includes(state)) {
       throw invalid('state', `Invalid check state "${state}": expected one of ${STATES.join(', ')}`);

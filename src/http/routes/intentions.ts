@@ -20,6 +20,7 @@ import { Body } from '../body';
 import { checkIntentionProtocol, INTENTION_FIELDS, intentionJson, intentionName, sourceFromBody, withSource, withoutSource } from '../translate/intentions';
 import { authorizeWrite, refusal, submit } from '../write';
 import { filterRead, requireAccess } from '../acl';
+import { policy } from '../route-policy';
 
 type Query = Record<string, unknown>;
 type IdParams = { Params: { id: string } };
@@ -67,14 +68,14 @@ export function intentionRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return found;
   }
 
-  app.get('/v1/connect/intentions', async (req, reply) => {
+  app.get('/v1/connect/intentions', policy.checked, async (req, reply) => {
     const filter = filterParam(req.query as Query, INTENTION_FIELDS);
     const list = await blockingRead(ctx, req, reply, intentions);
     const json = readable(req, reply, list).map(intentionJson);
     return sendJson(reply, filter ? json.filter((i) => filter(i)) : json);
   });
 
-  app.get('/v1/connect/intentions/exact', async (req, reply) => {
+  app.get('/v1/connect/intentions/exact', policy.checked, async (req, reply) => {
     const { source, destination } = exactQuery(req.query as Query);
     requireAccess(ctx.acl, req, 'intention', 'read', destination);
     const list = await blockingRead(ctx, req, reply, intentions);
@@ -83,14 +84,14 @@ export function intentionRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return sendJson(reply, intentionJson(found));
   });
 
-  app.put('/v1/connect/intentions/exact', async (req, reply) => {
+  app.put('/v1/connect/intentions/exact', policy.checked, async (req, reply) => {
     const { source, destination } = exactQuery(req.query as Query);
     const src = sourceFromBody(req.body, source, destination);
     await rewrite(req, reply, destination, (entry) => withSource(entry, destination, src));
     return sendJson(reply, true);
   });
 
-  app.delete('/v1/connect/intentions/exact', async (req, reply) => {
+  app.delete('/v1/connect/intentions/exact', policy.checked, async (req, reply) => {
     const { source, destination } = exactQuery(req.query as Query);
     await rewrite(req, reply, destination, (entry) => {
       if (!entry || !(entry['Sources'] as Record<string, unknown>[]).some((s) => s['Name'] === source)) return 'unchanged';
@@ -100,7 +101,7 @@ export function intentionRoutes(app: FastifyInstance, ctx: HttpContext): void {
   });
 
   // ?by=source|destination&name=X (repeatable): for each name, the intentions that apply to it, most precise first.
-  app.get('/v1/connect/intentions/match', async (req, reply) => {
+  app.get('/v1/connect/intentions/match', policy.checked, async (req, reply) => {
     const query = req.query as Query;
     const by = String(many(query.by).at(-1) ?? '');
     if (by !== 'source' && by !== 'destination') throw invalid('by', `must be "source" or "destination", got "${by}"`);
@@ -115,7 +116,7 @@ export function intentionRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return sendJson(reply, out);
   });
 
-  app.get('/v1/connect/intentions/check', async (req, reply) => {
+  app.get('/v1/connect/intentions/check', policy.checked, async (req, reply) => {
     const { source, destination } = exactQuery(req.query as Query);
     requireAccess(ctx.acl, req, 'intention', 'read', destination);
     const list = await blockingRead(ctx, req, reply, intentions);
@@ -123,7 +124,7 @@ export function intentionRoutes(app: FastifyInstance, ctx: HttpContext): void {
   });
 
   // Legacy (ID-based) API, as Consul still serves it: the ID lives in the source's LegacyID.
-  app.post('/v1/connect/intentions', async (req, reply) => {
+  app.post('/v1/connect/intentions', policy.checked, async (req, reply) => {
     const body = Body.of(req.body ?? {});
     const source = intentionName(body.get('SourceName'), 'SourceName');
     const destination = intentionName(body.get('DestinationName'), 'DestinationName');
@@ -139,14 +140,14 @@ export function intentionRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return sendJson(reply, { ID: id });
   });
 
-  app.get<IdParams>('/v1/connect/intentions/:id', async (req, reply) => {
+  app.get<IdParams>('/v1/connect/intentions/:id', policy.checked, async (req, reply) => {
     await blockingRead(ctx, req, reply, intentions);
     const found = byId(req.params.id);
     requireAccess(ctx.acl, req, 'intention', 'read', found.destination);
     return sendJson(reply, intentionJson(found));
   });
 
-  app.put<IdParams>('/v1/connect/intentions/:id', async (req, reply) => {
+  app.put<IdParams>('/v1/connect/intentions/:id', policy.checked, async (req, reply) => {
     const existing = byId(req.params.id);
     const body = Body.of(req.body ?? {});
     for (const [field, want] of [['SourceName', existing.source], ['DestinationName', existing.destination]] as const) {
@@ -159,14 +160,14 @@ export function intentionRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return sendJson(reply, true);
   });
 
-  app.delete<IdParams>('/v1/connect/intentions/:id', async (req, reply) => {
+  app.delete<IdParams>('/v1/connect/intentions/:id', policy.checked, async (req, reply) => {
     const existing = byId(req.params.id);
     await rewrite(req, reply, existing.destination, (entry) => (entry ? withoutSource(entry, existing.source) : 'unchanged'));
     return sendJson(reply, true);
   });
 
   // The agent's check of a client certificate against intentions (Consul's /v1/agent/connect/authorize).
-  app.post('/v1/agent/connect/authorize', async (req, reply) => {
+  app.post('/v1/agent/connect/authorize', policy.checked, async (req, reply) => {
     const body = Body.of(req.body ?? {});
     body.onlyKeys(['Target', 'ClientCertURI', 'ClientCertSerial']);
     const target = intentionName(body.get('Target'), 'Target');

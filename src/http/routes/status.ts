@@ -4,9 +4,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { HttpContext } from '../context';
 import { sendJson } from '../reply';
+import { policy } from '../route-policy';
 
 export function statusRoutes(app: FastifyInstance, ctx: HttpContext): void {
   const self = `${ctx.identity.address}:${ctx.config.grpcPort}`;
-  app.get('/v1/status/leader', async (_req, reply) => sendJson(reply, (ctx.hasLeader?.() ?? true) ? self : ''));
-  app.get('/v1/status/peers', async (_req, reply) => sendJson(reply, [self]));
+  app.get('/v1/status/leader', policy.public, async (_req, reply) => sendJson(reply, (ctx.hasLeader?.() ?? true) ? self : ''));
+  app.get('/v1/status/peers', policy.public, async (_req, reply) => sendJson(reply, [self]));
 }

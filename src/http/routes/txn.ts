@@ -4,10 +4,11 @@ import type { HttpContext } from '../context';
 import { sendJson, sendText } from '../reply';
 import { TooManyOps, txnCommand } from '../translate/txn';
 import { authorizeWrite, submit } from '../write';
+import { policy } from '../route-policy';
 
 export function txnRoutes(app: FastifyInstance, ctx: HttpContext): void {
   const defaults = { datacenter: ctx.config.datacenter };
-  app.put('/v1/txn', async (req, reply) => {
+  app.put('/v1/txn', policy.write, async (req, reply) => {
     let command;
     try {
       command = txnCommand(req.body, defaults, ctx.config.limits.txnMaxOps);

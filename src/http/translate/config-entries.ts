@@ -3,7 +3,8 @@
 // re-spelled in Consul's PascalCase; unknown keys are kept as given.
 import { HubError, invalid } from '../../errors';
 import type { ConfigEntryInput } from '../../catalog/commands';
-import { CONFIG_ENTRY_KINDS, type ConfigEntryKind } from '../../catalog/types';
+import { isConfigEntryKind } from '../../catalog/config-kinds';
+import type { ConfigEntryKind } from '../../catalog/types';
 import { sizeProblem } from '../../catalog/limits';
 import { Body } from '../body';
 import { serviceRouter, serviceSplitter } from './config-chain';
@@ -20,10 +21,10 @@ const HASH_FIELDS = ['header', 'cookie', 'query_parameter'] as const;
  * decoding the body, hence the prefix there.
  */
 export function checkKind(kind: string, field = 'Kind', prefix = ''): ConfigEntryKind {
-  if (!(CONFIG_ENTRY_KINDS as readonly string[]).includes(kind)) {
+  if (!isConfigEntryKind(kind)) {
     throw new HubError('INVALID_ARGUMENT', `${prefix}invalid config entry kind: ${kind}`, { field });
   }
-  return kind as ConfigEntryKind;
+  return kind;
 }
 
 function protocol(body: Body, name: string, fallback: string): string {

@@ -7,11 +7,11 @@
 // provider folds them (catalog-provider.ts).
 import type { Logger } from 'pino';
 import type { ServiceName } from '../../catalog/catalog';
+import { XDS_WATCHED_KINDS } from '../../catalog/config-kinds';
 import type { ConfigEntry, ConfigEntryKind } from '../../catalog/types';
 import type { ViewStore } from '../../materializer/types';
 import { type Instances, NO_INSTANCES } from './instance-diff';
 
-const WATCHED_KINDS: readonly ConfigEntryKind[] = ['service-defaults', 'service-resolver', 'ingress-gateway', 'http-route', 'mesh', 'service-router', 'service-splitter', 'service-intentions'];
 
 /** Which services need retranslation: all of them, or these names. */
 export interface InputChanges {
@@ -96,7 +96,7 @@ export function watchCatalogInputs(views: ViewStore, token: string, logger: Logg
       onError('service-list'),
     ),
   );
-  for (const kind of WATCHED_KINDS) {
+  for (const kind of XDS_WATCHED_KINDS) {
     stops.push(
       views.notify(
         { kind: 'config-entries', configKind: kind },
@@ -127,7 +127,7 @@ export function watchCatalogInputs(views: ViewStore, token: string, logger: Logg
       dependents = next;
     },
     ready() {
-      if (serviceList === undefined || WATCHED_KINDS.some((k) => !entries.has(k))) return false;
+      if (serviceList === undefined || XDS_WATCHED_KINDS.some((k) => !entries.has(k))) return false;
       for (const h of health.values()) if (h.instances === undefined) return false;
       return true;
     },

@@ -2,7 +2,7 @@
 // and out) and the admin views (GET /v1/xds/clients, GET /v1/xds/config/:node).
 // Errors are HubErrors, thrown to the app's one error handler: the same status
 // table and the same body (plain text, "field: reason") as every other route.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, RouteShorthandOptions } from 'fastify';
 import { HubError } from '../../errors';
 import { lookupType } from './envoy-proto';
 import { RESOURCE_TYPES, Secrets } from './resource-types';
@@ -13,6 +13,12 @@ import { tokenFromRequest } from '../../request-token';
 
 export interface XdsHttpDeps {
   xds: XdsServer;
+  /**
+   * Route options the app governs these routes by (its ACL rules): REST
+   * discovery, where the node's token decides what it gets as on gRPC, and the
+   * admin views. The transport knows nothing of how they are enforced.
+   */
+  routes: { discovery: RouteShorthandOptions; admin: RouteShorthandOptions };
   /** `GET /v1/xds/config/:node?index=N`: what the node was due at log index N, rebuilt from the log (src/ops/replay.ts). */
   configAt?(node: string, index: string, cluster: string | undefined): Promise<unknown>;
 }
@@ -23,7 +29,7 @@ export function registerXdsHttp(app: FastifyInstance, deps: XdsHttpDeps): void {
     // Secrets (private keys) never go out over the HTTP port: SDS is served on gRPC only.
     if (type === Secrets) continue;
     // '::' is fastify's escape for a literal ':' in a path.
-    app.post(`/v3/discovery::${type.rest}`, async (request, reply) => {
+    app.post(`/v3/discovery::${type.rest}`, deps.routes.discovery, async (request, reply) => {
       const body = request.body;
       if (body === null || typeof body !== 'object' || Array.isArray(body)) {
         throw new HubError('INVALID_ARGUMENT', 'body: expected a DiscoveryRequest as a JSON object', { field: 'body' });
@@ -40,9 +46,9 @@ export function registerXdsHttp(app: FastifyInstance, deps: XdsHttpDeps): void {
     });
   }
 
-  app.get('/v1/xds/clients', async () => xds.clients());
+  app.get('/v1/xds/clients', deps.routes.admin, async () => xds.clients());
 
-  app.get<{ Params: { node: string }; Querystring: { cluster?: string; index?: string } }>('/v1/xds/config/:node', async (request) => {
+  app.get<{ Params: { node: string }; Querystring: { cluster?: string; index?: string } }>('/v1/xds/config/:node', deps.routes.admin, async (request) => {
     if (request.query.index !== undefined) {
       if (!deps.configAt) throw new HubError('INVALID_ARGUMENT', 'index: this hub keeps no history to rebuild from', { field: 'index' });
       return deps.configAt(request.params.node, request.query.index, request.query.cluster);

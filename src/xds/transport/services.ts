@@ -3,6 +3,7 @@
 // (so a bad one ends with a clear INVALID_ARGUMENT), responses are framed from
 // shared, pre-encoded bodies (see wire.ts).
 import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
+import { RESOURCE_TYPES } from './resource-types';
 import { serializeResponse, type ApiVersion, type XdsResponse } from './wire';
 import type { Transport } from './stream';
 
@@ -16,14 +17,6 @@ export interface XdsMethod {
   api: ApiVersion;
 }
 
-/** Per-type services; SDS has no legacy v2 service here (v2 secrets go over v2 ADS). */
-const PER_TYPE: readonly { v3: string; v2?: string; noun: string; transport: Transport }[] = [
-  { v3: 'envoy.service.cluster.v3.ClusterDiscoveryService', v2: 'envoy.api.v2.ClusterDiscoveryService', noun: 'Clusters', transport: 'CDS' },
-  { v3: 'envoy.service.endpoint.v3.EndpointDiscoveryService', v2: 'envoy.api.v2.EndpointDiscoveryService', noun: 'Endpoints', transport: 'EDS' },
-  { v3: 'envoy.service.listener.v3.ListenerDiscoveryService', v2: 'envoy.api.v2.ListenerDiscoveryService', noun: 'Listeners', transport: 'LDS' },
-  { v3: 'envoy.service.route.v3.RouteDiscoveryService', v2: 'envoy.api.v2.RouteDiscoveryService', noun: 'Routes', transport: 'RDS' },
-  { v3: 'envoy.service.secret.v3.SecretDiscoveryService', noun: 'Secrets', transport: 'SDS' },
-];
 
 const ADS: readonly { service: string; api: ApiVersion }[] = [
   { service: 'envoy.service.discovery.v3.AggregatedDiscoveryService', api: 'v3' },
@@ -36,14 +29,14 @@ export const XDS_METHODS: readonly XdsMethod[] = [
     { service, name: 'StreamAggregatedResources', kind: 'sotw', transport: 'ads', api },
     { service, name: 'DeltaAggregatedResources', kind: 'delta', transport: 'ads', api },
   ]),
-  ...PER_TYPE.flatMap((t) =>
+  ...RESOURCE_TYPES.flatMap(({ services, short: transport }) =>
     (['v3', 'v2'] as const).flatMap((api): XdsMethod[] => {
-      const service = t[api];
+      const service = services[api];
       if (service === undefined) return [];
       return [
-        { service, name: `Stream${t.noun}`, kind: 'sotw', transport: t.transport, api },
-        { service, name: `Delta${t.noun}`, kind: 'delta', transport: t.transport, api },
-        { service, name: `Fetch${t.noun}`, kind: 'fetch', transport: t.transport, api },
+        { service, name: `Stream${services.noun}`, kind: 'sotw', transport, api },
+        { service, name: `Delta${services.noun}`, kind: 'delta', transport, api },
+        { service, name: `Fetch${services.noun}`, kind: 'fetch', transport, api },
       ];
     }),
   ),

@@ -1,4 +1,5 @@
-// Every xDS type URL in one place.
+// Every xDS type URL in one place. What the hub knows about each type (its v2
+// twin, services, push order) is its strategy object in resource-types.ts.
 
 const V3 = 'type.googleapis.com/envoy.config.';
 export const TypeUrl = {
@@ -23,25 +24,3 @@ export const TypeUrlV2 = {
 } as const;
 
 export type V3TypeUrl = (typeof TypeUrl)[Exclude<keyof typeof TypeUrl, 'Resource'>];
-
-const v2ToV3 = new Map<string, V3TypeUrl>([
-  [TypeUrlV2.Listener, TypeUrl.Listener],
-  [TypeUrlV2.RouteConfiguration, TypeUrl.RouteConfiguration],
-  [TypeUrlV2.Cluster, TypeUrl.Cluster],
-  [TypeUrlV2.ClusterLoadAssignment, TypeUrl.ClusterLoadAssignment],
-  [TypeUrlV2.Secret, TypeUrl.Secret],
-]);
-
-/** The v3 type URL a v2 one stands for, or undefined when it is not a v2 resource type URL. */
-export function v3TypeUrlOf(v2: string): V3TypeUrl | undefined {
-  return v2ToV3.get(v2);
-}
-
-/** Make-before-break push order on ADS (X-ORDER-1): CDS, EDS, LDS, RDS, then SDS (secrets are asked for by name once a cluster or listener names them). */
-export const PUSH_ORDER: readonly V3TypeUrl[] = [
-  TypeUrl.Cluster,
-  TypeUrl.ClusterLoadAssignment,
-  TypeUrl.Listener,
-  TypeUrl.RouteConfiguration,
-  TypeUrl.Secret,
-];

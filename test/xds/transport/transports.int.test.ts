@@ -66,7 +66,7 @@ test('REST: POST /v3/discovery:clusters answers proto3 JSON with @type, 304 when
   const { hub } = await setup(t);
   const app = Fastify();
   installErrorHandler(app); // the hub's app has it: xDS routes throw HubErrors to it
-  registerXdsHttp(app, { xds: hub.xds });
+  registerXdsHttp(app, { xds: hub.xds, routes: { discovery: {}, admin: {} } });
   t.after(() => app.close());
   const ok = await app.inject({ method: 'POST', url: '/v3/discovery:clusters', payload: { node: { id: 'rest-1' }, resource_names: [] } });
   assert.equal(ok.statusCode, 200);
@@ -98,7 +98,7 @@ test('admin: /v1/xds/clients shows streams, subscriptions, acked versions, pendi
   const { p, hub } = await setup(t);
   const app = Fastify();
   installErrorHandler(app); // the hub's app has it: xDS routes throw HubErrors to it
-  registerXdsHttp(app, { xds: hub.xds });
+  registerXdsHttp(app, { xds: hub.xds, routes: { discovery: {}, admin: {} } });
   t.after(() => app.close());
   const s = new SotwScript(hub.sotw(), 'envoy-admin', ['envoy.lb.does_not_support_overprovisioning']);
   s.request(TypeUrl.Cluster, []);

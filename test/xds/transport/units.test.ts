@@ -7,7 +7,7 @@ import { encodeResource, envoyRoot, lookupType } from '../../../src/xds/transpor
 import { isHubError } from '../../../src/errors';
 import { HeldVersions } from '../../../src/xds/transport/held-versions';
 import { createAdmission } from '../../../src/xds/transport/admission';
-import { Clusters, Endpoints, Listeners } from '../../../src/xds/transport/resource-types';
+import { Clusters, Endpoints, Listeners, RESOURCE_TYPES, resourceTypeOf, v3TypeUrlOf } from '../../../src/xds/transport/resource-types';
 import { XDS_METHODS } from '../../../src/xds/transport/services';
 import { applyDeltaChange, applySotwNames } from '../../../src/xds/transport/rules/subscription';
 import { NO_SUBSCRIPTION, type Subscription } from '../../../src/xds/transport/stream-state';
@@ -201,4 +201,18 @@ test('Delta responses through one body cache: the memo of the last one-resource 
   assert.deepEqual(body(st(['b']), set(a2, b1), 5000), [`b@${b1.version}/ttl5000+ttl`]);
   assert.deepEqual(body(st(['a', 'b']), set(a2, b1), 0), [`a@${a2.version}`, `b@${b1.version}`]);
   assert.deepEqual(body(st(['a']), set(a1), 0), [`a@${a1.version}`]);
+});
+
+test('the resource-type registry: each type whole, one push position each, every URL resolving to it', () => {
+  const orders = RESOURCE_TYPES.map((t) => t.order);
+  assert.deepEqual(orders, [...orders.keys()], 'push positions 0..n-1, RESOURCE_TYPES in that order');
+  assert.deepEqual(RESOURCE_TYPES.map((t) => t.short), ['CDS', 'EDS', 'LDS', 'RDS', 'SDS']);
+  for (const t of RESOURCE_TYPES) {
+    assert.equal(resourceTypeOf(t.typeUrl), t, t.short);
+    assert.equal(resourceTypeOf(t.v2TypeUrl), t, `${t.short} v2`);
+    assert.equal(v3TypeUrlOf(t.v2TypeUrl), t.typeUrl);
+    assert.equal(v3TypeUrlOf(t.typeUrl), undefined, 'a v3 URL is not a v2 one');
+    assert.equal(envoyRoot().lookupService(t.services.v3).name, t.services.v3.split('.').at(-1));
+  }
+  assert.equal(new Set(RESOURCE_TYPES.map((x) => x.rest)).size, RESOURCE_TYPES.length, 'REST names distinct');
 });

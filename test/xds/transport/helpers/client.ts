@@ -5,7 +5,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type * as protobuf from 'protobufjs';
 import { lookupType, typeOfUrl } from '../../../../src/xds/transport/envoy-proto';
-import { v3TypeUrlOf } from '../../../../src/xds/transport/type-urls';
+import { v3TypeUrlOf } from '../../../../src/xds/transport/resource-types';
 import { v2Root } from '../../../../src/xds/transport/v2-proto';
 
 export type Plain = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
