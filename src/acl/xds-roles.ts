@@ -45,6 +45,11 @@ function upstreamsOf(svc: NodeService): string[] {
   });
 }
 
+function sameProxy(a: ProxyReg | undefined, b: ProxyReg | undefined): boolean {
+  if (!a || !b) return a === b;
+  return a.destination === b.destination && a.upstreams.length === b.upstreams.length && a.upstreams.every((u, i) => u === b.upstreams[i]);
+}
+
 export function createXdsRoles(catalog: Catalog): XdsRoles {
   /** service ID → node name → registration. */
   const proxies = new Map<string, Map<string, ProxyReg>>();
@@ -81,17 +86,19 @@ export function createXdsRoles(catalog: Catalog): XdsRoles {
   /** Records one instance (svc undefined: it is gone); adds what moved to ids/gateways. */
   function noteService(node: string, id: string, svc: NodeService | undefined, ids: Set<string>, gws: Set<string>): void {
     const dest = svc?.Kind === 'connect-proxy' ? svc.Proxy?.DestinationServiceName : undefined;
-    const hadProxy = proxies.get(id)?.has(node) === true;
-    if (typeof dest === 'string' && dest !== '') put(proxies, id, node, { destination: dest, upstreams: upstreamsOf(svc!) });
-    else put<ProxyReg>(proxies, id, node, undefined);
-    if (hadProxy || proxies.has(id)) ids.add(id);
+    const before = proxies.get(id)?.get(node);
+    const after = typeof dest === 'string' && dest !== '' ? { destination: dest, upstreams: upstreamsOf(svc!) } : undefined;
+    // A check's change re-registers the instance: only a change of what it fronts or reads matters here.
+    if (!sameProxy(before, after)) {
+      put(proxies, id, node, after);
+      ids.add(id);
+    }
     const oldGw = gatewayIds.get(id)?.get(node);
     const gw = svc && GATEWAY_KINDS.has(svc.Kind) ? svc.Service : undefined;
+    if (oldGw === gw) return;
     setGateway(id, node, gw);
-    if (oldGw !== undefined || gw !== undefined) {
-      ids.add(id);
-      for (const g of [oldGw, gw]) if (g !== undefined) gws.add(g);
-    }
+    ids.add(id);
+    for (const g of [oldGw, gw]) if (g !== undefined) gws.add(g);
   }
 
   function rebuild(reader: CatalogReader): void {

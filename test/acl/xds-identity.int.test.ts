@@ -8,10 +8,13 @@
 // filter everything it asked for.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import * as grpc from '@grpc/grpc-js';
 import { status } from '@grpc/grpc-js';
+import { lookupType } from '../../src/xds/transport/envoy-proto';
 import type { Hub } from '../../src/hub';
 import { serviceSpiffeId } from '../../src/connect/spiffe';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
+import { freePort } from '../envoy/harness';
 import { AdsClient, resourcesOf } from './ads-client';
 import { ROOT, aclHub, as, tokenWith } from './helpers';
 
@@ -25,6 +28,34 @@ function ads(kind: 'delta' | 'sotw', nodeId: string, token: string | undefined):
   const c = new AdsClient(hub.grpcPort, kind, nodeId, token);
   clients.push(c);
   return c;
+}
+
+/** One unary xDS Fetch over grpc-js with the token in metadata; resolves with the decoded DiscoveryResponse. */
+function fetchUnary(path: string, nodeId: string, token: string, names: string[]): Promise<Record<string, any>> {
+  const req = lookupType('envoy.service.discovery.v3.DiscoveryRequest');
+  const res = lookupType('envoy.service.discovery.v3.DiscoveryResponse');
+  const client = new grpc.Client(`127.0.0.1:${hub.grpcPort}`, grpc.credentials.createInsecure());
+  const md = new grpc.Metadata();
+  md.set('x-consul-token', token);
+  return new Promise<Record<string, any>>((resolve, reject) => {
+    client.makeUnaryRequest(
+      path,
+      (m: Record<string, unknown>) => Buffer.from(req.encode(req.fromObject(m)).finish()),
+      (b: Buffer) => res.toObject(res.decode(b), { arrays: true }),
+      { node: { id: nodeId, cluster: 'test' }, resourceNames: names },
+      md,
+      (err, value) => (err ? reject(err) : resolve(value as Record<string, any>)),
+    );
+  }).finally(() => client.close());
+}
+
+/** The stream's final status, which must be PERMISSION_DENIED before any response (a response fails, naming what came). */
+async function refusal(c: AdsClient): Promise<grpc.StatusObject> {
+  const first = await Promise.race([c.status, c.next()]);
+  assert.ok(!first || 'code' in first, `the hub answered instead of refusing: ${JSON.stringify(first && resourcesOf(first).map((r) => r.name))}`);
+  const st = await c.status;
+  assert.equal(st.code, status.PERMISSION_DENIED, st.details);
+  return st;
 }
 
 const leafName = (service: string) => serviceSpiffeId(td, hub.config.datacenter, service);
@@ -64,10 +95,7 @@ test('a read-everything token claiming a registered sidecar node id is PERMISSIO
     const c = ads(kind, 'db1-sidecar-proxy', reader.secret);
     if (kind === 'delta') c.subscribe(TypeUrl.Secret, [leafName('db')]);
     else c.request(TypeUrl.Secret, [leafName('db')]);
-    const first = await Promise.race([c.status, c.next()]);
-    assert.ok(!first || 'code' in first, `${kind}: the hub answered instead of refusing: ${JSON.stringify(first && resourcesOf(first).map((r) => r.name))}`);
-    const st = await c.status;
-    assert.equal(st.code, status.PERMISSION_DENIED, `${kind}: ${st.details}`);
+    const st = await refusal(c);
     assert.match(st.details, /lacks permission 'service:write' on "db"/);
     assert.match(st.details, /xDS node "db1-sidecar-proxy" is the connect-proxy "db1-sidecar-proxy" of "db"/);
     assert.equal(await c.next(), undefined, `${kind}: no response before the refusal`);
@@ -182,4 +210,34 @@ test('operator views of a sidecar never show key material', async () => {
   }
   const cfg = await as(hub, op.secret, 'GET', '/v1/xds/config/web1-sidecar-proxy');
   assert.deepEqual(Object.keys(cfg.json.resources.secrets[leafName('web')].resource).sort(), ['@type', 'name'], 'named, without content');
+});
+
+test('unary FetchSecrets: a claimed sidecar node is PERMISSION_DENIED; a plain node is answered without the leaf', async () => {
+  const reader = await tokenWith(hub, READ_ALL);
+  const fetchSecrets = (nodeId: string) => fetchUnary('/envoy.service.secret.v3.SecretDiscoveryService/FetchSecrets', nodeId, reader.secret, [leafName('db')]);
+  await assert.rejects(fetchSecrets('db1-sidecar-proxy'), (err: { code: number; details: string }) => {
+    assert.equal(err.code, status.PERMISSION_DENIED);
+    assert.match(err.details, /service:write' on "db"/);
+    return true;
+  });
+  const plain = await fetchSecrets('fetcher');
+  assert.deepEqual(plain.resources, []);
+});
+
+test('a node that is an ingress gateway needs service:write on the gateway', async () => {
+  const port = await freePort(); // never bound: no Envoy runs here
+  const entry = { Kind: 'ingress-gateway', Name: 'ig', Listeners: [{ Port: port, Protocol: 'tcp', Services: [{ Name: 'db' }] }] };
+  assert.equal((await as(hub, ROOT, 'PUT', '/v1/config', entry)).status, 200);
+  const reader = await tokenWith(hub, READ_ALL);
+  const denied = new AdsClient(hub.grpcPort, 'delta', 'ig-envoy-1', reader.secret, 'ig');
+  clients.push(denied);
+  denied.subscribe(TypeUrl.Listener, ['*']);
+  const st = await refusal(denied);
+  assert.match(st.details, /service:write' on "ig".*gateway "ig"/);
+  const gw = await tokenWith(hub, `service "ig" { policy = "write" }\n${READ_ALL}`);
+  const ok = new AdsClient(hub.grpcPort, 'delta', 'ig-envoy-2', gw.secret, 'ig');
+  clients.push(ok);
+  ok.subscribe(TypeUrl.Listener, ['*']);
+  const lds = await ok.nextOf(TypeUrl.Listener);
+  assert.deepEqual(resourcesOf(lds).map((r) => r.name), [`ig:${port}`]);
 });
