@@ -55,14 +55,20 @@ function secretVisible(name: string, authz: Authorizer): boolean {
   return service !== undefined && authz.allowed('service', 'write', service);
 }
 
-/** The upstream an upstream listener `<upstream>:<addr>:<port>` belongs to: the longest upstream name it starts with. */
+/** The upstream a listener `<upstream>:<addr>:<port>` belongs to: the longest upstream name it starts with. */
 function upstreamOfListener(name: string, upstreams: readonly string[]): string | undefined {
   let best: string | undefined;
   for (const u of upstreams) if (name.startsWith(`${u}:`) && (best === undefined || u.length > best.length)) best = u;
   return best;
 }
 
-function sidecarVisible(typeUrl: string, name: string, authz: Authorizer, who: XdsIdentity, ctx: RightsContext): boolean {
+function sidecarVisible(
+  typeUrl: string,
+  name: string,
+  authz: Authorizer,
+  who: XdsIdentity,
+  ctx: RightsContext,
+): boolean {
   const read = (s: string) => authz.allowed('service', 'read', s);
   switch (typeUrl) {
     case TypeUrl.Listener: {
@@ -89,7 +95,13 @@ function sidecarVisible(typeUrl: string, name: string, authz: Authorizer, who: X
  * not a registered proxy or gateway); a stream whose token cannot write what
  * `who` fronts is refused before anything is filtered.
  */
-export function resourceVisible(typeUrl: string, name: string, authz: Authorizer, who: XdsIdentity | undefined, ctx: RightsContext): boolean {
+export function resourceVisible(
+  typeUrl: string,
+  name: string,
+  authz: Authorizer,
+  who: XdsIdentity | undefined,
+  ctx: RightsContext,
+): boolean {
   if (typeUrl === TypeUrl.Secret) return secretVisible(name, authz);
   if (who?.sidecar) return sidecarVisible(typeUrl, name, authz, who, ctx);
   return authz.allowed('service', 'read', serviceOfResource(name));

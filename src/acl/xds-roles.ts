@@ -47,7 +47,8 @@ function upstreamsOf(svc: NodeService): string[] {
 
 function sameProxy(a: ProxyReg | undefined, b: ProxyReg | undefined): boolean {
   if (!a || !b) return a === b;
-  return a.destination === b.destination && a.upstreams.length === b.upstreams.length && a.upstreams.every((u, i) => u === b.upstreams[i]);
+  if (a.destination !== b.destination || a.upstreams.length !== b.upstreams.length) return false;
+  return a.upstreams.every((u, i) => u === b.upstreams[i]);
 }
 
 export function createXdsRoles(catalog: Catalog): XdsRoles {
@@ -84,10 +85,11 @@ export function createXdsRoles(catalog: Catalog): XdsRoles {
   }
 
   /** Records one instance (svc undefined: it is gone); adds what moved to ids/gateways. */
-  function noteService(node: string, id: string, svc: NodeService | undefined, ids: Set<string>, gws: Set<string>): void {
+  function noteService(node: string, id: string, svc: NodeService | undefined, ids: Set<string>, gws: Set<string>) {
     const dest = svc?.Kind === 'connect-proxy' ? svc.Proxy?.DestinationServiceName : undefined;
     const before = proxies.get(id)?.get(node);
-    const after = typeof dest === 'string' && dest !== '' ? { destination: dest, upstreams: upstreamsOf(svc!) } : undefined;
+    const fronts = svc && typeof dest === 'string' && dest !== '';
+    const after = fronts ? { destination: dest, upstreams: upstreamsOf(svc) } : undefined;
     // A check's change re-registers the instance: only a change of what it fronts or reads matters here.
     if (!sameProxy(before, after)) {
       put(proxies, id, node, after);
@@ -141,7 +143,8 @@ export function createXdsRoles(catalog: Catalog): XdsRoles {
     const before = new Set([...proxies.keys(), ...gatewayIds.keys()]);
     const gwBefore = new Set([...gatewayNames.keys(), ...ingressEntries]);
     rebuild(catalog);
-    emit(new Set([...before, ...proxies.keys(), ...gatewayIds.keys()]), new Set([...gwBefore, ...gatewayNames.keys(), ...ingressEntries]));
+    const ids = new Set([...before, ...proxies.keys(), ...gatewayIds.keys()]);
+    emit(ids, new Set([...gwBefore, ...gatewayNames.keys(), ...ingressEntries]));
   });
 
   function compute(node: { id: string; cluster: string }): XdsIdentity | undefined {
@@ -168,7 +171,8 @@ export function createXdsRoles(catalog: Catalog): XdsRoles {
   return {
     identityOf(node) {
       const gw = gatewayNameOf(node);
-      if (!proxies.has(node.id) && !gatewayIds.has(node.id) && !ingressEntries.has(gw) && !gatewayNames.has(gw)) return undefined;
+      const named = proxies.has(node.id) || gatewayIds.has(node.id) || ingressEntries.has(gw) || gatewayNames.has(gw);
+      if (!named) return undefined;
       // One object per node while nothing moves: the ACL filter caches per identity.
       const key = `${node.id}\0${node.cluster}`;
       let id = memo.get(key);

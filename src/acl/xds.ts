@@ -36,7 +36,10 @@ export interface XdsAcl {
    * a registered proxy's or gateway's node whose token cannot write the service it fronts is PERMISSION_DENIED.
    */
   admit(node: XdsNode): void;
-  /** Ends the streams whose token's rights or node's identity changed; call with the xDS server's live streams. Returns stop(). */
+  /**
+   * Ends the streams whose token's rights or node's identity changed; call with the xDS server's live
+   * streams. Returns stop().
+   */
   watch(streams: () => readonly XdsStream[]): () => void;
 }
 
@@ -45,7 +48,8 @@ function frontRefusal(authz: Authorizer, node: XdsNode, who: XdsIdentity, servic
   const base = permissionDenied(authz, 'service', 'write', service);
   return new HubError(
     'PERMISSION_DENIED',
-    `${base.message}: xDS node "${node.id}" is the ${who.because.join(' and ')}; its stream needs service:write on the service it fronts`,
+    `${base.message}: xDS node "${node.id}" is the ${who.because.join(' and ')}; ` +
+      'its stream needs service:write on the service it fronts',
   );
 }
 
@@ -78,7 +82,8 @@ export function createXdsAcl(resolver: AclResolver, catalog: Catalog): XdsAcl {
     let out = byKey.get(key);
     if (!out) {
       const byName = new Map([...set.byName].filter(([name]) => resourceVisible(typeUrl, name, authz, who, ctx)));
-      out = byName.size === set.byName.size ? set : { byName, wildcard: new Set([...set.wildcard].filter((n) => byName.has(n))) };
+      const wildcard = new Set([...set.wildcard].filter((n) => byName.has(n)));
+      out = byName.size === set.byName.size ? set : { byName, wildcard };
       byKey.set(key, out);
     }
     return out;
@@ -136,7 +141,8 @@ export function createXdsAcl(resolver: AclResolver, catalog: Catalog): XdsAcl {
       // before the provider (which follows the views, later) serves it as one.
       const offRoles = roles?.onChange((ids, gateways) => {
         for (const s of streams()) {
-          if (s.node && (ids.has(s.node.id) || gateways.has(s.node.cluster) || gateways.has(s.node.id))) closeIfRefused(s);
+          const n = s.node;
+          if (n && (ids.has(n.id) || gateways.has(n.cluster) || gateways.has(n.id))) closeIfRefused(s);
         }
       });
       return () => {

@@ -36,10 +36,15 @@ test('no catalog event, so no Subscribe topic, carries key material: leaf issues
   const streams: StreamReader[] = [];
   try {
     // Every topic, as the management token (wildcard where the topic allows it, else each service by name).
-    const wildcard = [Topic.MeshConfig, Topic.ServiceResolver, Topic.IngressGateway, Topic.ServiceIntentions, Topic.ServiceList, Topic.ServiceDefaults, Topic.HTTPRoute, Topic.ServiceRouter, Topic.ServiceSplitter];
-    for (const t of wildcard) streams.push(new StreamReader(client.Subscribe({ Topic: t, WildcardSubject: true, Token: ROOT } as never)));
-    for (const name of ['web', 'web-sidecar-proxy']) streams.push(new StreamReader(client.Subscribe({ Topic: Topic.ServiceHealth, NamedSubject: { Key: name }, Token: ROOT } as never)));
-    streams.push(new StreamReader(client.Subscribe({ Topic: Topic.ServiceHealthConnect, NamedSubject: { Key: 'web' }, Token: ROOT } as never)));
+    const wildcard = [
+      Topic.MeshConfig, Topic.ServiceResolver, Topic.IngressGateway, Topic.ServiceIntentions, Topic.ServiceList,
+      Topic.ServiceDefaults, Topic.HTTPRoute, Topic.ServiceRouter, Topic.ServiceSplitter,
+    ];
+    const open = (req: Record<string, unknown>) =>
+      streams.push(new StreamReader(client.Subscribe({ ...req, Token: ROOT } as never)));
+    for (const t of wildcard) open({ Topic: t, WildcardSubject: true });
+    for (const name of ['web', 'web-sidecar-proxy']) open({ Topic: Topic.ServiceHealth, NamedSubject: { Key: name } });
+    open({ Topic: Topic.ServiceHealthConnect, NamedSubject: { Key: 'web' } });
     await Promise.all(streams.map((s) => s.subscribed()));
     const reg = await as(hub, ROOT, 'PUT', '/v1/agent/service/register', { Name: 'web', ID: 'web1', Port: 8080, Connect: { SidecarService: {} } });
     assert.equal(reg.status, 200, reg.text);

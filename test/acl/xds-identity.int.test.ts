@@ -202,12 +202,23 @@ test('operator views of a sidecar never show key material', async () => {
   c.ack(sds);
   const op = await tokenWith(hub, 'operator = "read"');
   const now = hub.catalog.lastIndex();
-  const urls = ['/v1/xds/config/web1-sidecar-proxy', `/v1/xds/config/web1-sidecar-proxy?index=${now}`, '/v1/xds/clients', '/v1/xds/history/web1-sidecar-proxy', `/v1/xds/diff/web1-sidecar-proxy?from=1&to=${now}`, '/v1/xds/nodes'];
+  const urls = [
+    '/v1/xds/config/web1-sidecar-proxy',
+    `/v1/xds/config/web1-sidecar-proxy?index=${now}`,
+    '/v1/xds/clients',
+    '/v1/xds/history/web1-sidecar-proxy',
+    `/v1/xds/diff/web1-sidecar-proxy?from=1&to=${now}`,
+    '/v1/xds/nodes',
+  ];
   for (const url of urls) {
     const r = await as(hub, op.secret, 'GET', url);
     assert.equal(r.status, 200, `${url}: ${r.text}`);
     assert.doesNotMatch(r.text, /PRIVATE KEY/, url);
   }
+  // A dry run of a change that reissues nothing still shows what each node would get: never a secret's content.
+  const dry = await as(hub, ROOT, 'PUT', '/v1/agent/service/register?dry-run=true', { Name: 'web', ID: 'web1', Port: 8081, Connect: { SidecarService: { Port: 9080 } } });
+  assert.equal(dry.status, 200, dry.text);
+  assert.doesNotMatch(dry.text, /PRIVATE KEY/);
   const cfg = await as(hub, op.secret, 'GET', '/v1/xds/config/web1-sidecar-proxy');
   assert.deepEqual(Object.keys(cfg.json.resources.secrets[leafName('web')].resource).sort(), ['@type', 'name'], 'named, without content');
 });

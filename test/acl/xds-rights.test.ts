@@ -48,7 +48,13 @@ test('a sidecar: its own resources with the stream, an upstream’s with read on
   const withDb = authz({ web: 'write', db: 'read' });
   assert.equal(resourceVisible(TypeUrl.Listener, 'public_listener:10.0.0.1:21000', webOnly, web, ctx), true);
   assert.equal(resourceVisible(TypeUrl.Cluster, 'local_app', webOnly, web, ctx), true);
-  for (const [type, name] of [[TypeUrl.Listener, 'db:127.0.0.1:9191'], [TypeUrl.RouteConfiguration, 'db'], [TypeUrl.Cluster, mesh('db')], [TypeUrl.ClusterLoadAssignment, mesh('db')]] as const) {
+  const upstream = [
+    [TypeUrl.Listener, 'db:127.0.0.1:9191'],
+    [TypeUrl.RouteConfiguration, 'db'],
+    [TypeUrl.Cluster, mesh('db')],
+    [TypeUrl.ClusterLoadAssignment, mesh('db')],
+  ] as const;
+  for (const [type, name] of upstream) {
     assert.equal(resourceVisible(type, name, webOnly, web, ctx), false, `${name} without read on db`);
     assert.equal(resourceVisible(type, name, withDb, web, ctx), true, `${name} with read on db`);
   }

@@ -36,7 +36,10 @@ async function register(name: string, port: number, sidecarPort: number, upstrea
       SidecarService: {
         Port: sidecarPort,
         // Consul's default checks, at 1 s (the TCP one would otherwise wait 10 s to see Envoy listening).
-        Checks: [{ Name: 'Connect Sidecar Listening', TCP: `127.0.0.1:${sidecarPort}`, Interval: '1s' }, { Name: `Connect Sidecar Aliasing ${name}1`, AliasService: `${name}1` }],
+        Checks: [
+          { Name: 'Connect Sidecar Listening', TCP: `127.0.0.1:${sidecarPort}`, Interval: '1s' },
+          { Name: `Connect Sidecar Aliasing ${name}1`, AliasService: `${name}1` },
+        ],
         Proxy: { Upstreams: upstreams },
       },
     },
