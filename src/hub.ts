@@ -128,7 +128,7 @@ export function attachHubServices(
   // Per-type and REST clients get config sources they can follow (docs/envoy.md); rollouts hold nodes on top.
   const served = ops.serve(withClientConfigSources(provider));
   // ACLs (docs/security.md): each node sees what its token may read; a token's change ends its streams.
-  const xdsAcl = createXdsAcl(hub.acl);
+  const xdsAcl = createXdsAcl(hub.acl, hub.catalog);
   const xds = createXdsServer({
     provider: xdsAcl.provider(served),
     config,

@@ -30,3 +30,18 @@ export async function tokenWith(hub: Hub, rules: string, extra: Record<string, u
 export function registerBody(node: string, service: string, id = service) {
   return { Node: node, Address: '10.0.0.1', Service: { Service: service, ID: id, Port: 80 } };
 }
+
+/** Adds `x-consul-token` to every gRPC service of an Envoy bootstrap's xDS config sources (its initial_metadata, as Consul's bootstraps do). */
+export function withToken(bootstrap: Record<string, any>, token: string): Record<string, any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const visit = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(visit);
+    else if (v && typeof v === 'object') {
+      const o = v as Record<string, unknown>;
+      if (o['envoy_grpc']) o['initial_metadata'] = [{ key: 'x-consul-token', value: token }];
+      Object.values(o).forEach(visit);
+    }
+  };
+  const copy = JSON.parse(JSON.stringify(bootstrap)) as Record<string, unknown>;
+  visit(copy['dynamic_resources']);
+  return copy;
+}

@@ -6,27 +6,12 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startEnvoy } from '../helpers/envoy';
 import { bootstrapFor } from '../envoy/harness';
-import { ROOT, aclHub, as, tokenWith } from './helpers';
+import { ROOT, aclHub, as, tokenWith, withToken } from './helpers';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => {
   for (const c of cleanups.reverse()) await c().catch(() => undefined);
 });
-
-/** Adds `x-consul-token` to every gRPC service of the bootstrap's xDS config sources. */
-function withToken(bootstrap: Record<string, any>, token: string): Record<string, any> {
-  const visit = (v: unknown): void => {
-    if (Array.isArray(v)) v.forEach(visit);
-    else if (v && typeof v === 'object') {
-      const o = v as Record<string, any>;
-      if (o['envoy_grpc']) o['initial_metadata'] = [{ key: 'x-consul-token', value: token }];
-      Object.values(o).forEach(visit);
-    }
-  };
-  const copy = JSON.parse(JSON.stringify(bootstrap));
-  visit(copy['dynamic_resources']);
-  return copy;
-}
 
 function clusterNames(dump: any): string[] {
   const configs = dump.configs.find((c: any) => c['@type'].endsWith('ClustersConfigDump'));
