@@ -27,6 +27,14 @@ export function toEntry([id, fields]: StreamRecord): LogEntry {
 const TAIL_BLOCK_MS = 1_000;
 
 /**
+ * An XREAD not answered this long after it went out (its block plus room for a loaded
+ * machine) is on a stalled connection: the tail drops that connection and reads a page
+ * again once it is back. Without this, a reply lost on the way left the tail waiting
+ * for good, and ioredis would have matched later replies to the wrong commands.
+ */
+const XREAD_ANSWER_MS = TAIL_BLOCK_MS + 4_000;
+
+/**
  * Own appends kept for tails: a bounded window (entries and payload characters),
  * oldest dropped first; a tail that needs an entry no longer here reads Redis.
  */
@@ -204,12 +212,16 @@ export async function* redisTail(src: TailSource, from: bigint, signal: AbortSig
         // is bounded so that an entry appended and compacted away between the page read
         // and this XREAD cannot leave the tail waiting for nothing.
         const after = `${next - 1n}-1`;
+        const link = blocking;
+        const silent = setTimeout(() => link.drop(`xread: no answer within ${XREAD_ANSWER_MS} ms`), XREAD_ANSWER_MS);
+        silent.unref();
         pending = blocking
           .run((c) => c.xread('COUNT', PAGE_SIZE, 'BLOCK', TAIL_BLOCK_MS, 'STREAMS', src.stream, after) as Promise<XreadReply>)
           .then((reply) => (reply?.[0]?.[1] ?? []).map(toEntry), (err: unknown) => {
             if (err instanceof LinkDown) return err;
             throw err;
-          });
+          })
+          .finally(() => clearTimeout(silent));
         // Left behind when the tail ends mid-block; its failure then concerns no one.
         pending.catch(() => undefined);
       }

@@ -113,6 +113,8 @@ export function createRedisLog(options: RedisLogOptions): Log {
     const last = link.state() === 'ready' ? undefined : link.lastError();
     return new HubError('LOG_UNAVAILABLE', `${label} is unavailable: ${why}${last ? ` (${last.message})` : ''}`, { cause });
   };
+  // Same wording up to the outcome, so a reader of either sees that the log is what failed.
+  const outcomeUnknown = (why: string, cause?: unknown) => new HubError('LOG_OUTCOME_UNKNOWN', `${label} is unavailable: ${why}`, { cause });
 
   /**
    * Until the first connection is up, calls wait for it instead of failing: the log was
@@ -139,6 +141,8 @@ export function createRedisLog(options: RedisLogOptions): Log {
       const deadline = answerDeadline(Date.now() + writeTimeoutMs, writeTimeoutMs);
       cancel = deadline.cancel;
       const late = deadline.late.catch((err: LinkDown) => {
+        // Open but silent: drop it, so nothing queues behind this command and no late reply is misread.
+        if (link.state() === 'ready') link.drop(`${what}: ${err.reason}`);
         throw unavailable(`${what}: ${err.reason}`, err);
       });
       return await Promise.race([run(), late]);
@@ -160,6 +164,7 @@ export function createRedisLog(options: RedisLogOptions): Log {
     waitReplicas,
     logger,
     unavailable,
+    outcomeUnknown,
     appendScript: (batch, payloads) => scripts.xdshubAppend(...keys, writerKey, String(WRITER_TTL_MS), String(batch), ...payloads),
     fenceScript: (batch) => scripts.xdshubFence(writerKey, String(WRITER_TTL_MS), String(batch)),
     landed(first, payloads) {
