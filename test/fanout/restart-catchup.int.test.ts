@@ -12,9 +12,9 @@ import { spawnHub, type SpawnedHub } from '../helpers/hub';
 import { tmpDir } from '../helpers/tmp';
 
 /** How long the core hub stays down: long enough that un-capped back-offs reach several seconds. */
-const DOWN_MS = 8_000;
+const DOWN_MS = 12_000;
 /** The promise is 2 s; the rest is slack for two cores shared by several test processes. */
-const BOUND_MS = 4_500;
+const BOUND_MS = 5_000;
 
 let dir: Awaited<ReturnType<typeof tmpDir>>;
 let core: SpawnedHub | undefined;
