@@ -45,6 +45,24 @@ export function answerDeadline(deadline: number, timeoutMs: number): { late: Pro
   };
 }
 
+/**
+ * `command` (sent on `link`) answered within `ms`, or LinkDown(sent=true): the link is
+ * then dropped, since a connection that does not answer one command will not answer
+ * the ones queued behind it, and its late replies would be matched to later commands.
+ */
+export async function answeredWithin<T>(link: RedisLink, what: string, command: Promise<T>, ms: number): Promise<T> {
+  const { late, cancel } = answerDeadline(Date.now() + ms, ms);
+  const silent = late.catch((err: LinkDown) => {
+    if (link.state() === 'ready') link.drop(`${what}: ${err.reason}`);
+    throw err;
+  });
+  try {
+    return await Promise.race([command, silent]);
+  } finally {
+    cancel();
+  }
+}
+
 export type LinkState = 'connecting' | 'ready' | 'down' | 'closed';
 
 export interface RedisLink {
