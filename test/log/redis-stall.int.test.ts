@@ -1,5 +1,7 @@
-// A stalled Redis: the hub's connection stays open, requests reach redis-server (which
-// runs them), and no reply comes back, for 8 s and for 17 s. A write starts every
+// A stalled Redis: the hub's connection stays open and no reply comes back, for 8 s
+// and for 17 s, two ways: a proxy swallows the replies (requests reach redis-server,
+// which runs them at once), or redis-server is SIGSTOPped (requests wait in its socket
+// and run when it is SIGCONTed, replies then arriving late). A write starts every
 // 150 ms throughout. Every write must be answered within the write timeout (plus
 // slack for a loaded machine): the first one sent into the stall, those queued
 // behind it, the ones that arrive while the connection is being re-established.
@@ -59,23 +61,32 @@ async function nodesInLog(url: string): Promise<Set<string>> {
   }
 }
 
-async function stallCase(t: TestContext, stallMs: number): Promise<void> {
+type Stall = 'swallow-replies' | 'sigstop';
+
+async function stallCase(t: TestContext, how: Stall, stallMs: number): Promise<void> {
   const redis = await startRedis();
   const proxy = await startProxy(redis.port);
   const hub = await startHub({ store: { kind: 'redis', url: `redis://127.0.0.1:${proxy.port}` }, nodeName: 'hub-stall' });
   const writes: Array<Promise<Outcome>> = [];
+  let stopped = false;
   try {
     const first = await write(hub.httpUrl, `warm-${stallMs}`);
     assert.equal(first.status, 200, first.body);
     let n = 0;
     const next = () => writes.push(write(hub.httpUrl, `stall${stallMs}-${String(n++).padStart(4, '0')}`));
-    proxy.mode('swallow-replies');
+    const stall = (on: boolean) => {
+      if (how === 'swallow-replies') proxy.mode(on ? 'swallow-replies' : 'pass');
+      else process.kill(redis.pid, on ? 'SIGSTOP' : 'SIGCONT');
+    };
+    stall(true);
+    stopped = how === 'sigstop';
     const stallStart = Date.now();
     while (Date.now() - stallStart < stallMs) {
       next();
       await sleep(EVERY_MS);
     }
-    proxy.mode('pass');
+    stall(false);
+    stopped = false;
     // A little past the stall, then until a write succeeds again (writing resumes by itself).
     const resumeBy = Date.now() + 30_000;
     let resumed: Outcome | undefined;
@@ -97,7 +108,7 @@ async function stallCase(t: TestContext, stallMs: number): Promise<void> {
       const kind = o.status === 200 ? 'ok' : NOT_APPLIED.test(o.body) ? 'not-applied' : MAY_HAVE.test(o.body) ? 'may-have' : `other ${o.status}`;
       counts.set(kind, (counts.get(kind) ?? 0) + 1);
     }
-    const figure = `stall ${stallMs} ms: ${outcomes.length} writes, max latency ${Math.round(max)} ms (${slowest.status} ${slowest.body.slice(0, 120)}), ${JSON.stringify(Object.fromEntries(counts))}`;
+    const figure = `${how} stall ${stallMs} ms: ${outcomes.length} writes, max latency ${Math.round(max)} ms (${slowest.status} ${slowest.body.slice(0, 120)}), ${JSON.stringify(Object.fromEntries(counts))}`;
     t.diagnostic(figure);
     process.stderr.write(`${figure}\n`);
     assert.ok(resumed, `writing resumed after the stall: ${outcomes.slice(-3).map((o) => `${o.status} ${o.body}`).join(' | ')}`);
@@ -116,6 +127,7 @@ async function stallCase(t: TestContext, stallMs: number): Promise<void> {
     }
   } finally {
     proxy.mode('pass');
+    if (stopped) process.kill(redis.pid, 'SIGCONT');
     await Promise.allSettled(writes);
     await hub.close();
     await proxy.close();
@@ -124,8 +136,10 @@ async function stallCase(t: TestContext, stallMs: number): Promise<void> {
 }
 
 describe('a stalled Redis (connection open, no replies)', { concurrency: true }, () => {
-  for (const stallMs of [8_000, 17_000]) {
-    test(`for ${stallMs / 1000} s: every write answers within the write timeout, and none answered "not applied" is ever in the log`, (t) =>
-      stallCase(t, stallMs));
+  for (const how of ['swallow-replies', 'sigstop'] as const) {
+    for (const stallMs of [8_000, 17_000]) {
+      test(`${how}, ${stallMs / 1000} s: every write answers within the write timeout, and none answered "not applied" is ever in the log`, (t) =>
+        stallCase(t, how, stallMs));
+    }
   }
 });
