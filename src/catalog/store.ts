@@ -258,7 +258,12 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
    * drops the wait. `outcome` says what became of the write; `code` is LOG_UNAVAILABLE
    * only when nothing was written (a write in the log is not "not applied").
    */
-  function whileReachable<T>(wait: Promise<T>, cancel: () => void, outcome: string, code: 'LOG_UNAVAILABLE' | 'LOG_OUTCOME_UNKNOWN'): Promise<T> {
+  function whileReachable<T>(
+    wait: Promise<T>,
+    cancel: () => void,
+    outcome: string,
+    code: 'LOG_UNAVAILABLE' | 'LOG_OUTCOME_UNKNOWN',
+  ): Promise<T> {
     if (!log.unreachable) return wait;
     watchReachability();
     return new Promise<T>((resolve, reject) => {
@@ -358,7 +363,8 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
       if (!verdict.changes) {
         const last = await log.lastIndex();
         const caughtUp = new AbortController();
-        await whileReachable(waiters.wait(last - 1n, caughtUp.signal), () => caughtUp.abort(), 'nothing was written', 'LOG_UNAVAILABLE');
+        const caughtUpWait = waiters.wait(last - 1n, caughtUp.signal);
+        await whileReachable(caughtUpWait, () => caughtUp.abort(), 'nothing was written', 'LOG_UNAVAILABLE');
         verdict = sm.check(checked, shared);
         if (!verdict.changes) return verdict.result;
       }

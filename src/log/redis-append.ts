@@ -137,8 +137,11 @@ export function createAppender(deps: AppenderDeps): Appender {
       throw outcomeUnknown(`${why}; the write may have been applied`, cause);
     };
     for (;;) {
-      // Queued behind a commit that used up the time: never sent, so refused as not applied.
-      if (!sent && Date.now() >= deadline) giveUp(`no answer within ${writeTimeoutMs} ms (waiting behind earlier writes)`);
+      // Out of time before (again) sending: queued behind a commit that used it up (never
+      // sent, so not applied), or a resend whose connection came back too late.
+      if (Date.now() >= deadline) {
+        giveUp(`no answer within ${writeTimeoutMs} ms${sent ? '' : ' (waiting behind earlier writes)'}`);
+      }
       if (link.state() !== 'ready') {
         // During an outage a write that never went out is refused at once; one that
         // did, or one made while the first connection is still being set up, waits.
@@ -180,7 +183,11 @@ export function createAppender(deps: AppenderDeps): Appender {
     // the same and the catalog rebuilds).
     if (first <= seenBefore) {
       highestSeen = first + BigInt(payloads.length) - 1n; // the log as it is now
-      throw new HubError('LOG_REWOUND', `${label}: the write landed at index ${first}, but this hub had seen ${seenBefore}: the log lost entries in a failover; the write will take effect`);
+      throw new HubError(
+        'LOG_REWOUND',
+        `${label}: the write landed at index ${first}, but this hub had seen ${seenBefore}: ` +
+          'the log lost entries in a failover; the write will take effect',
+      );
     }
     const lastOfBatch = first + BigInt(payloads.length) - 1n;
     if (lastOfBatch > highestSeen) highestSeen = lastOfBatch;

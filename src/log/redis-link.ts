@@ -161,8 +161,13 @@ export function openLink(connection: RedisConnection, readyTimeoutMs = READY_TIM
   let readyTimer: NodeJS.Timeout | undefined;
   client.on('connect', () => {
     clearTimeout(readyTimer);
+    // Checked from setImmediate, after the poll phase: when the event loop was held up
+    // past the timeout, a ready-check reply already waiting in the socket is read first.
     readyTimer = setTimeout(() => {
-      if (state !== 'closed' && client.status === 'connect') destroySocket(`connected but not ready within ${readyTimeoutMs} ms`);
+      setImmediate(() => {
+        if (state === 'closed' || client.status !== 'connect') return;
+        destroySocket(`connected but not ready within ${readyTimeoutMs} ms`);
+      });
     }, readyTimeoutMs);
     readyTimer.unref();
   });

@@ -120,7 +120,8 @@ export function createRedisLog(options: RedisLogOptions): Log {
     return new HubError('LOG_UNAVAILABLE', `${label} is unavailable: ${why}${last ? ` (${last.message})` : ''}`, { cause });
   };
   // Same wording up to the outcome, so a reader of either sees that the log is what failed.
-  const outcomeUnknown = (why: string, cause?: unknown) => new HubError('LOG_OUTCOME_UNKNOWN', `${label} is unavailable: ${why}`, { cause });
+  const outcomeUnknown = (why: string, cause?: unknown) =>
+    new HubError('LOG_OUTCOME_UNKNOWN', `${label} is unavailable: ${why}`, { cause });
 
   /**
    * Until the first connection is up, calls wait for it instead of failing: the log was
