@@ -11,7 +11,7 @@
 import { compactedError, effectiveFrom, PAGE_SIZE } from './common';
 import type { LogEntry } from './log';
 import type { ChangeNotifier } from './notifier';
-import { LinkDown, type RedisLink } from './redis-link';
+import { answeredWithin, LinkDown, type RedisLink } from './redis-link';
 
 type StreamRecord = [id: string, fields: string[]];
 
@@ -212,16 +212,16 @@ export async function* redisTail(src: TailSource, from: bigint, signal: AbortSig
         // is bounded so that an entry appended and compacted away between the page read
         // and this XREAD cannot leave the tail waiting for nothing.
         const after = `${next - 1n}-1`;
-        const link = blocking;
-        const silent = setTimeout(() => link.drop(`xread: no answer within ${XREAD_ANSWER_MS} ms`), XREAD_ANSWER_MS);
-        silent.unref();
-        pending = blocking
-          .run((c) => c.xread('COUNT', PAGE_SIZE, 'BLOCK', TAIL_BLOCK_MS, 'STREAMS', src.stream, after) as Promise<XreadReply>)
-          .then((reply) => (reply?.[0]?.[1] ?? []).map(toEntry), (err: unknown) => {
+        const xread = blocking.run(
+          (c) => c.xread('COUNT', PAGE_SIZE, 'BLOCK', TAIL_BLOCK_MS, 'STREAMS', src.stream, after) as Promise<XreadReply>,
+        );
+        pending = answeredWithin(blocking, 'xread', xread, XREAD_ANSWER_MS).then(
+          (reply) => (reply?.[0]?.[1] ?? []).map(toEntry),
+          (err: unknown) => {
             if (err instanceof LinkDown) return err;
             throw err;
-          })
-          .finally(() => clearTimeout(silent));
+          },
+        );
         // Left behind when the tail ends mid-block; its failure then concerns no one.
         pending.catch(() => undefined);
       }
