@@ -9,8 +9,14 @@ export const ErrorCodes = {
   PERMISSION_DENIED: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED },
   LOG_COMPACTED: { http: 410, grpc: GrpcStatus.OUT_OF_RANGE },
   LOG_CLOSED: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
-  /** The log's store cannot be reached (a Redis outage): writes are refused, the caller may retry. */
+  /** The log's store cannot be reached (a Redis outage): the write was not applied, and never will be; retry freely. */
   LOG_UNAVAILABLE: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
+  /**
+   * The write went to the log's store but its answer did not come back in time: it may
+   * have been applied (or was, and cannot be confirmed yet). Not safe to assume either way.
+   * gRPC's DEADLINE_EXCEEDED is the status that says "may have completed".
+   */
+  LOG_OUTCOME_UNKNOWN: { http: 503, grpc: GrpcStatus.DEADLINE_EXCEEDED },
   /** The log no longer holds entries a reader already applied (a Redis failover lost them): the reader must rebuild. */
   LOG_REWOUND: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
   SHUTTING_DOWN: { http: 503, grpc: GrpcStatus.UNAVAILABLE },

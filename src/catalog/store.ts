@@ -162,7 +162,7 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
     }
     logger.error({ err: cause, had: sm.lastIndex().toString(), now: fresh.lastIndex().toString() }, 'the log lost entries this hub had applied; rebuilt the state from the log');
     sm = fresh;
-    const unknown = new HubError('LOG_UNAVAILABLE', 'the log lost entries in a failover; the outcome of this write is unknown', { cause });
+    const unknown = new HubError('LOG_OUTCOME_UNKNOWN', 'the log lost entries in a failover; the outcome of this write is unknown', { cause });
     for (const p of pending.values()) p.reject(unknown);
     pending.clear();
     unclaimed.clear();
@@ -255,16 +255,22 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
    * entries before it, perhaps another hub's), so while the log is unreachable the
    * wait ends with the log's own 503 after its write timeout instead of lasting the
    * whole outage (a request, or a shutdown waiting for it, would hang): `cancel` then
-   * drops the wait. `outcome` says what became of the write.
+   * drops the wait. `outcome` says what became of the write; `code` is LOG_UNAVAILABLE
+   * only when nothing was written (a write in the log is not "not applied").
    */
-  function whileReachable<T>(wait: Promise<T>, cancel: () => void, outcome: string): Promise<T> {
+  function whileReachable<T>(
+    wait: Promise<T>,
+    cancel: () => void,
+    outcome: string,
+    code: 'LOG_UNAVAILABLE' | 'LOG_OUTCOME_UNKNOWN',
+  ): Promise<T> {
     if (!log.unreachable) return wait;
     watchReachability();
     return new Promise<T>((resolve, reject) => {
       const lost = (err: HubError) => {
         lostWatchers.delete(lost);
         cancel();
-        reject(new HubError('LOG_UNAVAILABLE', `${err.message}; ${outcome}`, { cause: err }));
+        reject(new HubError(code, `${err.message}; ${outcome}`, { cause: err }));
       };
       lostWatchers.add(lost);
       wait.then(
@@ -298,7 +304,7 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
       // Applied before we learnt the index and its result is gone, or the log lost
       // entries in a failover and handed this index out again (the hub rebuilds, and
       // the entry takes effect then): either way this hub cannot tell the outcome now.
-      throw new HubError('LOG_UNAVAILABLE', `entry ${index} is at or below what this hub has applied (${sm.lastIndex()}); its outcome is unknown here`);
+      throw new HubError('LOG_OUTCOME_UNKNOWN', `entry ${index} is at or below what this hub has applied (${sm.lastIndex()}); its outcome is unknown here`);
     }
     let p: Pending | undefined;
     return whileReachable(
@@ -308,6 +314,7 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
       }),
       () => pending.get(index) === p && pending.delete(index),
       `the write is in the log at index ${index} and takes effect, but this hub cannot apply it until the log is back`,
+      'LOG_OUTCOME_UNKNOWN',
     );
   }
 
@@ -356,7 +363,8 @@ export async function createCatalog(options: CatalogOptions): Promise<Catalog> {
       if (!verdict.changes) {
         const last = await log.lastIndex();
         const caughtUp = new AbortController();
-        await whileReachable(waiters.wait(last - 1n, caughtUp.signal), () => caughtUp.abort(), 'nothing was written');
+        const caughtUpWait = waiters.wait(last - 1n, caughtUp.signal);
+        await whileReachable(caughtUpWait, () => caughtUp.abort(), 'nothing was written', 'LOG_UNAVAILABLE');
         verdict = sm.check(checked, shared);
         if (!verdict.changes) return verdict.result;
       }

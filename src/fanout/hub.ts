@@ -71,10 +71,24 @@ function relayIndexCatalog(lastIndex: () => bigint): Catalog {
   });
 }
 
+/**
+ * The upstream channel's own reconnect back-off. grpc-js's default (1 s, growing 1.6× to
+ * 120 s) left a fan-out hub up to ~10 s behind a core hub that was back: a call fails at
+ * once while the channel waits out its back-off, whatever the relay's retries. Capped at
+ * 500 ms (±20 % jitter): one refused connect twice a second while the core is down.
+ */
+export const UPSTREAM_RECONNECT = {
+  'grpc.initial_reconnect_backoff_ms': 100,
+  'grpc.max_reconnect_backoff_ms': 500,
+} as const;
+
 export async function createFanoutHub(config: Config, logger: pino.Logger): Promise<FanoutHub> {
   if (config.upstream === undefined || config.upstreamHttp === undefined) throw new HubError('INVALID_ARGUMENT', 'upstream: a fan-out hub needs --upstream and --upstream-http');
   const metrics = createMetrics();
-  const source = grpcSource({ address: config.upstream, channelOptions: { 'grpc.max_receive_message_length': config.limits.grpcMaxMessageBytes } });
+  const source = grpcSource({
+    address: config.upstream,
+    channelOptions: { 'grpc.max_receive_message_length': config.limits.grpcMaxMessageBytes, ...UPSTREAM_RECONNECT },
+  });
   const relay = createRelayPublisher({ source, logger: logger.child({ module: 'fanout' }) });
   // Replaced as a whole when the upstream turns out to hold another log (src/fanout/views.ts).
   const views = swappableViews(() => createViewStore({ source: inProcessSource(relay), logger }));

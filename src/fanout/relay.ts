@@ -20,6 +20,15 @@ import { RESET_MESSAGE, SHUTDOWN_MESSAGE, SLOW_MESSAGE, DEFAULT_MAX_LAG, type Hu
 import { isHealthTopic, resolveSubject, supportsWildcard } from '../subscribe/subjects';
 import type { StreamItem, SubscribeRequest, Subscription } from '../subscribe/types';
 
+/**
+ * Ceiling of a relay's retry delay (jitter included). The materializer's default, 60 s
+ * (Consul's), left a relay seconds behind a core hub that was back; a retry while the
+ * core is down fails at once on the channel (see UPSTREAM_RECONNECT in hub.ts), so
+ * retrying twice a second costs little. With the channel's cap, a relay is back within
+ * ~1 s of the core listening again.
+ */
+export const UPSTREAM_RETRY_MAX_MS = 500;
+
 export interface RelayPublisherOptions {
   /** The upstream hub's Subscribe API (src/materializer/sources/grpc.ts). */
   source: Source;
@@ -201,7 +210,7 @@ export function createRelayPublisher(options: RelayPublisherOptions): RelayPubli
   }
 
   async function run(relay: Relay): Promise<void> {
-    const backoff = options.backoff?.() ?? createBackoff();
+    const backoff = options.backoff?.() ?? createBackoff({ maxMs: UPSTREAM_RETRY_MAX_MS });
     const signal = relay.controller.signal;
     while (!signal.aborted) {
       const err = await attempt(relay, backoff);

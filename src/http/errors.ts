@@ -6,6 +6,9 @@ import { isHubError } from '../errors';
 import { sendJson, sendText } from './reply';
 import { WriteAnswered } from './write';
 
+/** Carries the HubError code (src/errors.ts) of every error answer. */
+export const ERROR_CODE_HEADER = 'x-xdshub-error';
+
 /** "/Service/Port" → "Service.Port"; "/Checks/0/TTL" → "Checks[0].TTL". */
 export function fieldFromInstancePath(path: string): string {
   return path
@@ -29,6 +32,9 @@ export function installErrorHandler(app: FastifyInstance): void {
     if ((err as unknown) instanceof WriteAnswered) return sendJson(reply, (err as unknown as WriteAnswered).body);
     if (isHubError(err)) {
       if (err.httpStatus >= 500) req.log.warn({ reqId: req.id, err }, 'request failed');
+      // The status alone does not say what a client may do next: a 503 LOG_UNAVAILABLE
+      // write was not applied (retry), a 503 LOG_OUTCOME_UNKNOWN one may have been.
+      reply.header(ERROR_CODE_HEADER, err.code);
       return sendText(reply, err.httpStatus, err.message);
     }
     if (err.validation) return sendText(reply, 400, validationMessage(err));

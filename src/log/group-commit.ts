@@ -5,6 +5,8 @@
 
 export interface PendingAppend {
   readonly payloads: readonly string[];
+  /** When append() was called (epoch ms): a store with a write timeout counts from here. */
+  readonly at: number;
   resolve(indexes: bigint[]): void;
   reject(err: unknown): void;
 }
@@ -16,13 +18,17 @@ export interface GroupCommitter {
   flushNow(): Promise<void>;
 }
 
-/** `commit` gets every payload of the batch in submission order and returns the index of the first one. */
+/**
+ * `commit` gets every payload of the batch in submission order and returns the index
+ * of the first one; `since` is when the oldest of them was submitted, so a store that
+ * bounds a write (Redis) counts the time it waited behind the commit before as well.
+ */
 /**
  * `maxBatch` caps the payloads of one commit (whole appends only; one larger append
  * still commits alone), so a burst cannot hold a store shared with other hubs for long.
  */
 export function createGroupCommitter(
-  commit: (payloads: readonly string[]) => Promise<bigint> | bigint,
+  commit: (payloads: readonly string[], since: number) => Promise<bigint> | bigint,
   maxBatch = Infinity,
 ): GroupCommitter {
   let queue: PendingAppend[] = [];
@@ -48,7 +54,7 @@ export function createGroupCommitter(
     for (const p of batch) for (const payload of p.payloads) all.push(payload);
     let next: bigint;
     try {
-      next = await commit(all);
+      next = await commit(all, batch[0]!.at);
     } catch (err) {
       for (const p of batch) p.reject(err);
       return;
@@ -68,7 +74,7 @@ export function createGroupCommitter(
   return {
     submit(payloads) {
       return new Promise<bigint[]>((resolve, reject) => {
-        queue.push({ payloads, resolve, reject });
+        queue.push({ payloads, at: Date.now(), resolve, reject });
         scheduled ??= setImmediate(runFlush);
       });
     },

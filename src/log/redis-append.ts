@@ -14,8 +14,10 @@ export interface AppenderDeps {
   writeTimeoutMs: number;
   waitReplicas: number;
   logger?: pino.Logger;
-  /** LOG_UNAVAILABLE naming the log, with why. */
+  /** LOG_UNAVAILABLE naming the log, with why: the write was not applied. */
   unavailable(why: string, cause?: unknown): HubError;
+  /** LOG_OUTCOME_UNKNOWN naming the log, with why: the write may have been applied. */
+  outcomeUnknown(why: string, cause?: unknown): HubError;
   /** Runs the append script for this writer's batch number: the first index, as text. */
   appendScript(batch: number, payloads: readonly string[]): Promise<string>;
   /** Runs the fence script for a batch given up on: the index it had landed at, or ''. */
@@ -25,8 +27,12 @@ export interface AppenderDeps {
 }
 
 export interface Appender {
-  /** Appends one batch: its first index once acknowledged; LOG_UNAVAILABLE or LOG_REWOUND otherwise. */
-  commit(payloads: readonly string[]): Promise<bigint>;
+  /**
+   * Appends one batch (the oldest of its appends made at `since`, epoch ms): its first
+   * index once acknowledged; LOG_UNAVAILABLE (not applied), LOG_OUTCOME_UNKNOWN or
+   * LOG_REWOUND otherwise, always by `since` + the write timeout.
+   */
+  commit(payloads: readonly string[], since?: number): Promise<bigint>;
   /** An index this process has seen (a tail handed it out). */
   saw(index: bigint): void;
   /** The log lost entries and now ends at `last`: later appends compare with this. */
@@ -34,7 +40,7 @@ export interface Appender {
 }
 
 export function createAppender(deps: AppenderDeps): Appender {
-  const { link, label, writeTimeoutMs, waitReplicas, logger, unavailable } = deps;
+  const { link, label, writeTimeoutMs, waitReplicas, logger, unavailable, outcomeUnknown } = deps;
   let seq = 0;
   /** The newest index this process has seen (handed out by its tails or given to its appends). */
   let highestSeen = 0n;
@@ -42,19 +48,28 @@ export function createAppender(deps: AppenderDeps): Appender {
   let abandoned: number | undefined;
   let fencing: Promise<void> | undefined;
 
+  /**
+   * Fences the abandoned batch (if any) with the fence script. Bounded like a write: a
+   * connection that does not answer within the write timeout is dropped (the fence is
+   * harmless if it runs later, and is simply sent again on the next connection).
+   */
   function fence(): Promise<void> {
     if (abandoned === undefined) return Promise.resolve();
     fencing ??= (async () => {
       const batch = abandoned!;
+      const { late, cancel } = answerDeadline(Date.now() + writeTimeoutMs, writeTimeoutMs);
       try {
-        const first = await link.run(() => deps.fenceScript(batch));
+        const first = await Promise.race([link.run(() => deps.fenceScript(batch)), late]);
         abandoned = undefined;
         if (first === '') logger?.info({ batch }, 'redis log: an append refused during the outage was not applied, and now never will be');
         else logger?.warn({ batch, index: first }, 'redis log: an append refused during the outage had been applied before the connection dropped');
       } catch (err) {
-        // Down again: the next ready (or the next append) fences it.
-        if (!(err instanceof LinkDown)) logger?.error({ err, batch }, 'redis log: fencing an unresolved append failed');
+        // Down again, or silent (then dropped): the next ready (or the next append) fences it.
+        if (err instanceof LinkDown) {
+          if (link.state() === 'ready') link.drop(`fence: ${err.reason}`);
+        } else logger?.error({ err, batch }, 'redis log: fencing an unresolved append failed');
       } finally {
+        cancel();
         fencing = undefined;
       }
     })();
@@ -63,6 +78,19 @@ export function createAppender(deps: AppenderDeps): Appender {
   link.onReady(() => {
     if (abandoned !== undefined) void fence();
   });
+
+  /** Fences first; false when that did not finish by `deadline` (the batch must not go out before it). */
+  async function fencedBy(deadline: number): Promise<boolean> {
+    if (abandoned === undefined) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))));
+    try {
+      await Promise.race([fence(), expired]);
+    } finally {
+      clearTimeout(timer);
+    }
+    return abandoned === undefined;
+  }
 
   /** One send of a batch: its first index, or LinkDown when the connection fails or Redis does not answer by `deadline`. */
   async function sendBatch(batch: number, payloads: readonly string[], deadline: number): Promise<bigint> {
@@ -90,47 +118,44 @@ export function createAppender(deps: AppenderDeps): Appender {
     }
   }
 
-  async function commitBatch(payloads: readonly string[]): Promise<bigint> {
+  /**
+   * Commits one batch, answered by `since` + the write timeout whatever Redis does.
+   * "Not applied" (LOG_UNAVAILABLE) only for a batch no attempt of which left this
+   * process; once one may have reached Redis, LOG_OUTCOME_UNKNOWN and the batch is fenced.
+   */
+  async function commitBatch(payloads: readonly string[], since = Date.now()): Promise<bigint> {
     const batch = ++seq;
-    const deadline = Date.now() + writeTimeoutMs;
+    const deadline = since + writeTimeoutMs;
     // Whatever this batch lands at is above every index that existed before it was first
     // sent (tails may hand the batch itself out before its reply arrives).
     const seenBefore = highestSeen;
     let sent = false; // whether some attempt may have reached Redis
     const giveUp = (why: string, cause?: unknown): never => {
+      if (!sent) throw unavailable(`${why}; the write was not applied`, cause);
       // Unknown outcome: make sure it cannot land later, and learn whether it did.
-      if (sent) abandoned = batch;
-      throw unavailable(sent ? `${why}; the write may have been applied` : `${why}; the write was not applied`, cause);
+      abandoned = batch;
+      throw outcomeUnknown(`${why}; the write may have been applied`, cause);
     };
     for (;;) {
+      // Out of time before (again) sending: queued behind a commit that used it up (never
+      // sent, so not applied), or a resend whose connection came back too late.
+      if (Date.now() >= deadline) {
+        giveUp(`no answer within ${writeTimeoutMs} ms${sent ? '' : ' (waiting behind earlier writes)'}`);
+      }
       if (link.state() !== 'ready') {
         // During an outage a write that never went out is refused at once; one that
         // did, or one made while the first connection is still being set up, waits.
         if (link.state() === 'down' && !sent) giveUp('not connected');
         if (!(await link.whenReady(undefined, deadline))) giveUp(`no connection within ${writeTimeoutMs} ms`);
       }
-      await fence();
-      if (abandoned !== undefined) giveUp('an earlier write is still unresolved');
+      if (!(await fencedBy(deadline))) giveUp('an earlier write is still unresolved');
       try {
-        const first = await sendBatch(batch, payloads, deadline);
-        // Indexes only grow: one at or below what this process already saw means the
-        // log lost entries (a failover) and hands their indexes out again. The entry is
-        // in the log, but this hub must rebuild before it can apply it (its tail finds
-        // the same and the catalog rebuilds).
-        if (first <= seenBefore) {
-          const had = seenBefore;
-          highestSeen = first + BigInt(payloads.length) - 1n; // the log as it is now
-          throw new HubError('LOG_REWOUND', `${label}: the write landed at index ${first}, but this hub had seen ${had}: the log lost entries in a failover; the write will take effect`);
-        }
-        const lastOfBatch = first + BigInt(payloads.length) - 1n;
-        if (lastOfBatch > highestSeen) highestSeen = lastOfBatch;
-        deps.landed(first, payloads);
-        return first;
+        return accepted(await sendBatch(batch, payloads, deadline), payloads, seenBefore);
       } catch (err) {
-        if (isHubError(err, 'LOG_REWOUND')) throw err;
+        if (isHubError(err)) throw err;
         if (err instanceof NotReplicated) {
           // Not fenced: it is in the stream, and every hub reading the primary applies it.
-          throw unavailable(`the write reached the primary but ${err.message}; it may still take effect`, err);
+          throw outcomeUnknown(`the write reached the primary but ${err.message}; it may still take effect`, err);
         }
         if (!(err instanceof LinkDown)) {
           if (/STALE_BATCH/.test(String(err))) giveUp('the write was fenced after a reconnect', err);
@@ -138,12 +163,36 @@ export function createAppender(deps: AppenderDeps): Appender {
         }
         sent ||= err.sent;
         if (!sent) giveUp('not connected');
-        // A live connection that has not answered in time keeps its order: the fence sent
-        // on it next runs after the append, and so seals (and learns) its fate.
-        if (Date.now() >= deadline) giveUp(err.reason, err);
+        if (Date.now() >= deadline) {
+          // Open but silent: drop the connection, so that nothing else queues behind the
+          // unanswered command and no late reply is matched to a later command. The fence
+          // on the next connection seals this batch's fate and learns it.
+          if (link.state() === 'ready') link.drop(`append: ${err.reason}`);
+          giveUp(err.reason, err);
+        }
         // Lost with the connection: resend the same batch once it is back (idempotent).
       }
     }
+  }
+
+  /** Checks where an acknowledged batch landed and records it; its first index. */
+  function accepted(first: bigint, payloads: readonly string[], seenBefore: bigint): bigint {
+    // Indexes only grow: one at or below what this process already saw means the
+    // log lost entries (a failover) and hands their indexes out again. The entry is
+    // in the log, but this hub must rebuild before it can apply it (its tail finds
+    // the same and the catalog rebuilds).
+    if (first <= seenBefore) {
+      highestSeen = first + BigInt(payloads.length) - 1n; // the log as it is now
+      throw new HubError(
+        'LOG_REWOUND',
+        `${label}: the write landed at index ${first}, but this hub had seen ${seenBefore}: ` +
+          'the log lost entries in a failover; the write will take effect',
+      );
+    }
+    const lastOfBatch = first + BigInt(payloads.length) - 1n;
+    if (lastOfBatch > highestSeen) highestSeen = lastOfBatch;
+    deps.landed(first, payloads);
+    return first;
   }
 
   return {

@@ -45,6 +45,24 @@ export function answerDeadline(deadline: number, timeoutMs: number): { late: Pro
   };
 }
 
+/**
+ * `command` (sent on `link`) answered within `ms`, or LinkDown(sent=true): the link is
+ * then dropped, since a connection that does not answer one command will not answer
+ * the ones queued behind it, and its late replies would be matched to later commands.
+ */
+export async function answeredWithin<T>(link: RedisLink, what: string, command: Promise<T>, ms: number): Promise<T> {
+  const { late, cancel } = answerDeadline(Date.now() + ms, ms);
+  const silent = late.catch((err: LinkDown) => {
+    if (link.state() === 'ready') link.drop(`${what}: ${err.reason}`);
+    throw err;
+  });
+  try {
+    return await Promise.race([command, silent]);
+  } finally {
+    cancel();
+  }
+}
+
 export type LinkState = 'connecting' | 'ready' | 'down' | 'closed';
 
 export interface RedisLink {
@@ -67,6 +85,12 @@ export interface RedisLink {
   downSince(): number | undefined;
   /** Resolves once the connection is no longer ready (true), or false when `signal` aborts or the link closes. */
   whenDown(signal: AbortSignal): Promise<boolean>;
+  /**
+   * Drops a connection that stopped answering (open but silent) and connects again.
+   * Every command in flight on it rejects at once with LinkDown(sent=true, `reason`):
+   * their replies, should they still come, would be matched to later commands.
+   */
+  drop(reason: string): void;
   close(): void;
 }
 
@@ -75,6 +99,13 @@ const UNSENT = /Stream isn't writeable|Connection is closed|^READONLY/;
 
 /** After ioredis gave up ('end'), how long before the link starts it again. */
 const RESTART_MS = 200;
+
+/**
+ * How long a connected socket may take to become ready (ioredis's ready check, an INFO)
+ * before it is dropped and opened again: a stalled server accepts connections but
+ * answers nothing, and ioredis would wait for that INFO reply forever.
+ */
+export const READY_TIMEOUT_MS = 2_000;
 
 /** Reconnect quickly: a refused connect costs nothing, and writes are refused until it succeeds. */
 const retryStrategy = (attempt: number): number => Math.min(attempt * 50, 500);
@@ -97,7 +128,7 @@ export function linkOptions(base: RedisOptions): RedisOptions {
   };
 }
 
-export function openLink(connection: RedisConnection): RedisLink {
+export function openLink(connection: RedisConnection, readyTimeoutMs = READY_TIMEOUT_MS): RedisLink {
   const options = linkOptions(connection.options);
   const client = connection.url === undefined ? new Redis(options) : new Redis(connection.url, options);
   let state: LinkState = 'connecting';
@@ -122,8 +153,27 @@ export function openLink(connection: RedisConnection): RedisLink {
     for (const wake of [...downWaiters]) wake();
   };
 
+  /** Ends the socket now (a FIN would wait for a silent peer); ioredis reconnects per retryStrategy. */
+  const destroySocket = (why: string) => {
+    lastError = new Error(why);
+    (client as unknown as { stream?: { destroy(): void } }).stream?.destroy();
+  };
+  let readyTimer: NodeJS.Timeout | undefined;
+  client.on('connect', () => {
+    clearTimeout(readyTimer);
+    // Checked from setImmediate, after the poll phase: when the event loop was held up
+    // past the timeout, a ready-check reply already waiting in the socket is read first.
+    readyTimer = setTimeout(() => {
+      setImmediate(() => {
+        if (state === 'closed' || client.status !== 'connect') return;
+        destroySocket(`connected but not ready within ${readyTimeoutMs} ms`);
+      });
+    }, readyTimeoutMs);
+    readyTimer.unref();
+  });
   client.on('error', (err: Error) => (lastError = err));
   client.on('ready', () => {
+    clearTimeout(readyTimer);
     if (state === 'closed') return;
     state = 'ready';
     downAt = undefined;
@@ -212,9 +262,19 @@ export function openLink(connection: RedisConnection): RedisLink {
       });
     },
 
+    drop(reason) {
+      if (state !== 'ready') return;
+      goDown();
+      const reject = markLost;
+      arm();
+      reject(new LinkDown(true, reason));
+      destroySocket(`dropped: ${reason}`);
+    },
+
     close() {
       if (state === 'closed') return;
       state = 'closed';
+      clearTimeout(readyTimer);
       client.disconnect();
       for (const wake of [...readyWaiters, ...downWaiters]) wake();
     },

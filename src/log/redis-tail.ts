@@ -11,7 +11,7 @@
 import { compactedError, effectiveFrom, PAGE_SIZE } from './common';
 import type { LogEntry } from './log';
 import type { ChangeNotifier } from './notifier';
-import { LinkDown, type RedisLink } from './redis-link';
+import { answeredWithin, LinkDown, type RedisLink } from './redis-link';
 
 type StreamRecord = [id: string, fields: string[]];
 
@@ -25,6 +25,14 @@ export function toEntry([id, fields]: StreamRecord): LogEntry {
 
 /** Longest a caught-up tail blocks in XREAD before it re-reads a page (which notices compaction). */
 const TAIL_BLOCK_MS = 1_000;
+
+/**
+ * An XREAD not answered this long after it went out (its block plus room for a loaded
+ * machine) is on a stalled connection: the tail drops that connection and reads a page
+ * again once it is back. Without this, a reply lost on the way left the tail waiting
+ * for good, and ioredis would have matched later replies to the wrong commands.
+ */
+const XREAD_ANSWER_MS = TAIL_BLOCK_MS + 4_000;
 
 /**
  * Own appends kept for tails: a bounded window (entries and payload characters),
@@ -204,12 +212,16 @@ export async function* redisTail(src: TailSource, from: bigint, signal: AbortSig
         // is bounded so that an entry appended and compacted away between the page read
         // and this XREAD cannot leave the tail waiting for nothing.
         const after = `${next - 1n}-1`;
-        pending = blocking
-          .run((c) => c.xread('COUNT', PAGE_SIZE, 'BLOCK', TAIL_BLOCK_MS, 'STREAMS', src.stream, after) as Promise<XreadReply>)
-          .then((reply) => (reply?.[0]?.[1] ?? []).map(toEntry), (err: unknown) => {
+        const xread = blocking.run(
+          (c) => c.xread('COUNT', PAGE_SIZE, 'BLOCK', TAIL_BLOCK_MS, 'STREAMS', src.stream, after) as Promise<XreadReply>,
+        );
+        pending = answeredWithin(blocking, 'xread', xread, XREAD_ANSWER_MS).then(
+          (reply) => (reply?.[0]?.[1] ?? []).map(toEntry),
+          (err: unknown) => {
             if (err instanceof LinkDown) return err;
             throw err;
-          });
+          },
+        );
         // Left behind when the tail ends mid-block; its failure then concerns no one.
         pending.catch(() => undefined);
       }

@@ -28,7 +28,7 @@ import { createGroupCommitter } from './group-commit';
 import { createAppender } from './redis-append';
 import type { Log, LogEntry, LogSnapshot } from './log';
 import { createChangeNotifier } from './notifier';
-import { answerDeadline, LinkDown, openLink, type RedisLink } from './redis-link';
+import { answeredWithin, LinkDown, openLink, type RedisLink } from './redis-link';
 import { APPEND_LUA, BOUNDS_LUA, COMPACT_LUA, FENCE_LUA, READ_LUA, RELEASE_LUA, WRITER_TTL_MS } from './redis-scripts';
 import { createOwnEntries, idToIndex, redisTail, toEntry } from './redis-tail';
 import { redisConnection, type RedisConnection } from './redis-target';
@@ -55,6 +55,12 @@ export const DEFAULT_WRITE_TIMEOUT_MS = 2_000;
 
 /** Longest the reads of a just-opened log wait for its first connection. */
 const FIRST_CONNECT_MS = 10_000;
+
+/**
+ * Longest a read (a page, a snapshot, a compaction step) may go unanswered on an open
+ * connection before the connection is dropped as stalled. Generous: a page can be large.
+ */
+const SILENT_READ_MS = 10_000;
 
 /** Payloads per append script: a script blocks the Redis server (and every other hub) while it runs. */
 const MAX_SCRIPT_BATCH = 2_000;
@@ -113,6 +119,9 @@ export function createRedisLog(options: RedisLogOptions): Log {
     const last = link.state() === 'ready' ? undefined : link.lastError();
     return new HubError('LOG_UNAVAILABLE', `${label} is unavailable: ${why}${last ? ` (${last.message})` : ''}`, { cause });
   };
+  // Same wording up to the outcome, so a reader of either sees that the log is what failed.
+  const outcomeUnknown = (why: string, cause?: unknown) =>
+    new HubError('LOG_OUTCOME_UNKNOWN', `${label} is unavailable: ${why}`, { cause });
 
   /**
    * Until the first connection is up, calls wait for it instead of failing: the log was
@@ -127,28 +136,23 @@ export function createRedisLog(options: RedisLogOptions): Log {
    * (or LOG_CLOSED), anything else INTERNAL naming the step. Reads wait out a short drop
    * (up to the write timeout, e.g. a failover being announced) before they fail; with
    * `answerWithinWriteTimeout`, an open connection that answers nothing within the write
-   * timeout fails too (LOG_UNAVAILABLE), as an append does.
+   * timeout fails too (LOG_UNAVAILABLE), as an append does; any other call after
+   * SILENT_READ_MS. Either way the silent connection is dropped and opened again.
    */
   async function call<T>(what: string, run: () => Promise<T>, answerWithinWriteTimeout = false): Promise<T> {
-    let cancel: (() => void) | undefined;
     try {
       await firstConnect();
       if (link.state() === 'down') await link.whenReady(undefined, Date.now() + writeTimeoutMs);
-      if (!answerWithinWriteTimeout) return await run();
       // A connection that stays open while Redis answers nothing (stalled, half-open) must not hold the caller.
-      const deadline = answerDeadline(Date.now() + writeTimeoutMs, writeTimeoutMs);
-      cancel = deadline.cancel;
-      const late = deadline.late.catch((err: LinkDown) => {
-        throw unavailable(`${what}: ${err.reason}`, err);
-      });
-      return await Promise.race([run(), late]);
+      return await answeredWithin(link, what, run(), answerWithinWriteTimeout ? writeTimeoutMs : SILENT_READ_MS);
     } catch (err) {
       if (closed) throw closedError();
-      if (err instanceof LinkDown) throw unavailable(`${what} ${err.sent ? 'lost with the connection' : 'not sent: not connected'}`, err);
+      if (err instanceof LinkDown) {
+        if (err.sent && /^no answer/.test(err.reason)) throw unavailable(`${what}: ${err.reason}`, err);
+        throw unavailable(`${what} ${err.sent ? 'lost with the connection' : 'not sent: not connected'}`, err);
+      }
       if (err instanceof HubError) throw err;
       throw new HubError('INTERNAL', `${label}: ${what} failed: ${String(err)}`, { cause: err });
-    } finally {
-      cancel?.();
     }
   }
 
@@ -160,6 +164,7 @@ export function createRedisLog(options: RedisLogOptions): Log {
     waitReplicas,
     logger,
     unavailable,
+    outcomeUnknown,
     appendScript: (batch, payloads) => scripts.xdshubAppend(...keys, writerKey, String(WRITER_TTL_MS), String(batch), ...payloads),
     fenceScript: (batch) => scripts.xdshubFence(writerKey, String(WRITER_TTL_MS), String(batch)),
     landed(first, payloads) {
@@ -276,7 +281,8 @@ export function createRedisLog(options: RedisLogOptions): Log {
           own,
           changes,
           isClosed: () => closed,
-          readPage,
+          // Bounded too: a tail blocked on a silent connection would wait for good.
+          readPage: (start, count, prev) => answeredWithin(link, 'read', readPage(start, count, prev), SILENT_READ_MS),
           handedOut: (entry) => appender.saw(entry.index),
           openBlockingLink() {
             const blocking = openLink(connection);

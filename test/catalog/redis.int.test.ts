@@ -185,7 +185,7 @@ test('a write Redis acknowledged but this hub has not applied yet ends with the 
       write.then(() => new Error('acknowledged while this hub could not apply it'), (err: unknown) => err),
       new Promise<Error>((resolve) => setTimeout(() => resolve(new Error('no answer within 15 s')), 15_000).unref()),
     ]);
-    assert.ok(isHubError(refusal, 'LOG_UNAVAILABLE'), String(refusal));
+    assert.ok(isHubError(refusal, 'LOG_OUTCOME_UNKNOWN'), String(refusal));
     assert.match(refusal.message, /^redis log redis:\/\/127\.0\.0\.1:\d+ is unavailable: .*the write is in the log at index \d+ and takes effect/);
     proxy.mode('pass');
     open();

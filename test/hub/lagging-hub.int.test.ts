@@ -3,8 +3,11 @@
 // must not hang on the ask (src/http/blocking.ts, `caughtUp`): it answers with
 // the hub's own, lower index once the ask's bound passes, and closing the hub
 // answers one still asking at once. A write that changes nothing, which asks the
-// log the same question, answers 503 naming the log after the write timeout. Two in-process hubs on a real redis-server;
-// hub B reaches it through a proxy that swallows its replies on demand.
+// log the same question, answers 503 naming the log after the write timeout. And
+// once the stall ends, hub B catches up by itself: the replies it lost are never
+// coming, so it must drop the silent connections and read again. Two in-process
+// hubs on a real redis-server; hub B reaches it through a proxy that swallows its
+// replies on demand.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LOG_HEAD_ASK_MS } from '../../src/http/blocking';
@@ -71,6 +74,41 @@ test('a stalled link to the log: a no-op write answers 503, a query ahead of the
   } finally {
     link.mode('pass');
     if (bOpen) await b.close();
+    await a.close();
+    await link.close();
+    await redis.stop();
+  }
+});
+
+test('a stall of the link to the log ends: the lagging hub catches up with the other hub by itself', async () => {
+  const redis = await startRedis();
+  const link = await startProxy(redis.port);
+  const a = await startHub({ store: { kind: 'redis', url: redis.url }, nodeName: 'hub-a' });
+  const b = await startHub({ store: { kind: 'redis', url: `redis://127.0.0.1:${link.port}` }, nodeName: 'hub-b' });
+  try {
+    const register = async (name: string) => {
+      const body = JSON.stringify({ Node: name, Address: '127.0.0.1' });
+      const res = await fetch(`${a.httpUrl}/v1/catalog/register`, { method: 'PUT', body });
+      assert.equal(res.status, 200, await res.text());
+      return BigInt(res.headers.get('x-consul-index') ?? '0');
+    };
+    await b.catalog.waitForIndex((await register('n0')) - 1n, AbortSignal.timeout(30_000));
+    // B's tail is blocked in XREAD (and reads pages) on a connection whose replies are now lost.
+    link.mode('swallow-replies');
+    let last = 0n;
+    for (let i = 1; i <= 20; i++) {
+      last = await register(`n${i}`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    assert.ok(b.catalog.lastIndex() < last, 'B has not applied the writes made during the stall');
+    link.mode('pass');
+    // Lost replies are never coming: B must notice the silence, drop the connections and read again.
+    // 30 s is a hang guard (the bounds are 5 s for a tail's XREAD and 10 s for a page).
+    await b.catalog.waitForIndex(last - 1n, AbortSignal.timeout(30_000));
+    assert.ok(b.catalog.lastIndex() >= last);
+  } finally {
+    link.mode('pass');
+    await b.close();
     await a.close();
     await link.close();
     await redis.stop();

@@ -92,3 +92,29 @@ test('flushNow drains every queued batch', async () => {
   assert.deepEqual(store.commits, [['a'], ['b'], ['c']]);
   assert.deepEqual(await Promise.all(pending), [[1n], [2n], [3n]]);
 });
+
+test('a commit is told when its oldest append arrived, so time spent queued behind a slow commit counts', async () => {
+  const seen: Array<{ payloads: string[]; since: number }> = [];
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let last = 0n;
+  const gc = createGroupCommitter(async (payloads, since) => {
+    seen.push({ payloads: [...payloads], since });
+    if (seen.length === 1) await gate;
+    const first = last + 1n;
+    last += BigInt(payloads.length);
+    return first;
+  });
+  const before = Date.now();
+  const first = gc.submit(['a']);
+  await new Promise((r) => setImmediate(r)); // 'a' is in flight
+  const queuedAt = Date.now();
+  const second = gc.submit(['b']);
+  await new Promise((r) => setTimeout(r, 30)); // 'b' waits behind it
+  const third = gc.submit(['c']);
+  release();
+  assert.deepEqual(await Promise.all([first, second, third]), [[1n], [2n], [3n]]);
+  assert.deepEqual(seen.map((s) => s.payloads), [['a'], ['b', 'c']]);
+  assert.ok(seen[0]!.since >= before && seen[0]!.since <= queuedAt);
+  assert.ok(seen[1]!.since >= queuedAt && seen[1]!.since < queuedAt + 30, "the batch's time is its oldest append's ('b'), not when it was taken");
+});

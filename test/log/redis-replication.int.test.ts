@@ -35,7 +35,7 @@ test('--redis-wait-replicas 1: acknowledged once a replica holds the entry; with
     onReplica.disconnect();
     await replica.stop();
     await assert.rejects(log.append(['unconfirmed']), (err) => {
-      assert.ok(isHubError(err, 'LOG_UNAVAILABLE'), String(err));
+      assert.ok(isHubError(err, 'LOG_OUTCOME_UNKNOWN'), String(err));
       assert.match(err.message, /reached the primary but 0 of 1 replicas confirmed it within 2000 ms; it may still take effect/);
       return true;
     });
