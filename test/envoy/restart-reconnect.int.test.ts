@@ -15,8 +15,12 @@ import { CAP_MS, connectedState, inSyncSince, restartWorld, timedBackend, watchC
 
 /** Requests per second over all the Envoys together. */
 const TOTAL_RATE = 250;
-/** Guards, not targets (the targets, 3 s and 1 s, are what the printed figures are held to in docs/envoy.md). */
-const RECONNECT_GUARD_MS = 10_000;
+/**
+ * Guards, not targets: the targets (3 s, 1 s) are what docs/envoy.md holds the
+ * printed figures to. With the cap, Envoys are back within ~0.4 s; with
+ * Envoy's default back-off (up to 30 s) they took 3.4–13 s, past this guard.
+ */
+const RECONNECT_GUARD_MS = 6_000;
 const WRITE_GUARD_MS = 5_000;
 
 interface Row {
