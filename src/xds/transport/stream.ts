@@ -235,8 +235,10 @@ export class XdsStream {
    * A fault of the hub's own (a rule or the provider threw): the stream ends
    * with INTERNAL, never blamed on the request, and the reason is logged with
    * its stack at error level (whatever the level, the operator must see it).
+   * A HubError thrown on purpose (a provider refusing) keeps its code.
    */
   private internal(err: unknown, what: string): void {
+    if (err instanceof HubError && err.code !== 'INTERNAL') return this.fail(err);
     const e = err instanceof Error ? err : new Error(String(err));
     this.deps.logger.error({ stream: this.id, variant: this.variant, transport: this.transport, api: this.api, node: this.node?.id, err: e }, `ending stream: internal error: ${what}`);
     this.close(new HubError('INTERNAL', `internal error: ${e.message}`, { cause: err }));
