@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { envoyBinary, startEnvoy, type Envoy, type StartEnvoyOptions } from '../helpers/envoy';
+import { envoyBinary, envoyVersion, startEnvoy, type Envoy, type StartEnvoyOptions } from '../helpers/envoy';
 import { REPO_ROOT } from '../helpers/hub';
 
 export function compatVersion(): string {
@@ -31,7 +31,7 @@ export function compatEnvoyBinary(): string {
 /** The two Envoys every lifecycle property is proven on. */
 export function envoyBinaries(): { version: string; bin: string }[] {
   return [
-    { version: 'pinned', bin: envoyBinary() },
+    { version: envoyVersion(), bin: envoyBinary() },
     { version: compatVersion(), bin: compatEnvoyBinary() },
   ];
 }
