@@ -105,7 +105,8 @@ export function envoyBootstrap(o: EnvoyBootstrapOptions): Record<string, unknown
   if (o.nodeId === '') throw invalid('node-id', 'required');
   if (o.cluster === '') throw invalid('cluster', 'required (Envoy needs node.cluster)');
   if (o.transport === 'rest' && o.ads) throw invalid('transport', 'REST polling has no aggregated stream: use --ads=false with --transport rest');
-  const grpcServices = [{ envoy_grpc: { cluster_name: HUB_GRPC_CLUSTER, retry_policy: { retry_back_off: HUB_RECONNECT_BACKOFF } } }];
+  const retryPolicy = { retry_back_off: HUB_RECONNECT_BACKOFF };
+  const grpcServices = [{ envoy_grpc: { cluster_name: HUB_GRPC_CLUSTER, retry_policy: retryPolicy } }];
   const apiType = o.transport === 'delta' ? 'DELTA_GRPC' : o.transport === 'sotw' ? 'GRPC' : 'REST';
   const apiSource =
     o.transport === 'rest'

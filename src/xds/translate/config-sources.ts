@@ -7,7 +7,8 @@
 // so those clients get a copy whose config sources name the hub's cluster
 // with the same API type they use:
 //
-//   per-type SotW gRPC → api_config_source {api_type: GRPC,       grpc_services: [{envoy_grpc: {cluster_name: "xdshub", retry_policy}}]}
+//   per-type SotW gRPC → api_config_source {api_type: GRPC,
+//                          grpc_services: [{envoy_grpc: {cluster_name: "xdshub", retry_policy: <1 s back-off>}}]}
 //   per-type Delta     → api_config_source {api_type: DELTA_GRPC, grpc_services: [...same]}
 //   REST polling       → api_config_source {api_type: REST, cluster_names: ["xdshub-http"], refresh_delay: 1s}
 //
@@ -29,7 +30,9 @@ const REST_REFRESH = { seconds: 1, nanos: 0 };
  * streams do (src/cli/envoy-bootstrap.ts HUB_RECONNECT_BACKOFF): at most 1 s
  * between attempts, so all of them are back soon after a hub restart.
  */
-const RECONNECT_BACKOFF = { baseInterval: { seconds: 0, nanos: 250_000_000 }, maxInterval: { seconds: 1, nanos: 0 } };
+const RECONNECT_POLICY = {
+  retryBackOff: { baseInterval: { seconds: 0, nanos: 250_000_000 }, maxInterval: { seconds: 1, nanos: 0 } },
+};
 
 /** The ConfigSource (protobufjs plain form) a client of this kind can follow. */
 function configSourceFor(kind: Exclude<ConfigSourceKind, 'ads'>): Record<string, unknown> {
@@ -39,7 +42,7 @@ function configSourceFor(kind: Exclude<ConfigSourceKind, 'ads'>): Record<string,
       : {
           apiType: kind === 'grpc' ? 'GRPC' : 'DELTA_GRPC',
           transportApiVersion: 'V3',
-          grpcServices: [{ envoyGrpc: { clusterName: HUB_GRPC_CLUSTER, retryPolicy: { retryBackOff: RECONNECT_BACKOFF } } }],
+          grpcServices: [{ envoyGrpc: { clusterName: HUB_GRPC_CLUSTER, retryPolicy: RECONNECT_POLICY } }],
           setNodeOnFirstMessageOnly: true,
         };
   return { apiConfigSource: api, resourceApiVersion: 'V3' };

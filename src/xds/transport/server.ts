@@ -170,7 +170,8 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     try {
       req = decodeSotwRequest(m.api, call.request);
     } catch (err) {
-      return cb(grpcStatusOf(new HubError('INVALID_ARGUMENT', `DiscoveryRequest: cannot decode: ${(err as Error).message}`, { cause: err })));
+      const message = `DiscoveryRequest: cannot decode: ${(err as Error).message}`;
+      return cb(grpcStatusOf(new HubError('INVALID_ARGUMENT', message, { cause: err })));
     }
     try {
       const credential = call.metadata.get(TOKEN_METADATA_KEY)[0];
@@ -179,7 +180,8 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     } catch (err) {
       // A HubError is the request's (bad node, too many names, refused); anything else is the hub's own fault.
       if (!isHubError(err)) logger.error({ err, method: m.name, node: req.node?.id }, 'fetch: internal error');
-      cb(grpcStatusOf(isHubError(err) ? err : new HubError('INTERNAL', `internal error: ${(err as Error).message}`, { cause: err })));
+      const internal = () => new HubError('INTERNAL', `internal error: ${(err as Error).message}`, { cause: err });
+      cb(grpcStatusOf(isHubError(err) ? err : internal()));
     }
   }
 

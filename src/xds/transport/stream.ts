@@ -19,7 +19,8 @@ import type { SubscriptionDelta } from './rules/subscription';
 import { newStreamState, type StreamState, type Transport, type TypeState, type Variant } from './stream-state';
 import type { SyncGate, SyncTicket } from './sync-gate';
 import type { V3TypeUrl } from './type-urls';
-import { decodeDeltaRequest, decodeSotwRequest, type ApiVersion, type DeltaRequest, type SotwRequest, type XdsResponse } from './wire';
+import { decodeDeltaRequest, decodeSotwRequest, type ApiVersion, type DeltaRequest, type SotwRequest, type XdsResponse }
+  from './wire';
 import { tooManyNames } from './limits';
 
 export type { Transport, Variant } from './stream-state';
@@ -187,7 +188,8 @@ export class XdsStream {
     } catch (err) {
       // Only a request that does not decode is the client's fault.
       const what = this.variant === 'sotw' ? 'DiscoveryRequest' : 'DeltaDiscoveryRequest';
-      return this.fail(new HubError('INVALID_ARGUMENT', `${what}: cannot decode: ${(err as Error).message}`, { cause: err }));
+      const message = `${what}: cannot decode: ${(err as Error).message}`;
+      return this.fail(new HubError('INVALID_ARGUMENT', message, { cause: err }));
     }
     const names = 'resourceNames' in req ? req.resourceNames.length : req.subscribe.length;
     const max = this.deps.maxResourceNames;
@@ -240,7 +242,8 @@ export class XdsStream {
   private internal(err: unknown, what: string): void {
     if (err instanceof HubError && err.code !== 'INTERNAL') return this.fail(err);
     const e = err instanceof Error ? err : new Error(String(err));
-    this.deps.logger.error({ stream: this.id, variant: this.variant, transport: this.transport, api: this.api, node: this.node?.id, err: e }, `ending stream: internal error: ${what}`);
+    const where = { stream: this.id, variant: this.variant, transport: this.transport, api: this.api, node: this.node?.id };
+    this.deps.logger.error({ ...where, err: e }, `ending stream: internal error: ${what}`);
     this.close(new HubError('INTERNAL', `internal error: ${e.message}`, { cause: err }));
   }
 

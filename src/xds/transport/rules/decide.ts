@@ -110,7 +110,8 @@ export function onSotwRequest(s: StreamState, req: SotwRequest, ctx: RuleContext
   const reconnect = first && wildcardOnly && req.versionInfo !== '' && req.responseNonce === '';
   // The node begin() just identified: on a first request the stream has none of its own yet.
   const node = b.state.node;
-  const held = reconnect && node ? heldOnReconnect(st, req.versionInfo, ctx.resources(st.type, node), responseTtl(b.state, st.type, ctx.resourceTtlTypes)) : undefined;
+  const ttlMs = responseTtl(b.state, st.type, ctx.resourceTtlTypes);
+  const held = reconnect && node ? heldOnReconnect(st, req.versionInfo, ctx.resources(st.type, node), ttlMs) : null;
   if (held) st = held; // X-ACK-7: it already holds the current set; nothing to resend
   else if (first || delta.changed) st = sendWholeSet(st); // X-SUB-2
   return finish(b.state, st, first, delta, settled.nack, b.opened, ctx.now);
@@ -180,7 +181,8 @@ export function nextResponse(s: StreamState, ctx: RuleContext): { state: StreamS
     }
     const sent = send(state, decided.state, decided.response, false);
     // X-WARM-1: the clusters just sent bring their assignments again.
-    if (type === Clusters) sent.state = warmEndpoints(sent.state, st, decided.response.pending.sent, () => ctx.resources(Endpoints, node));
+    const assignments = () => ctx.resources(Endpoints, node);
+    if (type === Clusters) sent.state = warmEndpoints(sent.state, st, decided.response.pending.sent, assignments);
     return sent;
   }
   return { state };
