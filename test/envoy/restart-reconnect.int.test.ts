@@ -24,11 +24,16 @@ const TOTAL_RATE = 250;
 const RECONNECT_GUARD_MS = 6_000;
 const WRITE_GUARD_MS = 5_000;
 
+const TROUBLE = new RegExp(
+  '^cluster\\.[^.]+\\.(upstream_cx_connect_fail|upstream_cx_connect_timeout|upstream_rq_retry' +
+    '|upstream_cx_overflow|upstream_rq_pending_overflow|upstream_rq_timeout)$',
+);
+
 /** Envoy's nonzero counts of upstream connection failures and retries, by cluster (what a 503 was). */
 async function upstreamTrouble(envoy: Envoy): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const [name, v] of await envoy.stats()) {
-    if (v > 0 && /^cluster\.[^.]+\.(upstream_cx_connect_fail|upstream_cx_connect_timeout|upstream_rq_retry|upstream_cx_overflow|upstream_rq_pending_overflow|upstream_rq_timeout)$/.test(name)) out[name] = v;
+    if (v > 0 && TROUBLE.test(name)) out[name] = v;
   }
   return out;
 }
@@ -44,7 +49,11 @@ interface Row {
   writeMs: number;
 }
 
-test('SIGTERM and SIGKILL restarts of the hub under 250 req/s: no request fails, SotW (ADS, per-type) and Delta Envoys of two releases reconnect within seconds, a write then reaches traffic', async (t) => {
+const NAME =
+  'SIGTERM and SIGKILL restarts of the hub under 250 req/s: no request fails, ' +
+  'SotW (ADS, per-type) and Delta Envoys of two releases reconnect within seconds, a write then reaches traffic';
+
+test(NAME, async (t) => {
   const first = await timedBackend('restart-0');
   const ways = [{ transport: 'sotw', ads: true }, { transport: 'delta', ads: true }, { transport: 'sotw', ads: false }] as const;
   const w = await restartWorld(envoyBinaries(), ways, first);
@@ -59,7 +68,9 @@ test('SIGTERM and SIGKILL restarts of the hub under 250 req/s: no request fails,
       assert.equal(code, signal === 'SIGTERM' ? 0 : 'SIGKILL');
       // control_plane.connected_state follows the ADS stream only (per-type streams leave it alone).
       const adsGateways = w.gateways.filter((g) => g.ads);
-      for (const g of adsGateways) await g.envoy.until(async () => (await connectedState(g.envoy)) === 0, `${g.label} sees the hub gone`, CAP_MS);
+      for (const g of adsGateways) {
+        await g.envoy.until(async () => (await connectedState(g.envoy)) === 0, `${g.label} sees the hub gone`, CAP_MS);
+      }
       // Traffic goes on while the hub is away: Envoy keeps its last configuration.
       for (const { g, load } of loads) {
         const okBefore = load.counts.ok;
@@ -72,7 +83,8 @@ test('SIGTERM and SIGKILL restarts of the hub under 250 req/s: no request fails,
       lineLag.push(listeningAt - grpcOpenAt);
       const back = new Map<string, number>();
       for (const g of w.gateways) {
-        back.set(g.label, await g.envoy.until(() => inSyncSince(hub.httpUrl, g.nodeId), () => `${g.label} back in sync on the restarted hub (hub log: ${hub.stderr().slice(-800)})`, CAP_MS));
+        const what = () => `${g.label} back in sync on the restarted hub (hub log: ${hub.stderr().slice(-800)})`;
+        back.set(g.label, await g.envoy.until(() => inSyncSince(hub.httpUrl, g.nodeId), what, CAP_MS));
       }
       for (const g of adsGateways) await g.envoy.until(() => watch.at.has(g.label), `${g.label}: connected_state 1`, CAP_MS);
       await watch.stop();
@@ -83,7 +95,8 @@ test('SIGTERM and SIGKILL restarts of the hub under 250 req/s: no request fails,
       for (const g of w.gateways) await g.envoy.until(() => next.firstHitAt.has(g.nodeId), `${g.label}: traffic reaches ${next.name}`, CAP_MS);
       for (const g of w.gateways) {
         const envoyAt = watch.at.get(g.label);
-        rows.push({ signal, label: g.label, hubMs: back.get(g.label)! - from, envoyMs: envoyAt === undefined ? undefined : envoyAt - from, writeMs: next.firstHitAt.get(g.nodeId)! - writeAt });
+        const envoyMs = envoyAt === undefined ? undefined : envoyAt - from;
+        rows.push({ signal, label: g.label, hubMs: back.get(g.label)! - from, envoyMs, writeMs: next.firstHitAt.get(g.nodeId)! - writeAt });
       }
     }
   } finally {
@@ -91,7 +104,10 @@ test('SIGTERM and SIGKILL restarts of the hub under 250 req/s: no request fails,
   }
   t.diagnostic(`the hub printed its listening line ${lineLag.join(' / ')} ms after its gRPC port took a connection`);
   t.diagnostic('signal | Envoy | hub listening → back in sync (hub) | → connected_state 1 (Envoy) | write → traffic');
-  for (const r of rows) t.diagnostic(`${r.signal} | ${r.label} | ${r.hubMs} ms | ${r.envoyMs === undefined ? '–' : `${r.envoyMs} ms`} | ${r.writeMs} ms`);
+  for (const r of rows) {
+    const envoy = r.envoyMs === undefined ? '–' : `${r.envoyMs} ms`;
+    t.diagnostic(`${r.signal} | ${r.label} | ${r.hubMs} ms | ${envoy} | ${r.writeMs} ms`);
+  }
   for (const { g, load } of loads) {
     t.diagnostic(summary(`${g.label} at ${Math.round(rate)} req/s`, load.counts));
     t.diagnostic(`${g.label} upstream: ${JSON.stringify(await upstreamTrouble(g.envoy))}`);
@@ -101,7 +117,8 @@ test('SIGTERM and SIGKILL restarts of the hub under 250 req/s: no request fails,
     assert.equal((await g.envoy.rejectedUpdates()).total, 0, `${g.label} rejected no update`);
   }
   for (const r of rows) {
-    assert.ok(Math.max(r.hubMs, r.envoyMs ?? 0) <= RECONNECT_GUARD_MS, `${r.signal} ${r.label}: back ${r.hubMs} ms (hub) / ${r.envoyMs} ms (Envoy) after the hub listened`);
+    const back = `${r.signal} ${r.label}: back ${r.hubMs} ms (hub) / ${r.envoyMs} ms (Envoy) after the hub listened`;
+    assert.ok(Math.max(r.hubMs, r.envoyMs ?? 0) <= RECONNECT_GUARD_MS, back);
     assert.ok(r.writeMs <= WRITE_GUARD_MS, `${r.signal} ${r.label}: a write took ${r.writeMs} ms to reach traffic`);
   }
 });

@@ -66,7 +66,8 @@ const server = http.createServer((req, res) => {
   res.end(name);
 });
 server.keepAliveTimeout = 60000;
-server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => process.stdout.write('listening ' + server.address().port + '\\n'));
+server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () =>
+  process.stdout.write('listening ' + server.address().port + '\\n'));
 process.stdin.resume();
 process.stdin.on('end', () => process.exit(0));
 `;
@@ -111,19 +112,27 @@ export interface RestartWorld {
 }
 
 async function hubAt(dataDir: string, ports: Ports | undefined): Promise<{ hub: SpawnedHub; ports: Ports; listeningAt: number }> {
-  const hub = await spawnHub(['--data-dir', dataDir, '--http-port', String(ports?.http ?? 0), '--grpc-port', String(ports?.grpc ?? 0)]);
+  const portArgs = ['--http-port', String(ports?.http ?? 0), '--grpc-port', String(ports?.grpc ?? 0)];
+  const hub = await spawnHub(['--data-dir', dataDir, ...portArgs]);
   const listeningAt = Date.now();
   cleanups.push(() => hub.stop('SIGKILL'));
-  return { hub, listeningAt, ports: { http: Number(new URL(hub.httpUrl).port), grpc: Number(hub.grpcAddress.split(':').pop()) } };
+  const bound = { http: Number(new URL(hub.httpUrl).port), grpc: Number(hub.grpcAddress.split(':').pop()) };
+  return { hub, listeningAt, ports: bound };
 }
 
 /** One gateway per (transport, Envoy binary), each served by `first` before this resolves. */
-export async function restartWorld(envoys: { version: string; bin: string }[], ways: readonly Way[], first: TimedBackend): Promise<RestartWorld> {
+export async function restartWorld(
+  envoys: { version: string; bin: string }[],
+  ways: readonly Way[],
+  first: TimedBackend,
+): Promise<RestartWorld> {
   const dir = await tmpDir('xdshub-restart-reconnect');
   cleanups.push(() => dir.cleanup());
   let { hub, ports } = await hubAt(dir.path, undefined);
   const register = (b: TimedBackend) =>
-    hubCall(hub.httpUrl, 'PUT', '/v1/catalog/register', { Node: 'restart-node', Address: '127.0.0.1', Service: { ID: b.name, Service: 'web', Port: b.port } });
+    hubCall(hub.httpUrl, 'PUT', '/v1/catalog/register', {
+      Node: 'restart-node', Address: '127.0.0.1', Service: { ID: b.name, Service: 'web', Port: b.port },
+    });
   await register(first);
   const gateways: Gateway[] = [];
   for (const { version, bin } of envoys) {
@@ -131,7 +140,8 @@ export async function restartWorld(envoys: { version: string; bin: string }[], w
       const label = `${transport === 'sotw' ? 'SotW' : 'Delta'} ${ads ? 'ADS' : 'per-type'} ${version}`;
       const nodeId = `restart-${transport}-${ads ? 'ads' : 'types'}-${version.replace(/\W/g, '_')}`;
       const port = await freePort();
-      await hubCall(hub.httpUrl, 'PUT', '/v1/config', { Kind: 'ingress-gateway', Name: nodeId, Listeners: [{ Port: port, Protocol: 'http', Services: [{ Name: 'web', Hosts: ['*'] }] }] });
+      const listeners = [{ Port: port, Protocol: 'http', Services: [{ Name: 'web', Hosts: ['*'] }] }];
+      await hubCall(hub.httpUrl, 'PUT', '/v1/config', { Kind: 'ingress-gateway', Name: nodeId, Listeners: listeners });
       // The bootstrap exactly as `xdshub envoy bootstrap` prints it: its reconnect back-off is what is measured.
       const bootstrap = envoyBootstrap({
         nodeId, cluster: nodeId, transport, ads, adminBind: '127.0.0.1:0',
@@ -177,7 +187,8 @@ async function firstConnect(port: number): Promise<number> {
 
 /** Envoy's `control_plane.connected_state` (1: its ADS stream is up), read alone so polling it is cheap. */
 export async function connectedState(envoy: Envoy): Promise<number> {
-  const m = /^control_plane\.connected_state: (\d+)$/m.exec(await envoy.admin('/stats?filter=%5Econtrol_plane%5C.connected_state%24'));
+  const text = await envoy.admin('/stats?filter=%5Econtrol_plane%5C.connected_state%24');
+  const m = /^control_plane\.connected_state: (\d+)$/m.exec(text);
   return m ? Number(m[1]) : -1;
 }
 
@@ -234,7 +245,8 @@ export async function inSyncSince(hubUrl: string, nodeId: string): Promise<numbe
   }
   let since = 0;
   for (const type of ['CDS', 'EDS', 'LDS', 'RDS']) {
-    const s = streams.find((x) => x.node?.id === nodeId && x.types.some((t) => t.type === type && Object.keys(t.acked).length > 0 && t.pendingNonce === null));
+    const held = (t: StreamInfo['types'][number]) => t.type === type && Object.keys(t.acked).length > 0 && t.pendingNonce === null;
+    const s = streams.find((x) => x.node?.id === nodeId && x.types.some(held));
     if (!s) return undefined;
     since = Math.max(since, Date.parse(s.connectedAt));
   }
