@@ -8,9 +8,10 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseBootstrapArgs } from '../../src/cli/envoy';
-import { envoyBootstrap } from '../../src/cli/envoy-bootstrap';
+import { envoyBootstrap, HUB_RECONNECT_BACKOFF } from '../../src/cli/envoy-bootstrap';
 import { envoyBinary, envoyVersion, validateBootstrap } from '../helpers/envoy';
 import { REPO_ROOT } from '../helpers/hub';
+import { envoyBinaries, validateWith } from './compat-envoy';
 
 function xdshub(args: string[]) {
   return spawnSync(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), ...args], { cwd: REPO_ROOT, encoding: 'utf8' });
@@ -97,6 +98,23 @@ for (const { args, source } of KINDS) {
     assertValid(b, args.join(' '));
   });
 }
+
+test('every gRPC bootstrap caps the reconnect back-off at 1 s, and the pinned and the older Envoy both take it', () => {
+  for (const args of [['--transport', 'delta'], ['--transport', 'sotw'], ['--transport', 'delta', '--ads=false'], ['--transport', 'sotw', '--ads=false']]) {
+    const b = printed(['--node-id', 'n1', ...args]);
+    const d = b.dynamic_resources;
+    const sources = [d.ads_config, d.cds_config.api_config_source, d.lds_config.api_config_source].filter(Boolean);
+    assert.ok(sources.length > 0);
+    for (const src of sources) assert.deepEqual(src.grpc_services[0].envoy_grpc.retry_policy, { retry_back_off: HUB_RECONNECT_BACKOFF }, args.join(' '));
+    for (const { version, bin } of envoyBinaries()) {
+      const { ok, output } = validateWith(bin, b);
+      assert.ok(ok, `Envoy ${version} refuses ${args.join(' ')}:\n${output}`);
+      // A misspelt field is refused by both: they know the real one, not merely ignore it.
+      const typo = JSON.parse(JSON.stringify(b).replaceAll('"retry_policy"', '"retry_polixy"'));
+      assert.equal(validateWith(bin, typo).ok, false, `Envoy ${version} accepts an unknown field`);
+    }
+  }
+});
 
 test('envoy --mode validate refuses a broken bootstrap (so the checks above can fail)', () => {
   const good = printed(['--node-id', 'n1']);

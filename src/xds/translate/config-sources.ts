@@ -7,7 +7,8 @@
 // so those clients get a copy whose config sources name the hub's cluster
 // with the same API type they use:
 //
-//   per-type SotW gRPC → api_config_source {api_type: GRPC,       grpc_services: [{envoy_grpc: {cluster_name: "xdshub"}}]}
+//   per-type SotW gRPC → api_config_source {api_type: GRPC,
+//                          grpc_services: [{envoy_grpc: {cluster_name: "xdshub", retry_policy: <1 s back-off>}}]}
 //   per-type Delta     → api_config_source {api_type: DELTA_GRPC, grpc_services: [...same]}
 //   REST polling       → api_config_source {api_type: REST, cluster_names: ["xdshub-http"], refresh_delay: 1s}
 //
@@ -24,6 +25,14 @@ import { Extension, ExtensionType } from './extension-types';
 export const HUB_GRPC_CLUSTER = 'xdshub';
 export const HUB_HTTP_CLUSTER = 'xdshub-http';
 const REST_REFRESH = { seconds: 1, nanos: 0 };
+/**
+ * The EDS/RDS streams of a per-type client back off as the bootstrap's CDS/LDS
+ * streams do (src/cli/envoy-bootstrap.ts HUB_RECONNECT_BACKOFF): at most 1 s
+ * between attempts, so all of them are back soon after a hub restart.
+ */
+const RECONNECT_POLICY = {
+  retryBackOff: { baseInterval: { seconds: 0, nanos: 250_000_000 }, maxInterval: { seconds: 1, nanos: 0 } },
+};
 
 /** The ConfigSource (protobufjs plain form) a client of this kind can follow. */
 function configSourceFor(kind: Exclude<ConfigSourceKind, 'ads'>): Record<string, unknown> {
@@ -33,7 +42,7 @@ function configSourceFor(kind: Exclude<ConfigSourceKind, 'ads'>): Record<string,
       : {
           apiType: kind === 'grpc' ? 'GRPC' : 'DELTA_GRPC',
           transportApiVersion: 'V3',
-          grpcServices: [{ envoyGrpc: { clusterName: HUB_GRPC_CLUSTER } }],
+          grpcServices: [{ envoyGrpc: { clusterName: HUB_GRPC_CLUSTER, retryPolicy: RECONNECT_POLICY } }],
           setNodeOnFirstMessageOnly: true,
         };
   return { apiConfigSource: api, resourceApiVersion: 'V3' };

@@ -166,14 +166,22 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
 
   function unaryFetch(m: XdsMethod, call: ServerUnaryCall<Buffer, Buffer>, cb: sendUnaryData<Buffer>): void {
     const type = RESOURCE_TYPES.find((t) => t.short === m.transport)!;
+    let req: SotwRequest;
     try {
-      const req = decodeSotwRequest(m.api, call.request);
+      req = decodeSotwRequest(m.api, call.request);
+    } catch (err) {
+      const message = `DiscoveryRequest: cannot decode: ${(err as Error).message}`;
+      return cb(grpcStatusOf(new HubError('INVALID_ARGUMENT', message, { cause: err })));
+    }
+    try {
       const credential = call.metadata.get(TOKEN_METADATA_KEY)[0];
       if (req.node) req.node = { ...req.node, configSource: 'grpc', ...(typeof credential === 'string' ? { credential } : {}) };
       cb(null, Buffer.from(xds.fetch(type, m.api, req).body));
     } catch (err) {
-      const e = isHubError(err) ? err : new HubError('INVALID_ARGUMENT', `DiscoveryRequest: cannot decode: ${(err as Error).message}`, { cause: err });
-      cb(grpcStatusOf(e));
+      // A HubError is the request's (bad node, too many names, refused); anything else is the hub's own fault.
+      if (!isHubError(err)) logger.error({ err, method: m.name, node: req.node?.id }, 'fetch: internal error');
+      const internal = () => new HubError('INTERNAL', `internal error: ${(err as Error).message}`, { cause: err });
+      cb(grpcStatusOf(isHubError(err) ? err : internal()));
     }
   }
 

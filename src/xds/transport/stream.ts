@@ -19,7 +19,8 @@ import type { SubscriptionDelta } from './rules/subscription';
 import { newStreamState, type StreamState, type Transport, type TypeState, type Variant } from './stream-state';
 import type { SyncGate, SyncTicket } from './sync-gate';
 import type { V3TypeUrl } from './type-urls';
-import { decodeDeltaRequest, decodeSotwRequest, type ApiVersion, type XdsResponse } from './wire';
+import { decodeDeltaRequest, decodeSotwRequest, type ApiVersion, type DeltaRequest, type SotwRequest, type XdsResponse }
+  from './wire';
 import { tooManyNames } from './limits';
 
 export type { Transport, Variant } from './stream-state';
@@ -30,14 +31,14 @@ export const CHANGE_GATE_FACTOR = 16;
 /**
  * The one rule context every stream refills right before each rule call. Safe
  * because a rule call runs to completion and keeps nothing of its context, and
- * nothing between the refill and the call re-enters a stream.
+ * nothing between the refill and the call re-enters a stream. The rules name
+ * the node they want resources for: on a stream's first request only they know it.
  */
-const scratch: RuleContext & { node: XdsNode | undefined; get: StreamDeps['get'] } = {
-  node: undefined,
+const scratch: RuleContext & { get: StreamDeps['get'] } = {
   get: () => {
     throw new Error('rule context used outside a stream call');
   },
-  resources: (t: ResourceType) => scratch.get(t.typeUrl, scratch.node!),
+  resources: (t: ResourceType, node: XdsNode) => scratch.get(t.typeUrl, node),
   memo: undefined as unknown as BodyCache,
   names: undefined as unknown as NameInterner,
   now: 0,
@@ -158,7 +159,6 @@ export class XdsStream {
   /** The rule context, refilled for this stream (one object for all streams: no per-request allocation). */
   private context(): RuleContext {
     const c = scratch;
-    c.node = this.state.node;
     c.get = this.deps.get;
     c.memo = this.deps.bodyCache;
     c.names = this.deps.names;
@@ -182,20 +182,27 @@ export class XdsStream {
 
   private onData(buf: Buffer): void {
     if (this.closed) return;
+    let req: SotwRequest | DeltaRequest;
+    try {
+      req = this.variant === 'sotw' ? decodeSotwRequest(this.api, buf) : decodeDeltaRequest(this.api, buf);
+    } catch (err) {
+      // Only a request that does not decode is the client's fault.
+      const what = this.variant === 'sotw' ? 'DiscoveryRequest' : 'DeltaDiscoveryRequest';
+      const message = `${what}: cannot decode: ${(err as Error).message}`;
+      return this.fail(new HubError('INVALID_ARGUMENT', message, { cause: err }));
+    }
+    const names = 'resourceNames' in req ? req.resourceNames.length : req.subscribe.length;
+    const max = this.deps.maxResourceNames;
+    if (max !== undefined && names > max) return this.fail(tooManyNames(names, max));
+    // The call's credential rides on the node the rules keep (X-STREAM-1: the first request's).
+    if (req.node && this.credential !== undefined) req.node = { ...req.node, credential: this.credential };
     let outcome: RequestOutcome;
     try {
-      const req = this.variant === 'sotw' ? decodeSotwRequest(this.api, buf) : decodeDeltaRequest(this.api, buf);
-      const names = 'resourceNames' in req ? req.resourceNames.length : req.subscribe.length;
-      const max = this.deps.maxResourceNames;
-      if (max !== undefined && names > max) return this.fail(tooManyNames(names, max));
-      // The call's credential rides on the node the rules keep (X-STREAM-1: the first request's).
-      if (req.node && this.credential !== undefined) req.node = { ...req.node, credential: this.credential };
       const ctx = this.context();
       if (this.deps.windowOpen?.()) ctx.windowOpen = true;
       outcome = 'resourceNames' in req ? onSotwRequest(this.state, req, ctx) : onDeltaRequest(this.state, req, ctx);
     } catch (err) {
-      const what = this.variant === 'sotw' ? 'DiscoveryRequest' : 'DeltaDiscoveryRequest';
-      return this.fail(new HubError('INVALID_ARGUMENT', `${what}: cannot decode: ${(err as Error).message}`, { cause: err }));
+      return this.internal(err, 'a rule or the provider threw on a request');
     }
     if (outcome.opened && this.deps.admit) {
       try {
@@ -226,6 +233,20 @@ export class XdsStream {
     this.close(err);
   }
 
+  /**
+   * A fault of the hub's own (a rule or the provider threw): the stream ends
+   * with INTERNAL, never blamed on the request, and the reason is logged with
+   * its stack at error level (whatever the level, the operator must see it).
+   * A HubError thrown on purpose (a provider refusing) keeps its code.
+   */
+  private internal(err: unknown, what: string): void {
+    if (err instanceof HubError && err.code !== 'INTERNAL') return this.fail(err);
+    const e = err instanceof Error ? err : new Error(String(err));
+    const where = { stream: this.id, variant: this.variant, transport: this.transport, api: this.api, node: this.node?.id };
+    this.deps.logger.error({ ...where, err: e }, `ending stream: internal error: ${what}`);
+    this.close(new HubError('INTERNAL', `internal error: ${e.message}`, { cause: err }));
+  }
+
   /** The push pipeline reports changed names of a type this stream subscribes to. */
   resourcesChanged(typeUrl: string, names: ReadonlySet<string>, at: number): void {
     this.state = resourcesChanged(this.state, typeUrl, names, at);
@@ -248,12 +269,17 @@ export class XdsStream {
 
   /** Asks `next` for a response and writes it, until it has none or the stream cannot write; `report`: tell the observer. */
   private writeEach(next: typeof nextResponse, report: boolean): void {
-    while (!this.closed && !this.blocked && this.state.node) {
-      const step = next(this.state, this.context());
-      this.state = step.state;
-      if (!step.response) return;
-      this.write(step.response);
-      if (report && this.deps.observer) reportSent(this.deps.observer, this.state, step.response, this.deps.now?.() ?? Date.now());
+    try {
+      while (!this.closed && !this.blocked && this.state.node) {
+        const step = next(this.state, this.context());
+        this.state = step.state;
+        if (!step.response) return;
+        this.write(step.response);
+        if (report && this.deps.observer) reportSent(this.deps.observer, this.state, step.response, this.deps.now?.() ?? Date.now());
+      }
+    } catch (err) {
+      // Called from the push pipeline, timers and grpc-js events: a throw here would reach none of them usefully.
+      this.internal(err, 'computing a response threw');
     }
   }
 

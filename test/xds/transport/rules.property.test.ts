@@ -92,11 +92,14 @@ function pure(label: string, inputs: readonly unknown[], fn: () => unknown): voi
   assert.deepEqual(picture(inputs), before, `${label} changed its input`);
 }
 
+/** The node probes ask resources for (the test provider serves every node alike). */
+const PROBE_NODE: XdsNode = { id: 'n1', cluster: 'c', clientFeatures: [], userAgent: 'envoy' };
+
 type Probe = (s: StreamState, st: TypeState, ctx: decide.RuleContext, label: string) => void;
 
 /** One probe per export of every rule module (checked below), each calling it with inputs drawn from the current state. */
 const PROBES: Record<string, Probe> = {
-  'ack.setVersion': (_s, st, ctx, l) => pure(l, [st], () => ack.setVersion(ctx.resources(st.type).byName.values(), 5000)),
+  'ack.setVersion': (_s, st, ctx, l) => pure(l, [st], () => ack.setVersion(ctx.resources(st.type, PROBE_NODE).byName.values(), 5000)),
   'ack.nonceFor': (s, _st, _ctx, l) => pure(l, [s], () => ack.nonceFor(s.id, s.nonceSeq + 1)),
   'ack.settle': (_s, st, ctx, l) => {
     for (const error of [undefined, { code: 3, message: 'no' }]) {
@@ -105,42 +108,42 @@ const PROBES: Record<string, Probe> = {
   },
   'ack.withPending': (s, st, _ctx, l) =>
     pure(l, [st], () => ack.withPending(st, { version: 'v', sent: new Map([['c1', '1']]), resources: undefined, heartbeat: false }, 'n', s.variant === 'sotw')),
-  'ack.heldOnReconnect': (s, st, ctx, l) => pure(l, [st], () => ack.heldOnReconnect(st, st.lastSentVersion, ctx.resources(st.type), s.ttlMs)),
+  'ack.heldOnReconnect': (s, st, ctx, l) => pure(l, [st], () => ack.heldOnReconnect(st, st.lastSentVersion, ctx.resources(st.type, PROBE_NODE), s.ttlMs)),
   'ack.adoptInitialVersions': (_s, st, _ctx, l) => pure(l, [st], () => ack.adoptInitialVersions(st, new Map([['c1', 'v1']]))),
   'subscription.applySotwNames': (_s, st, _ctx, l) => pure(l, [st], () => subscription.applySotwNames(st.sub, st.type, ['c1', '*'])),
   'subscription.applyDeltaChange': (_s, st, _ctx, l) => pure(l, [st], () => subscription.applyDeltaChange(st.sub, st.type, ['c2'], ['c1', '*'], !st.started)),
-  'subscription.covers': (_s, st, ctx, l) => pure(l, [st], () => NAMES.map((n) => subscription.covers(st.sub, ctx.resources(st.type), n))),
-  'subscription.coveredNames': (_s, st, ctx, l) => pure(l, [st], () => subscription.coveredNames(st.sub, ctx.resources(st.type))),
+  'subscription.covers': (_s, st, ctx, l) => pure(l, [st], () => NAMES.map((n) => subscription.covers(st.sub, ctx.resources(st.type, PROBE_NODE), n))),
+  'subscription.coveredNames': (_s, st, ctx, l) => pure(l, [st], () => subscription.coveredNames(st.sub, ctx.resources(st.type, PROBE_NODE))),
   'subscription.sendWholeSet': (_s, st, _ctx, l) => pure(l, [st], () => subscription.sendWholeSet(st)),
   'subscription.deltaSubscription': (_s, st, _ctx, l) =>
     pure(l, [st], () => subscription.deltaSubscription(st, ['c1', 'r1'], ['c2', '*'], !st.started, new Map([['c1', 'x']]), NO_INTERNING)),
   'response.computeSotw': (s, st, ctx, l) => {
     for (const holdRemovals of [false, true]) {
-      const rctx = { set: ctx.resources(st.type), ttlMs: s.ttlMs, sotwWrap: s.sotwWrap, holdRemovals, memo: ctx.memo, routeAllowed: (r: { name: string }) => r.name !== 'r2' };
+      const rctx = { set: ctx.resources(st.type, PROBE_NODE), ttlMs: s.ttlMs, sotwWrap: s.sotwWrap, holdRemovals, memo: ctx.memo, routeAllowed: (r: { name: string }) => r.name !== 'r2' };
       pure(l, [st], () => response.computeSotw(st, rctx));
     }
   },
   'response.computeDelta': (s, st, ctx, l) => {
     for (const holdRemovals of [false, true]) {
-      const rctx = { set: ctx.resources(st.type), ttlMs: s.ttlMs, sotwWrap: false, holdRemovals, memo: ctx.memo };
+      const rctx = { set: ctx.resources(st.type, PROBE_NODE), ttlMs: s.ttlMs, sotwWrap: false, holdRemovals, memo: ctx.memo };
       pure(l, [st], () => response.computeDelta(st, rctx));
     }
   },
   'ordering.waitsForClusters': (s, st, _ctx, l) => pure(l, [s], () => ordering.waitsForClusters(s, st.type)),
   'ordering.holdsRemovals': (s, st, _ctx, l) => pure(l, [s], () => ordering.holdsRemovals(s, st.type)),
-  'warming.routeClusters': (_s, _st, ctx, l) => pure(l, [], () => [...ctx.resources(Routes).byName.values()].map((r) => warming.routeClusters(r))),
+  'warming.routeClusters': (_s, _st, ctx, l) => pure(l, [], () => [...ctx.resources(Routes, PROBE_NODE).byName.values()].map((r) => warming.routeClusters(r))),
   'warming.routeGate': (s, st, ctx, l) =>
     pure(l, [s], () => {
-      const gate = warming.routeGate(s, st.type, () => ctx.resources(Clusters));
-      return gate && [...ctx.resources(Routes).byName.values()].map(gate);
+      const gate = warming.routeGate(s, st.type, () => ctx.resources(Clusters, PROBE_NODE));
+      return gate && [...ctx.resources(Routes, PROBE_NODE).byName.values()].map(gate);
     }),
   'warming.warmEndpoints': (s, st, ctx, l) =>
-    pure(l, [s, st], () => warming.warmEndpoints(s, st, new Map([['c1', 'v9'], ['c2', null]]), () => ctx.resources(RESOURCE_TYPES[1]!))),
+    pure(l, [s, st], () => warming.warmEndpoints(s, st, new Map([['c1', 'v9'], ['c2', null]]), () => ctx.resources(RESOURCE_TYPES[1]!, PROBE_NODE))),
   'ttl.clientTtl': (s, _st, _ctx, l) => pure(l, [s], () => s.node && ttl.clientTtl(s.api, s.node, 30_000)),
   'ttl.responseTtl': (s, _st, _ctx, l) => pure(l, [s], () => ttl.responseTtl(s)),
   'ttl.takesHeartbeats': (s, _st, _ctx, l) => pure(l, [s], () => ttl.takesHeartbeats(s)),
   'ttl.ttlTypesAdvice': (s, _st, _ctx, l) => pure(l, [s], () => [[], ['EDS'], ['CDS', 'EDS']].map((types) => ttl.ttlTypesAdvice(s.ttlMs, types))),
-  'ttl.heartbeatFor': (s, st, ctx, l) => pure(l, [s, st], () => ttl.heartbeatFor(s, st, ctx.resources(st.type))),
+  'ttl.heartbeatFor': (s, st, ctx, l) => pure(l, [s, st], () => ttl.heartbeatFor(s, st, ctx.resources(st.type, PROBE_NODE))),
   'decide.onSotwRequest': (s, st, ctx, l) =>
     pure(l, [s], () => decide.onSotwRequest(s, { versionInfo: st.lastSentVersion, node: undefined, resourceNames: ['c1'], typeUrl: st.wireTypeUrl, responseNonce: st.pending?.nonce ?? '', errorDetail: undefined }, ctx)),
   'decide.onDeltaRequest': (s, st, ctx, l) =>
@@ -185,7 +188,7 @@ test('rule modules are pure: same input, same output, no I/O, input untouched (f
       const memo = new BodyCache();
       const node: XdsNode = { id: 'n1', cluster: 'c', clientFeatures: cfg.features, userAgent: 'envoy' };
       let windowOpen = false;
-      const ctx = (): decide.RuleContext => ({ resources: (t) => provider.get(t.typeUrl, node), memo, names: NO_INTERNING, now, resourceTtlMs: cfg.ttlMs, windowOpen });
+      const ctx = (): decide.RuleContext => ({ resources: (t, n) => provider.get(t.typeUrl, n), memo, names: NO_INTERNING, now, resourceTtlMs: cfg.ttlMs, windowOpen });
       let s: StreamState = newStreamState(7, cfg.variant, cfg.transport, cfg.api);
       const fixed = cfg.transport === 'ads' ? undefined : RESOURCE_TYPES.find((t) => t.short === cfg.transport);
       const typeAt = (i: number) => fixed ?? RESOURCE_TYPES[i]!;

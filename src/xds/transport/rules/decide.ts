@@ -19,8 +19,13 @@ import { routeGate, warmEndpoints } from './warming';
 
 /** What the rules may read besides the stream state. Nothing here does I/O. */
 export interface RuleContext {
-  /** The node's current resources of a type (the provider's shared sets). */
-  resources(type: ResourceType): ResourceSet;
+  /**
+   * The node's current resources of a type (the provider's shared sets). The
+   * node is the one the rules just identified: on a stream's first request the
+   * stream itself does not know it yet (a reconnecting SotW client's first
+   * request is answered from it, X-ACK-7).
+   */
+  resources(type: ResourceType, node: XdsNode): ResourceSet;
   /** Shared framed responses (a memo). */
   memo: BodyCache;
   /** Shares equal subscription name sets between streams (a memo). */
@@ -103,7 +108,10 @@ export function onSotwRequest(s: StreamState, req: SotwRequest, ctx: RuleContext
   let st: TypeState = sub === settled.state.sub ? settled.state : typeWith(settled.state, { sub });
   const wildcardOnly = sub.wildcard && sub.names.size === 0;
   const reconnect = first && wildcardOnly && req.versionInfo !== '' && req.responseNonce === '';
-  const held = reconnect ? heldOnReconnect(st, req.versionInfo, ctx.resources(st.type), responseTtl(b.state, st.type, ctx.resourceTtlTypes)) : undefined;
+  // The node begin() just identified: on a first request the stream has none of its own yet.
+  const node = b.state.node;
+  const ttlMs = responseTtl(b.state, st.type, ctx.resourceTtlTypes);
+  const held = reconnect && node ? heldOnReconnect(st, req.versionInfo, ctx.resources(st.type, node), ttlMs) : null;
   if (held) st = held; // X-ACK-7: it already holds the current set; nothing to resend
   else if (first || delta.changed) st = sendWholeSet(st); // X-SUB-2
   return finish(b.state, st, first, delta, settled.nack, b.opened, ctx.now);
@@ -150,20 +158,21 @@ export function resumeDeferred(s: StreamState): StreamState {
  * The caller writes the response and asks again until nothing is left.
  */
 export function nextResponse(s: StreamState, ctx: RuleContext): { state: StreamState; response?: Outgoing } {
-  if (!s.node) return { state: s };
+  const node = s.node;
+  if (!node) return { state: s };
   let state = s;
   for (const type of RESOURCE_TYPES) {
     const st = state.types.get(type.typeUrl);
     if (!st || !st.dirty || st.pending) continue;
     if (waitsForClusters(state, type)) continue;
-    const set = ctx.resources(type);
+    const set = ctx.resources(type, node);
     const rctx = {
       set,
       ttlMs: responseTtl(state, type, ctx.resourceTtlTypes),
       sotwWrap: state.sotwWrap,
       holdRemovals: holdsRemovals(state, type),
       memo: ctx.memo,
-      routeAllowed: routeGate(state, type, () => ctx.resources(Clusters)),
+      routeAllowed: routeGate(state, type, () => ctx.resources(Clusters, node)),
     };
     const decided = state.variant === 'sotw' ? computeSotw(st, rctx) : computeDelta(st, rctx);
     if (!decided.response) {
@@ -172,7 +181,8 @@ export function nextResponse(s: StreamState, ctx: RuleContext): { state: StreamS
     }
     const sent = send(state, decided.state, decided.response, false);
     // X-WARM-1: the clusters just sent bring their assignments again.
-    if (type === Clusters) sent.state = warmEndpoints(sent.state, st, decided.response.pending.sent, () => ctx.resources(Endpoints));
+    const assignments = () => ctx.resources(Endpoints, node);
+    if (type === Clusters) sent.state = warmEndpoints(sent.state, st, decided.response.pending.sent, assignments);
     return sent;
   }
   return { state };
@@ -183,10 +193,11 @@ export function nextResponse(s: StreamState, ctx: RuleContext): { state: StreamS
  * waiting. The caller writes it and asks again (each type gets at most one).
  */
 export function nextHeartbeat(s: StreamState, ctx: RuleContext): { state: StreamState; response?: Outgoing } {
-  if (!takesHeartbeats(s)) return { state: s };
+  const node = s.node;
+  if (!node || !takesHeartbeats(s)) return { state: s };
   for (const type of RESOURCE_TYPES) {
     const st = s.types.get(type.typeUrl);
-    const out = st && heartbeatFor(s, st, ctx.resources(type), ctx.resourceTtlTypes);
+    const out = st && heartbeatFor(s, st, ctx.resources(type, node), ctx.resourceTtlTypes);
     if (out) return send(s, st, out, true);
   }
   return { state: s };
