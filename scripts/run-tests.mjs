@@ -48,8 +48,10 @@ delete unmarked[RUN];
 delete unmarked['XDSHUB_TEST_OWNER'];
 const started = Date.now();
 
-// Busy loops at normal priority, outside the marked tree (they are killed, not swept).
-const hog = () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore', env: unmarked });
+// Busy loops at normal priority, outside the marked tree (they are killed, not swept). Each
+// checks now and then that this script is still its parent, so a SIGKILL here leaves no hog.
+const HOG = `const p = ${process.pid}; for (let i = 1; ; i++) if (i % 50_000_000 === 0 && process.ppid !== p) break;`;
+const hog = () => spawn(process.execPath, ['-e', HOG], { stdio: 'ignore', env: unmarked });
 const hogs = withHog ? [hog(), hog()] : [];
 
 const runner = spawn(
