@@ -10,14 +10,18 @@ cd "$(dirname "$0")/.."
 
 # Processes of any test run (XDSHUB_TEST_RUN in their environment) of those kinds, as "pid cmd".
 marked() {
-  for d in /proc/[0-9]*; do
-    tr '\0' '\n' <"$d/environ" 2>/dev/null | grep -q '^XDSHUB_TEST_RUN=' || continue
-    [ "$(cut -d' ' -f3 <"$d/stat" 2>/dev/null)" = Z ] && continue
-    cmd=$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null)
-    if printf '%s' "$cmd" | grep -Eq 'cli/main\.[jt]s serve|_bin/envoy|redis-server|redis-sentinel|chrom'; then
-      echo "${d#/proc/} ${cmd:0:160}"
-    fi
-  done
+  node -e '
+    const fs = require("node:fs");
+    const kinds = /cli\/main\.[jt]s serve|_bin\/envoy|redis-server|redis-sentinel|chrom/;
+    for (const pid of fs.readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
+      try {
+        const env = fs.readFileSync(`/proc/${pid}/environ`, "latin1").split("\0");
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
+        if (!env.some((e) => e.startsWith("XDSHUB_TEST_RUN=")) || stat[stat.lastIndexOf(")") + 2] === "Z") continue;
+        const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0").join(" ");
+        if (kinds.test(cmd)) console.log(`${pid} ${cmd.slice(0, 160)}`);
+      } catch {}
+    }'
 }
 
 before=$(marked | cut -d' ' -f1)
