@@ -48,7 +48,13 @@ async function start(t: { after(fn: () => unknown): void }, argv: string[], mode
   const dir = await tmpDir('xdshub-proc-tree');
   const readyFile = join(dir.path, 'ready');
   const goFile = join(dir.path, 'go');
-  const env: NodeJS.ProcessEnv = { ...process.env, PROC_TREE_TAG: tag, PROC_TREE_READY: readyFile, PROC_TREE_GO: goFile, PROC_TREE_MODE: mode };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PROC_TREE_TAG: tag,
+    PROC_TREE_READY: readyFile,
+    PROC_TREE_GO: goFile,
+    PROC_TREE_MODE: mode,
+  };
   // A top-level runner, not one nested in this file's (which would refuse to run files).
   delete env['NODE_TEST_CONTEXT'];
   const runner = spawnTracked(process.execPath, argv, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -71,7 +77,8 @@ async function start(t: { after(fn: () => unknown): void }, argv: string[], mode
       // The whole tree is up: the test process, redis-server, the shell and its two sleeps.
       await until(() => {
         const cmds = tagged(tag).map((p) => p.cmd);
-        return cmds.some((c) => c.startsWith('redis-server')) && cmds.filter((c) => c.startsWith('sleep 600')).length === 2;
+        const sleeps = cmds.filter((c) => c.startsWith('sleep 600')).length;
+        return cmds.some((c) => c.startsWith('redis-server')) && sleeps === 2;
       }, `redis-server and both sleeps running: ${JSON.stringify(tagged(tag))}`);
       writeFileSync(goFile, '');
       return { filePid: Number(text.split(' ')[0]) };
@@ -80,16 +87,19 @@ async function start(t: { after(fn: () => unknown): void }, argv: string[], mode
   };
 }
 
-async function noSurvivors(c: Case, what: string): Promise<void> {
-  await until(() => c.survivors().length === 0, { what: () => `${what}: survivors ${JSON.stringify(c.survivors())}`, timeout: 30_000 });
+async function noSurvivors(c: Case, after: string): Promise<void> {
+  const what = () => `${after}: survivors ${JSON.stringify(c.survivors())}`;
+  await until(() => c.survivors().length === 0, { what, timeout: 30_000 });
 }
 
+/** Each case starts node, tsx and redis-server at least twice over: minutes on a loaded machine. */
+const LONG = { timeout: 150_000 };
 const nodeTest = (...extra: string[]) => ['--import', 'tsx', '--test', ...extra, FIXTURE];
 
 // Concurrently: the file's own timeout bounds all cases together, and they mostly wait.
 describe('the kill path', { concurrency: true }, () => {
   for (const signal of ['SIGKILL', 'SIGTERM'] as const) {
-    test(`${signal} of the test file's process: its whole tree dies`, { timeout: 150_000 }, async (t) => {
+    test(`${signal} of the test file's process: its whole tree dies`, LONG, async (t) => {
       const c = await start(t, nodeTest(), 'hang');
       const { filePid } = await c.ready();
       process.kill(filePid, signal);
@@ -98,7 +108,7 @@ describe('the kill path', { concurrency: true }, () => {
     });
   }
 
-  test('a test that times out: its tree dies, and the runner ends', { timeout: 150_000 }, async (t) => {
+  test('a test that times out: its tree dies, and the runner ends', LONG, async (t) => {
     const c = await start(t, nodeTest('--test-timeout=20000'), 'hang');
     await c.ready();
     const [code] = await c.exited;
@@ -106,7 +116,7 @@ describe('the kill path', { concurrency: true }, () => {
     await noSurvivors(c, 'after the test timed out');
   });
 
-  test('a test that forgets to stop its processes: the file still ends, and its tree dies', { timeout: 150_000 }, async (t) => {
+  test('a test that forgets to stop its processes: the file still ends, and its tree dies', LONG, async (t) => {
     const c = await start(t, nodeTest(), 'forget');
     await c.ready();
     const [code] = await c.exited;
@@ -115,7 +125,7 @@ describe('the kill path', { concurrency: true }, () => {
   });
 
   for (const signal of ['SIGKILL', 'SIGINT'] as const) {
-    test(`${signal} of scripts/run-tests.mjs: the runner and every test process die`, { timeout: 150_000 }, async (t) => {
+    test(`${signal} of scripts/run-tests.mjs: the runner and every test process die`, LONG, async (t) => {
       const c = await start(t, ['scripts/run-tests.mjs', FIXTURE], 'hang');
       await c.ready();
       c.runner.kill(signal);

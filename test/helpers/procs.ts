@@ -53,7 +53,6 @@ export function killAll(): number {
     if (alive(child)) n++;
     killTree(child);
   }
-
   running.clear();
   return n;
 }
