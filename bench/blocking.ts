@@ -16,7 +16,8 @@
 //
 //   npm run bench:blocking -- [--seconds 4] [--waiters 1000,5000] [--concurrency 16] [--only nodes]
 //   (with no other benchmark on the machine)
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
+import { spawnTracked } from '../test/helpers/procs';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -63,7 +64,7 @@ interface Hub {
 
 async function startHub(): Promise<Hub> {
   const root = join(__dirname, '..');
-  const child = spawn(
+  const child = spawnTracked(
     process.execPath,
     // All waiters come from one address: lift the per-client cap on blocking queries (1,024 by default).
     ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'serve', '--store', 'memory', '--http-port', '0', '--grpc-port', '0', '--log-level', 'warn', '--node-name', HUB_NODE, '--http-max-blocking-per-client', '100000'],

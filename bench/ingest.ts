@@ -5,7 +5,7 @@
 // steal the hub's loop.
 //   node --import tsx bench/ingest.ts [--seconds 5] [--concurrency 64] [--batch 64]
 import { parseArgs } from 'node:util';
-import { spawn } from 'node:child_process';
+import { spawnTracked } from '../test/helpers/procs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -94,7 +94,7 @@ async function scenario(name: string, store: StoreConfig, spec: Omit<LoadSpec, '
   try {
     const load: LoadSpec = { ...spec, port: hub.httpPort, tag: name.replace(/\W/g, '') };
     let cpuBefore = process.cpuUsage();
-    const child = spawn(process.execPath, ['-e', LOAD_WORKER], {
+    const child = spawnTracked(process.execPath, ['-e', LOAD_WORKER], {
       env: { ...process.env, XDSHUB_BENCH_SPEC: JSON.stringify(load) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

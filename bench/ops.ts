@@ -12,7 +12,8 @@
 //     measured in the same run is the same change really written
 //     (acknowledgement latency).
 //   node --expose-gc --import tsx bench/ops.ts [--services 1000] [--nodes 1000] [--runs 100] [--real-runs 30] [--dry-run-only]
-import { fork, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
+import { forkTracked } from '../test/helpers/procs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -78,7 +79,7 @@ async function dryRunLatency(): Promise<void> {
       if (res.statusCode !== 200) throw new Error(res.body);
     }
     // The clients live in a process of their own: the hub's process holds only the server side of the streams.
-    fleet = fork(join(__dirname, 'ops', 'clients.ts'), [String(h.hub.grpcPort), String(N)], { execArgv: ['--import', 'tsx'] });
+    fleet = forkTracked(join(__dirname, 'ops', 'clients.ts'), [String(h.hub.grpcPort), String(N)], { execArgv: ['--import', 'tsx'] });
     const synced = await new Promise<{ ms: number }>((resolve, reject) => {
       fleet!.on('message', (m: { kind: string; ms: number; message?: string }) => (m.kind === 'synced' ? resolve(m) : reject(new Error(m.message))));
       fleet!.once('exit', (code) => reject(new Error(`the client process exited (${code})`)));

@@ -25,7 +25,6 @@
 // with the "=", as the value starts with a dash).
 //
 // Targets (issue 11): >= 5,000 acknowledged writes/s per hub; p99 apply lag on the other hub <= 50 ms.
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -34,6 +33,7 @@ import { parseArgs } from 'node:util';
 import Redis from 'ioredis';
 import { spawnHub, spawnServer, type SpawnedHub } from '../test/helpers/hub';
 import { startRedis, type RunningRedis } from '../test/helpers/redis';
+import { spawnTracked } from '../test/helpers/procs';
 import { tmpDir } from '../test/helpers/tmp';
 
 interface LoadSpec {
@@ -209,7 +209,7 @@ async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { duration
     const observers = writers.map((_, i) => ports[(i + 1) % ports.length]!);
     const spec: LoadSpec = { writers, observers, concurrency: opts.concurrency, warmupMs: 1_000, durationMs: opts.durationMs, sampleEvery: opts.sampleEvery, tag: `${kind}${writerHubs}r${waitReplicas}` };
     // From the repository's root, where `require('undici')` finds the package.
-    const child = spawn(process.execPath, ['-e', LOAD_WORKER], { cwd: join(__dirname, '..'), env: { ...process.env, XDSHUB_BENCH_SPEC: JSON.stringify(spec) }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawnTracked(process.execPath, ['-e', LOAD_WORKER], { cwd: join(__dirname, '..'), env: { ...process.env, XDSHUB_BENCH_SPEC: JSON.stringify(spec) }, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     // The rest of the bench's processes: the load generator, the Redis primary and its replica.
     const others = [child.pid!, primary.pid, replica.pid];

@@ -10,7 +10,8 @@
 //
 //   node --import tsx bench/subscribe.ts
 //   env: SUBSCRIBERS=1000 PROCS=4 INSTANCES=1000 SECONDS=20 WINDOW=16
-import { fork, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
+import { forkTracked } from '../test/helpers/procs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { loadSubscribeProto, SUBSCRIBE_METHOD_PATH } from '../src/subscribe/proto';
@@ -58,7 +59,7 @@ function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
 }
 
 async function phase(name: string, script: 'hub-server.ts' | 'bare-server.ts', perSecond = 0): Promise<PhaseResult> {
-  const server = fork(join(DIR, script), [String(INSTANCES), String(perSecond)], { execArgv });
+  const server = forkTracked(join(DIR, script), [String(INSTANCES), String(perSecond)], { execArgv });
   const { port } = await nextMessage<Extract<ServerToMain, { type: 'ready' }>>(server, 'ready');
   const proto = loadSubscribeProto();
   const request = Buffer.from(proto.SubscribeRequest.encode(proto.SubscribeRequest.fromObject({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' } })).finish());
@@ -68,7 +69,7 @@ async function phase(name: string, script: 'hub-server.ts' | 'bare-server.ts', p
   const progress = new Map<ChildProcess, Extract<ClientToMain, { type: 'progress' }>>();
   for (let p = 0; p < PROCS; p++) {
     const count = Math.floor(SUBSCRIBERS / PROCS) + (p < SUBSCRIBERS % PROCS ? 1 : 0);
-    const c = fork(join(DIR, 'client.ts'), [`127.0.0.1:${port}`, String(count), SUBSCRIBE_METHOD_PATH, request.toString('hex')], { execArgv });
+    const c = forkTracked(join(DIR, 'client.ts'), [`127.0.0.1:${port}`, String(count), SUBSCRIBE_METHOD_PATH, request.toString('hex')], { execArgv });
     c.on('message', (m: ClientToMain) => {
       if (m.type === 'progress') progress.set(c, m);
     });

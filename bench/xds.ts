@@ -33,7 +33,7 @@
 // Every process is separate: the server, and `procs` client processes holding
 // N/procs clients each, every client on its own HTTP/2 connection, subscribed
 // as Envoy does (wildcard CDS, then EDS by name for all S clusters).
-import { fork } from 'node:child_process';
+import { forkTracked as fork } from '../test/helpers/procs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';

@@ -7,7 +7,7 @@
 //   fanout   N clients on one fan-out hub of the core hub
 //   fanout×2 N clients split over two fan-out hubs
 // Prints figures and the fanout/direct p99 ratio (target ≤ 1.3×); asserts nothing.
-import { fork } from 'node:child_process';
+import { forkTracked as fork } from '../../test/helpers/procs';
 import { join } from 'node:path';
 import { hubWriter } from './hub-http';
 import { Proc } from './proc';

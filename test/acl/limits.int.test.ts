@@ -8,6 +8,7 @@ import * as grpc from '@grpc/grpc-js';
 import { DEFAULTS } from '../../src/config';
 import { attachHubServices } from '../../src/hub';
 import { call, startHub } from '../helpers/hub';
+import { until as poll } from '../helpers/until';
 import { loadSubscribeProto } from '../../src/subscribe/proto';
 import { StreamReader, subscribeClient } from '../subscribe/grpc-helpers';
 
@@ -103,6 +104,5 @@ test('gRPC: a message over --grpc-max-message, streams over --grpc-max-streams-p
 });
 
 async function until(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 100; i++) if (await check()) return;
-  throw new Error('condition never held');
+  await poll(check, { what: 'the condition', interval: 0 });
 }

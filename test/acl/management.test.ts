@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { sha256Hex } from '../../src/acl/secrets';
 import { MANAGEMENT_POLICY_ID } from '../../src/acl/types';
 import { call, startHub } from '../helpers/hub';
+import { letTimePass } from '../helpers/until';
 import { ROOT, aclHub, as, tokenWith } from './helpers';
 
 test('with ACLs off every /v1/acl endpoint answers 401 "ACL support disabled"', async () => {
@@ -154,7 +155,7 @@ test('an expired token is "ACL not found"', async () => {
   try {
     const t = await tokenWith(hub, 'node_prefix "" { policy = "read" }', { ExpirationTime: new Date(Date.now() + 400).toISOString() });
     assert.equal((await as(hub, t.secret, 'GET', '/v1/catalog/nodes')).status, 200);
-    await new Promise((r) => setTimeout(r, 450));
+    await letTimePass(450, 'the token expires 400 ms after it was made');
     const after = await as(hub, t.secret, 'GET', '/v1/catalog/nodes');
     assert.equal(after.status, 403);
     assert.equal(after.text, 'ACL not found');

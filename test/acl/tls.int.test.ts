@@ -12,6 +12,7 @@ import * as grpc from '@grpc/grpc-js';
 import { loadSubscribeProto } from '../../src/subscribe/proto';
 import { makeCa, writePair, type Pem } from '../helpers/certs';
 import { tmpDir } from '../helpers/tmp';
+import { until as poll } from '../helpers/until';
 import { StreamReader, describe, type SubscribeClient } from '../subscribe/grpc-helpers';
 import { accessorForInitialToken, sha256Hex } from '../../src/acl/secrets';
 import { ROOT, aclHub, registerBody, tokenWith, as } from './helpers';
@@ -55,13 +56,7 @@ function servedSerial(port: number, ca: string, cert?: Pem): Promise<string> {
 
 /** Polls until `check` holds; a connection refused mid-rotation counts as "not yet" and is named if it is the last word. */
 async function until(what: string, check: () => Promise<boolean>, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
-  let last = '';
-  const attempt = () => check().catch((err: Error) => ((last = err.message), false));
-  while (!(await attempt())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${last})` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await poll(check, { what, timeout: ms, interval: 50, retryErrors: true });
 }
 
 function tlsSubscribeClient(port: number, ca: string, cert?: Pem): SubscribeClient {

@@ -12,6 +12,7 @@ import type { Log, LogEntry } from '../../src/log/log';
 import { createRedisLog } from '../../src/log/redis';
 import { startRedis, type RunningRedis } from '../helpers/redis';
 import { startProxy } from '../helpers/tcp-proxy';
+import { until } from '../helpers/until';
 import { checkInput, register, serviceInput } from './fixtures';
 
 const logger = pino({ level: process.env.DEBUG_LOG ?? 'silent' });
@@ -177,7 +178,7 @@ test('a write Redis acknowledged but this hub has not applied yet ends with the 
     write.catch(() => undefined);
     // The append is in Redis: only applying it here is left.
     const target = a.lastIndex() + 1n;
-    while ((await reader.lastIndex()) < target) await new Promise((r) => setTimeout(r, 10));
+    await until(async () => (await reader.lastIndex()) >= target, 'the held append in Redis');
     proxy.mode('refuse');
     proxy.cut();
     // Before the fix this waited for the whole outage (here: for ever). 15 s is a hang guard only.

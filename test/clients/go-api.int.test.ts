@@ -5,15 +5,14 @@
 // members, check registration and maintenance, and Connect (the CA
 // configuration read and written back, roots, a leaf, intentions). scripts/ensure-go-consul.sh
 // fetches and builds it into .tmp/go/ (from the Go module proxy).
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Hub } from '../../src/hub';
 import { REPO_ROOT, startHub } from '../helpers/hub';
+import { execFileTracked } from '../helpers/procs';
 
-const run = promisify(execFile);
+const run = execFileTracked;
 let hub: Hub;
 
 before(async () => {

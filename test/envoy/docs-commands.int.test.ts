@@ -7,16 +7,17 @@
 // the test helper (which moves its admin to a free port).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { chmodSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { envoyBinary, startEnvoy } from '../helpers/envoy';
 import { REPO_ROOT, spawnHub } from '../helpers/hub';
+import { execFileTracked } from '../helpers/procs';
 import { tmpDir } from '../helpers/tmp';
 import { freePort, startBackend } from './harness';
 
-const run = promisify(execFile);
+const run = execFileTracked;
 const doc = readFileSync(join(REPO_ROOT, 'docs', 'envoy.md'), 'utf8');
 
 function section(marker: string): string {

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import Consul from 'consul';
 import { spawnHub, type SpawnedHub } from '../helpers/hub';
 import { tmpDir } from '../helpers/tmp';
+import { until } from '../helpers/until';
 import { startEcho, ECHO_METHOD, type EchoBackend } from '../xds/e2e/echo-backend';
 import { startGrpcJsClient, type ClientProcess } from '../xds/e2e/harness';
 import { createViewStore } from '../../src/materializer/index';
@@ -105,7 +106,7 @@ test('the consul npm client pointed at the fan-out hub registers, reads its writ
 /** Resolves once the client made `n` more RPCs (each one recorded, failed or not). */
 async function moreLines(client: ClientProcess, n: number): Promise<void> {
   const target = client.lines.length + n;
-  while (client.lines.length < target) await new Promise((r) => setTimeout(r, 25));
+  await until(() => client.lines.length >= target, `${n} more RPCs from ${client.name}`);
 }
 
 /** A Delta ADS client of the fan-out hub, subscribed to the echo endpoints; every response is kept. */

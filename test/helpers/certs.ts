@@ -1,12 +1,11 @@
 // Certificates made at test time with the openssl binary (no committed keys):
 // a CA, and leaf certificates it signs for 127.0.0.1/localhost servers and for
 // clients (subject CN as given), as PEM files in a test's temp directory.
-import { execFile } from 'node:child_process';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { execFileTracked } from './procs';
 
-const run = promisify(execFile);
+const run = execFileTracked;
 
 export interface Pem {
   cert: string;

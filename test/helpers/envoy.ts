@@ -3,7 +3,7 @@
 // with its admin on a free loopback port, waits until it is ready, keeps its
 // log, reads its admin API, and stops it. A missing Envoy is an error that
 // says how to install it: the Envoy tests never skip.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { REPO_ROOT } from './hub';
+import { spawnTracked } from './procs';
 import { tmpDir } from './tmp';
 
 const INSTALL = 'bash scripts/ensure-envoy.sh (npm test runs it)';
@@ -108,11 +109,6 @@ export interface StartEnvoyOptions {
  */
 export const HANG_CAP_MS = 60_000;
 
-const running = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of running) child.kill('SIGKILL');
-});
-
 export async function startEnvoy(options: StartEnvoyOptions): Promise<Envoy> {
   const bin = envoyBinary();
   const dir = await tmpDir('xdshub-envoy');
@@ -120,7 +116,7 @@ export async function startEnvoy(options: StartEnvoyOptions): Promise<Envoy> {
   const configPath = join(dir.path, 'envoy.json');
   const adminPath = join(dir.path, 'admin-address');
   writeFileSync(configPath, JSON.stringify(bootstrap, null, 2));
-  const child = spawn(
+  const child = spawnTracked(
     bin,
     [
       '-c', configPath,
@@ -135,7 +131,6 @@ export async function startEnvoy(options: StartEnvoyOptions): Promise<Envoy> {
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  running.add(child);
   let log = '';
   const keep = (d: Buffer) => {
     log += d.toString();
@@ -143,7 +138,7 @@ export async function startEnvoy(options: StartEnvoyOptions): Promise<Envoy> {
   };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
-  const exited = once(child, 'exit').then(() => running.delete(child));
+  const exited = once(child, 'exit');
   let dead = false;
   void exited.then(() => (dead = true));
 

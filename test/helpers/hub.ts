@@ -1,6 +1,6 @@
 // Test hubs: in-process (memory log, ports 0, silent) for app.inject() and real
 // sockets, and as a real child process (`xdshub serve`) for durability tests.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import { DEFAULTS, type Config } from '../../src/config';
 import { createHub, type Hub, type HubOptions } from '../../src/hub';
 import { createLogger } from '../../src/logger';
+import { killTree, spawnTracked } from './procs';
 
 export const REPO_ROOT = join(__dirname, '..', '..');
 
@@ -110,7 +111,7 @@ export async function spawnServer(
   ready: RegExp,
   name: string,
 ): Promise<Omit<SpawnedHub, 'httpUrl' | 'grpcAddress'> & { match: RegExpExecArray }> {
-  const child = spawn(command, argv, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnTracked(command, argv, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
@@ -129,6 +130,8 @@ export async function spawnServer(
     async stop(signal) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       const [code, sig] = await exited;
+      // What the server started itself (a wrapper's child) goes with it.
+      killTree(child);
       return code ?? sig!;
     },
   };

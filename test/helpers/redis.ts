@@ -3,12 +3,13 @@
 // (--save '' --appendonly no); with { appendonly: true, dir } the AOF lives in `dir`
 // and is fsynced on every write, so a test can kill the server and start a new
 // one on the same data.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createServer, Socket } from 'node:net';
 import { join } from 'node:path';
+import { spawnTracked } from './procs';
 
 export interface RedisOptions {
   appendonly?: boolean;
@@ -66,7 +67,7 @@ function ping(port: number): Promise<boolean> {
 
 /** Spawns a Redis binary and resolves once its output matches `ready` (an event, not a timer). */
 async function spawnUntil(command: string, args: string[], ready: RegExp): Promise<{ child: ChildProcess; output: () => string; exited: Promise<unknown> }> {
-  const child: ChildProcess = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawnTracked(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (c) => (output += c));
   child.stderr!.on('data', (c) => (output += c));
@@ -101,7 +102,9 @@ export async function startRedis(options: RedisOptions = {}): Promise<RunningRed
   if (options.appendonly && !options.dir) throw new Error('startRedis: appendonly needs a dir');
   const port = options.port ?? (await freePort());
   // A replica's first sync starts at once (Redis otherwise waits 5 s for more replicas to join a diskless sync).
-  const args = ['--bind', '127.0.0.1', '--save', '', '--protected-mode', 'no', '--repl-diskless-sync-delay', '0'];
+  // set-proc-title no: the title Redis writes over its argv would clobber the environment
+  // /proc shows, and with it the marker the suite's leak sweep finds its processes by.
+  const args = ['--bind', '127.0.0.1', '--save', '', '--protected-mode', 'no', '--repl-diskless-sync-delay', '0', '--set-proc-title', 'no'];
   if (options.tls) {
     const { cert, key, ca } = options.tls;
     args.push('--port', '0', '--tls-port', String(port), '--tls-cert-file', cert, '--tls-key-file', key, '--tls-ca-cert-file', ca, '--tls-auth-clients', 'no');
@@ -163,6 +166,7 @@ export async function startSentinel(options: SentinelOptions): Promise<RunningSe
       `port ${port}`,
       'bind 127.0.0.1',
       'protected-mode no',
+      'set-proc-title no',
       `dir ${options.dir}`,
       `sentinel monitor ${masterName} 127.0.0.1 ${masterPort} ${options.quorum ?? 2}`,
       `sentinel down-after-milliseconds ${masterName} ${options.downAfterMs ?? 1_000}`,

@@ -21,6 +21,7 @@ import { startRedis, type RunningRedis } from '../helpers/redis';
 import { startProxy } from '../helpers/tcp-proxy';
 import { tmpDir } from '../helpers/tmp';
 import { startWriters } from '../helpers/writers';
+import { until } from '../helpers/until';
 
 async function http(url: string, method = 'GET', body?: unknown): Promise<{ status: number; json: any; text: string; index: bigint }> {
   const res = await fetch(url, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
@@ -192,11 +193,11 @@ describe('several hub processes on one Redis log', { concurrency: 2 }, () => {
 
           rig.redis = await startRedis({ appendonly: true, dir: dir.path, port: rig.redis.port });
           for (const hub of [a!, b!]) {
-            let write = await http(`${hub.httpUrl}/v1/catalog/register`, 'PUT', { Node: `after-${hub.httpUrl}`, Address: '10.0.0.9' });
-            for (let i = 0; i < 100 && write.status === 503; i++) {
-              await sleep(100);
-              write = await http(`${hub.httpUrl}/v1/catalog/register`, 'PUT', { Node: `after-${hub.httpUrl}`, Address: '10.0.0.9' });
-            }
+            const register = () => http(`${hub.httpUrl}/v1/catalog/register`, 'PUT', { Node: `after-${hub.httpUrl}`, Address: '10.0.0.9' });
+            const write = await until(async () => {
+              const w = await register();
+              return w.status !== 503 && w;
+            }, { what: 'a write not refused with 503', interval: 100 });
             assert.equal(write.status, 200, `writes resume by themselves: ${write.text}`);
             assert.match((await http(`${hub.httpUrl}/v1/status/leader`)).json, /^127\.0\.0\.1:\d+$/);
           }

@@ -9,11 +9,11 @@
 // and checks that the hubs still converge on what the log now holds.
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import Redis from 'ioredis';
 import { call, spawnHub, startHub, type SpawnedHub } from '../helpers/hub';
 import { startRedis, startSentinel, type RunningRedis, type RunningSentinel } from '../helpers/redis';
 import { tmpDir } from '../helpers/tmp';
+import { letTimePass, until as poll } from '../helpers/until';
 import { startWriters, type WriteOutcome } from '../helpers/writers';
 
 const MASTER = 'mymaster';
@@ -47,11 +47,7 @@ async function masterPort(sentinel: RunningSentinel): Promise<number> {
 
 /** Asks until `check` holds (each ask is a round trip; a short pause between, as Sentinel works on its own clock). */
 async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (await check()) return;
-    await sleep(100);
-  }
-  assert.fail(`never: ${what}`);
+  await poll(check, { what, interval: 100 });
 }
 
 const ackedCount = (o: readonly WriteOutcome[], after = 0) => o.filter((x) => x.status === 200 && x.started > after).length;
@@ -81,7 +77,7 @@ async function failover(t: TestContext, waitReplicas: number): Promise<void> {
         await onReplica.config('SET', 'masterauth', 'not-the-password');
         await onPrimary.client('KILL', 'TYPE', 'replica');
         onPrimary.disconnect();
-        await sleep(1_000);
+        await letTimePass(1_000, 'writes land on the primary that the replica never receives');
         await primary.stop(); // SIGKILL
         await onReplica.config('SET', 'masterauth', '');
       } finally {

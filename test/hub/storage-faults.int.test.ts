@@ -7,10 +7,10 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, spawnHub } from '../helpers/hub';
+import { spawnTracked } from '../helpers/procs';
 import { tmpDir } from '../helpers/tmp';
 
 const dirs: Array<{ cleanup(): Promise<void> }> = [];
@@ -41,7 +41,7 @@ test('a read-only database file: serve exits 1 at start with a message naming th
   chmodSync(db, 0o444);
   // In a user namespace without a uid mapping the process holds no capability
   // that overrides file permissions (root outside included), so 0444 is read-only for it.
-  const child = spawn('unshare', ['--user', process.execPath, '--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), 'serve', ...flags(dataDir)], {
+  const child = spawnTracked('unshare', ['--user', process.execPath, '--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), 'serve', ...flags(dataDir)], {
     cwd: REPO_ROOT,
     env: { ...process.env, XDSHUB_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import Redis from 'ioredis';
 import { isHubError } from '../../src/errors';
 import type { Log, LogEntry } from '../../src/log/log';
@@ -13,6 +12,7 @@ import { createRedisLog } from '../../src/log/redis';
 import { APPEND_LUA, WRITER_TTL_MS } from '../../src/log/redis-scripts';
 import { startRedis, type RunningRedis } from '../helpers/redis';
 import { startProxy, type TcpProxy } from '../helpers/tcp-proxy';
+import { until } from '../helpers/until';
 
 let redis: RunningRedis;
 let admin: Redis;
@@ -53,27 +53,28 @@ async function untilRedis(check: () => Promise<boolean>, what: string): Promise<
 
 /** Until the log itself has noticed that its connection is down (a read fails with LOG_UNAVAILABLE). */
 async function untilDown(log: Log): Promise<void> {
-  for (let i = 0; i < 1_000; i++) {
-    try {
-      await log.lastIndex();
-    } catch (err) {
-      if (isHubError(err, 'LOG_UNAVAILABLE')) return;
-      throw err;
-    }
-    await sleep(5);
-  }
-  assert.fail('the log never noticed the outage');
+  await until(
+    () =>
+      log.lastIndex().then(
+        () => false,
+        (err: unknown) => {
+          if (isHubError(err, 'LOG_UNAVAILABLE')) return true;
+          throw err;
+        },
+      ),
+    { what: 'the log to notice the outage', interval: 5 },
+  );
 }
 
 async function untilAppends(log: Log, payload: string): Promise<bigint[]> {
-  for (;;) {
-    try {
-      return await log.append([payload]);
-    } catch (err) {
-      if (!isHubError(err, 'LOG_UNAVAILABLE')) throw err;
-      await sleep(20);
-    }
-  }
+  return until(
+    () =>
+      log.append([payload]).catch((err: unknown) => {
+        if (!isHubError(err, 'LOG_UNAVAILABLE')) throw err;
+        return undefined;
+      }),
+    { what: `an append of ${payload} to succeed`, interval: 20 },
+  );
 }
 
 const payloads = async (log: Log) => (await log.read(1n)).map((e) => e.payload);

@@ -10,12 +10,12 @@
 // costs about the longest outage.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULTS } from '../../src/config';
 import { DEFAULT_WRITE_TIMEOUT_MS } from '../../src/log/redis';
 import { call, spawnHub, startHub, type SpawnedHub } from '../helpers/hub';
 import { startRedis, type RunningRedis } from '../helpers/redis';
 import { tmpDir } from '../helpers/tmp';
+import { letTimePass } from '../helpers/until';
 import { startWriters, type WriteOutcome, type Writers } from '../helpers/writers';
 
 const WRITERS = 8;
@@ -97,7 +97,7 @@ async function outageCase(outageMs: number): Promise<void> {
       const t0 = Date.now();
       stopped = stopping.stop('SIGTERM').then((code) => ({ code, ms: Date.now() - t0 }));
     }
-    await sleep(outageMs);
+    await letTimePass(outageMs, 'the outage lasts this long');
     const restartedAt = Date.now();
     redis = await startRedis({ appendonly: true, dir: dir.path, port: redis.port });
 

@@ -1,13 +1,13 @@
 // SQLite-only promises: an acknowledged append survives a SIGKILL of the writing
 // process, and one file has one writer.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { isHubError } from '../../src/errors';
 import { createSqliteLog } from '../../src/log/sqlite';
+import { spawnTracked } from '../helpers/procs';
 import { tmpDir } from '../helpers/tmp';
 
 for (const synchronous of ['NORMAL', 'FULL'] as const) {
@@ -15,7 +15,7 @@ for (const synchronous of ['NORMAL', 'FULL'] as const) {
     const dir = await tmpDir('xdshub-sqlite-kill');
     const path = join(dir.path, 'xdshub.db');
     try {
-      const child = spawn(
+      const child = spawnTracked(
         process.execPath,
         ['--import', 'tsx', join(__dirname, 'fixtures', 'sqlite-writer.ts'), path, synchronous],
         { stdio: ['ignore', 'pipe', 'inherit'] },

@@ -3,17 +3,16 @@
 // node.id is its ID and node.cluster its name, the bootstrap is the one the
 // mesh tests start their sidecars with and passes `envoy --mode validate`;
 // unknown IDs, non-proxies and conflicting flags are errors.
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { envoyBootstrap } from '../../src/cli/envoy-bootstrap';
 import type { Hub } from '../../src/hub';
 import { validateBootstrap } from '../helpers/envoy';
 import { call, REPO_ROOT, startHub } from '../helpers/hub';
+import { execFileTracked } from '../helpers/procs';
 
-const run = promisify(execFile);
+const run = execFileTracked;
 let hub: Hub;
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

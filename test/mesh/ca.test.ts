@@ -10,6 +10,7 @@ import { renewAt } from '../../src/connect/manager';
 import type { Hub } from '../../src/hub';
 import { call, startHub } from '../helpers/hub';
 import { tmpDir } from '../helpers/tmp';
+import { until } from '../helpers/until';
 
 let hub: Hub;
 
@@ -90,7 +91,7 @@ test('a leaf carries the service SPIFFE ID, is signed by the active root, lives 
 
 test('registering a sidecar gets its service a leaf without anyone asking', async () => {
   await ok('PUT', '/v1/agent/service/register', { Name: 'api', Port: 9000, Connect: { SidecarService: { Port: 26000, Checks: [{ TTL: '1m' }] } } });
-  for (let i = 0; i < 200 && !hub.catalog.connectCa().leaves.has('api'); i++) await new Promise((r) => setTimeout(r, 10));
+  await until(() => hub.catalog.connectCa().leaves.has('api'), 'a leaf for api');
   assert.ok(hub.catalog.connectCa().leaves.has('api'), 'leaf issued for api');
   assert.deepEqual(hub.connect.wanted(), ['api', 'web']);
 });
@@ -172,12 +173,9 @@ test('a new key rotates the root: both roots trusted, the new one cross-signed b
   assert.ok(cross!.verify(new X509Certificate(old.RootCert).publicKey), 'cross-signed by the old root');
   // Every wanted leaf moves to the new root (web was asked for, api has a sidecar).
   for (const service of ['web', 'api']) {
-    let leaf: any;
-    for (let i = 0; i < 300; i++) {
-      leaf = hub.catalog.connectCa().leaves.get(service);
-      if (leaf?.RootID === fresh.ID) break;
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    const reissued = () => hub.catalog.connectCa().leaves.get(service)?.RootID === fresh.ID;
+    await until(reissued, `${service} reissued under the new root`);
+    const leaf: any = hub.catalog.connectCa().leaves.get(service);
     assert.equal(leaf?.RootID, fresh.ID, `${service} reissued under the new root`);
     const chain = chainOf(leaf.CertPEM);
     assert.ok(chain[0]!.verify(freshCert.publicKey));
@@ -204,7 +202,7 @@ test('leaves are renewed before they expire; a blocking leaf query answers with 
     assert.ok(at >= from + 0.6 * (to - from) && at <= from + 0.9 * (to - from), 'renewal scheduled before expiry');
     // Nobody asks again: one lifetime after the last ask, db is no longer kept fresh.
     assert.ok(short.connect.wanted().includes('db'));
-    for (let i = 0; i < 600 && short.connect.wanted().includes('db'); i++) await new Promise((r) => setTimeout(r, 50));
+    await until(() => !short.connect.wanted().includes('db'), 'db let go');
     assert.ok(!short.connect.wanted().includes('db'), 'let go one lifetime after the last ask');
     await call(short, 'GET', '/v1/agent/connect/ca/leaf/db');
     assert.ok(short.connect.wanted().includes('db'), 'asking again keeps it fresh again');

@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Hub } from '../../src/hub';
 import { call, startHub } from '../helpers/hub';
+import { until as poll } from '../helpers/until';
 
 let hub: Hub;
 
@@ -128,14 +129,11 @@ test('a SidecarService with its own port, checks, proxy config and upstreams kee
 test('the alias check follows the parent: passing with it, critical when it fails', async () => {
   await ok('PUT', '/v1/agent/service/register', { Name: 'pay', ID: 'pay1', Port: 4000, Check: { TTL: '30s' }, Connect: { SidecarService: { Port: 25001 } } });
   const alias = async () => ((await ok('GET', '/v1/health/checks/pay-sidecar-proxy')).json as any[]).find((c) => c.Type === 'alias');
-  const until = async (status: string) => {
-    for (let i = 0; i < 200; i++) {
+  const until = (status: string) =>
+    poll(async () => {
       const c = await alias();
-      if (c.Status === status) return c;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    assert.fail(`alias check never became ${status}: ${JSON.stringify(await alias())}`);
-  };
+      return c.Status === status && c;
+    }, `the alias check to become ${status}`);
   await until('critical'); // the parent's TTL check starts critical
   await ok('PUT', '/v1/agent/check/pass/service:pay1');
   await until('passing');

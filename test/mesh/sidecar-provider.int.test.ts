@@ -13,6 +13,7 @@ import { l7Permission } from '../../src/xds/translate/sidecar/rbac';
 import type { ResourceChange, XdsNode } from '../../src/xds/transport/provider';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { testConfig } from '../helpers/hub';
+import { until } from '../helpers/until';
 
 let hub: Hub;
 let provider: CatalogXdsProvider;
@@ -50,9 +51,10 @@ before(async () => {
     await put('/v1/agent/service/register', { Name: name, ID: id, Port: 9000 + (port % 100), Connect: { SidecarService: { Port: port, Checks: [{ TTL: '1h', Status: 'passing' }] } } });
   }
   await provider.ready();
-  for (let i = 0; i < 300 && !(['web', 'api'].every((s) => hub.catalog.connectCa().leaves.has(s)) && provider.get(TypeUrl.Secret, node('api1-sidecar-proxy')).byName.size === 2); i++) {
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await until(
+    () => ['web', 'api'].every((s) => hub.catalog.connectCa().leaves.has(s)) && provider.get(TypeUrl.Secret, node('api1-sidecar-proxy')).byName.size === 2,
+    'leaves for web and api, and both secrets for api1-sidecar-proxy',
+  );
 });
 after(() => hub?.close());
 

@@ -15,6 +15,7 @@ import assert from 'node:assert/strict';
 import type Consul from 'consul';
 import type { Hub } from '../../src/hub';
 import type { Envoy } from '../helpers/envoy';
+import { letTimePass } from '../helpers/until';
 import { request, startBackend, untilServedBy, type Backend } from '../envoy/harness';
 import { clientFailures, openLoop } from '../envoy/open-loop';
 import { ECHO_METHOD, startEcho, type EchoBackend } from '../xds/e2e/echo-backend';
@@ -173,7 +174,7 @@ test('B scaled 1 → 2 → 1 under steady load: traffic moves to b2 and back, ze
     // Once A's sidecar has dropped b2 (no more answers from it for a while), b2 goes away.
     await envoyA.until(async () => {
       const seen = traffic.counts.by['b2'] ?? 0;
-      await new Promise((r) => setTimeout(r, 300));
+      await letTimePass(300, 'a window in which b2 answers nothing');
       return (traffic.counts.by['b2'] ?? 0) === seen;
     }, 'traffic leaves b2');
     await envoyB2.stop();

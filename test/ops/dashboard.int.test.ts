@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { chromium, type Page } from 'playwright-core';
 import { REPO_ROOT, call } from '../helpers/hub';
+import { guardProcesses } from '../helpers/procs';
 import { tmpDir } from '../helpers/tmp';
 import { autoClient, register, startOpsHub, until } from './helpers';
 
@@ -20,6 +21,7 @@ test('dashboard: live services, NACKs on client rows, history, dry run, rollouts
   mkdirSync(OUT, { recursive: true });
   const profile = await tmpDir('ops-ui-profile');
   const h = await startOpsHub();
+  guardProcesses(); // Chromium is Playwright's child: a watchdog kills it if this process is SIGKILLed
   const context = await chromium.launchPersistentContext(profile.path, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 800 } });
   const shot = (page: Page, name: string) => page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
   try {

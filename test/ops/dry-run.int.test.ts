@@ -3,13 +3,13 @@
 // and writes nothing. Property: for random changes, the prediction equals what
 // each real client then receives when the same change is applied.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { REPO_ROOT, call } from '../helpers/hub';
+import { execFileTracked } from '../helpers/procs';
 import { tmpDir } from '../helpers/tmp';
 import { autoClient, register, startOpsHub, until, type AutoClient, type OpsHub } from './helpers';
 
@@ -199,8 +199,9 @@ test('xdshub diff FILE prints the dry run of a change given as a file', async ()
 
 function xdshub(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), ...args], { cwd: REPO_ROOT, encoding: 'utf8' }, (err, stdout, stderr) =>
-      resolve({ status: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFileTracked(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), ...args], { cwd: REPO_ROOT }).then(
+      ({ stdout, stderr }) => resolve({ status: 0, stdout, stderr }),
+      (err: { code?: number; stdout: string; stderr: string }) => resolve({ status: Number(err.code ?? 1), stdout: err.stdout, stderr: err.stderr }),
     );
   });
 }

@@ -1,7 +1,6 @@
 // Hubs with xDS and the operator tools (in-process, ports 0), and a scripted
 // Delta ADS client over real gRPC that answers every response: ACK, or NACK
 // when the test's rule says so.
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../src/config';
 import { attachHubServices, createHub, type Hub } from '../../src/hub';
 import { createLogger } from '../../src/logger';
@@ -9,6 +8,7 @@ import type { Ops } from '../../src/ops/index';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { ScriptedClient, decodeAny, type Plain } from '../xds/transport/helpers/client';
 import { call, testConfig } from '../helpers/hub';
+import { until as poll, UNTIL_TIMEOUT_MS } from '../helpers/until';
 
 export interface OpsHub {
   hub: Hub;
@@ -77,14 +77,8 @@ export function autoClient(grpcPort: number, id: string, opts: { cluster?: strin
  * it is generous because the machine may be loaded (teammates' suites), and a
  * passing test never waits for it.
  */
-export async function until<T>(pred: () => T | undefined | false | Promise<T | undefined | false>, what: string, capMs = 30_000): Promise<T> {
-  const end = Date.now() + capMs;
-  for (;;) {
-    const v = await pred();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
+export function until<T>(pred: () => T | undefined | false | Promise<T | undefined | false>, what: string, capMs = UNTIL_TIMEOUT_MS): Promise<T> {
+  return poll(pred, { what, timeout: capMs });
 }
 
 /** Registers service `name` on node `node` through the HTTP API; returns the write's index. */

@@ -2,13 +2,14 @@
 // server restart is survived by resuming with the last index (no new snapshot).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createCatalog } from '../../src/catalog/index';
 import { createMemoryLog } from '../../src/log/memory';
 import { createPublisher } from '../../src/subscribe/publisher';
+import { spawnTracked } from '../helpers/procs';
 import { silent, startSubscribeServer } from './grpc-helpers';
 import { startSubscribeHub } from './hub-harness';
 
@@ -16,7 +17,7 @@ const ROOT = join(__dirname, '..', '..');
 
 /** The CLI's stdout and stderr as line queues. */
 function spawnCli(args: string[]) {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'subscribe', ...args], {
+  const child: ChildProcess = spawnTracked(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'subscribe', ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

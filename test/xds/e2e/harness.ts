@@ -1,7 +1,7 @@
 // End-to-end harness: a real hub (memory log, HTTP API, gRPC server on port 0)
 // with the xDS server and the catalog provider attached, plus real client
 // processes whose RPC results arrive as JSON lines.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { createXdsServer, type XdsServer } from '../../../src/xds/transport/serv
 import type { Catalog } from '../../../src/catalog/catalog';
 import { createViewStore, inProcessSource } from '../../../src/materializer/index';
 import { createPublisher } from '../../../src/subscribe/publisher';
+import { spawnTracked } from '../../helpers/procs';
 import { catalogViews } from './catalog-views';
 
 export interface XdsHub {
@@ -186,7 +187,7 @@ export function bootstrapJson(grpcPort: number, nodeId: string): string {
 }
 
 export function startGrpcJsClient(grpcPort: number, target: string, method: string, metadata: Record<string, string> = {}, nodeId = 'grpc-js-e2e'): ClientProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'grpc-js-client.ts'), target, method], {
+  const child = spawnTracked(process.execPath, ['--import', 'tsx', join(__dirname, 'grpc-js-client.ts'), target, method], {
     env: { ...process.env, GRPC_XDS_BOOTSTRAP_CONFIG: bootstrapJson(grpcPort, nodeId), RPC_METADATA: JSON.stringify(metadata) },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -196,7 +197,7 @@ export function startGrpcJsClient(grpcPort: number, target: string, method: stri
 export function startCCoreClient(grpcPort: number, target: string, method: string, dir: string): ClientProcess {
   const file = join(dir, 'c-core-bootstrap.json');
   writeFileSync(file, bootstrapJson(grpcPort, 'c-core-e2e'));
-  const child = spawn('/usr/bin/python3', ['-u', join(__dirname, 'c_core_client.py'), target, method], {
+  const child = spawnTracked('/usr/bin/python3', ['-u', join(__dirname, 'c_core_client.py'), target, method], {
     env: { ...process.env, GRPC_XDS_BOOTSTRAP: file },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

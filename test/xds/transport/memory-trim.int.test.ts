@@ -9,6 +9,7 @@ import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { TestProvider, cluster } from './helpers/fixtures';
 import { startHub, type Hub } from './helpers/harness';
 import { DeltaScript } from './helpers/scripts';
+import { until as poll, UNTIL_TIMEOUT_MS } from '../../helpers/until';
 
 const CDS = TypeUrl.Cluster;
 
@@ -21,12 +22,8 @@ async function setup(t: TestContext, clusters: number, memoryTrim: boolean, idle
   return { hub, trims: () => trims };
 }
 
-async function until(cond: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+async function until(cond: () => boolean, what: string, ms = UNTIL_TIMEOUT_MS): Promise<void> {
+  await poll(cond, { what, timeout: ms, interval: 5 });
 }
 
 async function syncCds(hub: Hub): Promise<number> {
