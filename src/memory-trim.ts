@@ -7,7 +7,7 @@
 // chunks, so the heap top cannot shrink, and free() never returns pages from
 // the middle of an arena. Measured at 1,000 clients × 1,000 services, that was
 // about 55 MiB of RSS that no live allocation used (heaptrack: live malloc within
-// 2.3 MiB of a bare grpc-js server's; docs/xds-transport.md, "Memory per client").
+// 2.3 MiB of a bare grpc-js server's; docs/xds-memory.md).
 // `malloc_trim(0)` walks the arenas and releases every free page. It is glibc's,
 // called through koffi (prebuilt FFI), and only exists on glibc Linux;
 // elsewhere the trimmer is a no-op.

@@ -8,7 +8,7 @@
 // connection is busy) measures the hub's accept queue, not its writes: Node
 // accepts one new connection per event-loop turn, and under churn a turn of
 // the hub lasts tens of milliseconds, so 256 connections opened in a burst
-// waited up to 19 s to be accepted (docs/xds-transport.md, "Churn").
+// waited up to 19 s to be accepted (bench/NOTES.md, "Churn").
 import { Agent, request } from 'node:http';
 import { now, pct, type ChurnChange } from './protocol';
 

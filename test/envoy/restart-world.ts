@@ -5,7 +5,6 @@
 // to service `web`. It measures what a restart costs: when each Envoy is back
 // (seen by the hub and by Envoy's own `control_plane.connected_state`) and how
 // long a write then takes to reach its traffic (seen by the backend).
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
@@ -17,6 +16,7 @@ import { spawnHub, type SpawnedHub } from '../helpers/hub';
 import { tmpDir } from '../helpers/tmp';
 import { startEnvoyWith } from './compat-envoy';
 import { freePort, hubCall, untilServedBy } from './harness';
+import { spawnTracked } from '../helpers/procs';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => {
@@ -73,7 +73,7 @@ process.stdin.on('end', () => process.exit(0));
 `;
 
 export async function timedBackend(name: string): Promise<TimedBackend> {
-  const child = spawn(process.execPath, ['-e', BACKEND, name], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawnTracked(process.execPath, ['-e', BACKEND, name], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = once(child, 'exit');
   cleanups.push(async () => {
     child.stdin!.end();

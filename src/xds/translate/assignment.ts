@@ -5,7 +5,7 @@
 // so the same version (a content hash, equal on every hub), without walking
 // every instance on each flush: a flush that touched one instance of a
 // 10,000-instance service re-encoded all of them and hashed their JSON, which
-// was a quarter of the hub's CPU per write (docs/log.md, "Where a spawned hub's
+// was a quarter of the hub's CPU per write (bench/NOTES.md, "Where a spawned hub's
 // CPU per write goes").
 //
 // How: each endpoint's LbEndpoint is encoded once (per frozen instance object);

@@ -139,7 +139,7 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
  * response and per ACK on every stream, so the copy is written out field by
  * field (the compiler checks that none is missed): V8 clones a 19-field object
  * through `{ ...st, x }` about 15× slower, and 2 µs when the literal adds a
- * field the source lacks (docs/xds-transport.md, "The per-client cost at N = 5,000").
+ * field the source lacks (bench/NOTES.md, "The per-client cost at N = 5,000").
  */
 export function typeWith(st: TypeState, patch: Partial<TypeState>): TypeState {
   const c: Mutable<TypeState> = {
