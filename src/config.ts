@@ -5,15 +5,12 @@ import { parseArgs } from 'node:util';
 import { validateCidrs } from './checks/targets';
 import { normalizeBoolFlags, OPTIONS, type OptionName } from './config-options';
 import { invalid } from './errors';
-import { DEFAULT_REDIS_CLIENT, parseRedisUrl, type RedisClientConfig } from './log/redis-target';
+import { DEFAULT_REDIS_CLIENT, type RedisClientConfig } from './log/redis-target';
+import { parseStore, storeKind, type StoreConfig } from './log/store-kinds';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
-export interface StoreConfig {
-  kind: 'sqlite' | 'memory' | 'redis';
-  /** When kind is redis: redis://, rediss://, redis-sentinel:// or rediss-sentinel:// (src/log/redis-target.ts). */
-  url?: string;
-}
+export type { StoreConfig } from './log/store-kinds';
 
 export interface Config {
   /** Address the HTTP and gRPC servers bind to. */
@@ -230,14 +227,7 @@ export function parseTtlTypes(text: string): XdsTypeShort[] {
   return [...out];
 }
 
-export function parseStore(text: string): StoreConfig {
-  if (text === 'sqlite' || text === 'memory') return { kind: text };
-  if (/^[a-z-]+:\/\//.test(text)) {
-    parseRedisUrl(text); // a clear error now rather than at the first connect
-    return { kind: 'redis', url: text };
-  }
-  throw invalid('store', `expected sqlite, memory, redis://host:port or redis-sentinel://host:port[,host:port]/mastername, got "${text}"`);
-}
+export { parseStore };
 
 /** Parses argv (after the command name) and env into a Config. Throws HubError on bad values. */
 export function parseConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Config {
@@ -327,13 +317,13 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
     if (v !== 'auto' && v !== 'on' && v !== 'off') throw invalid('xds-history-persist', `expected auto, on or off, got "${v}"`);
     config.xdsHistoryPersist = v;
   });
-  if (config.xdsHistoryPersist === 'on' && config.store.kind === 'memory') {
+  if (config.xdsHistoryPersist === 'on' && storeKind(config.store).history === 'none') {
     throw invalid('xds-history-persist', 'on needs a stored log (SQLite: history.db beside it in --data-dir; Redis: keys beside the log); with --store memory the history is kept in memory only');
   }
 
   checkFanout(config, (name) => get(name) !== undefined && get(name) !== '');
   const redisFlags = (['redis-wait-replicas', 'redis-password', 'redis-sentinel-password', 'redis-tls-ca'] as const).filter((f) => get(f));
-  if (redisFlags.length > 0 && config.store.kind !== 'redis') {
+  if (redisFlags.length > 0 && !storeKind(config.store).redisFlags) {
     throw invalid(redisFlags[0]!, 'applies to a Redis store only (--store redis://… or redis-sentinel://…)');
   }
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {

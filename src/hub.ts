@@ -40,6 +40,7 @@ import { connectionStreamCounter, type StreamCounter } from './stream-limits';
 import { createXdsAcl } from './acl/xds';
 import type { XdsNode } from './xds/transport/provider';
 import { trackChangedKeys } from './fanout/changed';
+import { STORE_KINDS, storeKind } from './log/store-kinds';
 
 export type HubState = 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED';
 
@@ -203,7 +204,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
   const effective: Config = { ...config };
   try {
     // The SQLite log (and history.db beside it) holds the CA's keys: a private directory or no start.
-    if (config.store.kind === 'sqlite') prepareDataDir(config.dataDir, config.dataDirInsecureOk, logger);
+    if (storeKind(config.store).usesDataDir) prepareDataDir(config.dataDir, config.dataDirInsecureOk, logger);
     log = await openLog(config.store, config.dataDir, logger.child({ module: 'log' }), config.redis);
     undo.push(() => log.close());
     catalog = await createCatalog({
@@ -265,7 +266,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     const changed = trackChangedKeys(catalog);
     undo.push(() => changed.stop());
     // Several hubs share a Redis log: one may be asked with an index another gave (blocking.ts).
-    const logHead = log.kind === 'redis' ? sharedAsk(async () => (log.available() ? log.lastIndex() : undefined)) : undefined;
+    const logHead = STORE_KINDS[log.kind].shared ? sharedAsk(async () => (log.available() ? log.lastIndex() : undefined)) : undefined;
     http = buildHttpApp({ catalog, config: effective, logger, metrics, views, viewTarget, hasLeader: () => log.available(), ...(logHead ? { logHead } : {}), connect, changedKeys: changed.get, acl: { resolver: acl, certToken: config.tlsClientCertToken, certTokenAllow: config.tlsClientCertTokenAllow }, ...(https ? { https } : {}) });
     undo.push(() => http.close());
     if (https) {

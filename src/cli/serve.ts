@@ -9,6 +9,7 @@ import { redact } from '../log/redis-target';
 import { attachHubServices, createHub } from '../hub';
 import { createLogger } from '../logger';
 import { ttlTypesAdvice } from '../xds/transport/rules/ttl';
+import { storeKind } from '../log/store-kinds';
 
 export function startupLine(hub: { httpUrl: string; grpcPort: number; config: Config }): string {
   const { config } = hub;
@@ -16,7 +17,7 @@ export function startupLine(hub: { httpUrl: string; grpcPort: number; config: Co
   if (config.upstream !== undefined) {
     return `xdshub listening http=${hub.httpUrl} grpc=${host}:${hub.grpcPort} store=none (fan-out of grpc=${config.upstream} http=${config.upstreamHttp}) node=${config.nodeName}`;
   }
-  const store = config.store.kind === 'redis' ? redact(config.store.url ?? '') : `${config.store.kind}${config.store.kind === 'sqlite' ? ` (${config.dataDir})` : ''}`;
+  const store = storeKind(config.store).describe(config.store, config.dataDir);
   return `xdshub listening http=${hub.httpUrl} grpc=${host}:${hub.grpcPort} store=${store} node=${config.nodeName}`;
 }
 

@@ -1,6 +1,6 @@
 // Opens the log the config asks for. The one place that maps StoreConfig to a store.
 import { join } from 'node:path';
-import type { StoreConfig } from '../config';
+import type { StoreConfig, StoreKind } from './store-kinds';
 import Redis from 'ioredis';
 import type pino from 'pino';
 import { HubError, invalid } from '../errors';
@@ -11,6 +11,7 @@ import { createSqliteLog } from './sqlite';
 import { DEFAULT_REDIS_CLIENT, redisConnection, type RedisClientConfig, type RedisConnection } from './redis-target';
 
 export type { Log, LogEntry, LogSnapshot } from './log';
+export { STORE_KINDS, parseStore, storeKind, type StoreConfig, type StoreKind } from './store-kinds';
 export { createMemoryLog } from './memory';
 export { createRedisLog, DEFAULT_WRITE_TIMEOUT_MS, type RedisLogOptions } from './redis';
 export { redisConnection, type RedisClientConfig, type RedisConnection } from './redis-target';
@@ -38,19 +39,22 @@ async function probeRedis(connection: RedisConnection): Promise<void> {
   }
 }
 
+type Opener = (store: StoreConfig, dataDir: string, logger: pino.Logger | undefined, redis: RedisClientConfig) => Promise<Log>;
+
+/** One opener per store kind (store-kinds.ts declares the kinds): a kind without one fails the build here. */
+const OPENERS: Record<StoreKind, Opener> = {
+  memory: async () => createMemoryLog(),
+  sqlite: async (_store, dataDir) => createSqliteLog({ path: join(dataDir, SQLITE_FILE) }),
+  async redis(store, _dataDir, logger, redis) {
+    if (!store.url) throw invalid('store', 'a redis store needs a redis:// or redis-sentinel:// URL');
+    const connection = redisConnection(store.url, redis);
+    await probeRedis(connection);
+    return createRedisLog({ connection, logger, waitReplicas: redis.waitReplicas });
+  },
+};
+
 export async function openLog(store: StoreConfig, dataDir: string, logger?: pino.Logger, redis: RedisClientConfig = DEFAULT_REDIS_CLIENT): Promise<Log> {
-  switch (store.kind) {
-    case 'memory':
-      return createMemoryLog();
-    case 'sqlite':
-      return createSqliteLog({ path: join(dataDir, SQLITE_FILE) });
-    case 'redis': {
-      if (!store.url) throw invalid('store', 'a redis store needs a redis:// or redis-sentinel:// URL');
-      const connection = redisConnection(store.url, redis);
-      await probeRedis(connection);
-      return createRedisLog({ connection, logger, waitReplicas: redis.waitReplicas });
-    }
-    default:
-      throw invalid('store', `unknown store kind ${String((store as { kind: unknown }).kind)}`);
-  }
+  const open = OPENERS[store.kind] as Opener | undefined;
+  if (!open) throw invalid('store', `unknown store kind ${String((store as { kind: unknown }).kind)}`);
+  return open(store, dataDir, logger, redis);
 }

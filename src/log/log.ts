@@ -2,6 +2,7 @@
 // entries get strictly increasing, gap-free indexes starting at 1.
 // The log knows nothing about what an entry means (payloads are opaque strings).
 import type { HubError } from '../errors';
+import type { StoreKind } from './store-kinds';
 
 export interface LogEntry {
   readonly index: bigint;
@@ -16,7 +17,7 @@ export interface LogSnapshot {
 }
 
 export interface Log {
-  readonly kind: 'memory' | 'sqlite' | 'redis';
+  readonly kind: StoreKind;
   /**
    * Appends payloads in order. Resolves once they are durable for this store,
    * with one index per payload (contiguous, each greater than every earlier one).

@@ -21,6 +21,7 @@ import { registerOpsHttp } from './http';
 import { opsReads } from './reads';
 import { createRollouts, type Rollouts } from './rollout';
 import { createShadow, type Shadow } from './shadow';
+import { storeKind } from '../log/store-kinds';
 
 export const HISTORY_FILE = 'history.db';
 
@@ -56,9 +57,10 @@ export interface Ops {
  */
 function historyPersistence(config: Config, logger: Logger): HistoryPersistence | undefined {
   const { store } = config;
-  const persist = config.xdsHistoryPersist === 'auto' ? store.kind !== 'memory' : config.xdsHistoryPersist === 'on';
+  const where = storeKind(store).history;
+  const persist = config.xdsHistoryPersist === 'auto' ? where !== 'none' : config.xdsHistoryPersist === 'on';
   if (!persist || config.xdsHistory <= 0) return undefined;
-  if (store.kind === 'redis') return createRedisHistory({ url: store.url!, perNode: config.xdsHistory, maxNodes: MAX_HISTORY_NODES, logger });
+  if (where === 'redis-keys') return createRedisHistory({ url: store.url!, perNode: config.xdsHistory, maxNodes: MAX_HISTORY_NODES, logger });
   return createSqliteHistory({ path: join(config.dataDir, HISTORY_FILE), perNode: config.xdsHistory });
 }
 
