@@ -14,7 +14,12 @@
 // with waiters that cost nothing the write rate stays at the rate with none
 // (target: at least 0.8 of it), and no waiter answers.
 //
+// With --leave N,M it measures waiters leaving instead: N blocking queries
+// parked, every socket closed at once, and the answer time of the write sent
+// at that moment (docs/http-api.md, "Blocking queries").
+//
 //   npm run bench:blocking -- [--seconds 4] [--waiters 1000,5000] [--concurrency 16] [--only nodes]
+//   npm run bench:blocking -- --leave 5000,9000 [--only nodes]
 //   (with no other benchmark on the machine)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -32,6 +37,7 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '16' },
     nodes: { type: 'string', default: '1000' },
     only: { type: 'string' },
+    leave: { type: 'string' },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -244,7 +250,58 @@ async function measure(path: string, waiting: number): Promise<Figure> {
   }
 }
 
+/**
+ * Waiters leaving at once: `count` blocking queries on `path` are parked, then
+ * every socket is destroyed together and one unrelated write is sent at the
+ * same moment (on a socket already open). Its answer time is what a writer
+ * pays for the disconnects queued ahead of it; "idle after" is when a trivial
+ * read answers again after the write (the hub has worked through them all).
+ */
+async function leave(path: string, count: number): Promise<{ writeMs: number; idleMs: number; answered: string }> {
+  const hub = await startHub();
+  port = hub.port;
+  const pid = hub.child.pid!;
+  try {
+    await preload(port);
+    await writeRate(1, pid); // warm-up; leaves keep-alive sockets open for the write below
+    const waiters = await openWaiters(path, count);
+    await settle(pid);
+    const started = performance.now();
+    await waiters.release();
+    const res = await unrelatedWrite();
+    const writeMs = performance.now() - started;
+    if (res.status !== 200) throw new Error(`write: ${res.status} ${res.text}`);
+    await send(port, 'GET', '/v1/status/leader');
+    return { writeMs, idleMs: performance.now() - started, answered: waiters.answered() };
+  } finally {
+    hub.child.kill('SIGTERM');
+    await once(hub.child, 'exit');
+  }
+}
+
+async function leaveMain(counts: number[]): Promise<void> {
+  console.log(`blocking queries leaving at once: ${NODES} nodes, a fresh hub per figure, load average ${loadavg()}`);
+  console.log('endpoint | waiters leaving | next write answered after (ms) | ms per 1,000 leaving | hub idle after (ms) | waiters answered');
+  console.log('---|---|---|---|---|---');
+  for (const [name, path] of ENDPOINTS) {
+    if (args.only && !name.includes(args.only)) continue;
+    for (const count of counts) {
+      const f = await leave(path, count);
+      const per = ((f.writeMs * 1000) / count).toFixed(1);
+      console.log([name, count, f.writeMs.toFixed(0), per, f.idleMs.toFixed(0), f.answered].join(' | '));
+    }
+  }
+  console.log(`load average at the end: ${loadavg()}`);
+}
+
 async function main(): Promise<void> {
+  if (args.leave) {
+    try {
+      return await leaveMain(args.leave.split(',').map(Number));
+    } finally {
+      writers.destroy();
+    }
+  }
   try {
     console.log(`blocking-query bench: ${NODES} nodes, ${CONCURRENCY} writers, ${SECONDS} s per figure, a fresh hub per figure, load average ${loadavg()}`);
     console.log('endpoint | waiters | unrelated writes/s | × rate with none | hub CPU µs/write | × CPU/write with none | hub RSS KiB/waiter | waiters answered');
