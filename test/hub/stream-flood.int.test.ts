@@ -1,0 +1,134 @@
+// A flood of streams on one gRPC connection is bounded per connection in
+// HTTP/2 itself: the hub's SETTINGS allow --grpc-max-streams-per-connection
+// plus STREAM_HEADROOM streams, so a grpc-js client opening 10,000 at once
+// keeps the rest queued on its side; those the hub does see past the limit are
+// refused at the door with RESOURCE_EXHAUSTED naming the flag. Meanwhile
+// other clients are served: HTTP GETs and a normal xDS stream on another
+// connection. A real `xdshub serve` process.
+import assert from 'node:assert/strict';
+import { connect } from 'node:http2';
+import { test } from 'node:test';
+import * as grpc from '@grpc/grpc-js';
+import { STREAM_HEADROOM } from '../../src/stream-limits';
+import { loadSubscribeProto, SUBSCRIBE_METHOD_PATH } from '../../src/subscribe/proto';
+import { lookupType } from '../../src/xds/transport/envoy-proto';
+import { spawnHub, type SpawnedHub } from '../helpers/hub';
+
+const LIMIT = 100;
+const FLOOD = 10_000;
+const DELTA_ADS = '/envoy.service.discovery.v3.AggregatedDiscoveryService/DeltaAggregatedResources';
+const CDS = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';
+
+/** The SETTINGS_MAX_CONCURRENT_STREAMS the hub's gRPC port sends a new HTTP/2 connection. */
+async function advertisedMaxStreams(address: string): Promise<number | undefined> {
+  const session = connect(`http://${address}`);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      session.once('remoteSettings', () => resolve());
+      session.once('error', reject);
+    });
+    return session.remoteSettings.maxConcurrentStreams;
+  } finally {
+    session.destroy();
+  }
+}
+
+/** `count` Subscribe streams on one connection; resolves once each is accepted (response headers) or ended. */
+function flood(address: string, count: number): { client: grpc.Client; settled: Promise<{ accepted: number; ended: Map<string, number> }> } {
+  const client = new grpc.Client(address, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1, 'test.flood': 1 } as grpc.ChannelOptions);
+  const request = loadSubscribeProto().service.Subscribe!.requestSerialize({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' } });
+  let accepted = 0;
+  const ended = new Map<string, number>();
+  const settled = new Promise<{ accepted: number; ended: Map<string, number> }>((resolve) => {
+    let left = count;
+    for (let i = 0; i < count; i++) {
+      let done = false;
+      const settle = (what: () => void) => {
+        if (done) return;
+        done = true;
+        what();
+        if (--left === 0) resolve({ accepted, ended });
+      };
+      const call = client.makeServerStreamRequest(SUBSCRIBE_METHOD_PATH, (b: Buffer) => b, (b: Buffer) => b, request);
+      call.on('metadata', () => settle(() => accepted++));
+      call.on('error', () => undefined);
+      call.on('status', (st: grpc.StatusObject) => settle(() => ended.set(`${grpc.status[st.code]}: ${st.details}`, (ended.get(`${grpc.status[st.code]}: ${st.details}`) ?? 0) + 1)));
+    }
+  });
+  return { client, settled };
+}
+
+/** GETs one after the other (10 s timeout each) until `stop()`; the statuses (0: timed out or failed). */
+function gets(httpUrl: string): { stop(): Promise<number[]> } {
+  const statuses: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const status = await fetch(`${httpUrl}/v1/catalog/nodes`, { signal: AbortSignal.timeout(10_000) }).then(
+        async (res) => (await res.arrayBuffer(), res.status),
+        () => 0,
+      );
+      statuses.push(status);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return statuses;
+    },
+  };
+}
+
+/** A Delta ADS stream on its own connection; resolves with its first response's size. */
+async function normalXdsStream(address: string): Promise<number> {
+  const Req = lookupType('envoy.service.discovery.v3.DeltaDiscoveryRequest');
+  const client = new grpc.Client(address, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1, 'test.normal': 1 } as grpc.ChannelOptions);
+  const call = client.makeBidiStreamRequest(DELTA_ADS, (b: Buffer) => b, (b: Buffer) => b);
+  call.write(Buffer.from(Req.encode(Req.fromObject({ node: { id: 'normal', cluster: 'c' }, typeUrl: CDS, resourceNamesSubscribe: ['*'] })).finish()));
+  try {
+    return await new Promise<number>((resolve, reject) => {
+      call.on('data', (b: Buffer) => resolve(b.length));
+      call.on('error', reject);
+    });
+  } finally {
+    call.cancel();
+    client.close();
+  }
+}
+
+test(`${FLOOD} Subscribe streams on one connection: ${LIMIT} served, the rest RESOURCE_EXHAUSTED, other clients served meanwhile`, async () => {
+  let hub: SpawnedHub | undefined;
+  const killHub = () => hub?.child.kill('SIGKILL');
+  process.once('exit', killHub);
+  try {
+    hub = await spawnHub(['--store', 'memory', '--http-port', '0', '--grpc-port', '0', '--grpc-max-streams-per-connection', String(LIMIT)]);
+    const register = await fetch(`${hub.httpUrl}/v1/catalog/register`, {
+      method: 'PUT',
+      body: JSON.stringify({ Node: 'n1', Address: '10.0.0.1', Service: { ID: 'web-1', Service: 'web', Port: 80 } }),
+    });
+    assert.equal(register.status, 200);
+    assert.equal(await advertisedMaxStreams(hub.grpcAddress), LIMIT + STREAM_HEADROOM, 'the bound is in the HTTP/2 SETTINGS');
+
+    const reads = gets(hub.httpUrl);
+    const started = Date.now();
+    const { client, settled } = flood(hub.grpcAddress, FLOOD);
+    const served = await normalXdsStream(hub.grpcAddress);
+    assert.ok(served > 0, 'the normal xDS stream got its first response during the flood');
+    const { accepted, ended } = await settled;
+    const floodSeconds = (Date.now() - started) / 1000;
+    const statuses = await reads.stop();
+    client.close();
+
+    assert.equal(accepted, LIMIT);
+    assert.deepEqual([...ended], [[`RESOURCE_EXHAUSTED: too many concurrent streams on this connection: at most ${LIMIT} (--grpc-max-streams-per-connection)`, FLOOD - LIMIT]]);
+    assert.ok(statuses.length > 0);
+    assert.deepEqual([...new Set(statuses)], [200], `every GET answered (${statuses.length} sent)`);
+    // The refusals are logged with a count, at most one line a second, not one line each.
+    const refusalLines = hub.stderr().split('\n').filter((l) => l.includes('refusing Subscribe streams'));
+    assert.ok(refusalLines.length >= 1 && refusalLines.length <= 1 + Math.ceil(floodSeconds), `${refusalLines.length} refusal log lines in ${floodSeconds} s`);
+  } finally {
+    process.off('exit', killHub);
+    await hub?.stop('SIGTERM');
+  }
+});
