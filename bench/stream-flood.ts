@@ -11,7 +11,8 @@
 // flood in a child of its own (grpc-js, one channel), the GETs and the normal
 // xDS stream here.
 //
-//   node --import tsx bench/stream-flood.ts [--streams 10000] [--kind subscribe|xds] [--hub-args "..."] [--node-args "..."]
+//   node --import tsx bench/stream-flood.ts [--streams 10000] [--kind subscribe|xds]
+//     [--hub-args "..."] [--node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"]
 import * as grpc from '@grpc/grpc-js';
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -47,8 +48,12 @@ type FloodReport =
 
 const deltaRequest = (node: string): Buffer => {
   const Req = lookupType('envoy.service.discovery.v3.DeltaDiscoveryRequest');
-  return Buffer.from(Req.encode(Req.fromObject({ node: { id: node, cluster: 'bench' }, typeUrl: CDS, resourceNamesSubscribe: ['*'] })).finish());
+  const message = Req.fromObject({ node: { id: node, cluster: 'bench' }, typeUrl: CDS, resourceNamesSubscribe: ['*'] });
+  return Buffer.from(Req.encode(message).finish());
 };
+
+/** Channel options for a connection of its own (grpc-js shares one between equal channels otherwise). */
+const ownConnection = (name: string) => ({ 'grpc.use_local_subchannel_pool': 1, [name]: 1 }) as grpc.ChannelOptions;
 
 /**
  * The flood (a child process): `count` streams on one channel. A stream is
@@ -58,8 +63,9 @@ const deltaRequest = (node: string): Buffer => {
  */
 function flood(address: string, count: number, kind: string): void {
   const report = (m: FloodReport) => process.send?.(m);
-  const client = new grpc.Client(address, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 } as grpc.ChannelOptions);
-  const subscribeRequest = loadSubscribeProto().service.Subscribe!.requestSerialize({ Topic: 'ServiceHealth', NamedSubject: { Key: 'svc-1' } });
+  const client = new grpc.Client(address, grpc.credentials.createInsecure(), ownConnection('bench.flood'));
+  const subscribe = loadSubscribeProto().service.Subscribe!;
+  const subscribeRequest = subscribe.requestSerialize({ Topic: 'ServiceHealth', NamedSubject: { Key: 'svc-1' } });
   const ended: Record<string, number> = {};
   let accepted = 0;
   let settled = 0;
@@ -85,7 +91,10 @@ function flood(address: string, count: number, kind: string): void {
       const duplex = client.makeBidiStreamRequest(DELTA_ADS, (b: Buffer) => b, (b: Buffer) => b);
       duplex.write(deltaRequest(`flood-${i}`));
       call = duplex;
-    } else call = client.makeServerStreamRequest(SUBSCRIBE_METHOD_PATH, (b: Buffer) => b, (b: Buffer) => b, subscribeRequest);
+    } else {
+      const raw = (b: Buffer) => b;
+      call = client.makeServerStreamRequest(SUBSCRIBE_METHOD_PATH, raw, raw, subscribeRequest);
+    }
     call.on('data', once(() => accepted++));
     call.on('metadata', once(() => accepted++));
     call.on('error', () => undefined);
@@ -109,7 +118,11 @@ async function startHub(extra: string[]): Promise<Hub> {
   const root = join(__dirname, '..');
   const child = spawn(
     process.execPath,
-    [...args['node-args']!.split(' ').filter((a) => a !== ''), '--import', 'tsx', join(root, 'src/cli/main.ts'), 'serve', '--store', 'memory', '--http-port', '0', '--grpc-port', '0', '--log-level', 'warn', ...extra],
+    [
+      ...args['node-args']!.split(' ').filter((a) => a !== ''),
+      ...['--import', 'tsx', join(root, 'src/cli/main.ts'), 'serve', '--store', 'memory'],
+      ...['--http-port', '0', '--grpc-port', '0', '--log-level', 'warn', ...extra],
+    ],
     { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const lines = createInterface({ input: child.stdout! });
@@ -157,7 +170,7 @@ function getLoop(port: number): { stop(): Promise<Array<{ status: number; ms: nu
 
 /** A normal Delta ADS stream on its own connection: ms to its first response (NaN when it ended first). */
 async function normalXds(address: string): Promise<number> {
-  const client = new grpc.Client(address, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1, 'bench.normal': 1 } as grpc.ChannelOptions);
+  const client = new grpc.Client(address, grpc.credentials.createInsecure(), ownConnection('bench.normal'));
   const started = performance.now();
   const call = client.makeBidiStreamRequest(DELTA_ADS, (b: Buffer) => b, (b: Buffer) => b);
   call.write(deltaRequest('normal-envoy'));
@@ -178,7 +191,8 @@ function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
 async function main(): Promise<void> {
   const count = Number(args.streams);
@@ -186,7 +200,9 @@ async function main(): Promise<void> {
   const hub = await startHub(hubArgs);
   try {
     for (let i = 0; i < 50; i++) {
-      await http(hub.http, 'PUT', '/v1/catalog/register', { Node: `node-${i}`, Address: `10.0.0.${i}`, Service: { ID: `svc-${i}`, Service: `svc-${i % 5}`, Port: 80 } });
+      const service = { ID: `svc-${i}`, Service: `svc-${i % 5}`, Port: 80 };
+      const node = { Node: `node-${i}`, Address: `10.0.0.${i}`, Service: service };
+      await http(hub.http, 'PUT', '/v1/catalog/register', node);
     }
     const cpuBefore = cpuMs(hub.child.pid!);
     const gets = getLoop(hub.http);
@@ -202,10 +218,23 @@ async function main(): Promise<void> {
     const settled = reports.find((r): r is Extract<FloodReport, { kind: 'settled' }> => r.kind === 'settled');
     const ok = latencies.filter((l) => l.status === 200).map((l) => l.ms).sort((a, b) => a - b);
     const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${hub.child.pid}/status`, 'utf8'))?.[1];
-    console.log(`stream flood: ${count} ${args.kind} streams on one connection, hub args "${hubArgs.join(' ')}", load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
-    console.log(`flood: all sent after ${sent?.ms.toFixed(0)} ms; settled after ${settled?.ms.toFixed(0)} ms: ${settled?.accepted} accepted, ended ${JSON.stringify(settled?.ended)}, ${settled?.pending} still pending`);
-    console.log(`GETs during the flood: ${latencies.length}, ${latencies.length - ok.length} failed or timed out; p50 ${quantile(ok, 0.5).toFixed(0)} ms, p99 ${quantile(ok, 0.99).toFixed(0)} ms, max ${(ok.at(-1) ?? NaN).toFixed(0)} ms`);
-    console.log(`normal xDS stream on another connection: first response after ${xdsMs.toFixed(0)} ms; hub CPU during the flood ${hubCpu} ms; hub RSS ${rss} kB`);
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+    const ms = (n: number | undefined) => `${(n ?? NaN).toFixed(0)} ms`;
+    const hubArgsText = hubArgs.join(' ');
+    console.log(`stream flood: ${count} ${args.kind} streams on one connection, hub args "${hubArgsText}"`);
+    console.log(`load average ${load}`);
+    console.log(
+      `flood: all sent after ${ms(sent?.ms)}; settled after ${ms(settled?.ms)}: ${settled?.accepted} accepted, ` +
+        `ended ${JSON.stringify(settled?.ended)}, ${settled?.pending} still pending`,
+    );
+    console.log(
+      `GETs during the flood: ${latencies.length}, ${latencies.length - ok.length} failed or timed out; ` +
+        `p50 ${ms(quantile(ok, 0.5))}, p99 ${ms(quantile(ok, 0.99))}, max ${ms(ok.at(-1))}`,
+    );
+    console.log(
+      `normal xDS stream on another connection: first response after ${ms(xdsMs)}; ` +
+        `hub CPU during the flood ${hubCpu} ms; hub RSS ${rss} kB`,
+    );
   } finally {
     hub.child.kill('SIGTERM');
     await once(hub.child, 'exit');

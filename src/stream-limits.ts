@@ -85,7 +85,11 @@ interface DoorCall {
  * object, logger, timer or listener is made for a refused stream; `refused`
  * (a RefusalLog) only counts it.
  */
-export function admitStream(counter: StreamCounter | undefined, call: DoorCall, refused?: () => void): (() => void) | undefined {
+export function admitStream(
+  counter: StreamCounter | undefined,
+  call: DoorCall,
+  refused?: () => void,
+): (() => void) | undefined {
   if (!counter) return () => {};
   const release = counter.tryEnter(call.getPeer());
   if (release) return release;
@@ -98,7 +102,12 @@ export function admitStream(counter: StreamCounter | undefined, call: DoorCall, 
  * Refusals logged at most once per `everyMs` with the count since the last
  * line: a flood of refused streams must not become a flood of log lines.
  */
-export function refusalLog(logger: Pick<Logger, 'warn'>, message: string, everyMs = 1000, clock: () => number = Date.now): () => void {
+export function refusalLog(
+  logger: Pick<Logger, 'warn'>,
+  message: string,
+  everyMs = 1000,
+  clock: () => number = Date.now,
+): () => void {
   let count = 0;
   let last = -Infinity;
   return () => {

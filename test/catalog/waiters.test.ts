@@ -64,7 +64,12 @@ test('index waiters wake once the index passes theirs, in any order of arrival, 
  */
 async function arrayElementsVisited(run: () => Promise<void>): Promise<number> {
   const proto = Array.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
-  const originals = { indexOf: proto.indexOf!, splice: proto.splice!, filter: proto.filter!, findIndex: proto.findIndex! };
+  const originals = {
+    indexOf: proto.indexOf!,
+    splice: proto.splice!,
+    filter: proto.filter!,
+    findIndex: proto.findIndex!,
+  };
   let visited = 0;
   proto.indexOf = function (this: unknown[], ...args: unknown[]) {
     const i = originals.indexOf.apply(this, args) as number;

@@ -17,7 +17,8 @@ let hub: Hub;
 const answers: Array<{ status: number; bytes: number }> = [];
 
 before(async () => {
-  hub = await startHub({ nodeName: 'hub-leave', limits: { ...DEFAULTS.limits, httpMaxBlockingPerClient: 10 * WAITERS } });
+  const limits = { ...DEFAULTS.limits, httpMaxBlockingPerClient: 10 * WAITERS };
+  hub = await startHub({ nodeName: 'hub-leave', limits });
   for (let i = 0; i < 50; i++) {
     const res = await call(hub, 'PUT', '/v1/catalog/register', {
       Node: `node-${i}`,
@@ -39,7 +40,12 @@ before(async () => {
 after(() => hub.close());
 
 /** Counts calls of `obj[name]` until the test ends; `reached(n)` resolves once n calls were made. */
-function countCalls<O extends object>(obj: O, name: keyof O & string): { calls: () => number; reached: (n: number) => Promise<void> } {
+interface CallCount {
+  calls(): number;
+  reached(n: number): Promise<void>;
+}
+
+function countCalls<O extends object>(obj: O, name: keyof O & string): CallCount {
   const target = obj as Record<string, unknown>;
   const original = target[name] as (...args: unknown[]) => unknown;
   let calls = 0;
@@ -50,7 +56,10 @@ function countCalls<O extends object>(obj: O, name: keyof O & string): { calls: 
     return original.apply(obj, args);
   };
   after(() => (target[name] = original));
-  return { calls: () => calls, reached: (n) => new Promise((resolve) => (calls >= n ? resolve() : targets.push([n, resolve]))) };
+  return {
+    calls: () => calls,
+    reached: (n) => new Promise((resolve) => (calls >= n ? resolve() : targets.push([n, resolve]))),
+  };
 }
 
 /** Sends `count` GETs of `path`, one socket each, answers ignored; destroying the agent drops them all. */
@@ -70,7 +79,7 @@ function until(condition: () => boolean): Promise<void> {
   });
 }
 
-test(`${WAITERS} catalog and ${WAITERS} view blocking queries leaving at once are answered with nothing built`, async () => {
+test(`${WAITERS} catalog and ${WAITERS} view blocking queries leaving at once get nothing built`, async () => {
   const nodes = await call(hub, 'GET', '/v1/catalog/nodes');
   const service = await call(hub, 'GET', '/v1/health/service/svc');
   assert.equal(service.json.length, 50);

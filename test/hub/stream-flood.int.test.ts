@@ -34,9 +34,18 @@ async function advertisedMaxStreams(address: string): Promise<number | undefined
 }
 
 /** `count` Subscribe streams on one connection; resolves once each is accepted (response headers) or ended. */
-function flood(address: string, count: number): { client: grpc.Client; settled: Promise<{ accepted: number; ended: Map<string, number> }> } {
-  const client = new grpc.Client(address, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1, 'test.flood': 1 } as grpc.ChannelOptions);
-  const request = loadSubscribeProto().service.Subscribe!.requestSerialize({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' } });
+interface Flood {
+  client: grpc.Client;
+  /** Once every stream is accepted or ended: how many were accepted, and the endings by "CODE: details". */
+  settled: Promise<{ accepted: number; ended: Map<string, number> }>;
+}
+
+const insecure = (name: string) => ({ 'grpc.use_local_subchannel_pool': 1, [name]: 1 }) as grpc.ChannelOptions;
+
+function flood(address: string, count: number): Flood {
+  const client = new grpc.Client(address, grpc.credentials.createInsecure(), insecure('test.flood'));
+  const subscribe = loadSubscribeProto().service.Subscribe!;
+  const request = subscribe.requestSerialize({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' } });
   let accepted = 0;
   const ended = new Map<string, number>();
   const settled = new Promise<{ accepted: number; ended: Map<string, number> }>((resolve) => {
@@ -52,7 +61,10 @@ function flood(address: string, count: number): { client: grpc.Client; settled: 
       const call = client.makeServerStreamRequest(SUBSCRIBE_METHOD_PATH, (b: Buffer) => b, (b: Buffer) => b, request);
       call.on('metadata', () => settle(() => accepted++));
       call.on('error', () => undefined);
-      call.on('status', (st: grpc.StatusObject) => settle(() => ended.set(`${grpc.status[st.code]}: ${st.details}`, (ended.get(`${grpc.status[st.code]}: ${st.details}`) ?? 0) + 1)));
+      call.on('status', (st: grpc.StatusObject) => {
+        const key = `${grpc.status[st.code]}: ${st.details}`;
+        settle(() => ended.set(key, (ended.get(key) ?? 0) + 1));
+      });
     }
   });
   return { client, settled };
@@ -83,9 +95,10 @@ function gets(httpUrl: string): { stop(): Promise<number[]> } {
 /** A Delta ADS stream on its own connection; resolves with its first response's size. */
 async function normalXdsStream(address: string): Promise<number> {
   const Req = lookupType('envoy.service.discovery.v3.DeltaDiscoveryRequest');
-  const client = new grpc.Client(address, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1, 'test.normal': 1 } as grpc.ChannelOptions);
+  const client = new grpc.Client(address, grpc.credentials.createInsecure(), insecure('test.normal'));
   const call = client.makeBidiStreamRequest(DELTA_ADS, (b: Buffer) => b, (b: Buffer) => b);
-  call.write(Buffer.from(Req.encode(Req.fromObject({ node: { id: 'normal', cluster: 'c' }, typeUrl: CDS, resourceNamesSubscribe: ['*'] })).finish()));
+  const first = Req.fromObject({ node: { id: 'normal', cluster: 'c' }, typeUrl: CDS, resourceNamesSubscribe: ['*'] });
+  call.write(Buffer.from(Req.encode(first).finish()));
   try {
     return await new Promise<number>((resolve, reject) => {
       call.on('data', (b: Buffer) => resolve(b.length));
@@ -97,18 +110,20 @@ async function normalXdsStream(address: string): Promise<number> {
   }
 }
 
-test(`${FLOOD} Subscribe streams on one connection: ${LIMIT} served, the rest RESOURCE_EXHAUSTED, other clients served meanwhile`, async () => {
+test(`${FLOOD} Subscribe streams on one connection: ${LIMIT} served, the rest refused, others served`, async () => {
   let hub: SpawnedHub | undefined;
   const killHub = () => hub?.child.kill('SIGKILL');
   process.once('exit', killHub);
   try {
-    hub = await spawnHub(['--store', 'memory', '--http-port', '0', '--grpc-port', '0', '--grpc-max-streams-per-connection', String(LIMIT)]);
+    const ports = ['--http-port', '0', '--grpc-port', '0'];
+    hub = await spawnHub(['--store', 'memory', ...ports, '--grpc-max-streams-per-connection', String(LIMIT)]);
     const register = await fetch(`${hub.httpUrl}/v1/catalog/register`, {
       method: 'PUT',
       body: JSON.stringify({ Node: 'n1', Address: '10.0.0.1', Service: { ID: 'web-1', Service: 'web', Port: 80 } }),
     });
     assert.equal(register.status, 200);
-    assert.equal(await advertisedMaxStreams(hub.grpcAddress), LIMIT + STREAM_HEADROOM, 'the bound is in the HTTP/2 SETTINGS');
+    const advertised = await advertisedMaxStreams(hub.grpcAddress);
+    assert.equal(advertised, LIMIT + STREAM_HEADROOM, 'the bound is in the HTTP/2 SETTINGS');
 
     const reads = gets(hub.httpUrl);
     const started = Date.now();
@@ -121,12 +136,15 @@ test(`${FLOOD} Subscribe streams on one connection: ${LIMIT} served, the rest RE
     client.close();
 
     assert.equal(accepted, LIMIT);
-    assert.deepEqual([...ended], [[`RESOURCE_EXHAUSTED: too many concurrent streams on this connection: at most ${LIMIT} (--grpc-max-streams-per-connection)`, FLOOD - LIMIT]]);
+    const refusal =
+      `too many concurrent streams on this connection: at most ${LIMIT} (--grpc-max-streams-per-connection)`;
+    assert.deepEqual([...ended], [[`RESOURCE_EXHAUSTED: ${refusal}`, FLOOD - LIMIT]]);
     assert.ok(statuses.length > 0);
     assert.deepEqual([...new Set(statuses)], [200], `every GET answered (${statuses.length} sent)`);
     // The refusals are logged with a count, at most one line a second, not one line each.
     const refusalLines = hub.stderr().split('\n').filter((l) => l.includes('refusing Subscribe streams'));
-    assert.ok(refusalLines.length >= 1 && refusalLines.length <= 1 + Math.ceil(floodSeconds), `${refusalLines.length} refusal log lines in ${floodSeconds} s`);
+    const lines = refusalLines.length;
+    assert.ok(lines >= 1 && lines <= 1 + Math.ceil(floodSeconds), `${lines} refusal log lines in ${floodSeconds} s`);
   } finally {
     process.off('exit', killHub);
     await hub?.stop('SIGTERM');
