@@ -6,13 +6,15 @@
 // other clients are served: HTTP GETs and a normal xDS stream on another
 // connection. A real `xdshub serve` process.
 import assert from 'node:assert/strict';
+import { fork, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:http2';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { STREAM_HEADROOM } from '../../src/stream-limits';
-import { loadSubscribeProto, SUBSCRIBE_METHOD_PATH } from '../../src/subscribe/proto';
 import { lookupType } from '../../src/xds/transport/envoy-proto';
 import { spawnHub, type SpawnedHub } from '../helpers/hub';
+import type { FloodResult } from './stream-flood-client';
 
 const LIMIT = 100;
 const FLOOD = 10_000;
@@ -33,41 +35,17 @@ async function advertisedMaxStreams(address: string): Promise<number | undefined
   }
 }
 
-/** `count` Subscribe streams on one connection; resolves once each is accepted (response headers) or ended. */
-interface Flood {
-  client: grpc.Client;
-  /** Once every stream is accepted or ended: how many were accepted, and the endings by "CODE: details". */
-  settled: Promise<{ accepted: number; ended: Map<string, number> }>;
-}
-
 const insecure = (name: string) => ({ 'grpc.use_local_subchannel_pool': 1, [name]: 1 }) as grpc.ChannelOptions;
 
-function flood(address: string, count: number): Flood {
-  const client = new grpc.Client(address, grpc.credentials.createInsecure(), insecure('test.flood'));
-  const subscribe = loadSubscribeProto().service.Subscribe!;
-  const request = subscribe.requestSerialize({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' } });
-  let accepted = 0;
-  const ended = new Map<string, number>();
-  const settled = new Promise<{ accepted: number; ended: Map<string, number> }>((resolve) => {
-    let left = count;
-    for (let i = 0; i < count; i++) {
-      let done = false;
-      const settle = (what: () => void) => {
-        if (done) return;
-        done = true;
-        what();
-        if (--left === 0) resolve({ accepted, ended });
-      };
-      const call = client.makeServerStreamRequest(SUBSCRIBE_METHOD_PATH, (b: Buffer) => b, (b: Buffer) => b, request);
-      call.on('metadata', () => settle(() => accepted++));
-      call.on('error', () => undefined);
-      call.on('status', (st: grpc.StatusObject) => {
-        const key = `${grpc.status[st.code]}: ${st.details}`;
-        settle(() => ended.set(key, (ended.get(key) ?? 0) + 1));
-      });
-    }
+/** `count` Subscribe streams on one connection, from a child process; its result once every stream settled. */
+function flood(address: string, count: number): { child: ChildProcess; settled: Promise<FloodResult> } {
+  const script = join(__dirname, 'stream-flood-client.ts');
+  const child = fork(script, [address, String(count)], { execArgv: ['--import', 'tsx'] });
+  const settled = new Promise<FloodResult>((resolve, reject) => {
+    child.once('message', (m: FloodResult) => resolve(m));
+    child.once('exit', (code) => reject(new Error(`the flood client exited (${code}) before every stream settled`)));
   });
-  return { client, settled };
+  return { child, settled };
 }
 
 /** GETs one after the other (10 s timeout each) until `stop()`; the statuses (0: timed out or failed). */
@@ -112,8 +90,9 @@ async function normalXdsStream(address: string): Promise<number> {
 
 test(`${FLOOD} Subscribe streams on one connection: ${LIMIT} served, the rest refused, others served`, async () => {
   let hub: SpawnedHub | undefined;
-  const killHub = () => hub?.child.kill('SIGKILL');
-  process.once('exit', killHub);
+  let floodClient: ChildProcess | undefined;
+  const killAll = () => (hub?.child.kill('SIGKILL'), floodClient?.kill('SIGKILL'));
+  process.once('exit', killAll);
   try {
     const ports = ['--http-port', '0', '--grpc-port', '0'];
     hub = await spawnHub(['--store', 'memory', ...ports, '--grpc-max-streams-per-connection', String(LIMIT)]);
@@ -127,13 +106,13 @@ test(`${FLOOD} Subscribe streams on one connection: ${LIMIT} served, the rest re
 
     const reads = gets(hub.httpUrl);
     const started = Date.now();
-    const { client, settled } = flood(hub.grpcAddress, FLOOD);
+    const streams = flood(hub.grpcAddress, FLOOD);
+    floodClient = streams.child;
     const served = await normalXdsStream(hub.grpcAddress);
     assert.ok(served > 0, 'the normal xDS stream got its first response during the flood');
-    const { accepted, ended } = await settled;
+    const { accepted, ended } = await streams.settled;
     const floodSeconds = (Date.now() - started) / 1000;
     const statuses = await reads.stop();
-    client.close();
 
     assert.equal(accepted, LIMIT);
     const refusal =
@@ -146,7 +125,8 @@ test(`${FLOOD} Subscribe streams on one connection: ${LIMIT} served, the rest re
     const lines = refusalLines.length;
     assert.ok(lines >= 1 && lines <= 1 + Math.ceil(floodSeconds), `${lines} refusal log lines in ${floodSeconds} s`);
   } finally {
-    process.off('exit', killHub);
+    process.off('exit', killAll);
+    floodClient?.kill('SIGKILL');
     await hub?.stop('SIGTERM');
   }
 });
