@@ -14,12 +14,17 @@
 // with waiters that cost nothing the write rate stays at the rate with none
 // (target: at least 0.8 of it), and no waiter answers.
 //
+// With --leave N,M it measures waiters leaving instead: N blocking queries
+// parked, every socket closed at once, and the answer time of the write sent
+// at that moment (docs/http-api.md, "Blocking queries").
+//
 //   npm run bench:blocking -- [--seconds 4] [--waiters 1000,5000] [--concurrency 16] [--only nodes]
+//   npm run bench:blocking -- --leave 5000,9000 [--only nodes]
 //   (with no other benchmark on the machine)
 import { type ChildProcess } from 'node:child_process';
 import { spawnTracked } from '../test/helpers/procs';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -33,6 +38,7 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '16' },
     nodes: { type: 'string', default: '1000' },
     only: { type: 'string' },
+    leave: { type: 'string' },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -245,7 +251,78 @@ async function measure(path: string, waiting: number): Promise<Figure> {
   }
 }
 
+/** File descriptors the hub holds open (its sockets among them). */
+function openFds(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+interface LeaveFigure {
+  writeMs: number;
+  /** Until the hub has closed every waiter's socket and a trivial read after that answered. */
+  doneMs: number;
+  cpuUsPerLeave: number;
+  answered: string;
+}
+
+/**
+ * Waiters leaving at once: `count` blocking queries on `path` are parked, then
+ * every socket is destroyed together and one unrelated write is sent at the
+ * same moment (on a socket already open). Its answer time is what a writer
+ * pays for the disconnects queued ahead of it. "Done" is once the hub holds no
+ * more sockets than before the waiters came and a trivial read answered: it
+ * has worked through every disconnect. The hub's CPU time over that span per
+ * disconnect moves less with the machine's load than the times do.
+ */
+async function leave(path: string, count: number): Promise<LeaveFigure> {
+  const hub = await startHub();
+  port = hub.port;
+  const pid = hub.child.pid!;
+  try {
+    await preload(port);
+    await writeRate(1, pid); // warm-up; leaves keep-alive sockets open for the write below
+    const fdsBefore = openFds(pid);
+    const waiters = await openWaiters(path, count);
+    await settle(pid);
+    const cpuBefore = cpuMs(pid);
+    const started = performance.now();
+    await waiters.release();
+    const res = await unrelatedWrite();
+    const writeMs = performance.now() - started;
+    if (res.status !== 200) throw new Error(`write: ${res.status} ${res.text}`);
+    while (openFds(pid) > fdsBefore) await sleep(10);
+    await send(port, 'GET', '/v1/status/leader');
+    const doneMs = performance.now() - started;
+    const cpuUsPerLeave = ((cpuMs(pid) - cpuBefore) * 1000) / count;
+    return { writeMs, doneMs, cpuUsPerLeave, answered: waiters.answered() };
+  } finally {
+    hub.child.kill('SIGTERM');
+    await once(hub.child, 'exit');
+  }
+}
+
+async function leaveMain(counts: number[]): Promise<void> {
+  console.log(`blocking queries leaving at once: ${NODES} nodes, a fresh hub per figure, load average ${loadavg()}`);
+  console.log('endpoint | leaving | next write answered (ms) | all done (ms) | hub CPU µs/disconnect | answered');
+  console.log('---|---|---|---|---|---');
+  for (const [name, path] of ENDPOINTS) {
+    if (args.only && !name.includes(args.only)) continue;
+    for (const count of counts) {
+      const f = await leave(path, count);
+      const figures = [f.writeMs.toFixed(0), f.doneMs.toFixed(0), f.cpuUsPerLeave.toFixed(0)];
+      console.log([name, count, ...figures, f.answered].join(' | '));
+    }
+  }
+  console.log(`load average at the end: ${loadavg()}`);
+}
+
 async function main(): Promise<void> {
+  if (args.leave) {
+    try {
+      return await leaveMain(args.leave.split(',').map(Number));
+    } finally {
+      writers.destroy();
+    }
+  }
   try {
     console.log(`blocking-query bench: ${NODES} nodes, ${CONCURRENCY} writers, ${SECONDS} s per figure, a fresh hub per figure, load average ${loadavg()}`);
     console.log('endpoint | waiters | unrelated writes/s | × rate with none | hub CPU µs/write | × CPU/write with none | hub RSS KiB/waiter | waiters answered');

@@ -36,7 +36,7 @@ import { accessorForInitialToken, sha256Hex } from './acl/secrets';
 import { managementToken } from './http/translate/acl';
 import { grpcServerCredentials, httpsOptions, watchHttpsFiles } from './tls';
 import type { Server as TlsServer } from 'node:tls';
-import { connectionStreamCounter, type StreamCounter } from './stream-limits';
+import { connectionStreamCounter, connectionStreamOptions, type StreamCounter } from './stream-limits';
 import { createXdsAcl } from './acl/xds';
 import type { XdsNode } from './xds/transport/provider';
 import { trackChangedKeys } from './fanout/changed';
@@ -249,6 +249,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
       'grpc.keepalive_permit_without_calls': 1,
       // Larger messages are refused by grpc-js with RESOURCE_EXHAUSTED naming both sizes.
       'grpc.max_receive_message_length': config.limits.grpcMaxMessageBytes,
+      ...connectionStreamOptions(config.limits.grpcMaxStreamsPerConnection),
     });
     // ── gRPC services are added here, before bind (Subscribe, xDS). ──
     const streams = connectionStreamCounter(config.limits.grpcMaxStreamsPerConnection);

@@ -1,5 +1,6 @@
-// Promises waiting for the applied index to pass a value, kept sorted so each
-// applied entry wakes the satisfied ones without scanning the rest.
+// Promises waiting for the applied index to pass a value, and for the indexes
+// a blocking query reads to move. Both wake only the waiters satisfied, and a
+// waiter that leaves is forgotten in O(1).
 import { HubError } from '../errors';
 
 interface Waiter {
@@ -13,6 +14,8 @@ export interface IndexWaiters {
   /** Wakes every waiter whose `after` is below `index`. */
   advance(index: bigint): void;
   rejectAll(err: unknown): void;
+  /** Waiters in flight (for tests). */
+  size(): number;
 }
 
 interface Settle {
@@ -55,24 +58,42 @@ function parked<W extends Settle>(
   });
 }
 
+/**
+ * Waiters grouped by their `after`, in a Set each, so one that leaves (its
+ * signal aborts) is deleted in O(1), whatever the number waiting: a sorted
+ * array made each leave an indexOf and a splice, so n leaving at once cost n².
+ * The distinct `after` values are few (a wait starts at the hub's index, or
+ * at a client's index a little ahead), kept sorted so `advance` walks only the
+ * groups it wakes. A group stays, even empty, until the index passes it.
+ */
 export function createIndexWaiters(current: () => bigint, closedError: () => HubError | undefined): IndexWaiters {
-  const waiters: Waiter[] = [];
+  const groups = new Map<bigint, Set<Waiter>>();
+  /** The keys of `groups`, ascending. */
+  const afters: bigint[] = [];
 
-  function remove(w: Waiter): void {
-    const i = waiters.indexOf(w);
-    if (i >= 0) waiters.splice(i, 1);
-  }
-
-  /** Binary search for the insertion point keeps the array sorted by `after`. */
   function insert(w: Waiter): void {
+    const group = groups.get(w.after);
+    if (group) return void group.add(w);
+    groups.set(w.after, new Set([w]));
     let lo = 0;
-    let hi = waiters.length;
+    let hi = afters.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (waiters[mid]!.after <= w.after) lo = mid + 1;
+      if (afters[mid]! < w.after) lo = mid + 1;
       else hi = mid;
     }
-    waiters.splice(lo, 0, w);
+    afters.splice(lo, 0, w.after);
+  }
+
+  const remove = (w: Waiter): void => void groups.get(w.after)?.delete(w);
+
+  function take(n: number): Waiter[] {
+    const woken: Waiter[] = [];
+    for (const after of afters.splice(0, n)) {
+      for (const w of groups.get(after)!) woken.push(w);
+      groups.delete(after);
+    }
+    return woken;
   }
 
   return {
@@ -82,12 +103,17 @@ export function createIndexWaiters(current: () => bigint, closedError: () => Hub
     },
     advance(index) {
       let n = 0;
-      while (n < waiters.length && waiters[n]!.after < index) n++;
+      while (n < afters.length && afters[n]! < index) n++;
       if (n === 0) return;
-      for (const w of waiters.splice(0, n)) w.resolve();
+      for (const w of take(n)) w.resolve();
     },
     rejectAll(err) {
-      for (const w of waiters.splice(0)) w.reject(err);
+      for (const w of take(afters.length)) w.reject(err);
+    },
+    size: () => {
+      let count = 0;
+      for (const group of groups.values()) count += group.size;
+      return count;
     },
   };
 }

@@ -22,7 +22,7 @@ import { requestForKey } from '../materializer/keys';
 import { grpcSource } from '../materializer/sources/grpc';
 import type { ViewKey, ViewStore } from '../materializer/types';
 import { createMetrics } from '../metrics';
-import { connectionStreamCounter } from '../stream-limits';
+import { connectionStreamCounter, connectionStreamOptions } from '../stream-limits';
 import { addSubscribeService } from '../subscribe/grpc';
 import { grpcServerCredentials, httpsOptions } from '../tls';
 import { createCatalogXdsProvider, type CatalogXdsProvider } from '../xds/translate/catalog-provider';
@@ -102,7 +102,11 @@ export async function createFanoutHub(config: Config, logger: pino.Logger): Prom
   const catalog = relayIndexCatalog(lastIndex);
   const acl = createAclResolver(catalog, { enabled: false, defaultPolicy: 'allow', datacenter: config.datacenter });
 
-  const server = new grpc.Server({ 'grpc.keepalive_permit_without_calls': 1, 'grpc.max_receive_message_length': config.limits.grpcMaxMessageBytes });
+  const server = new grpc.Server({
+    'grpc.keepalive_permit_without_calls': 1,
+    'grpc.max_receive_message_length': config.limits.grpcMaxMessageBytes,
+    ...connectionStreamOptions(config.limits.grpcMaxStreamsPerConnection),
+  });
   const streams = connectionStreamCounter(config.limits.grpcMaxStreamsPerConnection);
   addSubscribeService(server, { publisher: relay, logger, datacenter: config.datacenter, acl, limits: config.limits, connections: streams });
   const provider = createCatalogXdsProvider({ views, logger, datacenter: config.datacenter, defaultIntention: config.defaultIntention });

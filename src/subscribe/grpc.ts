@@ -18,7 +18,7 @@ import { permissionDenied } from '../acl/deny';
 import type { AclResolver } from '../acl/resolver';
 import { CONFIG_TOPIC_BY_KIND, type ConfigEntryKind } from '../catalog/types';
 import type { Limits } from '../config';
-import { createStreamCounter, type StreamCounter } from '../stream-limits';
+import { admitStream, createStreamCounter, refusalLog, type StreamCounter } from '../stream-limits';
 import { createEventEncoder, type EventEncoder } from './wire';
 import type { Publisher, SubscribeRequest, Subject } from './types';
 
@@ -68,10 +68,14 @@ export function addSubscribeService(server: grpc.Server, options: SubscribeServi
       responseSerialize: (value: Buffer) => value,
     },
   };
+  const refused = refusalLog(logger, 'refusing Subscribe streams past --grpc-max-streams-per-connection');
   server.addService(definition, {
     Subscribe: (call: grpc.ServerWritableStream<SubscribeRequest__Output, Buffer>) => {
+      // First, before any per-stream work: a flood on one connection is refused for next to nothing.
+      const release = admitStream(options.connections, call, refused);
+      if (!release) return;
       const log = logger.child({ stream: ++streamIds });
-      serveStream(call, options, encoder, log, perToken).catch((err: unknown) => {
+      serveStream(call, options, encoder, log, perToken, release).catch((err: unknown) => {
         log.error({ err }, 'subscribe stream failed');
         fail(call, new HubError('INTERNAL', 'internal error', { cause: err }));
       });
@@ -85,6 +89,7 @@ async function serveStream(
   encoder: EventEncoder,
   log: Logger,
   perToken: StreamCounter | undefined,
+  releaseConnection: () => void,
 ): Promise<void> {
   const ac = new AbortController();
   let wake: (() => void) | undefined;
@@ -100,12 +105,11 @@ async function serveStream(
   call.on('cancelled', onCancel);
   call.on('drain', wakeWriter);
   let endedBy: HubError | undefined;
-  const releases: Array<() => void> = [];
+  const releases: Array<() => void> = [releaseConnection];
   try {
     const raw: SubscribeRequest__Output | UndecodableRequest = call.request;
     if (raw instanceof UndecodableRequest) throw invalid('request', `not a SubscribeRequest message: ${raw.reason}`);
     const request = fromWire(raw, options.datacenter);
-    releases.push(options.connections?.enter(call.getPeer()) ?? (() => {}));
     releases.push(perToken?.enter(request.token) ?? (() => {}));
     if (options.acl?.settings.enabled) request.authorizer = authorizeSubscribe(options.acl.resolve(request.token), request);
     const subscription = options.publisher.subscribe(request, ac.signal);

@@ -21,7 +21,7 @@ import { XdsStream, type StreamDeps } from './stream';
 import { createSyncGate, type SyncGateOptions } from './sync-gate';
 import { serviceDefinitions, type XdsMethod } from './services';
 import { decodeSotwRequest, type ApiVersion, type SotwRequest, type XdsResponse } from './wire';
-import type { StreamCounter } from '../../stream-limits';
+import { admitStream, refusalLog, type StreamCounter } from '../../stream-limits';
 import { tooManyNames } from './limits';
 
 export type XdsConfig = Pick<
@@ -124,10 +124,15 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     }, every);
   }
 
+  const refusedOnConnection = refusalLog(logger, 'refusing xDS streams past --grpc-max-streams-per-connection');
   function open(m: XdsMethod, call: ServerDuplexStream<Buffer, XdsResponse>): void {
     if (closing) return endCall(call, new HubError('SHUTTING_DOWN', 'xDS server is shutting down'));
+    // First, before any per-stream work: a flood on one connection is refused for next to nothing.
+    const release = admitStream(options.connections, call, refusedOnConnection);
+    if (!release) return;
     const refusal = admission.check(live.size);
     if (refusal) {
+      release();
       metrics.rejectedStreams.inc();
       refusedSinceLog++;
       const now = Date.now();
@@ -137,12 +142,6 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
         lastRefusalLog = now;
       }
       return endCall(call, refusal);
-    }
-    let release: () => void;
-    try {
-      release = options.connections?.enter(call.getPeer()) ?? (() => {});
-    } catch (err) {
-      return endCall(call, err);
     }
     const credential = call.metadata.get(TOKEN_METADATA_KEY)[0];
     const stream = new XdsStream(call, { ...deps, closed: (s) => (release(), deps.closed(s)) }, {
