@@ -14,7 +14,7 @@
 //   node --import tsx bench/stream-flood.ts [--streams 10000] [--kind subscribe|xds]
 //     [--hub-args "..."] [--node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"]
 import * as grpc from '@grpc/grpc-js';
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -23,6 +23,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { lookupType } from '../src/xds/transport/envoy-proto';
 import { loadSubscribeProto, SUBSCRIBE_METHOD_PATH } from '../src/subscribe/proto';
+import { forkTracked, spawnTracked } from '../test/helpers/procs';
 
 const DELTA_ADS = '/envoy.service.discovery.v3.AggregatedDiscoveryService/DeltaAggregatedResources';
 const CDS = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';
@@ -116,7 +117,7 @@ interface Hub {
 
 async function startHub(extra: string[]): Promise<Hub> {
   const root = join(__dirname, '..');
-  const child = spawn(
+  const child = spawnTracked(
     process.execPath,
     [
       ...args['node-args']!.split(' ').filter((a) => a !== ''),
@@ -206,7 +207,7 @@ async function main(): Promise<void> {
     }
     const cpuBefore = cpuMs(hub.child.pid!);
     const gets = getLoop(hub.http);
-    const child = fork(__filename, ['flood', hub.grpc, String(count), args.kind!], { execArgv: ['--import', 'tsx'] });
+    const child = forkTracked(__filename, ['flood', hub.grpc, String(count), args.kind!], { execArgv: ['--import', 'tsx'] });
     const reports: FloodReport[] = [];
     child.on('message', (m: FloodReport) => reports.push(m));
     await new Promise<void>((resolve) => child.once('message', () => resolve()));

@@ -6,7 +6,7 @@
 // other clients are served: HTTP GETs and a normal xDS stream on another
 // connection. A real `xdshub serve` process.
 import assert from 'node:assert/strict';
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { connect } from 'node:http2';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -15,6 +15,7 @@ import { STREAM_HEADROOM } from '../../src/stream-limits';
 import { lookupType } from '../../src/xds/transport/envoy-proto';
 import { spawnHub, type SpawnedHub } from '../helpers/hub';
 import type { FloodResult } from './stream-flood-client';
+import { forkTracked } from '../helpers/procs';
 
 const LIMIT = 100;
 const FLOOD = 10_000;
@@ -40,7 +41,7 @@ const insecure = (name: string) => ({ 'grpc.use_local_subchannel_pool': 1, [name
 /** `count` Subscribe streams on one connection, from a child process; its result once every stream settled. */
 function flood(address: string, count: number): { child: ChildProcess; settled: Promise<FloodResult> } {
   const script = join(__dirname, 'stream-flood-client.ts');
-  const child = fork(script, [address, String(count)], { execArgv: ['--import', 'tsx'] });
+  const child = forkTracked(script, [address, String(count)], { execArgv: ['--import', 'tsx'] });
   const settled = new Promise<FloodResult>((resolve, reject) => {
     child.once('message', (m: FloodResult) => resolve(m));
     child.once('exit', (code) => reject(new Error(`the flood client exited (${code}) before every stream settled`)));
