@@ -33,9 +33,25 @@ function boolFlag(text: string | undefined, flag: string): boolean | undefined {
   throw invalid(flag, `expected true or false, got "${text}"`);
 }
 
+/** `--ads` alone (last, or before another flag) means `--ads=true`; `--ads WORD` is `--ads=WORD`, checked as before. */
+function bareAds(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] !== '--ads') {
+      out.push(argv[i]!);
+      continue;
+    }
+    const next = argv[i + 1];
+    const given = next !== undefined && !next.startsWith('-');
+    if (given) i++;
+    out.push(`--ads=${given ? next : 'true'}`);
+  }
+  return out;
+}
+
 export function parseBootstrapArgs(argv: string[], env: Record<string, string | undefined>) {
   const { values } = parseArgs({
-    args: argv,
+    args: bareAds(argv),
     strict: true,
     options: {
       'node-id': { type: 'string' },

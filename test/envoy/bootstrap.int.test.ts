@@ -80,6 +80,10 @@ const KINDS: { args: string[]; source: (b: any) => unknown }[] = [
   { args: ['--transport', 'sotw'], source: (b) => b.dynamic_resources.ads_config.api_type === 'GRPC' && b.dynamic_resources.lds_config.ads },
   { args: ['--transport', 'delta', '--ads=false'], source: (b) => !b.dynamic_resources.ads_config && b.dynamic_resources.cds_config.api_config_source.api_type === 'DELTA_GRPC' },
   { args: ['--transport', 'sotw', '--ads=false'], source: (b) => !b.dynamic_resources.ads_config && b.dynamic_resources.lds_config.api_config_source.api_type === 'GRPC' },
+  // A boolean flag's bare form, as serve's take it.
+  { args: ['--ads', '--transport', 'sotw'], source: (b) => b.dynamic_resources.ads_config.api_type === 'GRPC' },
+  { args: ['--transport', 'delta', '--ads'], source: (b) => b.dynamic_resources.ads_config.api_type === 'DELTA_GRPC' },
+  { args: ['--transport', 'delta', '--ads', 'false'], source: (b) => !b.dynamic_resources.ads_config },
   {
     args: ['--transport', 'rest', '--http-addr', '10.1.2.3:8500', '--refresh-delay', '500ms'],
     source: (b) => {
