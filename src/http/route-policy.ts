@@ -4,7 +4,7 @@
 // X-Xdshub-Rollout (`dryRun`). One onRoute hook records every route's policy,
 // so the ACL gate (acl.ts), the dry-run hook (ops/http.ts) and the coverage
 // test read one source; a route registered without an `acl` rule answers 403
-// with ACLs on (fail closed), and test/acl/http-enforcement.test.ts fails.
+// with ACLs on (fail closed), and test/acl/http-enforcement.int.test.ts fails.
 import type { FastifyInstance } from 'fastify';
 import type { Level, Resource } from '../acl/authorizer';
 import type { Right } from '../acl/write-rights';

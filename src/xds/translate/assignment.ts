@@ -14,7 +14,7 @@
 // message is then the concatenation of cached parts — protobuf encodes a
 // message's fields in field-number order and a repeated message field as one
 // tag-and-length-prefixed record per element, so the parts concatenated are the
-// bytes protobufjs makes for the whole message (test/xds/translate/assignment.property.test.ts
+// bytes protobufjs makes for the whole message (test/xds/translate/incremental.property.test.ts
 // compares them). Duplicate addresses: the first instance in the views' order
 // wins, as in buildLoadAssignment; the others wait behind it.
 import * as protobuf from 'protobufjs';
