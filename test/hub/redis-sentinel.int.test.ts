@@ -119,8 +119,18 @@ async function failover(t: TestContext, waitReplicas: number): Promise<void> {
     t.diagnostic(`--redis-wait-replicas ${waitReplicas}: ${acked.length} writes acknowledged, ${lost.length} lost in the failover, ${outcomes.length - acked.length} answered 503`);
     if (waitReplicas > 0) assert.deepEqual(lost.map((o) => o.node), [], 'no acknowledged write lost');
     // Both hubs converge on the log as it is now (a hub that had applied lost entries rebuilt its state).
-    const last = await fetch(`${hubs[0]!.httpUrl}/v1/catalog/register`, { method: 'PUT', body: JSON.stringify({ Node: 'marker', Address: '10.9.9.9' }) });
-    assert.equal(last.status, 200, `${await last.text()}\n${hubs[0]!.stderr().slice(-3000)}`);
+    // Just after the failover the rejoined replica may still be resyncing, so a WAIT
+    // can fall short and the write answer 503 ("may still take effect"); the write is
+    // idempotent, so it is asked again until it is acknowledged.
+    let refusals = '';
+    const last = await poll(async () => {
+      const res = await fetch(`${hubs[0]!.httpUrl}/v1/catalog/register`, { method: 'PUT', body: JSON.stringify({ Node: 'marker', Address: '10.9.9.9' }) });
+      if (res.status === 200) return res;
+      const body = await res.text();
+      assert.match(`${res.status} ${body}`, /^503 redis log .* (may still take effect|is unavailable)/, hubs[0]!.stderr().slice(-3000));
+      refusals += `${body}\n`;
+      return undefined;
+    }, { what: () => `the marker write acknowledged (refused so far: ${refusals})`, interval: 200 });
     const index = last.headers.get('x-consul-index');
     for (const hub of hubs) {
       await fetch(`${hub.httpUrl}/v1/catalog/nodes?index=${Number(index) - 1}&wait=10s`);
