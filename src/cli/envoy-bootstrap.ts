@@ -8,7 +8,7 @@ import { isIP } from 'node:net';
 import { invalid } from '../errors';
 // The static clusters' names: the hub over gRPC (HTTP/2) and over HTTP/1.1 (REST); per-type and REST
 // clients get config sources that name them.
-import { HUB_GRPC_CLUSTER, HUB_HTTP_CLUSTER } from '../xds/translate/config-sources';
+import { HUB_GRPC_CLUSTER, HUB_HTTP_CLUSTER, HUB_RECONNECT_BACKOFF_MS } from '../xds/translate/config-sources';
 
 /** How Envoy fetches its configuration from the hub. */
 export type EnvoyTransport = 'delta' | 'sotw' | 'rest';
@@ -93,8 +93,12 @@ function hubCluster(name: string, hostPort: string, flag: string, http2: boolean
  * that is away is one refused connection, so even many Envoys cost it little.
  * `GrpcService.EnvoyGrpc.retry_policy` is the field Envoy reads for the xDS
  * stream's back-off (ADS and per-type alike); docs/envoy.md "Reconnecting".
+ * The bound is HUB_RECONNECT_BACKOFF_MS, here as the bootstrap's JSON spells it ("0.25s", "1s").
  */
-export const HUB_RECONNECT_BACKOFF = { base_interval: '0.25s', max_interval: '1s' } as const;
+export const HUB_RECONNECT_BACKOFF = {
+  base_interval: `${HUB_RECONNECT_BACKOFF_MS.base / 1000}s`,
+  max_interval: `${HUB_RECONNECT_BACKOFF_MS.max / 1000}s`,
+} as const;
 
 function durationText(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${(ms / 1000).toFixed(3)}s`;

@@ -26,12 +26,17 @@ export const HUB_GRPC_CLUSTER = 'xdshub';
 export const HUB_HTTP_CLUSTER = 'xdshub-http';
 const REST_REFRESH = { seconds: 1, nanos: 0 };
 /**
- * The EDS/RDS streams of a per-type client back off as the bootstrap's CDS/LDS
- * streams do (src/cli/envoy-bootstrap.ts HUB_RECONNECT_BACKOFF): at most 1 s
- * between attempts, so all of them are back soon after a hub restart.
+ * How fast a client reconnects to the hub: 250 ms, doubling to at most 1 s
+ * between attempts (Envoy's own default goes to 30 s), so every stream is back
+ * soon after a hub restart (docs/envoy.md). The bootstraps the hub prints
+ * (src/cli/envoy-bootstrap.ts) and the EDS/RDS config sources it serves to
+ * per-type clients both carry it.
  */
+export const HUB_RECONNECT_BACKOFF_MS = { base: 250, max: 1000 } as const;
+
+const duration = (ms: number) => ({ seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1_000_000 });
 const RECONNECT_POLICY = {
-  retryBackOff: { baseInterval: { seconds: 0, nanos: 250_000_000 }, maxInterval: { seconds: 1, nanos: 0 } },
+  retryBackOff: { baseInterval: duration(HUB_RECONNECT_BACKOFF_MS.base), maxInterval: duration(HUB_RECONNECT_BACKOFF_MS.max) },
 };
 
 /** The ConfigSource (protobufjs plain form) a client of this kind can follow. */
