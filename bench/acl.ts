@@ -6,7 +6,7 @@
 // log, loopback. Run with no other benchmark on the machine: `npm run bench:acl`.
 import { loadavg } from 'node:os';
 import * as grpc from '@grpc/grpc-js';
-import { attachHubServices, type Hub } from '../src/hub';
+import { ALL_PARTS, type Hub } from '../src/hub';
 import { loadSubscribeProto } from '../src/subscribe/proto';
 import { startHub } from '../test/helpers/hub';
 
@@ -79,7 +79,7 @@ async function fanout(hub: Hub, token: string): Promise<number> {
 async function run(acl: boolean): Promise<{ ingest: number; fanout: number }> {
   const hub = await startHub(
     acl ? { aclEnabled: true, aclDefaultPolicy: 'deny', aclInitialManagementToken: ROOT } : {},
-    { attachGrpc: attachHubServices, grpcGraceMs: 100 },
+    { parts: ALL_PARTS, grpcGraceMs: 100 },
   );
   try {
     // A real, non-management token: every write and event is checked against its rules.

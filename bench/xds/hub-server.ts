@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import type { NodeInput, ServiceInput } from '../../src/catalog/commands';
 import { parseConfig } from '../../src/config';
-import { attachHubServices, createHub } from '../../src/hub';
+import { ALL_PARTS, createHub } from '../../src/hub';
 import type { CatalogXdsProvider } from '../../src/xds/translate/catalog-provider';
 import type { XdsServer } from '../../src/xds/transport/server';
 import { now, type ServerCommand, type ServerReply } from './protocol';
@@ -70,17 +70,8 @@ async function main() {
   const args = (process.env['XDS_BENCH_HUB_ARGS'] ?? '').split(/\s+/).filter(Boolean);
   if (process.env['XDS_BENCH_TRIM'] === '0') args.push('--memory-trim=false');
   const config = { ...parseConfig(args, {}), httpPort: 0, grpcPort: 0, dataDir, logLevel: 'warn' as const, nodeName: 'bench-hub' };
-  let xds: XdsServer | undefined;
-  let provider: CatalogXdsProvider | undefined;
-  const hub = await createHub(config, logger, {
-    grpcGraceMs: 200,
-    attachGrpc: (server, ctx) => {
-      const attached = attachHubServices(server, ctx);
-      xds = attached.xds;
-      provider = attached.provider;
-      return attached;
-    },
-  });
+  const hub = await createHub(config, logger, { grpcGraceMs: 200, parts: ALL_PARTS });
+  const { xds, provider } = hub;
   send({ kind: 'listening', port: hub.grpcPort, httpUrl: hub.httpUrl });
   let statsCalls = 0;
 

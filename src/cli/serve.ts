@@ -6,7 +6,7 @@ import { optionsHelp } from '../config-options';
 import { isHubError } from '../errors';
 import { createFanoutHub } from '../fanout/hub';
 import { redact } from '../log/redis-target';
-import { attachHubServices, createHub } from '../hub';
+import { ALL_PARTS, createHub } from '../hub';
 import { createLogger } from '../logger';
 import { ttlTypesAdvice } from '../xds/transport/rules/ttl';
 import { storeKind } from '../log/store-kinds';
@@ -47,7 +47,7 @@ export async function run(argv: string[], env: Record<string, string | undefined
   try {
     hub = config.upstream !== undefined
       ? await createFanoutHub(config, logger)
-      : await createHub(config, logger, { attachGrpc: attachHubServices });
+      : await createHub(config, logger, { parts: ALL_PARTS });
   } catch (err) {
     // A data directory others may read is a setting to fix, like a bad flag: exit 2 naming it.
     if (!isHubError(err, 'INVALID_ARGUMENT') || err.field !== 'data-dir') throw err;

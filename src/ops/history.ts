@@ -9,7 +9,7 @@
 // content, shared by every stream that got it), so a fleet that receives the
 // same push costs one map, not one per node.
 import { createHash } from 'node:crypto';
-import type { AnswerEvent, SentEvent, XdsObserver } from '../xds/transport/observer';
+import type { AnswerEvent, SentEvent, XdsCallbacks } from '../xds/transport/callbacks';
 import type { XdsNode } from '../xds/transport/provider';
 import { resourceTypeOf, type ResourceType } from '../xds/transport/resource-types';
 
@@ -104,7 +104,7 @@ export interface HistoryOptions {
   onRecord?(node: string, record: HistoryRecord): void;
 }
 
-export interface History extends XdsObserver {
+export interface History extends XdsCallbacks {
   /** Records of a node, oldest first (at most `limit`, the newest). */
   of(node: string, limit?: number): Promise<HistoryRecord[]>;
   /** Every node the history knows (in memory or stored). */

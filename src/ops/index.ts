@@ -1,7 +1,8 @@
 // The operator tools, wired: the per-node history (an observer of the xDS
 // transport), config at an index and diffs (replayed from the log), dry runs
 // and staged rollouts (writes through the HTTP write hook), the event stream
-// and the dashboard. attachHubServices (src/hub.ts) creates one per hub.
+// and the dashboard. The assembler (src/assemble/) creates one per core hub and
+// plugs it in through the extension points (src/assemble/features.ts, opsFeature).
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -9,7 +10,7 @@ import { Gauge, type Registry } from 'prom-client';
 import type { Catalog } from '../catalog/catalog';
 import type { Config } from '../config';
 import type { Log } from '../log/log';
-import type { AnswerEvent, SentEvent, XdsObserver } from '../xds/transport/observer';
+import type { AnswerEvent, SentEvent, XdsCallbacks } from '../xds/transport/callbacks';
 import type { ResourceProvider, XdsNode } from '../xds/transport/provider';
 import type { XdsServer } from '../xds/transport/server';
 import { createEventBus, type EventBus } from './events';
@@ -39,7 +40,7 @@ export interface Ops {
   readonly events: EventBus;
   /** Wraps the live provider (with config sources) for the xDS server: rollouts hold nodes here. */
   serve(live: ResourceProvider): ResourceProvider;
-  readonly observer: XdsObserver;
+  readonly observer: XdsCallbacks;
   /** Tells the tools which server the nodes are on. */
   attach(xds: XdsServer): void;
   registerHttp(app: FastifyInstance): void;
@@ -121,7 +122,7 @@ export function createOps(deps: OpsDeps): Ops {
     }, 100);
   });
 
-  const observer: XdsObserver = {
+  const observer: XdsCallbacks = {
     sent: (e: SentEvent) => history.sent?.(e),
     answered: (e: AnswerEvent) => {
       history.answered?.(e);

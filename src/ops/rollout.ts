@@ -15,7 +15,7 @@ import type { Command } from '../catalog/commands';
 import type { StateMachine } from '../catalog/state';
 import { HubError, invalid } from '../errors';
 import { parseDurationMs } from '../config';
-import type { AnswerEvent } from '../xds/transport/observer';
+import type { AnswerEvent } from '../xds/transport/callbacks';
 import type { ResourceChange, ResourceProvider, XdsNode } from '../xds/transport/provider';
 import { RESOURCE_TYPES } from '../xds/transport/resource-types';
 import { inverseOf } from './inverse';

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import * as grpc from '@grpc/grpc-js';
 import fc from 'fast-check';
 import { registeredRoutes } from '../../src/http/acl';
-import { attachHubServices } from '../../src/hub';
+import { ALL_PARTS } from '../../src/hub';
 import { loadSubscribeProto } from '../../src/subscribe/proto';
 import { startHub } from '../helpers/hub';
 import { ScriptedClient } from '../xds/transport/helpers/client';
@@ -54,7 +54,7 @@ async function settle<T>(p: Promise<T>, ms: number): Promise<T | 'pending'> {
 }
 
 test('fuzz: HTTP writes, Subscribe and xDS refuse hostile input clearly, never crash, and change nothing', async (t) => {
-  const hub = await startHub({}, { attachGrpc: attachHubServices, grpcGraceMs: 100 });
+  const hub = await startHub({}, { parts: ALL_PARTS, grpcGraceMs: 100 });
   try {
     for (const [node, svc] of [['n1', 'web'], ['n2', 'db']]) {
       const r = await hub.http.inject({ method: 'PUT', url: '/v1/catalog/register', payload: { Node: node, Address: '10.0.0.1', Service: { Service: svc, Port: 80 } } });

@@ -1,6 +1,6 @@
 // ACL test helpers: a hub with ACLs on (default deny) and a management token,
 // requests with a token, and one call that makes a policy plus a token for it.
-import { attachHubServices, type Hub } from '../../src/hub';
+import { ALL_PARTS, type Hub } from '../../src/hub';
 import type { Config } from '../../src/config';
 import { type Answer, call, startHub } from '../helpers/hub';
 
@@ -8,7 +8,7 @@ export const ROOT = '11111111-2222-4333-8444-555555555555';
 
 export function aclHub(overrides: Partial<Config> = {}): Promise<Hub> {
   // The whole hub (Subscribe and xDS too), so every route and stream is under ACLs.
-  return startHub({ aclEnabled: true, aclDefaultPolicy: 'deny', aclInitialManagementToken: ROOT, ...overrides }, { attachGrpc: attachHubServices, grpcGraceMs: 100 });
+  return startHub({ aclEnabled: true, aclDefaultPolicy: 'deny', aclInitialManagementToken: ROOT, ...overrides }, { parts: ALL_PARTS, grpcGraceMs: 100 });
 }
 
 /** One request through app.inject() with a token in X-Consul-Token (or none). */

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as grpc from '@grpc/grpc-js';
 import { DEFAULTS } from '../../src/config';
-import { attachHubServices } from '../../src/hub';
+import { ALL_PARTS } from '../../src/hub';
 import { call, startHub } from '../helpers/hub';
 import { until as poll } from '../helpers/until';
 import { loadSubscribeProto } from '../../src/subscribe/proto';
@@ -65,7 +65,7 @@ test('HTTP: blocking queries past --http-max-blocking-per-client are 429 with Re
 });
 
 test('gRPC: a message over --grpc-max-message, streams over --grpc-max-streams-per-connection and --subscribe-max-streams-per-token are RESOURCE_EXHAUSTED', async () => {
-  const hub = await startHub(limits({ grpcMaxMessageBytes: 512, grpcMaxStreamsPerConnection: 3, subscribeMaxStreamsPerToken: 2 }), { attachGrpc: attachHubServices, grpcGraceMs: 100 });
+  const hub = await startHub(limits({ grpcMaxMessageBytes: 512, grpcMaxStreamsPerConnection: 3, subscribeMaxStreamsPerToken: 2 }), { parts: ALL_PARTS, grpcGraceMs: 100 });
   const client = subscribeClient(`127.0.0.1:${hub.grpcPort}`);
   // Its own subchannel pool: a second TCP connection (grpc-js shares one between clients otherwise).
   const Ctor = grpc.makeGenericClientConstructor(loadSubscribeProto().service, 'StateChangeSubscription');

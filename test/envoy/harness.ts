@@ -7,17 +7,13 @@ import http from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import type { Config } from '../../src/config';
 import { envoyBootstrap, type EnvoyBootstrapOptions } from '../../src/cli/envoy-bootstrap';
-import { attachHubServices, createHub, type Hub } from '../../src/hub';
-import { createLogger } from '../../src/logger';
+import { ALL_PARTS, type Hub, type HubWith } from '../../src/hub';
 import { HANG_CAP_MS, startEnvoy, type Envoy } from '../helpers/envoy';
-import { testConfig } from '../helpers/hub';
+import { startHub } from '../helpers/hub';
 
-export async function startHubWithXds(overrides: Partial<Config> = {}): Promise<Hub> {
-  const config = testConfig(overrides);
-  return createHub(config, createLogger(process.env['HUB_LOG'] === undefined ? 'silent' : (process.env['HUB_LOG'] as 'debug')), {
-    grpcGraceMs: 200,
-    attachGrpc: attachHubServices,
-  });
+export async function startHubWithXds(overrides: Partial<Config> = {}): Promise<HubWith<typeof ALL_PARTS>> {
+  const logLevel = process.env['HUB_LOG'] === undefined ? 'silent' : (process.env['HUB_LOG'] as 'debug');
+  return startHub({ logLevel, ...overrides }, { grpcGraceMs: 200, parts: ALL_PARTS });
 }
 
 /** PUT/DELETE/GET on the hub's HTTP API; throws with the body on a non-2xx answer. */

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DEFAULTS, type Config } from '../../src/config';
-import { createHub, type Hub, type HubOptions } from '../../src/hub';
+import { createHub, type Hub, type HubOptions, type HubParts, type HubWith } from '../../src/hub';
 import { createLogger } from '../../src/logger';
 import { killTree, spawnTracked } from './procs';
 
@@ -26,7 +26,11 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   };
 }
 
-export async function startHub(overrides: Partial<Config> = {}, options: HubOptions = {}): Promise<Hub> {
+/**
+ * The one in-process test hub: the test config with `overrides`, and the parts
+ * `options.parts` asks for (none: the HTTP API alone; ALL_PARTS: as `xdshub serve`).
+ */
+export async function startHub<const P extends HubParts = {}>(overrides: Partial<Config> = {}, options: HubOptions<P> = {}): Promise<HubWith<P>> {
   const config = testConfig(overrides);
   return createHub(config, createLogger(config.logLevel), options);
 }

@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import pino from 'pino';
 import { DEFAULTS } from '../../src/config';
-import { attachHubServices, createHub } from '../../src/hub';
+import { ALL_PARTS, createHub } from '../../src/hub';
 import { moduleLogger } from '../../src/logger';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { DELTA_ADS } from '../xds/transport/helpers/harness';
@@ -55,7 +55,7 @@ test('a running hub logs no line with a key twice', async () => {
   });
   const logger = pino({ level: 'debug' }, sink);
   const config = { ...DEFAULTS, store: { kind: 'memory' as const }, httpPort: 0, grpcPort: 0, nodeName: 'log-test', xdsDebounceMs: 5, xdsMaxDelayMs: 50 };
-  const hub = await createHub(config, logger, { grpcGraceMs: 200, attachGrpc: attachHubServices });
+  const hub = await createHub(config, logger, { grpcGraceMs: 200, parts: ALL_PARTS });
   try {
     const res = await fetch(`${hub.httpUrl}/v1/catalog/register`, { method: 'PUT', body: JSON.stringify({ Node: 'n1', Address: '10.0.0.1', Service: { Service: 'web', Port: 8080 } }) });
     assert.equal(res.status, 200);

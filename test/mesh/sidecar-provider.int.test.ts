@@ -6,13 +6,12 @@
 // semantics.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { attachHubServices, createHub, type Hub } from '../../src/hub';
-import { createLogger } from '../../src/logger';
+import { ALL_PARTS, type Hub } from '../../src/hub';
 import type { CatalogXdsProvider } from '../../src/xds/translate/catalog-provider';
 import { l7Permission } from '../../src/xds/translate/sidecar/rbac';
 import type { ResourceChange, XdsNode } from '../../src/xds/transport/provider';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
-import { testConfig } from '../helpers/hub';
+import { startHub } from '../helpers/hub';
 import { until } from '../helpers/until';
 
 let hub: Hub;
@@ -40,13 +39,9 @@ async function changesUntil(action: () => Promise<void>, done: (all: ResourceCha
 }
 
 before(async () => {
-  hub = await createHub(testConfig({ nodeName: 'prov-node' }), createLogger('silent'), {
-    attachGrpc: (server, ctx) => {
-      const attached = attachHubServices(server, ctx);
-      provider = attached.provider;
-      return attached;
-    },
-  });
+  const started = await startHub({ nodeName: 'prov-node' }, { parts: ALL_PARTS });
+  hub = started;
+  provider = started.provider;
   for (const [name, id, port] of [['web', 'web1', 25001], ['web', 'web2', 25002], ['api', 'api1', 25003]] as const) {
     await put('/v1/agent/service/register', { Name: name, ID: id, Port: 9000 + (port % 100), Connect: { SidecarService: { Port: port, Checks: [{ TTL: '1h', Status: 'passing' }] } } });
   }

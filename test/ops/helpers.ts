@@ -2,12 +2,11 @@
 // Delta ADS client over real gRPC that answers every response: ACK, or NACK
 // when the test's rule says so.
 import type { Config } from '../../src/config';
-import { attachHubServices, createHub, type Hub } from '../../src/hub';
-import { createLogger } from '../../src/logger';
+import { ALL_PARTS, type Hub } from '../../src/hub';
 import type { Ops } from '../../src/ops/index';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { ScriptedClient, decodeAny, type Plain } from '../xds/transport/helpers/client';
-import { call, testConfig } from '../helpers/hub';
+import { call, startHub } from '../helpers/hub';
 import { until as poll, UNTIL_TIMEOUT_MS } from '../helpers/until';
 
 export interface OpsHub {
@@ -17,17 +16,8 @@ export interface OpsHub {
 }
 
 export async function startOpsHub(overrides: Partial<Config> = {}): Promise<OpsHub> {
-  const config = testConfig({ xdsDebounceMs: 5, xdsMaxDelayMs: 50, ...overrides });
-  let ops: Ops | undefined;
-  const hub = await createHub(config, createLogger(config.logLevel), {
-    grpcGraceMs: 200,
-    attachGrpc: (server, ctx) => {
-      const attached = attachHubServices(server, ctx);
-      ops = attached.ops;
-      return attached;
-    },
-  });
-  return { hub, ops: ops!, close: () => hub.close() };
+  const hub = await startHub({ xdsDebounceMs: 5, xdsMaxDelayMs: 50, ...overrides }, { grpcGraceMs: 200, parts: ALL_PARTS });
+  return { hub, ops: hub.ops, close: () => hub.close() };
 }
 
 const DELTA_ADS = '/envoy.service.discovery.v3.AggregatedDiscoveryService/DeltaAggregatedResources';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
-import type { AnswerEvent, SentEvent } from '../../src/xds/transport/observer';
+import type { AnswerEvent, SentEvent } from '../../src/xds/transport/callbacks';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { decodeResponse, type XdsResponse } from '../../src/xds/transport/wire';
 import { framed, startFakeStream } from '../xds/transport/helpers/fake-stream';
@@ -28,7 +28,7 @@ for (const variant of ['delta', 'sotw'] as const) {
     const call = new Call();
     const sent: SentEvent[] = [];
     const answered: AnswerEvent[] = [];
-    const { stream, send } = startFakeStream(call, p, variant, 'ads', { deps: { observer: { sent: (e) => sent.push(e), answered: (e) => answered.push(e) } } });
+    const { stream, send } = startFakeStream(call, p, variant, 'ads', { deps: { callbacks: { sent: (e) => sent.push(e), answered: (e) => answered.push(e) } } });
     const message = variant === 'delta' ? 'DeltaDiscoveryResponse' : 'DiscoveryResponse';
     const sub = variant === 'delta' ? { resourceNamesSubscribe: ['*'] } : { resourceNames: [] };
     send({ node: { id: 'n1', cluster: 'c' }, typeUrl: TypeUrl.Cluster, ...sub });

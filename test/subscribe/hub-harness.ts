@@ -3,8 +3,7 @@
 // busy with unrelated registrations while the tests' streams are open.
 import type { Hub } from '../../src/hub';
 import type { CatalogEvent } from '../../src/catalog/types';
-import { addSubscribeService } from '../../src/subscribe/grpc';
-import { createPublisher, type HubPublisher } from '../../src/subscribe/publisher';
+import type { HubPublisher } from '../../src/subscribe/publisher';
 import { startHub } from '../helpers/hub';
 import { subscribeClient, type SubscribeClient } from './grpc-helpers';
 
@@ -24,15 +23,11 @@ export interface SubscribeHub {
 export async function startSubscribeHub(
   options: { maxLag?: number; snapshotCacheTtlMs?: number } = {},
 ): Promise<SubscribeHub> {
-  let publisher: HubPublisher | undefined;
-  const hub = await startHub({}, {
-    grpcGraceMs: 100,
-    attachGrpc(server, { catalog, logger }) {
-      publisher = createPublisher({ catalog, logger, snapshotCacheTtlMs: options.snapshotCacheTtlMs ?? 10_000, maxLag: options.maxLag });
-      addSubscribeService(server, { publisher, logger, datacenter: 'dc1' });
-      return () => publisher?.close();
-    },
-  });
+  const hub = await startHub(
+    { snapshotCacheTtlMs: options.snapshotCacheTtlMs ?? 10_000 },
+    { grpcGraceMs: 100, parts: { subscribe: true }, ...(options.maxLag !== undefined ? { publisher: { maxLag: options.maxLag } } : {}) },
+  );
+  const { publisher } = hub;
   const client = subscribeClient(`127.0.0.1:${hub.grpcPort}`);
 
   async function put(path: string, body: Record<string, unknown>): Promise<bigint> {
@@ -45,7 +40,7 @@ export async function startSubscribeHub(
 
   return {
     hub,
-    publisher: publisher as unknown as HubPublisher,
+    publisher,
     client,
     register,
     deregister: (body) => put('/v1/catalog/deregister', body),

@@ -10,7 +10,8 @@ import { moduleLogger } from '../../logger';
 import { clientInfo, nodeConfig, type ClientInfo, type NodeConfig } from './admin';
 import { fetchSotw, type FetchResult } from './fetch';
 import { createXdsMetrics, type XdsMetrics } from './metrics';
-import type { XdsObserver } from './observer';
+import type { XdsCallbacks } from './callbacks';
+import type { StreamPacing } from './pacing';
 import type { ResourceProvider, XdsNode } from './provider';
 import { nameInterner } from './name-sets';
 import { PushPipeline } from './push';
@@ -39,10 +40,14 @@ export interface XdsServerOptions {
   syncGate?: Partial<SyncGateOptions>;
   /** When and how to trim after large writes; defaults to MEMORY_TRIM_DEFAULTS (switched by config.memoryTrim). */
   memoryTrim?: Partial<Pick<MemoryTrimOptions, 'minBytes' | 'idleMs' | 'maxDelayMs' | 'trim' | 'rss'>>;
-  /** Told of every response and every ACK/NACK (the per-node history, rollouts); see observer.ts. */
-  observer?: XdsObserver;
-  /** Admission: called once a stream (or a fetch) has identified its node; throws a HubError to refuse it (ACLs). */
-  admit?(node: XdsNode): void;
+  /**
+   * The features' callbacks (callbacks.ts): admission once a stream or fetch names
+   * its node (ACLs: throw a HubError to refuse), every response and every ACK/NACK
+   * (the per-node history, rollouts).
+   */
+  callbacks?: XdsCallbacks;
+  /** Replaces the pacing built from the config (pacing.ts: push window, sync gate, trim notes). */
+  pacing?: StreamPacing;
   /** Streams per gRPC connection, counted with Subscribe's (--grpc-max-streams-per-connection). */
   connections?: StreamCounter;
   /** Resource names one request may name (--xds-max-resource-names); unbounded when absent. */
@@ -99,21 +104,24 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     logger,
     metrics,
     bodyCache,
-    syncGate,
-    largeWritten: (bytes) => trimmer.note(bytes),
-    subscriptionChanged: (stream, typeUrl, delta, names, wildcard) => pipeline.update(stream, typeUrl, delta, names, wildcard),
-    windowOpen: () => pipeline.windowOpen(),
-    defer: (stream, at) => pipeline.defer(stream, at),
-    names: nameInterner(),
-    ...(options.observer ? { observer: options.observer } : {}),
-    ...(options.admit ? { admit: options.admit } : {}),
-    ...(options.maxResourceNames ? { maxResourceNames: options.maxResourceNames } : {}),
-    closed: (stream) => {
-      if (!live.delete(stream)) return;
-      pipeline.remove(stream);
-      metrics.streams.dec({ variant: stream.variant, transport: stream.transport, api: stream.api });
-      logger.debug({ stream: stream.id, node: stream.node?.id }, 'xds stream closed');
+    pacing: options.pacing ?? {
+      syncGate,
+      largeWritten: (bytes) => trimmer.note(bytes),
+      windowOpen: () => pipeline.windowOpen(),
+      defer: (stream, at) => pipeline.defer(stream, at),
     },
+    registry: {
+      subscriptionChanged: (stream, typeUrl, delta, names, wildcard) => pipeline.update(stream, typeUrl, delta, names, wildcard),
+      names: nameInterner(),
+      closed: (stream) => {
+        if (!live.delete(stream)) return;
+        pipeline.remove(stream);
+        metrics.streams.dec({ variant: stream.variant, transport: stream.transport, api: stream.api });
+        logger.debug({ stream: stream.id, node: stream.node?.id }, 'xds stream closed');
+      },
+    },
+    ...(options.callbacks ? { callbacks: options.callbacks } : {}),
+    ...(options.maxResourceNames ? { maxResourceNames: options.maxResourceNames } : {}),
   };
 
   let heartbeatTimer: NodeJS.Timeout | undefined;
@@ -144,7 +152,8 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
       return endCall(call, refusal);
     }
     const credential = call.metadata.get(TOKEN_METADATA_KEY)[0];
-    const stream = new XdsStream(call, { ...deps, closed: (s) => (release(), deps.closed(s)) }, {
+    const registry = { ...deps.registry, closed: (s: XdsStream) => (release(), deps.registry.closed(s)) };
+    const stream = new XdsStream(call, { ...deps, registry }, {
       id: nextId++,
       variant: m.kind === 'delta' ? 'delta' : 'sotw',
       transport: m.transport,
@@ -206,7 +215,7 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
       return node ? nodeConfig(provider, node, streams) : undefined;
     },
     fetch: (type, api, req) => {
-      if (req.node) options.admit?.(req.node);
+      if (req.node) options.callbacks?.admit?.(req.node);
       if (options.maxResourceNames && req.resourceNames.length > options.maxResourceNames) throw tooManyNames(req.resourceNames.length, options.maxResourceNames);
       const result = fetchSotw(deps.get, type, api, req, bodyCache);
       if (req.node) remember(req.node);

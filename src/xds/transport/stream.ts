@@ -11,7 +11,8 @@ import { grpcStatusOf, HubError } from '../../errors';
 import type { BodyCache } from './body-cache';
 import type { XdsMetrics } from './metrics';
 import type { NameInterner } from './name-sets';
-import { reportAnswers, reportSent, type XdsObserver } from './observer';
+import { reportAnswers, reportSent, type XdsCallbacks } from './callbacks';
+import type { StreamPacing } from './pacing';
 import type { ResourceSet, XdsNode } from './provider';
 import type { ResourceType } from './resource-types';
 import { nextHeartbeat, nextResponse, onDeltaRequest, onSotwRequest, resourcesChanged, resumeDeferred, type Outgoing, type RequestOutcome, type RuleContext } from './rules/decide';
@@ -55,27 +56,24 @@ export interface StreamDeps {
   logger: Logger;
   metrics: XdsMetrics;
   bodyCache: BodyCache;
+  /** The server's side of its streams: the name → streams index, shared name sets, the end of a stream. */
+  registry: StreamRegistry;
+  /** When pushes go out (pacing.ts); absent: at once, ungated. */
+  pacing?: StreamPacing;
+  /** Admission and observers (callbacks.ts: ACLs, the history, rollouts). */
+  callbacks?: XdsCallbacks;
+  /** Resource names one request may name or subscribe to. */
+  maxResourceNames?: number;
+  /** Clock (ms since the epoch); Date.now by default. */
+  now?(): number;
+}
+
+export interface StreamRegistry {
   /** Keeps the name → streams index in step with subscriptions. */
   subscriptionChanged(stream: XdsStream, typeUrl: V3TypeUrl, delta: SubscriptionDelta, names: ReadonlySet<string>, wildcard: boolean): void;
   /** Shares equal subscription name sets between streams. */
   names: NameInterner;
   closed(stream: XdsStream): void;
-  /** Bounds how many streams have a large response (initial sync) in flight; none: unbounded. */
-  syncGate?: SyncGate;
-  /** A large (gated) response of `bytes` was taken by HTTP/2: its copies are freed. */
-  largeWritten?(bytes: number): void;
-  /** Clock (ms since the epoch); Date.now by default. */
-  now?(): number;
-  /** Told of each response sent and each ACK/NACK (history, rollouts); observer.ts. */
-  observer?: XdsObserver;
-  /** Admission of the node once identified (ACLs); throws a HubError to end the stream with it. */
-  admit?(node: XdsNode): void;
-  /** Resource names one request may name or subscribe to. */
-  maxResourceNames?: number;
-  /** X-STREAM-4: whether the push window is open now; absent: never (queued changes go on the ACK). */
-  windowOpen?(): boolean;
-  /** X-STREAM-4: this stream's queued changes (the oldest reached the hub at `at`) wait for the next delivery. */
-  defer?(stream: XdsStream, at: number): void;
 }
 
 export interface StreamOptions {
@@ -161,7 +159,7 @@ export class XdsStream {
     const c = scratch;
     c.get = this.deps.get;
     c.memo = this.deps.bodyCache;
-    c.names = this.deps.names;
+    c.names = this.deps.registry.names;
     c.now = this.deps.now?.() ?? Date.now();
     c.resourceTtlMs = this.deps.resourceTtlMs;
     c.resourceTtlTypes = this.deps.resourceTtlTypes;
@@ -177,7 +175,7 @@ export class XdsStream {
     else if (!this.call.writableEnded) this.call.end();
     for (const t of this.tickets) t.release();
     this.tickets.clear();
-    this.deps.closed(this);
+    this.deps.registry.closed(this);
   }
 
   private onData(buf: Buffer): void {
@@ -199,21 +197,22 @@ export class XdsStream {
     let outcome: RequestOutcome;
     try {
       const ctx = this.context();
-      if (this.deps.windowOpen?.()) ctx.windowOpen = true;
+      if (this.deps.pacing?.windowOpen()) ctx.windowOpen = true;
       outcome = 'resourceNames' in req ? onSotwRequest(this.state, req, ctx) : onDeltaRequest(this.state, req, ctx);
     } catch (err) {
       return this.internal(err, 'a rule or the provider threw on a request');
     }
-    if (outcome.opened && this.deps.admit) {
+    const admit = this.deps.callbacks?.admit;
+    if (outcome.opened && admit) {
       try {
-        this.deps.admit(outcome.state.node ?? outcome.opened);
+        admit(outcome.state.node ?? outcome.opened);
       } catch (err) {
         return this.fail(err instanceof HubError ? err : new HubError('INTERNAL', String(err)));
       }
     }
     const before = this.state;
     this.state = outcome.state;
-    reportAnswers(this.deps.observer, before, this.state, this.deps.now?.() ?? Date.now());
+    reportAnswers(this.deps.callbacks, before, this.state, this.deps.now?.() ?? Date.now());
     if (outcome.opened) this.log('info', { node: outcome.opened.id, cluster: outcome.opened.cluster, userAgent: outcome.opened.userAgent }, 'xds stream opened');
     if (outcome.end) return this.fail(outcome.end);
     if (outcome.ignored !== undefined) this.log('debug', { typeUrl: outcome.ignored }, 'ignoring request for a type the hub does not serve');
@@ -223,8 +222,8 @@ export class XdsStream {
       this.log('warn', { type: type.short, code: record.code, message: record.message }, 'NACK: client keeps its last accepted state');
     }
     const sub = outcome.subscription;
-    if (sub) this.deps.subscriptionChanged(this, sub.typeUrl, sub.delta, sub.names, sub.wildcard);
-    if (outcome.deferred !== undefined) this.deps.defer?.(this, outcome.deferred);
+    if (sub) this.deps.registry.subscriptionChanged(this, sub.typeUrl, sub.delta, sub.names, sub.wildcard);
+    if (outcome.deferred !== undefined) this.deps.pacing?.defer(this, outcome.deferred);
     this.flush();
   }
 
@@ -275,7 +274,7 @@ export class XdsStream {
         this.state = step.state;
         if (!step.response) return;
         this.write(step.response);
-        if (report && this.deps.observer) reportSent(this.deps.observer, this.state, step.response, this.deps.now?.() ?? Date.now());
+        if (report && this.deps.callbacks) reportSent(this.deps.callbacks, this.state, step.response, this.deps.now?.() ?? Date.now());
       }
     } catch (err) {
       // Called from the push pipeline, timers and grpc-js events: a throw here would reach none of them usefully.
@@ -284,7 +283,7 @@ export class XdsStream {
   }
 
   private write(out: Outgoing): void {
-    const gate = this.deps.syncGate;
+    const gate = this.deps.pacing?.syncGate;
     if (gate && !out.heartbeat && out.body.length >= this.gatedFrom(gate, out)) {
       // Wait for a slot holding the computed response (its body is shared, not a copy); nothing else is written meanwhile.
       this.blocked = true;
@@ -295,7 +294,7 @@ export class XdsStream {
         this.writeNow(out, () => {
           ticket.release();
           this.tickets.delete(ticket);
-          this.deps.largeWritten?.(out.body.length);
+          this.deps.pacing?.largeWritten?.(out.body.length);
         });
         this.flush();
       });

@@ -6,17 +6,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import pino from 'pino';
-import { DEFAULTS, type Config } from '../../../src/config';
-import { createHub, type Hub } from '../../../src/hub';
-import type { ViewStore } from '../../../src/materializer/types';
-import { createCatalogXdsProvider, type CatalogXdsProvider } from '../../../src/xds/translate/catalog-provider';
-import { createXdsServer, type XdsServer } from '../../../src/xds/transport/server';
-import type { Catalog } from '../../../src/catalog/catalog';
-import { createViewStore, inProcessSource } from '../../../src/materializer/index';
-import { createPublisher } from '../../../src/subscribe/publisher';
+
+import { ALL_PARTS, type Hub } from '../../../src/hub';
+import { startHub } from '../../helpers/hub';
+import type { CatalogXdsProvider } from '../../../src/xds/translate/catalog-provider';
+import type { XdsServer } from '../../../src/xds/transport/server';
 import { spawnTracked } from '../../helpers/procs';
-import { catalogViews } from './catalog-views';
 
 export interface XdsHub {
   hub: Hub;
@@ -26,65 +21,20 @@ export interface XdsHub {
   close(): Promise<void>;
 }
 
-/** Views for the provider. */
-type ViewsFactory = (catalog: Catalog, config: Config, logger: pino.Logger) => ViewStore;
-
-/** As in a hub process: publisher → in-process source → shared view store. */
-export const materializedViews: ViewsFactory = (catalog, config, logger) => {
-  const publisher = createPublisher({ catalog, snapshotCacheTtlMs: config.snapshotCacheTtlMs, logger });
-  const store = createViewStore({ source: inProcessSource(publisher) });
-  return {
-    get: store.get.bind(store),
-    notify: store.notify.bind(store),
-    close() {
-      store.close();
-      publisher.close();
-    },
-  };
-};
-
-/** Straight from the catalog, without the materializer (to tell the two apart when a test fails). */
-export const directViews: ViewsFactory = (catalog) => catalogViews(catalog);
-
-export async function startXdsHub(viewsFactory: ViewsFactory = materializedViews): Promise<XdsHub> {
+export async function startXdsHub(): Promise<XdsHub> {
   const dataDir = mkdtempSync(join(tmpdir(), 'xdshub-e2e-'));
-  const config: Config = {
-    ...DEFAULTS,
-    store: { kind: 'memory' },
-    httpPort: 0,
-    grpcPort: 0,
-    dataDir,
-    nodeName: 'e2e-hub',
-    logLevel: 'silent',
-    xdsDebounceMs: 10,
-    xdsMaxDelayMs: 100,
-  };
-  const logger = pino({ level: process.env['E2E_LOG'] ?? 'silent' });
-  let xds: XdsServer | undefined;
-  let provider: CatalogXdsProvider | undefined;
-  const hub = await createHub(config, logger, {
-    grpcGraceMs: 200,
-    attachGrpc: (server, { catalog }) => {
-      const views = viewsFactory(catalog, config, logger);
-      provider = createCatalogXdsProvider({ views, logger });
-      xds = createXdsServer({ provider, config, logger });
-      xds.addTo(server);
-      return () => {
-        xds!.close();
-        provider!.close();
-        views.close();
-      };
-    },
-  });
-  await provider!.ready();
+  const logLevel = (process.env['E2E_LOG'] ?? 'silent') as 'silent';
+  const hub = await startHub({ dataDir, nodeName: 'e2e-hub', logLevel, xdsDebounceMs: 10, xdsMaxDelayMs: 100 }, { grpcGraceMs: 200, parts: ALL_PARTS });
+  const { xds, provider } = hub;
+  await provider.ready();
   const put = async (path: string, body?: unknown) => {
     const res = await fetch(`${hub.httpUrl}${path}`, { method: 'PUT', body: body === undefined ? undefined : JSON.stringify(body) });
     if (!res.ok) throw new Error(`PUT ${path}: ${res.status} ${await res.text()}`);
   };
   return {
     hub,
-    xds: xds!,
-    provider: provider!,
+    xds,
+    provider,
     put,
     async close() {
       await hub.close();

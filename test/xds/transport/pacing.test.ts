@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { PushPipeline, type PushOptions } from '../../../src/xds/transport/push';
+import { NO_INTERNING } from '../../../src/xds/transport/name-sets';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { decodeResponse } from '../../../src/xds/transport/wire';
 import { recordingCall, startFakeStream } from './helpers/fake-stream';
@@ -20,10 +21,12 @@ function rig(t: TestContext, opts: PushOptions = { debounceMs: 50, maxDelayMs: 1
   const { call, written } = recordingCall();
   const { send } = startFakeStream(call, p, 'delta', 'ads', {
     deps: {
-      subscriptionChanged: (s, typeUrl, delta, names, wildcard) => push.update(s, typeUrl, delta, names, wildcard),
-      windowOpen: () => push.windowOpen(),
-      defer: (s, at) => push.defer(s, at),
-      closed: (s) => push.remove(s),
+      registry: {
+        subscriptionChanged: (s, typeUrl, delta, names, wildcard) => push.update(s, typeUrl, delta, names, wildcard),
+        names: NO_INTERNING,
+        closed: (s) => push.remove(s),
+      },
+      pacing: { windowOpen: () => push.windowOpen(), defer: (s, at) => push.defer(s, at) },
     },
   });
   const response = (i: number) => decodeResponse('v3', 'DeltaDiscoveryResponse', written[i]!);

@@ -16,7 +16,7 @@ const p = new TestProvider();
 for (let i = 0; i < S; i++) p.set(cluster(`c${i}`), cla(`c${i}`));
 const pipeline = new PushPipeline(p, { debounceMs: 1, maxDelayMs: 5 });
 class FakeCall extends EventEmitter { last?: Buffer; writableEnded=false; write(m: XdsResponse) { this.last = framed(m); return true; } end() {} }
-const deps: StreamDeps = { get: (u, n) => p.get(u, n), resourceTtlMs: 0, logger: pino({ level: 'silent' }), metrics: createXdsMetrics(undefined, () => []), bodyCache: new BodyCache(), subscriptionChanged: (s, u, d, names, w) => pipeline.update(s, u, d, names, w), names: nameInterner(), closed: () => {} };
+const deps: StreamDeps = { get: (u, n) => p.get(u, n), resourceTtlMs: 0, logger: pino({ level: 'silent' }), metrics: createXdsMetrics(undefined, () => []), bodyCache: new BodyCache(), registry: { subscriptionChanged: (s, u, d, names, w) => pipeline.update(s, u, d, names, w), names: nameInterner(), closed: () => {} } };
 const names = Array.from({ length: S }, (_, i) => `c${i}`);
 const keep: XdsStream[] = [];
 (globalThis as any).gc(); const before = process.memoryUsage().heapUsed;

@@ -30,7 +30,7 @@ class ManualCall extends EventEmitter {
 
 function open(p: TestProvider, gate: SyncGate, id: number) {
   const call = new ManualCall();
-  const { stream, send } = startFakeStream(call, p, 'delta', 'ads', { id, deps: { syncGate: gate } });
+  const { stream, send } = startFakeStream(call, p, 'delta', 'ads', { id, deps: { pacing: { syncGate: gate, windowOpen: () => false, defer: () => undefined } } });
   const responses = () => call.written.map((b) => decodeResponse('v3', 'DeltaDiscoveryResponse', b));
   return { call, stream, send, responses };
 }

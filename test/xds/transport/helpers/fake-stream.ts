@@ -33,9 +33,7 @@ export function startFakeStream(
     logger: pino({ level: 'silent' }),
     metrics: createXdsMetrics(undefined, () => []),
     bodyCache: new BodyCache(),
-    subscriptionChanged: () => undefined,
-    names: NO_INTERNING,
-    closed: () => undefined,
+    registry: { subscriptionChanged: () => undefined, names: NO_INTERNING, closed: () => undefined },
     ...options.deps,
   };
   const info = { id: options.id ?? 1, variant, transport, api: 'v3' } as const;

@@ -1,9 +1,12 @@
-// The transport's one outward seam for tools that watch the protocol (the
-// per-node history, staged rollouts): it reports each response a stream sends
-// and the client's answer to it. The observer is called synchronously from the
-// stream; it must be cheap and must not throw (a throw is caught and logged).
+// The transport's callbacks (an extension point, docs/architecture.md), as
+// go-control-plane's server Callbacks: the one seam through which features
+// watch and gate the protocol. `admit` sees each node once its stream or fetch
+// names it and may refuse it (ACLs); `sent` and `answered` report each response
+// a stream writes and the client's ACK or NACK of it (the per-node history,
+// staged rollouts). Callbacks run synchronously on the stream: they must be
+// cheap; `sent`/`answered` must not throw (a throw is caught and logged).
 // Nothing here changes what a stream sends: holds and pins happen in the
-// provider the transport is given, never here.
+// provider layers the transport is given, never here.
 import type { XdsNode } from './provider';
 import type { StreamState } from './stream-state';
 import type { Outgoing } from './rules/decide';
@@ -34,13 +37,31 @@ export interface AnswerEvent {
   at: number;
 }
 
-export interface XdsObserver {
+export interface XdsCallbacks {
+  /** A stream's first request (or a fetch) named this node; throw a HubError to refuse it. */
+  admit?(node: XdsNode): void;
   sent?(event: SentEvent): void;
   answered?(event: AnswerEvent): void;
 }
 
+/**
+ * Several features' callbacks as one, called in the order given. A member is
+ * present only when some feature has it, so a stream with no observer skips the
+ * work of building events.
+ */
+export function combineCallbacks(list: readonly XdsCallbacks[]): XdsCallbacks {
+  const admits = list.flatMap((c) => (c.admit ? [c.admit.bind(c)] : []));
+  const sents = list.flatMap((c) => (c.sent ? [c.sent.bind(c)] : []));
+  const answers = list.flatMap((c) => (c.answered ? [c.answered.bind(c)] : []));
+  const out: XdsCallbacks = {};
+  if (admits.length) out.admit = (node) => admits.forEach((f) => f(node));
+  if (sents.length) out.sent = sents.length === 1 ? sents[0]! : (e) => sents.forEach((f) => f(e));
+  if (answers.length) out.answered = answers.length === 1 ? answers[0]! : (e) => answers.forEach((f) => f(e));
+  return out;
+}
+
 /** Called by the stream after it wrote `out` (state: the stream state that holds it as pending). Heartbeats are not reported. */
-export function reportSent(observer: XdsObserver | undefined, state: StreamState, out: Outgoing, at: number): void {
+export function reportSent(observer: XdsCallbacks | undefined, state: StreamState, out: Outgoing, at: number): void {
   if (!observer?.sent || out.heartbeat || !state.node) return;
   const p = state.types.get(out.type.typeUrl)?.pending;
   if (!p || p.nonce !== out.nonce) return;
@@ -52,7 +73,7 @@ export function reportSent(observer: XdsObserver | undefined, state: StreamState
  * response of `before` that `after` no longer holds was answered by it — a
  * NACK when the rules recorded one with that nonce, else an ACK.
  */
-export function reportAnswers(observer: XdsObserver | undefined, before: StreamState, after: StreamState, at: number): void {
+export function reportAnswers(observer: XdsCallbacks | undefined, before: StreamState, after: StreamState, at: number): void {
   if (!observer?.answered || !after.node) return;
   for (const [typeUrl, st] of before.types) {
     const p = st.pending;
