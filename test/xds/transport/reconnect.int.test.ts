@@ -3,6 +3,7 @@
 // provider (which reads the node) on ADS and on the per-type services, v3 and
 // v2, over real grpc-js. And a fault of the hub's own (a provider that throws)
 // ends the stream with INTERNAL and a logged reason, never INVALID_ARGUMENT.
+import { until } from '../../helpers/until';
 import assert from 'node:assert/strict';
 import { after, before, test, type TestContext } from 'node:test';
 import { Writable } from 'node:stream';
@@ -94,24 +95,14 @@ for (const way of WAYS) {
     const id = `held-${way.name}`;
     const held = open(way);
     held.send({ node: gatewayNode(id), typeUrl: way.typeUrl, resourceNames: [], versionInfo: fresh.versionInfo, responseNonce: '' });
-    const info = await waitFor(async () => {
+    // The stream's state is set by the time the request is processed; the admin view shows it.
+    const info = await until(async () => {
       const all = (await hubCall(hub.httpUrl, 'GET', '/v1/xds/clients')) as Plain[];
       return all.find((x) => x['node']?.id === id)?.['types'].find((x: Plain) => x['ackedVersion'] === fresh.versionInfo);
-    });
+    }, `the admin view shows ${id} holding the fresh version`);
     assert.equal(info.pendingNonce ?? '', '', 'nothing sent: it already holds this version');
     assert.equal(held.unread, 0);
   });
-}
-
-/** Polls a condition of the hub's admin view (the stream's state is set by the time the request is processed). */
-async function waitFor<T>(probe: () => Promise<T | undefined>, capMs = 20_000): Promise<T> {
-  const deadline = Date.now() + capMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 /** A provider that throws for one node: a fault of the hub, not of the request. */
