@@ -1,6 +1,6 @@
 // The xDS server: every v3 and v2 service on one grpc.Server, the push
 // pipeline, heartbeats, admission of new streams, metrics and admin views.
-import { status as GrpcStatus, type Server, type ServerDuplexStream, type ServerUnaryCall, type sendUnaryData, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { Server, ServerDuplexStream, ServerUnaryCall, sendUnaryData, UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '../../config';
@@ -144,7 +144,10 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
       return endCall(call, refusal);
     }
     const credential = call.metadata.get(TOKEN_METADATA_KEY)[0];
-    const stream = new XdsStream(call, { ...deps, closed: (s) => (release(), deps.closed(s)) }, {
+    const stream = new XdsStream(call, { ...deps, closed: (s) => {
+      release();
+      deps.closed(s);
+    } }, {
       id: nextId++,
       variant: m.kind === 'delta' ? 'delta' : 'sotw',
       transport: m.transport,
