@@ -1,6 +1,6 @@
 // Test hubs: in-process (memory log, ports 0, silent) for app.inject() and real
 // sockets, and as a real child process (`xdshub serve`) for durability tests.
-import { type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
