@@ -53,7 +53,7 @@ function configSourceFor(kind: Exclude<ConfigSourceKind, 'ads'>): Record<string,
   return { apiConfigSource: api, resourceApiVersion: 'V3' };
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: protobufjs toObject() output of any message, read field by field; each read is checked where it is used
+// biome-ignore lint/suspicious/noExplicitAny: protobufjs toObject() output of any Envoy message, read by the field names its proto declares
 type Msg = Record<string, any>;
 
 function reencodeHcm(any: Msg | null | undefined, source: Msg): boolean {
