@@ -21,7 +21,7 @@
 //   npm run bench:blocking -- [--seconds 4] [--waiters 1000,5000] [--concurrency 16] [--only nodes]
 //   npm run bench:blocking -- --leave 5000,9000 [--only nodes]
 //   (with no other benchmark on the machine)
-import { type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { spawnTracked } from '../test/helpers/procs';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';

@@ -80,7 +80,10 @@ async function stampingBackend(): Promise<StampingBackend> {
       firsts.clear();
     },
     firsts,
-    close: () => new Promise((r) => (server.closeAllConnections(), server.close(() => r()))),
+    close: () => new Promise((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
   };
 }
 

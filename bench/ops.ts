@@ -12,7 +12,7 @@
 //     measured in the same run is the same change really written
 //     (acknowledgement latency).
 //   node --expose-gc --import tsx bench/ops.ts [--services 1000] [--nodes 1000] [--runs 100] [--real-runs 30] [--dry-run-only]
-import { type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { forkTracked } from '../test/helpers/procs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';

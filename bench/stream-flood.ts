@@ -77,7 +77,9 @@ function flood(address: string, count: number, kind: string): void {
   };
   const limit = setTimeout(done, SETTLE_LIMIT_MS);
   const settle = () => {
-    if (++settled === count) (clearTimeout(limit), done());
+    if (++settled !== count) return;
+    clearTimeout(limit);
+    done();
   };
   for (let i = 0; i < count; i++) {
     let isSettled = false;

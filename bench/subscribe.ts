@@ -10,7 +10,7 @@
 //
 //   node --import tsx bench/subscribe.ts
 //   env: SUBSCRIBERS=1000 PROCS=4 INSTANCES=1000 SECONDS=20 WINDOW=16
-import { type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { forkTracked } from '../test/helpers/procs';
 import { once } from 'node:events';
 import { join } from 'node:path';

@@ -67,7 +67,10 @@ export interface HubOptions<P extends HubParts = HubParts> {
   publisher?: PublisherOptions;
 }
 
-export async function createHub<const P extends HubParts = {}>(config: Config, logger: pino.Logger, options: HubOptions<P> = {}): Promise<HubWith<P>> {
+/** No parts: the HTTP API alone. */
+export type NoParts = Record<never, never>;
+
+export async function createHub<const P extends HubParts = NoParts>(config: Config, logger: pino.Logger, options: HubOptions<P> = {}): Promise<HubWith<P>> {
   const parts: HubParts = options.parts ?? {};
   const hub = await assemble(config, logger, (metrics, undo) => openCoreSource(config, logger, metrics, undo, options.publisher), {
     parts,

@@ -47,7 +47,7 @@ const pages = {
         .map((t) => {
           const state = t.pendingNonce ? 'pending' : 'ACK';
           const nack = t.lastNack ? `<div class="nack-msg">NACK: ${esc(t.lastNack.message)} <span class="muted">${esc(t.lastNack.at)}</span></div>` : '';
-          return `<div>${pill(t.lastNack ? 'NACK' : state, `${t.type} ${t.lastNack ? 'NACK' : state}`)} ${t.wildcard ? '*' : ''} ${t.names.length ? esc(t.names.length + ' names') : ''}${nack}</div>`;
+          return `<div>${pill(t.lastNack ? 'NACK' : state, `${t.type} ${t.lastNack ? 'NACK' : state}`)} ${t.wildcard ? '*' : ''} ${t.names.length ? esc(`${t.names.length} names`) : ''}${nack}</div>`;
         })
         .join('');
       const id = s.node ? s.node.id : '';

@@ -52,6 +52,7 @@ function assignment(name: string, at: number) {
 
 /** Churn: the changes of the open window (name → port), sent together when it ends. */
 const folded = new Map<string, number>();
+// biome-ignore lint/correctness/noUnusedVariables: read by `windowTimer ??=`, which arms one timer per window
 let windowTimer: NodeJS.Timeout | undefined;
 let churnNonce = 0;
 function sendFolded(): void {

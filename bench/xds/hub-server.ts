@@ -12,8 +12,6 @@ import pino from 'pino';
 import type { NodeInput, ServiceInput } from '../../src/catalog/commands';
 import { parseConfig } from '../../src/config';
 import { ALL_PARTS, createHub } from '../../src/hub';
-import type { CatalogXdsProvider } from '../../src/xds/translate/catalog-provider';
-import type { XdsServer } from '../../src/xds/transport/server';
 import { now, type ServerCommand, type ServerReply } from './protocol';
 
 const send = (m: ServerReply) => {

@@ -30,7 +30,10 @@ export class Proc<Cmd, Reply extends { kind: string }> {
     if (i >= 0) return Promise.resolve(this.queue.splice(i, 1)[0] as Extract<Reply, { kind: K }>);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${this.label}: no ${kind} within ${capMs} ms`)), capMs);
-      this.waiters.push({ pred: match, resolve: (r) => (clearTimeout(timer), resolve(r as Extract<Reply, { kind: K }>)) });
+      this.waiters.push({ pred: match, resolve: (r) => {
+        clearTimeout(timer);
+        resolve(r as Extract<Reply, { kind: K }>);
+      } });
     });
   }
   exited(): Promise<unknown> {

@@ -44,7 +44,6 @@ let hcl: Hcl2Json | undefined;
 
 /** The parser loads its WebAssembly module on first use, so processes that never parse HCL never pay for it. */
 function hclParser(): Hcl2Json {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   hcl ??= require('@cdktf/hcl2json') as Hcl2Json;
   return hcl;
 }

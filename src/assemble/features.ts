@@ -16,7 +16,7 @@ import { installForwarding } from '../fanout/forward';
 import type { RelayPublisher } from '../fanout/relay';
 
 /** A stop function, or nothing to stop. */
-export type Stop = (() => void) | void;
+export type Stop = (() => void) | undefined;
 
 export interface HubFeature {
   readonly name: string;
@@ -48,7 +48,10 @@ export function opsFeature(ops: Ops): HubFeature {
     translated: (provider) => ops.tracker.follow(provider),
     provider: (inner) => ops.serve(inner),
     callbacks: ops.observer,
-    serving: (xds) => ops.attach(xds),
+    serving: (xds) => {
+      ops.attach(xds);
+      return undefined;
+    },
     configAt: (node, index, cluster) => ops.configAt(node, index, cluster),
     http: (app) => ops.registerHttp(app),
     close: () => ops.close(),

@@ -109,7 +109,11 @@ async function startGrpc(config: Config, logger: pino.Logger, metrics: HubMetric
   if (parts.xds) {
     const connect = source.kind === 'core' ? catalogConnectSource(source.catalog) : undefined;
     xds = buildXds({ config, logger, metrics, views: source.views, streams, features, ...(connect ? { connect } : {}) });
-    undo.push(() => (xds!.endStreams(), xds!.provider.close()));
+    const part = xds;
+    undo.push(() => {
+      part.endStreams();
+      part.provider.close();
+    });
     xds.xds.addTo(server);
   }
   const host = config.bind.includes(':') ? `[${config.bind}]` : config.bind;

@@ -93,7 +93,7 @@ export function configKind(kind: ConfigEntryKind): ConfigKindSpec {
 }
 
 export function isConfigEntryKind(kind: string): kind is ConfigEntryKind {
-  return Object.prototype.hasOwnProperty.call(CONFIG_KINDS, kind);
+  return Object.hasOwn(CONFIG_KINDS, kind);
 }
 
 export const CONFIG_TOPIC_BY_KIND = Object.fromEntries(

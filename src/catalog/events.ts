@@ -9,7 +9,6 @@ import {
   Topic,
   type CatalogEvent,
   type CheckServiceNode,
-  type ConfigEntry,
   type HealthCheck,
   type Node,
   type NodeService,

@@ -16,6 +16,7 @@ export const MAX_JSON_DEPTH = 32;
 export const MAX_OBJECT_BYTES = 512 * 1024;
 
 // C0 and C1 control characters and DEL (Unicode category Cc).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this regex's purpose
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 // A high surrogate not followed by a low one, or a low one not preceded by a high one.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

@@ -31,7 +31,7 @@ export function sameThroughJson(value: unknown): boolean {
       for (const key in value) {
         const v = (value as Record<string, unknown>)[key];
         if (key === 'toJSON' && typeof v === 'function') return false;
-        if (Object.prototype.hasOwnProperty.call(value, key) && !sameThroughJson(v)) return false;
+        if (Object.hasOwn(value, key) && !sameThroughJson(v)) return false;
       }
       return true;
     }
@@ -75,7 +75,7 @@ export function jsonLengthBound(value: unknown): number | undefined {
       for (const key in value) {
         const v = (value as Record<string, unknown>)[key];
         if (key === 'toJSON' && typeof v === 'function') return undefined;
-        if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+        if (!Object.hasOwn(value, key)) continue;
         const b = jsonLengthBound(v);
         if (b === undefined) return undefined;
         n += 2 + 6 * key.length + 2 + b; // quoted key, colon and comma
@@ -96,7 +96,7 @@ export function deepFreeze<T>(value: T): T {
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
     } else {
-      for (const key in value) if (Object.prototype.hasOwnProperty.call(value, key)) deepFreeze((value as Record<string, unknown>)[key]);
+      for (const key in value) if (Object.hasOwn(value, key)) deepFreeze((value as Record<string, unknown>)[key]);
     }
   }
   return value;
@@ -115,7 +115,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   const bo = b as Record<string, unknown>;
   const ak = Object.keys(ao);
   if (ak.length !== Object.keys(bo).length) return false;
-  return ak.every((k) => Object.prototype.hasOwnProperty.call(bo, k) && deepEqual(ao[k], bo[k]));
+  return ak.every((k) => Object.hasOwn(bo, k) && deepEqual(ao[k], bo[k]));
 }
 
 /** Equality of two catalog objects ignoring their CreateIndex/ModifyIndex. */

@@ -1,7 +1,7 @@
 // Promises waiting for the applied index to pass a value, and for the indexes
 // a blocking query reads to move. Both wake only the waiters satisfied, and a
 // waiter that leaves is forgotten in O(1).
-import { HubError } from '../errors';
+import type { HubError } from '../errors';
 
 interface Waiter {
   after: bigint;

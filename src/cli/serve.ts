@@ -5,7 +5,6 @@ import { parseConfig, type Config } from '../config';
 import { optionsHelp } from '../config-options';
 import { isHubError } from '../errors';
 import { createFanoutHub } from '../fanout/hub';
-import { redact } from '../log/redis-target';
 import { ALL_PARTS, createHub } from '../hub';
 import { createLogger } from '../logger';
 import { ttlTypesAdvice } from '../xds/transport/rules/ttl';

@@ -18,8 +18,8 @@ type CryptoKeyPair = webcrypto.CryptoKeyPair;
 let lib: typeof X509 | undefined;
 function lib509(): typeof X509 {
   if (lib) return lib;
-  require('reflect-metadata'); // eslint-disable-line @typescript-eslint/no-require-imports
-  const loaded = require('@peculiar/x509') as typeof X509; // eslint-disable-line @typescript-eslint/no-require-imports
+  require('reflect-metadata');
+  const loaded = require('@peculiar/x509') as typeof X509;
   loaded.cryptoProvider.set(webcrypto as unknown as Parameters<typeof loaded.cryptoProvider.set>[0]);
   return (lib = loaded);
 }

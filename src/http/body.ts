@@ -95,7 +95,7 @@ export class Body {
   /** The raw value; null counts as absent, like Go's zero values. */
   get(name: string): unknown {
     // Exact PascalCase is what Consul clients send: the fast path.
-    let v = Object.prototype.hasOwnProperty.call(this.raw, name) ? this.raw[name] : undefined;
+    let v = Object.hasOwn(this.raw, name) ? this.raw[name] : undefined;
     if (v === undefined) {
       this.keys ??= new Map(Object.keys(this.raw).map((k) => [k.toLowerCase(), k]));
       const key = this.keys.get(lower(name));

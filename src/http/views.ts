@@ -6,7 +6,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ViewKey, ViewValue } from '../materializer/types';
 import { blockingParams, caughtUp, withinWait, withJitter } from './blocking';
 import type { HttpContext } from './context';
-import { watchTokenRights } from './acl';
 
 /**
  * A plain (non-blocking) read waits at most this long for its view to catch up

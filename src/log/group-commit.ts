@@ -31,7 +31,7 @@ export function createGroupCommitter(
   commit: (payloads: readonly string[], since: number) => Promise<bigint> | bigint,
   maxBatch = Infinity,
 ): GroupCommitter {
-  let queue: PendingAppend[] = [];
+  const queue: PendingAppend[] = [];
   let scheduled: NodeJS.Immediate | undefined;
   let running: Promise<void> = Promise.resolve();
 

@@ -10,7 +10,7 @@
 import * as protobuf from 'protobufjs';
 import { CONFIG_KINDS, KIND_BY_WIRE } from '../catalog/config-kinds';
 import { configSubject } from '../catalog/events';
-import { SUBJECT_NONE, Topic, type CatalogEvent, type ConfigEntry, type ConfigEntryKind, type EventPayload } from '../catalog/types';
+import { SUBJECT_NONE, Topic, type CatalogEvent, type ConfigEntry, type EventPayload } from '../catalog/types';
 import { HubError } from '../errors';
 import type { Event__Output } from '../gen/subscribe/subscribe/Event';
 import { loadSubscribeProto, type SubscribeProto } from '../subscribe/proto';

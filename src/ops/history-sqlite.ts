@@ -126,7 +126,13 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
   // A push to a fleet gives every record the same log index: its text is made once.
   let lastIndex: bigint | undefined;
   let lastIndexText = '';
-  const indexText = (i: bigint) => (i === lastIndex ? lastIndexText : ((lastIndex = i), (lastIndexText = i.toString())));
+  const indexText = (i: bigint) => {
+    if (i !== lastIndex) {
+      lastIndex = i;
+      lastIndexText = i.toString();
+    }
+    return lastIndexText;
+  };
 
   const write = db.transaction((items: [HistoryRecord, KnownNode][]) => {
     const newest = new Map<string, number>();

@@ -3,7 +3,7 @@
 // POST /v1/ops/dry-run for a change given as a request), and the dashboard.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Catalog } from '../catalog/catalog';
 import { HubError, invalid, isHubError } from '../errors';
 import { WriteAnswered, type WriteHook } from '../http/write';
@@ -146,7 +146,7 @@ export function registerOpsHttp(app: FastifyInstance, deps: OpsHttpDeps): void {
     return reply.code(res.statusCode).type(String(res.headers['content-type'] ?? 'application/json')).send(res.body);
   });
 
-  const ui = async (file: string, reply: { code(n: number): any; type(t: string): any; send(b: unknown): any; redirect(u: string): any }) => {
+  const ui = async (file: string, reply: FastifyReply) => {
     const type = UI_FILES[file];
     if (type === undefined) return reply.code(404).type('text/plain').send('not found');
     return reply.type(type).send(await readFile(join(deps.uiDir, file || 'index.html')));

@@ -86,7 +86,10 @@ export function createOps(deps: OpsDeps): Ops {
   const newShadow = (): Shadow => {
     const s = createShadow(logger);
     shadows.add(s);
-    return { provider: s.provider, sync: (r, only, keep) => s.sync(r, only, keep), close: () => (shadows.delete(s), s.close()) };
+    return { provider: s.provider, sync: (r, only, keep) => s.sync(r, only, keep), close: () => {
+      shadows.delete(s);
+      return s.close();
+    } };
   };
   const reads = opsReads({ log: deps.log, history, newShadow, xds: () => xds });
   let live: ResourceProvider | undefined;

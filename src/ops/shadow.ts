@@ -57,7 +57,7 @@ interface Watch {
   last: string | undefined;
 }
 
-function valueOf(reader: CatalogReader, key: ViewKey): unknown {
+function currentValue(reader: CatalogReader, key: ViewKey): unknown {
   switch (key.kind) {
     case 'service-list':
       return reader.serviceNames().value;
@@ -74,7 +74,7 @@ function staticViews(): ViewStore & { sync(reader: CatalogReader, only?: Readonl
   let reader: CatalogReader | undefined;
   const deliver = (w: Watch) => {
     if (!reader) return;
-    const value = valueOf(reader, w.key);
+    const value = currentValue(reader, w.key);
     const json = JSON.stringify(value);
     if (json === w.last) return;
     w.last = json;

@@ -18,7 +18,7 @@ export function convertMessage(type: protobuf.Type, json: Json): PbObject | unde
     case '.google.protobuf.Struct':
       return structOf(json as Record<string, Json>);
     case '.google.protobuf.Value':
-      return valueOf(json);
+      return pbValueOf(json);
   }
   const src = json as Record<string, Json>;
   const out: PbObject = {};
@@ -139,18 +139,18 @@ function timestampOf(value: Json): { seconds: string; nanos: number } | undefine
 function structOf(obj: Record<string, Json>): PbObject {
   const fields: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) {
-    const c = valueOf(v);
+    const c = pbValueOf(v);
     if (c !== undefined) fields[k] = c;
   }
   return { fields };
 }
 
-function valueOf(v: Json): PbObject | undefined {
+function pbValueOf(v: Json): PbObject | undefined {
   if (v === null) return { nullValue: 0 };
   if (typeof v === 'number') return { numberValue: v };
   if (typeof v === 'string') return { stringValue: v };
   if (typeof v === 'boolean') return { boolValue: v };
-  if (Array.isArray(v)) return { listValue: { values: v.map(valueOf).filter((x) => x !== undefined) } };
+  if (Array.isArray(v)) return { listValue: { values: v.map(pbValueOf).filter((x) => x !== undefined) } };
   if (typeof v === 'object') return { structValue: structOf(v as Record<string, Json>) };
   return undefined;
 }

@@ -8,7 +8,7 @@
 // naming the member that is set. src/gen/ is generated with the same options
 // (scripts/gen-types.sh), so its *__Output types describe what arrives.
 import * as protoLoader from '@grpc/proto-loader';
-import * as protobuf from 'protobufjs';
+import type * as protobuf from 'protobufjs';
 import type { ServiceDefinition } from '@grpc/grpc-js';
 import { loadProtoRoot, protoDir } from '../proto-dir';
 

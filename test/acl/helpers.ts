@@ -32,7 +32,7 @@ export function registerBody(node: string, service: string, id = service) {
 }
 
 /** Adds `x-consul-token` to every gRPC service of an Envoy bootstrap's xDS config sources (its initial_metadata, as Consul's bootstraps do). */
-export function withToken(bootstrap: Record<string, any>, token: string): Record<string, any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export function withToken(bootstrap: Record<string, any>, token: string): Record<string, any> {
   const visit = (v: unknown): void => {
     if (Array.isArray(v)) v.forEach(visit);
     else if (v && typeof v === 'object') {

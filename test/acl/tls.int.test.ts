@@ -5,7 +5,7 @@
 // act as the token with that AccessorID when it is allowed and not management.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { X509Certificate } from 'node:crypto';
+import type { X509Certificate } from 'node:crypto';
 import { Agent, request } from 'node:https';
 import { connect } from 'node:tls';
 import * as grpc from '@grpc/grpc-js';

@@ -122,7 +122,7 @@ test('a Consul-style sidecar token gets web’s whole config and web’s key onl
   const cds = await c.nextOf(TypeUrl.Cluster);
   c.ack(cds);
   const clusterNames = resourcesOf(cds).map((r) => r.name).sort();
-  assert.deepEqual(clusterNames, ['db.default.dc1.internal.' + td, 'local_app']);
+  assert.deepEqual(clusterNames, [`db.default.dc1.internal.${td}`, 'local_app']);
   c.subscribe(TypeUrl.Listener, ['*']);
   const lds = await c.nextOf(TypeUrl.Listener);
   c.ack(lds);

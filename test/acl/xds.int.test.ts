@@ -35,7 +35,10 @@ test('an Envoy whose token reads two of five services gets exactly those two; de
 
   assert.equal((await as(hub, ROOT, 'DELETE', `/v1/acl/token/${t.accessor}`)).status, 200);
   let last: unknown;
-  await envoy.until(async () => ((last = await stream()), (last as unknown[]).length === 0) || undefined, () => `the stream to end: ${JSON.stringify(last)}`);
+  await envoy.until(async () => {
+    last = await stream();
+    return (last as unknown[]).length === 0 || undefined;
+  }, () => `the stream to end: ${JSON.stringify(last)}`);
   // Envoy reconnects; every attempt is refused, so no stream of that node stays open.
   // Envoy logs the status: 7 is PERMISSION_DENIED, with the hub's "ACL not found" (URL-encoded).
   await envoy.until(async () => /config stream to xdshub closed: 7, ACL%20not%20found/.test(envoy.log()) || undefined, 'Envoy to log the refusal', 15_000);

@@ -162,7 +162,7 @@ test('a write Redis acknowledged but this hub has not applied yet ends with the 
   // before this hub's write are another hub's and were not read yet when Redis went
   // away, so applying the write has to wait for Redis.
   let gate: Promise<void> = Promise.resolve();
-  let open = () => undefined as void;
+  let open = (): void => undefined;
   async function* gated(source: AsyncIterable<LogEntry>): AsyncGenerator<LogEntry> {
     for await (const entry of source) {
       await gate;

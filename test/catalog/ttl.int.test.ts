@@ -92,7 +92,10 @@ test('a refresh re-arms the timer: the expiry is timed from the refresh and name
   const catalog = await createCatalog({ log, logger });
   // Every expiry the scheduler submits, applied or not.
   const expiries: Command[] = [];
-  const watched: Catalog = { ...catalog, submit: (cmd) => (cmd.type === 'check-ttl-expire' && expiries.push(cmd), catalog.submit(cmd)) };
+  const watched: Catalog = { ...catalog, submit: (cmd) => {
+    if (cmd.type === 'check-ttl-expire') expiries.push(cmd);
+    return catalog.submit(cmd);
+  } };
   const scheduler = startTtlScheduler({ catalog: watched, logger });
   try {
     const critical = whenCritical(catalog);

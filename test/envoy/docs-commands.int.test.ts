@@ -8,7 +8,6 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { promisify } from 'node:util';
 import { chmodSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { envoyBinary, startEnvoy } from '../helpers/envoy';

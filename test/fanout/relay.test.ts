@@ -20,8 +20,14 @@ function scriptedUpstream() {
       let wake: (() => void) | undefined;
       const call = {
         request,
-        push: (item: StreamItem) => (items.push(item), wake?.()),
-        fail: (err: HubError) => (items.push(err), wake?.()),
+        push: (item: StreamItem) => {
+          items.push(item);
+          wake?.();
+        },
+        fail: (err: HubError) => {
+          items.push(err);
+          wake?.();
+        },
       };
       calls.push(call);
       waiting.splice(0).forEach((w) => w());
@@ -31,7 +37,11 @@ function scriptedUpstream() {
             const next = items.shift();
             if (next instanceof HubError) throw next;
             if (next) yield next;
-            else await new Promise<void>((r) => ((wake = r), signal.addEventListener('abort', () => r(), { once: true })));
+            else
+              await new Promise<void>((r) => {
+                wake = r;
+                signal.addEventListener('abort', () => r(), { once: true });
+              });
           }
         },
       };
@@ -103,7 +113,7 @@ test('snapshot, live events, resume by index, and a new snapshot for an index th
 });
 
 test('the upstream drops the stream and answers the resume with a new snapshot: downstream gets only the difference, never a reset', async () => {
-  await withRelay(async (up, relay, open) => {
+  await withRelay(async (up, _relay, open) => {
     const sub = open();
     const first = await up.call(0);
     first.push(events(5n, health(5n, 'register', csn('n1', 'a', 1)), health(5n, 'register', csn('n2', 'b', 2))));
@@ -133,7 +143,7 @@ test('the upstream drops the stream and answers the resume with a new snapshot: 
 });
 
 test('an upstream whose index went backwards (another log) resets the downstream streams', async () => {
-  await withRelay(async (up, relay, open) => {
+  await withRelay(async (up, _relay, open) => {
     const sub = open();
     const first = await up.call(0);
     first.push(events(50n, health(50n, 'register', csn('n1', 'a', 1))));

@@ -1,12 +1,12 @@
 // Test hubs: in-process (memory log, ports 0, silent) for app.inject() and real
 // sockets, and as a real child process (`xdshub serve`) for durability tests.
-import { type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DEFAULTS, type Config } from '../../src/config';
-import { createHub, type Hub, type HubOptions, type HubParts, type HubWith } from '../../src/hub';
+import { createHub, type Hub, type HubOptions, type HubParts, type HubWith, type NoParts } from '../../src/hub';
 import { createLogger } from '../../src/logger';
 import { killTree, spawnTracked } from './procs';
 
@@ -30,7 +30,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
  * The one in-process test hub: the test config with `overrides`, and the parts
  * `options.parts` asks for (none: the HTTP API alone; ALL_PARTS: as `xdshub serve`).
  */
-export async function startHub<const P extends HubParts = {}>(overrides: Partial<Config> = {}, options: HubOptions<P> = {}): Promise<HubWith<P>> {
+export async function startHub<const P extends HubParts = NoParts>(overrides: Partial<Config> = {}, options: HubOptions<P> = {}): Promise<HubWith<P>> {
   const config = testConfig(overrides);
   return createHub(config, createLogger(config.logLevel), options);
 }

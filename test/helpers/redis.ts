@@ -3,7 +3,7 @@
 // (--save '' --appendonly no); with { appendonly: true, dir } the AOF lives in `dir`
 // and is fsynced on every write, so a test can kill the server and start a new
 // one on the same data.
-import { type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

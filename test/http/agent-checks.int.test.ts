@@ -115,7 +115,7 @@ test('node maintenance: a critical _node_maintenance check takes every instance 
 test('service maintenance: _service_maintenance:<id> with the reason; unknown service is 404', async () => {
   await refused('PUT', '/v1/agent/service/maintenance/nope?enable=true', undefined, 404, /^No service registered with ID "nope"$/);
   await refused('PUT', '/v1/agent/service/maintenance/web-1', undefined, 400, /Missing value for enable/);
-  await ok('PUT', '/v1/agent/service/maintenance/web-1?enable=true&reason=' + encodeURIComponent('deploying v2'));
+  await ok('PUT', `/v1/agent/service/maintenance/web-1?enable=true&reason=${encodeURIComponent('deploying v2')}`);
   const check = (await ok('GET', '/v1/agent/checks')).json['_service_maintenance:web-1'];
   assert.deepEqual([check.Name, check.Status, check.ServiceID, check.Notes], ['Service Maintenance Mode', 'critical', 'web-1', 'deploying v2']);
   assert.deepEqual((await ok('GET', '/v1/health/service/web?passing')).json, []);

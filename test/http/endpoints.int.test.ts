@@ -58,7 +58,7 @@ test('GET /v1/catalog/connect/:s and /v1/health/connect/:s: proxies for the serv
   const health = await ok('GET', '/v1/health/connect/api');
   assert.deepEqual(health.json.map((c: any) => c.Service.ID).sort(), ['api-1-proxy', 'native-1']);
   assert.deepEqual((await ok('GET', '/v1/health/connect/nothing')).json, []);
-  const bad = await call(hub, 'GET', '/v1/health/connect/api?filter=' + encodeURIComponent('Service.Kind =='));
+  const bad = await call(hub, 'GET', `/v1/health/connect/api?filter=${encodeURIComponent('Service.Kind ==')}`);
   assert.equal(bad.status, 400);
 });
 
@@ -75,7 +75,7 @@ test('GET /v1/health/ingress/:s: the gateway instances that expose the service',
   const res = await ok('GET', '/v1/health/ingress/api');
   assert.deepEqual(res.json.map((c: any) => [c.Node.Node, c.Service.ID, c.Checks.map((k: any) => k.CheckID)]), [['gw', 'ingress-1', ['gw-alive']]]);
   assert.deepEqual((await ok('GET', '/v1/health/ingress/unexposed')).json, []);
-  const bad = await call(hub, 'GET', '/v1/health/ingress/api?filter=' + encodeURIComponent('Checks.Nope == 1'));
+  const bad = await call(hub, 'GET', `/v1/health/ingress/api?filter=${encodeURIComponent('Checks.Nope == 1')}`);
   assert.equal(bad.status, 400);
   assert.equal(bad.text, 'Failed to create boolean expression evaluator: Selector "Checks.Nope" is not valid');
 });

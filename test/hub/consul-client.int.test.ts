@@ -10,7 +10,6 @@ import type { Hub } from '../../src/hub';
 import { startHub } from '../helpers/hub';
 
 // The package's own response decoder, as its built-in methods use it.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const consulUtils = require('consul/lib/utils') as { body: unknown };
 
 let hub: Hub;

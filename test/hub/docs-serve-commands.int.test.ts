@@ -128,7 +128,10 @@ async function runnable(c: DocCommand, cwd: string): Promise<string[]> {
   const args = [...c.args];
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--store' && args[i + 1] === 'redis://127.0.0.1:6379') {
-      redis ??= startRedis().then((r) => (cleanups.push(() => r.stop()), r));
+      redis ??= startRedis().then((r) => {
+        cleanups.push(() => r.stop());
+        return r;
+      });
       args[i + 1] = (await redis).url;
     }
     if (args[i] === '--upstream' || args[i] === '--upstream-http') {

@@ -140,6 +140,7 @@ describe('several hub processes on one Redis log', { concurrency: 2 }, () => {
       }
       hubs[0] = await spawnHub(['--store', redis.url, '--http-port', '0', '--grpc-port', '0', '--node-name', 'hub-0']);
       const acked = writers.acked();
+      // biome-ignore lint/complexity/useMathMinMax: the indexes are bigints, which Math.max does not take
       const last = acked.reduce((m, o) => (o.index! > m ? o.index! : m), 0n);
       for (const hub of hubs) {
         await caughtUp(hub, last);

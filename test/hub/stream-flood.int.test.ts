@@ -56,7 +56,10 @@ function gets(httpUrl: string): { stop(): Promise<number[]> } {
   const loop = (async () => {
     while (running) {
       const status = await fetch(`${httpUrl}/v1/catalog/nodes`, { signal: AbortSignal.timeout(10_000) }).then(
-        async (res) => (await res.arrayBuffer(), res.status),
+        async (res) => {
+          await res.arrayBuffer();
+          return res.status;
+        },
         () => 0,
       );
       statuses.push(status);
@@ -92,7 +95,10 @@ async function normalXdsStream(address: string): Promise<number> {
 test(`${FLOOD} Subscribe streams on one connection: ${LIMIT} served, the rest refused, others served`, async () => {
   let hub: SpawnedHub | undefined;
   let floodClient: ChildProcess | undefined;
-  const killAll = () => (hub?.child.kill('SIGKILL'), floodClient?.kill('SIGKILL'));
+  const killAll = () => {
+    hub?.child.kill('SIGKILL');
+    floodClient?.kill('SIGKILL');
+  };
   process.once('exit', killAll);
   try {
     const ports = ['--http-port', '0', '--grpc-port', '0'];

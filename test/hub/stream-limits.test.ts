@@ -14,7 +14,10 @@ import {
 
 function fakeCall(peer: string) {
   const emitted: unknown[] = [];
-  return { emitted, getPeer: () => peer, emit: (_event: 'error', status: unknown) => (emitted.push(status), true) };
+  return { emitted, getPeer: () => peer, emit: (_event: 'error', status: unknown) => {
+    emitted.push(status);
+    return true;
+  } };
 }
 
 test('admitStream: streams past their connection\'s limit end with one shared status; a release frees a slot', () => {

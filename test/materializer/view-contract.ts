@@ -96,7 +96,10 @@ export function viewContract<T>(name: string, spec: ViewContractSpec<T>): void {
           for (let i = 1; i < plan.length; i++) {
             const index = i + 1;
             let woke = false;
-            const waiting = m.waitFor(seen).then((r) => ((woke = true), r));
+            const waiting = m.waitFor(seen).then((r) => {
+              woke = true;
+              return r;
+            });
             await new Promise((r) => setImmediate(r));
             assert.equal(woke, false, 'a reader at the current index waits');
             const behind = await m.waitFor(seen - 1n);

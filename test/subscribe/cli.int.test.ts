@@ -2,7 +2,7 @@
 // server restart is survived by resuming with the last index (no new snapshot).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';

@@ -2,7 +2,6 @@
 // attached, writes over real HTTP, and a background writer that keeps the hub
 // busy with unrelated registrations while the tests' streams are open.
 import type { Hub } from '../../src/hub';
-import type { CatalogEvent } from '../../src/catalog/types';
 import type { HubPublisher } from '../../src/subscribe/publisher';
 import { startHub } from '../helpers/hub';
 import { subscribeClient, type SubscribeClient } from './grpc-helpers';

@@ -3,11 +3,11 @@ import { emptyRules } from '../../src/acl/rules';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import { Topic, type CatalogEvent } from '../../src/catalog/types';
+import { Topic } from '../../src/catalog/types';
 import { isHubError } from '../../src/errors';
 import { createPublisher, RESET_MESSAGE, type PublisherOptions } from '../../src/subscribe/publisher';
 import type { StreamItem, SubscribeRequest } from '../../src/subscribe/types';
-import { createFakeCatalog, type FakeCatalog } from './fake-catalog';
+import { createFakeCatalog } from './fake-catalog';
 
 const logger = pino({ level: 'silent' });
 

@@ -3,7 +3,7 @@
 // Reads need acl:read, writes acl:write; /token/self needs only a valid token.
 // A stored token's SecretID cannot be shown (only its hash is kept): reads show
 // "<hidden>", except /token/self, which echoes the secret the caller presented.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ACL_DISABLED, aclNotFound } from '../../acl/deny';
 import { newId } from '../../acl/secrets';
 import { ANONYMOUS_ACCESSOR_ID } from '../../acl/types';
@@ -35,7 +35,7 @@ export function aclRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return reply.header('X-Consul-Index', String(Math.max(1, tables().index)));
   }
 
-  async function write(req: FastifyRequest, reply: FastifyReply, command: Parameters<typeof submit>[2]) {
+  async function write(reply: FastifyReply, command: Parameters<typeof submit>[2]) {
     const result = await submit(ctx, reply, command);
     if (!result.ok) throw refusal(result);
     return result;
@@ -58,7 +58,7 @@ export function aclRoutes(app: FastifyInstance, ctx: HttpContext): void {
   app.put('/v1/acl/token', policy.checked, async (req, reply) => {
     requireAccess(acl, req, 'acl', 'write');
     const { token, secret } = tokenWrite(req.body, tables(), undefined, undefined);
-    await write(req, reply, { type: 'acl-token-set', token, create: true });
+    await write(reply, { type: 'acl-token-set', token, create: true });
     return sendJson(reply, tokenOut(tables(), tables().tokens.get(token.AccessorID)!, secret));
   });
 
@@ -82,7 +82,7 @@ export function aclRoutes(app: FastifyInstance, ctx: HttpContext): void {
     const existing = tables().tokens.get(req.params.id);
     if (!existing) throw new HubError('NOT_FOUND', `Cannot find token ${JSON.stringify(req.params.id)}`);
     const { token } = tokenWrite(req.body, tables(), existing, req.params.id);
-    await write(req, reply, { type: 'acl-token-set', token, create: false });
+    await write(reply, { type: 'acl-token-set', token, create: false });
     return sendJson(reply, tokenOut(tables(), tables().tokens.get(token.AccessorID)!, shownSecret(existing)));
   });
 
@@ -99,14 +99,14 @@ export function aclRoutes(app: FastifyInstance, ctx: HttpContext): void {
       ...(source.ExpirationTime ? { ExpirationTime: source.ExpirationTime } : {}),
     };
     const { token, secret } = tokenWrite(body, tables(), undefined, undefined);
-    await write(req, reply, { type: 'acl-token-set', token, create: true });
+    await write(reply, { type: 'acl-token-set', token, create: true });
     return sendJson(reply, tokenOut(tables(), tables().tokens.get(token.AccessorID)!, secret));
   });
 
   app.delete<IdParams>('/v1/acl/token/:id', policy.checked, async (req, reply) => {
     const authz = requireAccess(acl, req, 'acl', 'write');
     if (authz.accessorId === req.params.id) throw new HubError('INVALID_ARGUMENT', "Deletion of the request's authorization token is not permitted");
-    await write(req, reply, { type: 'acl-token-delete', accessorId: req.params.id });
+    await write(reply, { type: 'acl-token-delete', accessorId: req.params.id });
     return sendJson(reply, true);
   });
 
@@ -125,7 +125,7 @@ export function aclRoutes(app: FastifyInstance, ctx: HttpContext): void {
   app.put('/v1/acl/policy', policy.checked, async (req, reply) => {
     requireAccess(acl, req, 'acl', 'write');
     const policy = await policyWrite(req.body, undefined);
-    await write(req, reply, { type: 'acl-policy-set', policy, create: true });
+    await write(reply, { type: 'acl-policy-set', policy, create: true });
     return sendJson(reply, policyOut(tables().policies.get(policy.ID)!));
   });
 
@@ -147,13 +147,13 @@ export function aclRoutes(app: FastifyInstance, ctx: HttpContext): void {
     requireAccess(acl, req, 'acl', 'write');
     if (!tables().policies.has(req.params.id)) throw new HubError('NOT_FOUND', `Cannot find policy ${JSON.stringify(req.params.id)}`);
     const policy = await policyWrite(req.body, req.params.id);
-    await write(req, reply, { type: 'acl-policy-set', policy, create: false });
+    await write(reply, { type: 'acl-policy-set', policy, create: false });
     return sendJson(reply, policyOut(tables().policies.get(policy.ID)!));
   });
 
   app.delete<IdParams>('/v1/acl/policy/:id', policy.checked, async (req, reply) => {
     requireAccess(acl, req, 'acl', 'write');
-    await write(req, reply, { type: 'acl-policy-delete', id: req.params.id });
+    await write(reply, { type: 'acl-policy-delete', id: req.params.id });
     return sendJson(reply, true);
   });
 

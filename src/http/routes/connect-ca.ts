@@ -42,7 +42,7 @@ export function connectCaRoutes(app: FastifyInstance, ctx: HttpContext, ca: Conn
     });
     // ?pem: the roots as one PEM bundle (Consul 1.13+).
     if (flag(req.query as Record<string, unknown>, 'pem')) {
-      return reply.type('application/pem-certificate-chain').send(s.roots.map((r) => r.RootCert.trim()).join('\n') + '\n');
+      return reply.type('application/pem-certificate-chain').send(`${s.roots.map((r) => r.RootCert.trim()).join('\n')}\n`);
     }
     return sendJson(reply, rootsAnswer(s));
   };

@@ -3,7 +3,7 @@
 import { invalid } from '../../errors';
 import type { ServiceInput } from '../../catalog/commands';
 import type { ServiceAddress } from '../../catalog/types';
-import { Body } from '../body';
+import type { Body } from '../body';
 import { meshNameProblem } from '../../connect/spiffe';
 import { parseProxy, type ProxyContext } from './proxy';
 

@@ -53,7 +53,8 @@ function configSourceFor(kind: Exclude<ConfigSourceKind, 'ads'>): Record<string,
   return { apiConfigSource: api, resourceApiVersion: 'V3' };
 }
 
-type Msg = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: protobufjs toObject() output of any Envoy message, read by the field names its proto declares
+type Msg = Record<string, any>;
 
 function reencodeHcm(any: Msg | null | undefined, source: Msg): boolean {
   if (!any || (any['typeUrl'] ?? any['type_url']) !== ExtensionType.HttpConnectionManager) return false;

@@ -159,7 +159,7 @@ export function buildLoadAssignment(input: LoadAssignmentInput): Record<string, 
     // Priorities must be contiguous from 0 (gRPC NACKs a gap), so a failover
     // group with nothing to offer takes no priority.
     if (byLocality.size === 0) continue;
-    const sorted = [...byLocality.values()].sort((a, b) => (a.region + '\n' + a.zone < b.region + '\n' + b.zone ? -1 : 1));
+    const sorted = [...byLocality.values()].sort((a, b) => (`${a.region}\n${a.zone}` < `${b.region}\n${b.zone}` ? -1 : 1));
     for (const loc of sorted) {
       localities.push({
         locality: { region: loc.region, zone: loc.zone },

@@ -47,7 +47,7 @@ const VALUE_KINDS = ['nullValue', 'numberValue', 'stringValue', 'boolValue', 'st
 function valueJson(v: Record<string, unknown> | undefined | null): Json {
   if (!v) return null;
   // Decoded messages name the set member through the oneof's virtual field; plain objects by their own key.
-  const kind = typeof v['kind'] === 'string' ? v['kind'] : VALUE_KINDS.find((k) => Object.prototype.hasOwnProperty.call(v, k));
+  const kind = typeof v['kind'] === 'string' ? v['kind'] : VALUE_KINDS.find((k) => Object.hasOwn(v, k));
   switch (kind) {
     case 'structValue':
       return structJson(v['structValue'] as Record<string, unknown>);
@@ -127,7 +127,7 @@ export function messageJson(type: protobuf.Type, m: Record<string, unknown>): Js
     } else if (field.repeated) {
       const list = (v ?? []) as unknown[];
       if (list.length > 0) out[jsonName(field)] = list.map((x) => fieldJson(field, x));
-    } else if (field.partOf ? v !== undefined && v !== null && Object.prototype.hasOwnProperty.call(m, field.name) : !isDefault(field, v)) {
+    } else if (field.partOf ? v !== undefined && v !== null && Object.hasOwn(m, field.name) : !isDefault(field, v)) {
       // A oneof member is written when set, even at its default value.
       out[jsonName(field)] = fieldJson(field, v);
     }

@@ -1,6 +1,6 @@
 // The xDS server: every v3 and v2 service on one grpc.Server, the push
 // pipeline, heartbeats, admission of new streams, metrics and admin views.
-import { status as GrpcStatus, type Server, type ServerDuplexStream, type ServerUnaryCall, type sendUnaryData, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { Server, ServerDuplexStream, ServerUnaryCall, sendUnaryData, UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '../../config';
@@ -152,7 +152,13 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
       return endCall(call, refusal);
     }
     const credential = call.metadata.get(TOKEN_METADATA_KEY)[0];
-    const registry = { ...deps.registry, closed: (s: XdsStream) => (release(), deps.registry.closed(s)) };
+    const registry = {
+      ...deps.registry,
+      closed: (s: XdsStream) => {
+        release();
+        deps.registry.closed(s);
+      },
+    };
     const stream = new XdsStream(call, { ...deps, registry }, {
       id: nextId++,
       variant: m.kind === 'delta' ? 'delta' : 'sotw',

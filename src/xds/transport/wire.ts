@@ -46,7 +46,8 @@ function messageType(api: ApiVersion, name: MessageName): protobuf.Type {
   return (messageTypes[api][name] ??= api === 'v3' ? lookupType(`envoy.service.discovery.v3.${name}`) : v2Root().lookupType(`envoy.api.v2.${name}`));
 }
 
-type Plain = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: a protobufjs discovery message, decoded or to encode, read and written by the field names its proto declares
+type Plain = Record<string, any>;
 
 function nodeOf(n: Plain | null | undefined): XdsNode | undefined {
   if (!n) return undefined;

@@ -61,7 +61,10 @@ function envoyLike(port: number, node: { id: string; cluster: string }) {
       check();
     });
   const names = (typeUrl: string) => [...(held.get(typeUrl)?.keys() ?? [])].sort();
-  return { subscribe, until, names, held, close: () => (call.cancel(), client.close()) };
+  return { subscribe, until, names, held, close: () => {
+    call.cancel();
+    client.close();
+  } };
 }
 
 let hub: XdsHub;

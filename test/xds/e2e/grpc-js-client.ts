@@ -3,7 +3,6 @@
 // Bootstrap comes from GRPC_XDS_BOOTSTRAP_CONFIG (set by the parent).
 // Prints one JSON line per RPC: {"ok":true,"server":"<instance>"} or {"ok":false,"error":"..."}.
 import * as grpc from '@grpc/grpc-js';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const xds = require('@grpc/grpc-js-xds');
 
 const target = process.argv[2];
@@ -21,7 +20,7 @@ for (const [k, v] of Object.entries(JSON.parse(process.env['RPC_METADATA'] ?? '{
 function once(): Promise<void> {
   return new Promise((resolve) => {
     client.makeUnaryRequest(method!, raw, raw, Buffer.alloc(0), metadata, { deadline: Date.now() + 2_000 }, (err, reply) => {
-      process.stdout.write(JSON.stringify(err ? { ok: false, error: `${err.code} ${err.details}` } : { ok: true, server: reply!.toString() }) + '\n');
+      process.stdout.write(`${JSON.stringify(err ? { ok: false, error: `${err.code} ${err.details}` } : { ok: true, server: reply!.toString() })}\n`);
       resolve();
     });
   });

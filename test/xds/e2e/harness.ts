@@ -1,7 +1,7 @@
 // End-to-end harness: a real hub (memory log, HTTP API, gRPC server on port 0)
 // with the xDS server and the catalog provider attached, plus real client
 // processes whose RPC results arrive as JSON lines.
-import { type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -80,7 +80,6 @@ export function entry(kind: ConfigEntry['Kind'], name: string, fields: Record<st
 }
 
 // grpc-js-xds's resource types validate exactly as the client does before it ACKs or NACKs.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const xds = require('@grpc/grpc-js-xds');
 xds.register();
 const TYPES: Record<string, { get(): { decode(ctx: unknown, any: unknown): { name: string; error?: string } } }> = {

@@ -8,7 +8,6 @@ import { TestProvider, cla, cluster, listener, seed } from './helpers/fixtures';
 import { type Hub, seededHub, startHub } from './helpers/harness';
 import { DeltaScript, deltaVersions } from './helpers/scripts';
 
-const T = { timeout: 20_000 };
 const CDS = TypeUrl.Cluster;
 const EDS = TypeUrl.ClusterLoadAssignment;
 const LDS = TypeUrl.Listener;

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { sotwNames } from './helpers/client';
-import { TestProvider, cla, cluster, listener, route } from './helpers/fixtures';
+import { type TestProvider, cla, cluster, listener, route } from './helpers/fixtures';
 import { type Hub, seededHub } from './helpers/harness';
 import { DeltaScript, SotwScript, deltaVersions } from './helpers/scripts';
 
@@ -133,7 +133,7 @@ test('X-ORDER-1 (SotW): a cluster that the old route needed is removed only afte
 });
 
 test('X-ACK-7 with X-WARM-2: a reconnecting SotW Envoy that holds the current clusters gets its routes', T, async (t) => {
-  const { p, hub } = await seededHub(t);
+  const { hub } = await seededHub(t);
   const first = new SotwScript(hub.sotw(), 'envoy-1');
   first.request(CDS, []);
   const c = await first.expect(CDS);

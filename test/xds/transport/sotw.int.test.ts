@@ -5,7 +5,7 @@ import { test, type TestContext } from 'node:test';
 import { status } from '@grpc/grpc-js';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { node, sotwNames, decodeAny } from './helpers/client';
-import { TestProvider, cla, cluster, listener, route } from './helpers/fixtures';
+import { type TestProvider, cla, cluster, listener, route } from './helpers/fixtures';
 import { type Hub, seededHub, startHub } from './helpers/harness';
 import { SotwScript } from './helpers/scripts';
 
@@ -312,7 +312,7 @@ test('X-RESP-5: one changed endpoint resends the whole ClusterLoadAssignment', T
   p.set(cla('c1', [1, 2, 4]));
   const r = await s.expect(EDS);
   const lb = decodeAny(r.resources[0]).endpoints[0].lbEndpoints;
-  assert.deepEqual(lb.map((e: any) => e.endpoint.address.socketAddress.portValue), [1, 2, 4]); // eslint-disable-line @typescript-eslint/no-explicit-any
+  assert.deepEqual(lb.map((e: any) => e.endpoint.address.socketAddress.portValue), [1, 2, 4]);
 });
 
 test('per-type SotW streams (StreamClusters) serve their one type and refuse others', T, async (t) => {

@@ -8,7 +8,6 @@ import { TestProvider, cluster, seed } from './helpers/fixtures';
 import { seededHub, startHub } from './helpers/harness';
 import { DeltaScript, SotwScript, deltaVersions } from './helpers/scripts';
 
-const T = { timeout: 20_000 };
 const CDS = TypeUrl.Cluster;
 /** A long TTL and quick heartbeats: heartbeats are awaited as events, never timed. */
 const TTL = { resourceTtlMs: 30_000, heartbeatIntervalMs: 20 };

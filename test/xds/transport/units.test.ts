@@ -141,7 +141,10 @@ test('BodyCache: LRU bounded by entries and by bytes', () => {
   const cache = new BodyCache(2, 10);
   const entry = (n: number) => ({ body: new Uint8Array(n), sent: new Map() });
   let builds = 0;
-  const get = (k: string, n: number) => cache.get(k, () => (builds++, entry(n)));
+  const get = (k: string, n: number) => cache.get(k, () => {
+    builds++;
+    return entry(n);
+  });
   get('a', 4);
   get('b', 4);
   get('a', 4); // hit, and now the most recent

@@ -17,6 +17,6 @@ export function leafSecret(name: string, leaf: IssuedLeaf): Record<string, unkno
 export function rootsSecret(name: string, roots: readonly CaRoot[]): Record<string, unknown> {
   return {
     name,
-    validation_context: { trusted_ca: { inline_string: roots.map((r) => r.RootCert.trim()).join('\n') + '\n' } },
+    validation_context: { trusted_ca: { inline_string: `${roots.map((r) => r.RootCert.trim()).join('\n')}\n` } },
   };
 }

@@ -163,7 +163,7 @@ export function nextResponse(s: StreamState, ctx: RuleContext): { state: StreamS
   let state = s;
   for (const type of RESOURCE_TYPES) {
     const st = state.types.get(type.typeUrl);
-    if (!st || !st.dirty || st.pending) continue;
+    if (!st?.dirty || st.pending) continue;
     if (waitsForClusters(state, type)) continue;
     const set = ctx.resources(type, node);
     const rctx = {

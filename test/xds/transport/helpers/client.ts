@@ -8,7 +8,7 @@ import { lookupType, typeOfUrl } from '../../../../src/xds/transport/envoy-proto
 import { v3TypeUrlOf } from '../../../../src/xds/transport/resource-types';
 import { v2Root } from '../../../../src/xds/transport/v2-proto';
 
-export type Plain = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type Plain = Record<string, any>;
 
 const OPTS: protobuf.IConversionOptions = { longs: String, enums: String, defaults: true, arrays: true };
 

@@ -45,8 +45,14 @@ export function startFakeStream(
     stream.resourcesChanged(typeUrl, new Set(names), Date.now());
     stream.flush();
   };
-  const put = (resource: XdsResource) => (provider.set(resource), changed(resource.typeUrl, [resource.name]));
-  const remove = (typeUrl: string, name: string) => (provider.remove(typeUrl, name), changed(typeUrl, [name]));
+  const put = (resource: XdsResource) => {
+    provider.set(resource);
+    return changed(resource.typeUrl, [resource.name]);
+  };
+  const remove = (typeUrl: string, name: string) => {
+    provider.remove(typeUrl, name);
+    return changed(typeUrl, [name]);
+  };
   return { stream, send, changed, put, remove };
 }
 
@@ -58,6 +64,9 @@ export function framed(m: XdsResponse): Buffer {
 /** A call that keeps every response written to it, framed as grpc-js would frame it. */
 export function recordingCall(): { call: EventEmitter; written: Buffer[] } {
   const written: Buffer[] = [];
-  const call = Object.assign(new EventEmitter(), { writableEnded: false, write: (m: XdsResponse) => (written.push(framed(m)), true), end: () => undefined });
+  const call = Object.assign(new EventEmitter(), { writableEnded: false, write: (m: XdsResponse) => {
+    written.push(framed(m));
+    return true;
+  }, end: () => undefined });
   return { call, written };
 }
