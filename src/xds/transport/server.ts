@@ -80,23 +80,31 @@ export interface XdsServer {
 /** The most polling nodes the admin view remembers (oldest forgotten first). */
 const MAX_POLLED_NODES = 10_000;
 
-export function createXdsServer(options: XdsServerOptions): XdsServer {
+/** What the server's parts share: its options, the live streams, the pipeline and the per-stream dependencies. */
+interface ServerCore {
+  readonly options: XdsServerOptions;
+  readonly logger: Logger;
+  readonly live: Set<XdsStream>;
+  readonly metrics: XdsMetrics;
+  readonly pipeline: PushPipeline;
+  readonly trimmer: ReturnType<typeof createMemoryTrimmer>;
+  readonly bodyCache: BodyCache;
+  readonly deps: StreamDeps;
+  /** Nodes that fetch without a stream (REST polling), so the admin view can show what they get. */
+  readonly polled: Map<string, XdsNode>;
+  closing: boolean;
+}
+
+function serverCore(options: XdsServerOptions): ServerCore {
   const { provider, config } = options;
   const logger = moduleLogger(options.logger, 'xds');
   const live = new Set<XdsStream>();
   const metrics = createXdsMetrics(options.registry, () => subscriptionCounts(live));
   const pipeline = new PushPipeline(provider, { debounceMs: config.xdsDebounceMs, maxDelayMs: config.xdsMaxDelayMs });
-  const admission = createAdmission({ maxStreams: config.xdsMaxStreams, maxHeapShare: MAX_HEAP_SHARE });
-  // Refusals are logged once per second with a count, not once per stream: a storm past the bound would flood the log.
-  let refusedSinceLog = 0;
-  let lastRefusalLog = 0;
   const bodyCache = new BodyCache();
-  const syncGate = createSyncGate(options.syncGate);
   // Initial syncs are the large writes; the trim after a burst of them gives their freed memory back (memory-trim.ts).
   const trimmer = createMemoryTrimmer({ ...MEMORY_TRIM_DEFAULTS, ...options.memoryTrim, enabled: config.memoryTrim, logger, ...(options.registry ? { registry: options.registry } : {}) });
-  let nextId = 1;
-  let closing = false;
-
+  const syncGate = createSyncGate(options.syncGate);
   const deps: StreamDeps = {
     get: (typeUrl, node) => provider.get(typeUrl, node),
     resourceTtlMs: config.resourceTtlMs,
@@ -123,18 +131,30 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     ...(options.callbacks ? { callbacks: options.callbacks } : {}),
     ...(options.maxResourceNames ? { maxResourceNames: options.maxResourceNames } : {}),
   };
+  return { options, logger, live, metrics, pipeline, trimmer, bodyCache, deps, polled: new Map(), closing: false };
+}
 
-  let heartbeatTimer: NodeJS.Timeout | undefined;
-  if (config.resourceTtlMs > 0) {
-    const every = config.heartbeatIntervalMs > 0 ? config.heartbeatIntervalMs : Math.max(1, Math.floor(config.resourceTtlMs / 2));
-    heartbeatTimer = setInterval(() => {
-      for (const s of live) s.heartbeat();
-    }, every);
-  }
+/** Heartbeats for resources that carry a TTL (X-TTL-2); none when TTLs are off. */
+function startHeartbeats(core: ServerCore): NodeJS.Timeout | undefined {
+  const { resourceTtlMs, heartbeatIntervalMs } = core.options.config;
+  if (resourceTtlMs <= 0) return undefined;
+  const every = heartbeatIntervalMs > 0 ? heartbeatIntervalMs : Math.max(1, Math.floor(resourceTtlMs / 2));
+  return setInterval(() => {
+    for (const s of core.live) s.heartbeat();
+  }, every);
+}
 
+/** Admission of new streams: per connection first, then hub-wide (stream count, heap); a stream per admitted call. */
+function streamOpener(core: ServerCore): (m: XdsMethod, call: ServerDuplexStream<Buffer, XdsResponse>) => void {
+  const { options, logger, live, metrics, deps } = core;
+  const admission = createAdmission({ maxStreams: options.config.xdsMaxStreams, maxHeapShare: MAX_HEAP_SHARE });
+  // Refusals are logged once per second with a count, not once per stream: a storm past the bound would flood the log.
+  let refusedSinceLog = 0;
+  let lastRefusalLog = 0;
+  let nextId = 1;
   const refusedOnConnection = refusalLog(logger, 'refusing xDS streams past --grpc-max-streams-per-connection');
-  function open(m: XdsMethod, call: ServerDuplexStream<Buffer, XdsResponse>): void {
-    if (closing) return endCall(call, new HubError('SHUTTING_DOWN', 'xDS server is shutting down'));
+  return (m, call) => {
+    if (core.closing) return endCall(call, new HubError('SHUTTING_DOWN', 'xDS server is shutting down'));
     // First, before any per-stream work: a flood on one connection is refused for next to nothing.
     const release = admitStream(options.connections, call, refusedOnConnection);
     if (!release) return;
@@ -168,46 +188,58 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     });
     live.add(stream);
     metrics.streams.inc({ variant: stream.variant, transport: stream.transport, api: stream.api });
-  }
+  };
+}
 
-  // Nodes that fetch without a stream (REST polling), so the admin view can show what they get.
-  const polled = new Map<string, XdsNode>();
-  function remember(node: XdsNode): void {
-    polled.delete(node.id);
-    polled.set(node.id, node);
+/** One SotW fetch (REST, unary Fetch*): admission, the name bound, the set; the node remembered for the admin view. */
+function fetchOnce(core: ServerCore, type: ResourceType, api: ApiVersion, req: SotwRequest): FetchResult {
+  const { options, polled } = core;
+  if (req.node) options.callbacks?.admit?.(req.node);
+  if (options.maxResourceNames && req.resourceNames.length > options.maxResourceNames) throw tooManyNames(req.resourceNames.length, options.maxResourceNames);
+  const result = fetchSotw(core.deps.get, type, api, req, core.bodyCache);
+  if (req.node) {
+    polled.delete(req.node.id);
+    polled.set(req.node.id, req.node);
     if (polled.size > MAX_POLLED_NODES) polled.delete(polled.keys().next().value!);
   }
+  return result;
+}
 
-  function unaryFetch(m: XdsMethod, call: ServerUnaryCall<Buffer, Buffer>, cb: sendUnaryData<Buffer>): void {
-    const type = RESOURCE_TYPES.find((t) => t.short === m.transport)!;
-    let req: SotwRequest;
-    try {
-      req = decodeSotwRequest(m.api, call.request);
-    } catch (err) {
-      const message = `DiscoveryRequest: cannot decode: ${(err as Error).message}`;
-      return cb(grpcStatusOf(new HubError('INVALID_ARGUMENT', message, { cause: err })));
-    }
-    try {
-      const credential = call.metadata.get(TOKEN_METADATA_KEY)[0];
-      if (req.node) req.node = { ...req.node, configSource: 'grpc', ...(typeof credential === 'string' ? { credential } : {}) };
-      cb(null, Buffer.from(xds.fetch(type, m.api, req).body));
-    } catch (err) {
-      // A HubError is the request's (bad node, too many names, refused); anything else is the hub's own fault.
-      if (!isHubError(err)) logger.error({ err, method: m.name, node: req.node?.id }, 'fetch: internal error');
-      const internal = () => new HubError('INTERNAL', `internal error: ${(err as Error).message}`, { cause: err });
-      cb(grpcStatusOf(isHubError(err) ? err : internal()));
-    }
+function unaryFetch(core: ServerCore, m: XdsMethod, call: ServerUnaryCall<Buffer, Buffer>, cb: sendUnaryData<Buffer>): void {
+  const type = RESOURCE_TYPES.find((t) => t.short === m.transport)!;
+  let req: SotwRequest;
+  try {
+    req = decodeSotwRequest(m.api, call.request);
+  } catch (err) {
+    const message = `DiscoveryRequest: cannot decode: ${(err as Error).message}`;
+    return cb(grpcStatusOf(new HubError('INVALID_ARGUMENT', message, { cause: err })));
   }
+  try {
+    const credential = call.metadata.get(TOKEN_METADATA_KEY)[0];
+    if (req.node) req.node = { ...req.node, configSource: 'grpc', ...(typeof credential === 'string' ? { credential } : {}) };
+    cb(null, Buffer.from(fetchOnce(core, type, m.api, req).body));
+  } catch (err) {
+    // A HubError is the request's (bad node, too many names, refused); anything else is the hub's own fault.
+    if (!isHubError(err)) core.logger.error({ err, method: m.name, node: req.node?.id }, 'fetch: internal error');
+    const internal = () => new HubError('INTERNAL', `internal error: ${(err as Error).message}`, { cause: err });
+    cb(grpcStatusOf(isHubError(err) ? err : internal()));
+  }
+}
 
-  const xds: XdsServer = {
-    metrics,
+export function createXdsServer(options: XdsServerOptions): XdsServer {
+  const core = serverCore(options);
+  const { live, pipeline, trimmer } = core;
+  const heartbeatTimer = startHeartbeats(core);
+  const open = streamOpener(core);
+  return {
+    metrics: core.metrics,
     addTo(server) {
       for (const { definition, methods } of serviceDefinitions().values()) {
         const impl: UntypedServiceImplementation = {};
         for (const m of methods) {
           impl[m.name] =
             m.kind === 'fetch'
-              ? (call: ServerUnaryCall<Buffer, Buffer>, cb: sendUnaryData<Buffer>) => unaryFetch(m, call, cb)
+              ? (call: ServerUnaryCall<Buffer, Buffer>, cb: sendUnaryData<Buffer>) => unaryFetch(core, m, call, cb)
               : (call: ServerDuplexStream<Buffer, XdsResponse>) => open(m, call);
         }
         server.addService(definition, impl);
@@ -217,28 +249,21 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     configFor(nodeId, cluster) {
       const streams = [...live].filter((s) => s.node?.id === nodeId);
       const node: XdsNode | undefined =
-        streams[0]?.node ?? polled.get(nodeId) ?? (cluster !== undefined ? { id: nodeId, cluster, clientFeatures: [], userAgent: '' } : undefined);
-      return node ? nodeConfig(provider, node, streams) : undefined;
+        streams[0]?.node ?? core.polled.get(nodeId) ?? (cluster !== undefined ? { id: nodeId, cluster, clientFeatures: [], userAgent: '' } : undefined);
+      return node ? nodeConfig(options.provider, node, streams) : undefined;
     },
-    fetch: (type, api, req) => {
-      if (req.node) options.callbacks?.admit?.(req.node);
-      if (options.maxResourceNames && req.resourceNames.length > options.maxResourceNames) throw tooManyNames(req.resourceNames.length, options.maxResourceNames);
-      const result = fetchSotw(deps.get, type, api, req, bodyCache);
-      if (req.node) remember(req.node);
-      return result;
-    },
+    fetch: (type, api, req) => fetchOnce(core, type, api, req),
     streams: () => [...live],
     memoryTrim: () => trimmer.stats(),
     flushChanges: () => pipeline.deliver(),
     close() {
-      closing = true;
+      core.closing = true;
       pipeline.close();
       trimmer.close();
       if (heartbeatTimer) clearInterval(heartbeatTimer);
       for (const s of [...live]) s.close(new HubError('SHUTTING_DOWN', 'xDS server is shutting down'));
     },
   };
-  return xds;
 }
 
 function subscriptionCounts(live: ReadonlySet<XdsStream>): { variant: string; type: string; count: number }[] {
