@@ -16,7 +16,7 @@ import { HubError } from '../errors';
 import { checkFrom, checkLimit, checkPayloads, closedError, effectiveFrom } from './common';
 import { createGroupCommitter } from './group-commit';
 import { createAppender } from './redis-append';
-import type { Log, LogEntry } from './log';
+import type { Log, LogEntry, LogSnapshot } from './log';
 import { createChangeNotifier } from './notifier';
 import { answeredWithin, openLink } from './redis-link';
 import {
@@ -190,6 +190,20 @@ async function close(s: RedisLogState): Promise<void> {
   s.link.close();
 }
 
+async function claimCompaction(s: RedisLogState): Promise<boolean> {
+  const claimed = await call(s, 'claimCompaction', () => s.link.run((c) => c.set(s.compactLock, s.writerKey, 'PX', COMPACT_CLAIM_MS, 'NX')));
+  return claimed === 'OK';
+}
+
+async function compact(s: RedisLogState, snapshot: LogSnapshot, keepTail: number): Promise<void> {
+  try {
+    await compactNow(s, snapshot, keepTail);
+  } finally {
+    // Our claim (if any) ends here; another process's claim is left alone.
+    await s.link.run((c) => c.eval(RELEASE_LUA, 1, s.compactLock, s.writerKey)).catch(() => undefined);
+  }
+}
+
 export function createRedisLog(options: RedisLogOptions): Log {
   const base = openBase(options);
   const s: RedisLogState = Object.assign(base, startAppends(base));
@@ -240,18 +254,12 @@ export function createRedisLog(options: RedisLogOptions): Log {
 
     async claimCompaction() {
       ensureOpen();
-      const claimed = await call(s, 'claimCompaction', () => link.run((c) => c.set(s.compactLock, s.writerKey, 'PX', COMPACT_CLAIM_MS, 'NX')));
-      return claimed === 'OK';
+      return claimCompaction(s);
     },
 
     async compact(snapshot, keepTail) {
       ensureOpen();
-      try {
-        await compactNow(s, snapshot, keepTail);
-      } finally {
-        // Our claim (if any) ends here; another process's claim is left alone.
-        await link.run((c) => c.eval(RELEASE_LUA, 1, s.compactLock, s.writerKey)).catch(() => undefined);
-      }
+      await compact(s, snapshot, keepTail);
     },
 
     unreachable: (signal) => unreachable(s, signal),
