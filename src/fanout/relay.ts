@@ -252,7 +252,14 @@ function stats(hub: RelayHub): PublisherStats {
   let subscribers = 0;
   for (const r of hub.relays.values()) subscribers += r.subs.size;
   const { counters } = hub;
-  return { subscribers, buffers: hub.relays.size, snapshotCacheHits: 0, snapshotCacheMisses: counters.snapshots, resumes: counters.resumes, slowConsumers: counters.slowConsumers };
+  return {
+    subscribers,
+    buffers: hub.relays.size,
+    snapshotCacheHits: 0,
+    snapshotCacheMisses: counters.snapshots,
+    resumes: counters.resumes,
+    slowConsumers: counters.slowConsumers,
+  };
 }
 
 export function createRelayPublisher(options: RelayPublisherOptions): RelayPublisher {

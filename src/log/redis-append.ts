@@ -108,7 +108,12 @@ async function fencedBy(a: AppenderState, deadline: number): Promise<boolean> {
 }
 
 /** One send of a batch: its first index, or LinkDown when the connection fails or Redis does not answer by `deadline`. */
-async function sendBatch(a: AppenderState, batch: number, payloads: readonly string[], deadline: number): Promise<bigint> {
+async function sendBatch(
+  a: AppenderState,
+  batch: number,
+  payloads: readonly string[],
+  deadline: number,
+): Promise<bigint> {
   const { link, writeTimeoutMs, waitReplicas } = a.deps;
   const { late, cancel } = answerDeadline(deadline, writeTimeoutMs);
   try {

@@ -82,7 +82,12 @@ async function firstConnect(s: RedisLogBase): Promise<void> {
  * timeout fails too (LOG_UNAVAILABLE), as an append does; any other call after
  * SILENT_READ_MS. Either way the silent connection is dropped and opened again.
  */
-export async function call<T>(s: RedisLogBase, what: string, run: () => Promise<T>, answerWithinWriteTimeout = false): Promise<T> {
+export async function call<T>(
+  s: RedisLogBase,
+  what: string,
+  run: () => Promise<T>,
+  answerWithinWriteTimeout = false,
+): Promise<T> {
   const { link } = s;
   try {
     await firstConnect(s);

@@ -112,7 +112,14 @@ interface SortedState<V> {
 }
 
 export function sortedSharded<V extends object>(compare: (a: V, b: V) => number): SortedSharded<V> {
-  const s: SortedState<V> = { compare, state: emptySharded(), size: 0, log: { pairs: [], start: 0 }, latest: undefined, built: undefined };
+  const s: SortedState<V> = {
+    compare,
+    state: emptySharded(),
+    size: 0,
+    log: { pairs: [], start: 0 },
+    latest: undefined,
+    built: undefined,
+  };
   return {
     apply: (changes) => apply(s, changes),
     result() {
