@@ -229,6 +229,9 @@ export function parseTtlTypes(text: string): XdsTypeShort[] {
 
 export { parseStore };
 
+/** Sets one option from its flag or environment variable, when given and not empty. */
+type Setter = (name: OptionName, apply: (v: string) => void) => void;
+
 /** Parses argv (after the command name) and env into a Config. Throws HubError on bad values. */
 export function parseConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Config {
   const { values } = parseArgs({
@@ -241,10 +244,19 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
     (values as Record<string, string | undefined>)[name] ?? env[OPTIONS[name].env];
 
   const config: Config = { ...DEFAULTS, store: { ...DEFAULTS.store }, limits: { ...DEFAULTS.limits }, redis: { ...DEFAULTS.redis } };
-  const set = <K extends OptionName>(name: K, apply: (v: string) => void) => {
+  const set: Setter = (name, apply) => {
     const v = get(name);
     if (v !== undefined && v !== '') apply(v);
   };
+  setServing(config, set);
+  setLimits(config.limits, set);
+  setMeshAndHistory(config, set);
+  checkCombinations(config, get);
+  return config;
+}
+
+/** Listening, storage, logging, xDS, ACL and TLS options. */
+function setServing(config: Config, set: Setter): void {
   set('bind', (v) => (config.bind = v));
   set('http-port', (v) => (config.httpPort = port(v, 'http-port')));
   set('grpc-port', (v) => (config.grpcPort = port(v, 'grpc-port')));
@@ -292,7 +304,9 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
     config.tlsClientCertTokenAllow = v.split(',').map((a) => a.trim()).filter((a) => a !== '');
   });
   set('tls-reload-interval', (v) => (config.tlsReloadIntervalMs = Math.max(1, parseDurationMs(v, 'tls-reload-interval'))));
-  const limits = config.limits;
+}
+
+function setLimits(limits: Config['limits'], set: Setter): void {
   set('http-max-body', (v) => (limits.httpMaxBodyBytes = parseBytes(v, 'http-max-body')));
   set('grpc-max-message', (v) => (limits.grpcMaxMessageBytes = parseBytes(v, 'grpc-max-message')));
   set('grpc-max-streams-per-connection', (v) => (limits.grpcMaxStreamsPerConnection = positive(v, 'grpc-max-streams-per-connection')));
@@ -301,7 +315,10 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   set('txn-max-ops', (v) => (limits.txnMaxOps = positive(v, 'txn-max-ops')));
   set('http-max-blocking-per-client', (v) => (limits.httpMaxBlockingPerClient = positive(v, 'http-max-blocking-per-client')));
   set('http-rate-limit', (v) => (limits.httpRateLimit = count(v, 'http-rate-limit')));
+}
 
+/** Sidecar ports, the CA and intentions, the xDS history; each checked as it is set. */
+function setMeshAndHistory(config: Config, set: Setter): void {
   set('sidecar-min-port', (v) => (config.sidecarMinPort = port(v, 'sidecar-min-port')));
   set('sidecar-max-port', (v) => (config.sidecarMaxPort = port(v, 'sidecar-max-port')));
   if (config.sidecarMinPort > config.sidecarMaxPort) throw invalid('sidecar-min-port', 'must not exceed --sidecar-max-port');
@@ -320,7 +337,10 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   if (config.xdsHistoryPersist === 'on' && storeKind(config.store).history === 'none') {
     throw invalid('xds-history-persist', 'on needs a stored log (SQLite: history.db beside it in --data-dir; Redis: keys beside the log); with --store memory the history is kept in memory only');
   }
+}
 
+/** Options that are refused together (or without one another). */
+function checkCombinations(config: Config, get: (name: OptionName) => string | undefined): void {
   checkFanout(config, (name) => get(name) !== undefined && get(name) !== '');
   const redisFlags = (['redis-wait-replicas', 'redis-password', 'redis-sentinel-password', 'redis-tls-ca'] as const).filter((f) => get(f));
   if (redisFlags.length > 0 && !storeKind(config.store).redisFlags) {
@@ -337,7 +357,6 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   if (config.xdsMaxDelayMs < config.xdsDebounceMs) {
     throw invalid('xds-max-delay', 'must be at least --xds-debounce');
   }
-  return config;
 }
 
 /**

@@ -89,165 +89,183 @@ export function specOf(check: HealthCheck): Spec | undefined {
   };
 }
 
-export function startCheckRunner(options: CheckRunnerOptions): CheckRunner {
-  const { catalog, nodeName: node, policy } = options;
-  const logger = options.logger.child({ node });
-  const outputUpdateMs = options.outputUpdateMs ?? 5 * 60_000;
-  const probed = new Map<string, Probed>();
+interface RunnerState {
+  catalog: Catalog;
+  node: string;
+  policy: AddressPolicy;
+  logger: pino.Logger;
+  outputUpdateMs: number;
+  probed: Map<string, Probed>;
   /** Checks counted critical, and the timer that reaps their service. */
-  const reapers = new Map<string, NodeJS.Timeout>();
-  let stopped = false;
-  let syncQueued = false;
-  let lastNodeIndex = -1;
+  reapers: Map<string, NodeJS.Timeout>;
+  stopped: boolean;
+  syncQueued: boolean;
+  lastNodeIndex: number;
+}
 
-  async function probe(spec: Spec): Promise<ProbeResult> {
-    let address: string;
-    try {
-      address = await policy.resolve(spec.target.host, spec.kind);
-    } catch (err) {
-      return { status: 'critical', output: (err as Error).message };
-    }
-    if (spec.kind === 'http') return probeHttp(spec.target, address, spec.timeoutMs, spec.http);
-    if (spec.kind === 'tcp') return probeTcp(spec.target, address, spec.timeoutMs);
-    return probeGrpc(spec.target, address, spec.timeoutMs, spec.text);
-  }
-
-  async function write(checkId: string, result: ProbeResult): Promise<void> {
-    try {
-      const r = await catalog.submit({ type: 'check-update', node, checkId, status: result.status, output: result.output });
-      // NOT_FOUND: the check was removed while its probe ran.
-      if (!r.ok && r.error?.code !== 'NOT_FOUND') logger.warn({ checkId, error: r.error }, 'check result refused');
-    } catch (err) {
-      if (!isHubError(err, 'SHUTTING_DOWN')) logger.warn({ err, checkId }, 'check result not written');
-    }
-  }
-
-  async function run(checkId: string, spec: Spec, signal: AbortSignal): Promise<void> {
-    let successes = 0;
-    let failures = 0;
-    let lastOutputWrite = 0;
-    while (!signal.aborted) {
-      const result = await probe(spec);
-      if (signal.aborted) return;
-      // Consecutive results needed before the status moves (Consul's StatusHandler).
-      let status: ProbeResult['status'] | undefined;
-      if (result.status === 'passing') {
-        failures = 0;
-        if (++successes >= spec.successBeforePassing) status = 'passing';
-      } else {
-        successes = 0;
-        failures++;
-        if (failures >= spec.failuresBeforeCritical) status = result.status;
-        else if (failures >= spec.failuresBeforeWarning) status = 'warning';
-      }
-      const current = catalog.ttlCheck(node, checkId)?.check;
-      if (!current) return;
-      if (status !== undefined && status !== current.Status) {
-        lastOutputWrite = Date.now();
-        await write(checkId, { status, output: result.output });
-      } else if (status !== undefined && result.output !== current.Output && Date.now() - lastOutputWrite >= outputUpdateMs) {
-        lastOutputWrite = Date.now();
-        await write(checkId, { status, output: result.output });
-      }
-      await sleep(spec.intervalMs, undefined, { signal }).catch(() => undefined);
-    }
-  }
-
-  function startProbe(check: HealthCheck): void {
-    let spec: Spec | undefined;
-    try {
-      spec = specOf(check);
-    } catch (err) {
-      logger.warn({ err, checkId: check.CheckID }, 'check has an unusable definition; not run');
-      spec = undefined;
-    }
-    const id = check.CheckID;
-    const signature = spec ? JSON.stringify(spec) : '';
-    const existing = probed.get(id);
-    if (existing?.signature === signature) return;
-    existing?.controller.abort();
-    probed.delete(id);
-    if (!spec) return;
-    const controller = new AbortController();
-    probed.set(id, { signature, controller });
-    run(id, spec, controller.signal).catch((err: unknown) => logger.error({ err, checkId: id }, 'check runner loop failed'));
-  }
-
-  /** DeregisterCriticalServiceAfter: a timer from when the check was first seen critical. */
-  function reap(check: HealthCheck): void {
-    const id = check.CheckID;
-    const after = String(check.Definition?.DeregisterCriticalServiceAfter ?? '');
-    const armed = reapers.get(id);
-    if (check.Status !== 'critical' || after === '' || check.ServiceID === '') {
-      if (armed) clearTimeout(armed);
-      reapers.delete(id);
-      return;
-    }
-    if (armed) return;
-    let ms: number;
-    try {
-      ms = parseDurationMs(after, 'DeregisterCriticalServiceAfter');
-    } catch {
-      return;
-    }
-    const serviceId = check.ServiceID;
-    reapers.set(
-      id,
-      setTimeout(() => {
-        reapers.delete(id);
-        if (catalog.ttlCheck(node, id)?.check.Status !== 'critical') return;
-        logger.info({ checkId: id, serviceId }, 'check critical past DeregisterCriticalServiceAfter; deregistering its service');
-        catalog.submit({ type: 'deregister', node, serviceId }).catch((err: unknown) => {
-          if (!isHubError(err, 'SHUTTING_DOWN')) logger.warn({ err, serviceId }, 'reaping the service failed');
-        });
-      }, ms),
-    );
-  }
-
-  function sync(force = false): void {
-    syncQueued = false;
-    if (stopped) return;
-    const checks = catalog.nodeChecks(node);
-    if (!force && checks.index === lastNodeIndex) return;
-    lastNodeIndex = checks.index;
-    const present = new Set<string>();
-    for (const check of checks.value) {
-      present.add(check.CheckID);
-      startProbe(check);
-      reap(check);
-    }
-    for (const [id, p] of [...probed]) {
-      if (present.has(id)) continue;
-      p.controller.abort();
-      probed.delete(id);
-    }
-    for (const [id, timer] of [...reapers]) {
-      if (present.has(id)) continue;
-      clearTimeout(timer);
-      reapers.delete(id);
-    }
-  }
-
+export function startCheckRunner(options: CheckRunnerOptions): CheckRunner {
+  const { catalog, nodeName: node } = options;
+  const r: RunnerState = {
+    catalog,
+    node,
+    policy: options.policy,
+    logger: options.logger.child({ node }),
+    outputUpdateMs: options.outputUpdateMs ?? 5 * 60_000,
+    probed: new Map(),
+    reapers: new Map(),
+    stopped: false,
+    syncQueued: false,
+    lastNodeIndex: -1,
+  };
   // A burst of entries costs one look at the node, after the burst.
   const offApplied = catalog.onApplied(() => {
-    if (stopped || syncQueued) return;
-    syncQueued = true;
-    setImmediate(sync);
+    if (r.stopped || r.syncQueued) return;
+    r.syncQueued = true;
+    setImmediate(() => sync(r));
   });
-  const offReset = catalog.onReset(() => sync(true));
-  sync(true);
+  const offReset = catalog.onReset(() => sync(r, true));
+  sync(r, true);
 
   return {
-    running: () => [...probed.keys()].sort(),
+    running: () => [...r.probed.keys()].sort(),
     stop() {
-      if (stopped) return;
-      stopped = true;
+      if (r.stopped) return;
+      r.stopped = true;
       offApplied();
       offReset();
-      for (const p of probed.values()) p.controller.abort();
-      probed.clear();
-      for (const t of reapers.values()) clearTimeout(t);
-      reapers.clear();
+      for (const p of r.probed.values()) p.controller.abort();
+      r.probed.clear();
+      for (const t of r.reapers.values()) clearTimeout(t);
+      r.reapers.clear();
     },
   };
+}
+
+async function probe(r: RunnerState, spec: Spec): Promise<ProbeResult> {
+  let address: string;
+  try {
+    address = await r.policy.resolve(spec.target.host, spec.kind);
+  } catch (err) {
+    return { status: 'critical', output: (err as Error).message };
+  }
+  if (spec.kind === 'http') return probeHttp(spec.target, address, spec.timeoutMs, spec.http);
+  if (spec.kind === 'tcp') return probeTcp(spec.target, address, spec.timeoutMs);
+  return probeGrpc(spec.target, address, spec.timeoutMs, spec.text);
+}
+
+async function write(r: RunnerState, checkId: string, result: ProbeResult): Promise<void> {
+  try {
+    const res = await r.catalog.submit({ type: 'check-update', node: r.node, checkId, status: result.status, output: result.output });
+    // NOT_FOUND: the check was removed while its probe ran.
+    if (!res.ok && res.error?.code !== 'NOT_FOUND') r.logger.warn({ checkId, error: res.error }, 'check result refused');
+  } catch (err) {
+    if (!isHubError(err, 'SHUTTING_DOWN')) r.logger.warn({ err, checkId }, 'check result not written');
+  }
+}
+
+async function run(r: RunnerState, checkId: string, spec: Spec, signal: AbortSignal): Promise<void> {
+  let successes = 0;
+  let failures = 0;
+  let lastOutputWrite = 0;
+  while (!signal.aborted) {
+    const result = await probe(r, spec);
+    if (signal.aborted) return;
+    // Consecutive results needed before the status moves (Consul's StatusHandler).
+    let status: ProbeResult['status'] | undefined;
+    if (result.status === 'passing') {
+      failures = 0;
+      if (++successes >= spec.successBeforePassing) status = 'passing';
+    } else {
+      successes = 0;
+      failures++;
+      if (failures >= spec.failuresBeforeCritical) status = result.status;
+      else if (failures >= spec.failuresBeforeWarning) status = 'warning';
+    }
+    const current = r.catalog.ttlCheck(r.node, checkId)?.check;
+    if (!current) return;
+    if (status !== undefined && status !== current.Status) {
+      lastOutputWrite = Date.now();
+      await write(r, checkId, { status, output: result.output });
+    } else if (status !== undefined && result.output !== current.Output && Date.now() - lastOutputWrite >= r.outputUpdateMs) {
+      lastOutputWrite = Date.now();
+      await write(r, checkId, { status, output: result.output });
+    }
+    await sleep(spec.intervalMs, undefined, { signal }).catch(() => undefined);
+  }
+}
+
+function startProbe(r: RunnerState, check: HealthCheck): void {
+  let spec: Spec | undefined;
+  try {
+    spec = specOf(check);
+  } catch (err) {
+    r.logger.warn({ err, checkId: check.CheckID }, 'check has an unusable definition; not run');
+    spec = undefined;
+  }
+  const id = check.CheckID;
+  const signature = spec ? JSON.stringify(spec) : '';
+  const existing = r.probed.get(id);
+  if (existing?.signature === signature) return;
+  existing?.controller.abort();
+  r.probed.delete(id);
+  if (!spec) return;
+  const controller = new AbortController();
+  r.probed.set(id, { signature, controller });
+  run(r, id, spec, controller.signal).catch((err: unknown) => r.logger.error({ err, checkId: id }, 'check runner loop failed'));
+}
+
+/** DeregisterCriticalServiceAfter: a timer from when the check was first seen critical. */
+function reap(r: RunnerState, check: HealthCheck): void {
+  const { catalog, node, logger, reapers } = r;
+  const id = check.CheckID;
+  const after = String(check.Definition?.DeregisterCriticalServiceAfter ?? '');
+  const armed = reapers.get(id);
+  if (check.Status !== 'critical' || after === '' || check.ServiceID === '') {
+    if (armed) clearTimeout(armed);
+    reapers.delete(id);
+    return;
+  }
+  if (armed) return;
+  let ms: number;
+  try {
+    ms = parseDurationMs(after, 'DeregisterCriticalServiceAfter');
+  } catch {
+    return;
+  }
+  const serviceId = check.ServiceID;
+  reapers.set(
+    id,
+    setTimeout(() => {
+      reapers.delete(id);
+      if (catalog.ttlCheck(node, id)?.check.Status !== 'critical') return;
+      logger.info({ checkId: id, serviceId }, 'check critical past DeregisterCriticalServiceAfter; deregistering its service');
+      catalog.submit({ type: 'deregister', node, serviceId }).catch((err: unknown) => {
+        if (!isHubError(err, 'SHUTTING_DOWN')) logger.warn({ err, serviceId }, 'reaping the service failed');
+      });
+    }, ms),
+  );
+}
+
+function sync(r: RunnerState, force = false): void {
+  r.syncQueued = false;
+  if (r.stopped) return;
+  const checks = r.catalog.nodeChecks(r.node);
+  if (!force && checks.index === r.lastNodeIndex) return;
+  r.lastNodeIndex = checks.index;
+  const present = new Set<string>();
+  for (const check of checks.value) {
+    present.add(check.CheckID);
+    startProbe(r, check);
+    reap(r, check);
+  }
+  for (const [id, p] of [...r.probed]) {
+    if (present.has(id)) continue;
+    p.controller.abort();
+    r.probed.delete(id);
+  }
+  for (const [id, timer] of [...r.reapers]) {
+    if (present.has(id)) continue;
+    clearTimeout(timer);
+    r.reapers.delete(id);
+  }
 }

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type pino from 'pino';
 import type { Catalog } from '../catalog/catalog';
-import { Topic, type CheckServiceNode } from '../catalog/types';
+import { Topic, type CatalogEvent, type CheckServiceNode } from '../catalog/types';
 import { parseDurationMs } from '../config';
 import { HubError, isHubError } from '../errors';
 import { activeRoot, prunable } from './state';
@@ -82,228 +82,269 @@ function needsLeaf(csn: CheckServiceNode): string | undefined {
   return s.Connect?.Native === true ? s.Service : undefined;
 }
 
-export function startConnectCa(options: ConnectCaOptions): ConnectCa {
-  const { catalog, logger, datacenter } = options;
-  const now = options.now ?? Date.now;
-  const concurrency = options.concurrency ?? 4;
+interface CaState {
+  catalog: Catalog;
+  logger: pino.Logger;
+  datacenter: string;
+  initialLeafTtlMs: number;
+  now: () => number;
+  concurrency: number;
   /** `node\0serviceID` → the service that instance needs a leaf for. */
-  const fronts = new Map<string, string>();
+  fronts: Map<string, string>;
   /**
    * Services whose leaf was asked for over HTTP → when last asked. Kept fresh
    * while asked within one leaf lifetime, so whoever holds the last answer has
    * a valid leaf; a name asked once is not renewed for good.
    */
-  const asked = new Map<string, number>();
-  const inflight = new Map<string, Promise<IssuedLeaf>>();
-  const queue: (() => void)[] = [];
-  let running = 0;
-  let stopped = false;
-  let queued = false;
-  let timer: NodeJS.Timeout | undefined;
-  let issued = 0;
-  const pruning = new Set<string>();
+  asked: Map<string, number>;
+  inflight: Map<string, Promise<IssuedLeaf>>;
+  queue: (() => void)[];
+  running: number;
+  stopped: boolean;
+  queued: boolean;
+  timer: NodeJS.Timeout | undefined;
+  issued: number;
+  pruning: Set<string>;
+}
 
-  const state = (): ConnectState => catalog.connectCa();
-
-  function rebuild(): void {
-    fronts.clear();
-    for (const name of Object.keys(catalog.services().value)) {
-      for (const csn of catalog.serviceInstances(name).value) {
-        const need = needsLeaf(csn);
-        if (need) fronts.set(`${csn.Node.Node}\0${csn.Service.ID}`, need);
-      }
-    }
-  }
-
-  function leafTtlMs(s: ConnectState): number {
-    try {
-      return s.config ? parseDurationMs(s.config.Config.LeafCertTTL, 'LeafCertTTL') : 0;
-    } catch {
-      return 0;
-    }
-  }
-
-  function wanted(): Set<string> {
-    const at = now();
-    const ttl = leafTtlMs(state());
-    for (const [service, last] of asked) if (at - last > ttl) asked.delete(service);
-    return new Set([...fronts.values(), ...asked.keys()]);
-  }
-
-  function due(leaf: IssuedLeaf | undefined, s: ConnectState, at: number): boolean {
-    return !leaf || leaf.RootID !== activeRoot(s)?.ID || at >= renewAt(leaf);
-  }
-
-  async function slot<T>(work: () => Promise<T>): Promise<T> {
-    if (running >= concurrency) await new Promise<void>((resolve) => queue.push(resolve));
-    running++;
-    try {
-      return await work();
-    } finally {
-      running--;
-      queue.shift()?.();
-    }
-  }
-
-  /** Issues a leaf for the service (one at a time per service); resolves with the leaf the log holds afterwards. */
-  function issue(service: string): Promise<IssuedLeaf> {
-    let p = inflight.get(service);
-    if (p) return p;
-    p = slot(async () => {
-      for (let attempt = 0; attempt < 3; attempt++) {
-        const s = state();
-        const current = s.leaves.get(service);
-        if (!due(current, s, now())) return current!;
-        const root = activeRoot(s);
-        if (!root || !s.config) throw new HubError('SHUTTING_DOWN', 'the CA has no active root yet');
-        const leaf = await issueLeaf({
-          root,
-          service,
-          spiffeId: serviceSpiffeId(s.trustDomain, datacenter, service),
-          now: now(),
-          ttlMs: parseDurationMs(s.config.Config.LeafCertTTL, 'LeafCertTTL'),
-        });
-        const result = await catalog.submit({ type: 'leaf-issue', leaf, ifSerial: current?.SerialNumber ?? '' });
-        if (result.ok) issued++;
-        // Refused: another hub issued one, or the root rotated meanwhile; look again.
-      }
-      const last = state().leaves.get(service);
-      if (!last) throw new HubError('CONFLICT', `no leaf could be issued for "${service}"`);
-      return last;
-    }).finally(() => inflight.delete(service));
-    inflight.set(service, p);
-    return p;
-  }
-
-  async function prune(rootId: string): Promise<void> {
-    if (pruning.has(rootId)) return;
-    pruning.add(rootId);
-    try {
-      await catalog.submit({ type: 'ca-prune', rootId, at: new Date(now()).toISOString() });
-    } finally {
-      pruning.delete(rootId);
-    }
-  }
-
-  /** Issues what is due, prunes what may go, and sets the timer for the next renewal. */
-  function reconcile(): void {
-    queued = false;
-    if (stopped) return;
-    const s = state();
-    if (!s.config) return;
-    const at = now();
-    let next = Infinity;
-    for (const service of wanted()) {
-      const leaf = s.leaves.get(service);
-      if (due(leaf, s, at)) {
-        issue(service).catch((err: unknown) => {
-          if (!isHubError(err, 'SHUTTING_DOWN')) logger.warn({ err, service }, 'issuing a leaf failed');
-        });
-      } else next = Math.min(next, renewAt(leaf!));
-    }
-    const ttl = leafTtlMs(s);
-    for (const root of s.roots) {
-      if (root.Active) continue;
-      if (prunable(s, root, at)) {
-        prune(root.ID).catch((err: unknown) => {
-          if (!isHubError(err, 'SHUTTING_DOWN')) logger.warn({ err, root: root.ID }, 'pruning a root failed');
-        });
-      } else next = Math.min(next, Date.parse(root.RotatedOutAt) + ttl);
-    }
-    if (timer) clearTimeout(timer);
-    timer = undefined;
-    if (Number.isFinite(next)) timer = setTimeout(schedule, Math.min(Math.max(next - now(), 0) + 5, MAX_TIMER_MS));
-  }
-
-  function schedule(): void {
-    if (stopped || queued) return;
-    queued = true;
-    setImmediate(reconcile);
-  }
-
-  const offApplied = catalog.onApplied((_index, events, info) => {
-    let changed = info.connect !== undefined;
-    for (const e of events) {
-      if (e.topic !== Topic.ServiceHealth || e.payload.type !== 'service-health') continue; // not its Connect copy
-      const key = `${e.payload.csn.Node.Node}\0${e.payload.csn.Service.ID}`;
-      const need = e.payload.op === 'register' ? needsLeaf(e.payload.csn) : undefined;
-      if (need === fronts.get(key)) continue;
-      if (need) fronts.set(key, need);
-      else fronts.delete(key);
-      changed = true;
-    }
-    if (changed) schedule();
-  });
+export function startConnectCa(options: ConnectCaOptions): ConnectCa {
+  const { catalog, logger } = options;
+  const ca: CaState = {
+    catalog,
+    logger,
+    datacenter: options.datacenter,
+    initialLeafTtlMs: options.initialLeafTtlMs,
+    now: options.now ?? Date.now,
+    concurrency: options.concurrency ?? 4,
+    fronts: new Map(),
+    asked: new Map(),
+    inflight: new Map(),
+    queue: [],
+    running: 0,
+    stopped: false,
+    queued: false,
+    timer: undefined,
+    issued: 0,
+    pruning: new Set(),
+  };
+  const offApplied = catalog.onApplied((_index, events, info) => applied(ca, events, info.connect !== undefined));
   const offReset = catalog.onReset(() => {
-    rebuild();
-    schedule();
+    rebuild(ca);
+    schedule(ca);
   });
 
-  async function init(): Promise<void> {
-    if (state().config) return;
-    const clusterId = randomUUID();
-    const root = await makeRoot({ clusterId, trustDomain: `${clusterId}.consul`, serial: 1, now: now(), ttlMs: ROOT_TTL_MS });
-    const config = { Provider: 'consul' as const, Config: defaultCaConfig(options.initialLeafTtlMs), ClusterID: clusterId, ForceWithoutCrossSigning: false };
-    const result = await catalog.submit({ type: 'ca-init', config, root });
-    // Refused: another hub sharing the log initialised it first; its root is the one.
-    if (!result.ok && !state().config) throw new HubError('INTERNAL', `the CA could not be initialised: ${result.error?.message}`);
-    if (result.ok) logger.info({ root: root.ID, trustDomain: `${clusterId}.consul` }, 'connect CA initialised');
-  }
-
-  rebuild();
-  const started = init().then(schedule);
+  rebuild(ca);
+  const started = init(ca).then(() => schedule(ca));
   started.catch((err: unknown) => logger.error({ err }, 'connect CA initialisation failed'));
 
   return {
     ready: () => started,
     async leaf(service) {
       await started;
-      asked.set(service, now());
-      const s = state();
+      ca.asked.set(service, ca.now());
+      const s = state(ca);
       const current = s.leaves.get(service);
-      if (!due(current, s, now())) return current!;
-      return issue(service);
+      if (!due(current, s, ca.now())) return current!;
+      return issue(ca, service);
     },
     async configure(update) {
       await started;
-      const s = state();
-      const active = activeRoot(s)!;
-      let root: RootInput | undefined;
-      if (update.privateKey) {
-        const candidate = await makeRoot({
-          clusterId: s.config!.ClusterID,
-          trustDomain: s.trustDomain,
-          serial: Math.max(...s.roots.map((r) => r.SerialNumber)) + 1,
-          now: now(),
-          ttlMs: parseDurationMs(update.config.RootCertTTL, 'Config.RootCertTTL'),
-          keyPem: update.privateKey,
-          ...(update.rootCert ? { certPem: update.rootCert } : {}),
-        });
-        // The same key as the active root is no rotation (Consul compares the provider's key).
-        if (candidate.SigningKeyID !== active.SigningKeyID && candidate.ID !== active.ID) {
-          root = update.forceWithoutCrossSigning ? candidate : { ...candidate, IntermediateCerts: [await crossSign(candidate, active, now())] };
-        }
-      }
-      const result = await catalog.submit({
-        type: 'ca-config',
-        config: update.config,
-        forceWithoutCrossSigning: update.forceWithoutCrossSigning,
-        ...(root ? { root } : {}),
-        ifActiveRoot: active.ID,
-        at: new Date(now()).toISOString(),
-      });
-      if (!result.ok) throw new HubError(result.error?.code ?? 'CONFLICT', result.error?.message ?? 'CA configuration refused');
-      if (root) logger.info({ from: active.ID, to: root.ID }, 'connect CA root rotated; reissuing every leaf');
-      return result.index;
+      return configure(ca, update);
     },
-    wanted: () => [...wanted()].sort(),
-    stats: () => ({ issued }),
+    wanted: () => [...wanted(ca)].sort(),
+    stats: () => ({ issued: ca.issued }),
     stop() {
-      stopped = true;
+      ca.stopped = true;
       offApplied();
       offReset();
-      if (timer) clearTimeout(timer);
-      queue.splice(0).forEach((resume) => resume());
+      if (ca.timer) clearTimeout(ca.timer);
+      ca.queue.splice(0).forEach((resume) => resume());
     },
   };
+}
+
+const state = (ca: CaState): ConnectState => ca.catalog.connectCa();
+
+function rebuild(ca: CaState): void {
+  const { catalog, fronts } = ca;
+  fronts.clear();
+  for (const name of Object.keys(catalog.services().value)) {
+    for (const csn of catalog.serviceInstances(name).value) {
+      const need = needsLeaf(csn);
+      if (need) fronts.set(`${csn.Node.Node}\0${csn.Service.ID}`, need);
+    }
+  }
+}
+
+/** Follows the instances that need leaves; reconciles when they or the CA changed. */
+function applied(ca: CaState, events: readonly CatalogEvent[], connectChanged: boolean): void {
+  let changed = connectChanged;
+  for (const e of events) {
+    if (e.topic !== Topic.ServiceHealth || e.payload.type !== 'service-health') continue; // not its Connect copy
+    const key = `${e.payload.csn.Node.Node}\0${e.payload.csn.Service.ID}`;
+    const need = e.payload.op === 'register' ? needsLeaf(e.payload.csn) : undefined;
+    if (need === ca.fronts.get(key)) continue;
+    if (need) ca.fronts.set(key, need);
+    else ca.fronts.delete(key);
+    changed = true;
+  }
+  if (changed) schedule(ca);
+}
+
+function leafTtlMs(s: ConnectState): number {
+  try {
+    return s.config ? parseDurationMs(s.config.Config.LeafCertTTL, 'LeafCertTTL') : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function wanted(ca: CaState): Set<string> {
+  const at = ca.now();
+  const ttl = leafTtlMs(state(ca));
+  for (const [service, last] of ca.asked) if (at - last > ttl) ca.asked.delete(service);
+  return new Set([...ca.fronts.values(), ...ca.asked.keys()]);
+}
+
+function due(leaf: IssuedLeaf | undefined, s: ConnectState, at: number): boolean {
+  return !leaf || leaf.RootID !== activeRoot(s)?.ID || at >= renewAt(leaf);
+}
+
+async function slot<T>(ca: CaState, work: () => Promise<T>): Promise<T> {
+  if (ca.running >= ca.concurrency) await new Promise<void>((resolve) => ca.queue.push(resolve));
+  ca.running++;
+  try {
+    return await work();
+  } finally {
+    ca.running--;
+    ca.queue.shift()?.();
+  }
+}
+
+/** Issues a leaf for the service (one at a time per service); resolves with the leaf the log holds afterwards. */
+function issue(ca: CaState, service: string): Promise<IssuedLeaf> {
+  let p = ca.inflight.get(service);
+  if (p) return p;
+  p = slot(ca, async () => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const s = state(ca);
+      const current = s.leaves.get(service);
+      if (!due(current, s, ca.now())) return current!;
+      const root = activeRoot(s);
+      if (!root || !s.config) throw new HubError('SHUTTING_DOWN', 'the CA has no active root yet');
+      const leaf = await issueLeaf({
+        root,
+        service,
+        spiffeId: serviceSpiffeId(s.trustDomain, ca.datacenter, service),
+        now: ca.now(),
+        ttlMs: parseDurationMs(s.config.Config.LeafCertTTL, 'LeafCertTTL'),
+      });
+      const result = await ca.catalog.submit({ type: 'leaf-issue', leaf, ifSerial: current?.SerialNumber ?? '' });
+      if (result.ok) ca.issued++;
+      // Refused: another hub issued one, or the root rotated meanwhile; look again.
+    }
+    const last = state(ca).leaves.get(service);
+    if (!last) throw new HubError('CONFLICT', `no leaf could be issued for "${service}"`);
+    return last;
+  }).finally(() => ca.inflight.delete(service));
+  ca.inflight.set(service, p);
+  return p;
+}
+
+async function prune(ca: CaState, rootId: string): Promise<void> {
+  if (ca.pruning.has(rootId)) return;
+  ca.pruning.add(rootId);
+  try {
+    await ca.catalog.submit({ type: 'ca-prune', rootId, at: new Date(ca.now()).toISOString() });
+  } finally {
+    ca.pruning.delete(rootId);
+  }
+}
+
+/** Issues what is due, prunes what may go, and sets the timer for the next renewal. */
+function reconcile(ca: CaState): void {
+  ca.queued = false;
+  if (ca.stopped) return;
+  const s = state(ca);
+  if (!s.config) return;
+  const at = ca.now();
+  let next = Infinity;
+  for (const service of wanted(ca)) {
+    const leaf = s.leaves.get(service);
+    if (due(leaf, s, at)) {
+      issue(ca, service).catch((err: unknown) => {
+        if (!isHubError(err, 'SHUTTING_DOWN')) ca.logger.warn({ err, service }, 'issuing a leaf failed');
+      });
+    } else next = Math.min(next, renewAt(leaf!));
+  }
+  const ttl = leafTtlMs(s);
+  for (const root of s.roots) {
+    if (root.Active) continue;
+    if (prunable(s, root, at)) {
+      prune(ca, root.ID).catch((err: unknown) => {
+        if (!isHubError(err, 'SHUTTING_DOWN')) ca.logger.warn({ err, root: root.ID }, 'pruning a root failed');
+      });
+    } else next = Math.min(next, Date.parse(root.RotatedOutAt) + ttl);
+  }
+  if (ca.timer) clearTimeout(ca.timer);
+  ca.timer = undefined;
+  if (Number.isFinite(next)) ca.timer = setTimeout(() => schedule(ca), Math.min(Math.max(next - ca.now(), 0) + 5, MAX_TIMER_MS));
+}
+
+function schedule(ca: CaState): void {
+  if (ca.stopped || ca.queued) return;
+  ca.queued = true;
+  setImmediate(() => reconcile(ca));
+}
+
+async function init(ca: CaState): Promise<void> {
+  if (state(ca).config) return;
+  const clusterId = randomUUID();
+  const root = await makeRoot({ clusterId, trustDomain: `${clusterId}.consul`, serial: 1, now: ca.now(), ttlMs: ROOT_TTL_MS });
+  const config = { Provider: 'consul' as const, Config: defaultCaConfig(ca.initialLeafTtlMs), ClusterID: clusterId, ForceWithoutCrossSigning: false };
+  const result = await ca.catalog.submit({ type: 'ca-init', config, root });
+  // Refused: another hub sharing the log initialised it first; its root is the one.
+  if (!result.ok && !state(ca).config) throw new HubError('INTERNAL', `the CA could not be initialised: ${result.error?.message}`);
+  if (result.ok) ca.logger.info({ root: root.ID, trustDomain: `${clusterId}.consul` }, 'connect CA initialised');
+}
+
+async function configure(ca: CaState, update: ConfigUpdate): Promise<bigint> {
+  const s = state(ca);
+  const active = activeRoot(s)!;
+  const root = update.privateKey ? await rotatedRoot(ca, s, active, update, update.privateKey) : undefined;
+  const result = await ca.catalog.submit({
+    type: 'ca-config',
+    config: update.config,
+    forceWithoutCrossSigning: update.forceWithoutCrossSigning,
+    ...(root ? { root } : {}),
+    ifActiveRoot: active.ID,
+    at: new Date(ca.now()).toISOString(),
+  });
+  if (!result.ok) throw new HubError(result.error?.code ?? 'CONFLICT', result.error?.message ?? 'CA configuration refused');
+  if (root) ca.logger.info({ from: active.ID, to: root.ID }, 'connect CA root rotated; reissuing every leaf');
+  return result.index;
+}
+
+/** The root an operator's key makes, cross-signed unless forced; undefined when it is the active root's key. */
+async function rotatedRoot(
+  ca: CaState,
+  s: ConnectState,
+  active: NonNullable<ReturnType<typeof activeRoot>>,
+  update: ConfigUpdate,
+  privateKey: string,
+): Promise<RootInput | undefined> {
+  const candidate = await makeRoot({
+    clusterId: s.config!.ClusterID,
+    trustDomain: s.trustDomain,
+    serial: Math.max(...s.roots.map((r) => r.SerialNumber)) + 1,
+    now: ca.now(),
+    ttlMs: parseDurationMs(update.config.RootCertTTL, 'Config.RootCertTTL'),
+    keyPem: privateKey,
+    ...(update.rootCert ? { certPem: update.rootCert } : {}),
+  });
+  // The same key as the active root is no rotation (Consul compares the provider's key).
+  if (candidate.SigningKeyID !== active.SigningKeyID && candidate.ID !== active.ID) {
+    return update.forceWithoutCrossSigning ? candidate : { ...candidate, IntermediateCerts: [await crossSign(candidate, active, ca.now())] };
+  }
+  return undefined;
 }

@@ -39,169 +39,184 @@ export interface Appender {
   rewoundTo(last: bigint): void;
 }
 
-export function createAppender(deps: AppenderDeps): Appender {
-  const { link, label, writeTimeoutMs, waitReplicas, logger, unavailable, outcomeUnknown } = deps;
-  let seq = 0;
+interface AppenderState {
+  deps: AppenderDeps;
+  seq: number;
   /** The newest index this process has seen (handed out by its tails or given to its appends). */
-  let highestSeen = 0n;
+  highestSeen: bigint;
   /** A batch given up on while its outcome was unknown; fenced before the next batch goes out. */
-  let abandoned: number | undefined;
-  let fencing: Promise<void> | undefined;
+  abandoned: number | undefined;
+  fencing: Promise<void> | undefined;
+}
 
-  /**
-   * Fences the abandoned batch (if any) with the fence script. Bounded like a write: a
-   * connection that does not answer within the write timeout is dropped (the fence is
-   * harmless if it runs later, and is simply sent again on the next connection).
-   */
-  function fence(): Promise<void> {
-    if (abandoned === undefined) return Promise.resolve();
-    fencing ??= (async () => {
-      const batch = abandoned!;
-      const { late, cancel } = answerDeadline(Date.now() + writeTimeoutMs, writeTimeoutMs);
-      try {
-        const first = await Promise.race([link.run(() => deps.fenceScript(batch)), late]);
-        abandoned = undefined;
-        if (first === '') logger?.info({ batch }, 'redis log: an append refused during the outage was not applied, and now never will be');
-        else logger?.warn({ batch, index: first }, 'redis log: an append refused during the outage had been applied before the connection dropped');
-      } catch (err) {
-        // Down again, or silent (then dropped): the next ready (or the next append) fences it.
-        if (err instanceof LinkDown) {
-          if (link.state() === 'ready') link.drop(`fence: ${err.reason}`);
-        } else logger?.error({ err, batch }, 'redis log: fencing an unresolved append failed');
-      } finally {
-        cancel();
-        fencing = undefined;
-      }
-    })();
-    return fencing;
-  }
-  link.onReady(() => {
-    if (abandoned !== undefined) void fence();
+export function createAppender(deps: AppenderDeps): Appender {
+  const a: AppenderState = { deps, seq: 0, highestSeen: 0n, abandoned: undefined, fencing: undefined };
+  deps.link.onReady(() => {
+    if (a.abandoned !== undefined) void fence(a);
   });
-
-  /** Fences first; false when that did not finish by `deadline` (the batch must not go out before it). */
-  async function fencedBy(deadline: number): Promise<boolean> {
-    if (abandoned === undefined) return true;
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))));
-    try {
-      await Promise.race([fence(), expired]);
-    } finally {
-      clearTimeout(timer);
-    }
-    return abandoned === undefined;
-  }
-
-  /** One send of a batch: its first index, or LinkDown when the connection fails or Redis does not answer by `deadline`. */
-  async function sendBatch(batch: number, payloads: readonly string[], deadline: number): Promise<bigint> {
-    const { late, cancel } = answerDeadline(deadline, writeTimeoutMs);
-    try {
-      const append = link.run(() => deps.appendScript(batch, payloads));
-      const first = BigInt(await Promise.race([append, late]));
-      if (waitReplicas > 0) {
-        // On the same connection: WAIT counts the replicas that hold every write it made so far.
-        // Redis answers WAIT at its timeout with the count so far: leave room to hear it before `late`.
-        const waitMs = Math.max(1, deadline - Date.now() - 100);
-        const acked = await Promise.race([link.run((c) => c.wait(waitReplicas, waitMs)), late]);
-        if (acked < waitReplicas) throw new NotReplicated(acked);
-      }
-      return first;
-    } finally {
-      cancel();
-    }
-  }
-
-  /** The append is in the primary's stream, but fewer replicas than --redis-wait-replicas confirmed it in time. */
-  class NotReplicated extends Error {
-    constructor(readonly acked: number) {
-      super(`${acked} of ${waitReplicas} replicas confirmed it within ${writeTimeoutMs} ms`);
-    }
-  }
-
-  /**
-   * Commits one batch, answered by `since` + the write timeout whatever Redis does.
-   * "Not applied" (LOG_UNAVAILABLE) only for a batch no attempt of which left this
-   * process; once one may have reached Redis, LOG_OUTCOME_UNKNOWN and the batch is fenced.
-   */
-  async function commitBatch(payloads: readonly string[], since = Date.now()): Promise<bigint> {
-    const batch = ++seq;
-    const deadline = since + writeTimeoutMs;
-    // Whatever this batch lands at is above every index that existed before it was first
-    // sent (tails may hand the batch itself out before its reply arrives).
-    const seenBefore = highestSeen;
-    let sent = false; // whether some attempt may have reached Redis
-    const giveUp = (why: string, cause?: unknown): never => {
-      if (!sent) throw unavailable(`${why}; the write was not applied`, cause);
-      // Unknown outcome: make sure it cannot land later, and learn whether it did.
-      abandoned = batch;
-      throw outcomeUnknown(`${why}; the write may have been applied`, cause);
-    };
-    for (;;) {
-      // Out of time before (again) sending: queued behind a commit that used it up (never
-      // sent, so not applied), or a resend whose connection came back too late.
-      if (Date.now() >= deadline) {
-        giveUp(`no answer within ${writeTimeoutMs} ms${sent ? '' : ' (waiting behind earlier writes)'}`);
-      }
-      if (link.state() !== 'ready') {
-        // During an outage a write that never went out is refused at once; one that
-        // did, or one made while the first connection is still being set up, waits.
-        if (link.state() === 'down' && !sent) giveUp('not connected');
-        if (!(await link.whenReady(undefined, deadline))) giveUp(`no connection within ${writeTimeoutMs} ms`);
-      }
-      if (!(await fencedBy(deadline))) giveUp('an earlier write is still unresolved');
-      try {
-        return accepted(await sendBatch(batch, payloads, deadline), payloads, seenBefore);
-      } catch (err) {
-        if (isHubError(err)) throw err;
-        if (err instanceof NotReplicated) {
-          // Not fenced: it is in the stream, and every hub reading the primary applies it.
-          throw outcomeUnknown(`the write reached the primary but ${err.message}; it may still take effect`, err);
-        }
-        if (!(err instanceof LinkDown)) {
-          if (/STALE_BATCH/.test(String(err))) giveUp('the write was fenced after a reconnect', err);
-          throw new HubError('INTERNAL', `${label}: append failed: ${String(err)}`, { cause: err });
-        }
-        sent ||= err.sent;
-        if (!sent) giveUp('not connected');
-        if (Date.now() >= deadline) {
-          // Open but silent: drop the connection, so that nothing else queues behind the
-          // unanswered command and no late reply is matched to a later command. The fence
-          // on the next connection seals this batch's fate and learns it.
-          if (link.state() === 'ready') link.drop(`append: ${err.reason}`);
-          giveUp(err.reason, err);
-        }
-        // Lost with the connection: resend the same batch once it is back (idempotent).
-      }
-    }
-  }
-
-  /** Checks where an acknowledged batch landed and records it; its first index. */
-  function accepted(first: bigint, payloads: readonly string[], seenBefore: bigint): bigint {
-    // Indexes only grow: one at or below what this process already saw means the
-    // log lost entries (a failover) and hands their indexes out again. The entry is
-    // in the log, but this hub must rebuild before it can apply it (its tail finds
-    // the same and the catalog rebuilds).
-    if (first <= seenBefore) {
-      highestSeen = first + BigInt(payloads.length) - 1n; // the log as it is now
-      throw new HubError(
-        'LOG_REWOUND',
-        `${label}: the write landed at index ${first}, but this hub had seen ${seenBefore}: ` +
-          'the log lost entries in a failover; the write will take effect',
-      );
-    }
-    const lastOfBatch = first + BigInt(payloads.length) - 1n;
-    if (lastOfBatch > highestSeen) highestSeen = lastOfBatch;
-    deps.landed(first, payloads);
-    return first;
-  }
-
   return {
-    commit: commitBatch,
+    commit: (payloads, since) => commitBatch(a, payloads, since),
     saw(index) {
-      if (index > highestSeen) highestSeen = index;
+      if (index > a.highestSeen) a.highestSeen = index;
     },
     rewoundTo(last) {
-      highestSeen = last;
+      a.highestSeen = last;
     },
   };
+}
+
+/**
+ * Fences the abandoned batch (if any) with the fence script. Bounded like a write: a
+ * connection that does not answer within the write timeout is dropped (the fence is
+ * harmless if it runs later, and is simply sent again on the next connection).
+ */
+function fence(a: AppenderState): Promise<void> {
+  if (a.abandoned === undefined) return Promise.resolve();
+  const { link, writeTimeoutMs, logger } = a.deps;
+  a.fencing ??= (async () => {
+    const batch = a.abandoned!;
+    const { late, cancel } = answerDeadline(Date.now() + writeTimeoutMs, writeTimeoutMs);
+    try {
+      const first = await Promise.race([link.run(() => a.deps.fenceScript(batch)), late]);
+      a.abandoned = undefined;
+      if (first === '') logger?.info({ batch }, 'redis log: an append refused during the outage was not applied, and now never will be');
+      else logger?.warn({ batch, index: first }, 'redis log: an append refused during the outage had been applied before the connection dropped');
+    } catch (err) {
+      // Down again, or silent (then dropped): the next ready (or the next append) fences it.
+      if (err instanceof LinkDown) {
+        if (link.state() === 'ready') link.drop(`fence: ${err.reason}`);
+      } else logger?.error({ err, batch }, 'redis log: fencing an unresolved append failed');
+    } finally {
+      cancel();
+      a.fencing = undefined;
+    }
+  })();
+  return a.fencing;
+}
+
+/** Fences first; false when that did not finish by `deadline` (the batch must not go out before it). */
+async function fencedBy(a: AppenderState, deadline: number): Promise<boolean> {
+  if (a.abandoned === undefined) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))));
+  try {
+    await Promise.race([fence(a), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+  return a.abandoned === undefined;
+}
+
+/** One send of a batch: its first index, or LinkDown when the connection fails or Redis does not answer by `deadline`. */
+async function sendBatch(
+  a: AppenderState,
+  batch: number,
+  payloads: readonly string[],
+  deadline: number,
+): Promise<bigint> {
+  const { link, writeTimeoutMs, waitReplicas } = a.deps;
+  const { late, cancel } = answerDeadline(deadline, writeTimeoutMs);
+  try {
+    const append = link.run(() => a.deps.appendScript(batch, payloads));
+    const first = BigInt(await Promise.race([append, late]));
+    if (waitReplicas > 0) {
+      // On the same connection: WAIT counts the replicas that hold every write it made so far.
+      // Redis answers WAIT at its timeout with the count so far: leave room to hear it before `late`.
+      const waitMs = Math.max(1, deadline - Date.now() - 100);
+      const acked = await Promise.race([link.run((c) => c.wait(waitReplicas, waitMs)), late]);
+      if (acked < waitReplicas) throw new NotReplicated(acked, waitReplicas, writeTimeoutMs);
+    }
+    return first;
+  } finally {
+    cancel();
+  }
+}
+
+/** The append is in the primary's stream, but fewer replicas than --redis-wait-replicas confirmed it in time. */
+class NotReplicated extends Error {
+  constructor(
+    readonly acked: number,
+    waitReplicas: number,
+    writeTimeoutMs: number,
+  ) {
+    super(`${acked} of ${waitReplicas} replicas confirmed it within ${writeTimeoutMs} ms`);
+  }
+}
+
+/**
+ * Commits one batch, answered by `since` + the write timeout whatever Redis does.
+ * "Not applied" (LOG_UNAVAILABLE) only for a batch no attempt of which left this
+ * process; once one may have reached Redis, LOG_OUTCOME_UNKNOWN and the batch is fenced.
+ */
+async function commitBatch(a: AppenderState, payloads: readonly string[], since = Date.now()): Promise<bigint> {
+  const { link, label, writeTimeoutMs, unavailable, outcomeUnknown } = a.deps;
+  const batch = ++a.seq;
+  const deadline = since + writeTimeoutMs;
+  // Whatever this batch lands at is above every index that existed before it was first
+  // sent (tails may hand the batch itself out before its reply arrives).
+  const seenBefore = a.highestSeen;
+  let sent = false; // whether some attempt may have reached Redis
+  const giveUp = (why: string, cause?: unknown): never => {
+    if (!sent) throw unavailable(`${why}; the write was not applied`, cause);
+    // Unknown outcome: make sure it cannot land later, and learn whether it did.
+    a.abandoned = batch;
+    throw outcomeUnknown(`${why}; the write may have been applied`, cause);
+  };
+  for (;;) {
+    // Out of time before (again) sending: queued behind a commit that used it up (never
+    // sent, so not applied), or a resend whose connection came back too late.
+    if (Date.now() >= deadline) {
+      giveUp(`no answer within ${writeTimeoutMs} ms${sent ? '' : ' (waiting behind earlier writes)'}`);
+    }
+    if (link.state() !== 'ready') {
+      // During an outage a write that never went out is refused at once; one that
+      // did, or one made while the first connection is still being set up, waits.
+      if (link.state() === 'down' && !sent) giveUp('not connected');
+      if (!(await link.whenReady(undefined, deadline))) giveUp(`no connection within ${writeTimeoutMs} ms`);
+    }
+    if (!(await fencedBy(a, deadline))) giveUp('an earlier write is still unresolved');
+    try {
+      return accepted(a, await sendBatch(a, batch, payloads, deadline), payloads, seenBefore);
+    } catch (err) {
+      if (isHubError(err)) throw err;
+      if (err instanceof NotReplicated) {
+        // Not fenced: it is in the stream, and every hub reading the primary applies it.
+        throw outcomeUnknown(`the write reached the primary but ${err.message}; it may still take effect`, err);
+      }
+      if (!(err instanceof LinkDown)) {
+        if (/STALE_BATCH/.test(String(err))) giveUp('the write was fenced after a reconnect', err);
+        throw new HubError('INTERNAL', `${label}: append failed: ${String(err)}`, { cause: err });
+      }
+      sent ||= err.sent;
+      if (!sent) giveUp('not connected');
+      if (Date.now() >= deadline) {
+        // Open but silent: drop the connection, so that nothing else queues behind the
+        // unanswered command and no late reply is matched to a later command. The fence
+        // on the next connection seals this batch's fate and learns it.
+        if (link.state() === 'ready') link.drop(`append: ${err.reason}`);
+        giveUp(err.reason, err);
+      }
+      // Lost with the connection: resend the same batch once it is back (idempotent).
+    }
+  }
+}
+
+/** Checks where an acknowledged batch landed and records it; its first index. */
+function accepted(a: AppenderState, first: bigint, payloads: readonly string[], seenBefore: bigint): bigint {
+  // Indexes only grow: one at or below what this process already saw means the
+  // log lost entries (a failover) and hands their indexes out again. The entry is
+  // in the log, but this hub must rebuild before it can apply it (its tail finds
+  // the same and the catalog rebuilds).
+  if (first <= seenBefore) {
+    a.highestSeen = first + BigInt(payloads.length) - 1n; // the log as it is now
+    throw new HubError(
+      'LOG_REWOUND',
+      `${a.deps.label}: the write landed at index ${first}, but this hub had seen ${seenBefore}: ` +
+        'the log lost entries in a failover; the write will take effect',
+    );
+  }
+  const lastOfBatch = first + BigInt(payloads.length) - 1n;
+  if (lastOfBatch > a.highestSeen) a.highestSeen = lastOfBatch;
+  a.deps.landed(first, payloads);
+  return first;
 }

@@ -128,155 +128,184 @@ export function linkOptions(base: RedisOptions): RedisOptions {
   };
 }
 
+interface LinkCore {
+  client: Redis;
+  readyTimeoutMs: number;
+  state: LinkState;
+  lastError: Error | undefined;
+  // Settled by the next 'close': every command sent meanwhile races it.
+  lost: Promise<never>;
+  markLost: (err: LinkDown) => void;
+  generation: number;
+  readyWaiters: Set<() => void>;
+  readyListeners: Array<() => void>;
+  downWaiters: Set<() => void>;
+  downAt: number | undefined;
+  readyTimer: NodeJS.Timeout | undefined;
+}
+
 export function openLink(connection: RedisConnection, readyTimeoutMs = READY_TIMEOUT_MS): RedisLink {
   const options = linkOptions(connection.options);
   const client = connection.url === undefined ? new Redis(options) : new Redis(connection.url, options);
-  let state: LinkState = 'connecting';
-  let lastError: Error | undefined;
-  // Settled by the next 'close': every command sent meanwhile races it.
-  let lost!: Promise<never>;
-  let markLost!: (err: LinkDown) => void;
-  const arm = () => {
-    lost = new Promise<never>((_, reject) => (markLost = reject));
-    lost.catch(() => undefined); // observed by run(); a close with nothing in flight is not an error
+  const l: LinkCore = {
+    client,
+    readyTimeoutMs,
+    state: 'connecting',
+    lastError: undefined,
+    lost: undefined as unknown as Promise<never>,
+    markLost: () => undefined,
+    generation: 0,
+    readyWaiters: new Set(),
+    readyListeners: [],
+    downWaiters: new Set(),
+    // Opened not ready: a log that never connected has been down since it opened.
+    downAt: Date.now(),
+    readyTimer: undefined,
   };
-  arm();
-  let generation = 0;
-  const readyWaiters = new Set<() => void>();
-  const readyListeners: Array<() => void> = [];
-  const downWaiters = new Set<() => void>();
-  // Opened not ready: a log that never connected has been down since it opened.
-  let downAt: number | undefined = Date.now();
-  const goDown = () => {
-    state = 'down';
-    downAt ??= Date.now();
-    for (const wake of [...downWaiters]) wake();
+  arm(l);
+  watchClient(l);
+  return {
+    client,
+    state: () => l.state,
+    generation: () => l.generation,
+    lastError: () => l.lastError,
+    run: (send) => run(l, send),
+    whenReady: (signal, until) => whenReady(l, signal, until),
+    onReady(listener) {
+      l.readyListeners.push(listener);
+    },
+    downSince: () => l.downAt,
+    whenDown: (signal) => whenDown(l, signal),
+    drop: (reason) => drop(l, reason),
+    close: () => close(l),
   };
+}
 
-  /** Ends the socket now (a FIN would wait for a silent peer); ioredis reconnects per retryStrategy. */
-  const destroySocket = (why: string) => {
-    lastError = new Error(why);
-    (client as unknown as { stream?: { destroy(): void } }).stream?.destroy();
-  };
-  let readyTimer: NodeJS.Timeout | undefined;
+function arm(l: LinkCore): void {
+  l.lost = new Promise<never>((_, reject) => (l.markLost = reject));
+  l.lost.catch(() => undefined); // observed by run(); a close with nothing in flight is not an error
+}
+
+function goDown(l: LinkCore): void {
+  l.state = 'down';
+  l.downAt ??= Date.now();
+  for (const wake of [...l.downWaiters]) wake();
+}
+
+/** Ends the socket now (a FIN would wait for a silent peer); ioredis reconnects per retryStrategy. */
+function destroySocket(l: LinkCore, why: string): void {
+  l.lastError = new Error(why);
+  (l.client as unknown as { stream?: { destroy(): void } }).stream?.destroy();
+}
+
+/** Follows ioredis's events into the link's state. */
+function watchClient(l: LinkCore): void {
+  const { client } = l;
   client.on('connect', () => {
-    clearTimeout(readyTimer);
+    clearTimeout(l.readyTimer);
     // Checked from setImmediate, after the poll phase: when the event loop was held up
     // past the timeout, a ready-check reply already waiting in the socket is read first.
-    readyTimer = setTimeout(() => {
+    l.readyTimer = setTimeout(() => {
       setImmediate(() => {
-        if (state === 'closed' || client.status !== 'connect') return;
-        destroySocket(`connected but not ready within ${readyTimeoutMs} ms`);
+        if (l.state === 'closed' || client.status !== 'connect') return;
+        destroySocket(l, `connected but not ready within ${l.readyTimeoutMs} ms`);
       });
-    }, readyTimeoutMs);
-    readyTimer.unref();
+    }, l.readyTimeoutMs);
+    l.readyTimer.unref();
   });
-  client.on('error', (err: Error) => (lastError = err));
+  client.on('error', (err: Error) => (l.lastError = err));
   client.on('ready', () => {
-    clearTimeout(readyTimer);
-    if (state === 'closed') return;
-    state = 'ready';
-    downAt = undefined;
-    generation++;
-    for (const wake of [...readyWaiters]) wake();
-    for (const listener of readyListeners) listener();
+    clearTimeout(l.readyTimer);
+    if (l.state === 'closed') return;
+    l.state = 'ready';
+    l.downAt = undefined;
+    l.generation++;
+    for (const wake of [...l.readyWaiters]) wake();
+    for (const listener of l.readyListeners) listener();
   });
   // ioredis can give up for good ('end') on its own: with Sentinel, when a failover
   // announcement arrives while it is still resolving the primary. The log never gives
   // up while it is open: start connecting again (errors arrive as 'error' events).
   client.on('end', () => {
-    if (state === 'closed') return;
+    if (l.state === 'closed') return;
     const again = setTimeout(() => {
-      if (state !== 'closed' && client.status === 'end') client.connect().catch(() => undefined);
+      if (l.state !== 'closed' && client.status === 'end') client.connect().catch(() => undefined);
     }, RESTART_MS);
     again.unref();
   });
   client.on('close', () => {
-    if (state === 'ready') goDown();
-    const reject = markLost;
-    arm();
-    reject(new LinkDown(true, `connection closed${lastError ? ` (${lastError.message})` : ''}`));
+    if (l.state === 'ready') goDown(l);
+    const reject = l.markLost;
+    arm(l);
+    reject(new LinkDown(true, `connection closed${l.lastError ? ` (${l.lastError.message})` : ''}`));
   });
+}
 
-  return {
-    client,
-    state: () => state,
-    generation: () => generation,
-    lastError: () => lastError,
+function run<T>(l: LinkCore, send: (client: Redis) => Promise<T>): Promise<T> {
+  if (l.state !== 'ready') {
+    return Promise.reject(new LinkDown(false, l.state === 'closed' ? 'closed' : `not connected${l.lastError ? ` (${l.lastError.message})` : ''}`));
+  }
+  // ioredis may notice a dead socket before it emits 'close': it then refuses the
+  // command without sending it, which is the same as being down.
+  const sent = send(l.client).catch((err: unknown) => {
+    if (err instanceof Error && UNSENT.test(err.message)) {
+      // Believe it: until ioredis says 'ready' again, this link is down.
+      if (l.state === 'ready') goDown(l);
+      throw new LinkDown(false, err.message);
+    }
+    throw err;
+  });
+  return Promise.race([sent, l.lost]);
+}
 
-    run(send) {
-      if (state !== 'ready') {
-        return Promise.reject(new LinkDown(false, state === 'closed' ? 'closed' : `not connected${lastError ? ` (${lastError.message})` : ''}`));
-      }
-      // ioredis may notice a dead socket before it emits 'close': it then refuses the
-      // command without sending it, which is the same as being down.
-      const sent = send(client).catch((err: unknown) => {
-        if (err instanceof Error && UNSENT.test(err.message)) {
-          // Believe it: until ioredis says 'ready' again, this link is down.
-          if (state === 'ready') goDown();
-          throw new LinkDown(false, err.message);
-        }
-        throw err;
-      });
-      return Promise.race([sent, lost]);
-    },
+function whenReady(l: LinkCore, signal?: AbortSignal, until?: number): Promise<boolean> {
+  if (l.state === 'ready') return Promise.resolve(true);
+  if (l.state === 'closed' || signal?.aborted || (until !== undefined && Date.now() >= until)) return Promise.resolve(false);
+  return new Promise<boolean>((resolve) => {
+    const timer = until === undefined ? undefined : setTimeout(() => done(false), until - Date.now());
+    const onAbort = () => done(false);
+    const onReady = () => done(true);
+    function done(ok: boolean) {
+      if (timer) clearTimeout(timer);
+      l.readyWaiters.delete(onReady);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(ok && l.state === 'ready');
+    }
+    // close() wakes these too; they then see the state and resolve false.
+    l.readyWaiters.add(onReady);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
 
-    whenReady(signal, until) {
-      if (state === 'ready') return Promise.resolve(true);
-      if (state === 'closed' || signal?.aborted || (until !== undefined && Date.now() >= until)) return Promise.resolve(false);
-      return new Promise<boolean>((resolve) => {
-        const timer = until === undefined ? undefined : setTimeout(() => done(false), until - Date.now());
-        const onAbort = () => done(false);
-        const onReady = () => done(true);
-        function done(ok: boolean) {
-          if (timer) clearTimeout(timer);
-          readyWaiters.delete(onReady);
-          signal?.removeEventListener('abort', onAbort);
-          resolve(ok && state === 'ready');
-        }
-        // close() wakes these too; they then see the state and resolve false.
-        readyWaiters.add(onReady);
-        signal?.addEventListener('abort', onAbort, { once: true });
-      });
-    },
+function whenDown(l: LinkCore, signal: AbortSignal): Promise<boolean> {
+  if (l.state === 'closed' || signal.aborted) return Promise.resolve(false);
+  if (l.state !== 'ready') return Promise.resolve(true);
+  return new Promise<boolean>((resolve) => {
+    const onAbort = () => done();
+    function done() {
+      l.downWaiters.delete(done);
+      signal.removeEventListener('abort', onAbort);
+      resolve(l.state !== 'ready' && l.state !== 'closed');
+    }
+    // close() wakes these too; they then see the state and resolve false.
+    l.downWaiters.add(done);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
 
-    onReady(listener) {
-      readyListeners.push(listener);
-    },
+function drop(l: LinkCore, reason: string): void {
+  if (l.state !== 'ready') return;
+  goDown(l);
+  const reject = l.markLost;
+  arm(l);
+  reject(new LinkDown(true, reason));
+  destroySocket(l, `dropped: ${reason}`);
+}
 
-    downSince: () => downAt,
-
-    whenDown(signal) {
-      if (state === 'closed' || signal.aborted) return Promise.resolve(false);
-      if (state !== 'ready') return Promise.resolve(true);
-      return new Promise<boolean>((resolve) => {
-        const onAbort = () => done();
-        function done() {
-          downWaiters.delete(done);
-          signal.removeEventListener('abort', onAbort);
-          resolve(state !== 'ready' && state !== 'closed');
-        }
-        // close() wakes these too; they then see the state and resolve false.
-        downWaiters.add(done);
-        signal.addEventListener('abort', onAbort, { once: true });
-      });
-    },
-
-    drop(reason) {
-      if (state !== 'ready') return;
-      goDown();
-      const reject = markLost;
-      arm();
-      reject(new LinkDown(true, reason));
-      destroySocket(`dropped: ${reason}`);
-    },
-
-    close() {
-      if (state === 'closed') return;
-      state = 'closed';
-      clearTimeout(readyTimer);
-      client.disconnect();
-      for (const wake of [...readyWaiters, ...downWaiters]) wake();
-    },
-  };
+function close(l: LinkCore): void {
+  if (l.state === 'closed') return;
+  l.state = 'closed';
+  clearTimeout(l.readyTimer);
+  l.client.disconnect();
+  for (const wake of [...l.readyWaiters, ...l.downWaiters]) wake();
 }

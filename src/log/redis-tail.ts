@@ -108,144 +108,181 @@ export interface TailSource {
 
 type XreadReply = [string, StreamRecord[]][] | null;
 
-export async function* redisTail(src: TailSource, from: bigint, signal: AbortSignal): AsyncGenerator<LogEntry> {
-  let next = effectiveFrom(from);
-  let caughtUp = false;
+interface TailState {
+  src: TailSource;
+  signal: AbortSignal;
+  next: bigint;
+  caughtUp: boolean;
   // Own appends are handed out only once the tail has reached the head of the log in
   // Redis (and so knows `next` is retained): from then on it is contiguous, and an
   // own entry at `next` is exactly what Redis would return.
-  let live = false;
+  live: boolean;
   // After an outage the log may have lost entries (a failover to a replica that had
   // not got them): the first read then checks that the last entry this tail handed
   // out is still there, as it was.
-  let verify = false;
-  let lastOut: LogEntry | undefined;
+  verify: boolean;
+  lastOut: LogEntry | undefined;
   // The shared connection's reconnects since the last check (the tail may have been
   // waiting on its own connection, or on nothing, while the server changed).
-  let generation = src.link.generation();
-  let blocking: RedisLink | undefined;
+  generation: number;
+  blocking: RedisLink | undefined;
   // An XREAD still blocked from an earlier round (own entries may have moved `next` meanwhile).
-  let pending: Promise<LogEntry[] | LinkDown> | undefined;
+  pending: Promise<LogEntry[] | LinkDown> | undefined;
   // Own appends wake the round waiting for them through one subscription for the
   // whole tail. A waitAfter per round left its waiter (and a listener on `signal`)
   // behind whenever another hub's entries ended the round, until the next own
   // append: without bound on a hub that appends nothing itself, and each new
   // listener cost a walk over the others.
-  let wakeOwn: (() => void) | undefined;
+  wakeOwn: (() => void) | undefined;
+}
+
+/** A round that found nothing to hand out and should start again. */
+const AGAIN = 'again';
+
+export async function* redisTail(src: TailSource, from: bigint, signal: AbortSignal): AsyncGenerator<LogEntry> {
+  const t: TailState = {
+    src,
+    signal,
+    next: effectiveFrom(from),
+    caughtUp: false,
+    live: false,
+    verify: false,
+    lastOut: undefined,
+    generation: src.link.generation(),
+    blocking: undefined,
+    pending: undefined,
+    wakeOwn: undefined,
+  };
   const offOwn = src.changes.subscribe(() => {
-    const wake = wakeOwn;
-    wakeOwn = undefined;
+    const wake = t.wakeOwn;
+    t.wakeOwn = undefined;
     wake?.();
   });
-  const ownAppend = (seen: number): Promise<void> =>
-    src.changes.version !== seen || signal.aborted ? Promise.resolve() : new Promise<void>((resolve) => (wakeOwn = resolve));
   const stop = () => {
-    blocking?.close();
-    wakeOwn?.();
+    t.blocking?.close();
+    t.wakeOwn?.();
   };
   signal.addEventListener('abort', stop, { once: true });
-  const ended = () => signal.aborted || src.isClosed();
-
-  /** Entries of a read that started at or before `next`: drop what we have, the rest must start at `next`. */
-  function* fresh(entries: LogEntry[]): Generator<LogEntry> {
-    for (const entry of entries) {
-      if (entry.index < next) continue;
-      // Another hub's compaction overtook this reader: say so instead of skipping.
-      if (entry.index !== next) throw compactedError(next, entry.index);
-      yield entry;
-    }
-  }
-
   try {
-    while (!ended()) {
-      if (src.link.generation() !== generation) {
-        generation = src.link.generation();
-        caughtUp = false;
-        verify = true;
-      }
-      const seen = src.changes.version;
-      const own = live ? src.own.from(next, PAGE_SIZE) : [];
-      if (own.length > 0) {
-        for (const entry of own) {
-          if (ended()) return;
-          yield entry;
-          lastOut = entry;
-          src.handedOut(entry);
-          next = entry.index + 1n;
-        }
-        continue;
-      }
-
-      if (!caughtUp) {
-        let page: LogEntry[];
-        try {
-          page = await src.readPage(next, PAGE_SIZE, verify ? lastOut : undefined);
-          verify = false;
-        } catch (err) {
-          if (ended()) return;
-          if (!(err instanceof LinkDown)) throw err;
-          verify = true;
-          // Down: wait for the connection, or for an own append acknowledged just before the drop.
-          await Promise.race([src.link.whenReady(signal), ownAppend(seen)]);
-          continue;
-        }
-        for (const entry of fresh(page)) {
-          if (ended()) return;
-          yield entry;
-          lastOut = entry;
-          src.handedOut(entry);
-          next = entry.index + 1n;
-        }
-        caughtUp = page.length < PAGE_SIZE;
-        live ||= caughtUp;
-        continue;
-      }
-
-      // Caught up: block for newer entries on this tail's own connection, never the shared one.
-      blocking ??= src.openBlockingLink();
-      if (!pending) {
-        if (blocking.state() !== 'ready') {
-          await Promise.race([blocking.whenReady(signal), ownAppend(seen)]);
-          continue;
-        }
-        // IDs are "<index>-1": entries after "<next-1>-1" start at index `next`. The block
-        // is bounded so that an entry appended and compacted away between the page read
-        // and this XREAD cannot leave the tail waiting for nothing.
-        const after = `${next - 1n}-1`;
-        const xread = blocking.run(
-          (c) => c.xread('COUNT', PAGE_SIZE, 'BLOCK', TAIL_BLOCK_MS, 'STREAMS', src.stream, after) as Promise<XreadReply>,
-        );
-        pending = answeredWithin(blocking, 'xread', xread, XREAD_ANSWER_MS).then(
-          (reply) => (reply?.[0]?.[1] ?? []).map(toEntry),
-          (err: unknown) => {
-            if (err instanceof LinkDown) return err;
-            throw err;
-          },
-        );
-        // Left behind when the tail ends mid-block; its failure then concerns no one.
-        pending.catch(() => undefined);
-      }
-      const woke = await Promise.race([pending, ownAppend(seen).then(() => 'own' as const)]);
-      if (woke === 'own') continue; // keep the XREAD: its answer is still useful
-      pending = undefined;
-      if (woke instanceof LinkDown) {
-        caughtUp = false; // re-read a page once the connection is back
-        verify = true;
-        continue;
-      }
-      for (const entry of fresh(woke)) {
-        if (ended()) return;
-        yield entry;
-        lastOut = entry;
-        src.handedOut(entry);
-        next = entry.index + 1n;
-      }
-      // A timed-out block re-reads a page: it is how a compaction that emptied the range is noticed.
-      if (woke.length === 0) caughtUp = false;
-    }
+    yield* rounds(t);
   } finally {
     offOwn();
     signal.removeEventListener('abort', stop);
-    blocking?.close();
+    t.blocking?.close();
   }
+}
+
+const ended = (t: TailState): boolean => t.signal.aborted || t.src.isClosed();
+
+function ownAppend(t: TailState, seen: number): Promise<void> {
+  return t.src.changes.version !== seen || t.signal.aborted ? Promise.resolve() : new Promise<void>((resolve) => (t.wakeOwn = resolve));
+}
+
+/** Each round hands out own appends, a page from Redis, or what a blocking XREAD brought. */
+async function* rounds(t: TailState): AsyncGenerator<LogEntry> {
+  const { src } = t;
+  while (!ended(t)) {
+    if (src.link.generation() !== t.generation) {
+      t.generation = src.link.generation();
+      t.caughtUp = false;
+      t.verify = true;
+    }
+    const seen = src.changes.version;
+    const own = t.live ? src.own.from(t.next, PAGE_SIZE) : [];
+    if (own.length > 0) {
+      if (!(yield* handOut(t, own))) return;
+      continue;
+    }
+
+    if (!t.caughtUp) {
+      const page = await readOnePage(t, seen);
+      if (page === undefined) return;
+      if (page === AGAIN) continue;
+      if (!(yield* handOut(t, fresh(t, page)))) return;
+      t.caughtUp = page.length < PAGE_SIZE;
+      t.live ||= t.caughtUp;
+      continue;
+    }
+
+    const woke = await blockForNewer(t, seen);
+    if (woke === AGAIN) continue;
+    if (!(yield* handOut(t, fresh(t, woke)))) return;
+    // A timed-out block re-reads a page: it is how a compaction that emptied the range is noticed.
+    if (woke.length === 0) t.caughtUp = false;
+  }
+}
+
+/** Yields `entries` in order, recording each as handed out; false when the tail ended meanwhile. */
+function* handOut(t: TailState, entries: Iterable<LogEntry>): Generator<LogEntry, boolean> {
+  for (const entry of entries) {
+    if (ended(t)) return false;
+    yield entry;
+    t.lastOut = entry;
+    t.src.handedOut(entry);
+    t.next = entry.index + 1n;
+  }
+  return true;
+}
+
+/** Entries of a read that started at or before `next`: drop what we have, the rest must start at `next`. */
+function* fresh(t: TailState, entries: LogEntry[]): Generator<LogEntry> {
+  for (const entry of entries) {
+    if (entry.index < t.next) continue;
+    // Another hub's compaction overtook this reader: say so instead of skipping.
+    if (entry.index !== t.next) throw compactedError(t.next, entry.index);
+    yield entry;
+  }
+}
+
+/** A page on the shared connection; AGAIN after waiting out a drop, undefined when the tail ended. */
+async function readOnePage(t: TailState, seen: number): Promise<LogEntry[] | typeof AGAIN | undefined> {
+  try {
+    const page = await t.src.readPage(t.next, PAGE_SIZE, t.verify ? t.lastOut : undefined);
+    t.verify = false;
+    return page;
+  } catch (err) {
+    if (ended(t)) return undefined;
+    if (!(err instanceof LinkDown)) throw err;
+    t.verify = true;
+    // Down: wait for the connection, or for an own append acknowledged just before the drop.
+    await Promise.race([t.src.link.whenReady(t.signal), ownAppend(t, seen)]);
+    return AGAIN;
+  }
+}
+
+/** Caught up: block for newer entries on this tail's own connection, never the shared one. */
+async function blockForNewer(t: TailState, seen: number): Promise<LogEntry[] | typeof AGAIN> {
+  t.blocking ??= t.src.openBlockingLink();
+  const blocking = t.blocking;
+  if (!t.pending) {
+    if (blocking.state() !== 'ready') {
+      await Promise.race([blocking.whenReady(t.signal), ownAppend(t, seen)]);
+      return AGAIN;
+    }
+    // IDs are "<index>-1": entries after "<next-1>-1" start at index `next`. The block
+    // is bounded so that an entry appended and compacted away between the page read
+    // and this XREAD cannot leave the tail waiting for nothing.
+    const after = `${t.next - 1n}-1`;
+    const xread = blocking.run(
+      (c) => c.xread('COUNT', PAGE_SIZE, 'BLOCK', TAIL_BLOCK_MS, 'STREAMS', t.src.stream, after) as Promise<XreadReply>,
+    );
+    t.pending = answeredWithin(blocking, 'xread', xread, XREAD_ANSWER_MS).then(
+      (reply) => (reply?.[0]?.[1] ?? []).map(toEntry),
+      (err: unknown) => {
+        if (err instanceof LinkDown) return err;
+        throw err;
+      },
+    );
+    // Left behind when the tail ends mid-block; its failure then concerns no one.
+    t.pending.catch(() => undefined);
+  }
+  const woke = await Promise.race([t.pending, ownAppend(t, seen).then(() => 'own' as const)]);
+  if (woke === 'own') return AGAIN; // keep the XREAD: its answer is still useful
+  t.pending = undefined;
+  if (woke instanceof LinkDown) {
+    t.caughtUp = false; // re-read a page once the connection is back
+    t.verify = true;
+    return AGAIN;
+  }
+  return woke;
 }

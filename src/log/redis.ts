@@ -13,24 +13,28 @@
 import { randomUUID } from 'node:crypto';
 import type pino from 'pino';
 import { HubError } from '../errors';
-import {
-  PAGE_SIZE,
-  checkCompaction,
-  checkFrom,
-  checkLimit,
-  checkPayloads,
-  closedError,
-  compactedError,
-  compactionCut,
-  effectiveFrom,
-} from './common';
+import { checkFrom, checkLimit, checkPayloads, closedError, effectiveFrom } from './common';
 import { createGroupCommitter } from './group-commit';
 import { createAppender } from './redis-append';
 import type { Log, LogEntry, LogSnapshot } from './log';
 import { createChangeNotifier } from './notifier';
-import { answeredWithin, LinkDown, openLink, type RedisLink } from './redis-link';
+import { answeredWithin, openLink } from './redis-link';
+import {
+  bounds,
+  call,
+  compactNow,
+  loadSnapshot,
+  outcomeUnknown,
+  readPage,
+  readRange,
+  type RedisLogBase,
+  type RedisLogState,
+  type Scripts,
+  SILENT_READ_MS,
+  unavailable,
+} from './redis-reads';
 import { APPEND_LUA, BOUNDS_LUA, COMPACT_LUA, FENCE_LUA, READ_LUA, RELEASE_LUA, WRITER_TTL_MS } from './redis-scripts';
-import { createOwnEntries, idToIndex, redisTail, toEntry } from './redis-tail';
+import { createOwnEntries, redisTail } from './redis-tail';
 import { redisConnection, type RedisConnection } from './redis-target';
 
 export interface RedisLogOptions {
@@ -53,15 +57,6 @@ export interface RedisLogOptions {
 
 export const DEFAULT_WRITE_TIMEOUT_MS = 2_000;
 
-/** Longest the reads of a just-opened log wait for its first connection. */
-const FIRST_CONNECT_MS = 10_000;
-
-/**
- * Longest a read (a page, a snapshot, a compaction step) may go unanswered on an open
- * connection before the connection is dropped as stalled. Generous: a page can be large.
- */
-const SILENT_READ_MS = 10_000;
-
 /** Payloads per append script: a script blocks the Redis server (and every other hub) while it runs. */
 const MAX_SCRIPT_BATCH = 2_000;
 
@@ -72,17 +67,8 @@ const COMPACT_CLAIM_MS = 60_000;
 const OWN_ENTRIES = 10_000;
 const OWN_CHARS = 32 * 1024 * 1024;
 
-type StreamRecord = [id: string, fields: string[]];
-
-interface Scripts {
-  xdshubAppend(counter: string, stream: string, snap: string, writer: string, ttl: string, seq: string, ...payloads: string[]): Promise<string>;
-  xdshubFence(writer: string, ttl: string, seq: string): Promise<string>;
-  xdshubCompact(counter: string, stream: string, snap: string, index: string, state: string, cut: string): Promise<'OK'>;
-  xdshubBounds(counter: string, stream: string, snap: string): Promise<[string, string]>;
-  xdshubRead(counter: string, stream: string, snap: string, start: string, count: string): Promise<[string, string, StreamRecord[]]>;
-}
-
-export function createRedisLog(options: RedisLogOptions): Log {
+/** Keys, the connection and the state every part of one log shares. */
+function openBase(options: RedisLogOptions): RedisLogBase {
   const prefix = options.keyPrefix ?? 'xdshub:{log}:';
   const keys = [`${prefix}last`, `${prefix}stream`, `${prefix}snapshot`] as const;
   const [, stream, snapshotKey] = keys;
@@ -95,270 +81,188 @@ export function createRedisLog(options: RedisLogOptions): Log {
   const waitReplicas = options.waitReplicas ?? 0;
   if (!options.connection && !options.url) throw new HubError('INVALID_ARGUMENT', 'createRedisLog: url or connection is required');
   const connection = options.connection ?? redisConnection(options.url!);
-  const label = connection.label;
-  const logger = options.logger;
-
-  const open = (): RedisLink => {
-    const link = openLink(connection);
-    link.client.defineCommand('xdshubAppend', { numberOfKeys: 4, lua: APPEND_LUA });
-    link.client.defineCommand('xdshubFence', { numberOfKeys: 1, lua: FENCE_LUA });
-    link.client.defineCommand('xdshubCompact', { numberOfKeys: 3, lua: COMPACT_LUA });
-    link.client.defineCommand('xdshubBounds', { numberOfKeys: 3, lua: BOUNDS_LUA });
-    link.client.defineCommand('xdshubRead', { numberOfKeys: 3, lua: READ_LUA });
-    return link;
-  };
-  const link = open();
-  const scripts = link.client as unknown as Scripts;
-
-  let closed = false;
-  const tailLinks = new Set<RedisLink>();
-  const own = createOwnEntries(OWN_ENTRIES, OWN_CHARS);
-  const changes = createChangeNotifier();
-
-  const unavailable = (why: string, cause?: unknown) => {
-    const last = link.state() === 'ready' ? undefined : link.lastError();
-    return new HubError('LOG_UNAVAILABLE', `${label} is unavailable: ${why}${last ? ` (${last.message})` : ''}`, { cause });
-  };
-  // Same wording up to the outcome, so a reader of either sees that the log is what failed.
-  const outcomeUnknown = (why: string, cause?: unknown) =>
-    new HubError('LOG_OUTCOME_UNKNOWN', `${label} is unavailable: ${why}`, { cause });
-
-  /**
-   * Until the first connection is up, calls wait for it instead of failing: the log was
-   * just opened (and Redis may still be loading its data). Bounded like ioredis's connect.
-   */
-  async function firstConnect(): Promise<void> {
-    if (link.state() === 'connecting') await link.whenReady(undefined, Date.now() + Math.max(writeTimeoutMs, FIRST_CONNECT_MS));
-  }
-
-  /**
-   * Runs one Redis read (or compaction step); a down connection becomes LOG_UNAVAILABLE
-   * (or LOG_CLOSED), anything else INTERNAL naming the step. Reads wait out a short drop
-   * (up to the write timeout, e.g. a failover being announced) before they fail; with
-   * `answerWithinWriteTimeout`, an open connection that answers nothing within the write
-   * timeout fails too (LOG_UNAVAILABLE), as an append does; any other call after
-   * SILENT_READ_MS. Either way the silent connection is dropped and opened again.
-   */
-  async function call<T>(what: string, run: () => Promise<T>, answerWithinWriteTimeout = false): Promise<T> {
-    try {
-      await firstConnect();
-      if (link.state() === 'down') await link.whenReady(undefined, Date.now() + writeTimeoutMs);
-      // A connection that stays open while Redis answers nothing (stalled, half-open) must not hold the caller.
-      return await answeredWithin(link, what, run(), answerWithinWriteTimeout ? writeTimeoutMs : SILENT_READ_MS);
-    } catch (err) {
-      if (closed) throw closedError();
-      if (err instanceof LinkDown) {
-        if (err.sent && /^no answer/.test(err.reason)) throw unavailable(`${what}: ${err.reason}`, err);
-        throw unavailable(`${what} ${err.sent ? 'lost with the connection' : 'not sent: not connected'}`, err);
-      }
-      if (err instanceof HubError) throw err;
-      throw new HubError('INTERNAL', `${label}: ${what} failed: ${String(err)}`, { cause: err });
-    }
-  }
-
-  // ── appends (redis-append.ts) ─────────────────────────────────────────────
-  const appender = createAppender({
-    link,
-    label,
+  const link = openLink(connection);
+  link.client.defineCommand('xdshubAppend', { numberOfKeys: 4, lua: APPEND_LUA });
+  link.client.defineCommand('xdshubFence', { numberOfKeys: 1, lua: FENCE_LUA });
+  link.client.defineCommand('xdshubCompact', { numberOfKeys: 3, lua: COMPACT_LUA });
+  link.client.defineCommand('xdshubBounds', { numberOfKeys: 3, lua: BOUNDS_LUA });
+  link.client.defineCommand('xdshubRead', { numberOfKeys: 3, lua: READ_LUA });
+  return {
+    keys,
+    stream,
+    snapshotKey,
+    writerKey,
+    compactLock,
     writeTimeoutMs,
     waitReplicas,
-    logger,
-    unavailable,
-    outcomeUnknown,
-    appendScript: (batch, payloads) => scripts.xdshubAppend(...keys, writerKey, String(WRITER_TTL_MS), String(batch), ...payloads),
-    fenceScript: (batch) => scripts.xdshubFence(writerKey, String(WRITER_TTL_MS), String(batch)),
+    connection,
+    label: connection.label,
+    logger: options.logger,
+    link,
+    scripts: link.client as unknown as Scripts,
+    closed: false,
+    tailLinks: new Set(),
+    own: createOwnEntries(OWN_ENTRIES, OWN_CHARS),
+    changes: createChangeNotifier(),
+  };
+}
+
+/** Appends (redis-append.ts), group-committed. */
+function startAppends(s: RedisLogBase): Pick<RedisLogState, 'appender' | 'committer'> {
+  const { link, keys, writerKey } = s;
+  const appender = createAppender({
+    link,
+    label: s.label,
+    writeTimeoutMs: s.writeTimeoutMs,
+    waitReplicas: s.waitReplicas,
+    logger: s.logger,
+    unavailable: (why, cause) => unavailable(s, why, cause),
+    outcomeUnknown: (why, cause) => outcomeUnknown(s, why, cause),
+    appendScript: (batch, payloads) => s.scripts.xdshubAppend(...keys, writerKey, String(WRITER_TTL_MS), String(batch), ...payloads),
+    fenceScript: (batch) => s.scripts.xdshubFence(writerKey, String(WRITER_TTL_MS), String(batch)),
     landed(first, payloads) {
-      own.add(first, payloads);
-      changes.notify();
+      s.own.add(first, payloads);
+      s.changes.notify();
     },
   });
   link.onReady(() => {
     // What this process appended before the drop may be gone (a failover to a replica
     // that had not received it): tails read Redis again until new appends come in.
-    own.clear();
+    s.own.clear();
   });
-  const committer = createGroupCommitter(appender.commit, MAX_SCRIPT_BATCH);
+  return { appender, committer: createGroupCommitter(appender.commit, MAX_SCRIPT_BATCH) };
+}
 
-  // ── reads ─────────────────────────────────────────────────────────────────
-  async function bounds(): Promise<{ first: bigint; last: bigint }> {
-    // Asked by requests too (a write that changes nothing, a blocking query ahead of this hub): bounded.
-    const [headId, lastText] = await call('bounds', () => link.run(() => scripts.xdshubBounds(...keys)), true);
-    const last = BigInt(lastText);
-    // Empty stream: nothing yet (first = 1) or everything compacted (first = last + 1).
-    const first = headId === '' ? last + 1n : idToIndex(headId);
-    return { first, last };
-  }
+function tail(s: RedisLogState, from: bigint, signal: AbortSignal): AsyncIterable<LogEntry> {
+  const { link } = s;
+  return redisTail(
+    {
+      link,
+      stream: s.stream,
+      own: s.own,
+      changes: s.changes,
+      isClosed: () => s.closed,
+      // Bounded too: a tail blocked on a silent connection would wait for good.
+      readPage: (start, count, prev) => answeredWithin(link, 'read', readPage(s, start, count, prev), SILENT_READ_MS),
+      handedOut: (entry) => s.appender.saw(entry.index),
+      openBlockingLink() {
+        const blocking = openLink(s.connection);
+        s.tailLinks.add(blocking);
+        // Forgotten when the tail closes it (not at ioredis's 'end': the link restarts after that).
+        return {
+          ...blocking,
+          close() {
+            s.tailLinks.delete(blocking);
+            blocking.close();
+          },
+        };
+      },
+    },
+    from,
+    signal,
+  );
+}
 
-  /**
-   * Entries from `start` (at most `count`); LOG_COMPACTED if `start` is below the oldest
-   * retained entry; LinkDown when down. With `prev` (the entry the reader holds just
-   * before `start`), also checks that the log still holds it: LOG_REWOUND if not.
-   */
-  async function readPage(start: bigint, count: number, prev?: LogEntry): Promise<LogEntry[]> {
-    await firstConnect();
-    const from = prev ? prev.index : start;
-    const [headId, lastText, records] = await link.run(() => scripts.xdshubRead(...keys, `${from}-1`, String(prev ? count + 1 : count)));
-    const last = BigInt(lastText);
-    const first = headId === '' ? last + 1n : idToIndex(headId);
-    if (start < first) throw compactedError(start, first);
-    const entries = records.map(toEntry);
-    // The newest index went below what this reader has seen: entries it applied are gone.
-    if (prev && last < prev.index) throw rewound(prev.index, `the log now ends at ${last}`, last);
-    if (prev && prev.index >= first) {
-      const held = entries.shift();
-      if (held?.index !== prev.index || held.payload !== prev.payload) throw rewound(prev.index, 'it holds another entry there', last);
+async function unreachable(s: RedisLogState, signal: AbortSignal): Promise<HubError | undefined> {
+  const { link, writeTimeoutMs } = s;
+  while (!s.closed && !signal.aborted) {
+    if (link.state() === 'ready') {
+      await link.whenDown(signal);
+      continue;
     }
-    return entries;
+    const until = (link.downSince() ?? Date.now()) + writeTimeoutMs;
+    if (await link.whenReady(signal, until)) continue;
+    if (s.closed || signal.aborted) break;
+    return unavailable(s, `not reachable for ${writeTimeoutMs} ms`);
   }
+  return undefined;
+}
 
-  const rewound = (index: bigint, why: string, now: bigint) => {
-    appender.rewoundTo(now); // the log as it is now: later appends compare with this
-    return new HubError('LOG_REWOUND', `${label}: entry ${index}, already applied here, is no longer in the log (${why}); a Redis failover lost entries`);
+async function close(s: RedisLogState): Promise<void> {
+  if (s.closed) return;
+  s.closed = true;
+  // Appends already accepted still commit (each waits at most writeTimeoutMs).
+  await s.committer.flushNow();
+  s.changes.notify(); // wakes tails waiting on own appends; they see `closed` and end
+  for (const tailLink of s.tailLinks) tailLink.close();
+  s.tailLinks.clear();
+  // Every command this log sent has settled (or raced the close below): nothing to wait for.
+  s.link.close();
+}
+
+async function claimCompaction(s: RedisLogState): Promise<boolean> {
+  const claimed = await call(s, 'claimCompaction', () => s.link.run((c) => c.set(s.compactLock, s.writerKey, 'PX', COMPACT_CLAIM_MS, 'NX')));
+  return claimed === 'OK';
+}
+
+async function compact(s: RedisLogState, snapshot: LogSnapshot, keepTail: number): Promise<void> {
+  try {
+    await compactNow(s, snapshot, keepTail);
+  } finally {
+    // Our claim (if any) ends here; another process's claim is left alone.
+    await s.link.run((c) => c.eval(RELEASE_LUA, 1, s.compactLock, s.writerKey)).catch(() => undefined);
+  }
+}
+
+export function createRedisLog(options: RedisLogOptions): Log {
+  const base = openBase(options);
+  const s: RedisLogState = Object.assign(base, startAppends(base));
+  const { link } = s;
+  const ensureOpen = () => {
+    if (s.closed) throw closedError();
   };
-
-  async function loadSnapshot(): Promise<LogSnapshot | undefined> {
-    const saved = await call('loadSnapshot', () => link.run((c) => c.hgetall(snapshotKey)));
-    if (saved.index === undefined || saved.state === undefined) return undefined;
-    return Object.freeze({ index: BigInt(saved.index), state: saved.state });
-  }
-
-  async function compactNow(snapshot: LogSnapshot, keepTail: number): Promise<void> {
-    const [{ last }, current] = await Promise.all([bounds(), loadSnapshot()]);
-    checkCompaction(snapshot, keepTail, last, current);
-    const cut = compactionCut(snapshot, keepTail);
-    try {
-      await call('compact', () => link.run(() => scripts.xdshubCompact(...keys, String(snapshot.index), snapshot.state, String(cut))));
-    } catch (err) {
-      // Lost a race with another hub's newer snapshot: the same refusal as the local check.
-      const cause = err instanceof HubError ? err.cause : err;
-      if (/OLDER_SNAPSHOT|BEYOND_LAST/.test(String(cause))) {
-        throw new HubError('INVALID_ARGUMENT', `snapshot.index: ${String(cause)}`, { field: 'snapshot.index' });
-      }
-      throw err;
-    }
-  }
-
   return {
     kind: 'redis',
 
     async append(payloads) {
       checkPayloads(payloads);
-      if (closed) throw closedError();
+      ensureOpen();
       if (payloads.length === 0) return [];
       // Refused at once during an outage rather than queued behind a batch that is waiting for the connection.
-      if (link.state() === 'down') throw unavailable('not connected; the write was not applied');
-      return committer.submit([...payloads]);
+      if (link.state() === 'down') throw unavailable(s, 'not connected; the write was not applied');
+      return s.committer.submit([...payloads]);
     },
 
     async read(from, limit) {
       checkFrom(from);
       checkLimit(limit);
-      if (closed) throw closedError();
-      const start = effectiveFrom(from);
-      if (limit === 0) {
-        const { first } = await bounds();
-        if (start < first) throw compactedError(start, first);
-        return [];
-      }
-      // Without a limit, fetch in pages so no single reply holds the whole log.
-      const out: LogEntry[] = [];
-      let next = start;
-      for (;;) {
-        const want = limit === undefined ? PAGE_SIZE : Math.min(PAGE_SIZE, limit - out.length);
-        const page = await call('read', () => readPage(next, want));
-        out.push(...page);
-        if (page.length < want || (limit !== undefined && out.length >= limit)) return out;
-        next = page[page.length - 1]!.index + 1n;
-      }
+      ensureOpen();
+      return readRange(s, effectiveFrom(from), limit);
     },
 
     tail(from, signal) {
       checkFrom(from);
-      return redisTail(
-        {
-          link,
-          stream,
-          own,
-          changes,
-          isClosed: () => closed,
-          // Bounded too: a tail blocked on a silent connection would wait for good.
-          readPage: (start, count, prev) => answeredWithin(link, 'read', readPage(start, count, prev), SILENT_READ_MS),
-          handedOut: (entry) => appender.saw(entry.index),
-          openBlockingLink() {
-            const blocking = openLink(connection);
-            tailLinks.add(blocking);
-            // Forgotten when the tail closes it (not at ioredis's 'end': the link restarts after that).
-            return {
-              ...blocking,
-              close() {
-                tailLinks.delete(blocking);
-                blocking.close();
-              },
-            };
-          },
-        },
-        from,
-        signal,
-      );
+      return tail(s, from, signal);
     },
 
-    available: () => !closed && link.state() === 'ready',
+    available: () => !s.closed && link.state() === 'ready',
 
     async lastIndex() {
-      if (closed) throw closedError();
-      return (await bounds()).last;
+      ensureOpen();
+      return (await bounds(s)).last;
     },
 
     async firstIndex() {
-      if (closed) throw closedError();
-      return (await bounds()).first;
+      ensureOpen();
+      return (await bounds(s)).first;
     },
 
     async loadSnapshot() {
-      if (closed) throw closedError();
-      return loadSnapshot();
+      ensureOpen();
+      return loadSnapshot(s);
     },
 
     async claimCompaction() {
-      if (closed) throw closedError();
-      const claimed = await call('claimCompaction', () => link.run((c) => c.set(compactLock, writerKey, 'PX', COMPACT_CLAIM_MS, 'NX')));
-      return claimed === 'OK';
+      ensureOpen();
+      return claimCompaction(s);
     },
 
     async compact(snapshot, keepTail) {
-      if (closed) throw closedError();
-      try {
-        await compactNow(snapshot, keepTail);
-      } finally {
-        // Our claim (if any) ends here; another process's claim is left alone.
-        await link.run((c) => c.eval(RELEASE_LUA, 1, compactLock, writerKey)).catch(() => undefined);
-      }
+      ensureOpen();
+      await compact(s, snapshot, keepTail);
     },
 
-    async unreachable(signal) {
-      while (!closed && !signal.aborted) {
-        if (link.state() === 'ready') {
-          await link.whenDown(signal);
-          continue;
-        }
-        const until = (link.downSince() ?? Date.now()) + writeTimeoutMs;
-        if (await link.whenReady(signal, until)) continue;
-        if (closed || signal.aborted) break;
-        return unavailable(`not reachable for ${writeTimeoutMs} ms`);
-      }
-      return undefined;
-    },
-
-    async close() {
-      if (closed) return;
-      closed = true;
-      // Appends already accepted still commit (each waits at most writeTimeoutMs).
-      await committer.flushNow();
-      changes.notify(); // wakes tails waiting on own appends; they see `closed` and end
-      for (const tailLink of tailLinks) tailLink.close();
-      tailLinks.clear();
-      // Every command this log sent has settled (or raced the close below): nothing to wait for.
-      link.close();
-    },
+    unreachable: (signal) => unreachable(s, signal),
+    close: () => close(s),
   };
 }

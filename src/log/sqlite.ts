@@ -7,10 +7,10 @@ import Database from 'better-sqlite3';
 import { makePrivateDir, securePrivateFile } from '../data-dir';
 import { HubError } from '../errors';
 import { checkCompaction, checkPayloads, closedError, compactionCut } from './common';
-import { createGroupCommitter } from './group-commit';
+import { createGroupCommitter, type GroupCommitter } from './group-commit';
 import { localReads } from './local-reads';
 import type { Log, LogSnapshot } from './log';
-import { createChangeNotifier } from './notifier';
+import { type ChangeNotifier, createChangeNotifier } from './notifier';
 
 export interface SqliteLogOptions {
   path: string;
@@ -84,7 +84,38 @@ function storeError(path: string, err: unknown, step: 'open' | 'append'): unknow
   return new HubError('LOG_UNAVAILABLE', message, { cause: err });
 }
 
-export function createSqliteLog(options: SqliteLogOptions): Log {
+/** The statements the log runs, prepared once. */
+function prepare(db: Database.Database) {
+  return {
+    insert: db.prepare<[bigint, string]>('INSERT INTO entries ("index", payload) VALUES (?, ?)'),
+    selectFrom: db.prepare<[bigint, number], { index: bigint; payload: string }>(
+      'SELECT "index", payload FROM entries WHERE "index" >= ? ORDER BY "index" LIMIT ?',
+    ),
+    selectSnapshot: db.prepare<[], { index: bigint; state: string }>(
+      'SELECT "index", state FROM snapshot WHERE id = 1',
+    ),
+    saveSnapshot: db.prepare<[bigint, string]>(
+      'INSERT OR REPLACE INTO snapshot (id, "index", state) VALUES (1, ?, ?)',
+    ),
+    deleteBelow: db.prepare<[bigint]>('DELETE FROM entries WHERE "index" < ?'),
+    bounds: db.prepare<[], { lo: bigint | null; hi: bigint | null }>(
+      'SELECT MIN("index") AS lo, MAX("index") AS hi FROM entries',
+    ),
+  };
+}
+
+interface SqliteState {
+  path: string;
+  db: Database.Database;
+  statements: ReturnType<typeof prepare>;
+  snapshot: LogSnapshot | undefined;
+  first: bigint;
+  last: bigint;
+  closed: boolean;
+  changes: ChangeNotifier;
+}
+
+function openState(options: SqliteLogOptions): SqliteState {
   const synchronous = options.synchronous ?? DEFAULT_SQLITE_SYNCHRONOUS;
   if (synchronous !== 'FULL' && synchronous !== 'NORMAL') {
     throw new HubError('INVALID_ARGUMENT', `synchronous: expected FULL or NORMAL, got ${String(synchronous)}`, {
@@ -92,107 +123,99 @@ export function createSqliteLog(options: SqliteLogOptions): Log {
     });
   }
   const db = openDatabase(options.path, synchronous);
-
-  const insert = db.prepare<[bigint, string]>('INSERT INTO entries ("index", payload) VALUES (?, ?)');
-  const selectFrom = db.prepare<[bigint, number], { index: bigint; payload: string }>(
-    'SELECT "index", payload FROM entries WHERE "index" >= ? ORDER BY "index" LIMIT ?',
-  );
-  const selectSnapshot = db.prepare<[], { index: bigint; state: string }>(
-    'SELECT "index", state FROM snapshot WHERE id = 1',
-  );
-  const saveSnapshot = db.prepare<[bigint, string]>(
-    'INSERT OR REPLACE INTO snapshot (id, "index", state) VALUES (1, ?, ?)',
-  );
-  const deleteBelow = db.prepare<[bigint]>('DELETE FROM entries WHERE "index" < ?');
-  const bounds = db.prepare<[], { lo: bigint | null; hi: bigint | null }>(
-    'SELECT MIN("index") AS lo, MAX("index") AS hi FROM entries',
-  );
-
-  const loadSnapshotRow = (): LogSnapshot | undefined => {
-    const row = selectSnapshot.get();
-    return row === undefined ? undefined : Object.freeze({ index: row.index, state: row.state });
-  };
-
+  const statements = prepare(db);
+  const row = statements.selectSnapshot.get();
   // Cached bounds: this process is the only writer (see openDatabase).
-  let snapshot = loadSnapshotRow();
-  const { lo, hi } = bounds.get()!;
+  const snapshot = row === undefined ? undefined : Object.freeze({ index: row.index, state: row.state });
+  const { lo, hi } = statements.bounds.get()!;
   // Entries at and below the snapshot may all be gone; the snapshot still remembers their indexes.
   let last = hi ?? 0n;
   if (snapshot !== undefined && snapshot.index > last) last = snapshot.index;
-  let first = lo ?? last + 1n;
-  let closed = false;
-  const changes = createChangeNotifier();
+  const first = lo ?? last + 1n;
+  return { path: options.path, db, statements, snapshot, first, last, closed: false, changes: createChangeNotifier() };
+}
 
-  const writeBatch = db.transaction((payloads: readonly string[]) => {
-    const start = last + 1n;
+function startCommits(s: SqliteState): GroupCommitter {
+  const { insert } = s.statements;
+  const writeBatch = s.db.transaction((payloads: readonly string[]) => {
+    const start = s.last + 1n;
     for (let i = 0; i < payloads.length; i++) insert.run(start + BigInt(i), payloads[i]!);
     return start;
   });
-
-  const committer = createGroupCommitter((payloads) => {
+  return createGroupCommitter((payloads) => {
     let start: bigint;
     try {
       start = writeBatch(payloads);
     } catch (err) {
-      throw storeError(options.path, err, 'append');
+      throw storeError(s.path, err, 'append');
     }
-    last = start + BigInt(payloads.length) - 1n;
-    changes.notify();
+    s.last = start + BigInt(payloads.length) - 1n;
+    s.changes.notify();
     return start;
   });
+}
 
+function compact(s: SqliteState, next: LogSnapshot, keepTail: number): void {
+  if (s.closed) throw closedError();
+  checkCompaction(next, keepTail, s.last, s.snapshot);
+  const cut = compactionCut(next, keepTail);
+  const { saveSnapshot, deleteBelow } = s.statements;
+  s.db.transaction(() => {
+    saveSnapshot.run(next.index, next.state);
+    if (cut > s.first) deleteBelow.run(cut);
+  })();
+  s.snapshot = Object.freeze({ index: next.index, state: next.state });
+  if (cut > s.first) s.first = cut;
+}
+
+export function createSqliteLog(options: SqliteLogOptions): Log {
+  const s = openState(options);
+  const committer = startCommits(s);
+  const { selectFrom } = s.statements;
   return {
     kind: 'sqlite',
     ...localReads({
-      first: () => first,
-      isClosed: () => closed,
-      changes,
+      first: () => s.first,
+      isClosed: () => s.closed,
+      changes: s.changes,
       fetch(start, limit) {
-        if (limit === 0 || start > last) return [];
+        if (limit === 0 || start > s.last) return [];
         return selectFrom.all(start, limit ?? -1).map((row) => Object.freeze({ index: row.index, payload: row.payload }));
       },
     }),
 
     async append(payloads) {
       checkPayloads(payloads);
-      if (closed) throw closedError();
+      if (s.closed) throw closedError();
       if (payloads.length === 0) return [];
       return committer.submit([...payloads]);
     },
 
     async lastIndex() {
-      return last;
+      return s.last;
     },
 
     async firstIndex() {
-      return first;
+      return s.first;
     },
 
-    available: () => !closed,
+    available: () => !s.closed,
 
     async loadSnapshot() {
-      return snapshot;
+      return s.snapshot;
     },
 
     async compact(next, keepTail) {
-      if (closed) throw closedError();
-      checkCompaction(next, keepTail, last, snapshot);
-      const cut = compactionCut(next, keepTail);
-      db.transaction(() => {
-        saveSnapshot.run(next.index, next.state);
-        if (cut > first) deleteBelow.run(cut);
-      })();
-      snapshot = Object.freeze({ index: next.index, state: next.state });
-      if (cut > first) first = cut;
+      compact(s, next, keepTail);
     },
 
     async close() {
-      if (closed) return;
+      if (s.closed) return;
       // Appends accepted before close still commit; later ones see `closed`.
-      closed = true;
+      s.closed = true;
       await committer.flushNow();
-      changes.notify();
-      db.close();
+      s.changes.notify();
+      s.db.close();
     },
   };
 }

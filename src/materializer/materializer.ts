@@ -2,12 +2,11 @@
 // with backoff), the index, and the blocking-query wait. Mirrors Consul's
 // submatview materializer + RPCMaterializer, with the local materializer's
 // "ACL not found is terminal" rule applied to both sources.
-import type { CatalogEvent } from '../catalog/types';
 import { HubError } from '../errors';
 import type { SubscribeRequest } from '../subscribe/types';
 import { type Backoff, createBackoff, sleep } from './backoff';
 import { coalesce } from './coalesce';
-import { createFraming } from './framing';
+import { createFraming, type FramingTarget } from './framing';
 import { type Source, classifyError, toHubError } from './source';
 import type { ViewResult } from './types';
 import type { View } from './view';
@@ -77,161 +76,186 @@ interface Waiter<T> {
   detach(): void;
 }
 
+interface MatState<T> {
+  options: MaterializerOptions<T>;
+  view: View<T>;
+  logger: MaterializerLogger;
+  backoff: Backoff;
+  index: bigint;
+  ready: boolean;
+  state: MaterializerState;
+  terminal: HubError | undefined;
+  cached: ViewResult<T> | undefined;
+  waiters: Set<Waiter<T>>;
+  attempts: bigint[];
+  resets: number;
+  updates: number;
+  target: FramingTarget;
+}
+
 export function createMaterializer<T>(options: MaterializerOptions<T>): Materializer<T> {
-  const { source, view } = options;
-  const logger = options.logger ?? silent;
-  const backoff = options.backoff ?? createBackoff();
-  let index = 0n;
-  let ready = false;
-  let state: MaterializerState = 'idle';
-  let terminal: HubError | undefined;
-  let cached: ViewResult<T> | undefined;
-  const waiters = new Set<Waiter<T>>();
-  const attempts: bigint[] = [];
-  let resets = 0;
-  let updates = 0;
+  const m: MatState<T> = {
+    options,
+    view: options.view,
+    logger: options.logger ?? silent,
+    backoff: options.backoff ?? createBackoff(),
+    index: 0n,
+    ready: false,
+    state: 'idle',
+    terminal: undefined,
+    cached: undefined,
+    waiters: new Set(),
+    attempts: [],
+    resets: 0,
+    updates: 0,
+    target: undefined as unknown as FramingTarget,
+  };
+  m.target = targetOf(m);
+  return {
+    run: (signal) => run(m, signal),
+    get state() {
+      return m.state;
+    },
+    index: () => m.index,
+    ready: () => m.ready,
+    current: () => current(m),
+    waitFor: (minIndex, signal) => waitFor(m, minIndex, signal),
+    error: () => m.terminal,
+    stats: () => ({ attempts: [...m.attempts], resets: m.resets, updates: m.updates }),
+  };
+}
 
-  function current(): ViewResult<T> {
-    if (cached === undefined || cached.index !== index) {
-      cached = view.deferred ? view.deferred(index) : Object.freeze({ index, value: view.result(index) });
-    }
-    return cached;
+function current<T>(m: MatState<T>): ViewResult<T> {
+  const { index, view } = m;
+  if (m.cached === undefined || m.cached.index !== index) {
+    m.cached = view.deferred ? view.deferred(index) : Object.freeze({ index, value: view.result(index) });
   }
+  return m.cached;
+}
 
-  function satisfies(minIndex: bigint, strict: boolean): boolean {
-    return ready && (index > minIndex || (!strict && index === 0n && minIndex <= 0n));
-  }
+function satisfies<T>(m: MatState<T>, minIndex: bigint, strict: boolean): boolean {
+  return m.ready && (m.index > minIndex || (!strict && m.index === 0n && minIndex <= 0n));
+}
 
-  /** `stale`: also wake the readers at the current index (their result there is out of date). */
-  function wake(stale = false): void {
-    // Render only when some waiter is satisfied: a reader far ahead (or none)
-    // must not cost a sorted copy of the view per update.
-    for (const w of waiters) {
-      if (satisfies(w.minIndex, w.strict) || (stale && w.minIndex === index)) {
-        w.detach();
-        w.resolve(current());
-      }
-    }
-  }
-
-  function rejectAll(err: Error): void {
-    for (const w of waiters) {
+/** `stale`: also wake the readers at the current index (their result there is out of date). */
+function wake<T>(m: MatState<T>, stale = false): void {
+  // Render only when some waiter is satisfied: a reader far ahead (or none)
+  // must not cost a sorted copy of the view per update.
+  for (const w of m.waiters) {
+    if (satisfies(m, w.minIndex, w.strict) || (stale && w.minIndex === m.index)) {
       w.detach();
-      w.reject(err);
+      w.resolve(current(m));
     }
   }
+}
 
-  const target = {
-    update(events: readonly CatalogEvent[], at: bigint) {
-      view.update(events);
-      cached = undefined;
+function rejectAll<T>(m: MatState<T>, err: Error): void {
+  for (const w of m.waiters) {
+    w.detach();
+    w.reject(err);
+  }
+}
+
+function targetOf<T>(m: MatState<T>): FramingTarget {
+  return {
+    update(events, at) {
+      m.view.update(events);
+      m.cached = undefined;
       // A live delivery at or below the index means the server overstated its
       // snapshot's index (Consul's servers turn an empty snapshot's 0 into 1,
       // and so does this hub's publisher): keep the index, and hand the new
       // content to the readers holding the stale result at it.
-      const overstated = ready && index > 0n && at <= index;
+      const overstated = m.ready && m.index > 0n && at <= m.index;
       // No clamp of a snapshot at 0 to 1 here: index 1 is a real entry, and a
       // view claiming 1 must hold the state at 1.
-      if (!overstated) index = at;
-      ready = true;
-      updates++;
-      backoff.reset();
-      if (overstated) logger.debug({ topic: options.request.topic, index: String(index), at: String(at) }, 'delivery at or below the view index');
-      wake(overstated);
+      if (!overstated) m.index = at;
+      m.ready = true;
+      m.updates++;
+      m.backoff.reset();
+      if (overstated) m.logger.debug({ topic: m.options.request.topic, index: String(m.index), at: String(at) }, 'delivery at or below the view index');
+      wake(m, overstated);
     },
     reset() {
-      view.reset();
-      cached = undefined;
-      index = 0n;
-      ready = false;
-      resets++;
+      m.view.reset();
+      m.cached = undefined;
+      m.index = 0n;
+      m.ready = false;
+      m.resets++;
     },
   };
+}
 
-  async function attempt(signal: AbortSignal): Promise<unknown> {
-    const request: SubscribeRequest = { ...options.request, index };
-    attempts.push(index);
-    const framing = createFraming(index, target);
-    const controller = new AbortController();
-    const stop = () => controller.abort();
-    signal.addEventListener('abort', stop, { once: true });
-    try {
-      for await (const item of coalesce(source.subscribe(request, controller.signal))) {
-        try {
-          framing.handle(item);
-        } catch (err) {
-          // A view or framing error means our state can no longer be trusted.
-          target.reset();
-          return new HubError('INTERNAL', `materializer: ${(err as Error).message}`, { cause: err });
-        }
+async function attempt<T>(m: MatState<T>, signal: AbortSignal): Promise<unknown> {
+  const request: SubscribeRequest = { ...m.options.request, index: m.index };
+  m.attempts.push(m.index);
+  const framing = createFraming(m.index, m.target);
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  signal.addEventListener('abort', stop, { once: true });
+  try {
+    for await (const item of coalesce(m.options.source.subscribe(request, controller.signal))) {
+      try {
+        framing.handle(item);
+      } catch (err) {
+        // A view or framing error means our state can no longer be trusted.
+        m.target.reset();
+        return new HubError('INTERNAL', `materializer: ${(err as Error).message}`, { cause: err });
       }
-      return signal.aborted ? undefined : new HubError('SHUTTING_DOWN', 'subscription ended by the server');
-    } catch (err) {
-      return signal.aborted ? undefined : toHubError(err);
-    } finally {
-      signal.removeEventListener('abort', stop);
-      controller.abort();
     }
+    return signal.aborted ? undefined : new HubError('SHUTTING_DOWN', 'subscription ended by the server');
+  } catch (err) {
+    return signal.aborted ? undefined : toHubError(err);
+  } finally {
+    signal.removeEventListener('abort', stop);
+    controller.abort();
   }
+}
 
-  async function run(signal: AbortSignal): Promise<void> {
-    if (state !== 'idle') throw new HubError('INTERNAL', 'materializer: run() called twice');
-    state = 'running';
-    const fields = { topic: options.request.topic, subject: options.request.subject };
-    while (!signal.aborted) {
-      const err = await attempt(signal);
-      if (err === undefined || signal.aborted) break;
-      const kind = classifyError(err);
-      if (kind === 'terminal') {
-        terminal = err as HubError;
-        state = 'failed';
-        logger.warn({ ...fields, err }, 'subscription refused; view failed');
-        rejectAll(terminal);
-        throw terminal;
-      }
-      if (kind === 'reset') target.reset();
-      const delay = backoff.next();
-      logger.info({ ...fields, err, kind, failures: backoff.failures, delay }, 'subscribe call failed');
-      await sleep(delay, signal);
+async function run<T>(m: MatState<T>, signal: AbortSignal): Promise<void> {
+  if (m.state !== 'idle') throw new HubError('INTERNAL', 'materializer: run() called twice');
+  m.state = 'running';
+  const { logger, backoff } = m;
+  const fields = { topic: m.options.request.topic, subject: m.options.request.subject };
+  while (!signal.aborted) {
+    const err = await attempt(m, signal);
+    if (err === undefined || signal.aborted) break;
+    const kind = classifyError(err);
+    if (kind === 'terminal') {
+      m.terminal = err as HubError;
+      m.state = 'failed';
+      logger.warn({ ...fields, err }, 'subscription refused; view failed');
+      rejectAll(m, m.terminal);
+      throw m.terminal;
     }
-    state = 'stopped';
-    rejectAll(new HubError('SHUTTING_DOWN', 'materializer stopped'));
+    if (kind === 'reset') m.target.reset();
+    const delay = backoff.next();
+    logger.info({ ...fields, err, kind, failures: backoff.failures, delay }, 'subscribe call failed');
+    await sleep(delay, signal);
   }
+  m.state = 'stopped';
+  rejectAll(m, new HubError('SHUTTING_DOWN', 'materializer stopped'));
+}
 
-  function waitFor(minIndex: bigint, signal?: AbortSignal): Promise<ViewResult<T>> {
-    if (terminal) return Promise.reject(terminal);
-    if (satisfies(minIndex, false)) return Promise.resolve(current());
-    if (state === 'stopped') return Promise.reject(new HubError('SHUTTING_DOWN', 'materializer stopped'));
-    if (signal?.aborted) return Promise.resolve(current());
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        waiter.detach();
-        resolve(current());
-      };
-      const waiter: Waiter<T> = {
-        ...(ready && index === 0n && minIndex === 1n ? { minIndex: 0n, strict: true } : { minIndex, strict: false }),
-        resolve,
-        reject,
-        detach() {
-          waiters.delete(waiter);
-          signal?.removeEventListener('abort', onAbort);
-        },
-      };
-      waiters.add(waiter);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-
-  return {
-    run,
-    get state() {
-      return state;
-    },
-    index: () => index,
-    ready: () => ready,
-    current,
-    waitFor,
-    error: () => terminal,
-    stats: () => ({ attempts: [...attempts], resets, updates }),
-  };
+function waitFor<T>(m: MatState<T>, minIndex: bigint, signal?: AbortSignal): Promise<ViewResult<T>> {
+  if (m.terminal) return Promise.reject(m.terminal);
+  if (satisfies(m, minIndex, false)) return Promise.resolve(current(m));
+  if (m.state === 'stopped') return Promise.reject(new HubError('SHUTTING_DOWN', 'materializer stopped'));
+  if (signal?.aborted) return Promise.resolve(current(m));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      waiter.detach();
+      resolve(current(m));
+    };
+    const waiter: Waiter<T> = {
+      ...(m.ready && m.index === 0n && minIndex === 1n ? { minIndex: 0n, strict: true } : { minIndex, strict: false }),
+      resolve,
+      reject,
+      detach() {
+        m.waiters.delete(waiter);
+        signal?.removeEventListener('abort', onAbort);
+      },
+    };
+    m.waiters.add(waiter);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }

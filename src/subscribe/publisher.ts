@@ -82,233 +82,259 @@ interface CacheEntry {
   timer: NodeJS.Timeout | undefined;
 }
 
+interface PublisherState {
+  catalog: Catalog;
+  snapshotCacheTtlMs: number;
+  logger: Logger;
+  maxLag: number;
+  lagCheckEvery: number;
+  buffers: Map<string, TopicBuffer>;
+  cache: Map<string, CacheEntry>;
+  subs: Set<Sub>;
+  lastChange: Map<string, bigint>;
+  trackedFrom: bigint;
+  closed: boolean;
+  counters: { snapshotCacheHits: number; snapshotCacheMisses: number; resumes: number; slowConsumers: number };
+}
+
 export function createPublisher(options: PublisherOptions): HubPublisher {
   const { catalog } = options;
-  const logger = moduleLogger(options.logger, 'subscribe');
   const maxLag = options.maxLag ?? DEFAULT_MAX_LAG;
-  const lagCheckEvery = Math.max(1, Math.floor(maxLag / 16));
-  const buffers = new Map<string, TopicBuffer>();
-  const cache = new Map<string, CacheEntry>();
-  const subs = new Set<Sub>();
-  let lastChange = new Map<string, bigint>();
-  let trackedFrom = catalog.lastIndex();
-  let closed = false;
-  const counters = { snapshotCacheHits: 0, snapshotCacheMisses: 0, resumes: 0, slowConsumers: 0 };
-
-  const offApplied = catalog.onApplied((index, events) => {
-    if (events.length === 0) return;
-    const groups = new Map<TopicBuffer, CatalogEvent[]>();
-    const route = (key: string, event: CatalogEvent): void => {
-      lastChange.set(key, index);
-      const buffer = buffers.get(key);
-      if (buffer === undefined) return; // nobody listens: a later subscriber starts from a snapshot
-      const group = groups.get(buffer);
-      if (group === undefined) groups.set(buffer, [event]);
-      else group.push(event);
-    };
-    for (const event of events) {
-      route(`${event.topic}|${event.subject}`, event);
-      if (supportsWildcard(event.topic)) route(`${event.topic}|${SUBJECT_WILDCARD}`, event);
-    }
-    if (lastChange.size > MAX_TRACKED_SUBJECTS) {
-      lastChange = new Map();
-      trackedFrom = index;
-    }
-    for (const [buffer, group] of groups) {
-      const node = append(buffer, { kind: 'events', index, events: group });
-      if (node.seq % lagCheckEvery === 0) endLaggards(buffer, node.seq);
-    }
-  });
-
+  const p: PublisherState = {
+    catalog,
+    snapshotCacheTtlMs: options.snapshotCacheTtlMs,
+    logger: moduleLogger(options.logger, 'subscribe'),
+    maxLag,
+    lagCheckEvery: Math.max(1, Math.floor(maxLag / 16)),
+    buffers: new Map(),
+    cache: new Map(),
+    subs: new Set(),
+    lastChange: new Map(),
+    trackedFrom: catalog.lastIndex(),
+    closed: false,
+    counters: { snapshotCacheHits: 0, snapshotCacheMisses: 0, resumes: 0, slowConsumers: 0 },
+  };
+  const offApplied = catalog.onApplied((index, events) => applied(p, index, events));
   const offReset = catalog.onReset((index) => {
-    logger.info({ index, subscribers: subs.size }, 'state replaced: ending every subscription with a reset');
-    endAll(new HubError('SUBSCRIPTION_RESET', RESET_MESSAGE));
-    lastChange = new Map();
-    trackedFrom = index;
+    p.logger.info({ index, subscribers: p.subs.size }, 'state replaced: ending every subscription with a reset');
+    endAll(p, new HubError('SUBSCRIPTION_RESET', RESET_MESSAGE));
+    p.lastChange = new Map();
+    p.trackedFrom = index;
   });
-
   const offAcl = options.acl?.onChange((affected) => {
-    const ended = [...subs].filter((s) => s.accessor !== undefined && (affected === 'all' || affected.includes(s.accessor)));
+    const ended = [...p.subs].filter((s) => s.accessor !== undefined && (affected === 'all' || affected.includes(s.accessor)));
     if (ended.length === 0) return;
-    logger.info({ subscribers: ended.length }, 'token rights changed: ending its subscriptions with a reset');
+    p.logger.info({ subscribers: ended.length }, 'token rights changed: ending its subscriptions with a reset');
     for (const sub of ended) end(sub, new HubError('SUBSCRIPTION_RESET', RESET_MESSAGE));
   });
-
-  function endLaggards(buffer: TopicBuffer, headSeq: number): void {
-    for (const reader of buffer.readers) {
-      const sub = reader as Sub;
-      const lag = headSeq - sub.pos.seq;
-      if (lag > maxLag) {
-        counters.slowConsumers++;
-        logger.warn({ key: buffer.key, lag, maxLag }, 'ending slow subscriber');
-        end(sub, new HubError('SLOW_CONSUMER', SLOW_MESSAGE));
-      }
-    }
-  }
-
-  function acquire(key: string): TopicBuffer {
-    let buffer = buffers.get(key);
-    if (buffer === undefined) {
-      buffer = createBuffer(key);
-      buffers.set(key, buffer);
-    }
-    buffer.refs++;
-    return buffer;
-  }
-
-  function release(buffer: TopicBuffer): void {
-    buffer.refs--;
-    if (buffer.refs === 0 && buffers.get(buffer.key) === buffer) buffers.delete(buffer.key);
-  }
-
-  function evict(key: string): void {
-    const entry = cache.get(key);
-    if (entry === undefined) return;
-    cache.delete(key);
-    if (entry.timer !== undefined) clearTimeout(entry.timer);
-    release(entry.buffer);
-  }
-
-  function snapshotFor(key: string, topic: Topic, subject: string, buffer: TopicBuffer): CacheEntry {
-    const hit = cache.get(key);
-    // A cached snapshot whose catch-up tail is already half the lag window would
-    // start its subscriber near the slow-consumer line: rebuild instead.
-    if (hit !== undefined && buffer.tail.seq - hit.pos.seq <= maxLag / 2) {
-      counters.snapshotCacheHits++;
-      return hit;
-    }
-    evict(key);
-    counters.snapshotCacheMisses++;
-    const entry: CacheEntry = { snapshot: buildSnapshot(catalog, topic, subject), pos: buffer.tail, buffer, timer: undefined };
-    if (options.snapshotCacheTtlMs > 0) {
-      buffer.refs++; // the cached position must keep receiving items
-      entry.timer = setTimeout(() => evict(key), options.snapshotCacheTtlMs);
-      entry.timer.unref();
-      cache.set(key, entry);
-    }
-    return entry;
-  }
-
-  function canResume(key: string, index: bigint): boolean {
-    if (index > catalog.lastIndex()) return false; // from another log or from the future
-    return (lastChange.get(key) ?? trackedFrom) <= index;
-  }
-
-  function end(sub: Sub, error: HubError | undefined): void {
-    if (sub.done) return;
-    sub.done = true;
-    sub.error = error;
-    sub.detach();
-    if (error !== undefined) sub.resolveClosed(error);
-    sub.wake();
-  }
-
-  function endAll(error: HubError): void {
-    for (const sub of [...subs]) end(sub, error);
-    for (const key of [...cache.keys()]) evict(key);
-  }
-
-  function applyFilter(item: StreamItem, authz: Authorizer | undefined): StreamItem | undefined {
-    if (authz === undefined || authz.allowsAll || item.kind !== 'events') return item;
-    const kept = item.events.filter((e) => canReadEvent(authz, e));
-    if (kept.length === item.events.length) return item; // same object: its encoding stays shared
-    return kept.length === 0 ? undefined : { kind: 'events', index: item.index, events: kept };
-  }
-
-  async function* iterate(sub: Sub, prefix: readonly (readonly StreamItem[])[], token: Authorizer | undefined): AsyncGenerator<StreamItem> {
-    try {
-      for (const part of prefix) {
-        for (const item of part) {
-          if (sub.done) break;
-          const out = applyFilter(item, token);
-          if (out !== undefined) yield out;
-        }
-      }
-      while (!sub.done) {
-        const next = sub.pos.next;
-        if (next === undefined) {
-          await new Promise<void>((resolve) => {
-            sub.parked = resolve;
-            sub.buffer.waiting.add(sub);
-          });
-          continue;
-        }
-        sub.pos = next;
-        const out = applyFilter(next.item as StreamItem, token);
-        if (out !== undefined) yield out;
-      }
-      if (sub.error !== undefined) throw sub.error;
-    } finally {
-      end(sub, undefined);
-    }
-  }
-
-  function subscribe(request: SubscribeRequest, signal: AbortSignal): Subscription {
-    if (closed) throw new HubError('SHUTTING_DOWN', SHUTDOWN_MESSAGE);
-    const subject = resolveSubject(request.topic, request.subject);
-    const key = `${request.topic}|${subject}`;
-    const buffer = acquire(key);
-    let prefix: (readonly StreamItem[])[];
-    let pos: BufferNode;
-    if (request.index > 0n && canResume(key, request.index)) {
-      counters.resumes++;
-      prefix = [];
-      pos = buffer.tail;
-    } else {
-      let entry: CacheEntry;
-      try {
-        entry = snapshotFor(key, request.topic, subject, buffer);
-      } catch (err) {
-        release(buffer); // a failed snapshot must not pin the buffer
-        throw err;
-      }
-      const framing = request.index > 0n ? [NEW_SNAPSHOT] : [];
-      prefix = [framing, entry.snapshot.items, [entry.snapshot.end]];
-      pos = entry.pos;
-    }
-    let resolveClosed: (err: HubError) => void = () => {};
-    const closedPromise = new Promise<HubError>((resolve) => (resolveClosed = resolve));
-    const onAbort = (): void => end(sub, undefined);
-    const sub: Sub = {
-      buffer,
-      accessor: request.authorizer?.accessorId,
-      pos,
-      done: false,
-      error: undefined,
-      parked: undefined,
-      resolveClosed,
-      wake() {
-        const parked = sub.parked;
-        sub.parked = undefined;
-        parked?.();
-      },
-      detach() {
-        subs.delete(sub);
-        buffer.readers.delete(sub);
-        buffer.waiting.delete(sub);
-        signal.removeEventListener('abort', onAbort);
-        release(buffer);
-      },
-    };
-    subs.add(sub);
-    buffer.readers.add(sub);
-    if (signal.aborted) end(sub, undefined);
-    else signal.addEventListener('abort', onAbort, { once: true });
-    logger.debug({ topic: topicName(request.topic), subject, index: String(request.index) }, 'subscribed');
-    return Object.assign(iterate(sub, prefix, request.authorizer), { closed: closedPromise });
-  }
-
   return {
-    subscribe,
+    subscribe: (request, signal) => subscribe(p, request, signal),
     close() {
-      if (closed) return;
-      closed = true;
+      if (p.closed) return;
+      p.closed = true;
       offApplied();
       offReset();
       offAcl?.();
-      endAll(new HubError('SHUTTING_DOWN', SHUTDOWN_MESSAGE));
+      endAll(p, new HubError('SHUTTING_DOWN', SHUTDOWN_MESSAGE));
     },
-    stats: () => ({ subscribers: subs.size, buffers: buffers.size, ...counters }),
-    lastChangeIndex: (request) => lastChange.get(`${request.topic}|${resolveSubject(request.topic, request.subject)}`) ?? trackedFrom,
+    stats: () => ({ subscribers: p.subs.size, buffers: p.buffers.size, ...p.counters }),
+    lastChangeIndex: (request) => p.lastChange.get(`${request.topic}|${resolveSubject(request.topic, request.subject)}`) ?? p.trackedFrom,
   };
+}
+
+/** An entry the catalog applied: its events go to the buffers that have readers. */
+function applied(p: PublisherState, index: bigint, events: readonly CatalogEvent[]): void {
+  if (events.length === 0) return;
+  const groups = new Map<TopicBuffer, CatalogEvent[]>();
+  const route = (key: string, event: CatalogEvent): void => {
+    p.lastChange.set(key, index);
+    const buffer = p.buffers.get(key);
+    if (buffer === undefined) return; // nobody listens: a later subscriber starts from a snapshot
+    const group = groups.get(buffer);
+    if (group === undefined) groups.set(buffer, [event]);
+    else group.push(event);
+  };
+  for (const event of events) {
+    route(`${event.topic}|${event.subject}`, event);
+    if (supportsWildcard(event.topic)) route(`${event.topic}|${SUBJECT_WILDCARD}`, event);
+  }
+  if (p.lastChange.size > MAX_TRACKED_SUBJECTS) {
+    p.lastChange = new Map();
+    p.trackedFrom = index;
+  }
+  for (const [buffer, group] of groups) {
+    const node = append(buffer, { kind: 'events', index, events: group });
+    if (node.seq % p.lagCheckEvery === 0) endLaggards(p, buffer, node.seq);
+  }
+}
+
+function endLaggards(p: PublisherState, buffer: TopicBuffer, headSeq: number): void {
+  const { maxLag } = p;
+  for (const reader of buffer.readers) {
+    const sub = reader as Sub;
+    const lag = headSeq - sub.pos.seq;
+    if (lag > maxLag) {
+      p.counters.slowConsumers++;
+      p.logger.warn({ key: buffer.key, lag, maxLag }, 'ending slow subscriber');
+      end(sub, new HubError('SLOW_CONSUMER', SLOW_MESSAGE));
+    }
+  }
+}
+
+function acquire(p: PublisherState, key: string): TopicBuffer {
+  let buffer = p.buffers.get(key);
+  if (buffer === undefined) {
+    buffer = createBuffer(key);
+    p.buffers.set(key, buffer);
+  }
+  buffer.refs++;
+  return buffer;
+}
+
+function release(p: PublisherState, buffer: TopicBuffer): void {
+  buffer.refs--;
+  if (buffer.refs === 0 && p.buffers.get(buffer.key) === buffer) p.buffers.delete(buffer.key);
+}
+
+function evict(p: PublisherState, key: string): void {
+  const entry = p.cache.get(key);
+  if (entry === undefined) return;
+  p.cache.delete(key);
+  if (entry.timer !== undefined) clearTimeout(entry.timer);
+  release(p, entry.buffer);
+}
+
+function snapshotFor(p: PublisherState, key: string, topic: Topic, subject: string, buffer: TopicBuffer): CacheEntry {
+  const hit = p.cache.get(key);
+  // A cached snapshot whose catch-up tail is already half the lag window would
+  // start its subscriber near the slow-consumer line: rebuild instead.
+  if (hit !== undefined && buffer.tail.seq - hit.pos.seq <= p.maxLag / 2) {
+    p.counters.snapshotCacheHits++;
+    return hit;
+  }
+  evict(p, key);
+  p.counters.snapshotCacheMisses++;
+  const entry: CacheEntry = { snapshot: buildSnapshot(p.catalog, topic, subject), pos: buffer.tail, buffer, timer: undefined };
+  if (p.snapshotCacheTtlMs > 0) {
+    buffer.refs++; // the cached position must keep receiving items
+    entry.timer = setTimeout(() => evict(p, key), p.snapshotCacheTtlMs);
+    entry.timer.unref();
+    p.cache.set(key, entry);
+  }
+  return entry;
+}
+
+function canResume(p: PublisherState, key: string, index: bigint): boolean {
+  if (index > p.catalog.lastIndex()) return false; // from another log or from the future
+  return (p.lastChange.get(key) ?? p.trackedFrom) <= index;
+}
+
+function end(sub: Sub, error: HubError | undefined): void {
+  if (sub.done) return;
+  sub.done = true;
+  sub.error = error;
+  sub.detach();
+  if (error !== undefined) sub.resolveClosed(error);
+  sub.wake();
+}
+
+function endAll(p: PublisherState, error: HubError): void {
+  for (const sub of [...p.subs]) end(sub, error);
+  for (const key of [...p.cache.keys()]) evict(p, key);
+}
+
+function applyFilter(item: StreamItem, authz: Authorizer | undefined): StreamItem | undefined {
+  if (authz === undefined || authz.allowsAll || item.kind !== 'events') return item;
+  const kept = item.events.filter((e) => canReadEvent(authz, e));
+  if (kept.length === item.events.length) return item; // same object: its encoding stays shared
+  return kept.length === 0 ? undefined : { kind: 'events', index: item.index, events: kept };
+}
+
+async function* iterate(sub: Sub, prefix: readonly (readonly StreamItem[])[], token: Authorizer | undefined): AsyncGenerator<StreamItem> {
+  try {
+    for (const part of prefix) {
+      for (const item of part) {
+        if (sub.done) break;
+        const out = applyFilter(item, token);
+        if (out !== undefined) yield out;
+      }
+    }
+    while (!sub.done) {
+      const next = sub.pos.next;
+      if (next === undefined) {
+        await new Promise<void>((resolve) => {
+          sub.parked = resolve;
+          sub.buffer.waiting.add(sub);
+        });
+        continue;
+      }
+      sub.pos = next;
+      const out = applyFilter(next.item as StreamItem, token);
+      if (out !== undefined) yield out;
+    }
+    if (sub.error !== undefined) throw sub.error;
+  } finally {
+    end(sub, undefined);
+  }
+}
+
+/** Where a new subscriber starts: live from the buffer's tail (resume), or after a snapshot. */
+function startOf(
+  p: PublisherState,
+  request: SubscribeRequest,
+  key: string,
+  subject: string,
+  buffer: TopicBuffer,
+): { prefix: (readonly StreamItem[])[]; pos: BufferNode } {
+  if (request.index > 0n && canResume(p, key, request.index)) {
+    p.counters.resumes++;
+    return { prefix: [], pos: buffer.tail };
+  }
+  let entry: CacheEntry;
+  try {
+    entry = snapshotFor(p, key, request.topic, subject, buffer);
+  } catch (err) {
+    release(p, buffer); // a failed snapshot must not pin the buffer
+    throw err;
+  }
+  const framing = request.index > 0n ? [NEW_SNAPSHOT] : [];
+  return { prefix: [framing, entry.snapshot.items, [entry.snapshot.end]], pos: entry.pos };
+}
+
+function subscribe(p: PublisherState, request: SubscribeRequest, signal: AbortSignal): Subscription {
+  if (p.closed) throw new HubError('SHUTTING_DOWN', SHUTDOWN_MESSAGE);
+  const subject = resolveSubject(request.topic, request.subject);
+  const key = `${request.topic}|${subject}`;
+  const buffer = acquire(p, key);
+  const { prefix, pos } = startOf(p, request, key, subject, buffer);
+  let resolveClosed: (err: HubError) => void = () => {};
+  const closedPromise = new Promise<HubError>((resolve) => (resolveClosed = resolve));
+  const onAbort = (): void => end(sub, undefined);
+  const sub: Sub = {
+    buffer,
+    accessor: request.authorizer?.accessorId,
+    pos,
+    done: false,
+    error: undefined,
+    parked: undefined,
+    resolveClosed,
+    wake() {
+      const parked = sub.parked;
+      sub.parked = undefined;
+      parked?.();
+    },
+    detach() {
+      p.subs.delete(sub);
+      buffer.readers.delete(sub);
+      buffer.waiting.delete(sub);
+      signal.removeEventListener('abort', onAbort);
+      release(p, buffer);
+    },
+  };
+  p.subs.add(sub);
+  buffer.readers.add(sub);
+  if (signal.aborted) end(sub, undefined);
+  else signal.addEventListener('abort', onAbort, { once: true });
+  p.logger.debug({ topic: topicName(request.topic), subject, index: String(request.index) }, 'subscribed');
+  return Object.assign(iterate(sub, prefix, request.authorizer), { closed: closedPromise });
 }
