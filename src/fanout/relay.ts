@@ -11,7 +11,7 @@
 // difference goes out as ordinary events at the snapshot's index, so nobody
 // downstream ever sees an empty state. Only an upstream whose index went
 // backwards (a different log) ends the downstream streams with a reset.
-import { SUBJECT_WILDCARD, type CatalogEvent, type Topic } from '../catalog/types';
+import { SUBJECT_WILDCARD, type CatalogEvent } from '../catalog/types';
 import { HubError } from '../errors';
 import { type Backoff, createBackoff, sleep } from '../materializer/backoff';
 import { classifyError, toHubError, type Source } from '../materializer/source';

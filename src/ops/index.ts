@@ -65,44 +65,75 @@ function historyPersistence(config: Config, logger: Logger): HistoryPersistence 
   return createSqliteHistory({ path: join(config.dataDir, HISTORY_FILE), perNode: config.xdsHistory });
 }
 
-export function createOps(deps: OpsDeps): Ops {
-  const { catalog, config } = deps;
-  const logger = deps.logger.child({ module: 'ops' });
-  const tracker = createIndexTracker();
-  const events = createEventBus();
-  let xds: XdsServer | undefined;
+/** The per-node history; every push and answer of every stream passes here, so nothing is built unless someone listens. */
+function opsHistory(config: Config, logger: Logger, tracker: IndexTracker, events: EventBus): History {
   const persistence = historyPersistence(config, logger);
-  const history = createHistory({
+  return createHistory({
     perNode: config.xdsHistory,
     hub: config.nodeName,
     index: () => tracker.index(),
     ...(persistence ? { persistence } : {}),
-    // Every push and answer of every stream passes here: nothing is built unless someone listens.
     onRecord: (node, r) => {
       if (events.size() > 0) events.publish({ type: r.answer ? 'answer' : 'push', data: recordEvent(node, r) });
     },
   });
+}
+
+/** Shadow providers (dry runs, rollouts' predictions), each closed with the tools. */
+function shadowPool(logger: Logger): { newShadow(): Shadow; close(): void } {
   const shadows = new Set<Shadow>();
-  const newShadow = (): Shadow => {
-    const s = createShadow(logger);
-    shadows.add(s);
-    return { provider: s.provider, sync: (r, only, keep) => s.sync(r, only, keep), close: () => {
-      shadows.delete(s);
-      return s.close();
-    } };
+  return {
+    newShadow() {
+      const s = createShadow(logger);
+      shadows.add(s);
+      return {
+        provider: s.provider,
+        sync: (r, only, keep) => s.sync(r, only, keep),
+        close: () => {
+          shadows.delete(s);
+          s.close();
+        },
+      };
+    },
+    close: () => {
+      for (const s of [...shadows]) s.close();
+    },
   };
-  const reads = opsReads({ log: deps.log, history, newShadow, xds: () => xds });
-  let live: ResourceProvider | undefined;
+}
+
+/** The catalog's index, coalesced to one event per 100 ms: the dashboard re-reads what it shows. */
+function indexEvents(catalog: Catalog, events: EventBus): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  const stop = catalog.onApplied(() => {
+    if (timer) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      events.publish({ type: 'index', data: { index: String(catalog.lastIndex()) } });
+    }, 100);
+  });
+  return () => {
+    stop();
+    if (timer) clearTimeout(timer);
+  };
+}
+
+/** What the rollouts need to know of the xDS side, filled in by the serve and attach steps. */
+interface XdsSide {
+  live: ResourceProvider | undefined;
+  xds: XdsServer | undefined;
+}
+
+function opsRollouts(deps: OpsDeps, logger: Logger, side: XdsSide, tracker: IndexTracker, events: EventBus, newShadow: () => Shadow): Rollouts {
   const rolloutGauge = deps.registry
     ? new Gauge({ name: 'xdshub_rollouts', help: 'Staged rollouts by state (canary, held: in progress; completed, rolled-back, refused: the last 50)', labelNames: ['state'], registers: [deps.registry] })
     : undefined;
-  const connected = (): XdsNode[] => (xds?.streams() ?? []).flatMap((s) => (s.node && !s.isClosed ? [s.node] : []));
-  const rollouts = createRollouts({
-    catalog,
+  const rollouts: Rollouts = createRollouts({
+    catalog: deps.catalog,
     get live() {
-      return live!;
+      // Set by serve(), which the assembler calls before any stream or write can reach a rollout.
+      return side.live!;
     },
-    connected,
+    connected: (): XdsNode[] => (side.xds?.streams() ?? []).flatMap((s) => (s.node && !s.isClosed ? [s.node] : [])),
     shadow: newShadow,
     translated: (index) => tracker.reached(index),
     changed(r) {
@@ -114,17 +145,20 @@ export function createOps(deps: OpsDeps): Ops {
       logger.info({ rollout: r.id, state: r.state, reason: r.reason }, 'rollout');
     },
   });
+  return rollouts;
+}
 
-  // The catalog's index, coalesced to one event per 100 ms: the dashboard re-reads what it shows.
-  let indexTimer: NodeJS.Timeout | undefined;
-  const stopIndex = catalog.onApplied(() => {
-    if (indexTimer) return;
-    indexTimer = setTimeout(() => {
-      indexTimer = undefined;
-      events.publish({ type: 'index', data: { index: String(catalog.lastIndex()) } });
-    }, 100);
-  });
-
+export function createOps(deps: OpsDeps): Ops {
+  const { catalog, config } = deps;
+  const logger = deps.logger.child({ module: 'ops' });
+  const tracker = createIndexTracker();
+  const events = createEventBus();
+  const side: XdsSide = { live: undefined, xds: undefined };
+  const history = opsHistory(config, logger, tracker, events);
+  const shadows = shadowPool(logger);
+  const reads = opsReads({ log: deps.log, history, newShadow: shadows.newShadow, xds: () => side.xds });
+  const rollouts = opsRollouts(deps, logger, side, tracker, events, shadows.newShadow);
+  const stopIndex = indexEvents(catalog, events);
   const observer: XdsCallbacks = {
     sent: (e: SentEvent) => history.sent?.(e),
     answered: (e: AnswerEvent) => {
@@ -132,35 +166,32 @@ export function createOps(deps: OpsDeps): Ops {
       rollouts.answered(e);
     },
   };
-
-  const ops: Ops = {
+  return {
     tracker,
     history,
     events,
     observer,
     rollouts,
     serve(provider) {
-      live = provider;
+      side.live = provider;
       return rollouts.provider;
     },
     attach(server) {
-      xds = server;
+      side.xds = server;
     },
     registerHttp(app) {
       events.register(app);
-      registerOpsHttp(app, { catalog, history, rollouts, reads, newShadow, xds: () => xds, uiDir: uiDirectory() });
+      registerOpsHttp(app, { catalog, history, rollouts, reads, newShadow: shadows.newShadow, xds: () => side.xds, uiDir: uiDirectory() });
     },
     configAt: (node, index, cluster) => reads.configAt(node, index, cluster),
     async close() {
       stopIndex();
-      if (indexTimer) clearTimeout(indexTimer);
       rollouts.close();
-      for (const s of [...shadows]) s.close();
+      shadows.close();
       events.close();
       await history.close();
     },
   };
-  return ops;
 }
 
 /** The dashboard's static files: `ui/` at the repository root, from src/ops or dist/src/ops. */
