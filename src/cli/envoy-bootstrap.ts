@@ -92,7 +92,7 @@ function hubCluster(name: string, hostPort: string, flag: string, http2: boolean
  * back within about a second of the hub listening again. An attempt at a hub
  * that is away is one refused connection, so even many Envoys cost it little.
  * `GrpcService.EnvoyGrpc.retry_policy` is the field Envoy reads for the xDS
- * stream's back-off (ADS and per-type alike); docs/envoy.md "Reconnecting".
+ * stream's back-off (ADS and per-type alike); docs/envoy-lifecycle.md "Reconnecting".
  * The bound is HUB_RECONNECT_BACKOFF_MS, here as the bootstrap's JSON spells it ("0.25s", "1s").
  */
 export const HUB_RECONNECT_BACKOFF = {

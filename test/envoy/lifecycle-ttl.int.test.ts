@@ -5,7 +5,7 @@
 // SIGKILL Envoy drops the clusters and keeps the TTL-less Listener, and a
 // restarted hub restores traffic; an Envoy on SotW gets no TTL (X-TTL-5).
 // With endpoints alone TTL'd, Envoy lets the assignment's TTL run out and
-// keeps its endpoints (docs/envoy.md, "Lifecycle").
+// keeps its endpoints (docs/envoy-lifecycle.md).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { logTimes, type Envoy } from '../helpers/envoy';

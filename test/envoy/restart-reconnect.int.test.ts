@@ -5,7 +5,7 @@
 // each Envoy is back in sync soon after the hub listens again (the bootstraps'
 // 1 s reconnect back-off; the SotW Envoy at all only because the hub answers
 // its reconnect-shaped first request, X-ACK-7); and a write made then reaches
-// each Envoy's traffic. The figures are printed (docs/envoy.md, "Reconnecting
+// each Envoy's traffic. The figures are printed (docs/envoy-lifecycle.md, "Reconnecting
 // after a hub restart"); the bounds asserted are generous guards.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -25,7 +25,7 @@ export interface PushOptions {
  * The window after a delivery lasts this many times as long as the delivery's
  * own writes took (and at least --xds-debounce): the ACKs a delivery brings
  * back cost about as much main-thread time as its writes, and the rest is left
- * for HTTP writes, reads and timers (docs/xds-transport.md, "Push pipeline").
+ * for HTTP writes, reads and timers (docs/xds-push.md).
  */
 export const WINDOW_PER_ROUND = 2;
 
