@@ -42,6 +42,10 @@ export async function main(argv: string[], env: Record<string, string | undefine
       const { run } = require('./diff') as CommandModule;
       return run(rest, env);
     }
+    case 'analyze':
+      return (require('./analyze') as typeof import('./analyze')).main(rest, env);
+    case 'translate':
+      return (require('./translate') as typeof import('./translate')).main(rest);
     case '--version':
     case 'version':
       process.stdout.write(`${pkg.version}\n`);
