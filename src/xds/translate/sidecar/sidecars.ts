@@ -19,7 +19,7 @@ import { serviceResourceName, type ServiceRef } from '../names';
 import type { CatalogInputs, InputChanges } from '../view-inputs';
 import { createContentCache, type ContentCache } from './cache';
 import { LOCAL_APP, leafSecretName, meshClusterName, rootsSecretName } from './names';
-import { createProxyIndex, type Proxy, type ProxyIndex } from './proxies';
+import { createProxyIndex, type Proxy as MeshProxy, type ProxyIndex } from './proxies';
 import { localAppCluster, proxyConfig, publicListener } from './public';
 import { buildUpstream, meshAssignment, meshCluster, upstreamProtocol, upstreamsOf, type MeshContext } from './upstream';
 import { leafSecret, rootsSecret } from './secrets';
@@ -136,7 +136,7 @@ function intentionsOf(s: State, entries: readonly ConfigEntry[]): Intention[] {
 
 function buildProxy(
   s: State,
-  p: Proxy,
+  p: MeshProxy,
   ctx: MeshContext,
   policyOf: (d: string) => DestinationPolicy,
   fallback: IntentionAction,
