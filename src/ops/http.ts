@@ -15,12 +15,16 @@ import type { OpsReads } from './reads';
 import { parseRolloutSpec, type Rollouts } from './rollout';
 import type { Shadow } from './shadow';
 import { policy, routePolicies } from '../http/route-policy';
+import { tokenFromRequest } from '../request-token';
+import { proxyStatus, type StatusTracker } from './status';
 
 export interface OpsHttpDeps {
   catalog: Catalog;
   history: History;
   rollouts: Rollouts;
   reads: OpsReads;
+  /** Last ACK per stream and type (proxy status). */
+  tracker: StatusTracker;
   newShadow(): Shadow;
   xds(): XdsServer | undefined;
   uiDir: string;
@@ -58,14 +62,21 @@ function sendError(reply: { code(n: number): { send(b: unknown): unknown } }, er
 }
 
 export function registerOpsHttp(app: FastifyInstance, deps: OpsHttpDeps): void {
-  const { catalog, history, rollouts, reads } = deps;
-  const dryRunner = createDryRunner(catalog, deps.newShadow);
+  const dryRunner = createDryRunner(deps.catalog, deps.newShadow);
   app.addHook('onClose', (_app, done) => {
     dryRunner.close();
     done();
   });
+  app.decorate('xdshubWriteHook', writeHook(app, deps, dryRunner));
+  registerNodeRoutes(app, deps);
+  registerRolloutRoutes(app, deps.rollouts);
+  registerDryRunRoute(app);
+  registerUi(app, deps.uiDir);
+}
 
-  const hook: WriteHook = async (reply, command, submit) => {
+/** ?dry-run=true and X-Xdshub-Rollout on the write routes that take them. */
+function writeHook(app: FastifyInstance, deps: OpsHttpDeps, dryRunner: ReturnType<typeof createDryRunner>): WriteHook {
+  return async (reply, command, submit) => {
     const req = reply.request;
     const dry = flag(req, 'dry-run');
     const rolloutText = (req.headers['x-xdshub-rollout'] as string | undefined) ?? ((req.query as Record<string, string | undefined>)['rollout']);
@@ -73,14 +84,21 @@ export function registerOpsHttp(app: FastifyInstance, deps: OpsHttpDeps): void {
       throw invalid(dry ? 'dry-run' : 'X-Xdshub-Rollout', `not taken by ${routeOf(req)} (only ${dryRunRoutes(app).join(', ')})`);
     }
     if (dry) {
-      throw new WriteAnswered(await dryRunner.run(command, targetNodes(deps.xds(), await history.nodes())));
+      throw new WriteAnswered(await dryRunner.run(command, targetNodes(deps.xds(), await deps.history.nodes())));
     }
     if (rolloutText === undefined) return submit();
-    const { result, rollout } = await rollouts.run(parseRolloutSpec(rolloutText), command, submit);
+    const { result, rollout } = await deps.rollouts.run(parseRolloutSpec(rolloutText), command, submit);
     reply.header('X-Xdshub-Rollout-Id', rollout.id);
     return result;
   };
-  app.decorate('xdshubWriteHook', hook);
+}
+
+/** What the nodes hold and held: proxy status, history, the node list, diffs between indexes. */
+function registerNodeRoutes(app: FastifyInstance, deps: OpsHttpDeps): void {
+  const { history, reads } = deps;
+  app.get('/v1/xds/proxy-status', policy.needs('operator', 'read'), async () =>
+    proxyStatus({ xds: deps.xds, provider: () => deps.rollouts.provider, tracker: deps.tracker, pinnedFor: (n) => deps.rollouts.pinnedFor(n) }),
+  );
 
   app.get<{ Params: { node: string }; Querystring: { limit?: string } }>('/v1/xds/history/:node', policy.needs('operator', 'read'), async (req, reply) => {
     const limit = req.query.limit === undefined ? undefined : Number(req.query.limit);
@@ -107,27 +125,36 @@ export function registerOpsHttp(app: FastifyInstance, deps: OpsHttpDeps): void {
       return sendError(reply, err);
     }
   });
+}
 
+function registerRolloutRoutes(app: FastifyInstance, rollouts: Rollouts): void {
   app.get('/v1/xds/rollouts', policy.needs('operator', 'read'), async () => rollouts.list());
   app.get<{ Params: { id: string } }>('/v1/xds/rollouts/:id', policy.needs('operator', 'read'), async (req, reply) => rollouts.get(req.params.id) ?? sendError(reply, new HubError('NOT_FOUND', `no rollout "${req.params.id}"`)));
   app.post<{ Params: { id: string } }>('/v1/xds/rollouts/:id/rollback', policy.needs('operator', 'write'), async (req, reply) => {
     try {
       const r = await rollouts.rollback(req.params.id);
       if (r.rollbackIndex) reply.header('X-Consul-Index', r.rollbackIndex);
-      return r;
+      return rollouts.get(r.id) ?? r;
     } catch (err) {
       return sendError(reply, err);
     }
   });
   app.post<{ Params: { id: string } }>('/v1/xds/rollouts/:id/proceed', policy.needs('operator', 'write'), async (req, reply) => {
     try {
-      return rollouts.proceed(req.params.id);
+      const r = rollouts.proceed(req.params.id);
+      return rollouts.get(r.id) ?? r;
     } catch (err) {
       return sendError(reply, err);
     }
   });
+}
 
-  // A change given as the request it would be (`xdshub diff`, the dashboard): its dry run.
+/**
+ * A change given as the request it would be (`xdshub dry-run`, the dashboard): its dry run,
+ * answered as the caller — the token it came with rides on the inner request, so the
+ * write's own ACL check (and the prediction) sees the caller's rights.
+ */
+function registerDryRunRoute(app: FastifyInstance): void {
   app.post('/v1/ops/dry-run', policy.needs('operator', 'read'), async (req, reply) => {
     const body = req.body as { Method?: unknown; Path?: unknown; Body?: unknown } | null;
     const method = typeof body?.Method === 'string' ? body.Method.toUpperCase() : 'PUT';
@@ -138,18 +165,23 @@ export function registerOpsHttp(app: FastifyInstance, deps: OpsHttpDeps): void {
       return m === method && new RegExp(`^${p!.replace(/:[a-z]+/g, '[^/?]+')}(\\?.*)?$`).test(path);
     });
     if (!route) return sendError(reply, invalid('Path', `expected one of ${routes.join(', ')}; got ${method} ${path || '(none)'}`));
+    const token = tokenFromRequest(req);
+    const headers: Record<string, string> = { ...(token ? { 'x-consul-token': token } : {}), ...(body?.Body === undefined ? {} : { 'content-type': 'application/json' }) };
     const res = await app.inject({
       method: method as 'PUT',
       url: `${path}${path.includes('?') ? '&' : '?'}dry-run=true`,
-      ...(body?.Body === undefined ? {} : { payload: JSON.stringify(body.Body), headers: { 'content-type': 'application/json' } }),
+      headers,
+      ...(body?.Body === undefined ? {} : { payload: JSON.stringify(body.Body) }),
     });
     return reply.code(res.statusCode).type(String(res.headers['content-type'] ?? 'application/json')).send(res.body);
   });
+}
 
+function registerUi(app: FastifyInstance, uiDir: string): void {
   const ui = async (file: string, reply: { code(n: number): any; type(t: string): any; send(b: unknown): any; redirect(u: string): any }) => {
     const type = UI_FILES[file];
     if (type === undefined) return reply.code(404).type('text/plain').send('not found');
-    return reply.type(type).send(await readFile(join(deps.uiDir, file || 'index.html')));
+    return reply.type(type).send(await readFile(join(uiDir, file || 'index.html')));
   };
   app.get('/ui', policy.public, (_req, reply) => reply.redirect('/ui/'));
   app.get('/ui/', policy.public, (_req, reply) => ui('', reply));

@@ -21,6 +21,7 @@ import { registerOpsHttp } from './http';
 import { opsReads } from './reads';
 import { createRollouts, type Rollouts } from './rollout';
 import { createShadow, type Shadow } from './shadow';
+import { createStatusTracker } from './status';
 import { storeKind } from '../log/store-kinds';
 
 export const HISTORY_FILE = 'history.db';
@@ -121,10 +122,15 @@ export function createOps(deps: OpsDeps): Ops {
     }, 100);
   });
 
+  const status = createStatusTracker(() => tracker.index());
   const observer: XdsObserver = {
-    sent: (e: SentEvent) => history.sent?.(e),
+    sent: (e: SentEvent) => {
+      history.sent?.(e);
+      status.sent(e);
+    },
     answered: (e: AnswerEvent) => {
       history.answered?.(e);
+      status.answered(e);
       rollouts.answered(e);
     },
   };
@@ -144,7 +150,7 @@ export function createOps(deps: OpsDeps): Ops {
     },
     registerHttp(app) {
       events.register(app);
-      registerOpsHttp(app, { catalog, history, rollouts, reads, newShadow, xds: () => xds, uiDir: uiDirectory() });
+      registerOpsHttp(app, { catalog, history, rollouts, reads, tracker: status, newShadow, xds: () => xds, uiDir: uiDirectory() });
     },
     configAt: (node, index, cluster) => reads.configAt(node, index, cluster),
     async close() {

@@ -1,12 +1,15 @@
-// `xdshub diff FILE`: the dry run of a change given as a file — the request it
-// would be, {"Method", "Path", "Body"} — against a running hub: which resources
-// each node would get added, changed (field by field) or removed. Nothing is written.
+// `xdshub dry-run FILE` (also `xdshub diff`): the dry run of a change given as a
+// file — the request it would be, {"Method", "Path", "Body"} — against a running
+// hub, as the caller's token: which resources each node would get added, changed
+// (field by field) or removed. Nothing is written.
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
+import { COMMON_FLAGS_USAGE, EXIT, UsageError, helpAsked, parseCommand, runCommand } from './http-client';
 
-const USAGE = `usage: xdshub diff [--hub http://127.0.0.1:8500] [--json] FILE|-
+const USAGE = `usage: xdshub dry-run [-http-addr ADDR] [-token TOKEN] [--json] FILE|-     (alias: xdshub diff)
   FILE holds the change as the request it would be, e.g.
-  {"Method": "PUT", "Path": "/v1/config", "Body": {"Kind": "service-defaults", "Name": "web", "Protocol": "http2"}}`;
+  {"Method": "PUT", "Path": "/v1/config", "Body": {"Kind": "service-defaults", "Name": "web", "Protocol": "http2"}}
+  exits 1 when the hub would refuse the change (or refuses the dry run)
+${COMMON_FLAGS_USAGE}`;
 
 interface Prediction {
   index: string;
@@ -43,34 +46,16 @@ export function formatPrediction(p: Prediction): string {
   return `${lines.join('\n')}\n`;
 }
 
-export async function run(argv: string[], env: Record<string, string | undefined>): Promise<number> {
-  let values: { hub?: string; json?: boolean; help?: boolean };
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({ args: argv, options: { hub: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean' } }, allowPositionals: true }));
-  } catch (err) {
-    process.stderr.write(`xdshub diff: ${(err as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  if (positionals.length !== 1) {
-    process.stderr.write(`xdshub diff: expected one FILE (or - for stdin)\n${USAGE}\n`);
-    return 2;
-  }
-  const hub = values.hub ?? env['XDSHUB_HTTP_ADDR'] ?? 'http://127.0.0.1:8500';
-  const text = positionals[0] === '-' ? await readStdin() : await readFile(positionals[0]!, 'utf8');
-  const res = await fetch(`${hub.replace(/\/$/, '')}/v1/ops/dry-run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
-  const body = await res.text();
-  if (!res.ok) {
-    process.stderr.write(`xdshub diff: ${res.status} ${body}\n`);
-    return 1;
-  }
-  const prediction = JSON.parse(body) as Prediction;
-  process.stdout.write(values.json ? `${JSON.stringify(prediction, null, 2)}\n` : formatPrediction(prediction));
-  return prediction.ok ? 0 : 1;
+export function run(argv: string[], env: Record<string, string | undefined>): Promise<number> {
+  return runCommand('dry-run', USAGE, async () => {
+    const { values, positionals, hub } = parseCommand(argv, env, { json: { type: 'boolean' } });
+    if (helpAsked(values, USAGE)) return EXIT.ok;
+    if (positionals.length !== 1) throw new UsageError('expected one FILE (or - for stdin)');
+    const text = positionals[0] === '-' ? await readStdin() : await readFile(positionals[0]!, 'utf8');
+    const prediction = await hub.request<Prediction>('POST', '/v1/ops/dry-run', text);
+    process.stdout.write(values['json'] ? `${JSON.stringify(prediction, null, 2)}\n` : formatPrediction(prediction));
+    return prediction.ok ? EXIT.ok : EXIT.failed;
+  });
 }
 
 async function readStdin(): Promise<string> {
