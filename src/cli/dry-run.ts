@@ -3,7 +3,7 @@
 // hub, as the caller's token: which resources each node would get added, changed
 // (field by field) or removed. Nothing is written.
 import { readFile } from 'node:fs/promises';
-import { COMMON_FLAGS_USAGE, EXIT, UsageError, helpAsked, parseCommand, runCommand } from './http-client';
+import { COMMON_FLAGS_USAGE, EXIT, helpAsked, parseCommand, runCommand, UsageError } from './http-client';
 
 const USAGE = `usage: xdshub dry-run [-http-addr ADDR] [-token TOKEN] [--json] FILE|-     (alias: xdshub diff)
   FILE holds the change as the request it would be, e.g.
@@ -16,7 +16,12 @@ interface Prediction {
   ok: boolean;
   changes: boolean;
   error?: { message: string };
-  diffs: { nodes: string[]; added: Ref[]; removed: Ref[]; changed: (Ref & { fields: { path: string; before?: unknown; after?: unknown }[] })[] }[];
+  diffs: {
+    nodes: string[];
+    added: Ref[];
+    removed: Ref[];
+    changed: (Ref & { fields: { path: string; before?: unknown; after?: unknown }[] })[];
+  }[];
   unaffected: string[];
   offline: string[];
 }
@@ -29,8 +34,14 @@ const NAMED = 20;
 
 export function formatPrediction(p: Prediction): string {
   const affected = p.diffs.reduce((n, d) => n + d.nodes.length, 0);
-  const verdict = p.ok ? (p.changes ? 'would apply' : 'would change nothing') : `would be refused: ${p.error?.message ?? ''}`;
-  const lines = [`at index ${p.index}: ${verdict}; ${affected} node(s) affected${p.diffs.length > 1 ? ` (${p.diffs.length} distinct diffs)` : ''}, ${p.unaffected.length} unaffected`];
+  const verdict = p.ok
+    ? p.changes
+      ? 'would apply'
+      : 'would change nothing'
+    : `would be refused: ${p.error?.message ?? ''}`;
+  const lines = [
+    `at index ${p.index}: ${verdict}; ${affected} node(s) affected${p.diffs.length > 1 ? ` (${p.diffs.length} distinct diffs)` : ''}, ${p.unaffected.length} unaffected`,
+  ];
   const offline = new Set(p.offline);
   for (const d of p.diffs) {
     const names = d.nodes.slice(0, NAMED).map((n) => (offline.has(n) ? `${n} (offline)` : n));

@@ -3,7 +3,7 @@
 // also with two dashes), one request function, and one way to report the hub's
 // refusals (403, 400, 404, 409) so that every command exits non-zero with the
 // hub's own message.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 
 /** Exit codes of every command: docs/operator-tools.md, "CLI". */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -58,7 +58,9 @@ export function normalizeFlags(argv: readonly string[]): string[] {
 /** `CONSUL_HTTP_ADDR` may be `host:port` (as consul takes it) or a URL. */
 export function hubAddress(flag: string | undefined, env: Record<string, string | undefined>): string {
   const raw = flag ?? env['CONSUL_HTTP_ADDR'] ?? env['XDSHUB_HTTP_ADDR'] ?? 'http://127.0.0.1:8500';
-  const withScheme = /^https?:\/\//.test(raw) ? raw : `${env['CONSUL_HTTP_SSL'] === 'true' ? 'https' : 'http'}://${raw}`;
+  const withScheme = /^https?:\/\//.test(raw)
+    ? raw
+    : `${env['CONSUL_HTTP_SSL'] === 'true' ? 'https' : 'http'}://${raw}`;
   return withScheme.replace(/\/+$/, '');
 }
 
@@ -71,10 +73,19 @@ export interface Parsed {
 }
 
 /** Parses the command's own options plus the common ones; throws UsageError on a bad flag. */
-export function parseCommand(argv: readonly string[], env: Record<string, string | undefined>, options: NonNullable<ParseArgsConfig['options']>): Parsed {
-  let parsed;
+export function parseCommand(
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+  options: NonNullable<ParseArgsConfig['options']>,
+): Parsed {
+  let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: normalizeFlags(argv), options: { ...options, ...COMMON_OPTIONS }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: normalizeFlags(argv),
+      options: { ...options, ...COMMON_OPTIONS },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
@@ -93,9 +104,16 @@ export function hubClient(address: string, token: string | undefined): HubClient
       if (body !== undefined) headers['content-type'] = 'application/json';
       let res: Response;
       try {
-        res = await fetch(`${address}${path}`, { method, headers, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) });
+        res = await fetch(`${address}${path}`, {
+          method,
+          headers,
+          ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+        });
       } catch (err) {
-        throw new HubRefusal(0, `cannot reach the hub at ${address}: ${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}`);
+        throw new HubRefusal(
+          0,
+          `cannot reach the hub at ${address}: ${((err as Error).cause as Error)?.message ?? (err as Error).message}`,
+        );
       }
       const text = await res.text();
       if (!res.ok) throw new HubRefusal(res.status, refusalText(res.status, text, token));
@@ -113,7 +131,12 @@ function refusalText(status: number, text: string, token: string | undefined): s
   } catch {
     // A plain-text answer (Consul's 403 "Permission denied: …") is the message as it is.
   }
-  const hint = status === 403 ? (token ? ' (the token lacks the right named; docs/operator-tools.md, "CLI")' : ' (no token given: pass -token or set CONSUL_HTTP_TOKEN)') : '';
+  const hint =
+    status === 403
+      ? token
+        ? ' (the token lacks the right named; docs/operator-tools.md, "CLI")'
+        : ' (no token given: pass -token or set CONSUL_HTTP_TOKEN)'
+      : '';
   return `${status} ${message || '(no message)'}${hint}`;
 }
 
@@ -134,7 +157,11 @@ export async function runCommand(name: string, usage: string, body: () => Promis
       return EXIT.failed;
     }
     // A file that cannot be read (ENOENT, EACCES): its message names it.
-    if (err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string' && (err as NodeJS.ErrnoException).syscall) {
+    if (
+      err instanceof Error &&
+      typeof (err as NodeJS.ErrnoException).code === 'string' &&
+      (err as NodeJS.ErrnoException).syscall
+    ) {
       process.stderr.write(`xdshub ${name}: ${err.message}\n`);
       return EXIT.failed;
     }
@@ -161,7 +188,11 @@ export function age(atMs: number | null | undefined, nowMs = Date.now()): string
 /** Columns padded to their widest cell. */
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (r: readonly string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (r: readonly string[]) =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return `${[line(header), ...rows.map(line)].join('\n')}\n`;
 }
 
@@ -169,7 +200,8 @@ export type OutputFormat = 'table' | 'json' | 'yaml';
 
 export function outputFormat(value: string | undefined): OutputFormat {
   const v = value ?? 'table';
-  if (v !== 'table' && v !== 'json' && v !== 'yaml') throw new UsageError(`-o: expected table, json or yaml, got "${v}"`);
+  if (v !== 'table' && v !== 'json' && v !== 'yaml')
+    throw new UsageError(`-o: expected table, json or yaml, got "${v}"`);
   return v;
 }
 

@@ -80,7 +80,7 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (err: unknown) => {
-      process.stderr.write(`xdshub: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+      process.stderr.write(`xdshub: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
       process.exitCode = 1;
     },
   );

@@ -3,7 +3,17 @@
 // (NACKed), with the version, the index its last ACK stood for and how long ago
 // that ACK came — and which nodes a rollout holds on its pinned state.
 import type { ProxyStatus, TypeStatus } from '../ops/status';
-import { COMMON_FLAGS_USAGE, EXIT, age, helpAsked, outputFormat, parseCommand, render, runCommand, table } from './http-client';
+import {
+  age,
+  COMMON_FLAGS_USAGE,
+  EXIT,
+  helpAsked,
+  outputFormat,
+  parseCommand,
+  render,
+  runCommand,
+  table,
+} from './http-client';
 
 const USAGE = `usage: xdshub proxy-status [-o table|json|yaml] [NODE]
   every connected node (or NODE): per type synced / stale / NACKED, the index of
@@ -25,11 +35,21 @@ export function formatStatus(rows: readonly ProxyStatus[], now = Date.now()): st
     r.node.id,
     r.node.cluster || '-',
     `${r.transport}/${r.variant}`,
-    ...TYPES.map((t) => cell(r.types.find((x) => x.type === t), now)),
+    ...TYPES.map((t) =>
+      cell(
+        r.types.find((x) => x.type === t),
+        now,
+      ),
+    ),
     r.pinned ? `${r.pinned.rollout} @${r.pinned.index}` : '-',
   ]);
-  const nacks = rows.flatMap((r) => r.types.filter((t) => t.lastNack).map((t) => `  ${r.node.id} ${t.type}: ${t.lastNack!.message}`));
-  return table(['NODE', 'CLUSTER', 'STREAM', ...TYPES, 'HELD BY'], body) + (nacks.length ? `NACKs:\n${nacks.join('\n')}\n` : '');
+  const nacks = rows.flatMap((r) =>
+    r.types.filter((t) => t.lastNack).map((t) => `  ${r.node.id} ${t.type}: ${t.lastNack!.message}`),
+  );
+  return (
+    table(['NODE', 'CLUSTER', 'STREAM', ...TYPES, 'HELD BY'], body) +
+    (nacks.length ? `NACKs:\n${nacks.join('\n')}\n` : '')
+  );
 }
 
 export function run(argv: string[], env: Record<string, string | undefined>): Promise<number> {

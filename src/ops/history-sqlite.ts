@@ -11,7 +11,14 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { makePrivateDir, securePrivateFile } from '../data-dir';
 import { HubError } from '../errors';
-import { createSetHasher, sameIdentity, type HistoryPersistence, type HistoryRecord, type KnownNode, type TypeShort } from './history';
+import {
+  createSetHasher,
+  type HistoryPersistence,
+  type HistoryRecord,
+  type KnownNode,
+  sameIdentity,
+  type TypeShort,
+} from './history';
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS nodes (id TEXT PRIMARY KEY, cluster TEXT NOT NULL, user_agent TEXT NOT NULL, config_source TEXT);
@@ -171,7 +178,20 @@ function writeItems(s: Store, items: [HistoryRecord, KnownNode][]): void {
       st.set.run(hash, json);
       s.storedSets.add(hash);
     }
-    st.record.run(node.id, r.seq, r.at, s.indexText(r.index), r.stream, r.type, r.nonce, r.variant, r.version, hash, answerText(r.answer), r.hub);
+    st.record.run(
+      node.id,
+      r.seq,
+      r.at,
+      s.indexText(r.index),
+      r.stream,
+      r.type,
+      r.nonce,
+      r.variant,
+      r.version,
+      hash,
+      answerText(r.answer),
+      r.hub,
+    );
     newest.set(node.id, Math.max(newest.get(node.id) ?? 0, r.seq));
   }
   // A node is trimmed when this process first writes it, then every `trimEvery` records past the limit.
@@ -264,9 +284,16 @@ function openStore(options: SqliteHistoryOptions): Store {
     allSeqs: true,
     flushes: 0,
     heldBack: new Set(),
-    indexText: (i) => (i === lastIndex ? lastIndexText : ((lastIndex = i), (lastIndexText = i.toString()))),
+    indexText: (i) => {
+      if (i !== lastIndex) {
+        lastIndex = i;
+        lastIndexText = i.toString();
+      }
+      return lastIndexText;
+    },
   };
-  for (const row of s.st.lastSeqs.iterate() as Iterable<{ node: string; seq: number }>) rememberSeq(s, row.node, row.seq);
+  for (const row of s.st.lastSeqs.iterate() as Iterable<{ node: string; seq: number }>)
+    rememberSeq(s, row.node, row.seq);
   return s;
 }
 
@@ -290,7 +317,9 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
     },
     async nodes() {
       flush(s, write);
-      return (s.st.nodes.all() as { id: string; cluster: string; user_agent: string; config_source: string | null }[]).map((n) => ({
+      return (
+        s.st.nodes.all() as { id: string; cluster: string; user_agent: string; config_source: string | null }[]
+      ).map((n) => ({
         id: n.id,
         cluster: n.cluster,
         userAgent: n.user_agent,

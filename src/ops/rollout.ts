@@ -13,8 +13,8 @@
 import type { Catalog } from '../catalog/catalog';
 import type { Command } from '../catalog/commands';
 import type { StateMachine } from '../catalog/state';
-import { HubError, invalid } from '../errors';
 import { parseDurationMs } from '../config';
+import { HubError, invalid } from '../errors';
 import type { AnswerEvent } from '../xds/transport/observer';
 import type { ResourceChange, ResourceProvider, XdsNode } from '../xds/transport/provider';
 import { RESOURCE_TYPES } from '../xds/transport/resource-types';
@@ -51,19 +51,24 @@ export interface Rollout {
 export function parseRolloutSpec(text: string, field = 'X-Xdshub-Rollout'): RolloutSpec {
   const spec: RolloutSpec = { canary: 0, windowMs: 30_000, select: { kind: 'random' }, health: [] };
   let sawCanary = false;
-  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const eq = part.indexOf('=');
     const key = eq < 0 ? part : part.slice(0, eq);
     const value = eq < 0 ? '' : part.slice(eq + 1);
     if (key === 'canary') {
-      if (!/^\d+$/.test(value) || Number(value) < 1) throw invalid(field, `canary: expected a number of nodes ≥ 1, got "${value}"`);
+      if (!/^\d+$/.test(value) || Number(value) < 1)
+        throw invalid(field, `canary: expected a number of nodes ≥ 1, got "${value}"`);
       spec.canary = Number(value);
       sawCanary = true;
     } else if (key === 'window') spec.windowMs = parseDurationMs(value, `${field} window`);
     else if (key === 'select') {
       if (value === 'random') spec.select = { kind: 'random' };
       else if (value.startsWith('id:') && value.length > 3) spec.select = { kind: 'id', glob: value.slice(3) };
-      else if (value.startsWith('cluster:') && value.length > 8) spec.select = { kind: 'cluster', cluster: value.slice(8) };
+      else if (value.startsWith('cluster:') && value.length > 8)
+        spec.select = { kind: 'cluster', cluster: value.slice(8) };
       else throw invalid(field, `select: expected id:GLOB, cluster:NAME or random, got "${value}"`);
     } else if (key === 'health') spec.health = value.split('+').filter(Boolean);
     else throw invalid(field, `unknown option "${key}" (canary, window, select, health)`);
@@ -73,14 +78,27 @@ export function parseRolloutSpec(text: string, field = 'X-Xdshub-Rollout'): Roll
 }
 
 function globMatch(glob: string, text: string): boolean {
-  const re = new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+  const re = new RegExp(
+    `^${glob
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  );
   return re.test(text);
 }
 
 /** Picks up to `spec.canary` of the connected nodes. */
-export function pickCanaries(spec: RolloutSpec, nodes: readonly XdsNode[], random: () => number = Math.random): string[] {
+export function pickCanaries(
+  spec: RolloutSpec,
+  nodes: readonly XdsNode[],
+  random: () => number = Math.random,
+): string[] {
   const eligible = nodes.filter((n) =>
-    spec.select.kind === 'id' ? globMatch(spec.select.glob, n.id) : spec.select.kind === 'cluster' ? n.cluster === spec.select.cluster : true,
+    spec.select.kind === 'id'
+      ? globMatch(spec.select.glob, n.id)
+      : spec.select.kind === 'cluster'
+        ? n.cluster === spec.select.cluster
+        : true,
   );
   const ids = [...new Set(eligible.map((n) => n.id))].sort();
   if (spec.select.kind === 'random') {
@@ -111,7 +129,11 @@ export interface Rollouts {
   /** The provider the xDS server serves: the live one, except for held nodes. */
   readonly provider: ResourceProvider;
   /** Writes `command` as a staged rollout; resolves with the write's result and the rollout. */
-  run(spec: RolloutSpec, command: Command, submit: () => ReturnType<Catalog['submit']>): Promise<{ result: Awaited<ReturnType<Catalog['submit']>>; rollout: Rollout }>;
+  run(
+    spec: RolloutSpec,
+    command: Command,
+    submit: () => ReturnType<Catalog['submit']>,
+  ): Promise<{ result: Awaited<ReturnType<Catalog['submit']>>; rollout: Rollout }>;
   /** The observer's view of answers: a NACK from a canary stops its rollout. */
   answered(e: AnswerEvent): void;
   rollback(id: string): Promise<Rollout>;
@@ -174,7 +196,8 @@ function announce(ctx: Ctx, changes: readonly ResourceChange[]): void {
 
 function holdingProvider(ctx: Ctx): ResourceProvider {
   return {
-    get: (typeUrl, node) => (isHeld(ctx, node) ? ctx.active!.pinned.provider.get(typeUrl, node) : ctx.deps.live.get(typeUrl, node)),
+    get: (typeUrl, node) =>
+      isHeld(ctx, node) ? ctx.active!.pinned.provider.get(typeUrl, node) : ctx.deps.live.get(typeUrl, node),
     onChange(listener) {
       ctx.listeners.add(listener);
       const off = ctx.deps.live.onChange(listener);
@@ -188,7 +211,8 @@ function holdingProvider(ctx: Ctx): ResourceProvider {
 
 function criticalChecks(catalog: Catalog, services: readonly string[]): Set<string> {
   const out = new Set<string>();
-  for (const s of services) for (const c of catalog.serviceChecks(s).value) if (c.Status === 'critical') out.add(`${c.Node}/${c.CheckID}`);
+  for (const s of services)
+    for (const c of catalog.serviceChecks(s).value) if (c.Status === 'critical') out.add(`${c.Node}/${c.CheckID}`);
   return out;
 }
 
@@ -216,13 +240,20 @@ function find(ctx: Ctx, id: string): Active {
   if (ctx.active?.rollout.id === id) return ctx.active;
   const done = ctx.history.find((r) => r.id === id);
   if (!done) throw new HubError('NOT_FOUND', `no rollout "${id}"`);
-  throw new HubError('CONFLICT', `rollout ${id} is ${done.state}; only a rollout in canary or held state can be changed`);
+  throw new HubError(
+    'CONFLICT',
+    `rollout ${id} is ${done.state}; only a rollout in canary or held state can be changed`,
+  );
 }
 
 const STAGED = ['register', 'deregister', 'config-set', 'config-delete', 'txn'];
 
 function selectorText(spec: RolloutSpec): string {
-  return spec.select.kind === 'id' ? `id:${spec.select.glob}` : spec.select.kind === 'cluster' ? `cluster:${spec.select.cluster}` : 'random';
+  return spec.select.kind === 'id'
+    ? `id:${spec.select.glob}`
+    : spec.select.kind === 'cluster'
+      ? `cluster:${spec.select.cluster}`
+      : 'random';
 }
 
 /**
@@ -232,11 +263,20 @@ function selectorText(spec: RolloutSpec): string {
  */
 function admit(ctx: Ctx, spec: RolloutSpec, command: Command): string[] {
   const a = ctx.active;
-  if (a) throw new HubError('CONFLICT', `rollout ${a.rollout.id} is ${a.rollout.state}; roll it back or let it proceed first`);
-  if (!STAGED.includes(command.type)) throw invalid('X-Xdshub-Rollout', `a ${command.type} change cannot be rolled out in stages`);
+  if (a)
+    throw new HubError(
+      'CONFLICT',
+      `rollout ${a.rollout.id} is ${a.rollout.state}; roll it back or let it proceed first`,
+    );
+  if (!STAGED.includes(command.type))
+    throw invalid('X-Xdshub-Rollout', `a ${command.type} change cannot be rolled out in stages`);
   const canaries = pickCanaries(spec, ctx.deps.connected());
   if (canaries.length === 0) {
-    throw new HubError('CONFLICT', `no connected node matches select=${selectorText(spec)}: no canary would test the change, so nothing was written; connect a canary or choose another select=`);
+    throw new HubError(
+      'CONFLICT',
+      `no connected node matches select=${selectorText(spec)}: no canary would test the change, ` +
+        'so nothing was written; connect a canary or choose another select=',
+    );
   }
   return canaries;
 }
@@ -259,7 +299,15 @@ async function begin(ctx: Ctx, spec: RolloutSpec, command: Command, canaries: st
     reason: null,
     rollbackIndex: null,
   };
-  const a: Active = { rollout, pinned, canaries: new Set(canaries), before, timer: undefined, stopHealth: () => {}, criticalAtStart: criticalChecks(ctx.deps.catalog, spec.health) };
+  const a: Active = {
+    rollout,
+    pinned,
+    canaries: new Set(canaries),
+    before,
+    timer: undefined,
+    stopHealth: () => {},
+    criticalAtStart: criticalChecks(ctx.deps.catalog, spec.health),
+  };
   // The hold is in place before the change can reach anyone.
   ctx.active = a;
   ctx.history.push(rollout);
@@ -274,7 +322,9 @@ function watch(ctx: Ctx, a: Active, index: bigint): void {
   rollout.index = String(index);
   if (rollout.spec.health.length > 0) {
     a.stopHealth = ctx.deps.catalog.onApplied(() => {
-      const critical = [...criticalChecks(ctx.deps.catalog, rollout.spec.health)].filter((c) => !a.criticalAtStart.has(c));
+      const critical = [...criticalChecks(ctx.deps.catalog, rollout.spec.health)].filter(
+        (c) => !a.criticalAtStart.has(c),
+      );
       if (critical.length > 0) stop(ctx, a, `health: ${critical.join(', ')} turned critical`);
     });
   }
@@ -286,7 +336,7 @@ function watch(ctx: Ctx, a: Active, index: bigint): void {
 
 const run: (ctx: Ctx) => Rollouts['run'] = (ctx) => async (spec, command, submit) => {
   const a = await begin(ctx, spec, command, admit(ctx, spec, command));
-  let result;
+  let result: Awaited<ReturnType<typeof submit>>;
   try {
     result = await submit();
   } catch (err) {
@@ -302,7 +352,7 @@ const run: (ctx: Ctx) => Rollouts['run'] = (ctx) => async (spec, command, submit
 
 function answered(ctx: Ctx, e: AnswerEvent): void {
   const a = ctx.active;
-  if (!a || a.rollout.state !== 'canary' || !e.error || !a.canaries.has(e.node.id) || a.rollout.index === null) return;
+  if (a?.rollout.state !== 'canary' || !e.error || !a.canaries.has(e.node.id) || a.rollout.index === null) return;
   const type = RESOURCE_TYPES.find((t) => t.typeUrl === e.typeUrl)?.short ?? e.typeUrl;
   stop(ctx, a, `NACK from ${e.node.id} (${type}): ${e.error.message}`);
 }
@@ -310,7 +360,8 @@ function answered(ctx: Ctx, e: AnswerEvent): void {
 async function rollback(ctx: Ctx, id: string): Promise<Rollout> {
   const a = find(ctx, id);
   const result = await ctx.deps.catalog.submit(inverseOf(a.before, a.rollout.command));
-  if (!result.ok) throw new HubError('CONFLICT', `the inverse change was refused: ${result.error?.message ?? 'unknown reason'}`);
+  if (!result.ok)
+    throw new HubError('CONFLICT', `the inverse change was refused: ${result.error?.message ?? 'unknown reason'}`);
   a.rollout.rollbackIndex = String(result.index);
   // Held nodes move to live only once live no longer carries the change.
   await ctx.deps.translated(result.index);
@@ -319,7 +370,17 @@ async function rollback(ctx: Ctx, id: string): Promise<Rollout> {
 }
 
 function view(ctx: Ctx, r: Rollout): RolloutView {
-  const held = ctx.active?.rollout === r ? [...new Set(ctx.deps.connected().filter((n) => isHeld(ctx, n)).map((n) => n.id))].sort() : [];
+  const held =
+    ctx.active?.rollout === r
+      ? [
+          ...new Set(
+            ctx.deps
+              .connected()
+              .filter((n) => isHeld(ctx, n))
+              .map((n) => n.id),
+          ),
+        ].sort()
+      : [];
   return { ...r, held };
 }
 
@@ -340,7 +401,10 @@ export function createRollouts(deps: RolloutDeps): Rollouts {
       const r = ctx.history.find((x) => x.id === id);
       return r && view(ctx, r);
     },
-    pinnedFor: (node) => (ctx.active && isHeld(ctx, node) ? { rollout: ctx.active.rollout.id, index: ctx.active.rollout.pinnedIndex } : null),
+    pinnedFor: (node) =>
+      ctx.active && isHeld(ctx, node)
+        ? { rollout: ctx.active.rollout.id, index: ctx.active.rollout.pinnedIndex }
+        : null,
     close() {
       const a = ctx.active;
       if (!a) return;

@@ -7,12 +7,11 @@
 // - `stale`: it holds something else and a response is in flight or still to go.
 // The state is worked out when asked, from the stream's ACKed versions, so a NACK
 // stops counting the moment what the node holds is what it is offered again.
-import type { XdsObserver } from '../xds/transport/observer';
 import type { ResourceProvider, XdsNode } from '../xds/transport/provider';
 import { RESOURCE_TYPES } from '../xds/transport/resource-types';
 import { coveredNames } from '../xds/transport/rules/subscription';
-import type { TypeState } from '../xds/transport/stream-state';
 import type { XdsServer } from '../xds/transport/server';
+import type { TypeState } from '../xds/transport/stream-state';
 
 export type SyncState = 'synced' | 'stale' | 'nacked';
 
@@ -51,7 +50,16 @@ interface LastAck {
 /** The most streams whose last ACK is remembered; the oldest go first (closed streams are dropped when read). */
 const MAX_TRACKED = 100_000;
 
-export interface StatusTracker extends Required<XdsObserver> {
+/** What the tracker reads of the transport's sent/answered reports (src/xds/transport/observer.ts). */
+interface Sent {
+  stream: number;
+  typeUrl: string;
+  nonce: string;
+}
+
+export interface StatusTracker {
+  sent(e: Sent): void;
+  answered(e: Sent & { error: unknown; at: number }): void;
   lastAck(stream: number, typeUrl: string): { at: number; index: string } | undefined;
   /** Forgets streams that are no longer live. */
   prune(live: ReadonlySet<number>): void;
@@ -68,7 +76,12 @@ export function createStatusTracker(index: () => bigint): StatusTracker {
         byStream.set(e.stream, (types = new Map()));
       }
       const prev = types.get(e.typeUrl);
-      types.set(e.typeUrl, { nonce: e.nonce, index: String(index()), ackAt: prev?.ackAt, ackIndex: prev?.ackIndex ?? null });
+      types.set(e.typeUrl, {
+        nonce: e.nonce,
+        index: String(index()),
+        ackAt: prev?.ackAt,
+        ackIndex: prev?.ackIndex ?? null,
+      });
     },
     answered(e) {
       const t = byStream.get(e.stream)?.get(e.typeUrl);
@@ -87,7 +100,12 @@ export function createStatusTracker(index: () => bigint): StatusTracker {
 }
 
 /** synced / stale / nacked for one type of one stream, against what `provider` serves the node now. */
-export function typeSync(st: TypeState, provider: ResourceProvider, typeUrl: string, node: XdsNode): { state: SyncState; held: number; offered: number } {
+export function typeSync(
+  st: TypeState,
+  provider: ResourceProvider,
+  typeUrl: string,
+  node: XdsNode,
+): { state: SyncState; held: number; offered: number } {
   const set = provider.get(typeUrl, node);
   const offered = coveredNames(st.sub, set).filter((n) => set.byName.has(n));
   let held = 0;
@@ -121,8 +139,20 @@ export function proxyStatus(deps: StatusDeps): ProxyStatus[] {
       if (!st?.started) return [];
       const ack = deps.tracker.lastAck(s.id, t.typeUrl);
       const sync = typeSync(st, provider, t.typeUrl, node);
-      const nack = sync.state === 'nacked' && st.lastNack ? { message: st.lastNack.message, at: new Date(st.lastNack.at).toISOString() } : null;
-      return [{ type: t.short, ...sync, version: st.ackedVersion, index: ack?.index ?? null, lastAckAt: ack ? new Date(ack.at).toISOString() : null, lastNack: nack }];
+      const nack =
+        sync.state === 'nacked' && st.lastNack
+          ? { message: st.lastNack.message, at: new Date(st.lastNack.at).toISOString() }
+          : null;
+      return [
+        {
+          type: t.short,
+          ...sync,
+          version: st.ackedVersion,
+          index: ack?.index ?? null,
+          lastAckAt: ack ? new Date(ack.at).toISOString() : null,
+          lastNack: nack,
+        },
+      ];
     });
     return {
       node: { id: node.id, cluster: node.cluster, userAgent: node.userAgent },

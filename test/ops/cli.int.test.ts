@@ -14,14 +14,15 @@ import { serviceSpiffeId } from '../../src/connect/spiffe';
 import type { Hub } from '../../src/hub';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { AdsClient } from '../acl/ads-client';
-import { ROOT, aclHub, as, tokenWith } from '../acl/helpers';
+import { aclHub, as, ROOT, tokenWith } from '../acl/helpers';
 import { BUILT_MAIN, REPO_ROOT } from '../helpers/hub';
 import { execFileTracked } from '../helpers/procs';
 import { tmpDir } from '../helpers/tmp';
-import { autoClient, until, type AutoClient } from './helpers';
+import { type AutoClient, autoClient, until } from './helpers';
 
 const READ_ALL = 'service_prefix "" { policy = "read" }\nnode_prefix "" { policy = "read" }';
-const WEB_SIDECAR = 'service "web" { policy = "write" }\nservice_prefix "" { policy = "read" }\nnode_prefix "" { policy = "read" }';
+const WEB_SIDECAR =
+  'service "web" { policy = "write" }\nservice_prefix "" { policy = "read" }\nnode_prefix "" { policy = "read" }';
 
 let hub: Hub;
 let opRead: string;
@@ -43,7 +44,11 @@ function xdshub(args: string[], env: Record<string, string> = {}): Promise<Run> 
   const childEnv = { ...process.env, CONSUL_HTTP_ADDR: '', CONSUL_HTTP_TOKEN: '', ...env };
   return execFileTracked(process.execPath, [BUILT_MAIN, ...args], { cwd: REPO_ROOT, env: childEnv }).then(
     ({ stdout, stderr }) => ({ status: 0, stdout, stderr }),
-    (err: { code?: number; stdout: string; stderr: string }) => ({ status: Number(err.code ?? 1), stdout: err.stdout, stderr: err.stderr }),
+    (err: { code?: number; stdout: string; stderr: string }) => ({
+      status: Number(err.code ?? 1),
+      stdout: err.stdout,
+      stderr: err.stderr,
+    }),
   );
 }
 
@@ -71,19 +76,38 @@ const cdsVersion = (c: AutoClient) => c.held.get(TypeUrl.Cluster)?.get('web');
 before(async () => {
   hub = await aclHub({ nodeName: 'ops-cli', xdsDebounceMs: 5, xdsMaxDelayMs: 50 });
   dir = await tmpDir('ops-cli');
-  const reg = await as(hub, ROOT, 'PUT', '/v1/agent/service/register', { Name: 'web', ID: 'web1', Port: 8080, Connect: { SidecarService: { Port: 9080 } } });
+  const reg = await as(hub, ROOT, 'PUT', '/v1/agent/service/register', {
+    Name: 'web',
+    ID: 'web1',
+    Port: 8080,
+    Connect: { SidecarService: { Port: 9080 } },
+  });
   assert.equal(reg.status, 200, reg.text);
   opRead = (await tokenWith(hub, 'operator = "read"')).secret;
   opWrite = (await tokenWith(hub, 'operator = "write"\nservice_prefix "" { policy = "write" }')).secret;
   noOperator = (await tokenWith(hub, READ_ALL)).secret;
   const xdsToken = (await tokenWith(hub, READ_ALL)).secret;
   // A canary that refuses web's cluster once it carries HTTP/2 options; two edges that accept everything.
-  const http2 = (res: any[]) => res.some((r) => r.name === 'web' && r.typedExtensionProtocolOptions && Object.keys(r.typedExtensionProtocolOptions).length > 0);
-  canary = autoClient(hub.grpcPort, 'canary-1', { token: xdsToken, eds: ['web'], nack: (t, res) => (t === TypeUrl.Cluster && http2(res) ? 'web: http2 options refused by this proxy' : undefined) });
-  edges = [autoClient(hub.grpcPort, 'edge-1', { token: xdsToken }), autoClient(hub.grpcPort, 'edge-2', { token: xdsToken })];
+  const http2 = (res: any[]) =>
+    res.some(
+      (r) =>
+        r.name === 'web' && r.typedExtensionProtocolOptions && Object.keys(r.typedExtensionProtocolOptions).length > 0,
+    );
+  canary = autoClient(hub.grpcPort, 'canary-1', {
+    token: xdsToken,
+    eds: ['web'],
+    nack: (t, res) => (t === TypeUrl.Cluster && http2(res) ? 'web: http2 options refused by this proxy' : undefined),
+  });
+  edges = [
+    autoClient(hub.grpcPort, 'edge-1', { token: xdsToken }),
+    autoClient(hub.grpcPort, 'edge-2', { token: xdsToken }),
+  ];
   await until(() => [canary, ...edges].every((c) => cdsVersion(c)), 'every node holds web');
   // The sidecar of web: its leaf certificate over SDS (the CLI must never print its key).
-  const ca = await until(() => (hub.catalog.connectCa().leaves.has('web') ? hub.catalog.connectCa() : undefined), 'a leaf for web');
+  const ca = await until(
+    () => (hub.catalog.connectCa().leaves.has('web') ? hub.catalog.connectCa() : undefined),
+    'a leaf for web',
+  );
   sidecar = new AdsClient(hub.grpcPort, 'delta', 'web1-sidecar-proxy', (await tokenWith(hub, WEB_SIDECAR)).secret);
   sidecar.subscribe(TypeUrl.Secret, [serviceSpiffeId(ca.trustDomain, hub.config.datacenter, 'web')]);
   sidecar.ack(await sidecar.nextOf(TypeUrl.Secret));
@@ -96,21 +120,38 @@ after(async () => {
   await dir?.cleanup();
 });
 
-test('proxy-status: every connected node, per type synced with the index and age of its last ACK; 403 without operator:read', async () => {
+test('proxy-status: each connected node, per type synced, index and age of last ACK; 403 without operator:read', async () => {
   const rows = await until(async () => {
     const r = JSON.parse(await ok(opRead, 'proxy-status', '-o', 'json'));
-    return r.length === 4 && r.every((x: any) => x.types.every((t: any) => t.state === 'synced' && t.lastAckAt)) ? r : undefined;
+    return r.length === 4 && r.every((x: any) => x.types.every((t: any) => t.state === 'synced' && t.lastAckAt))
+      ? r
+      : undefined;
   }, 'four nodes, all synced');
-  assert.deepEqual(rows.map((r: any) => r.node.id), ['canary-1', 'edge-1', 'edge-2', 'web1-sidecar-proxy']);
-  assert.deepEqual(rows[0].types.map((t: any) => t.type), ['CDS', 'EDS']);
-  assert.deepEqual(rows[3].types.map((t: any) => t.type), ['SDS']);
+  assert.deepEqual(
+    rows.map((r: any) => r.node.id),
+    ['canary-1', 'edge-1', 'edge-2', 'web1-sidecar-proxy'],
+  );
+  assert.deepEqual(
+    rows[0].types.map((t: any) => t.type),
+    ['CDS', 'EDS'],
+  );
+  assert.deepEqual(
+    rows[3].types.map((t: any) => t.type),
+    ['SDS'],
+  );
   const text = await ok(opRead, 'proxy-status');
   assert.match(text, /^NODE +CLUSTER +STREAM +CDS +EDS +LDS +RDS +SDS +HELD BY\n/);
   assert.match(text, /\ncanary-1 +test +ads\/delta +SYNCED \(i\d+ \d+s\) +SYNCED \(i\d+ \d+s\) +- +- +- +-\n/);
   const yaml = parseYaml(await ok(opRead, 'proxy-status', 'edge-1', '-o', 'yaml'));
-  assert.deepEqual(yaml.map((r: any) => r.node.id), ['edge-1']);
+  assert.deepEqual(
+    yaml.map((r: any) => r.node.id),
+    ['edge-1'],
+  );
   // The environment variables stand for the flags, as for the consul CLI.
-  const viaEnv = await xdshub(['proxy-status'], { CONSUL_HTTP_ADDR: hub.httpUrl.replace(/^http:\/\//, ''), CONSUL_HTTP_TOKEN: opRead });
+  const viaEnv = await xdshub(['proxy-status'], {
+    CONSUL_HTTP_ADDR: hub.httpUrl.replace(/^http:\/\//, ''),
+    CONSUL_HTTP_TOKEN: opRead,
+  });
   assert.equal(viaEnv.status, 0, viaEnv.stderr);
   assert.match(viaEnv.stdout, /\nedge-2 /);
   await refused(['proxy-status'], /operator/);
@@ -120,7 +161,7 @@ test('proxy-status: every connected node, per type synced with the index and age
   assert.equal((await xdshub(['proxy-status', '-o', 'xml'])).status, 2);
 });
 
-test('proxy-config: a node\'s resources now and at an index, in three formats; secrets by name and version, never their key', async () => {
+test("proxy-config: a node's resources now and at an index, three formats; secrets by name and version only", async () => {
   const table = await ok(opRead, 'proxy-config', 'canary-1', 'clusters');
   assert.match(table, /^clusters of canary-1\nNAME +VERSION +SUMMARY\n/);
   assert.match(table, /\nweb +\S+ +EDS/);
@@ -138,8 +179,19 @@ test('proxy-config: a node\'s resources now and at an index, in three formats; s
     assert.match(out, /spiffe:\/\//, `${format} names the leaf`);
   }
   const secrets = JSON.parse(await ok(opRead, 'proxy-config', 'web1-sidecar-proxy', 'secrets', '-o', 'json'));
-  for (const s of Object.values<any>(secrets.resources)) assert.deepEqual(Object.keys(s.resource).sort(), ['@type', 'name']);
-  const secretsAt = await xdshub(['proxy-config', 'web1-sidecar-proxy', 'secrets', '--at', index, '-http-addr', hub.httpUrl, '-token', opRead]);
+  for (const s of Object.values<any>(secrets.resources))
+    assert.deepEqual(Object.keys(s.resource).sort(), ['@type', 'name']);
+  const secretsAt = await xdshub([
+    'proxy-config',
+    'web1-sidecar-proxy',
+    'secrets',
+    '--at',
+    index,
+    '-http-addr',
+    hub.httpUrl,
+    '-token',
+    opRead,
+  ]);
   assert.equal(secretsAt.status, 2);
   assert.match(secretsAt.stderr, /secrets are not rebuilt at an index/);
   const gone = await xdshub(['proxy-config', 'nobody', 'clusters', '-http-addr', hub.httpUrl, '-token', opRead]);
@@ -149,9 +201,12 @@ test('proxy-config: a node\'s resources now and at an index, in three formats; s
   await refused(['proxy-config', 'canary-1', 'clusters'], /operator/);
 });
 
-test('history: a node\'s pushes and its ACKs', async () => {
+test("history: a node's pushes and its ACKs", async () => {
   const text = await ok(opRead, 'history', 'canary-1');
-  assert.match(text, /^history of canary-1 \(cluster test\): \d+ record\(s\)\nSEQ +AT +HUB +INDEX +TYPE +SENT +ANSWER\n/);
+  assert.match(
+    text,
+    /^history of canary-1 \(cluster test\): \d+ record\(s\)\nSEQ +AT +HUB +INDEX +TYPE +SENT +ANSWER\n/,
+  );
   assert.match(text, /\n1 +\S+ +ops-cli +\d+ +CDS +\d+ resource\(s\) +ACK\n/);
   const json = JSON.parse(await ok(opRead, 'history', 'canary-1', '--limit', '1', '-o', 'json'));
   assert.equal(json.records.length, 1);
@@ -161,9 +216,16 @@ test('history: a node\'s pushes and its ACKs', async () => {
   await refused(['history', 'canary-1'], /operator/);
 });
 
-test('dry-run (and its alias diff) answers as the caller: the write\'s own rights apply under ACLs', async () => {
+test("dry-run (and its alias diff) answers as the caller: the write's own rights apply under ACLs", async () => {
   const file = join(dir.path, 'change.json');
-  writeFileSync(file, JSON.stringify({ Method: 'PUT', Path: '/v1/config', Body: { Kind: 'service-defaults', Name: 'web', Protocol: 'http2' } }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      Method: 'PUT',
+      Path: '/v1/config',
+      Body: { Kind: 'service-defaults', Name: 'web', Protocol: 'http2' },
+    }),
+  );
   const index = hub.catalog.lastIndex();
   const text = await ok(opWrite, 'dry-run', file);
   assert.match(text, /would apply; 3 node\(s\) affected, 1 unaffected\n/);
@@ -184,7 +246,7 @@ test('dry-run (and its alias diff) answers as the caller: the write\'s own right
   assert.match(missing.stderr, /ENOENT/);
 });
 
-test('rollouts: a selector matching no connected node is refused; a held rollout shows its pinned nodes; rollback clears the NACK', async () => {
+test('rollouts: a selector matching no node is refused; a hold shows its pinned nodes; rollback clears the NACK', async () => {
   const change = { Kind: 'service-defaults', Name: 'web', Protocol: 'http2' };
   const index = hub.catalog.lastIndex();
   const none = await as(hub, ROOT, 'PUT', '/v1/config', change, { 'x-xdshub-rollout': 'canary=1,select=id:nobody-*' });
@@ -194,7 +256,9 @@ test('rollouts: a selector matching no connected node is refused; a held rollout
   assert.equal((await as(hub, ROOT, 'GET', '/v1/config/service-defaults/web')).status, 404);
 
   const original = cdsVersion(canary)!;
-  const res = await as(hub, ROOT, 'PUT', '/v1/config', change, { 'x-xdshub-rollout': 'canary=1,window=10m,select=id:canary-*' });
+  const res = await as(hub, ROOT, 'PUT', '/v1/config', change, {
+    'x-xdshub-rollout': 'canary=1,window=10m,select=id:canary-*',
+  });
   assert.equal(res.status, 200, res.text);
   const id = String(res.headers['x-xdshub-rollout-id']);
   const held = await until(async () => {
@@ -203,10 +267,23 @@ test('rollouts: a selector matching no connected node is refused; a held rollout
   }, 'the canary NACK holds the rollout');
   assert.deepEqual(held.held, ['edge-1', 'edge-2', 'web1-sidecar-proxy']);
   assert.equal(held.pinnedIndex, String(index));
-  assert.match(await ok(opRead, 'rollout', 'list'), new RegExp(`\\n${id} +held +config-set service-defaults/web +\\d+ +canary-1 +@${index}: 3 node\\(s\\) +NACK from canary-1 \\(CDS\\)`));
-  assert.match(await ok(opRead, 'rollout', 'show', id), /\n {2}pinned at: index \d+; held now: edge-1, edge-2, web1-sidecar-proxy\n/);
+  assert.match(
+    await ok(opRead, 'rollout', 'list'),
+    new RegExp(
+      `\\n${id} +held +config-set service-defaults/web +\\d+ +canary-1 +@${index}: 3 node\\(s\\) +` +
+        'NACK from canary-1 \\(CDS\\)',
+    ),
+  );
+  assert.match(
+    await ok(opRead, 'rollout', 'show', id),
+    /\n {2}pinned at: index \d+; held now: edge-1, edge-2, web1-sidecar-proxy\n/,
+  );
   // The dashboard's JSON says the same.
-  assert.deepEqual((await as(hub, opRead, 'GET', '/v1/xds/rollouts')).json[0].held, ['edge-1', 'edge-2', 'web1-sidecar-proxy']);
+  assert.deepEqual((await as(hub, opRead, 'GET', '/v1/xds/rollouts')).json[0].held, [
+    'edge-1',
+    'edge-2',
+    'web1-sidecar-proxy',
+  ]);
   const status = JSON.parse(await ok(opRead, 'proxy-status', '-o', 'json'));
   const of = (node: string) => status.find((r: any) => r.node.id === node);
   assert.deepEqual(of('edge-1').pinned, { rollout: id, index: String(index) });
@@ -238,13 +315,26 @@ test('rollouts: a selector matching no connected node is refused; a held rollout
 
   // proceed: a change the canary accepts (a new service), released by the operator before its window ends.
   const hasApi = (c: AutoClient) => c.held.get(TypeUrl.Cluster)?.has('api') === true;
-  const next = await as(hub, ROOT, 'PUT', '/v1/catalog/register', { Node: 'n2', Address: '127.0.0.1', Service: { Service: 'api', ID: 'api-1', Port: 7000 } }, { 'x-xdshub-rollout': 'canary=1,window=10m,select=id:canary-*' });
+  const next = await as(
+    hub,
+    ROOT,
+    'PUT',
+    '/v1/catalog/register',
+    { Node: 'n2', Address: '127.0.0.1', Service: { Service: 'api', ID: 'api-1', Port: 7000 } },
+    { 'x-xdshub-rollout': 'canary=1,window=10m,select=id:canary-*' },
+  );
   assert.equal(next.status, 200, next.text);
   const id2 = String(next.headers['x-xdshub-rollout-id']);
   await until(() => hasApi(canary), 'the canary takes the change');
   assert.ok(!edges.some(hasApi), 'the edges are held');
-  assert.match(await ok(opRead, 'rollout', 'list'), new RegExp(`\\n${id2} +canary +register api-1 on n2 +\\d+ +canary-1 +@\\d+: 3 node\\(s\\)\\n`));
-  assert.match(await ok(opWrite, 'rollout', 'proceed', id2), new RegExp(`^rollout ${id2}: completed\\n[^]*held now: \\(none\\)`));
+  assert.match(
+    await ok(opRead, 'rollout', 'list'),
+    new RegExp(`\\n${id2} +canary +register api-1 on n2 +\\d+ +canary-1 +@\\d+: 3 node\\(s\\)\\n`),
+  );
+  assert.match(
+    await ok(opWrite, 'rollout', 'proceed', id2),
+    new RegExp(`^rollout ${id2}: completed\\n[^]*held now: \\(none\\)`),
+  );
   await until(() => edges.every(hasApi), 'everyone gets the change');
   assert.match(await ok(opRead, 'rollout', 'list'), new RegExp(`\\n${id2} +completed .* -\\n`));
   await refused(['rollout', 'list'], /operator/);
