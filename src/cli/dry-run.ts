@@ -39,8 +39,9 @@ export function formatPrediction(p: Prediction): string {
       ? 'would apply'
       : 'would change nothing'
     : `would be refused: ${p.error?.message ?? ''}`;
+  const distinct = p.diffs.length > 1 ? ` (${p.diffs.length} distinct diffs)` : '';
   const lines = [
-    `at index ${p.index}: ${verdict}; ${affected} node(s) affected${p.diffs.length > 1 ? ` (${p.diffs.length} distinct diffs)` : ''}, ${p.unaffected.length} unaffected`,
+    `at index ${p.index}: ${verdict}; ${affected} node(s) affected${distinct}, ${p.unaffected.length} unaffected`,
   ];
   const offline = new Set(p.offline);
   for (const d of p.diffs) {

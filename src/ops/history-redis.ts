@@ -108,7 +108,10 @@ redis.call('PEXPIRE', KEYS[5], ARGV[5])
 return out
 `;
 
-/** KEYS: the node's hash, sets. ARGV: limit. Returns {{seq, record JSON, answer JSON or '', set hash}...}, {hash, set JSON, ...}. */
+/**
+ * KEYS: the node's hash, sets. ARGV: limit.
+ * Returns {{seq, record JSON, answer JSON or '', set hash}...}, {hash, set JSON, ...}.
+ */
 const READ_LUA = `
 local last = tonumber(redis.call('HGET', KEYS[1], 'last') or '0')
 local low = tonumber(redis.call('HGET', KEYS[1], 'low') or '1')

@@ -37,7 +37,7 @@ const UI_FILES: Record<string, string> = {
   'style.css': 'text/css; charset=utf-8',
 };
 
-/** The routes that take ?dry-run=true and X-Xdshub-Rollout: those whose policy says so (every catalog and config write). */
+/** The routes that take ?dry-run=true and X-Xdshub-Rollout: those whose policy says so (catalog and config writes). */
 function dryRunRoutes(app: FastifyInstance): string[] {
   return routePolicies(app)
     .filter((p) => p.dryRun)
