@@ -15,6 +15,7 @@ import { catalogConnectSource } from './connect/source';
 import { createAddressPolicy } from './checks/targets';
 import type { Config } from './config';
 import { buildHttpApp } from './http/app';
+import { registerAgentNode } from './http/agent-node';
 import { sharedAsk } from './http/blocking';
 import { prepareDataDir } from './data-dir';
 import { openLog } from './log/index';
@@ -219,6 +220,7 @@ export async function createHub(config: Config, logger: pino.Logger, options: Hu
     acl = createAclResolver(catalog, { enabled: config.aclEnabled, defaultPolicy: config.aclDefaultPolicy, datacenter: config.datacenter });
     undo.push(() => acl.close());
     if (config.aclEnabled && config.aclInitialManagementToken) await ensureInitialManagementToken(catalog, config.aclInitialManagementToken);
+    await registerAgentNode(catalog, config, logger);
     ttl = startTtlScheduler({ catalog, logger: logger.child({ module: 'ttl' }), nodeName: config.nodeName });
     undo.push(() => ttl.stop());
     checks = startCheckRunner({
