@@ -23,8 +23,15 @@ export async function registerAgentNode(
   if (current && current.Node.Address === node.Address && current.Node.ID === node.ID) return;
   try {
     const result = await catalog.submit({ type: 'register', node, checks: [], skipNodeUpdate: false });
-    if (!result.ok) logger.warn({ module: 'agent-node', node: config.nodeName, error: result.error?.message }, 'the hub\'s node was not registered');
+    if (!result.ok)
+      logger.warn(
+        { module: 'agent-node', node: config.nodeName, error: result.error?.message },
+        "the hub's node was not registered",
+      );
   } catch (err) {
-    logger.warn({ module: 'agent-node', node: config.nodeName, err }, 'the hub\'s node was not registered; the first agent registration will');
+    logger.warn(
+      { module: 'agent-node', node: config.nodeName, err },
+      "the hub's node was not registered; the first agent registration will",
+    );
   }
 }

@@ -65,7 +65,8 @@ function unrouted(app: FastifyInstance, req: FastifyRequest, reply: FastifyReply
   }
   if (path.startsWith('/v1/')) {
     reply.header(ERROR_CODE_HEADER, 'NOT_IMPLEMENTED');
-    return sendText(reply, 501, `${req.method} ${path}: this endpoint is not served by this hub (docs/http-api.md lists those it serves)`);
+    const what = 'this endpoint is not served by this hub (docs/http-api.md lists those it serves)';
+    return sendText(reply, 501, `${req.method} ${path}: ${what}`);
   }
   reply.header(ERROR_CODE_HEADER, 'NOT_FOUND');
   return sendText(reply, 404, `${req.method} ${path}: no page or endpoint of this hub`);

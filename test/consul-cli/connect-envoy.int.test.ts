@@ -46,38 +46,61 @@ async function register(name: string, body: string): Promise<void> {
 
 /** What `consul connect envoy -bootstrap -sidecar-for <id>` prints, parsed. */
 async function bootstrapFor(serviceId: string): Promise<Record<string, any>> {
-  const { stdout } = await runConsul(['connect', 'envoy', '-bootstrap', '-sidecar-for', serviceId, '-grpc-addr', `127.0.0.1:${hub.grpcPort}`], target);
+  const { stdout } = await runConsul(
+    ['connect', 'envoy', '-bootstrap', '-sidecar-for', serviceId, '-grpc-addr', `127.0.0.1:${hub.grpcPort}`],
+    target,
+  );
   return JSON.parse(stdout);
 }
 
-test('consul connect envoy -sidecar-for bootstraps carry traffic web → its sidecar → mTLS → api\'s sidecar → api', { timeout: 170_000 }, async () => {
+test("connect envoy -sidecar-for bootstraps carry web → its sidecar → mTLS → api's sidecar → api", {
+  timeout: 170_000,
+}, async () => {
   const [apiPublic, webPublic, upstream] = [await freePort(), await freePort(), await freePort()];
   // api speaks HTTP (so its sidecar passes on who called, in X-Forwarded-Client-Cert), written as operators write it.
   const defaults = join(dir, 'api-defaults.hcl');
   await writeFile(defaults, 'Kind = "service-defaults"\nName = "api"\nProtocol = "http"\n');
   await runConsul(['config', 'write', defaults], target);
   // Consul's own sidecar defaults (no checks named): the sidecar's TCP check turns passing once its Envoy listens.
-  await register('api', `service {\n  name = "api"\n  id = "api1"\n  port = ${api.port}\n  connect { sidecar_service { port = ${apiPublic} } }\n}\n`);
-  await register('web', [
-    'service {', '  name = "web"', '  id = "web1"', `  port = ${await freePort()}`,
-    '  connect {', '    sidecar_service {', `      port = ${webPublic}`,
-    `      proxy { upstreams = [{ destination_name = "api", local_bind_port = ${upstream} }] }`,
-    '    }', '  }', '}', '',
-  ].join('\n'));
+  await register(
+    'api',
+    `service {\n  name = "api"\n  id = "api1"\n  port = ${api.port}\n` +
+      `  connect { sidecar_service { port = ${apiPublic} } }\n}\n`,
+  );
+  await register(
+    'web',
+    [
+      'service {',
+      '  name = "web"',
+      '  id = "web1"',
+      `  port = ${await freePort()}`,
+      '  connect {',
+      '    sidecar_service {',
+      `      port = ${webPublic}`,
+      `      proxy { upstreams = [{ destination_name = "api", local_bind_port = ${upstream} }] }`,
+      '    }',
+      '  }',
+      '}',
+      '',
+    ].join('\n'),
+  );
   const [apiBoot, webBoot] = [await bootstrapFor('api1'), await bootstrapFor('web1')];
   assert.equal(apiBoot.node.id, 'api1-sidecar-proxy');
   assert.equal(webBoot.node.id, 'web1-sidecar-proxy');
-  const [apiEnvoy, webEnvoy] = await Promise.all([startEnvoy({ bootstrap: apiBoot }), startEnvoy({ bootstrap: webBoot })]);
+  const [apiEnvoy, webEnvoy] = await Promise.all([
+    startEnvoy({ bootstrap: apiBoot }),
+    startEnvoy({ bootstrap: webBoot }),
+  ]);
   envoys.push(apiEnvoy, webEnvoy);
   await untilServedBy(webEnvoy, upstream, 'api1', { capMs: 90_000 });
   const who = await request(upstream, '/who');
   assert.equal(who.status, 200, who.body);
-  assert.match(who.body, /^spiffe:\/\/[^/]+\.consul\/ns\/default\/dc\/dc1\/svc\/web$/, 'api saw web\'s certificate');
+  assert.match(who.body, /^spiffe:\/\/[^/]+\.consul\/ns\/default\/dc\/dc1\/svc\/web$/, "api saw web's certificate");
   for (const envoy of [apiEnvoy, webEnvoy]) {
     const rejected = await envoy.rejectedUpdates();
     assert.equal(rejected.total, 0, JSON.stringify(rejected.by));
   }
   const stats = await apiEnvoy.stats();
   const handshakes = [...stats].filter(([name]) => name.endsWith('.ssl.handshake')).reduce((n, [, v]) => n + v, 0);
-  assert.ok(handshakes > 0, 'api\'s sidecar took TLS handshakes');
+  assert.ok(handshakes > 0, "api's sidecar took TLS handshakes");
 });

@@ -17,7 +17,11 @@ export function consulCli(): string {
     return fromEnv;
   }
   const bin = join(REPO_ROOT, '.tmp', 'consul', `consul-${CONSUL_CLI_VERSION}`);
-  if (!existsSync(bin)) throw new Error(`the consul CLI ${CONSUL_CLI_VERSION} is not built (${bin} is missing): run bash scripts/ensure-consul-cli.sh (npm test runs it)`);
+  if (!existsSync(bin))
+    throw new Error(
+      `the consul CLI ${CONSUL_CLI_VERSION} is not built (${bin} is missing): ` +
+        'run bash scripts/ensure-consul-cli.sh (npm test runs it)',
+    );
   return bin;
 }
 
@@ -32,10 +36,18 @@ export interface ConsulTarget {
  * CONSUL_* from the caller's shell leaks in), so what runs is what an operator
  * with CONSUL_HTTP_ADDR set would run. Rejects on a non-zero exit with the output.
  */
-export function runConsul(args: readonly string[], target: ConsulTarget, options: { cwd?: string; timeoutMs?: number } = {}): Promise<ExecResult> {
+export function runConsul(
+  args: readonly string[],
+  target: ConsulTarget,
+  options: { cwd?: string; timeoutMs?: number } = {},
+): Promise<ExecResult> {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CONSUL_')) env[k] = v;
   env.CONSUL_HTTP_ADDR = `http://${target.httpAddr}`;
   if (target.token) env.CONSUL_HTTP_TOKEN = target.token;
-  return execFileTracked(consulCli(), args, { env, ...(options.cwd ? { cwd: options.cwd } : {}), timeout: options.timeoutMs ?? 60_000 });
+  return execFileTracked(consulCli(), args, {
+    env,
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    timeout: options.timeoutMs ?? 60_000,
+  });
 }

@@ -18,7 +18,7 @@ import { agentService } from '../shapes';
 /** Kinds whose AgentService carries a Proxy block (Consul: connect-proxy and every gateway). */
 const PROXY_KINDS = new Set(['connect-proxy', 'mesh-gateway', 'terminating-gateway', 'ingress-gateway', 'api-gateway']);
 
-/** The answer for one service: Consul's AgentService, the Proxy block filled as Consul's ToAPI leaves it, and its hash. */
+/** One service's answer: Consul's AgentService, the Proxy block as Consul's ToAPI fills it, its hash. */
 export function agentServiceDetail(s: NodeService, datacenter: string): Record<string, unknown> {
   const out = agentService(s, datacenter);
   if (PROXY_KINDS.has(s.Kind)) out.Proxy = { MeshGateway: {}, Expose: {}, ...(s.Proxy ?? {}) };
@@ -34,32 +34,36 @@ function one(value: unknown): string {
 
 export function agentServiceRoute(app: FastifyInstance, ctx: HttpContext): void {
   const node = ctx.identity.nodeName;
-  app.get<{ Params: { id: string }; Querystring: Record<string, unknown> }>('/v1/agent/service/:id', policy.checked, async (req, reply) => {
-    const id = req.params.id;
-    const hash = one(req.query.hash);
-    const waitText = one(req.query.wait);
-    const waitMs = waitText === '' ? DEFAULT_WAIT_MS : Math.min(parseDurationMs(waitText, 'wait'), MAX_WAIT_MS);
-    const read = () => {
-      const found = ctx.catalog.node(node);
-      const s = found.value?.Services.find((x) => x.ID === id);
-      if (!s) throw new HubError('NOT_FOUND', `unknown service ID: ${id}`);
-      requireAccess(ctx.acl, req, 'service', 'read', s.Service);
-      return { answer: agentServiceDetail(s, ctx.config.datacenter), watch: found.watch };
-    };
-    let current = read();
-    if (hash !== '' && current.answer.ContentHash === hash) {
-      current = await withinWait(ctx, req, reply, withJitter(waitMs), async (signal) => {
-        let r = current;
-        while (r.answer.ContentHash === hash && !signal.aborted) {
-          await ctx.catalog.waitForChange(r.watch, signal).catch((err: unknown) => {
-            if (!signal.aborted) throw err;
-          });
-          r = read();
-        }
-        return r;
-      });
-    }
-    reply.header('X-Consul-ContentHash', String(current.answer.ContentHash));
-    return sendJson(reply, current.answer);
-  });
+  app.get<{ Params: { id: string }; Querystring: Record<string, unknown> }>(
+    '/v1/agent/service/:id',
+    policy.checked,
+    async (req, reply) => {
+      const id = req.params.id;
+      const hash = one(req.query.hash);
+      const waitText = one(req.query.wait);
+      const waitMs = waitText === '' ? DEFAULT_WAIT_MS : Math.min(parseDurationMs(waitText, 'wait'), MAX_WAIT_MS);
+      const read = () => {
+        const found = ctx.catalog.node(node);
+        const s = found.value?.Services.find((x) => x.ID === id);
+        if (!s) throw new HubError('NOT_FOUND', `unknown service ID: ${id}`);
+        requireAccess(ctx.acl, req, 'service', 'read', s.Service);
+        return { answer: agentServiceDetail(s, ctx.config.datacenter), watch: found.watch };
+      };
+      let current = read();
+      if (hash !== '' && current.answer.ContentHash === hash) {
+        current = await withinWait(ctx, req, reply, withJitter(waitMs), async (signal) => {
+          let r = current;
+          while (r.answer.ContentHash === hash && !signal.aborted) {
+            await ctx.catalog.waitForChange(r.watch, signal).catch((err: unknown) => {
+              if (!signal.aborted) throw err;
+            });
+            r = read();
+          }
+          return r;
+        });
+      }
+      reply.header('X-Consul-ContentHash', String(current.answer.ContentHash));
+      return sendJson(reply, current.answer);
+    },
+  );
 }

@@ -27,7 +27,7 @@ const DEFINITION_EXTRAS = [
   'OutputMaxSize', 'FailuresBeforeWarning', 'FailuresBeforeCritical', 'SuccessBeforePassing', 'DisableRedirects',
 ];
 
-/** Go's zero time.Duration as text ("0s", "0", "0ms", "0h0m0s"): HashiCorp's Go API sends it for every unset duration. */
+/** Go's zero time.Duration as text ("0s", "0", "0ms", "0h0m0s"): the Go API sends it for every unset one. */
 const ZERO_DURATION = /^(?:0+(?:\.0*)?(?:ns|us|µs|ms|s|m|h)?)+$/;
 
 /**
@@ -37,7 +37,7 @@ const ZERO_DURATION = /^(?:0+(?:\.0*)?(?:ns|us|µs|ms|s|m|h)?)+$/;
  */
 const GO_DEFINITION_DURATIONS = ['Interval', 'Timeout', 'DeregisterCriticalServiceAfter'];
 
-/** A Definition duration the Go API sends: '' when absent or zero (unset), else validated (`positive`: more than zero). */
+/** A Definition duration the Go API sends: '' when absent or zero (unset), else validated. */
 function definitionDuration(def: Body, name: string, options: { positive?: boolean } = {}): string {
   return ZERO_DURATION.test(def.str(name)) ? '' : def.duration(name, options);
 }
@@ -146,11 +146,15 @@ export function parseCatalogCheck(body: Body, defaultNode: string): CheckInput {
   let timeout = body.duration('Timeout');
   if (def) {
     // Go's zero durations ("0s" in every HealthCheckDefinition the Go API sends) are unset: not kept.
+    const goDuration = (key: string) => GO_DEFINITION_DURATIONS.some((d) => d.toLowerCase() === key.toLowerCase());
     const zero = (key: string, value: unknown) =>
-      typeof value === 'string' && ZERO_DURATION.test(value) && GO_DEFINITION_DURATIONS.some((d) => d.toLowerCase() === key.toLowerCase());
-    for (const [key, value] of Object.entries(def.raw)) if (value !== null && !zero(key, value)) definition[key] = value;
+      typeof value === 'string' && ZERO_DURATION.test(value) && goDuration(key);
+    for (const [key, value] of Object.entries(def.raw)) {
+      if (value !== null && !zero(key, value)) definition[key] = value;
+    }
     // The Go API and the npm client send IntervalDuration/TimeoutDuration here.
-    interval = interval || definitionDuration(def, 'Interval', { positive: true }) || def.duration('IntervalDuration', { positive: true });
+    const given = definitionDuration(def, 'Interval', { positive: true });
+    interval = interval || given || def.duration('IntervalDuration', { positive: true });
     timeout = timeout || definitionDuration(def, 'Timeout') || def.duration('TimeoutDuration');
     const ttl = def.duration('TTL', { positive: true });
     if (ttl) definition.TTL = ttl;
