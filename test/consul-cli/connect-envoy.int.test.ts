@@ -104,3 +104,49 @@ test("connect envoy -sidecar-for bootstraps carry web → its sidecar → mTLS �
   const handshakes = [...stats].filter(([name]) => name.endsWith('.ssl.handshake')).reduce((n, [, v]) => n + v, 0);
   assert.ok(handshakes > 0, "api's sidecar took TLS handshakes");
 });
+
+test('connect envoy -gateway=ingress -register: the gateway registered at its address; its Envoy gets its config, rejects nothing', {
+  timeout: 170_000,
+}, async () => {
+  const [gatewayPort, listenerPort] = [await freePort(), await freePort()];
+  const entry = join(dir, 'ingress.hcl');
+  await writeFile(
+    entry,
+    `Kind = "ingress-gateway"\nName = "edge"\nListeners = [{ Port = ${listenerPort}, Protocol = "http", ` +
+      'Services = [{ Name = "api", Hosts = ["*"] }] }]\n',
+  );
+  await runConsul(['config', 'write', entry], target);
+  const { stdout } = await runConsul(
+    [
+      'connect',
+      'envoy',
+      '-gateway=ingress',
+      '-register',
+      '-service',
+      'edge',
+      '-address',
+      `127.0.0.1:${gatewayPort}`,
+      '-bootstrap',
+      '-grpc-addr',
+      `127.0.0.1:${hub.grpcPort}`,
+    ],
+    target,
+  );
+  const registered = (await hub.http.inject({ method: 'GET', url: '/v1/agent/service/edge' })).json();
+  assert.equal(registered.Kind, 'ingress-gateway');
+  assert.equal(registered.Address, '127.0.0.1');
+  assert.equal(registered.Port, gatewayPort);
+  assert.deepEqual(registered.Proxy, { MeshGateway: {}, Expose: {} });
+  const boot = JSON.parse(stdout);
+  assert.equal(boot.node.id, 'edge');
+  const envoy = await startEnvoy({ bootstrap: boot });
+  envoys.push(envoy);
+  type Listeners = { listener_statuses?: { local_address?: { socket_address?: { port_value?: number } } }[] };
+  const bound = async () => {
+    const body = JSON.parse(await envoy.admin('/listeners?format=json')) as Listeners;
+    return body.listener_statuses?.some((l) => l.local_address?.socket_address?.port_value === listenerPort);
+  };
+  await envoy.until(bound, `a listener on the entry's port ${listenerPort}`);
+  const rejected = await envoy.rejectedUpdates();
+  assert.equal(rejected.total, 0, JSON.stringify(rejected.by));
+});
