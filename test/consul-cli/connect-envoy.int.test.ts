@@ -105,7 +105,7 @@ test("connect envoy -sidecar-for bootstraps carry web → its sidecar → mTLS �
   assert.ok(handshakes > 0, "api's sidecar took TLS handshakes");
 });
 
-test('connect envoy -gateway=ingress -register: the gateway registered at its address; its Envoy gets its config, rejects nothing', {
+test('connect envoy -gateway=ingress -register: registered at its address; its Envoy gets its config, rejects nothing', {
   timeout: 170_000,
 }, async () => {
   const [gatewayPort, listenerPort] = [await freePort(), await freePort()];
