@@ -16,6 +16,7 @@ import { HubError } from '../errors';
 import { trackChangedKeys } from '../fanout/changed';
 import { createRelayPublisher, type RelayPublisher } from '../fanout/relay';
 import { swappableViews } from '../fanout/views';
+import { registerAgentNode } from '../http/agent-node';
 import { sharedAsk } from '../http/blocking';
 import type { HttpDeps } from '../http/context';
 import { managementToken } from '../http/translate/acl';
@@ -95,6 +96,8 @@ async function openCatalog(config: Config, logger: pino.Logger, metrics: HubMetr
   const acl = createAclResolver(catalog, { enabled: config.aclEnabled, defaultPolicy: config.aclDefaultPolicy, datacenter: config.datacenter });
   undo.push(() => acl.close());
   if (config.aclEnabled && config.aclInitialManagementToken) await ensureInitialManagementToken(catalog, config.aclInitialManagementToken);
+  // The hub's own node, as a Consul agent registers its node on joining (http/agent-node.ts).
+  await registerAgentNode(catalog, config, logger);
   return { log, catalog, acl };
 }
 

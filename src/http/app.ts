@@ -38,9 +38,11 @@ export function buildHttpApp(deps: HttpDeps): FastifyInstance {
   const ctx: HttpContext = { ...deps, acl, identity: agentIdentity(deps.config), waits: new Set() };
 
   // Consul reads every body as JSON whatever the Content-Type says (curl -d
-  // sends x-www-form-urlencoded), and an empty body is no body.
+  // sends x-www-form-urlencoded), and an empty body is no body. A request no
+  // route takes is answered for its endpoint, whatever its body holds.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, raw, done) => {
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (req, raw, done) => {
+    if (req.routeOptions.url === undefined) return done(null, undefined);
     try {
       done(null, parseJsonBody(raw as Buffer));
     } catch (err) {

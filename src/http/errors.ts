@@ -43,5 +43,31 @@ export function installErrorHandler(app: FastifyInstance): void {
     req.log.error({ reqId: req.id, err }, 'unexpected error');
     return sendText(reply, 500, err.message || 'internal error');
   });
-  app.setNotFoundHandler((req, reply) => sendText(reply, 404, `no route for ${req.method} ${req.url.split('?')[0]}`));
+  app.setNotFoundHandler((req, reply) => unrouted(app, req, reply));
+}
+
+const METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'HEAD', 'PATCH'] as const;
+
+/**
+ * A request no route takes. Never a look-alike of "not found": a client reading
+ * a 404 from /v1/kv/x would take the key for absent. A path served under
+ * other methods is 405 (Consul's text); any other /v1/ path is 501 naming the
+ * endpoint; outside the API, a 404 that says it is no page of the hub.
+ * app.ts does not parse the body of such a request.
+ */
+function unrouted(app: FastifyInstance, req: FastifyRequest, reply: FastifyReply) {
+  const path = req.url.split('?')[0] ?? '';
+  const allowed = METHODS.filter((m) => m !== req.method && app.findRoute({ method: m, url: path }) !== null);
+  if (allowed.length > 0 && !(allowed.length === 1 && allowed[0] === 'HEAD')) {
+    reply.header('Allow', allowed.join(', '));
+    reply.header(ERROR_CODE_HEADER, 'METHOD_NOT_ALLOWED');
+    return sendText(reply, 405, `method ${req.method} not allowed`);
+  }
+  if (path.startsWith('/v1/')) {
+    reply.header(ERROR_CODE_HEADER, 'NOT_IMPLEMENTED');
+    const what = 'this endpoint is not served by this hub (docs/http-api.md lists those it serves)';
+    return sendText(reply, 501, `${req.method} ${path}: ${what}`);
+  }
+  reply.header(ERROR_CODE_HEADER, 'NOT_FOUND');
+  return sendText(reply, 404, `${req.method} ${path}: no page or endpoint of this hub`);
 }

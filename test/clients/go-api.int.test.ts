@@ -2,7 +2,8 @@
 // (github.com/hashicorp/consul/api v1.34.5), unchanged, runs the scenario in
 // test/clients/go/main.go against a real listening hub — registration, TTL
 // checks, a blocking health query, filters, catalog reads, datacenters,
-// members, check registration and maintenance, and Connect (the CA
+// members, check registration and maintenance, a catalog registration with a
+// check (Go's "0s" durations), one agent service blocking on its ContentHash, and Connect (the CA
 // configuration read and written back, roots, a leaf, intentions). scripts/ensure-go-consul.sh
 // fetches and builds it into .tmp/go/ (from the Go module proxy).
 import { join } from 'node:path';
@@ -38,6 +39,8 @@ test('the Consul Go API client works against the hub unchanged', async () => {
     'ok catalog reads: services, service, nodes, node, node services',
     'ok agent members, check register, maintenance, service health',
     'ok connect: CA config round trip, roots, leaf, intentions (upsert, legacy create/update, check, delete)',
+    'ok catalog register with a check (every HealthCheckDefinition carries Interval/Timeout "0s")',
+    'ok agent service by ID, blocking on its ContentHash',
     'ok agent service deregister',
   ]);
 });

@@ -57,7 +57,8 @@ test('catalog service returns flattened ServiceNodes, filtered by ?tag', async (
 
 test('catalog nodes and node', async () => {
   const nodes = await call(hub, 'GET', '/v1/catalog/nodes');
-  assert.deepEqual(nodes.json.map((n: any) => n.Node), ['node-a', 'node-b']);
+  // The hub's own node is there from the start, as a Consul agent's is.
+  assert.deepEqual(nodes.json.map((n: any) => n.Node), ['hub-test', 'node-a', 'node-b']);
   const node = await call(hub, 'GET', '/v1/catalog/node/node-a');
   assert.equal(node.json.Node.Address, '10.0.0.1');
   assert.equal(node.json.Services['web-1'].Service, 'web');

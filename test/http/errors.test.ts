@@ -44,7 +44,9 @@ test('each kind of error gets its status and a plain-text message', async () => 
       ['/conflict', 409, 'index moved'],
       ['/closing', 503, 'hub is shutting down'],
       ['/boom', 500, 'boom'],
-      ['/nowhere', 404, 'no route for GET /nowhere'],
+      ['/nowhere', 404, 'GET /nowhere: no page or endpoint of this hub'],
+      ['/v1/kv/x', 501, `GET /v1/kv/x: ${'this endpoint is not served by this hub (docs/http-api.md lists those it serves)'}`],
+      ['/schema', 405, 'method GET not allowed'],
     ];
     for (const [url, status, text] of cases) {
       const res = await app.inject({ method: 'GET', url });

@@ -34,8 +34,9 @@ test('metrics: writes by command, write latency, last index, requests by route',
   assert.match(text, /xdshub_process_cpu_user_seconds_total/);
 });
 
-test('unknown routes are 404 and still carry the Consul headers', async () => {
-  const res = await call(hub, 'GET', '/v1/kv/anything');
-  assert.equal(res.status, 404);
+test('unserved endpoints are 501 naming the endpoint, and still carry the Consul headers', async () => {
+  const res = await call(hub, 'GET', '/v1/coordinate/nodes');
+  assert.equal(res.status, 501);
+  assert.match(res.text, /^GET \/v1\/coordinate\/nodes: this endpoint is not served by this hub/);
   assert.equal(res.headers['x-consul-knownleader'], 'true');
 });

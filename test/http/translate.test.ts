@@ -94,7 +94,7 @@ test('agent register: several checks are numbered service:<id>:<n>; an explicit 
 });
 
 test('agent register: bad checks name the field', () => {
-  rejects(() => agentRegisterCommand({ Name: 'w', Check: {} }, id, undefined, sidecars), 'Check.TTL');
+  rejects(() => agentRegisterCommand({ Name: 'w', Check: { Notes: 'n' } }, id, undefined, sidecars), 'Check.TTL');
   rejects(() => agentRegisterCommand({ Name: 'w', Check: { TTL: 'soon' } }, id, undefined, sidecars), 'Check.TTL', /duration/);
   rejects(() => agentRegisterCommand({ Name: 'w', Check: { HTTP: 'http://x' } }, id, undefined, sidecars), 'Check.Interval', /required/);
   rejects(() => agentRegisterCommand({ Name: 'w', Checks: [{ TTL: '1s' }, { TTL: '1s', TCP: 'x:1', Interval: '1s' }] }, id, undefined, sidecars), 'Checks[1].TCP');

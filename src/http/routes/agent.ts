@@ -1,6 +1,7 @@
 // /v1/agent/*: the hub acts as the agent of its own node (config.nodeName).
 // Service registration, TTL check updates and listings all go through the
 // catalog, so every replica sees the same services and check states.
+import { availableParallelism } from 'node:os';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { HealthStatus } from '../../catalog/types';
 import { HubError } from '../../errors';
@@ -12,6 +13,7 @@ import { filterParam } from '../query';
 import { agentService, flag } from '../shapes';
 import { type AgentIdentity, agentRegisterCommand, checkUpdateFromBody } from '../translate/agent';
 import { agentHealthRoutes } from './agent-health';
+import { agentServiceRoute } from './agent-service';
 import { agentCheckRoutes, checkTargetsVetter, unknownCheck } from './agent-checks';
 import { authorizeWrite, submit, submitOrThrow, refusal } from '../write';
 import { canReadCheck } from '../../acl/catalog-rules';
@@ -42,6 +44,42 @@ function member(id: AgentIdentity) {
     DelegateMin: 2,
     DelegateMax: 5,
     DelegateCur: 4,
+  };
+}
+
+/**
+ * /v1/agent/self's `Stats`, the sections `consul info` prints, with what the
+ * hub can fill: its node's services and checks, its build, its leadership (it
+ * is its own leader, as /v1/status/leader says) and its runtime. Consul's raft
+ * and serf sections are left out: the hub has neither. Values are strings, as Consul's.
+ */
+function agentStats(ctx: HttpContext): Record<string, Record<string, string>> {
+  const node = ctx.identity.nodeName;
+  const checks = ctx.catalog.nodeChecks(node).value;
+  const ttls = checks.filter((c) => c.Type === 'ttl').length;
+  const services = ctx.catalog.node(node).value?.Services.length ?? 0;
+  return {
+    agent: {
+      check_monitors: String(checks.length - ttls),
+      check_ttls: String(ttls),
+      checks: String(checks.length),
+      services: String(services),
+    },
+    build: { prerelease: '', revision: 'xdshub', version: VERSION, version_metadata: '' },
+    consul: {
+      acl: ctx.acl.resolver.settings.enabled ? 'enabled' : 'disabled',
+      bootstrap: 'false',
+      known_datacenters: '1',
+      leader: String(ctx.hasLeader?.() ?? true),
+      leader_addr: `${ctx.identity.address}:${ctx.config.grpcPort}`,
+      server: 'true',
+    },
+    runtime: {
+      arch: process.arch === 'x64' ? 'amd64' : process.arch,
+      cpu_count: String(availableParallelism()),
+      os: process.platform,
+      version: `node ${process.version}`,
+    },
   };
 }
 
@@ -103,37 +141,15 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return updateCheck(req, reply, req.params.id, status, output);
   });
 
-  app.get('/v1/agent/services', policy.checked, async (req, reply) => {
-    const filter = filterParam(req.query as Query, NODE_SERVICE_FIELDS);
-    const services = await blockingRead(
-      ctx,
-      req,
-      reply,
-      () => {
-        const found = ctx.catalog.node(node);
-        return { ...found, value: (found.value?.Services ?? []).filter((s) => !filter || filter(s)) };
-      },
-      { untilChanged: filter !== undefined },
-    );
-    const readable = filterRead(ctx.acl, req, reply, services, (authz, s) => authz.allowed('service', 'read', s.Service));
-    return sendJson(reply, Object.fromEntries(readable.map((s) => [s.ID, agentService(s, ctx.config.datacenter)])));
-  });
+  agentListRoutes(app, ctx);
+  agentHealthRoutes(app, ctx);
+  agentCheckRoutes(app, ctx);
+  agentServiceRoute(app, ctx);
+  agentSelfRoutes(app, ctx);
+}
 
-  app.get('/v1/agent/checks', policy.checked, async (req, reply) => {
-    const filter = filterParam(req.query as Query, HEALTH_CHECK_FIELDS);
-    const checks = await blockingRead(
-      ctx,
-      req,
-      reply,
-      () => {
-        const found = ctx.catalog.nodeChecks(node);
-        return filter ? { ...found, value: found.value.filter((c) => filter(c)) } : found;
-      },
-      { untilChanged: filter !== undefined },
-    );
-    return sendJson(reply, Object.fromEntries(filterRead(ctx.acl, req, reply, checks, canReadCheck).map((c) => [c.CheckID, c])));
-  });
-
+/** /v1/agent/members and /v1/agent/self: the hub as its own (only) member and agent. */
+function agentSelfRoutes(app: FastifyInstance, ctx: HttpContext): void {
   // The hub is the only member of its (LAN or WAN) pool.
   app.get('/v1/agent/members', policy.checked, async (req, reply) => {
     const wan = flag(req.query as Query, 'wan');
@@ -141,9 +157,6 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
     const members = filterRead(ctx.acl, req, reply, [self], (authz, m) => authz.allowed('node', 'read', m.Name));
     return sendJson(reply, members.map((m) => (wan ? { ...m, Name: `${m.Name}.${ctx.identity.datacenter}` } : m)));
   });
-
-  agentHealthRoutes(app, ctx);
-  agentCheckRoutes(app, ctx);
 
   app.get('/v1/agent/self', policy.checked, async (req, reply) => {
     const { nodeName, nodeId, datacenter } = ctx.identity;
@@ -162,9 +175,47 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
       DebugConfig: {},
       Coord: null,
       Member: member(ctx.identity),
-      Stats: {},
+      Stats: agentStats(ctx),
       Meta: {},
       xDS: { SupportedProxies: { envoy: ['1.28.0', '1.27.0', '1.26.0'] }, Port: ctx.config.grpcPort, Ports: { Plaintext: ctx.config.grpcPort, TLS: -1 } },
     });
+  });
+}
+
+/** /v1/agent/services and /v1/agent/checks: the hub node's, filtered and blocking by index. */
+function agentListRoutes(app: FastifyInstance, ctx: HttpContext): void {
+  const node = ctx.identity.nodeName;
+  app.get('/v1/agent/services', policy.checked, async (req, reply) => {
+    const filter = filterParam(req.query as Query, NODE_SERVICE_FIELDS);
+    const services = await blockingRead(
+      ctx,
+      req,
+      reply,
+      () => {
+        const found = ctx.catalog.node(node);
+        return { ...found, value: (found.value?.Services ?? []).filter((s) => !filter || filter(s)) };
+      },
+      { untilChanged: filter !== undefined },
+    );
+    const readable = filterRead(ctx.acl, req, reply, services, (authz, s) =>
+      authz.allowed('service', 'read', s.Service),
+    );
+    return sendJson(reply, Object.fromEntries(readable.map((s) => [s.ID, agentService(s, ctx.config.datacenter)])));
+  });
+
+  app.get('/v1/agent/checks', policy.checked, async (req, reply) => {
+    const filter = filterParam(req.query as Query, HEALTH_CHECK_FIELDS);
+    const checks = await blockingRead(
+      ctx,
+      req,
+      reply,
+      () => {
+        const found = ctx.catalog.nodeChecks(node);
+        return filter ? { ...found, value: found.value.filter((c) => filter(c)) } : found;
+      },
+      { untilChanged: filter !== undefined },
+    );
+    const readable = filterRead(ctx.acl, req, reply, checks, canReadCheck);
+    return sendJson(reply, Object.fromEntries(readable.map((c) => [c.CheckID, c])));
   });
 }

@@ -5,7 +5,7 @@ import { invalid } from '../../errors';
 import type { Command, NodeInput } from '../../catalog/commands';
 import type { HealthStatus, NodeService } from '../../catalog/types';
 import { Body } from '../body';
-import { parseAgentServiceCheck, parseStatus, uniqueCheckIds } from './checks';
+import { isEmptyCheck, parseAgentServiceCheck, parseStatus, uniqueCheckIds } from './checks';
 import { parseService } from './service';
 import { parseSidecar, sidecarChecks, sidecarPort, type SidecarContext } from './sidecar';
 
@@ -42,7 +42,8 @@ export function agentRegisterCommand(raw: unknown, id: AgentIdentity, nodeServic
   const service = parseService(body, 'Name', ctx, { sidecarAllowed: true });
   if (!service.Address) service.Address = '';
   const checkBodies = body.objArray('Checks');
-  const single = body.obj('Check');
+  const given = body.obj('Check');
+  const single = isEmptyCheck(given) ? undefined : given;
   if (single && checkBodies.length > 0) throw invalid('Check', 'give either Check or Checks, not both');
   const all = single ? [single] : checkBodies;
   const checks = all.map((c, index) =>

@@ -4,7 +4,7 @@
 import { invalid } from '../../errors';
 import type { CheckInput } from '../../catalog/commands';
 import type { HealthCheckDefinition, HealthStatus } from '../../catalog/types';
-import type { Body } from '../body';
+import { type Body, isZeroValue } from '../body';
 
 export const CHECK_STATUSES: readonly HealthStatus[] = ['passing', 'warning', 'critical', 'maintenance'];
 
@@ -26,6 +26,31 @@ const DEFINITION_EXTRAS = [
   'Header', 'Method', 'Body', 'TLSServerName', 'TLSSkipVerify', 'GRPCUseTLS', 'TCPUseTLS', 'H2PingUseTLS',
   'OutputMaxSize', 'FailuresBeforeWarning', 'FailuresBeforeCritical', 'SuccessBeforePassing', 'DisableRedirects',
 ];
+
+/** Go's zero time.Duration as text ("0s", "0", "0ms", "0h0m0s"): the Go API sends it for every unset one. */
+const ZERO_DURATION = /^(?:0+(?:\.0*)?(?:ns|us|µs|ms|s|m|h)?)+$/;
+
+/**
+ * The durations HashiCorp's Go API writes into every HealthCheckDefinition it
+ * sends, "0s" when unset: zero there means unset, as Consul reads them. Other
+ * zero durations (a TTL, an IntervalDuration) are still refused.
+ */
+const GO_DEFINITION_DURATIONS = ['Interval', 'Timeout', 'DeregisterCriticalServiceAfter'];
+
+/** A Definition duration the Go API sends: '' when absent or zero (unset), else validated. */
+function definitionDuration(def: Body, name: string, options: { positive?: boolean } = {}): string {
+  return ZERO_DURATION.test(def.str(name)) ? '' : def.duration(name, options);
+}
+
+/**
+ * A `Check` of a registration that is no check: absent, or every field Go's
+ * zero value (`consul services register` sends `"Check":{}` for a sidecar
+ * that names none; Consul's agent skips such a check, CheckType.Empty). A
+ * check naming a zero duration (`{"TTL":"0s"}`) is still refused: it names a kind.
+ */
+export function isEmptyCheck(body: Body | undefined): boolean {
+  return body === undefined || isZeroValue(body.raw);
+}
 
 export function parseStatus(body: Body, fallback: HealthStatus): HealthStatus {
   return body.oneOf('Status', CHECK_STATUSES, fallback);
@@ -120,13 +145,21 @@ export function parseCatalogCheck(body: Body, defaultNode: string): CheckInput {
   let interval = body.duration('Interval', { positive: true });
   let timeout = body.duration('Timeout');
   if (def) {
-    for (const [key, value] of Object.entries(def.raw)) if (value !== null) definition[key] = value;
+    // Go's zero durations ("0s" in every HealthCheckDefinition the Go API sends) are unset: not kept.
+    const goDuration = (key: string) => GO_DEFINITION_DURATIONS.some((d) => d.toLowerCase() === key.toLowerCase());
+    const zero = (key: string, value: unknown) =>
+      typeof value === 'string' && ZERO_DURATION.test(value) && goDuration(key);
+    for (const [key, value] of Object.entries(def.raw)) {
+      if (value !== null && !zero(key, value)) definition[key] = value;
+    }
     // The Go API and the npm client send IntervalDuration/TimeoutDuration here.
-    interval = interval || def.duration('Interval', { positive: true }) || def.duration('IntervalDuration', { positive: true });
-    timeout = timeout || def.duration('Timeout') || def.duration('TimeoutDuration');
+    const given = definitionDuration(def, 'Interval', { positive: true });
+    interval = interval || given || def.duration('IntervalDuration', { positive: true });
+    timeout = timeout || definitionDuration(def, 'Timeout') || def.duration('TimeoutDuration');
     const ttl = def.duration('TTL', { positive: true });
     if (ttl) definition.TTL = ttl;
-    const selected = ['TTL', 'HTTP', 'TCP', 'GRPC', 'UDP', 'H2PING'].filter((f) => def.has(f));
+    // The Go API sends every kind's field, "" for the ones not chosen: only a set one selects.
+    const selected = ['TTL', 'HTTP', 'TCP', 'GRPC', 'UDP', 'H2PING'].filter((f) => !isZeroValue(def.get(f)));
     if (selected.length > 1) throw invalid(def.field(selected[1]!), `a check can have only one of ${selected.join(', ')}`);
     if (type === '' && selected.length === 1) type = selected[0]!.toLowerCase();
   }

@@ -10,7 +10,7 @@ import { invalid } from '../../errors';
 import type { CheckInput, ServiceInput } from '../../catalog/commands';
 import type { NodeService } from '../../catalog/types';
 import { Body } from '../body';
-import { parseAgentServiceCheck, uniqueCheckIds } from './checks';
+import { isEmptyCheck, parseAgentServiceCheck, uniqueCheckIds } from './checks';
 import { parseProxy, type ProxyContext } from './proxy';
 
 export const SIDECAR_SUFFIX = '-sidecar-proxy';
@@ -62,7 +62,8 @@ export function parseSidecar(connect: Body | undefined, parent: ServiceInput, ct
       LocalServicePort: parent.Port,
     }),
   };
-  const single = body.obj('Check');
+  const given = body.obj('Check');
+  const single = isEmptyCheck(given) ? undefined : given;
   const many = body.objArray('Checks');
   if (single && many.length > 0) throw invalid(body.field('Check'), 'give either Check or Checks, not both');
   return { service, checkBodies: single ? [single] : many };

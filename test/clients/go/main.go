@@ -217,6 +217,42 @@ func main() {
 	must(len(ixns) == 0, "intentions left %v", ixns)
 	done()
 
+	begin("catalog register with a check (every HealthCheckDefinition carries Interval/Timeout \"0s\")")
+	_, err = catalog.Register(&api.CatalogRegistration{
+		Node: "go-ext", Address: "10.7.0.1",
+		Service: &api.AgentService{ID: "goext-1", Service: "goext", Port: 7000},
+		Check: &api.AgentCheck{Node: "go-ext", CheckID: "goext-alive", Name: "alive", Status: api.HealthPassing, ServiceID: "goext-1",
+			Definition: api.HealthCheckDefinition{TCP: "10.7.0.1:7000"}},
+	}, nil)
+	check(err)
+	extChecks, _, err := health.Checks("goext", nil)
+	check(err)
+	must(len(extChecks) == 1 && extChecks[0].Status == api.HealthPassing && extChecks[0].Definition.TCP == "10.7.0.1:7000", "checks %+v", extChecks)
+	_, err = catalog.Deregister(&api.CatalogDeregistration{Node: "go-ext"}, nil)
+	check(err)
+	done()
+
+	begin("agent service by ID, blocking on its ContentHash")
+	svc, meta, err := agent.Service("goweb-1", nil)
+	check(err)
+	must(svc.ContentHash != "" && meta.LastContentHash == svc.ContentHash && svc.Port == 8080, "service %+v meta %+v", svc, meta)
+	// Nothing changes: the read waits out its wait and answers the same hash.
+	started = time.Now()
+	same, _, err := agent.Service("goweb-1", &api.QueryOptions{WaitHash: svc.ContentHash, WaitTime: 300 * time.Millisecond})
+	check(err)
+	must(time.Since(started) >= 300*time.Millisecond && same.ContentHash == svc.ContentHash, "unchanged read after %v: %+v", time.Since(started), same)
+	// A change ends the wait (or, if it lands first, the read answers at once): the new content, a new hash.
+	woke := make(chan *api.AgentService, 1)
+	go func() {
+		next, _, err := agent.Service("goweb-1", &api.QueryOptions{WaitHash: svc.ContentHash, WaitTime: time.Minute})
+		check(err)
+		woke <- next
+	}()
+	check(agent.ServiceRegister(&api.AgentServiceRegistration{ID: "goweb-1", Name: "goweb", Port: 8090, Tags: []string{"v1"}, Meta: map[string]string{"lang": "go"}}))
+	next := <-woke
+	must(next.Port == 8090 && next.ContentHash != svc.ContentHash, "after the change %+v", next)
+	done()
+
 	begin("agent service deregister")
 	check(agent.ServiceDeregister("goweb-1"))
 	check(agent.ServiceDeregister("goweb-2"))
