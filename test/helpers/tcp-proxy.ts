@@ -21,7 +21,7 @@ export interface TcpProxy {
   delayReplies(ms: number): void;
   /** Bytes passed on to the server so far, every connection together: shows that a request went out. */
   bytesSent(): number;
-  /** Connections opened through the proxy so far (refused ones aside): shows that a client dropped one and connected again. */
+  /** Connections opened through the proxy so far (refused ones aside): shows a client dropped one and reconnected. */
   connections(): number;
   /** Closes every open connection (both sides). */
   cut(): void;

@@ -99,7 +99,7 @@ test('a stall of the link to the log ends: the lagging hub catches up with the o
     for (let i = 1; i <= 20; i++) last = await register(`n${i}`);
     // The stall lasts until B has given up on a silent connection, connected again and
     // asked again there: that answer is lost too, so B must notice the silence twice.
-    await until(() => link.connections() > opened, 'B dropping a silent connection and connecting again during the stall');
+    await until(() => link.connections() > opened, 'B dropping a silent connection and reconnecting during the stall');
     const reconnected = link.bytesSent();
     await until(() => link.bytesSent() > reconnected, 'B asking again once reconnected (the answer is swallowed too)');
     assert.ok(b.catalog.lastIndex() < last, 'B has not applied the writes made during the stall');

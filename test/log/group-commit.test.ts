@@ -117,5 +117,5 @@ test('a commit is told when its oldest append arrived, so time spent queued behi
   assert.deepEqual(await Promise.all([first, second, third]), [[1n], [2n], [3n]]);
   assert.deepEqual(seen.map((s) => s.payloads), [['a'], ['b', 'c']]);
   assert.equal(seen[0]!.since, 1_000);
-  assert.equal(seen[1]!.since, 1_010, "the batch's time is its oldest append's ('b'), not the newest's or when it was taken");
+  assert.equal(seen[1]!.since, 1_010, "the batch's time is its oldest append's ('b'), not the newest's or the flush's");
 });

@@ -40,6 +40,9 @@ async function changesUntil(action: () => Promise<void>, done: (all: ResourceCha
   }
 }
 
+/** A listener change for `id`: for it alone, or for every node (which the test then rejects). */
+const isListenerFor = (c: ResourceChange, id: string) => c.typeUrl === TypeUrl.Listener && (c.nodeIds?.has(id) ?? true);
+
 before(async () => {
   const started = await startHub({ nodeName: 'prov-node' }, { parts: ALL_PARTS });
   hub = started;
@@ -71,7 +74,7 @@ test('an intention change for web is announced only to web’s sidecars', async 
   const changes = await changesUntil(
     () => put('/v1/connect/intentions/exact?source=api&destination=web', { Action: 'deny' }),
     // Both web sidecars reached (an announcement to everyone reaches them too, and fails below).
-    (all) => ['web1', 'web2'].every((id) => all.some((c) => c.typeUrl === TypeUrl.Listener && (c.nodeIds?.has(`${id}-sidecar-proxy`) ?? true))),
+    (all) => ['web1', 'web2'].every((id) => all.some((c) => isListenerFor(c, `${id}-sidecar-proxy`))),
   );
   const listeners = changes.filter((c) => c.typeUrl === TypeUrl.Listener);
   assert.ok(listeners.length > 0, 'the public listeners changed');
