@@ -14,6 +14,8 @@ export interface HubMetrics {
   readonly refusedAtApply: Counter<'type'>;
   /** Where the last-index gauge reads from at scrape time (set once the catalog exists). */
   setIndexSource(read: () => bigint): void;
+  /** Where the blocking-queries gauge reads from at scrape time (set by the HTTP app). */
+  setBlockingSource(read: () => number): void;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): HubMetrics {
@@ -27,6 +29,16 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): HubMe
     registers: [registry],
     collect() {
       if (indexSource) this.set(Number(indexSource()));
+    },
+  });
+
+  let blockingSource: (() => number) | undefined;
+  new Gauge({
+    name: 'xdshub_http_blocking_queries',
+    help: 'Blocking queries (catalog and view reads) waiting in their wait window now',
+    registers: [registry],
+    collect() {
+      this.set(blockingSource?.() ?? 0);
     },
   });
 
@@ -60,6 +72,9 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): HubMe
     }),
     setIndexSource(read) {
       indexSource = read;
+    },
+    setBlockingSource(read) {
+      blockingSource = read;
     },
   };
 }

@@ -36,6 +36,7 @@ export function buildHttpApp(deps: HttpDeps): FastifyInstance {
   }) as unknown as FastifyInstance;
   const acl = deps.acl ?? { resolver: createAclResolver(deps.catalog, { enabled: false, defaultPolicy: 'allow', datacenter: deps.config.datacenter }), certToken: false };
   const ctx: HttpContext = { ...deps, acl, identity: agentIdentity(deps.config), waits: new Set() };
+  deps.metrics.setBlockingSource(() => ctx.waits.size);
 
   // Consul reads every body as JSON whatever the Content-Type says (curl -d
   // sends x-www-form-urlencoded), and an empty body is no body. A request no

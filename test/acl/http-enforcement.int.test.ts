@@ -7,6 +7,7 @@ import Fastify from 'fastify';
 import { installAclGate } from '../../src/http/acl';
 import { installErrorHandler } from '../../src/http/errors';
 import { routePolicies } from '../../src/http/route-policy';
+import { blockingQueriesWaiting } from '../helpers/hub';
 
 import { ROOT, aclHub, as, registerBody, tokenWith } from './helpers';
 
@@ -89,7 +90,7 @@ test('a blocking query held by a token that is deleted ends with 403, not an emp
     const nodes = await as(hub, t.secret, 'GET', '/v1/catalog/nodes');
     const viewWait = as(hub, t.secret, 'GET', `/v1/health/service/web?index=${first.index}&wait=30s`);
     const tableWait = as(hub, t.secret, 'GET', `/v1/catalog/nodes?index=${nodes.index}&wait=30s`);
-    await new Promise((r) => setTimeout(r, 50)); // both queries are parked on their waits
+    await blockingQueriesWaiting(hub, 2); // both queries are parked on their waits
     assert.equal((await as(hub, ROOT, 'DELETE', `/v1/acl/token/${t.accessor}`)).status, 200);
     for (const answer of [await viewWait, await tableWait]) {
       assert.equal(answer.status, 403);
@@ -107,7 +108,7 @@ test('a blocking query whose token loses its rights answers at once with what it
     const t = await tokenWith(hub, 'service "web" { policy = "read" }\nnode_prefix "" { policy = "read" }');
     const first = await as(hub, t.secret, 'GET', '/v1/health/service/web');
     const wait = as(hub, t.secret, 'GET', `/v1/health/service/web?index=${first.index}&wait=30s`);
-    await new Promise((r) => setTimeout(r, 50));
+    await blockingQueriesWaiting(hub, 1);
     const narrowed = await as(hub, ROOT, 'PUT', `/v1/acl/policy/${t.policyId}`, { Name: (await as(hub, ROOT, 'GET', `/v1/acl/policy/${t.policyId}`)).json.Name, Rules: 'node_prefix "" { policy = "read" }' });
     assert.equal(narrowed.status, 200, narrowed.text);
     const answer = await wait;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as grpc from '@grpc/grpc-js';
 import { DEFAULTS } from '../../src/config';
 import { ALL_PARTS } from '../../src/hub';
-import { call, startHub } from '../helpers/hub';
+import { blockingQueriesWaiting, call, startHub } from '../helpers/hub';
 import { until as poll } from '../helpers/until';
 import { loadSubscribeProto } from '../../src/subscribe/proto';
 import { StreamReader, subscribeClient } from '../subscribe/grpc-helpers';
@@ -37,7 +37,7 @@ test('HTTP: blocking queries past --http-max-blocking-per-client are 429 with Re
   try {
     const first = await call(hub, 'GET', '/v1/catalog/nodes');
     const held = [1, 2].map(() => hub.http.inject({ method: 'GET', url: `/v1/catalog/nodes?index=${first.index}&wait=5s` }));
-    await new Promise((r) => setTimeout(r, 50));
+    await blockingQueriesWaiting(hub, 2);
     const third = await call(hub, 'GET', `/v1/catalog/nodes?index=${first.index}&wait=5s`);
     assert.equal(third.status, 429);
     assert.equal(third.headers['retry-after'], '1');

@@ -9,9 +9,9 @@
 // Every answer must be a 200 from a backend: a 5xx or a connection error is a
 // broken update. The counts (the client's and Envoy's own, open-loop.ts) are
 // returned for the caller to print and check.
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Hub } from '../../src/hub';
 import type { Envoy } from '../helpers/envoy';
+import { letTimePass } from '../helpers/until';
 import { freePort, hubCall, startBackend, startGateway, startHubWithXds, untilServedBy, type Backend } from './harness';
 import { openLoop, untilOnly, type LoadCounts } from './open-loop';
 
@@ -35,6 +35,8 @@ export interface MbbWorld {
 }
 
 const SERVICES = ['moving', 'leaving', 'churning', 'splitting'];
+/** Why a scenario pauses between steps: the load runs through each state for a while. */
+const STEP = 'traffic runs through each step for stepMs';
 
 export async function mbbWorld(): Promise<MbbWorld> {
   const hub = await startHubWithXds();
@@ -75,7 +77,7 @@ export async function routeMoves(w: MbbWorld, o: MbbOptions): Promise<LoadCounts
   await routeTo('move-a');
   await untilServedBy(w.envoy, w.port, 'move-a', { host: 'moving' });
   const load = openLoop(w.port, 'moving', o.rate, w.envoy);
-  await sleep(o.stepMs);
+  await letTimePass(o.stepMs, STEP);
   for (let i = 0; i < 4; i++) {
     const to = i % 2 === 0 ? 'move-b' : 'move-a';
     await routeTo(to);
@@ -94,13 +96,13 @@ export async function serviceLeaves(w: MbbWorld, o: MbbOptions): Promise<LoadCou
   await w.put({ Kind: 'service-splitter', Name: 'leaving', Splits: [{ Weight: 50, Service: 'leave-stay' }, { Weight: 50, Service: 'leave-go' }] });
   await untilServedBy(w.envoy, w.port, ['leave-stay', 'leave-go'], { host: 'leaving' });
   const load = openLoop(w.port, 'leaving', o.rate, w.envoy);
-  await sleep(o.stepMs);
+  await letTimePass(o.stepMs, STEP);
   await w.put({ Kind: 'service-splitter', Name: 'leaving', Splits: [{ Weight: 100, Service: 'leave-stay' }] });
   // Once no route names it (Envoy sends it nothing more), the service goes: its instance and its entries.
   await untilOnly(w.envoy, load.counts, 'leave-stay');
   await w.deregister(go);
   await hubCall(w.hub.httpUrl, 'DELETE', '/v1/config/service-defaults/leave-go');
-  await sleep(o.stepMs);
+  await letTimePass(o.stepMs, STEP);
   return load.stop();
 }
 
@@ -117,7 +119,7 @@ export async function endpointChurn(w: MbbWorld, o: MbbOptions): Promise<LoadCou
     const [out, inn] = turn % 2 === 0 ? [pool.slice(0, 2), pool.slice(2)] : [pool.slice(2), pool.slice(0, 2)];
     await Promise.all([...inn.map((b) => w.register('churning', b)), ...out.map((b) => w.deregister(b))]);
     turn++;
-    await sleep(100);
+    await letTimePass(100, 'the endpoints churn every 100 ms');
   }
   return load.stop();
 }
@@ -134,7 +136,7 @@ export async function splitterRamp(w: MbbWorld, o: MbbOptions): Promise<LoadCoun
   await untilServedBy(w.envoy, w.port, 'ramp-old', { host: 'splitting' });
   const load = openLoop(w.port, 'splitting', o.rate, w.envoy);
   for (let step = 10; step <= 100; step += 10) {
-    await sleep(o.stepMs);
+    await letTimePass(o.stepMs, STEP);
     await split(step);
   }
   await untilOnly(w.envoy, load.counts, 'ramp-new');

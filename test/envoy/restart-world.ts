@@ -9,7 +9,6 @@ import { once } from 'node:events';
 import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import { after } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { envoyBootstrap, type EnvoyTransport } from '../../src/cli/envoy-bootstrap';
 import type { Envoy } from '../helpers/envoy';
 import { spawnHub, type SpawnedHub } from '../helpers/hub';
@@ -17,6 +16,7 @@ import { tmpDir } from '../helpers/tmp';
 import { startEnvoyWith } from './compat-envoy';
 import { freePort, hubCall, untilServedBy } from './harness';
 import { spawnTracked } from '../helpers/procs';
+import { letTimePass, until } from '../helpers/until';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => {
@@ -169,9 +169,8 @@ export async function restartWorld(
 
 /** When a TCP connection to 127.0.0.1:port first succeeds (tries every 5 ms until then, within CAP_MS). */
 async function firstConnect(port: number): Promise<number> {
-  const deadline = Date.now() + CAP_MS;
-  while (Date.now() < deadline) {
-    const at = await new Promise<number | undefined>((resolve) => {
+  const connectedAt = () =>
+    new Promise<number | undefined>((resolve) => {
       const socket = connect(port, '127.0.0.1');
       socket.once('connect', () => {
         socket.destroy();
@@ -179,10 +178,7 @@ async function firstConnect(port: number): Promise<number> {
       });
       socket.once('error', () => resolve(undefined));
     });
-    if (at !== undefined) return at;
-    await sleep(5);
-  }
-  throw new Error(`port ${port} took no connection within ${CAP_MS} ms`);
+  return until(connectedAt, { what: `a TCP connection to port ${port}`, timeout: CAP_MS, interval: 5 });
 }
 
 /** Envoy's `control_plane.connected_state` (1: its ADS stream is up), read alone so polling it is cheap. */
@@ -211,7 +207,7 @@ export function watchConnected(gateways: readonly Gateway[]): { at: Map<string, 
       } catch {
         // the admin API of a starved Envoy may fail a poll; the next one counts
       }
-      await sleep(10);
+      await letTimePass(10, 'the watch samples the gauge over time: its period bounds how late a figure is');
     }
   });
   return {

@@ -7,9 +7,9 @@
 // GET /v1/xds/config/:node says the node gets.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Hub } from '../../src/hub';
 import type { Envoy } from '../helpers/envoy';
+import { letTimePass } from '../helpers/until';
 import { assertConfigDumpAgrees } from './config-dump';
 import { TRANSPORTS, freePort, hubCall, hubNacks, startBackend, startGateway, startHubWithXds, untilServedBy, type Backend, type Transport } from './harness';
 
@@ -24,7 +24,7 @@ function heartbeat(hub: Hub, checkId: string, everyMs: number): () => void {
   void (async () => {
     while (on) {
       await hubCall(hub.httpUrl, 'PUT', `/v1/agent/check/pass/${checkId}`).catch(() => undefined);
-      await sleep(everyMs);
+      await letTimePass(everyMs, 'a heartbeat period, shorter than the TTL');
     }
   })();
   return () => (on = false);

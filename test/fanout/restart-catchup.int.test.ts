@@ -7,9 +7,9 @@
 // leaves room for a loaded machine.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { spawnHub, type SpawnedHub } from '../helpers/hub';
 import { tmpDir } from '../helpers/tmp';
+import { letTimePass, until } from '../helpers/until';
 
 /** How long the core hub stays down: long enough that un-capped back-offs reach several seconds. */
 const DOWN_MS = 12_000;
@@ -38,22 +38,20 @@ async function register(hub: SpawnedHub, id: string): Promise<bigint> {
 
 /** Blocking queries on the fan-out hub until `/v1/health/service/web` lists `id`; when it did (performance.now()). */
 async function untilServed(hub: SpawnedHub, id: string, guardMs: number): Promise<number> {
-  const until = Date.now() + guardMs;
   let index = '0';
-  while (Date.now() < until) {
+  const servedNow = async (): Promise<number | false> => {
     const url = `${hub.httpUrl}/v1/health/service/web?index=${index}&wait=5s`;
     const res = await fetch(url, { signal: AbortSignal.timeout(10_000) }).catch((err: unknown) => err as Error);
-    if (res instanceof Error) continue;
+    if (res instanceof Error) return false;
     const text = await res.text();
-    if (res.status !== 200) {
-      await sleep(20); // a view being rebuilt answers 503 once
-      continue;
-    }
+    if (res.status !== 200) return false; // a view being rebuilt answers 503 once
     const served = JSON.parse(text) as Array<{ Service: { ID: string } }>;
     if (served.some((e) => e.Service.ID === id)) return performance.now();
     index = res.headers.get('x-consul-index') ?? '0';
-  }
-  throw new Error(`the fan-out hub did not serve ${id} within ${guardMs} ms`);
+    return false;
+  };
+  // Short interval: the next blocking query goes out at once, so the figure is late by a few ms at most.
+  return until(servedNow, { what: `the fan-out hub serving ${id}`, timeout: guardMs, interval: 2 });
 }
 
 before(async () => {
@@ -81,7 +79,7 @@ for (const signal of ['SIGKILL', 'SIGTERM'] as const) {
     await core!.stop(signal);
     core = undefined;
     // Stays down while the fan-out's relay and its gRPC channel keep failing to reconnect.
-    await sleep(Math.max(0, DOWN_MS - (Date.now() - stoppedAt)));
+    await letTimePass(Math.max(0, DOWN_MS - (Date.now() - stoppedAt)), 'an outage of DOWN_MS, for back-offs to grow');
     core = await startCore(['--http-port', httpPort, '--grpc-port', grpcPort]);
     const listening = performance.now();
     const id = `web-${signal}`;

@@ -9,10 +9,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { REPO_ROOT } from './hub';
 import { spawnTracked } from './procs';
 import { tmpDir } from './tmp';
+import { until as untilCondition } from './until';
 
 const INSTALL = 'bash scripts/ensure-envoy.sh (npm test runs it)';
 
@@ -153,21 +153,22 @@ export async function startEnvoy(options: StartEnvoyOptions): Promise<Envoy> {
   void exited.then(() => (dead = true));
 
   const tail = () => log.split('\n').slice(-40).join('\n');
-  const until = async <T>(pred: () => Promise<T | undefined | false> | T | undefined | false, whatText: string | (() => string), capMs = options.capMs ?? HANG_CAP_MS): Promise<T> => {
+  // The shared until, failing at once if Envoy exits; both failures carry the tail of its log.
+  type Pred<T> = () => Promise<T | undefined | false> | T | undefined | false;
+  const until = <T>(pred: Pred<T>, whatText: string | (() => string), capMs = options.capMs ?? HANG_CAP_MS) => {
     const what = () => (typeof whatText === 'string' ? whatText : whatText());
-    const deadline = Date.now() + capMs;
     let lastError: unknown;
-    for (;;) {
+    const condition = async () => {
       if (dead) throw new Error(`envoy exited while waiting for ${what()}:\n${tail()}`);
       try {
-        const v = await pred();
-        if (v) return v;
+        return await pred();
       } catch (err) {
         lastError = err;
+        return false;
       }
-      if (Date.now() > deadline) throw new Error(`envoy: ${what()} not reached after ${capMs} ms${lastError ? ` (${String(lastError)})` : ''}; log tail:\n${tail()}`);
-      await sleep(25);
-    }
+    };
+    const failure = () => `envoy: ${what()}${lastError ? ` (${String(lastError)})` : ''}; log tail:\n${tail()}`;
+    return untilCondition(condition, { what: failure, timeout: capMs, interval: 25 });
   };
 
   const adminAddress = await until(async () => {

@@ -9,6 +9,7 @@ import { DEFAULTS, type Config } from '../../src/config';
 import { createHub, type Hub, type HubOptions, type HubParts, type HubWith, type NoParts } from '../../src/hub';
 import { createLogger } from '../../src/logger';
 import { killTree, spawnTracked } from './procs';
+import { until } from './until';
 
 export const REPO_ROOT = join(__dirname, '..', '..');
 
@@ -59,6 +60,18 @@ export async function call(hub: Hub, method: string, url: string, body?: unknown
     json = undefined;
   }
   return { status: res.statusCode, headers: res.headers as Answer['headers'], text: res.body, json, index: BigInt(String(res.headers['x-consul-index'] ?? '0')) };
+}
+
+/**
+ * Resolves once `n` blocking queries are waiting on `hub` (the xdshub_http_blocking_queries
+ * gauge): each is past its limits, in its wait window, and watching its token's rights.
+ */
+export async function blockingQueriesWaiting(hub: Hub, n: number): Promise<void> {
+  const gauge = hub.metrics.registry.getSingleMetric('xdshub_http_blocking_queries');
+  if (!gauge) throw new Error('the hub has no xdshub_http_blocking_queries gauge');
+  let seen = 0;
+  const waiting = async () => (seen = (await gauge.get()).values[0]?.value ?? 0) >= n;
+  await until(waiting, { what: () => `${n} blocking queries waiting (saw ${seen})` });
 }
 
 export interface SpawnedHub {

@@ -21,6 +21,8 @@ export interface TcpProxy {
   delayReplies(ms: number): void;
   /** Bytes passed on to the server so far, every connection together: shows that a request went out. */
   bytesSent(): number;
+  /** Connections opened through the proxy so far (refused ones aside): shows a client dropped one and reconnected. */
+  connections(): number;
   /** Closes every open connection (both sides). */
   cut(): void;
   close(): Promise<void>;
@@ -30,12 +32,14 @@ export async function startProxy(targetPort: number): Promise<TcpProxy> {
   let mode: ProxyMode = 'pass';
   let replyDelayMs = 0;
   let sent = 0;
+  let opened = 0;
   const pairs = new Set<[Socket, Socket]>();
   const server = createServer((client) => {
     if (mode === 'refuse') {
       client.destroy();
       return;
     }
+    opened++;
     const upstream = connect(targetPort, '127.0.0.1');
     const pair: [Socket, Socket] = [client, upstream];
     pairs.add(pair);
@@ -83,6 +87,7 @@ export async function startProxy(targetPort: number): Promise<TcpProxy> {
     mode: (next) => (mode = next),
     delayReplies: (ms) => (replyDelayMs = ms),
     bytesSent: () => sent,
+    connections: () => opened,
     cut,
     async close() {
       cut();

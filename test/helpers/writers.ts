@@ -2,6 +2,8 @@
 // request (PUT /v1/catalog/register) against its hub, round robin over `urls`,
 // and records every outcome — so a test can count what was acknowledged, what was
 // refused and how, and whether anything was left without an answer.
+import { letTimePass } from './until';
+
 export interface WriteOutcome {
   node: string;
   url: string;
@@ -72,7 +74,7 @@ export function startWriters(options: WritersOptions): Writers {
       }
       inFlight.delete(node);
       record(outcome);
-      if (outcome.status !== 200) await new Promise((resolve) => setTimeout(resolve, pause));
+      if (outcome.status !== 200) await letTimePass(pause, 'a writer backs off after a failed write, as a client does');
     }
   };
   const done = Promise.all(Array.from({ length: workers }, (_, w) => worker(w)));

@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import { DEFAULTS } from '../../src/config';
 import type { Hub } from '../../src/hub';
 import { call, startHub } from '../helpers/hub';
+import { until } from '../helpers/until';
 
 const WAITERS = 200;
 
@@ -72,13 +73,6 @@ function openMany(path: string, count: number, agent: Agent): void {
   }
 }
 
-function until(condition: () => boolean): Promise<void> {
-  return new Promise((resolve) => {
-    const poll = () => (condition() ? resolve() : setTimeout(poll, 10));
-    poll();
-  });
-}
-
 test(`${WAITERS} catalog and ${WAITERS} view blocking queries leaving at once get nothing built`, async () => {
   const nodes = await call(hub, 'GET', '/v1/catalog/nodes');
   const service = await call(hub, 'GET', '/v1/health/service/svc');
@@ -91,7 +85,7 @@ test(`${WAITERS} catalog and ${WAITERS} view blocking queries leaving at once ge
   // Each catalog query reads once before it parks; each view query asks its view once.
   await Promise.all([reads.reached(WAITERS), viewGets.reached(WAITERS)]);
   agent.destroy();
-  await until(() => answers.length === 2 * WAITERS);
+  await until(() => answers.length === 2 * WAITERS, { what: () => `${2 * WAITERS} answers (saw ${answers.length})` });
 
   assert.equal(reads.calls(), WAITERS, 'no catalog query re-read the catalog after its client left');
   const statuses = new Map<number, number>();

@@ -14,6 +14,7 @@ import { LOG_HEAD_ASK_MS } from '../../src/http/blocking';
 import { startHub } from '../helpers/hub';
 import { startRedis } from '../helpers/redis';
 import { startProxy } from '../helpers/tcp-proxy';
+import { until } from '../helpers/until';
 
 async function get(url: string, guardMs: number): Promise<{ status: number; index: bigint }> {
   const res = await fetch(url, { signal: AbortSignal.timeout(guardMs) });
@@ -52,9 +53,7 @@ test('a stalled link to the log: a no-op write answers 503, a query ahead of the
     const askingB = async (path: string) => {
       const before = link.bytesSent();
       const answer = get(`${b.httpUrl}${path}?index=${held}&wait=5m`, guard);
-      const until = Date.now() + guard;
-      while (link.bytesSent() === before && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
-      assert.ok(link.bytesSent() > before, `B asked the log for ${path}`);
+      await until(() => link.bytesSent() > before, { what: `B asking the log for ${path}`, timeout: guard });
       return { answer };
     };
     const answered = await (await askingB('/v1/catalog/nodes')).answer;
@@ -95,11 +94,14 @@ test('a stall of the link to the log ends: the lagging hub catches up with the o
     await b.catalog.waitForIndex((await register('n0')) - 1n, AbortSignal.timeout(30_000));
     // B's tail is blocked in XREAD (and reads pages) on a connection whose replies are now lost.
     link.mode('swallow-replies');
+    const opened = link.connections();
     let last = 0n;
-    for (let i = 1; i <= 20; i++) {
-      last = await register(`n${i}`);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    }
+    for (let i = 1; i <= 20; i++) last = await register(`n${i}`);
+    // The stall lasts until B has given up on a silent connection, connected again and
+    // asked again there: that answer is lost too, so B must notice the silence twice.
+    await until(() => link.connections() > opened, 'B dropping a silent connection and reconnecting during the stall');
+    const reconnected = link.bytesSent();
+    await until(() => link.bytesSent() > reconnected, 'B asking again once reconnected (the answer is swallowed too)');
     assert.ok(b.catalog.lastIndex() < last, 'B has not applied the writes made during the stall');
     link.mode('pass');
     // Lost replies are never coming: B must notice the silence, drop the connections and read again.

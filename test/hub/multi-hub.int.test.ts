@@ -7,7 +7,6 @@
 // from the snapshot. The cases run side by side, each on its own Redis.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import Redis from 'ioredis';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { StreamReader, subscribeClient } from '../subscribe/grpc-helpers';
@@ -21,7 +20,7 @@ import { startRedis, type RunningRedis } from '../helpers/redis';
 import { startProxy } from '../helpers/tcp-proxy';
 import { tmpDir } from '../helpers/tmp';
 import { startWriters } from '../helpers/writers';
-import { until } from '../helpers/until';
+import { letTimePass, until } from '../helpers/until';
 
 async function http(url: string, method = 'GET', body?: unknown): Promise<{ status: number; json: any; text: string; index: bigint }> {
   const res = await fetch(url, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
@@ -187,7 +186,7 @@ describe('several hub processes on one Redis log', { concurrency: 2 }, () => {
               }
             }
             rounds++;
-            await sleep(250);
+            await letTimePass(250, 'the outage lasts 10 s; it is probed a few times a second');
           }
           assert.ok(e1.served() > servedBefore, 'xDS kept the client routing through the outage');
           await xds.untilServing('e1', 8, 10_000);

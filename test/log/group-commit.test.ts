@@ -93,7 +93,9 @@ test('flushNow drains every queued batch', async () => {
   assert.deepEqual(await Promise.all(pending), [[1n], [2n], [3n]]);
 });
 
-test('a commit is told when its oldest append arrived, so time spent queued behind a slow commit counts', async () => {
+test('a commit is told when its oldest append arrived, so time spent queued behind a slow commit counts', async (t) => {
+  // Only Date is mocked (setImmediate, which batches, runs for real): 'b' and 'c' arrive at distinct, known times.
+  t.mock.timers.enable({ apis: ['Date'], now: 1_000 });
   const seen: Array<{ payloads: string[]; since: number }> = [];
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
@@ -105,16 +107,15 @@ test('a commit is told when its oldest append arrived, so time spent queued behi
     last += BigInt(payloads.length);
     return first;
   });
-  const before = Date.now();
   const first = gc.submit(['a']);
   await new Promise((r) => setImmediate(r)); // 'a' is in flight
-  const queuedAt = Date.now();
+  t.mock.timers.tick(10);
   const second = gc.submit(['b']);
-  await new Promise((r) => setTimeout(r, 30)); // 'b' waits behind it
+  t.mock.timers.tick(30); // 'b' waits behind 'a'
   const third = gc.submit(['c']);
   release();
   assert.deepEqual(await Promise.all([first, second, third]), [[1n], [2n], [3n]]);
   assert.deepEqual(seen.map((s) => s.payloads), [['a'], ['b', 'c']]);
-  assert.ok(seen[0]!.since >= before && seen[0]!.since <= queuedAt);
-  assert.ok(seen[1]!.since >= queuedAt && seen[1]!.since < queuedAt + 30, "the batch's time is its oldest append's ('b'), not when it was taken");
+  assert.equal(seen[0]!.since, 1_000);
+  assert.equal(seen[1]!.since, 1_010, "the batch's time is its oldest append's ('b'), not the newest's or the flush's");
 });

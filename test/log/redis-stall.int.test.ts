@@ -9,11 +9,11 @@
 // answered 200 and none answered "the write was not applied".
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createRedisLog, DEFAULT_WRITE_TIMEOUT_MS } from '../../src/log/redis';
 import { startHub } from '../helpers/hub';
 import { startRedis } from '../helpers/redis';
 import { startProxy } from '../helpers/tcp-proxy';
+import { letTimePass, until } from '../helpers/until';
 
 /** Generous: the machine is loaded; the promise is the write timeout. */
 const BOUND_MS = DEFAULT_WRITE_TIMEOUT_MS + 1_500;
@@ -84,18 +84,14 @@ async function writeThrough(base: string, stallMs: number, stall: (on: boolean) 
   try {
     while (Date.now() - stallStart < stallMs) {
       next();
-      await sleep(EVERY_MS);
+      await letTimePass(EVERY_MS, 'writes start at a steady pace all through the stall, whatever answers they get');
     }
   } finally {
     stall(false);
   }
-  // Writing resumes by itself: until a write succeeds (or a hang guard).
-  const resumeBy = Date.now() + 30_000;
-  while (Date.now() < resumeBy) {
-    const guard = sleep(Math.max(0, resumeBy - Date.now())).then(() => undefined);
-    if ((await Promise.race([next(), guard]))?.status === 200) break;
-    await sleep(EVERY_MS);
-  }
+  // Writing resumes by itself: one write after another until one succeeds (each is bounded by HANG_MS).
+  const resumed = async () => (await next()).status === 200;
+  await until(resumed, { what: 'a write answered 200 after the stall', timeout: 30_000, interval: EVERY_MS });
   return Promise.all(writes);
 }
 

@@ -12,7 +12,7 @@ import { l7Permission } from '../../src/xds/translate/sidecar/rbac';
 import type { ResourceChange, XdsNode } from '../../src/xds/transport/provider';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { startHub } from '../helpers/hub';
-import { until } from '../helpers/until';
+import { letTimePass, until } from '../helpers/until';
 
 let hub: Hub;
 let provider: CatalogXdsProvider;
@@ -23,20 +23,25 @@ async function put(url: string, body: unknown): Promise<void> {
   assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
 }
 
-/** The changes the provider announces until `done` says it has seen enough (or 3 s pass). */
+/**
+ * The changes the provider announces once `done` says it has seen enough, and in a short
+ * window after it: what the tests assert must not have been announced would come in it.
+ */
 async function changesUntil(action: () => Promise<void>, done: (all: ResourceChange[]) => boolean): Promise<ResourceChange[]> {
   const seen: ResourceChange[] = [];
   const stop = provider.onChange((c) => seen.push(...c));
   try {
     await action();
-    const deadline = Date.now() + 3_000;
-    while (!done(seen) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    await new Promise((r) => setTimeout(r, 100)); // anything that follows in the same burst
+    await until(() => done(seen), { what: () => `the announcements awaited (saw ${seen.length} changes)` });
+    await letTimePass(100, 'a window for announcements that must not come (another node, a secret) to show');
     return seen;
   } finally {
     stop();
   }
 }
+
+/** A listener change for `id`: for it alone, or for every node (which the test then rejects). */
+const isListenerFor = (c: ResourceChange, id: string) => c.typeUrl === TypeUrl.Listener && (c.nodeIds?.has(id) ?? true);
 
 before(async () => {
   const started = await startHub({ nodeName: 'prov-node' }, { parts: ALL_PARTS });
@@ -68,7 +73,8 @@ test('a sidecar gets its own sets: its service’s leaf and the trust bundle, li
 test('an intention change for web is announced only to web’s sidecars', async () => {
   const changes = await changesUntil(
     () => put('/v1/connect/intentions/exact?source=api&destination=web', { Action: 'deny' }),
-    (all) => all.some((c) => c.typeUrl === TypeUrl.Listener),
+    // Both web sidecars reached (an announcement to everyone reaches them too, and fails below).
+    (all) => ['web1', 'web2'].every((id) => all.some((c) => isListenerFor(c, `${id}-sidecar-proxy`))),
   );
   const listeners = changes.filter((c) => c.typeUrl === TypeUrl.Listener);
   assert.ok(listeners.length > 0, 'the public listeners changed');
