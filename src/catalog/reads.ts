@@ -7,6 +7,7 @@ import type { NodeRecord, Tables } from './tables';
 import type { CheckServiceNode, ConfigEntry, ConfigEntryKind, HealthCheck, HealthStatus, NodeService } from './types';
 import { byString, key2 } from './values';
 import { watchKeys } from './watch-keys';
+import { createKvReader } from './kv-reads';
 
 const at = <T>(index: number, value: T, watch: readonly string[]): Indexed<T> => ({ index: Math.max(1, index), value, watch });
 
@@ -74,6 +75,7 @@ export function createReader(tables: () => Tables, lastIndex: () => bigint): Cat
   }
 
   return {
+    ...createKvReader(tables),
     lastIndex,
     nodes() {
       const t = tables();

@@ -3,11 +3,13 @@
 // one fires it submits check-ttl-expire naming the refresh index it timed, so an
 // expiry that raced a refresh, or that another hub process already applied,
 // changes nothing. Every hub process runs one; apply dedups their expiries.
+// Sessions with a TTL are timed the same way (session-timers.ts).
 import type pino from 'pino';
 import { parseDurationMs } from '../config';
 import { isHubError } from '../errors';
 import type { Catalog, CheckRef, TtlCheckState } from './catalog';
 import { key2 } from './values';
+import { startSessionTimers } from './session-timers';
 
 export interface TtlSchedulerOptions {
   catalog: Catalog;
@@ -19,6 +21,8 @@ export interface TtlSchedulerOptions {
 export interface TtlScheduler {
   /** Checks with a pending expiry timer (for tests and debug endpoints). */
   pending(): number;
+  /** Sessions with a pending TTL timer. */
+  pendingSessions(): number;
   stop(): void;
 }
 
@@ -112,23 +116,29 @@ export function startTtlScheduler(options: TtlSchedulerOptions): TtlScheduler {
     for (const key of [...armed.keys()]) if (!present.has(key)) cancel(key);
   }
 
+  const sessions = startSessionTimers(catalog, logger);
   const offApplied = catalog.onApplied((_index, _events, info) => {
     if (stopped) return;
     for (const ref of info?.ttlTouched ?? []) sync(ref);
+    if (info?.sessionsTouched) sessions.sync(info.sessionsTouched);
   });
   const offReset = catalog.onReset(() => {
-    if (!stopped) syncAll();
+    if (stopped) return;
+    syncAll();
+    sessions.sync('all');
   });
   syncAll();
 
   return {
     pending: () => [...armed.values()].filter((a) => a.timer !== undefined).length,
+    pendingSessions: () => sessions.pending(),
     stop() {
       if (stopped) return;
       stopped = true;
       offApplied();
       offReset();
       for (const key of [...armed.keys()]) cancel(key);
+      sessions.stop();
     },
   };
 }
