@@ -5,7 +5,9 @@ import type { Draft, Tables } from './tables';
 import { watchKeys } from './watch-keys';
 
 export function hasKvChanges(draft: Draft): boolean {
-  return draft.kv.kvChanges().length > 0 || draft.kv.sessionChanges().length > 0 || draft.kv.lockDelayChanges().length > 0;
+  return (
+    draft.kv.kvChanges().length > 0 || draft.kv.sessionChanges().length > 0 || draft.kv.lockDelayChanges().length > 0
+  );
 }
 
 /** Publishes; pushes the indexes moved onto `moved`, returns the sessions whose row changed. */

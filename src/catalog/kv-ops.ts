@@ -21,13 +21,21 @@ function checkOp(op: KvOp, tree: boolean): void {
   if (op.value !== undefined && op.value !== null && (typeof op.value !== 'string' || !BASE64.test(op.value))) {
     throw new ApplyError('INVALID_ARGUMENT', 'Value: must be base64', 'Value');
   }
-  if (op.flags !== undefined && (typeof op.flags !== 'string' || !/^\d{1,20}$/.test(op.flags) || BigInt(op.flags) > MAX_UINT64)) {
+  if (
+    op.flags !== undefined &&
+    (typeof op.flags !== 'string' || !/^\d{1,20}$/.test(op.flags) || BigInt(op.flags) > MAX_UINT64)
+  ) {
     throw new ApplyError('INVALID_ARGUMENT', 'Flags: must be an unsigned 64-bit integer', 'Flags');
   }
 }
 
 /** The entry `op` writes: its value and flags, the key's indexes, lock index and lock kept unless given. */
-function written(draft: Draft, op: KvOp, existing: KvEntry | undefined, lock: Pick<KvEntry, 'LockIndex' | 'Session'>): KvEntry {
+function written(
+  draft: Draft,
+  op: KvOp,
+  existing: KvEntry | undefined,
+  lock: Pick<KvEntry, 'LockIndex' | 'Session'>,
+): KvEntry {
   const entry: KvEntry = {
     Key: op.key,
     Flags: op.flags ?? '0',
@@ -43,12 +51,16 @@ function written(draft: Draft, op: KvOp, existing: KvEntry | undefined, lock: Pi
 }
 
 function keepLock(existing: KvEntry | undefined): Pick<KvEntry, 'LockIndex' | 'Session'> {
-  return { LockIndex: existing?.LockIndex ?? 0, ...(existing?.Session === undefined ? {} : { Session: existing.Session }) };
+  return {
+    LockIndex: existing?.LockIndex ?? 0,
+    ...(existing?.Session === undefined ? {} : { Session: existing.Session }),
+  };
 }
 
 function lock(draft: Draft, op: KvOp, existing: KvEntry | undefined): KvEntry {
   const id = String(op.session ?? '');
-  if (id === '' || !draft.kv.session(id)) throw new ApplyError('INVALID_ARGUMENT', `invalid session "${id}"`, 'Session');
+  if (id === '' || !draft.kv.session(id))
+    throw new ApplyError('INVALID_ARGUMENT', `invalid session "${id}"`, 'Session');
   if (existing?.Session === id) return written(draft, op, existing, keepLock(existing));
   if (existing?.Session !== undefined) throw conflict(`failed to lock key "${op.key}", lock is already held`);
   const until = draft.kv.lockDelay(op.key);
@@ -85,7 +97,9 @@ function checkIndex(op: KvOp, existing: KvEntry | undefined): KvEntry {
 function checkSession(op: KvOp, existing: KvEntry | undefined): KvEntry {
   const entry = present(op, existing);
   if ((entry.Session ?? '') !== (op.session ?? '')) {
-    throw conflict(`failed session check for key "${op.key}", current session "${entry.Session ?? ''}" != "${op.session ?? ''}"`);
+    throw conflict(
+      `failed session check for key "${op.key}", current session "${entry.Session ?? ''}" != "${op.session ?? ''}"`,
+    );
   }
   return entry;
 }
@@ -111,7 +125,13 @@ export function applyKvOp(draft: Draft, op: KvOp): KvEntry[] {
     case 'get':
     case 'check-index':
     case 'check-session':
-      return [op.verb === 'get' ? present(op, existing) : op.verb === 'check-index' ? checkIndex(op, existing) : checkSession(op, existing)];
+      return [
+        op.verb === 'get'
+          ? present(op, existing)
+          : op.verb === 'check-index'
+            ? checkIndex(op, existing)
+            : checkSession(op, existing),
+      ];
     case 'get-tree':
       return draft.kv.keysUnder(op.key).map((k) => draft.kv.get(k)!);
     case 'check-not-exists':
@@ -122,13 +142,18 @@ export function applyKvOp(draft: Draft, op: KvOp): KvEntry[] {
       return [];
     case 'delete-cas':
       // A key already gone satisfies any delete-cas (Consul's).
-      if (existing !== undefined && existing.ModifyIndex !== op.index) throw conflict(`failed to delete key "${op.key}", index is stale`);
+      if (existing !== undefined && existing.ModifyIndex !== op.index)
+        throw conflict(`failed to delete key "${op.key}", index is stale`);
       draft.kv.delete(op.key);
       return [];
     case 'delete-tree':
       deleteKvTree(draft, op.key);
       return [];
     default:
-      throw new ApplyError('INVALID_ARGUMENT', `unknown KV verb ${JSON.stringify((op as { verb?: unknown }).verb)}`, 'Verb');
+      throw new ApplyError(
+        'INVALID_ARGUMENT',
+        `unknown KV verb ${JSON.stringify((op as { verb?: unknown }).verb)}`,
+        'Verb',
+      );
   }
 }

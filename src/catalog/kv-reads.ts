@@ -61,7 +61,11 @@ export function createKvReader(tables: () => Tables): KvReader {
       const t = tables();
       const entry = t.kvs.kv.get(key);
       if (entry) return { index: Math.max(1, entry.ModifyIndex), value: entry, watch: [watchKeys.kvKey(key)] };
-      return { index: Math.max(1, t.indexes.kvDeletes), value: undefined, watch: [watchKeys.kvKey(key), watchKeys.kvDeletes] };
+      return {
+        index: Math.max(1, t.indexes.kvDeletes),
+        value: undefined,
+        watch: [watchKeys.kvKey(key), watchKeys.kvDeletes],
+      };
     },
     kvList(prefix) {
       const entries = under(prefix);

@@ -108,7 +108,8 @@ export class KvDraft {
 
   /** Drops lock delays that ran out by `now`, so the map stays as small as the delays in force. */
   pruneLockDelays(now: number): void {
-    for (const [key, until] of this.base.lockDelays) if (until <= now && !this.delayStage.has(key)) this.delayStage.set(key, null);
+    for (const [key, until] of this.base.lockDelays)
+      if (until <= now && !this.delayStage.has(key)) this.delayStage.set(key, null);
   }
 
   kvChanges(): Change<KvEntry>[] {

@@ -48,7 +48,7 @@ export interface SessionRow {
   readonly expired?: boolean;
 }
 
-/** The check that stands for "the node is alive" in Consul; the hub has no Serf, so it means "the node is registered". */
+/** Consul's "the node is alive" check; the hub has no Serf, so here it means "the node is registered". */
 export const SERF_CHECK_ID = 'serfHealth';
 
 /** Consul's bound on a session's lock delay. */

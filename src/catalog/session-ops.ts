@@ -36,7 +36,8 @@ export function createSession(draft: Draft, input: SessionInput, agentNode: bool
     throw new ApplyError('INVALID_ARGUMENT', `Behavior: must be release or delete`, 'Behavior');
   }
   const rec = draft.record(input.Node);
-  if (!rec && !agentNode) throw new ApplyError('INVALID_ARGUMENT', `Missing node registration: "${input.Node}"`, 'Node');
+  if (!rec && !agentNode)
+    throw new ApplyError('INVALID_ARGUMENT', `Missing node registration: "${input.Node}"`, 'Node');
   const bad = rec ? boundProblem(rec, input) : (input.NodeChecks ?? []).find((c) => c !== SERF_CHECK_ID);
   if (bad) throw new ApplyError('INVALID_ARGUMENT', rec ? bad : `Missing check '${bad}' registration`, 'Checks');
   const session: Session = {
@@ -47,7 +48,9 @@ export function createSession(draft: Draft, input: SessionInput, agentNode: bool
     Behavior: input.Behavior,
     TTL: String(input.TTL ?? ''),
     NodeChecks: [...(input.NodeChecks ?? [])].map(String),
-    ServiceChecks: input.ServiceChecks ? input.ServiceChecks.map((c) => ({ ID: String(c.ID), Namespace: String(c.Namespace ?? '') })) : null,
+    ServiceChecks: input.ServiceChecks
+      ? input.ServiceChecks.map((c) => ({ ID: String(c.ID), Namespace: String(c.Namespace ?? '') }))
+      : null,
     CreateIndex: draft.index,
     ModifyIndex: draft.index,
   };

@@ -225,21 +225,11 @@ function machineOver(initial: Tables, initialIndex: bigint): StateMachine {
       throw new HubError('INTERNAL', `apply: index ${index} is not after the last applied index ${lastIndex}`);
     }
     if (command?.type === 'restore') {
-      let restored: { tables: Tables; index: bigint };
-      try {
-        restored = parse(command.state);
-      } catch (err) {
-        lastIndex = index;
-        return refused(index, new ApplyError('INVALID_ARGUMENT', err instanceof Error ? err.message : String(err), 'state'));
-      }
-      // The log's own snapshot at this very index (a hub that fell behind a compaction)
-      // is the state every other hub has: restore it exactly, indexes included. A state
-      // from another point in time may differ in anything: every blocking query must
-      // wake, so every index moves to this entry.
-      if (restored.index !== index) bumpAll(restored.tables, Number(index));
-      tables = restored.tables;
+      const restored = restoreAt(index, command.state);
       lastIndex = index;
-      return { result: { index, ok: true }, events: [], ttlTouched: [], moved: 'all', aclAffected: 'all', sessionsTouched: 'all', connect: { roots: true, leaves: [...restored.tables.connect.leaves.keys()] } };
+      if ('refusal' in restored) return restored.refusal;
+      tables = restored.tables;
+      return restored.applied;
     }
     const outcome = execute(index, command, false, owned);
     lastIndex = index;
@@ -277,6 +267,35 @@ function machineOver(initial: Tables, initialIndex: bigint): StateMachine {
     },
     fork: () => machineOver(forkTables(tables), lastIndex),
   };
+}
+
+/**
+ * A restore entry at `index`: the tables to switch to and what the entry did, or its refusal.
+ * The log's own snapshot at this very index (a hub that fell behind a compaction) is the
+ * state every other hub has: restored exactly, indexes included. A state from another
+ * point in time may differ in anything: every blocking query must wake, so every index
+ * moves to this entry.
+ */
+function restoreAt(index: bigint, state: string): { tables: Tables; applied: Applied } | { refusal: Applied } {
+  let restored: { tables: Tables; index: bigint };
+  try {
+    restored = parse(state);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return { refusal: refused(index, new ApplyError('INVALID_ARGUMENT', message, 'state')) };
+  }
+  if (restored.index !== index) bumpAll(restored.tables, Number(index));
+  const leaves = [...restored.tables.connect.leaves.keys()];
+  const applied: Applied = {
+    result: { index, ok: true },
+    events: [],
+    ttlTouched: [],
+    moved: 'all',
+    aclAffected: 'all',
+    sessionsTouched: 'all',
+    connect: { roots: true, leaves },
+  };
+  return { tables: restored.tables, applied };
 }
 
 function bumpAll(tables: Tables, index: number): void {

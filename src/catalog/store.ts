@@ -73,7 +73,10 @@ function newCore(options: CatalogOptions): CatalogCore {
     inflight: 0,
     stopped: undefined,
     abort: new AbortController(),
-    waiters: createIndexWaiters(() => core.sm.lastIndex(), () => core.stopped),
+    waiters: createIndexWaiters(
+      () => core.sm.lastIndex(),
+      () => core.stopped,
+    ),
     changes: createChangeWaiters(() => core.stopped),
     checkedParses: createCheckedParses(),
     compaction: undefined,
@@ -180,13 +183,17 @@ async function resetFromSnapshot(core: CatalogCore, applier: Applier, cause: unk
   for (const [index, p] of core.pending) {
     if (index > s.index) continue;
     core.pending.delete(index);
-    p.reject(new HubError('INTERNAL', `entry ${index} was compacted away before it was applied here; its outcome is unknown`));
+    p.reject(
+      new HubError('INTERNAL', `entry ${index} was compacted away before it was applied here; its outcome is unknown`),
+    );
   }
   const from = core.sm.lastIndex().toString();
   core.logger.warn({ from, index: s.index.toString() }, 'log compacted past this catalog; restoring its snapshot');
   const result = applier.applyCommand(s.index, { type: 'restore', state: s.state });
   if (!result.ok) {
-    throw new HubError('INTERNAL', `the log's snapshot at ${s.index} is unreadable: ${result.error?.message}`, { cause });
+    throw new HubError('INTERNAL', `the log's snapshot at ${s.index} is unreadable: ${result.error?.message}`, {
+      cause,
+    });
   }
 }
 
@@ -207,9 +214,16 @@ async function rebuildFromLog(core: CatalogCore, cause: unknown): Promise<void> 
     if (page.length < 1_000) break;
   }
   const had = core.sm.lastIndex().toString();
-  core.logger.error({ err: cause, had, now: fresh.lastIndex().toString() }, 'the log lost entries this hub had applied; rebuilt the state from the log');
+  core.logger.error(
+    { err: cause, had, now: fresh.lastIndex().toString() },
+    'the log lost entries this hub had applied; rebuilt the state from the log',
+  );
   core.sm = fresh;
-  const unknown = new HubError('LOG_OUTCOME_UNKNOWN', 'the log lost entries in a failover; the outcome of this write is unknown', { cause });
+  const unknown = new HubError(
+    'LOG_OUTCOME_UNKNOWN',
+    'the log lost entries in a failover; the outcome of this write is unknown',
+    { cause },
+  );
   for (const p of core.pending.values()) p.reject(unknown);
   core.pending.clear();
   core.unclaimed.clear();
@@ -227,7 +241,7 @@ function stop(core: CatalogCore, err: HubError): void {
   core.changes.rejectAll(err);
 }
 
-/** Follows the log until the catalog closes: applies entries, recovers from compaction and rewinds, retries the rest. */
+/** Follows the log until the catalog closes: applies entries, recovers from compaction and rewinds, retries. */
 async function tailLoop(core: CatalogCore, applier: Applier): Promise<void> {
   const { abort, log, logger } = core;
   let rebuildCause: unknown;
@@ -247,7 +261,12 @@ async function tailLoop(core: CatalogCore, applier: Applier): Promise<void> {
           await resetFromSnapshot(core, applier, err);
           continue;
         } catch (fatal) {
-          stop(core, fatal instanceof HubError ? fatal : new HubError('INTERNAL', 'restoring the log snapshot failed', { cause: fatal }));
+          stop(
+            core,
+            fatal instanceof HubError
+              ? fatal
+              : new HubError('INTERNAL', 'restoring the log snapshot failed', { cause: fatal }),
+          );
           logger.error({ err: fatal }, 'catalog stopped: cannot follow the log');
           return;
         }
@@ -302,7 +321,12 @@ function createReachability(log: Log, logger: pino.Logger) {
    * drops the wait. `outcome` says what became of the write; `code` is LOG_UNAVAILABLE
    * only when nothing was written (a write in the log is not "not applied").
    */
-  function whileReachable<T>(wait: Promise<T>, cancel: () => void, outcome: string, code: 'LOG_UNAVAILABLE' | 'LOG_OUTCOME_UNKNOWN'): Promise<T> {
+  function whileReachable<T>(
+    wait: Promise<T>,
+    cancel: () => void,
+    outcome: string,
+    code: 'LOG_UNAVAILABLE' | 'LOG_OUTCOME_UNKNOWN',
+  ): Promise<T> {
     if (!log.unreachable) return wait;
     watchReachability();
     return new Promise<T>((resolve, reject) => {
@@ -347,7 +371,10 @@ async function appendAndApply(core: CatalogCore, reach: Reachability, payload: s
     // entries in a failover and handed this index out again (the hub rebuilds, and
     // the entry takes effect then): either way this hub cannot tell the outcome now.
     const applied = core.sm.lastIndex();
-    throw new HubError('LOG_OUTCOME_UNKNOWN', `entry ${index} is at or below what this hub has applied (${applied}); its outcome is unknown here`);
+    throw new HubError(
+      'LOG_OUTCOME_UNKNOWN',
+      `entry ${index} is at or below what this hub has applied (${applied}); its outcome is unknown here`,
+    );
   }
   let p: Pending | undefined;
   return reach.whileReachable(
@@ -362,7 +389,14 @@ async function appendAndApply(core: CatalogCore, reach: Reachability, payload: s
 }
 
 /** Catalog writes that may end sessions (a node or check going): stamped with the time while sessions exist. */
-const MAY_END_SESSIONS: ReadonlySet<string> = new Set(['register', 'deregister', 'check-update', 'check-ttl-expire', 'txn', 'kv-txn']);
+const MAY_END_SESSIONS: ReadonlySet<string> = new Set([
+  'register',
+  'deregister',
+  'check-update',
+  'check-ttl-expire',
+  'txn',
+  'kv-txn',
+]);
 
 function withTime(core: CatalogCore, command: Command): Command {
   if (!MAY_END_SESSIONS.has(command.type) || commandNow(command) !== undefined) return command;
@@ -408,11 +442,30 @@ async function submit(core: CatalogCore, reach: Reachability, asked: Command): P
 
 /** Every CatalogReader method; one missing here fails the build. */
 const READS: Record<keyof CatalogReader, true> = {
-  lastIndex: true, nodes: true, node: true, nodeChecks: true, services: true, serviceInstances: true,
-  serviceChecks: true, checksInState: true, configEntries: true, configEntry: true, serviceNames: true,
-  ttlChecks: true, ttlCheckStates: true, ttlCheck: true, acl: true, connectCa: true,
-  kvGet: true, kvList: true, kvKeys: true, session: true, sessions: true, nodeSessions: true,
-  sessionStates: true, sessionState: true,
+  lastIndex: true,
+  nodes: true,
+  node: true,
+  nodeChecks: true,
+  services: true,
+  serviceInstances: true,
+  serviceChecks: true,
+  checksInState: true,
+  configEntries: true,
+  configEntry: true,
+  serviceNames: true,
+  ttlChecks: true,
+  ttlCheckStates: true,
+  ttlCheck: true,
+  acl: true,
+  connectCa: true,
+  kvGet: true,
+  kvList: true,
+  kvKeys: true,
+  session: true,
+  sessions: true,
+  nodeSessions: true,
+  sessionStates: true,
+  sessionState: true,
 };
 
 /** Reads always go to the current state machine (rebuildFromLog replaces it). */

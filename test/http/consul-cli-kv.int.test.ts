@@ -29,7 +29,13 @@ test('consul kv put, get (-detailed, -recurse, -keys), delete, export and import
   assert.match(await consul('kv', 'get', '-recurse', 'cli/'), /cli\/a:alpha\ncli\/b\/c:gamma/);
   assert.equal(await consul('kv', 'get', '-keys', '-separator=/', 'cli/'), 'cli/a\ncli/b/\n');
   const exported = JSON.parse(await consul('kv', 'export', 'cli/'));
-  assert.deepEqual(exported.map((e: { key: string; flags: number }) => [e.key, e.flags]), [['cli/a', 0], ['cli/b/c', 42]]);
+  assert.deepEqual(
+    exported.map((e: { key: string; flags: number }) => [e.key, e.flags]),
+    [
+      ['cli/a', 0],
+      ['cli/b/c', 42],
+    ],
+  );
   assert.match(await consul('kv', 'delete', '-recurse', 'cli/'), /Success! Deleted keys with prefix: cli\//);
   await assert.rejects(consul('kv', 'get', 'cli/a'), /Error! No key exists at: cli\/a/);
   const moved = exported.map((e: { key: string }) => ({ ...e, key: e.key.replace('cli/', 'imported/') }));
@@ -37,7 +43,10 @@ test('consul kv put, get (-detailed, -recurse, -keys), delete, export and import
   assert.equal(await consul('kv', 'get', 'imported/b/c'), 'gamma\n');
   // CAS from the CLI: -cas -modify-index.
   const index = /ModifyIndex\s+(\d+)/.exec(await consul('kv', 'get', '-detailed', 'imported/a'))![1]!;
-  await assert.rejects(consul('kv', 'put', '-cas', `-modify-index=${Number(index) + 1}`, 'imported/a', 'x'), /CAS failed/);
+  await assert.rejects(
+    consul('kv', 'put', '-cas', `-modify-index=${Number(index) + 1}`, 'imported/a', 'x'),
+    /CAS failed/,
+  );
   await consul('kv', 'put', '-cas', `-modify-index=${index}`, 'imported/a', 'beta');
   assert.equal(await consul('kv', 'get', 'imported/a'), 'beta\n');
 });
@@ -63,7 +72,9 @@ async function lockHolder(): Promise<string | undefined> {
   return entry?.Session;
 }
 
-test('consul lock: one holder at a time; a killed holder frees the lock after TTL and lock delay', { timeout: 150_000 }, async () => {
+test('consul lock: one holder at a time; a killed holder frees the lock after TTL and lock delay', {
+  timeout: 150_000,
+}, async () => {
   const a = holder('A');
   await until(() => /^A holds$/m.test(a.out()), { what: 'A to acquire the lock', timeout: 30_000 });
   const sessionA = await lockHolder();

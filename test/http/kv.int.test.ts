@@ -14,7 +14,12 @@ after(() => hub.close());
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 async function put(url: string, value: string): Promise<{ status: number; text: string }> {
-  const res = await hub.http.inject({ method: 'PUT', url, payload: value, headers: { 'content-type': 'application/octet-stream' } });
+  const res = await hub.http.inject({
+    method: 'PUT',
+    url,
+    payload: value,
+    headers: { 'content-type': 'application/octet-stream' },
+  });
   return { status: res.statusCode, text: res.body };
 }
 
@@ -51,8 +56,17 @@ test('flags keep all 64 bits (consul lock writes one above 2^53)', async () => {
 test('recurse, keys and separator', async () => {
   for (const k of ['tree/a', 'tree/b/c', 'tree/b/d', 'tree/e/f/g', 'treehouse']) await put(`/v1/kv/${k}`, k);
   const rec = await call(hub, 'GET', '/v1/kv/tree/?recurse');
-  assert.deepEqual(rec.json.map((e: { Key: string }) => e.Key), ['tree/a', 'tree/b/c', 'tree/b/d', 'tree/e/f/g']);
-  assert.deepEqual((await call(hub, 'GET', '/v1/kv/tree?keys')).json, ['tree/a', 'tree/b/c', 'tree/b/d', 'tree/e/f/g', 'treehouse']);
+  assert.deepEqual(
+    rec.json.map((e: { Key: string }) => e.Key),
+    ['tree/a', 'tree/b/c', 'tree/b/d', 'tree/e/f/g'],
+  );
+  assert.deepEqual((await call(hub, 'GET', '/v1/kv/tree?keys')).json, [
+    'tree/a',
+    'tree/b/c',
+    'tree/b/d',
+    'tree/e/f/g',
+    'treehouse',
+  ]);
   assert.deepEqual((await call(hub, 'GET', '/v1/kv/tree/?keys&separator=/')).json, ['tree/a', 'tree/b/', 'tree/e/']);
   assert.equal((await call(hub, 'GET', '/v1/kv/none/?keys')).status, 404);
   assert.equal((await call(hub, 'GET', '/v1/kv/none/?recurse')).status, 404);
@@ -153,7 +167,13 @@ test('txn KV verbs: set, get, get-tree, check-index and a failed cas rolling bac
   assert.equal(ok.status, 200, ok.text);
   assert.equal(ok.json.Errors, null);
   const results = ok.json.Results.map((r: { KV: { Key: string; Value: string | null } }) => [r.KV.Key, r.KV.Value]);
-  assert.deepEqual(results, [['tx/a', null], ['tx/b', null], ['tx/a', b64('A')], ['tx/a', b64('A')], ['tx/b', b64('B')]]);
+  assert.deepEqual(results, [
+    ['tx/a', null],
+    ['tx/b', null],
+    ['tx/a', b64('A')],
+    ['tx/a', b64('A')],
+    ['tx/b', b64('B')],
+  ]);
   const index = ok.json.Results[0].KV.ModifyIndex;
   const bad = await call(hub, 'PUT', '/v1/txn', [
     { KV: { Verb: 'set', Key: 'tx/c', Value: b64('C') } },
@@ -161,10 +181,16 @@ test('txn KV verbs: set, get, get-tree, check-index and a failed cas rolling bac
     { KV: { Verb: 'check-not-exists', Key: 'tx/b' } },
   ]);
   assert.equal(bad.status, 409);
-  assert.deepEqual(bad.json.Errors.map((e: { OpIndex: number }) => e.OpIndex), [1, 2]);
+  assert.deepEqual(
+    bad.json.Errors.map((e: { OpIndex: number }) => e.OpIndex),
+    [1, 2],
+  );
   assert.match(bad.json.Errors[0].What, /index is stale/);
   assert.equal((await call(hub, 'GET', '/v1/kv/tx/c')).status, 404, 'rolled back');
-  const check = await call(hub, 'PUT', '/v1/txn', [{ KV: { Verb: 'check-index', Key: 'tx/a', Index: index } }, { KV: { Verb: 'delete-tree', Key: 'tx/' } }]);
+  const check = await call(hub, 'PUT', '/v1/txn', [
+    { KV: { Verb: 'check-index', Key: 'tx/a', Index: index } },
+    { KV: { Verb: 'delete-tree', Key: 'tx/' } },
+  ]);
   assert.equal(check.status, 200, check.text);
   assert.equal((await call(hub, 'GET', '/v1/kv/tx/?recurse')).status, 404);
 });

@@ -19,7 +19,10 @@ type KeyParams = { Params: { '*': string } };
 type Query = Record<string, unknown>;
 
 function sendEntries(reply: FastifyReply, entries: readonly KvEntry[]): FastifyReply {
-  return reply.code(200).type('application/json').send(`[${entries.map((e) => dirEntryJson(e)).join(',')}]`);
+  return reply
+    .code(200)
+    .type('application/json')
+    .send(`[${entries.map((e) => dirEntryJson(e)).join(',')}]`);
 }
 
 /** Consul answers a read that found nothing with an empty 404 (the index header still set). */
@@ -47,11 +50,19 @@ async function getKv(ctx: HttpContext, req: FastifyRequest<KeyParams>, reply: Fa
   if (!flag(q, 'raw')) return sendEntries(reply, [entry]);
   // A value is anything a writer put there: never let a browser run it (Consul's headers).
   reply.header('X-Content-Type-Options', 'nosniff').header('Content-Security-Policy', 'sandbox');
-  return reply.code(200).type('text/plain').send(entry.Value === null ? '' : Buffer.from(entry.Value, 'base64'));
+  return reply
+    .code(200)
+    .type('text/plain')
+    .send(entry.Value === null ? '' : Buffer.from(entry.Value, 'base64'));
 }
 
 /** Submits a KV write; a CAS, lock or unlock that did not hold answers `false`. */
-async function writeKv(ctx: HttpContext, req: FastifyRequest, reply: FastifyReply, command: Command): Promise<FastifyReply> {
+async function writeKv(
+  ctx: HttpContext,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  command: Command,
+): Promise<FastifyReply> {
   authorizeWrite(ctx, req, command);
   const result = await submit(ctx, reply, command);
   if (!result.ok && result.error?.code !== 'CONFLICT') throw refusal(result);
@@ -61,7 +72,9 @@ async function writeKv(ctx: HttpContext, req: FastifyRequest, reply: FastifyRepl
 export function kvRoutes(app: FastifyInstance, ctx: HttpContext): void {
   void app.register(async (kv) => {
     kv.removeAllContentTypeParsers();
-    kv.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: KV_MAX_VALUE_BYTES }, (_req, raw, done) => done(null, raw));
+    kv.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: KV_MAX_VALUE_BYTES }, (_req, raw, done) =>
+      done(null, raw),
+    );
 
     kv.get<KeyParams>('/v1/kv/*', policy.checked, (req, reply) => getKv(ctx, req, reply));
 
@@ -78,4 +91,3 @@ export function kvRoutes(app: FastifyInstance, ctx: HttpContext): void {
     });
   });
 }
-

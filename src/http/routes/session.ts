@@ -34,7 +34,12 @@ export function sessionRoutes(app: FastifyInstance, ctx: HttpContext): void {
 
   app.put('/v1/session/create', policy.checked, async (req, reply) => {
     const session = sessionInput(req.body, randomUUID(), agentNode);
-    await write(req, reply, { type: 'session-create', session, now: Date.now(), agentNode: session.Node === agentNode });
+    await write(req, reply, {
+      type: 'session-create',
+      session,
+      now: Date.now(),
+      agentNode: session.Node === agentNode,
+    });
     return sendJson(reply, { ID: session.ID });
   });
 

@@ -26,7 +26,8 @@ const last = (q: Query, name: string): string | undefined => many(q[name]).at(-1
 export function dirEntryJson(e: KvEntry, withValue = true): string {
   const session = e.Session === undefined ? '' : `,"Session":${JSON.stringify(e.Session)}`;
   const value = withValue ? JSON.stringify(e.Value) : 'null';
-  return `{"LockIndex":${e.LockIndex},"Key":${JSON.stringify(e.Key)},"Flags":${e.Flags},"Value":${value}${session},"CreateIndex":${e.CreateIndex},"ModifyIndex":${e.ModifyIndex}}`;
+  const head = `{"LockIndex":${e.LockIndex},"Key":${JSON.stringify(e.Key)},"Flags":${e.Flags},"Value":${value}`;
+  return `${head}${session},"CreateIndex":${e.CreateIndex},"ModifyIndex":${e.ModifyIndex}}`;
 }
 
 /** Consul refuses a request naming more than one of `names` ("Conflicting flags"). */
@@ -36,7 +37,8 @@ export function refuseConflicts(q: Query, names: readonly string[]): void {
 }
 
 function uint64(text: string, field: string): string {
-  if (!/^\d{1,20}$/.test(text) || BigInt(text) > MAX_UINT64) throw invalid(field, `not an unsigned 64-bit integer: "${text}"`);
+  if (!/^\d{1,20}$/.test(text) || BigInt(text) > MAX_UINT64)
+    throw invalid(field, `not an unsigned 64-bit integer: "${text}"`);
   return BigInt(text).toString();
 }
 
@@ -51,7 +53,12 @@ export function kvPutOp(key: string, q: Query, body: Buffer | undefined): KvOp {
   refuseConflicts(q, ['cas', 'acquire', 'release']);
   const flags = last(q, 'flags');
   const value = body && body.length > 0 ? body.toString('base64') : null;
-  const op: KvOp = { verb: 'set', key, value, flags: flags === undefined || flags === '' ? '0' : uint64(flags, 'flags') };
+  const op: KvOp = {
+    verb: 'set',
+    key,
+    value,
+    flags: flags === undefined || flags === '' ? '0' : uint64(flags, 'flags'),
+  };
   const session = (name: string) => {
     const id = last(q, name) ?? '';
     if (id === '') throw invalid(name, 'needs a session ID');
@@ -73,8 +80,18 @@ export function kvDeleteOp(key: string, q: Query, recurse: boolean): KvOp {
 }
 
 const TXN_VERBS: readonly KvVerb[] = [
-  'set', 'cas', 'lock', 'unlock', 'get', 'get-tree', 'check-index', 'check-session', 'check-not-exists',
-  'delete', 'delete-tree', 'delete-cas',
+  'set',
+  'cas',
+  'lock',
+  'unlock',
+  'get',
+  'get-tree',
+  'check-index',
+  'check-session',
+  'check-not-exists',
+  'delete',
+  'delete-tree',
+  'delete-cas',
 ];
 
 /** A /v1/txn KV operation ({Verb, Key, Value, Flags, Index, Session}). */
@@ -100,7 +117,8 @@ export function kvTxnOp(kv: Body): KvOp {
 function checkList(body: Body, name: string): string[] | undefined {
   const v = body.get(name);
   if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v) || v.some((c) => typeof c !== 'string' || c === '')) throw invalid(body.field(name), 'must be a list of check IDs');
+  if (!Array.isArray(v) || v.some((c) => typeof c !== 'string' || c === ''))
+    throw invalid(body.field(name), 'must be a list of check IDs');
   return v as string[];
 }
 
@@ -118,7 +136,8 @@ function serviceChecks(body: Body): ServiceCheckRef[] | null {
 function lockDelayNs(body: Body): number {
   const v = body.get('LockDelay');
   if (v === undefined || v === null) return DEFAULT_LOCK_DELAY_NS;
-  if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return v < LOCK_DELAY_SECONDS_BELOW ? v * 1e9 : Math.floor(v);
+  if (typeof v === 'number' && Number.isFinite(v) && v >= 0)
+    return v < LOCK_DELAY_SECONDS_BELOW ? v * 1e9 : Math.floor(v);
   if (typeof v === 'string') return parseDurationMs(v, body.field('LockDelay')) * 1e6;
   throw invalid(body.field('LockDelay'), 'must be a duration ("15s") or a number');
 }
