@@ -95,7 +95,10 @@ test('bad input: 400 naming the option, nothing appended', async () => {
   assert.equal(noKey.status, 400);
   assert.match(noKey.text, /Missing key name/);
   assert.equal((await put('/v1/kv/x?acquire=no-such-session', 'v')).status, 400);
+  assert.equal((await put('/v1/kv/x', 'v'.repeat(512 * 1024 + 1))).status, 413, "past Consul's kv_max_value_size");
   assert.equal(hub.catalog.lastIndex(), before);
+  assert.equal((await put('/v1/kv/x', 'v'.repeat(512 * 1024))).status, 200);
+  assert.equal((await call(hub, 'DELETE', '/v1/kv/x')).status, 200);
 });
 
 test('DELETE ?recurse removes a tree; a plain DELETE one key', async () => {
