@@ -35,7 +35,7 @@ test('metrics: writes by command, write latency, last index, requests by route',
 });
 
 test('unknown routes are 404 and still carry the Consul headers', async () => {
-  const res = await call(hub, 'GET', '/v1/kv/anything');
+  const res = await call(hub, 'GET', '/v1/coordinate/nodes');
   assert.equal(res.status, 404);
   assert.equal(res.headers['x-consul-knownleader'], 'true');
 });
