@@ -29,6 +29,19 @@ const workload: Command[] = [
   register('n3', { service: serviceInput('api-1', 'api') }),
 ];
 
+/** KV and sessions ride the same log: a held lock, a value, and a lock delay left by a destroyed session. */
+const kvWorkload: Command[] = [
+  ...[
+    { ID: 's1', Name: 'leader', Node: 'n1', LockDelay: 15e9, Behavior: 'release' as const, TTL: '30s' },
+    { ID: 's2', Name: 'gone', Node: 'n3', LockDelay: 60e9, Behavior: 'release' as const, TTL: '' },
+  ].flatMap((s): Command[] => [
+    { type: 'session-create', session: { ...s, NodeChecks: ['serfHealth'], ServiceChecks: null }, now: 1_000 },
+    { type: 'kv', op: { verb: 'lock', key: `lock/${s.ID}`, value: 'eA==', flags: '3304740253564472344', session: s.ID }, now: 1_000 },
+  ]),
+  { type: 'session-destroy', id: 's2', now: 2_000 },
+  { type: 'kv', op: { verb: 'set', key: 'cfg/a', value: 'YQ==', flags: '0' }, now: 2_000 },
+];
+
 test('submit resolves with the entry result after it is applied; listeners see the new state synchronously', async () => {
   const log = createMemoryLog();
   const catalog = await createCatalog({ log, logger });
@@ -111,7 +124,7 @@ test('close rejects pending and later submits with SHUTTING_DOWN and does not cl
 async function runWorkload(path: string, compactEvery: number): Promise<string> {
   const log = createSqliteLog({ path });
   const catalog = await createCatalog({ log, logger, compactEvery, compactKeepTail: 1 });
-  for (const c of workload) await catalog.submit(c);
+  for (const c of [...workload, ...kvWorkload]) await catalog.submit(c);
   const state = catalog.snapshot().state;
   await catalog.close();
   await log.close();
@@ -131,8 +144,10 @@ test('SQLite: submit, close, reopen gives the identical state', async () => {
   try {
     assert.equal(state, before);
     assert.equal(catalog.serviceInstances('web').value[0]!.Checks[1]!.Status, 'critical');
+    assert.equal(catalog.kvGet('lock/s1').value!.Session, 's1');
+    assert.deepEqual(catalog.sessions().value.map((x) => x.ID), ['s1']);
     const r = await catalog.submit(register('n4'));
-    assert.equal(r.index, 8n, 'indexes continue after the reopened log');
+    assert.equal(r.index, 14n, 'indexes continue after the reopened log');
   } finally {
     await catalog.close();
     await log.close();
@@ -151,6 +166,11 @@ test('SQLite with compaction: the reopened catalog loads the snapshot and replay
   const { state, log, catalog } = await reopen(path);
   try {
     assert.equal(state, before);
+    assert.equal(catalog.kvGet('lock/s1').value!.Flags, '3304740253564472344');
+    // s2's lock delay on lock/s2 survived the snapshot: another session cannot take it yet.
+    const delayed = await catalog.submit({ type: 'kv', op: { verb: 'lock', key: 'lock/s2', value: null, session: 's1' }, now: 3_000 });
+    assert.equal(delayed.ok, false);
+    assert.match(delayed.error!.message, /lock delay/);
   } finally {
     await catalog.close();
     await log.close();
