@@ -172,9 +172,8 @@ export function commit(tables: Tables, draft: Draft, index: bigint): Committed {
   // The CA has no Subscribe topic (its entries carry private keys): listeners learn of it through AppliedInfo.
   const ca = draft.connectChange();
   if (ca) tables.connect = ca.next;
-  const sessionsTouched = commitKv(tables, draft, moved);
   const events = [...health.events, ...listEvents, ...configEvents(configChanges, index)];
-  const out: Committed = { events, ttlTouched, moved, sessionsTouched };
+  const out: Committed = { events, ttlTouched, moved, sessionsTouched: commitKv(tables, draft, moved) };
   if (acl) out.aclAffected = acl.change.affected;
   if (ca) out.connect = ca.change;
   return out;

@@ -12,7 +12,6 @@ import { watchKeys } from './watch-keys';
 export interface SessionState {
   session: Session;
   renewIndex: number;
-  expired: boolean;
 }
 
 export interface KvReader {
@@ -51,11 +50,7 @@ export function createKvReader(tables: () => Tables): KvReader {
     const value = ids.map((id) => t.kvs.sessions.get(id)!.session).filter(keep);
     return { index: Math.max(1, t.indexes.sessions), value, watch: SESSIONS };
   }
-  const stateOf = (row: { session: Session; renewIndex: number; expired?: boolean }): SessionState => ({
-    session: row.session,
-    renewIndex: row.renewIndex,
-    expired: row.expired === true,
-  });
+  const stateOf = (row: SessionState): SessionState => ({ session: row.session, renewIndex: row.renewIndex });
   return {
     kvGet(key) {
       const t = tables();

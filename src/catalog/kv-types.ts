@@ -44,8 +44,6 @@ export type SessionInput = Omit<Session, 'CreateIndex' | 'ModifyIndex'>;
 export interface SessionRow {
   readonly session: Session;
   readonly renewIndex: number;
-  /** Set by a session-expire for this renewIndex. */
-  readonly expired?: boolean;
 }
 
 /** Consul's "the node is alive" check; the hub has no Serf, so here it means "the node is registered". */

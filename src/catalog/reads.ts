@@ -2,12 +2,12 @@
 // blocking query compares against: the most specific index that covers what
 // was read, else its table's index; never below 1.
 import type { CatalogReader, Indexed, ServiceName, TtlCheckState } from './catalog';
+import type { KvReader } from './kv-reads';
 import { buildCsn } from './events';
 import type { NodeRecord, Tables } from './tables';
 import type { CheckServiceNode, ConfigEntry, ConfigEntryKind, HealthCheck, HealthStatus, NodeService } from './types';
 import { byString, key2 } from './values';
 import { watchKeys } from './watch-keys';
-import { createKvReader } from './kv-reads';
 
 const at = <T>(index: number, value: T, watch: readonly string[]): Indexed<T> => ({ index: Math.max(1, index), value, watch });
 
@@ -30,7 +30,8 @@ function hasTtl(check: HealthCheck): boolean {
   return typeof check.Definition?.TTL === 'string' && check.Definition.TTL !== '';
 }
 
-export function createReader(tables: () => Tables, lastIndex: () => bigint): CatalogReader {
+/** Every read but KV and sessions' (kv-reads.ts, joined in state.ts). */
+export function createReader(tables: () => Tables, lastIndex: () => bigint): Omit<CatalogReader, keyof KvReader> {
   function allChecks(filter: (c: HealthCheck) => boolean): HealthCheck[] {
     const t = tables();
     const out: HealthCheck[] = [];
@@ -75,7 +76,6 @@ export function createReader(tables: () => Tables, lastIndex: () => bigint): Cat
   }
 
   return {
-    ...createKvReader(tables),
     lastIndex,
     nodes() {
       const t = tables();

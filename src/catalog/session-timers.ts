@@ -10,8 +10,6 @@ import type { Catalog } from './catalog';
 import { SESSION_TTL_MULTIPLIER } from './kv-types';
 
 export interface SessionTimers {
-  /** Brings these sessions' timers in line with the catalog ('all': every session). */
-  sync(ids: readonly string[] | 'all'): void;
   pending(): number;
   stop(): void;
 }
@@ -70,10 +68,17 @@ export function startSessionTimers(catalog: Catalog, logger: pino.Logger, now: (
     for (const id of [...armed.keys()]) if (!present.has(id)) cancel(id);
   }
 
+  const offApplied = catalog.onApplied((_index, _events, info) => {
+    if (info?.sessionsTouched) sync(info.sessionsTouched);
+  });
+  const offReset = catalog.onReset(() => sync('all'));
   sync('all');
   return {
-    sync,
     pending: () => armed.size,
-    stop: () => [...armed.keys()].forEach(cancel),
+    stop() {
+      offApplied();
+      offReset();
+      for (const id of [...armed.keys()]) cancel(id);
+    },
   };
 }

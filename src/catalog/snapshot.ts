@@ -37,7 +37,7 @@ interface IndexesDoc {
 /** KV entries, sessions, lock delays and the clock; absent in snapshots written before KV. */
 interface KvDoc {
   entries: KvEntry[];
-  sessions: { session: SessionRow['session']; renewIndex: number; expired?: boolean }[];
+  sessions: SessionRow[];
   lockDelays: [string, number][];
   clock: number;
 }
@@ -58,7 +58,7 @@ interface SnapshotDoc {
 function serialiseKv(t: KvTables): KvDoc {
   return {
     entries: sortedValues(t.kv),
-    sessions: sortedValues(t.sessions).map((r) => (r.expired ? { ...r, expired: true } : { session: r.session, renewIndex: r.renewIndex })),
+    sessions: sortedValues(t.sessions).map((r) => ({ session: r.session, renewIndex: r.renewIndex })),
     lockDelays: sortedEntries(t.lockDelays),
     clock: t.clock,
   };
@@ -69,8 +69,7 @@ function parseKv(doc: KvDoc | undefined): KvTables {
   if (!doc) return t;
   for (const e of doc.entries) t.kv.set(e.Key, deepFreeze(e));
   for (const r of doc.sessions) {
-    const row: SessionRow = { session: deepFreeze(r.session), renewIndex: r.renewIndex };
-    t.sessions.set(r.session.ID, r.expired ? { ...row, expired: true } : row);
+    t.sessions.set(r.session.ID, { session: deepFreeze(r.session), renewIndex: r.renewIndex });
   }
   t.lockDelays = new Map(doc.lockDelays);
   t.clock = doc.clock;

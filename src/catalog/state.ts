@@ -29,6 +29,7 @@ import { applyConnect, isConnectCommand } from '../connect/state';
 import type { ConnectChange } from '../connect/types';
 import type { CatalogEvent } from './types';
 import { createReader } from './reads';
+import { createKvReader } from './kv-reads';
 
 export interface Applied {
   result: ApplyResult;
@@ -199,7 +200,7 @@ function forkTables(t: Tables): Tables {
 function machineOver(initial: Tables, initialIndex: bigint): StateMachine {
   let tables: Tables = initial;
   let lastIndex = initialIndex;
-  const reader = createReader(() => tables, () => lastIndex);
+  const reader = { ...createReader(() => tables, () => lastIndex), ...createKvReader(() => tables) };
 
   /** Runs the command on a draft at `index`: the staged draft and extra result fields, or the refusal. */
   function execute(index: bigint, command: Command, dry = false, owned = false): { draft: Draft; extra: Partial<ApplyResult> } | { refusal: ApplyResult } {

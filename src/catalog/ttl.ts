@@ -21,8 +21,6 @@ export interface TtlSchedulerOptions {
 export interface TtlScheduler {
   /** Checks with a pending expiry timer (for tests and debug endpoints). */
   pending(): number;
-  /** Sessions with a pending TTL timer. */
-  pendingSessions(): number;
   stop(): void;
 }
 
@@ -40,7 +38,20 @@ export function expiredOutput(lastOutput: string): string {
   return lastOutput === '' ? 'TTL expired' : `TTL expired (last output before timeout follows): ${lastOutput}`;
 }
 
+/** TTL checks and sessions with a TTL, each timed from the log (session-timers.ts for sessions). */
 export function startTtlScheduler(options: TtlSchedulerOptions): TtlScheduler {
+  const checks = startCheckTtls(options);
+  const sessions = startSessionTimers(options.catalog, options.logger.child({ node: options.nodeName }));
+  return {
+    pending: checks.pending,
+    stop() {
+      checks.stop();
+      sessions.stop();
+    },
+  };
+}
+
+function startCheckTtls(options: TtlSchedulerOptions): TtlScheduler {
   const { catalog } = options;
   const logger = options.logger.child({ node: options.nodeName });
   const armed = new Map<string, Armed>();
@@ -116,29 +127,23 @@ export function startTtlScheduler(options: TtlSchedulerOptions): TtlScheduler {
     for (const key of [...armed.keys()]) if (!present.has(key)) cancel(key);
   }
 
-  const sessions = startSessionTimers(catalog, logger);
   const offApplied = catalog.onApplied((_index, _events, info) => {
     if (stopped) return;
     for (const ref of info?.ttlTouched ?? []) sync(ref);
-    if (info?.sessionsTouched) sessions.sync(info.sessionsTouched);
   });
   const offReset = catalog.onReset(() => {
-    if (stopped) return;
-    syncAll();
-    sessions.sync('all');
+    if (!stopped) syncAll();
   });
   syncAll();
 
   return {
     pending: () => [...armed.values()].filter((a) => a.timer !== undefined).length,
-    pendingSessions: () => sessions.pending(),
     stop() {
       if (stopped) return;
       stopped = true;
       offApplied();
       offReset();
       for (const key of [...armed.keys()]) cancel(key);
-      sessions.stop();
     },
   };
 }

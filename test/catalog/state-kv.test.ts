@@ -14,7 +14,7 @@ const kv = (op: KvOp, now = 1_000): Command => ({ type: 'kv', op, now });
 const set = (key: string, value: string): Command => kv({ verb: 'set', key, value: b64(value), flags: '0' });
 
 function session(id: string, extra: Partial<SessionInput> = {}): SessionInput {
-  const base: SessionInput = { ID: id, Name: id, Node: 'n1', LockDelay: 15e9, Behavior: 'release', TTL: '' };
+  const base = { ID: id, Name: id, Node: 'n1', LockDelay: 15e9, Behavior: 'release' as const, TTL: '' };
   return { ...base, NodeChecks: ['serfHealth'], ServiceChecks: null, ...extra };
 }
 const create = (s: SessionInput, now = 1_000): Command => ({ type: 'session-create', session: s, now });
