@@ -1,5 +1,5 @@
 // The real `consul` CLI (v1.16.1) against a spawned hub: kv put/get/delete/
-// export/import, and `consul lock`: two holders of one prefix never run at
+// export/import, `consul watch` on a key and a prefix, and `consul lock`: two holders of one prefix never run at
 // once, and killing the holder frees the lock only after its session's TTL and
 // lock delay (docs/kv.md).
 import { after, before, test } from 'node:test';
@@ -51,6 +51,33 @@ test('consul kv put, get (-detailed, -recurse, -keys), delete, export and import
   assert.equal(await consul('kv', 'get', 'imported/a'), 'beta\n');
 });
 
+/** A tracked process's stdout and stderr so far. */
+function output(child: ChildProcess): () => string {
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  return () => out;
+}
+
+test('consul watch -type=key and -type=keyprefix run their handler on each change', async () => {
+  await consul('kv', 'put', 'watched/a', 'one');
+  const spawn = (...args: string[]) => {
+    const child = spawnTracked(consulCli(), ['watch', ...args, 'cat'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    return { child, out: output(child) };
+  };
+  const key = spawn('-type=key', '-key=watched/a');
+  const prefix = spawn('-type=keyprefix', '-prefix=watched/');
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  await until(() => key.out().includes(b64('one')) && prefix.out().includes(b64('one')), 'both handlers ran once');
+  await consul('kv', 'put', 'watched/a', 'two');
+  await consul('kv', 'put', 'watched/b', 'three');
+  await until(() => key.out().includes(b64('two')), 'the key handler ran on the change');
+  await until(() => prefix.out().includes(b64('three')), 'the prefix handler saw the new key');
+  assert.ok(!key.out().includes(b64('three')), 'the key watch ignores other keys');
+  killTree(key.child, 'SIGTERM');
+  killTree(prefix.child, 'SIGTERM');
+});
+
 /** `consul lock prefix <child>`, whose child prints `name` and then waits to be killed. */
 function holder(name: string): { child: ChildProcess; out: () => string } {
   // The CLI runs its child through a shell: one argument, quoted for it.
@@ -59,10 +86,7 @@ function holder(name: string): { child: ChildProcess; out: () => string } {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  return { child, out: () => out };
+  return { child, out: output(child) };
 }
 
 async function lockHolder(): Promise<string | undefined> {
