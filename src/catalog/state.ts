@@ -80,6 +80,8 @@ export interface StateMachine extends CatalogReader {
    * it is cheap next to snapshot() + restore(); the dry run uses it per request.
    */
   fork(): StateMachine;
+  /** Sessions in the state, in O(1) (the write path stamps the time on catalog writes while there are any). */
+  sessionCount(): number;
 }
 
 function refused(index: bigint, err: unknown): Applied {
@@ -267,6 +269,7 @@ function machineOver(initial: Tables, initialIndex: bigint): StateMachine {
       lastIndex = parsed.index;
     },
     fork: () => machineOver(forkTables(tables), lastIndex),
+    sessionCount: () => tables.kvs.sessions.size,
   };
 }
 

@@ -400,7 +400,7 @@ const MAY_END_SESSIONS: ReadonlySet<string> = new Set([
 
 function withTime(core: CatalogCore, command: Command): Command {
   if (!MAY_END_SESSIONS.has(command.type) || commandNow(command) !== undefined) return command;
-  if (core.sm.sessionStates().length === 0) return command;
+  if (core.sm.sessionCount() === 0) return command;
   return { ...command, now: (core.options.now ?? Date.now)() } as Command;
 }
 

@@ -1,5 +1,5 @@
 // /v1/session: Consul's answers for create, info, node, list, renew and
-// destroy, its refusals, and a session ending with its node.
+// destroy, its refusals, and a session ending with its node (its lock delay after).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Hub } from '../../src/hub';
@@ -53,7 +53,7 @@ test('refusals: a TTL out of bounds, a bad Behavior, an unknown node or check; r
 
 test('a blocking session list answers when a session ends with its node', async () => {
   await call(hub, 'PUT', '/v1/catalog/register', { Node: 'short-lived', Address: '10.9.0.2' });
-  const { ID } = (await call(hub, 'PUT', '/v1/session/create', { Node: 'short-lived', LockDelay: 0 })).json;
+  const { ID } = (await call(hub, 'PUT', '/v1/session/create', { Node: 'short-lived', LockDelay: '60s' })).json;
   assert.equal((await call(hub, 'PUT', `/v1/kv/held?acquire=${ID}`, 'v')).text, 'true');
   const first = await call(hub, 'GET', '/v1/session/node/short-lived');
   const waiting = call(hub, 'GET', `/v1/session/node/short-lived?index=${first.index}&wait=30s`);
@@ -62,4 +62,7 @@ test('a blocking session list answers when a session ends with its node', async 
   assert.deepEqual(after.json, []);
   assert.ok(after.index > first.index);
   assert.equal((await call(hub, 'GET', '/v1/kv/held')).json[0].Session, undefined, 'its lock was released');
+  // The lock delay runs from the deregistration.
+  const other = (await call(hub, 'PUT', '/v1/session/create', {})).json.ID;
+  assert.equal((await call(hub, 'PUT', `/v1/kv/held?acquire=${other}`, 'v')).text, 'false', 'inside the lock delay');
 });
