@@ -249,3 +249,26 @@ test('a submit that passes the check but loses a race is refused at apply, spend
     await log.close();
   }
 });
+
+test('while sessions exist, catalog writes carry the time, and a lock delay they start runs from it', async () => {
+  const log = createMemoryLog();
+  const catalog = await createCatalog({ log, logger, now: () => 42_000 });
+  try {
+    await catalog.submit(register('n1'));
+    const s = { ID: 's', Name: '', Node: 'n1', LockDelay: 15e9, Behavior: 'release' as const, TTL: '' };
+    await catalog.submit({ type: 'session-create', session: { ...s, NodeChecks: [], ServiceChecks: null }, now: 1_000 });
+    await catalog.submit({ type: 'kv', op: { verb: 'lock', key: 'k', value: null, session: 's' }, now: 1_000 });
+    await catalog.submit({ type: 'deregister', node: 'n1' });
+    const payloads = (await log.read(1n, 100)).map((e) => JSON.parse(e.payload) as { type: string; now?: number });
+    assert.equal(payloads.find((p) => p.type === 'register')!.now, undefined, 'no session yet: no time');
+    assert.equal(payloads.at(-1)!.now, 42_000);
+    await catalog.submit(register('n2'));
+    await catalog.submit({ type: 'session-create', session: { ...s, ID: 't', Node: 'n2', NodeChecks: [], ServiceChecks: null }, now: 1 });
+    const lock = (now: number) => catalog.submit({ type: 'kv', op: { verb: 'lock', key: 'k', value: null, session: 't' }, now });
+    assert.equal((await lock(42_000 + 14_999)).ok, false);
+    assert.equal((await lock(42_000 + 15_000)).ok, true);
+  } finally {
+    await catalog.close();
+    await log.close();
+  }
+});
