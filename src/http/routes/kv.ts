@@ -9,7 +9,6 @@ import { canReadKey, canReadKv } from '../../acl/catalog-rules';
 import { filterRead, requireAccess } from '../acl';
 import { blockingRead } from '../blocking';
 import type { HttpContext } from '../context';
-import { sendText } from '../reply';
 import { policy } from '../route-policy';
 import { flag, many } from '../shapes';
 import { dirEntryJson, KV_MAX_VALUE_BYTES, kvDeleteOp, kvPutOp } from '../translate/kv';

@@ -27,7 +27,7 @@ function resultsJson(ctx: HttpContext, req: FastifyRequest, reply: FastifyReply,
 export function txnRoutes(app: FastifyInstance, ctx: HttpContext): void {
   const defaults = { datacenter: ctx.config.datacenter };
   app.put('/v1/txn', policy.write, async (req, reply) => {
-    let command;
+    let command: ReturnType<typeof txnCommand>;
     try {
       command = txnCommand(req.body, defaults, ctx.config.limits.txnMaxOps);
     } catch (err) {
