@@ -67,6 +67,8 @@ function lock(draft: Draft, op: KvOp, existing: KvEntry | undefined): KvEntry {
   if (until !== undefined && until > draft.kv.now) {
     throw conflict(`failed to lock key "${op.key}", a lock delay is in force for ${until - draft.kv.now} ms`);
   }
+  // A delay that ran out is dropped by the acquire that outlived it, so the table holds only live ones and stragglers.
+  draft.kv.setLockDelay(op.key, undefined);
   return written(draft, op, existing, { LockIndex: (existing?.LockIndex ?? 0) + 1, Session: id });
 }
 

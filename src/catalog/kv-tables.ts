@@ -106,12 +106,6 @@ export class KvDraft {
     if (this.lockDelay(key) !== untilMs) this.delayStage.set(key, untilMs ?? null);
   }
 
-  /** Drops lock delays that ran out by `now`, so the map stays as small as the delays in force. */
-  pruneLockDelays(now: number): void {
-    for (const [key, until] of this.base.lockDelays)
-      if (until <= now && !this.delayStage.has(key)) this.delayStage.set(key, null);
-  }
-
   kvChanges(): Change<KvEntry>[] {
     return staged(this.kvStage, this.base.kv);
   }

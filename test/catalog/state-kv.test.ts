@@ -71,6 +71,7 @@ test('deregistering the node ends its sessions and releases their locks with a l
   const late = h.apply(kv({ verb: 'lock', key: 'leader', value: null, session: 's2' }, 5_000 + 15_000));
   assert.equal(late.result.ok, true);
   assert.equal(h.sm.kvGet('leader').value!.LockIndex, 2);
+  assert.deepEqual(JSON.parse(h.sm.snapshot()).kv.lockDelays, [], 'the acquire dropped the delay that ran out');
 });
 
 test('a bound check going critical ends the session; Behavior delete deletes its keys', () => {
