@@ -8,7 +8,7 @@ import type { Access, NamedRules, PolicyRules } from './types';
 
 export type Level = 'read' | 'write';
 /** The resources a check names; the scalar ones (operator, mesh, acl, ...) take no name. */
-export type NamedResource = 'service' | 'node' | 'agent' | 'intention';
+export type NamedResource = 'service' | 'node' | 'agent' | 'intention' | 'key' | 'session';
 export type ScalarResource = 'operator' | 'mesh' | 'acl' | 'peering' | 'keyring';
 export type Resource = NamedResource | ScalarResource;
 
@@ -65,6 +65,7 @@ export function mergeRules(all: readonly PolicyRules[]): PolicyRules {
     for (const k of ['service', 'service_prefix', 'intentions', 'intentions_prefix', 'node', 'node_prefix', 'agent', 'agent_prefix'] as const) {
       mergeNamed(out[k], r[k]);
     }
+    for (const [kind, rules] of Object.entries(r.other)) mergeNamed((out.other[kind] ??= {}), rules);
   }
   return out;
 }
@@ -98,6 +99,9 @@ export function createAuthorizer(rules: PolicyRules, options: AuthorizerOptions)
       { ...intentionsFallback(rules.service), ...rules.intentions },
       { ...intentionsFallback(rules.service_prefix), ...rules.intentions_prefix },
     ),
+    // KV and sessions (docs/kv.md): `list` reads as read (Consul's default, without acl.enable_key_list_policy).
+    key: lookupOf(rules.other['key'] ?? {}, rules.other['key_prefix'] ?? {}),
+    session: lookupOf(rules.other['session'] ?? {}, rules.other['session_prefix'] ?? {}),
   };
   const mesh = rules.mesh ?? rules.operator;
   const scalar: Record<ScalarResource, Decision> = {

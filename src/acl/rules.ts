@@ -35,7 +35,11 @@ export function nestingDepth(text: string): number {
 
 const SCALARS = ['acl', 'operator', 'mesh', 'peering', 'keyring'] as const;
 const GOVERNING = ['service', 'service_prefix', 'node', 'node_prefix', 'agent', 'agent_prefix'] as const;
-/** Kinds Consul has and the hub has no resources for: accepted so Consul policies load, and documented as inert. */
+/**
+ * Kinds kept in PolicyRules.other: key and session rules govern KV and sessions
+ * (the authorizer reads them there); event and query rules are accepted so Consul
+ * policies load, and are inert (the hub has no events or prepared queries).
+ */
 const INERT = ['key', 'key_prefix', 'session', 'session_prefix', 'event', 'event_prefix', 'query', 'query_prefix'] as const;
 const LEVELS: readonly string[] = ['read', 'write', 'deny'];
 

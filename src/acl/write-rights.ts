@@ -8,7 +8,7 @@ import type { CheckInput, Command, NodeInput, ServiceInput, TxnOp } from '../cat
 import type { ConfigEntryKind } from '../catalog/types';
 import { sameContent } from '../catalog/values';
 import type { Level, Resource } from './authorizer';
-import { configEntryRight } from './catalog-rules';
+import { configEntryRight, kvCommandRights } from './catalog-rules';
 
 export interface Right {
   resource: Resource;
@@ -109,7 +109,7 @@ export function rightsFor(catalog: CatalogReader, command: Command): Right[] {
     case 'txn':
       return command.ops.flatMap((op) => txnOpRights(catalog, op));
     default:
-      // Restores, TTL expiries and ACL writes never come from a catalog route.
-      return [w('operator')];
+      // Restores, TTL expiries and ACL writes never come from a catalog route: operator:write.
+      return kvCommandRights(catalog, command, (op) => (op.op === 'kv' ? [] : txnOpRights(catalog, op))) ?? [w('operator')];
   }
 }

@@ -4,6 +4,7 @@ import type { AclTables } from '../acl/state';
 import type { ConnectChange, ConnectState } from '../connect/types';
 import type { ApplyResult, Command } from './commands';
 import type { StateMachine } from './state';
+import type { KvReader } from './kv-reads';
 import type { CatalogEvent, CheckServiceNode, ConfigEntry, ConfigEntryKind, HealthCheck, HealthStatus, Node, NodeService } from './types';
 
 /** A read result plus the index a blocking query on it compares against (≥ 1). */
@@ -26,7 +27,7 @@ export interface ServiceName {
 }
 
 /** Synchronous, consistent reads of the current state (as of lastIndex()). */
-export interface CatalogReader {
+export interface CatalogReader extends KvReader {
   /** Index of the last applied entry (0n before anything). */
   lastIndex(): bigint;
   nodes(): Indexed<Node[]>; // sorted by Node
@@ -78,6 +79,8 @@ export interface AppliedInfo {
   aclAffected?: readonly string[] | 'all';
   /** Set when the entry changed the CA: whether the roots changed, and whose leaves. */
   connect?: ConnectChange;
+  /** Sessions the entry created, renewed or ended ('all' after a restore); absent when none. */
+  sessionsTouched?: readonly string[] | 'all';
 }
 
 /** `info` was added after the first version of this contract; two-argument listeners stay valid. */

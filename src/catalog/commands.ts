@@ -4,6 +4,7 @@
 // apply still checks what depends on state (unknown service, CAS mismatch).
 import type { AclCommand } from '../acl/state';
 import type { ConnectCommand } from '../connect/types';
+import type { KvOp, SessionInput } from './kv-types';
 import type { ConfigEntry, ConfigEntryKind, HealthCheck, HealthStatus, Node, NodeService } from './types';
 
 type NoIndexes<T> = Omit<T, 'CreateIndex' | 'ModifyIndex'>;
@@ -33,6 +34,9 @@ export type TxnOp =
   | { op: 'check-delete'; node: string; checkId: string }
   | { op: 'check-delete-cas'; node: string; checkId: string; index: number };
 
+/** A transaction op of `kv-txn`: the catalog's, or a KV operation. */
+export type AnyTxnOp = TxnOp | { op: 'kv'; kv: KvOp };
+
 export type Command =
   /**
    * Consul's catalog register: upsert the node (unless skipNodeUpdate), optionally a service, and checks.
@@ -60,8 +64,23 @@ export type Command =
   /** Upsert a config entry; with `cas`, only if its ModifyIndex equals cas (0 = must not exist). */
   | { type: 'config-set'; entry: ConfigEntryInput; cas?: number }
   | { type: 'config-delete'; kind: ConfigEntryKind; name: string; cas?: number }
+  /**
+   * One KV operation (PUT/DELETE /v1/kv). A CAS, lock or unlock that does not hold
+   * is refused with CONFLICT (Consul's `false`). `now` (wall-clock ms) decides lock delays.
+   */
+  | { type: 'kv'; op: KvOp; now: number }
+  /** A new session; `agentNode`: its Node is the hub's own, which need not be registered. */
+  | { type: 'session-create'; session: SessionInput; now: number; agentNode?: boolean }
+  /** Ends a session (its locks released or its keys deleted, per Behavior); unknown ID: a no-op. */
+  | { type: 'session-destroy'; id: string; now: number }
+  /** Restarts a session's TTL from this entry (like a TTL check's refresh); unknown ID: NOT_FOUND. */
+  | { type: 'session-renew'; id: string; now: number }
+  /** The TTL ran out: ends the session if it was not renewed since `ifRenewIndex` (as check-ttl-expire). */
+  | { type: 'session-expire'; id: string; ifRenewIndex: number; now: number }
   /** Applied atomically: all ops or none. */
   | { type: 'txn'; ops: TxnOp[] }
+  /** A transaction with KV operations (and perhaps catalog ones), as `txn`; `now` decides lock delays. */
+  | { type: 'kv-txn'; ops: AnyTxnOp[]; now: number }
   /**
    * Replace the whole state with a snapshot; every blocking index moves to this
    * entry and subscribers must reset. Produced by the catalog itself when it fell

@@ -10,6 +10,7 @@ import type { Draft, NodeChange, NodeRecord, Tables } from './tables';
 import type { CatalogEvent, HealthCheck } from './types';
 import { byString, key2 } from './values';
 import { watchKeys } from './watch-keys';
+import { commitKv, hasKvChanges } from './kv-commit';
 
 interface NodeDiff {
   nodeChanged: boolean;
@@ -65,6 +66,7 @@ export function hasChanges(draft: Draft): boolean {
     const d = diff(change.before, change.after);
     if (d.nodeChanged || d.servicesChanged || d.rowsChanged) return true;
   }
+  if (hasKvChanges(draft)) return true;
   return draft.configChanges().length > 0 || draft.aclChange() !== undefined || draft.connectChange() !== undefined;
 }
 
@@ -77,6 +79,8 @@ export interface Committed {
   aclAffected?: string[];
   /** What a CA entry changed (see AppliedInfo.connect). */
   connect?: ConnectChange;
+  /** Sessions created, renewed or ended (see AppliedInfo.sessionsTouched). */
+  sessionsTouched: string[];
 }
 
 export function commit(tables: Tables, draft: Draft, index: bigint): Committed {
@@ -169,7 +173,7 @@ export function commit(tables: Tables, draft: Draft, index: bigint): Committed {
   const ca = draft.connectChange();
   if (ca) tables.connect = ca.next;
   const events = [...health.events, ...listEvents, ...configEvents(configChanges, index)];
-  const out: Committed = { events, ttlTouched, moved };
+  const out: Committed = { events, ttlTouched, moved, sessionsTouched: commitKv(tables, draft, moved) };
   if (acl) out.aclAffected = acl.change.affected;
   if (ca) out.connect = ca.change;
   return out;

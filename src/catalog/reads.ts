@@ -2,6 +2,7 @@
 // blocking query compares against: the most specific index that covers what
 // was read, else its table's index; never below 1.
 import type { CatalogReader, Indexed, ServiceName, TtlCheckState } from './catalog';
+import type { KvReader } from './kv-reads';
 import { buildCsn } from './events';
 import type { NodeRecord, Tables } from './tables';
 import type { CheckServiceNode, ConfigEntry, ConfigEntryKind, HealthCheck, HealthStatus, NodeService } from './types';
@@ -29,7 +30,8 @@ function hasTtl(check: HealthCheck): boolean {
   return typeof check.Definition?.TTL === 'string' && check.Definition.TTL !== '';
 }
 
-export function createReader(tables: () => Tables, lastIndex: () => bigint): CatalogReader {
+/** Every read but KV and sessions' (kv-reads.ts, joined in state.ts). */
+export function createReader(tables: () => Tables, lastIndex: () => bigint): Omit<CatalogReader, keyof KvReader> {
   function allChecks(filter: (c: HealthCheck) => boolean): HealthCheck[] {
     const t = tables();
     const out: HealthCheck[] = [];

@@ -8,6 +8,8 @@ import { HubError } from '../errors';
 import { emptyTables, type CheckRow, type Indexes, type NodeRecord, type Tables } from './tables';
 import type { ConfigEntry, HealthCheck, Node, NodeService } from './types';
 import { byString, deepFreeze, key2 } from './values';
+import type { KvEntry, SessionRow } from './kv-types';
+import { emptyKvTables, type KvTables } from './kv-tables';
 
 const VERSION = 1;
 
@@ -26,6 +28,18 @@ interface IndexesDoc {
   service: [string, number][];
   configKind: [string, number][];
   configEntry: [string, number][];
+  /** Absent in snapshots written before KV (read as 0). */
+  kv?: number;
+  kvDeletes?: number;
+  sessions?: number;
+}
+
+/** KV entries, sessions, lock delays and the clock; absent in snapshots written before KV. */
+interface KvDoc {
+  entries: KvEntry[];
+  sessions: SessionRow[];
+  lockDelays: [string, number][];
+  clock: number;
 }
 
 interface SnapshotDoc {
@@ -38,6 +52,28 @@ interface SnapshotDoc {
   acl?: unknown;
   /** The built-in CA; absent in snapshots written before it (read as the empty CA state). */
   connect?: unknown;
+  kv?: KvDoc;
+}
+
+function serialiseKv(t: KvTables): KvDoc {
+  return {
+    entries: sortedValues(t.kv),
+    sessions: sortedValues(t.sessions).map((r) => ({ session: r.session, renewIndex: r.renewIndex })),
+    lockDelays: sortedEntries(t.lockDelays),
+    clock: t.clock,
+  };
+}
+
+function parseKv(doc: KvDoc | undefined): KvTables {
+  const t = emptyKvTables();
+  if (!doc) return t;
+  for (const e of doc.entries) t.kv.set(e.Key, deepFreeze(e));
+  for (const r of doc.sessions) {
+    t.sessions.set(r.session.ID, { session: deepFreeze(r.session), renewIndex: r.renewIndex });
+  }
+  t.lockDelays = new Map(doc.lockDelays);
+  t.clock = doc.clock;
+  return t;
 }
 
 function sortedValues<V>(map: ReadonlyMap<string, V>): V[] {
@@ -69,9 +105,13 @@ export function serialise(tables: Tables, lastIndex: bigint): string {
       service: sortedEntries(tables.indexes.service),
       configKind: sortedEntries(tables.indexes.configKind),
       configEntry: sortedEntries(tables.indexes.configEntry),
+      kv: tables.indexes.kv,
+      kvDeletes: tables.indexes.kvDeletes,
+      sessions: tables.indexes.sessions,
     },
     acl: serialiseAcl(tables.acl),
     connect: serialiseConnect(tables.connect),
+    kv: serialiseKv(tables.kvs),
   };
   return JSON.stringify(doc);
 }
@@ -113,6 +153,10 @@ export function parse(state: string): { tables: Tables; index: bigint } {
   ix.configKind = new Map(doc.indexes.configKind);
   ix.configEntry = new Map(doc.indexes.configEntry);
   tables.acl = parseAcl(doc.acl);
+  ix.kv = doc.indexes.kv ?? 0;
+  ix.kvDeletes = doc.indexes.kvDeletes ?? 0;
+  ix.sessions = doc.indexes.sessions ?? 0;
   tables.connect = parseConnect(doc.connect);
+  tables.kvs = parseKv(doc.kv);
   return { tables, index: BigInt(doc.index) };
 }

@@ -19,13 +19,17 @@ import { deleteConfigEntry, setConfigEntry } from './config-ops';
 import { commit, hasChanges } from './commit';
 import { parse, serialise } from './snapshot';
 import { Draft, emptyTables, type Tables } from './tables';
+import { forkKvTables } from './kv-tables';
 import { upsertSidecar } from './sidecar-ops';
 import { applyTxn } from './txn';
+import { applyKvOp } from './kv-ops';
+import { createSession, expireSession, invalidateBound, invalidateSession, renewSession } from './session-ops';
 import { applyAcl, isAclCommand } from '../acl/state';
 import { applyConnect, isConnectCommand } from '../connect/state';
 import type { ConnectChange } from '../connect/types';
 import type { CatalogEvent } from './types';
 import { createReader } from './reads';
+import { createKvReader } from './kv-reads';
 
 export interface Applied {
   result: ApplyResult;
@@ -38,6 +42,8 @@ export interface Applied {
   moved: readonly string[] | 'all';
   /** What a CA entry changed (see AppliedInfo.connect). */
   connect?: ConnectChange;
+  /** Sessions the entry created, renewed or ended (see AppliedInfo.sessionsTouched). */
+  sessionsTouched?: string[] | 'all';
 }
 
 /** What applying a command to the current state would do; nothing is changed. */
@@ -74,6 +80,8 @@ export interface StateMachine extends CatalogReader {
    * it is cheap next to snapshot() + restore(); the dry run uses it per request.
    */
   fork(): StateMachine;
+  /** Sessions in the state, in O(1) (the write path stamps the time on catalog writes while there are any). */
+  sessionCount(): number;
 }
 
 function refused(index: bigint, err: unknown): Applied {
@@ -127,14 +135,44 @@ function run(draft: Draft, cmd: Command): Partial<ApplyResult> {
     case 'config-delete':
       deleteConfigEntry(draft, cmd.kind, cmd.name, cmd.cas);
       return {};
-    case 'txn': {
+    case 'txn':
+    case 'kv-txn': {
       const { results, errors } = applyTxn(draft, cmd.ops);
       if (errors.length > 0) throw new TxnRollback(errors);
       return { txnResults: results };
     }
     default:
+      return runKv(draft, cmd);
+  }
+}
+
+/** The KV and session commands. */
+function runKv(draft: Draft, cmd: Command): Partial<ApplyResult> {
+  switch (cmd?.type) {
+    case 'kv':
+      applyKvOp(draft, cmd.op);
+      return {};
+    case 'session-create':
+      createSession(draft, cmd.session, cmd.agentNode === true);
+      return {};
+    case 'session-destroy':
+      invalidateSession(draft, String(cmd.id));
+      return {};
+    case 'session-renew':
+      renewSession(draft, String(cmd.id));
+      return {};
+    case 'session-expire':
+      expireSession(draft, String(cmd.id), cmd.ifRenewIndex);
+      return {};
+    default:
       throw new ApplyError('INVALID_ARGUMENT', `unknown command type ${JSON.stringify((cmd as { type?: unknown })?.type)}`, 'type');
   }
+}
+
+/** The wall-clock time a command carries (kv and session commands always; catalog ones when sessions exist). */
+export function commandNow(command: Command): number | undefined {
+  const now = (command as { now?: unknown } | undefined)?.now;
+  return typeof now === 'number' && Number.isFinite(now) ? now : undefined;
 }
 
 class TxnRollback extends Error {
@@ -157,19 +195,24 @@ function forkTables(t: Tables): Tables {
     indexes: { ...ix, node: new Map(ix.node), service: new Map(ix.service), configKind: new Map(ix.configKind), configEntry: new Map(ix.configEntry) },
     acl: t.acl,
     connect: t.connect,
+    kvs: forkKvTables(t.kvs),
   };
 }
 
 function machineOver(initial: Tables, initialIndex: bigint): StateMachine {
   let tables: Tables = initial;
   let lastIndex = initialIndex;
-  const reader = createReader(() => tables, () => lastIndex);
+  const reader = { ...createReader(() => tables, () => lastIndex), ...createKvReader(() => tables) };
 
   /** Runs the command on a draft at `index`: the staged draft and extra result fields, or the refusal. */
   function execute(index: bigint, command: Command, dry = false, owned = false): { draft: Draft; extra: Partial<ApplyResult> } | { refusal: ApplyResult } {
     const draft = new Draft(tables, Number(index), dry, owned);
+    const now = commandNow(command);
+    if (now !== undefined) draft.kv.now = now;
     try {
-      return { draft, extra: run(draft, command) };
+      const extra = run(draft, command);
+      invalidateBound(draft);
+      return { draft, extra };
     } catch (err) {
       if (err instanceof TxnRollback) {
         return {
@@ -185,27 +228,18 @@ function machineOver(initial: Tables, initialIndex: bigint): StateMachine {
       throw new HubError('INTERNAL', `apply: index ${index} is not after the last applied index ${lastIndex}`);
     }
     if (command?.type === 'restore') {
-      let restored: { tables: Tables; index: bigint };
-      try {
-        restored = parse(command.state);
-      } catch (err) {
-        lastIndex = index;
-        return refused(index, new ApplyError('INVALID_ARGUMENT', err instanceof Error ? err.message : String(err), 'state'));
-      }
-      // The log's own snapshot at this very index (a hub that fell behind a compaction)
-      // is the state every other hub has: restore it exactly, indexes included. A state
-      // from another point in time may differ in anything: every blocking query must
-      // wake, so every index moves to this entry.
-      if (restored.index !== index) bumpAll(restored.tables, Number(index));
-      tables = restored.tables;
+      const restored = restoreAt(index, command.state);
       lastIndex = index;
-      return { result: { index, ok: true }, events: [], ttlTouched: [], moved: 'all', aclAffected: 'all', connect: { roots: true, leaves: [...restored.tables.connect.leaves.keys()] } };
+      if ('refusal' in restored) return restored.refusal;
+      tables = restored.tables;
+      return restored.applied;
     }
     const outcome = execute(index, command, false, owned);
     lastIndex = index;
     if ('refusal' in outcome) return { result: outcome.refusal, events: [], ttlTouched: [], moved: [] };
-    const { events, ttlTouched, moved, aclAffected, connect } = commit(tables, outcome.draft, index);
-    return { result: { index, ok: true, ...outcome.extra }, events, ttlTouched, moved, ...(aclAffected ? { aclAffected } : {}), ...(connect ? { connect } : {}) };
+    const { events, ttlTouched, moved, aclAffected, connect, sessionsTouched } = commit(tables, outcome.draft, index);
+    const extra = { ...(aclAffected ? { aclAffected } : {}), ...(connect ? { connect } : {}), ...(sessionsTouched.length ? { sessionsTouched } : {}) };
+    return { result: { index, ok: true, ...outcome.extra }, events, ttlTouched, moved, ...extra };
   }
 
   function check(command: Command, owned = false): Verdict {
@@ -235,12 +269,42 @@ function machineOver(initial: Tables, initialIndex: bigint): StateMachine {
       lastIndex = parsed.index;
     },
     fork: () => machineOver(forkTables(tables), lastIndex),
+    sessionCount: () => tables.kvs.sessions.size,
   };
+}
+
+/**
+ * A restore entry at `index`: the tables to switch to and what the entry did, or its refusal.
+ * The log's own snapshot at this very index (a hub that fell behind a compaction) is the
+ * state every other hub has: restored exactly, indexes included. A state from another
+ * point in time may differ in anything: every blocking query must wake, so every index
+ * moves to this entry.
+ */
+function restoreAt(index: bigint, state: string): { tables: Tables; applied: Applied } | { refusal: Applied } {
+  let restored: { tables: Tables; index: bigint };
+  try {
+    restored = parse(state);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return { refusal: refused(index, new ApplyError('INVALID_ARGUMENT', message, 'state')) };
+  }
+  if (restored.index !== index) bumpAll(restored.tables, Number(index));
+  const leaves = [...restored.tables.connect.leaves.keys()];
+  const applied: Applied = {
+    result: { index, ok: true },
+    events: [],
+    ttlTouched: [],
+    moved: 'all',
+    aclAffected: 'all',
+    sessionsTouched: 'all',
+    connect: { roots: true, leaves },
+  };
+  return { tables: restored.tables, applied };
 }
 
 function bumpAll(tables: Tables, index: number): void {
   const ix = tables.indexes;
-  ix.nodes = ix.services = ix.checks = ix.configs = index;
+  ix.nodes = ix.services = ix.checks = ix.configs = ix.kv = ix.kvDeletes = ix.sessions = index;
   for (const m of [ix.node, ix.service, ix.configKind, ix.configEntry]) for (const k of m.keys()) m.set(k, index);
   const ca = tables.connect;
   tables.connect = { ...ca, rootsIndex: index, leaves: new Map([...ca.leaves].map(([k, l]) => [k, { ...l, ModifyIndex: index }])) };

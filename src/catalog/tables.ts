@@ -5,6 +5,7 @@
 import { type AclChange, type AclTables, emptyAclTables } from '../acl/state';
 import { emptyConnectState } from '../connect/state';
 import type { ConnectChange, ConnectState } from '../connect/types';
+import { emptyKvTables, KvDraft, type KvTables } from './kv-tables';
 import type { ConfigEntry, HealthCheck, Node, NodeService } from './types';
 import { deepFreeze } from './values';
 
@@ -35,6 +36,10 @@ export interface Indexes {
   services: number;
   checks: number;
   configs: number;
+  /** Any KV write; kvDeletes: the last KV deletion (a prefix read's index never falls below it). */
+  kv: number;
+  kvDeletes: number;
+  sessions: number;
   node: Map<string, number>;
   service: Map<string, number>;
   configKind: Map<string, number>;
@@ -51,6 +56,8 @@ export interface Tables {
   acl: AclTables;
   /** The built-in CA (src/connect/state.ts), replaced as a whole by each CA entry. */
   connect: ConnectState;
+  /** KV entries, sessions and lock delays (kv-tables.ts). */
+  kvs: KvTables;
 }
 
 export function emptyTables(): Tables {
@@ -60,11 +67,15 @@ export function emptyTables(): Tables {
     configs: new Map(),
     byServiceName: new Map(),
     connect: emptyConnectState(),
+    kvs: emptyKvTables(),
     indexes: {
       nodes: 0,
       services: 0,
       checks: 0,
       configs: 0,
+      kv: 0,
+      kvDeletes: 0,
+      sessions: 0,
       node: new Map(),
       service: new Map(),
       configKind: new Map(),
@@ -91,6 +102,8 @@ export class Draft {
   private readonly configStage = new Map<string, ConfigEntry | null>();
   private aclStage: { next: AclTables; change: AclChange } | undefined;
   private connectStage: { next: ConnectState; change: ConnectChange } | undefined;
+  /** Staged KV entries, sessions and lock delays. */
+  readonly kv: KvDraft;
 
   constructor(
     private readonly base: Tables,
@@ -106,7 +119,14 @@ export class Draft {
      * with `owned`): what it carries may be stored as is instead of as a copy.
      */
     readonly owned = false,
-  ) {}
+  ) {
+    this.kv = new KvDraft(base.kvs);
+  }
+
+  /** The tables' clock: the latest command time applied (kv-tables.ts). */
+  clock(): number {
+    return this.base.kvs.clock;
+  }
 
   /** Deep-freezes what a committed draft will share with readers; a dry run's objects are dropped. */
   seal<T>(value: T): T {

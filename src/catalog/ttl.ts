@@ -3,11 +3,13 @@
 // one fires it submits check-ttl-expire naming the refresh index it timed, so an
 // expiry that raced a refresh, or that another hub process already applied,
 // changes nothing. Every hub process runs one; apply dedups their expiries.
+// Sessions with a TTL are timed the same way (session-timers.ts).
 import type pino from 'pino';
 import { parseDurationMs } from '../config';
 import { isHubError } from '../errors';
 import type { Catalog, CheckRef, TtlCheckState } from './catalog';
 import { key2 } from './values';
+import { startSessionTimers } from './session-timers';
 
 export interface TtlSchedulerOptions {
   catalog: Catalog;
@@ -36,7 +38,20 @@ export function expiredOutput(lastOutput: string): string {
   return lastOutput === '' ? 'TTL expired' : `TTL expired (last output before timeout follows): ${lastOutput}`;
 }
 
+/** TTL checks and sessions with a TTL, each timed from the log (session-timers.ts for sessions). */
 export function startTtlScheduler(options: TtlSchedulerOptions): TtlScheduler {
+  const checks = startCheckTtls(options);
+  const sessions = startSessionTimers(options.catalog, options.logger.child({ node: options.nodeName }));
+  return {
+    pending: checks.pending,
+    stop() {
+      checks.stop();
+      sessions.stop();
+    },
+  };
+}
+
+function startCheckTtls(options: TtlSchedulerOptions): TtlScheduler {
   const { catalog } = options;
   const logger = options.logger.child({ node: options.nodeName });
   const armed = new Map<string, Armed>();

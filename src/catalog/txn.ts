@@ -8,8 +8,10 @@ import {
   upsertNode,
   upsertService,
 } from './catalog-ops';
-import type { TxnError, TxnOp } from './commands';
+import type { AnyTxnOp, TxnError } from './commands';
 import type { Draft } from './tables';
+import { applyKvOp } from './kv-ops';
+import type { KvEntry } from './kv-types';
 import type { HealthCheck, Node, NodeService } from './types';
 
 function casOrThrow(current: { ModifyIndex: number } | undefined, index: number, what: string, mustExist: boolean): void {
@@ -18,8 +20,19 @@ function casOrThrow(current: { ModifyIndex: number } | undefined, index: number,
 }
 
 /** Applies one op; returns Consul's TxnResult for ops that read back an object. */
-function applyOp(draft: Draft, op: TxnOp): { Node: Node } | { Service: NodeService } | { Check: HealthCheck } | undefined {
+type TxnResult = { Node: Node } | { Service: NodeService } | { Check: HealthCheck } | { KV: KvEntry };
+
+/** A KV op's results: Consul's txn answers the value only for get and get-tree. */
+function kvResults(draft: Draft, op: Extract<AnyTxnOp, { op: 'kv' }>): TxnResult[] {
+  const entries = applyKvOp(draft, op.kv);
+  const withValue = op.kv?.verb === 'get' || op.kv?.verb === 'get-tree';
+  return entries.map((e) => ({ KV: withValue ? e : { ...e, Value: null } }));
+}
+
+function applyOp(draft: Draft, op: AnyTxnOp): TxnResult | TxnResult[] | undefined {
   switch (op.op) {
+    case 'kv':
+      return kvResults(draft, op);
     case 'node-set':
       return { Node: upsertNode(draft, op.node) };
     case 'node-cas':
@@ -81,14 +94,15 @@ function applyOp(draft: Draft, op: TxnOp): { Node: Node } | { Service: NodeServi
   }
 }
 
-export function applyTxn(draft: Draft, ops: readonly TxnOp[]): { results: unknown[]; errors: TxnError[] } {
+export function applyTxn(draft: Draft, ops: readonly AnyTxnOp[]): { results: unknown[]; errors: TxnError[] } {
   if (!Array.isArray(ops)) throw new ApplyError('INVALID_ARGUMENT', 'ops: must be an array', 'ops');
   const results: unknown[] = [];
   const errors: TxnError[] = [];
   ops.forEach((op, i) => {
     try {
       const r = applyOp(draft, op);
-      if (r !== undefined) results.push(r);
+      if (Array.isArray(r)) results.push(...r);
+      else if (r !== undefined) results.push(r);
     } catch (err) {
       errors.push({ OpIndex: i, What: err instanceof Error ? err.message : String(err) });
     }

@@ -7,6 +7,11 @@ export const watchKeys = {
   services: 'services',
   checks: 'checks',
   configs: 'configs',
+  /** Every KV write; kvKey: one key's writes; kvDeletes: every KV deletion. */
+  kv: 'kv',
+  kvDeletes: 'kv-deletes',
+  sessions: 'sessions',
+  kvKey: (key: string) => `kv-key/${key}`,
   node: (name: string) => `node/${name}`,
   service: (name: string) => `service/${name}`,
   configKind: (kind: string) => `config-kind/${kind}`,

@@ -17,6 +17,8 @@ import { healthRoutes } from './routes/health';
 import { metricsRoutes } from './routes/metrics';
 import { statusRoutes } from './routes/status';
 import { txnRoutes } from './routes/txn';
+import { kvRoutes } from './routes/kv';
+import { sessionRoutes } from './routes/session';
 import { agentIdentity } from './translate/agent';
 
 export type { HttpDeps } from './context';
@@ -89,6 +91,8 @@ export function buildHttpApp(deps: HttpDeps): FastifyInstance {
   agentRoutes(app, ctx);
   configRoutes(app, ctx);
   txnRoutes(app, ctx);
+  kvRoutes(app, ctx);
+  sessionRoutes(app, ctx);
   statusRoutes(app, ctx);
   metricsRoutes(app, ctx);
   aclRoutes(app, ctx);

@@ -29,6 +29,19 @@ const workload: Command[] = [
   register('n3', { service: serviceInput('api-1', 'api') }),
 ];
 
+/** KV and sessions ride the same log: a held lock, a value, and a lock delay left by a destroyed session. */
+const kvWorkload: Command[] = [
+  ...[
+    { ID: 's1', Name: 'leader', Node: 'n1', LockDelay: 15e9, Behavior: 'release' as const, TTL: '30s' },
+    { ID: 's2', Name: 'gone', Node: 'n3', LockDelay: 60e9, Behavior: 'release' as const, TTL: '' },
+  ].flatMap((s): Command[] => [
+    { type: 'session-create', session: { ...s, NodeChecks: ['serfHealth'], ServiceChecks: null }, now: 1_000 },
+    { type: 'kv', op: { verb: 'lock', key: `lock/${s.ID}`, value: 'eA==', flags: '3304740253564472344', session: s.ID }, now: 1_000 },
+  ]),
+  { type: 'session-destroy', id: 's2', now: 2_000 },
+  { type: 'kv', op: { verb: 'set', key: 'cfg/a', value: 'YQ==', flags: '0' }, now: 2_000 },
+];
+
 test('submit resolves with the entry result after it is applied; listeners see the new state synchronously', async () => {
   const log = createMemoryLog();
   const catalog = await createCatalog({ log, logger });
@@ -111,7 +124,7 @@ test('close rejects pending and later submits with SHUTTING_DOWN and does not cl
 async function runWorkload(path: string, compactEvery: number): Promise<string> {
   const log = createSqliteLog({ path });
   const catalog = await createCatalog({ log, logger, compactEvery, compactKeepTail: 1 });
-  for (const c of workload) await catalog.submit(c);
+  for (const c of [...workload, ...kvWorkload]) await catalog.submit(c);
   const state = catalog.snapshot().state;
   await catalog.close();
   await log.close();
@@ -131,8 +144,10 @@ test('SQLite: submit, close, reopen gives the identical state', async () => {
   try {
     assert.equal(state, before);
     assert.equal(catalog.serviceInstances('web').value[0]!.Checks[1]!.Status, 'critical');
+    assert.equal(catalog.kvGet('lock/s1').value!.Session, 's1');
+    assert.deepEqual(catalog.sessions().value.map((x) => x.ID), ['s1']);
     const r = await catalog.submit(register('n4'));
-    assert.equal(r.index, 8n, 'indexes continue after the reopened log');
+    assert.equal(r.index, 14n, 'indexes continue after the reopened log');
   } finally {
     await catalog.close();
     await log.close();
@@ -151,6 +166,11 @@ test('SQLite with compaction: the reopened catalog loads the snapshot and replay
   const { state, log, catalog } = await reopen(path);
   try {
     assert.equal(state, before);
+    assert.equal(catalog.kvGet('lock/s1').value!.Flags, '3304740253564472344');
+    // s2's lock delay on lock/s2 survived the snapshot: another session cannot take it yet.
+    const delayed = await catalog.submit({ type: 'kv', op: { verb: 'lock', key: 'lock/s2', value: null, session: 's1' }, now: 3_000 });
+    assert.equal(delayed.ok, false);
+    assert.match(delayed.error!.message, /lock delay/);
   } finally {
     await catalog.close();
     await log.close();
@@ -226,6 +246,29 @@ test('a submit that passes the check but loses a race is refused at apply, spend
   } finally {
     await a.close();
     await b.close();
+    await log.close();
+  }
+});
+
+test('while sessions exist, catalog writes carry the time, and a lock delay they start runs from it', async () => {
+  const log = createMemoryLog();
+  const catalog = await createCatalog({ log, logger, now: () => 42_000 });
+  try {
+    await catalog.submit(register('n1'));
+    const s = { ID: 's', Name: '', Node: 'n1', LockDelay: 15e9, Behavior: 'release' as const, TTL: '' };
+    await catalog.submit({ type: 'session-create', session: { ...s, NodeChecks: [], ServiceChecks: null }, now: 1_000 });
+    await catalog.submit({ type: 'kv', op: { verb: 'lock', key: 'k', value: null, session: 's' }, now: 1_000 });
+    await catalog.submit({ type: 'deregister', node: 'n1' });
+    const payloads = (await log.read(1n, 100)).map((e) => JSON.parse(e.payload) as { type: string; now?: number });
+    assert.equal(payloads.find((p) => p.type === 'register')!.now, undefined, 'no session yet: no time');
+    assert.equal(payloads.at(-1)!.now, 42_000);
+    await catalog.submit(register('n2'));
+    await catalog.submit({ type: 'session-create', session: { ...s, ID: 't', Node: 'n2', NodeChecks: [], ServiceChecks: null }, now: 1 });
+    const lock = (now: number) => catalog.submit({ type: 'kv', op: { verb: 'lock', key: 'k', value: null, session: 't' }, now });
+    assert.equal((await lock(42_000 + 14_999)).ok, false);
+    assert.equal((await lock(42_000 + 15_000)).ok, true);
+  } finally {
+    await catalog.close();
     await log.close();
   }
 });

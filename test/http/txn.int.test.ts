@@ -54,10 +54,13 @@ test('CAS and delete verbs', async () => {
   assert.equal((await call(hub, 'GET', '/v1/catalog/node/tx-1')).json, null);
 });
 
-test('bad transactions: KV ops, bad verbs and malformed ops are 400 naming the op; over 128 ops is 413', async () => {
+test('bad transactions: Session ops, bad verbs and malformed ops are 400 naming the op; over 128 ops is 413', async () => {
   const before = hub.catalog.lastIndex();
   const cases: Array<[unknown, RegExp]> = [
-    [[{ KV: { Verb: 'set', Key: 'a', Value: 'Yg==' } }], /^\[0\].KV: KV operations are not supported/],
+    [[{ Session: { Verb: 'delete', Session: { ID: 'x' } } }], /^\[0\].Session: Session operations are not supported/],
+    [[{ KV: { Verb: 'merge', Key: 'a' } }], /^\[0\].KV.Verb: must be one of/],
+    [[{ KV: { Verb: 'set', Key: 'a', Value: 'not base64!' } }], /^\[0\].KV.Value: must be base64/],
+    [[{ KV: { Verb: 'set', Value: 'Yg==' } }], /^\[0\].KV.Key: Missing key name/],
     [[{ Node: { Verb: 'set', Node: { Node: 'ok', Address: '1.1.1.1' } } }, { Node: { Verb: 'merge', Node: { Node: 'x' } } }], /^\[1\].Node.Verb: must be one of/],
     [[{ Node: { Verb: 'set', Node: { Address: '1.1.1.1' } } }], /^\[0\].Node.Node.Node: is required/],
     [[{ Service: { Verb: 'set', Node: 'n', Service: { Service: 's', Port: 'x' } } }], /^\[0\].Service.Service.Port: must be an integer/],

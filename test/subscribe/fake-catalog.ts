@@ -3,6 +3,8 @@
 import { emptyAclTables } from '../../src/acl/state';
 import type { Catalog, CatalogListener, CatalogReader } from '../../src/catalog/catalog';
 import { emptyConnectState } from '../../src/connect/state';
+import { createKvReader } from '../../src/catalog/kv-reads';
+import { emptyTables } from '../../src/catalog/tables';
 import {
   CONFIG_TOPIC_BY_KIND,
   SUBJECT_NONE,
@@ -73,6 +75,8 @@ export function createFakeCatalog(): FakeCatalog {
     ttlCheckStates: () => [],
     ttlCheck: () => undefined,
     connectCa: () => emptyConnectState(),
+    // The fake holds no KV entries or sessions.
+    ...createKvReader(() => emptyTables()),
   };
 
   function put(service: string, id: string): Omit<CatalogEvent, 'index'>[] {

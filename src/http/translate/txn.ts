@@ -1,6 +1,7 @@
 // Consul's /v1/txn operations (Node, Service, Check) → one atomic `txn` command.
 import { HubError, invalid } from '../../errors';
-import type { Command, TxnOp } from '../../catalog/commands';
+import type { AnyTxnOp, Command, TxnOp } from '../../catalog/commands';
+import { kvTxnOp } from './kv';
 import { Body } from '../body';
 import { parseCatalogCheck } from './checks';
 import { parseNode, type NodeDefaults } from './catalog';
@@ -79,15 +80,18 @@ export class TooManyOps extends HubError {
   }
 }
 
-export function txnCommand(raw: unknown, defaults: NodeDefaults, maxOps = MAX_TXN_OPS): Command {
+/** With KV operations the command is a `kv-txn` stamped with `now` (lock delays); without, a `txn`. */
+export function txnCommand(raw: unknown, defaults: NodeDefaults, maxOps = MAX_TXN_OPS, now = Date.now()): Command {
   if (!Array.isArray(raw)) throw invalid('body', 'must be a JSON array of operations');
   if (raw.length === 0) throw invalid('body', 'must contain at least one operation');
   if (raw.length > maxOps) throw new TooManyOps(raw.length, maxOps);
-  const ops = raw.map((item, i): TxnOp => {
+  const ops = raw.map((item, i): AnyTxnOp => {
     const op = Body.of(item, `[${i}]`);
     const kinds = ['KV', 'Node', 'Service', 'Check', 'Intention', 'Session'].filter((k) => op.has(k));
-    if (kinds.length !== 1) throw invalid(`[${i}]`, 'each operation needs exactly one of Node, Service or Check');
+    if (kinds.length !== 1) throw invalid(`[${i}]`, 'each operation needs exactly one of KV, Node, Service or Check');
     switch (kinds[0]) {
+      case 'KV':
+        return { op: 'kv', kv: kvTxnOp(op.obj('KV')!) };
       case 'Node':
         return nodeOp(op.obj('Node')!, defaults);
       case 'Service':
@@ -95,8 +99,9 @@ export function txnCommand(raw: unknown, defaults: NodeDefaults, maxOps = MAX_TX
       case 'Check':
         return checkOp(op.obj('Check')!);
       default:
-        throw invalid(`[${i}].${kinds[0]}`, `${kinds[0]} operations are not supported (only Node, Service and Check)`);
+        throw invalid(`[${i}].${kinds[0]}`, `${kinds[0]} operations are not supported (only KV, Node, Service and Check)`);
     }
   });
-  return { type: 'txn', ops };
+  if (ops.some((o) => o.op === 'kv')) return { type: 'kv-txn', ops, now };
+  return { type: 'txn', ops: ops as TxnOp[] };
 }
