@@ -48,6 +48,7 @@ export function opsFeature(ops: Ops): HubFeature {
     translated: (provider) => ops.tracker.follow(provider),
     provider: (inner) => ops.serve(inner),
     callbacks: ops.observer,
+    writeHook: ops.writeHook,
     serving: (xds) => {
       ops.attach(xds);
       return undefined;

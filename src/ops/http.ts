@@ -10,7 +10,7 @@ import { policy, routePolicies } from '../http/route-policy';
 import { WriteAnswered, type WriteHook } from '../http/write';
 import { tokenFromRequest } from '../request-token';
 import type { XdsServer } from '../xds/transport/server';
-import { createDryRunner } from './dry-run';
+import type { DryRunner } from './dry-run';
 import { type History, recordJson } from './history';
 import { targetNodes } from './nodes';
 import type { OpsReads } from './reads';
@@ -63,22 +63,20 @@ function sendError(reply: { code(n: number): { send(b: unknown): unknown } }, er
 }
 
 export function registerOpsHttp(app: FastifyInstance, deps: OpsHttpDeps): void {
-  const dryRunner = createDryRunner(deps.catalog, deps.newShadow);
-  app.addHook('onClose', (_app, done) => {
-    dryRunner.close();
-    done();
-  });
-  app.decorate('xdshubWriteHook', writeHook(app, deps, dryRunner));
   registerNodeRoutes(app, deps);
   registerRolloutRoutes(app, deps.rollouts);
   registerDryRunRoute(app);
   registerUi(app, deps.uiDir);
 }
 
-/** ?dry-run=true and X-Xdshub-Rollout on the write routes that take them. */
-function writeHook(app: FastifyInstance, deps: OpsHttpDeps, dryRunner: ReturnType<typeof createDryRunner>): WriteHook {
+/**
+ * ?dry-run=true and X-Xdshub-Rollout on the write routes that take them: the
+ * operator tools' write hook (an extension point the assembler installs).
+ */
+export function opsWriteHook(deps: Pick<OpsHttpDeps, 'history' | 'rollouts' | 'xds'>, dryRunner: DryRunner): WriteHook {
   return async (reply, command, submit) => {
     const req = reply.request;
+    const app = reply.server;
     const dry = flag(req, 'dry-run');
     const rolloutText =
       (req.headers['x-xdshub-rollout'] as string | undefined) ??

@@ -13,12 +13,14 @@ import type { Log } from '../log/log';
 import type { AnswerEvent, SentEvent, XdsCallbacks } from '../xds/transport/callbacks';
 import type { ResourceProvider, XdsNode } from '../xds/transport/provider';
 import type { XdsServer } from '../xds/transport/server';
+import type { WriteHook } from '../http/write';
 import { createEventBus, type EventBus } from './events';
 import { createHistory, MAX_HISTORY_NODES, recordEvent, type History, type HistoryPersistence } from './history';
 import { createRedisHistory } from './history-redis';
 import { createSqliteHistory } from './history-sqlite';
 import { createIndexTracker, type IndexTracker } from './index-tracker';
-import { registerOpsHttp } from './http';
+import { createDryRunner } from './dry-run';
+import { opsWriteHook, registerOpsHttp } from './http';
 import { opsReads } from './reads';
 import { createRollouts, type Rollouts } from './rollout';
 import { createShadow, type Shadow } from './shadow';
@@ -44,6 +46,8 @@ export interface Ops {
   readonly observer: XdsCallbacks;
   /** Tells the tools which server the nodes are on. */
   attach(xds: XdsServer): void;
+  /** Dry runs and rollouts on the write routes (the assembler installs it). */
+  readonly writeHook: WriteHook;
   registerHttp(app: FastifyInstance): void;
   /** `GET /v1/xds/config/:node?index=N` (handed to the transport's admin route). */
   configAt(node: string, index: string, cluster: string | undefined): Promise<unknown>;
@@ -160,6 +164,7 @@ export function createOps(deps: OpsDeps): Ops {
   const reads = opsReads({ log: deps.log, history, newShadow: shadows.newShadow, xds: () => side.xds });
   const rollouts = opsRollouts(deps, logger, side, tracker, events, shadows.newShadow);
   const stopIndex = indexEvents(catalog, events);
+  const dryRunner = createDryRunner(catalog, shadows.newShadow);
   const status = createStatusTracker(() => tracker.index());
   const observer: XdsCallbacks = {
     sent: (e: SentEvent) => {
@@ -178,6 +183,7 @@ export function createOps(deps: OpsDeps): Ops {
     events,
     observer,
     rollouts,
+    writeHook: opsWriteHook({ history, rollouts, xds: () => side.xds }, dryRunner),
     serve(provider) {
       side.live = provider;
       return rollouts.provider;
@@ -192,6 +198,7 @@ export function createOps(deps: OpsDeps): Ops {
     configAt: (node, index, cluster) => reads.configAt(node, index, cluster),
     async close() {
       stopIndex();
+      dryRunner.close();
       rollouts.close();
       shadows.close();
       events.close();
