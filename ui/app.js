@@ -249,8 +249,11 @@ function renderPrediction(p) {
 }
 
 let current = '';
+/** Set while the login prompt is up: no page renders until a token passes the probe. */
+let loginShown = false;
 let rendering = Promise.resolve();
 function route() {
+  if (loginShown) return rendering;
   const hash = location.hash.slice(1) || 'services';
   const [page, arg] = hash.split('/');
   current = page;
@@ -274,14 +277,7 @@ function render(page, arg) {
       main.dataset.page = page;
       if (page === 'clients') applyFilter();
     } catch (err) {
-      if (err instanceof TokenNeeded) {
-        main.innerHTML = loginPage(err.message);
-        main.dataset.page = 'login';
-        setStatus('token needed');
-        disconnect();
-        document.getElementById('token')?.focus();
-        return;
-      }
+      if (err instanceof TokenNeeded) return showLogin(err.message);
       main.innerHTML = `<pre class="critical">${esc(err.message)}</pre>`;
     }
     const again = focused && document.getElementById(focused);
@@ -361,17 +357,8 @@ function soon() {
   }, 50);
 }
 
-async function connect() {
+function connect() {
   disconnect();
-  // The stream needs operator:read, as /v1/xds/nodes does: ask there first, so a refusal is a login prompt, not an EventSource retrying forever.
-  try {
-    await get('/v1/xds/nodes');
-  } catch (err) {
-    if (err instanceof TokenNeeded) return route();
-    setStatus('hub unreachable: retrying');
-    setTimeout(connect, RETRY_MS);
-    return;
-  }
   const source = new EventSource(`/v1/ops/events${token() ? `?token=${encodeURIComponent(token())}` : ''}`);
   es = source;
   source.onopen = () => {
@@ -382,7 +369,7 @@ async function connect() {
     if (es !== source) return;
     setStatus('reconnecting…');
     // A token deleted or expired while the stream was open: EventSource only sees an error, the probe sees the 403.
-    if (source.readyState === EventSource.CLOSED) setTimeout(connect, RETRY_MS);
+    if (source.readyState === EventSource.CLOSED) setTimeout(start, RETRY_MS);
   };
   for (const [type, pagesFor] of Object.entries(WATCH)) {
     source.addEventListener(type, () => pagesFor.includes(current) && soon());
@@ -395,13 +382,34 @@ setInterval(async () => {
   try {
     if (connectedKey(await get('/v1/xds/nodes')) !== lastConnected) soon();
   } catch (err) {
-    if (err instanceof TokenNeeded) route();
+    if (err instanceof TokenNeeded) showLogin(err.message);
   }
 }, NODE_POLL_MS);
 
-function start() {
+function showLogin(message) {
+  loginShown = true;
+  disconnect();
+  main.innerHTML = loginPage(message);
+  main.dataset.page = 'login';
+  setStatus('token needed');
+  document.getElementById('token')?.focus();
+}
+
+// Reads filter what a token may not see (an anonymous caller gets empty lists, not a 403), so the
+// dashboard asks first for what it needs as a whole: operator:read, as /v1/xds/nodes and the event stream need.
+async function start() {
   setStatus('connecting…');
-  return route().then(() => (main.dataset.page === 'login' ? undefined : connect()));
+  try {
+    await get('/v1/xds/nodes');
+  } catch (err) {
+    if (err instanceof TokenNeeded) return showLogin(err.message);
+    setStatus('hub unreachable: retrying');
+    setTimeout(start, RETRY_MS);
+    return;
+  }
+  loginShown = false;
+  await route();
+  if (!loginShown) connect();
 }
 
 window.addEventListener('hashchange', route);
