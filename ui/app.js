@@ -205,7 +205,7 @@ function resourceTable(config, streams) {
 
 function configView(config) {
   if (!config) return '';
-  const tabs = TYPES.map(([rest]) => `<button class="tab" data-config-tab="${rest}">${rest} (${Object.keys(config.resources[rest] ?? {}).length})</button>`).join('');
+  const tabs = TYPES.map(([rest]) => `<button class="tab${rest === 'clusters' ? ' active' : ''}" data-config-tab="${rest}">${rest} (${Object.keys(config.resources[rest] ?? {}).length})</button>`).join('');
   const panes = TYPES.map(([rest]) => {
     const list = Object.entries(config.resources[rest] ?? {}).map(([name, r]) => ({ name, version: r.version, resource: r.resource }));
     return `<pre class="config-pane" data-config-pane="${rest}"${rest === 'clusters' ? '' : ' hidden'}>${esc(JSON.stringify(list, null, 2))}</pre>`;
@@ -308,6 +308,7 @@ main.addEventListener('click', async (e) => {
     document.getElementById('diff').textContent = JSON.stringify(d, null, 2);
   } else if (t.dataset.configTab) {
     for (const p of main.querySelectorAll('[data-config-pane]')) p.hidden = p.dataset.configPane !== t.dataset.configTab;
+    for (const b of main.querySelectorAll('[data-config-tab]')) b.classList.toggle('active', b === t);
   } else if (t.dataset.rollback || t.dataset.proceed) {
     const id = t.dataset.rollback || t.dataset.proceed;
     await act(`/v1/xds/rollouts/${encodeURIComponent(id)}/${t.dataset.rollback ? 'rollback' : 'proceed'}`, { method: 'POST' }, 'action-error');

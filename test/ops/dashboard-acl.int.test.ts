@@ -128,10 +128,11 @@ test('dashboard with ACLs on: token login, live disconnects, per-node resources 
     assert.match((await page.textContent('#resources tr[data-resource="CDS/broken"]')) ?? '', /NACK.*cluster broken/);
     assert.match((await page.textContent('#resources tr[data-resource="CDS/broken"] td:nth-child(4)')) ?? '', /—/, 'the NACKed version is not held');
     await page.waitForSelector('[data-config-pane="clusters"] >> text=envoy.config.cluster.v3.Cluster');
-    await page.click('button[data-config-tab="endpoints"]');
-    assert.equal(await page.isHidden('[data-config-pane="clusters"]'), true);
     await page.waitForSelector('#history >> text=cluster broken: unknown lb policy');
     await shot(page, 'node');
+    await page.click('button[data-config-tab="endpoints"]');
+    assert.equal(await page.isHidden('[data-config-pane="clusters"]'), true);
+    assert.equal(await page.isVisible('[data-config-pane="endpoints"]'), true);
 
     // The favicon is ui/favicon.svg, inlined (the hub serves only the three dashboard files under /ui/); it decodes as an image.
     const href = await page.getAttribute('link[rel=icon]', 'href');
@@ -144,6 +145,12 @@ test('dashboard with ACLs on: token login, live disconnects, per-node resources 
       await shot(page, p);
     }
     assert.deepEqual(errors, []);
+
+    // A token deleted while the page is open: the node pages' next read is refused and the login returns.
+    await page.goto(`${hub.httpUrl}/ui/#clients`);
+    await page.waitForSelector('tr[data-node="envoy-bad"]');
+    assert.equal((await as(hub, ROOT, 'DELETE', `/v1/acl/token/${reader.accessor}`)).status, 200);
+    await page.waitForSelector('#login-error >> text=ACL not found');
 
     await page.click('#logout');
     await page.waitForSelector('#login');
