@@ -36,8 +36,8 @@ const registration = (name: string, port: number) => ({
   Node: 'n1', Address: '127.0.0.1', Service: { Service: name, Port: port },
 });
 
-/** A Delta client with a token that ACKs every response (with `nacks`: NACKs those carrying cluster `broken`). */
 /** A Delta client with a token: ACKs every response (with `nacks`: NACKs those carrying cluster `broken`). */
+function ackingClient(port: number, id: string, token: string, nacks = false) {
   const client = new AdsClient(port, 'delta', id, token);
   const out = { client, responses: 0 };
   client.subscribe(TypeUrl.Cluster, ['*']);
