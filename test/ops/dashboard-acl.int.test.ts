@@ -14,6 +14,7 @@ import { chromium, type Page } from 'playwright-core';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { AdsClient } from '../acl/ads-client';
 import { ROOT, aclHub, as, tokenWith } from '../acl/helpers';
+import type { Hub } from '../../src/hub';
 import { REPO_ROOT } from '../helpers/hub';
 import { guardProcesses } from '../helpers/procs';
 import { tmpDir } from '../helpers/tmp';
@@ -31,6 +32,8 @@ const READER = [
   'service_prefix "" {\n  policy = "read"\n  intentions = "read"\n}',
   'node_prefix "" { policy = "read" }',
 ].join('\n');
+
+type Shot = (page: Page, name: string) => Promise<unknown>;
 
 const registration = (name: string, port: number) => ({
   Node: 'n1', Address: '127.0.0.1', Service: { Service: name, Port: port },
@@ -56,6 +59,82 @@ function ackingClient(port: number, id: string, token: string, nacks = false) {
   return out;
 }
 
+/** Three services, three intentions between them (one deny). */
+async function seed(hub: Hub): Promise<void> {
+  for (const [name, port] of [['web', 8080], ['api', 8081], ['db', 5432]] as const) {
+    const r = await as(hub, ROOT, 'PUT', '/v1/catalog/register', registration(name, port));
+    assert.equal(r.status, 200, r.text);
+  }
+  const intentions = {
+    api: [{ Name: 'web', Action: 'allow' }],
+    db: [{ Name: 'api', Action: 'allow' }, { Name: 'web', Action: 'deny' }],
+  };
+  for (const [dst, sources] of Object.entries(intentions)) {
+    const r = await as(hub, ROOT, 'PUT', '/v1/config', { Kind: 'service-intentions', Name: dst, Sources: sources });
+    assert.equal(r.status, 200, r.text);
+  }
+}
+
+/** The event stream takes the token as ?token=, resolved as X-Consul-Token is: refused without or with a bad one. */
+async function checkEventsToken(hub: Hub, secret: string): Promise<void> {
+  const events = async (q: string) => {
+    const r = await fetch(`${hub.httpUrl}/v1/ops/events${q}`);
+    await r.body?.cancel();
+    return [r.status, r.headers.get('content-type')];
+  };
+  assert.equal((await events(''))[0], 403);
+  assert.equal((await events('?token=00000000-0000-4000-8000-000000000000'))[0], 403);
+  assert.deepEqual(await events(`?token=${secret}`), [200, 'text/event-stream']);
+}
+
+/** No token: the login prompt, not an empty table; the refused probe is the only console error. */
+async function checkLoginPrompt(page: Page, errors: string[], shot: Shot): Promise<void> {
+  await page.waitForSelector('#login');
+  assert.match((await page.textContent('#login')) ?? '', /ACLs on: a token is needed/);
+  assert.equal(await page.$('#services'), null, 'no empty services table');
+  assert.equal(await page.textContent('#status'), 'token needed');
+  await shot(page, 'login');
+  // The refused reads are the only errors Chromium logs before the login ("Failed to load resource: … 403").
+  assert.ok(errors.length > 0 && errors.every((e) => /status of 403/.test(e)), errors.join('\n'));
+  errors.length = 0;
+}
+
+async function checkFilter(page: Page, shot: Shot): Promise<void> {
+  await page.fill('#filter', 'bad');
+  await page.waitForFunction("document.querySelector('tr[data-node=\"envoy-good\"]').hidden === true");
+  assert.equal(await page.textContent('#filter-count'), '1 of 2 node(s)');
+  await page.fill('#filter', '');
+  await page.selectOption('#filter-state', 'NACK');
+  assert.equal(await page.textContent('#filter-count'), '1 of 2 node(s)');
+  await shot(page, 'nodes-filtered');
+  await page.selectOption('#filter-state', 'all');
+}
+
+/** envoy-bad's page: each resource with served and held versions and its state, the config tabs, the history. */
+async function checkNodePage(page: Page, shot: Shot): Promise<void> {
+  await page.click('a[href="#node/envoy-bad"]');
+  await page.waitForSelector('#resources tr[data-resource="CDS/web"] >> text=ACK');
+  assert.match((await page.textContent('#resources tr[data-resource="CDS/broken"]')) ?? '', /NACK.*cluster broken/);
+  const held = await page.textContent('#resources tr[data-resource="CDS/broken"] td:nth-child(4)');
+  assert.equal(held, '—', 'the NACKed version is not held');
+  await page.waitForSelector('[data-config-pane="clusters"] >> text=envoy.config.cluster.v3.Cluster');
+  await page.waitForSelector('#history >> text=cluster broken: unknown lb policy');
+  await shot(page, 'node');
+  await page.click('button[data-config-tab="endpoints"]');
+  assert.equal(await page.isHidden('[data-config-pane="clusters"]'), true);
+  assert.equal(await page.isVisible('[data-config-pane="endpoints"]'), true);
+}
+
+/** The favicon is ui/favicon.svg, inlined (the hub serves only three files under /ui/); it decodes as an image. */
+async function checkFavicon(page: Page): Promise<void> {
+  const href = await page.getAttribute('link[rel=icon]', 'href');
+  const svg = readFileSync(join(REPO_ROOT, 'ui', 'favicon.svg'), 'utf8').trim();
+  assert.equal(href, `data:image/svg+xml,${encodeURIComponent(svg)}`);
+  const decodes = `new Promise((ok) => { const i = new Image(); i.onload = () => ok(i.naturalWidth > 0);
+    i.onerror = () => ok(false); i.src = ${JSON.stringify(href)}; })`;
+  assert.equal(await page.evaluate(decodes), true, 'the favicon decodes');
+}
+
 test('dashboard with ACLs on: login, live disconnects, per-node resources and config, filter, intentions', async () => {
   assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: scripts/ensure-system-deps.sh installs Debian's chromium`);
   mkdirSync(OUT, { recursive: true });
@@ -65,50 +144,24 @@ test('dashboard with ACLs on: login, live disconnects, per-node resources and co
   const context = await chromium.launchPersistentContext(profile.path, {
     executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 800 },
   });
-  const shot = (page: Page, name: string) => page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
+  const shot: Shot = (page, name) => page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
   const clients: AdsClient[] = [];
   try {
-    for (const [name, port] of [['web', 8080], ['api', 8081], ['db', 5432]] as const) {
-      const r = await as(hub, ROOT, 'PUT', '/v1/catalog/register', registration(name, port));
-      assert.equal(r.status, 200, r.text);
-    }
-    const intentions = {
-      api: [{ Name: 'web', Action: 'allow' }],
-      db: [{ Name: 'api', Action: 'allow' }, { Name: 'web', Action: 'deny' }],
-    };
-    for (const [dst, sources] of Object.entries(intentions)) {
-      const r = await as(hub, ROOT, 'PUT', '/v1/config', { Kind: 'service-intentions', Name: dst, Sources: sources });
-      assert.equal(r.status, 200, r.text);
-    }
+    await seed(hub);
     const reader = await tokenWith(hub, READER);
     const good = ackingClient(hub.grpcPort, 'envoy-good', ROOT);
     const bad = ackingClient(hub.grpcPort, 'envoy-bad', ROOT, true);
     clients.push(good.client, bad.client);
     await until(() => good.responses > 0 && bad.responses > 0, 'both clients synced');
 
-    // The event stream takes the token as ?token=, resolved as X-Consul-Token is: refused without or with a bad one.
-    const events = async (q: string) => {
-      const r = await fetch(`${hub.httpUrl}/v1/ops/events${q}`);
-      await r.body?.cancel();
-      return [r.status, r.headers.get('content-type')];
-    };
-    assert.equal((await events(''))[0], 403);
-    assert.equal((await events('?token=00000000-0000-4000-8000-000000000000'))[0], 403);
-    assert.deepEqual(await events(`?token=${reader.secret}`), [200, 'text/event-stream']);
+    await checkEventsToken(hub, reader.secret);
 
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`${hub.httpUrl}/ui/`);
-    await page.waitForSelector('#login');
-    assert.match((await page.textContent('#login')) ?? '', /ACLs on: a token is needed/);
-    assert.equal(await page.$('#services'), null, 'no empty services table');
-    assert.equal(await page.textContent('#status'), 'token needed');
-    await shot(page, 'login');
-    // The refused reads are the only errors Chromium logs before the login ("Failed to load resource: … 403").
-    assert.ok(errors.length > 0 && errors.every((e) => /status of 403/.test(e)), errors.join('\n'));
-    errors.length = 0;
+    await checkLoginPrompt(page, errors, shot);
 
     await page.fill('#token', '00000000-0000-4000-8000-000000000000');
     await page.click('#login-button');
@@ -132,39 +185,15 @@ test('dashboard with ACLs on: login, live disconnects, per-node resources and co
     await page.waitForSelector('tr[data-node="envoy-bad"] .nack-msg >> text=cluster broken: unknown lb policy');
     await shot(page, 'nodes');
 
-    await page.fill('#filter', 'bad');
-    await page.waitForFunction("document.querySelector('tr[data-node=\"envoy-good\"]').hidden === true");
-    assert.equal(await page.textContent('#filter-count'), '1 of 2 node(s)');
-    await page.fill('#filter', '');
-    await page.selectOption('#filter-state', 'NACK');
-    assert.equal(await page.textContent('#filter-count'), '1 of 2 node(s)');
-    await shot(page, 'nodes-filtered');
-    await page.selectOption('#filter-state', 'all');
+    await checkFilter(page, shot);
 
     good.client.close();
     await page.waitForSelector('tr[data-node="envoy-good"][data-state="disconnected"]');
     assert.equal(await page.evaluate('window.loadedOnce'), true, 'the page was not reloaded');
     await shot(page, 'nodes-disconnected');
 
-    await page.click('a[href="#node/envoy-bad"]');
-    await page.waitForSelector('#resources tr[data-resource="CDS/web"] >> text=ACK');
-    assert.match((await page.textContent('#resources tr[data-resource="CDS/broken"]')) ?? '', /NACK.*cluster broken/);
-    const held = await page.textContent('#resources tr[data-resource="CDS/broken"] td:nth-child(4)');
-    assert.equal(held, '—', 'the NACKed version is not held');
-    await page.waitForSelector('[data-config-pane="clusters"] >> text=envoy.config.cluster.v3.Cluster');
-    await page.waitForSelector('#history >> text=cluster broken: unknown lb policy');
-    await shot(page, 'node');
-    await page.click('button[data-config-tab="endpoints"]');
-    assert.equal(await page.isHidden('[data-config-pane="clusters"]'), true);
-    assert.equal(await page.isVisible('[data-config-pane="endpoints"]'), true);
-
-    // The favicon is ui/favicon.svg, inlined (the hub serves only three files under /ui/); it decodes as an image.
-    const href = await page.getAttribute('link[rel=icon]', 'href');
-    const svg = readFileSync(join(REPO_ROOT, 'ui', 'favicon.svg'), 'utf8').trim();
-    assert.equal(href, `data:image/svg+xml,${encodeURIComponent(svg)}`);
-    const decodes = `new Promise((ok) => { const i = new Image(); i.onload = () => ok(i.naturalWidth > 0);
-      i.onerror = () => ok(false); i.src = ${JSON.stringify(href)}; })`;
-    assert.equal(await page.evaluate(decodes), true, 'the favicon decodes');
+    await checkNodePage(page, shot);
+    await checkFavicon(page);
 
     for (const p of ['config', 'dry-run', 'rollouts']) {
       await page.goto(`${hub.httpUrl}/ui/#${p}`);
