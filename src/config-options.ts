@@ -65,6 +65,8 @@ export const OPTIONS = {
   'sidecar-max-port': o('XDSHUB_SIDECAR_MAX_PORT', '21255', 'mesh: highest port a sidecar registration takes'),
   'xds-history': o('XDSHUB_XDS_HISTORY', '1000', 'xDS responses (with ACK/NACK) kept per node (0 = none)'),
   'xds-history-persist': o('XDSHUB_XDS_HISTORY_PERSIST', 'auto', 'keep the history beside the log: auto, on or off'),
+  'envoy-validate-binary': none('XDSHUB_ENVOY_VALIDATE_BINARY',
+    'an Envoy binary: dry runs check changed resources with its --mode validate'),
   'acl-enabled': flag('XDSHUB_ACL_ENABLED', 'false', 'Consul\'s ACLs on every API'),
   'acl-default-policy': o('XDSHUB_ACL_DEFAULT_POLICY', 'allow', 'what no rule covers: allow or deny'),
   'acl-initial-management-token': none('XDSHUB_ACL_INITIAL_MANAGEMENT_TOKEN',

@@ -1,5 +1,6 @@
 // All configuration, parsed once from flags and XDSHUB_* environment variables
 // (flags win) and passed down. No other module reads process.env.
+import { accessSync, constants, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { validateCidrs } from './checks/targets';
@@ -61,6 +62,8 @@ export interface Config {
   xdsHistory: number;
   /** Keep the xDS history beside the log (SQLite: history.db; Redis: its own keys): auto = when the log is stored (not memory). */
   xdsHistoryPersist: 'auto' | 'on' | 'off';
+  /** An Envoy binary: its `--mode validate` checks what a dry run or rollout would push (src/ops/envoy-validate.ts). */
+  envoyValidateBinary?: string;
   /** Mesh: the leaf certificate lifetime the built-in CA starts with (later changes: PUT /v1/connect/ca/configuration). */
   caLeafCertTtlMs: number;
   /** Mesh: what sidecars do with traffic no intention matches (a mesh entry's DefaultIntentionPolicy wins). */
@@ -205,6 +208,17 @@ function positive(text: string, field: string): number {
   return n;
 }
 
+/** A path to an executable file, refused at start rather than at the first dry run. */
+function executable(path: string, field: string): string {
+  try {
+    if (!statSync(path).isFile()) throw new Error('not a file');
+    accessSync(path, constants.X_OK);
+  } catch (err) {
+    throw invalid(field, `"${path}" is not an executable file (${(err as Error).message})`);
+  }
+  return path;
+}
+
 function count(text: string, field: string): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n < 0) throw invalid(field, `not a non-negative integer: "${text}"`);
@@ -330,6 +344,7 @@ function setMeshAndHistory(config: Config, set: Setter): void {
   });
 
   set('xds-history', (v) => (config.xdsHistory = count(v, 'xds-history')));
+  set('envoy-validate-binary', (v) => (config.envoyValidateBinary = executable(v, 'envoy-validate-binary')));
   set('xds-history-persist', (v) => {
     if (v !== 'auto' && v !== 'on' && v !== 'off') throw invalid('xds-history-persist', `expected auto, on or off, got "${v}"`);
     config.xdsHistoryPersist = v;

@@ -38,107 +38,123 @@ function expired(token: StoredToken, now: number): boolean {
   return token.ExpirationTime !== undefined && token.ExpirationTime !== '' && Date.parse(token.ExpirationTime) <= now;
 }
 
+/** The resolver's cache and its expiry timer. */
+interface State {
+  readonly catalog: Catalog;
+  readonly settings: AclSettings;
+  readonly now: () => number;
+  readonly listeners: Set<(affected: AclAffected) => void>;
+  tables: AclTables | undefined;
+  readonly byAccessor: Map<string, Authorizer>;
+  expiryTimer: NodeJS.Timeout | undefined;
+}
+
 export function createAclResolver(catalog: Catalog, settings: AclSettings, now: () => number = Date.now): AclResolver {
-  const listeners = new Set<(affected: AclAffected) => void>();
-  let tables: AclTables | undefined;
-  const byAccessor = new Map<string, Authorizer>();
-  let expiryTimer: NodeJS.Timeout | undefined;
-
-  const emit = (affected: AclAffected) => {
-    if (affected !== 'all' && affected.length === 0) return;
-    for (const l of listeners) l(affected);
+  const s: State = {
+    catalog,
+    settings,
+    now,
+    listeners: new Set(),
+    tables: undefined,
+    byAccessor: new Map(),
+    expiryTimer: undefined,
   };
-
-  /** Arms one timer for the next token expiry, so streams held by that token end when it expires. */
-  function armExpiry(): void {
-    if (expiryTimer) clearTimeout(expiryTimer);
-    expiryTimer = undefined;
-    if (!settings.enabled) return;
-    const t = now();
-    let next = Infinity;
-    for (const token of catalog.acl().tokens.values()) {
-      const at = token.ExpirationTime ? Date.parse(token.ExpirationTime) : NaN;
-      if (at > t && at < next) next = at;
-    }
-    if (next === Infinity) return;
-    // setTimeout takes at most ~24.8 days; a later expiry re-arms when this fires.
-    expiryTimer = setTimeout(() => {
-      const at = now();
-      emit([...catalog.acl().tokens.values()].filter((tk) => expired(tk, at) && tk.ExpirationTime && Date.parse(tk.ExpirationTime) > at - 2 * 24 * 3600_000).map((tk) => tk.AccessorID));
-      armExpiry();
-    }, Math.min(next - t + 5, 2 ** 31 - 1));
-    expiryTimer.unref();
-  }
-
   const offApplied = catalog.onApplied((_index, _events, info) => {
     if (info?.aclAffected === undefined) return;
-    if (info.aclAffected === 'all' || info.aclAffected.length > 0) armExpiry();
-    emit(info.aclAffected);
+    if (info.aclAffected === 'all' || info.aclAffected.length > 0) armExpiry(s);
+    emit(s, info.aclAffected);
   });
   const offReset = catalog.onReset(() => {
-    armExpiry();
-    emit('all');
+    armExpiry(s);
+    emit(s, 'all');
   });
-  armExpiry();
-
-  function current(): AclTables {
-    const t = catalog.acl();
-    if (t !== tables) {
-      tables = t;
-      byAccessor.clear();
-    }
-    return t;
-  }
-
-  function authorizerOf(token: StoredToken): Authorizer {
-    let authz = byAccessor.get(token.AccessorID);
-    if (authz === undefined) {
-      const acl = current();
-      const policies = token.PolicyIDs.map((id) => acl.policies.get(id))
-        .filter((p) => p !== undefined)
-        .filter((p) => p.Datacenters.length === 0 || p.Datacenters.includes(settings.datacenter));
-      authz = createAuthorizer(mergeRules(policies.map((p) => p.parsed)), {
-        accessorId: token.AccessorID,
-        anonymous: token.AccessorID === ANONYMOUS_ACCESSOR_ID,
-        defaultPolicy: settings.defaultPolicy,
-        management: token.PolicyIDs.includes(MANAGEMENT_POLICY_ID),
-      });
-      byAccessor.set(token.AccessorID, authz);
-    }
-    return authz;
-  }
-
-  function tokenBySecret(secret: string): StoredToken | undefined {
-    const acl = current();
-    const accessor = acl.bySecret.get(sha256Hex(secret === '' ? 'anonymous' : secret));
-    const token = accessor === undefined ? undefined : acl.tokens.get(accessor);
-    return token && !expired(token, now()) ? token : undefined;
-  }
+  armExpiry(s);
 
   return {
     settings,
     resolve(secret) {
       if (!settings.enabled) return DISABLED;
-      const token = tokenBySecret(secret);
+      const token = tokenBySecret(s, secret);
       if (!token) throw aclNotFound();
-      return authorizerOf(token);
+      return authorizerOf(s, token);
     },
     resolveAccessor(accessorId) {
       if (!settings.enabled) return DISABLED;
-      const token = current().tokens.get(accessorId);
+      const token = current(s).tokens.get(accessorId);
       if (!token || expired(token, now())) throw aclNotFound();
-      return authorizerOf(token);
+      return authorizerOf(s, token);
     },
-    token: tokenBySecret,
+    token: (secret) => tokenBySecret(s, secret),
     onChange(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
+      s.listeners.add(listener);
+      return () => s.listeners.delete(listener);
     },
     close() {
       offApplied();
       offReset();
-      if (expiryTimer) clearTimeout(expiryTimer);
-      listeners.clear();
+      if (s.expiryTimer) clearTimeout(s.expiryTimer);
+      s.listeners.clear();
     },
   };
+}
+
+function emit(s: State, affected: AclAffected): void {
+  if (affected !== 'all' && affected.length === 0) return;
+  for (const l of s.listeners) l(affected);
+}
+
+/** Arms one timer for the next token expiry, so streams held by that token end when it expires. */
+function armExpiry(s: State): void {
+  const { catalog, now } = s;
+  if (s.expiryTimer) clearTimeout(s.expiryTimer);
+  s.expiryTimer = undefined;
+  if (!s.settings.enabled) return;
+  const t = now();
+  let next = Infinity;
+  for (const token of catalog.acl().tokens.values()) {
+    const at = token.ExpirationTime ? Date.parse(token.ExpirationTime) : NaN;
+    if (at > t && at < next) next = at;
+  }
+  if (next === Infinity) return;
+  // setTimeout takes at most ~24.8 days; a later expiry re-arms when this fires.
+  s.expiryTimer = setTimeout(() => {
+    const at = now();
+    emit(s, [...catalog.acl().tokens.values()].filter((tk) => expired(tk, at) && tk.ExpirationTime && Date.parse(tk.ExpirationTime) > at - 2 * 24 * 3600_000).map((tk) => tk.AccessorID));
+    armExpiry(s);
+  }, Math.min(next - t + 5, 2 ** 31 - 1));
+  s.expiryTimer.unref();
+}
+
+function current(s: State): AclTables {
+  const t = s.catalog.acl();
+  if (t !== s.tables) {
+    s.tables = t;
+    s.byAccessor.clear();
+  }
+  return t;
+}
+
+function authorizerOf(s: State, token: StoredToken): Authorizer {
+  let authz = s.byAccessor.get(token.AccessorID);
+  if (authz === undefined) {
+    const acl = current(s);
+    const policies = token.PolicyIDs.map((id) => acl.policies.get(id))
+      .filter((p) => p !== undefined)
+      .filter((p) => p.Datacenters.length === 0 || p.Datacenters.includes(s.settings.datacenter));
+    authz = createAuthorizer(mergeRules(policies.map((p) => p.parsed)), {
+      accessorId: token.AccessorID,
+      anonymous: token.AccessorID === ANONYMOUS_ACCESSOR_ID,
+      defaultPolicy: s.settings.defaultPolicy,
+      management: token.PolicyIDs.includes(MANAGEMENT_POLICY_ID),
+    });
+    s.byAccessor.set(token.AccessorID, authz);
+  }
+  return authz;
+}
+
+function tokenBySecret(s: State, secret: string): StoredToken | undefined {
+  const acl = current(s);
+  const accessor = acl.bySecret.get(sha256Hex(secret === '' ? 'anonymous' : secret));
+  const token = accessor === undefined ? undefined : acl.tokens.get(accessor);
+  return token && !expired(token, s.now()) ? token : undefined;
 }

@@ -51,145 +51,159 @@ function sameProxy(a: ProxyReg | undefined, b: ProxyReg | undefined): boolean {
   return a.upstreams.every((u, i) => u === b.upstreams[i]);
 }
 
-export function createXdsRoles(catalog: Catalog): XdsRoles {
+/** The registrations that give nodes a role, kept from the catalog's events. */
+interface State {
   /** service ID → node name → registration. */
-  const proxies = new Map<string, Map<string, ProxyReg>>();
+  readonly proxies: Map<string, Map<string, ProxyReg>>;
   /** gateway service ID → node name → gateway name; gateway name → instances. */
-  const gatewayIds = new Map<string, Map<string, string>>();
-  const gatewayNames = new Map<string, number>();
-  const ingressEntries = new Set<string>();
-  const listeners = new Set<(ids: ReadonlySet<string>, gateways: ReadonlySet<string>) => void>();
-  let memo = new Map<string, XdsIdentity>();
+  readonly gatewayIds: Map<string, Map<string, string>>;
+  readonly gatewayNames: Map<string, number>;
+  readonly ingressEntries: Set<string>;
+  readonly listeners: Set<(ids: ReadonlySet<string>, gateways: ReadonlySet<string>) => void>;
+  memo: Map<string, XdsIdentity>;
+}
 
-  function put<V>(m: Map<string, Map<string, V>>, id: string, node: string, v: V | undefined): void {
-    let byNode = m.get(id);
-    if (v === undefined) {
-      byNode?.delete(node);
-      if (byNode?.size === 0) m.delete(id);
-      return;
-    }
-    if (!byNode) m.set(id, (byNode = new Map()));
-    byNode.set(node, v);
-  }
-
-  function setGateway(id: string, node: string, name: string | undefined): void {
-    const old = gatewayIds.get(id)?.get(node);
-    if (old === name) return;
-    if (old !== undefined) {
-      const n = (gatewayNames.get(old) ?? 1) - 1;
-      if (n <= 0) gatewayNames.delete(old);
-      else gatewayNames.set(old, n);
-    }
-    if (name !== undefined) gatewayNames.set(name, (gatewayNames.get(name) ?? 0) + 1);
-    put(gatewayIds, id, node, name);
-  }
-
-  /** Records one instance (svc undefined: it is gone); adds what moved to ids/gateways. */
-  function noteService(node: string, id: string, svc: NodeService | undefined, ids: Set<string>, gws: Set<string>) {
-    const dest = svc?.Kind === 'connect-proxy' ? svc.Proxy?.DestinationServiceName : undefined;
-    const before = proxies.get(id)?.get(node);
-    const fronts = svc && typeof dest === 'string' && dest !== '';
-    const after = fronts ? { destination: dest, upstreams: upstreamsOf(svc) } : undefined;
-    // A check's change re-registers the instance: only a change of what it fronts or reads matters here.
-    if (!sameProxy(before, after)) {
-      put(proxies, id, node, after);
-      ids.add(id);
-    }
-    const oldGw = gatewayIds.get(id)?.get(node);
-    const gw = svc && GATEWAY_KINDS.has(svc.Kind) ? svc.Service : undefined;
-    if (oldGw === gw) return;
-    setGateway(id, node, gw);
-    ids.add(id);
-    for (const g of [oldGw, gw]) if (g !== undefined) gws.add(g);
-  }
-
-  function rebuild(reader: CatalogReader): void {
-    proxies.clear();
-    gatewayIds.clear();
-    gatewayNames.clear();
-    ingressEntries.clear();
-    const sink = new Set<string>();
-    for (const n of reader.nodes().value) {
-      for (const svc of reader.node(n.Node).value?.Services ?? []) noteService(n.Node, svc.ID, svc, sink, sink);
-    }
-    for (const e of reader.configEntries('ingress-gateway').value) ingressEntries.add(e.Name);
-  }
-
-  function emit(ids: ReadonlySet<string>, gws: ReadonlySet<string>): void {
-    if (ids.size === 0 && gws.size === 0) return;
-    memo = new Map();
-    for (const l of listeners) l(ids, gws);
-  }
-
-  function applyEvents(events: readonly CatalogEvent[]): void {
-    const ids = new Set<string>();
-    const gws = new Set<string>();
-    for (const e of events) {
-      const p = e.payload;
-      if (e.topic === Topic.ServiceHealth && p.type === 'service-health') {
-        noteService(p.csn.Node.Node, p.csn.Service.ID, p.op === 'register' ? p.csn.Service : undefined, ids, gws);
-      } else if (e.topic === Topic.IngressGateway && p.type === 'config-entry') {
-        if (p.op === 'upsert') ingressEntries.add(p.entry.Name);
-        else ingressEntries.delete(p.entry.Name);
-        gws.add(p.entry.Name);
-      }
-    }
-    emit(ids, gws);
-  }
-
-  rebuild(catalog);
-  const offApplied = catalog.onApplied((_index, events) => applyEvents(events));
-  const offReset = catalog.onReset(() => {
-    const before = new Set([...proxies.keys(), ...gatewayIds.keys()]);
-    const gwBefore = new Set([...gatewayNames.keys(), ...ingressEntries]);
-    rebuild(catalog);
-    const ids = new Set([...before, ...proxies.keys(), ...gatewayIds.keys()]);
-    emit(ids, new Set([...gwBefore, ...gatewayNames.keys(), ...ingressEntries]));
-  });
-
-  function compute(node: { id: string; cluster: string }): XdsIdentity | undefined {
-    const fronts = new Set<string>();
-    const because: string[] = [];
-    const upstreams = new Set<string>();
-    const regs = proxies.get(node.id);
-    for (const r of regs?.values() ?? []) {
-      fronts.add(r.destination);
-      because.push(`connect-proxy "${node.id}" of "${r.destination}"`);
-      for (const u of r.upstreams) upstreams.add(u);
-    }
-    const gw = gatewayNameOf(node);
-    const gateways = new Set<string>(gatewayIds.get(node.id)?.values() ?? []);
-    if (ingressEntries.has(gw) || gatewayNames.has(gw)) gateways.add(gw);
-    for (const g of gateways) {
-      fronts.add(g);
-      because.push(`gateway "${g}"`);
-    }
-    if (fronts.size === 0) return undefined;
-    return Object.freeze({ fronts: [...fronts], because, sidecar: regs !== undefined, upstreams: [...upstreams] });
-  }
+export function createXdsRoles(catalog: Catalog): XdsRoles {
+  const s: State = {
+    proxies: new Map(),
+    gatewayIds: new Map(),
+    gatewayNames: new Map(),
+    ingressEntries: new Set(),
+    listeners: new Set(),
+    memo: new Map(),
+  };
+  rebuild(s, catalog);
+  const offApplied = catalog.onApplied((_index, events) => applyEvents(s, events));
+  const offReset = catalog.onReset(() => reset(s, catalog));
 
   return {
     identityOf(node) {
       const gw = gatewayNameOf(node);
-      const named = proxies.has(node.id) || gatewayIds.has(node.id) || ingressEntries.has(gw) || gatewayNames.has(gw);
+      const named = s.proxies.has(node.id) || s.gatewayIds.has(node.id) || s.ingressEntries.has(gw) || s.gatewayNames.has(gw);
       if (!named) return undefined;
       // One object per node while nothing moves: the ACL filter caches per identity.
       const key = `${node.id}\0${node.cluster}`;
-      let id = memo.get(key);
+      let id = s.memo.get(key);
       if (!id) {
-        id = compute(node);
-        if (id) memo.set(key, id);
+        id = compute(s, node);
+        if (id) s.memo.set(key, id);
       }
       return id;
     },
     onChange(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
+      s.listeners.add(listener);
+      return () => s.listeners.delete(listener);
     },
     close() {
       offApplied();
       offReset();
-      listeners.clear();
+      s.listeners.clear();
     },
   };
+}
+
+function put<V>(m: Map<string, Map<string, V>>, id: string, node: string, v: V | undefined): void {
+  let byNode = m.get(id);
+  if (v === undefined) {
+    byNode?.delete(node);
+    if (byNode?.size === 0) m.delete(id);
+    return;
+  }
+  if (!byNode) m.set(id, (byNode = new Map()));
+  byNode.set(node, v);
+}
+
+function setGateway(s: State, id: string, node: string, name: string | undefined): void {
+  const { gatewayNames } = s;
+  const old = s.gatewayIds.get(id)?.get(node);
+  if (old === name) return;
+  if (old !== undefined) {
+    const n = (gatewayNames.get(old) ?? 1) - 1;
+    if (n <= 0) gatewayNames.delete(old);
+    else gatewayNames.set(old, n);
+  }
+  if (name !== undefined) gatewayNames.set(name, (gatewayNames.get(name) ?? 0) + 1);
+  put(s.gatewayIds, id, node, name);
+}
+
+/** Records one instance (svc undefined: it is gone); adds what moved to ids/gateways. */
+function noteService(s: State, node: string, id: string, svc: NodeService | undefined, ids: Set<string>, gws: Set<string>) {
+  const dest = svc?.Kind === 'connect-proxy' ? svc.Proxy?.DestinationServiceName : undefined;
+  const before = s.proxies.get(id)?.get(node);
+  const fronts = svc && typeof dest === 'string' && dest !== '';
+  const after = fronts ? { destination: dest, upstreams: upstreamsOf(svc) } : undefined;
+  // A check's change re-registers the instance: only a change of what it fronts or reads matters here.
+  if (!sameProxy(before, after)) {
+    put(s.proxies, id, node, after);
+    ids.add(id);
+  }
+  const oldGw = s.gatewayIds.get(id)?.get(node);
+  const gw = svc && GATEWAY_KINDS.has(svc.Kind) ? svc.Service : undefined;
+  if (oldGw === gw) return;
+  setGateway(s, id, node, gw);
+  ids.add(id);
+  for (const g of [oldGw, gw]) if (g !== undefined) gws.add(g);
+}
+
+function rebuild(s: State, reader: CatalogReader): void {
+  s.proxies.clear();
+  s.gatewayIds.clear();
+  s.gatewayNames.clear();
+  s.ingressEntries.clear();
+  const sink = new Set<string>();
+  for (const n of reader.nodes().value) {
+    for (const svc of reader.node(n.Node).value?.Services ?? []) noteService(s, n.Node, svc.ID, svc, sink, sink);
+  }
+  for (const e of reader.configEntries('ingress-gateway').value) s.ingressEntries.add(e.Name);
+}
+
+function emit(s: State, ids: ReadonlySet<string>, gws: ReadonlySet<string>): void {
+  if (ids.size === 0 && gws.size === 0) return;
+  s.memo = new Map();
+  for (const l of s.listeners) l(ids, gws);
+}
+
+function applyEvents(s: State, events: readonly CatalogEvent[]): void {
+  const ids = new Set<string>();
+  const gws = new Set<string>();
+  for (const e of events) {
+    const p = e.payload;
+    if (e.topic === Topic.ServiceHealth && p.type === 'service-health') {
+      noteService(s, p.csn.Node.Node, p.csn.Service.ID, p.op === 'register' ? p.csn.Service : undefined, ids, gws);
+    } else if (e.topic === Topic.IngressGateway && p.type === 'config-entry') {
+      if (p.op === 'upsert') s.ingressEntries.add(p.entry.Name);
+      else s.ingressEntries.delete(p.entry.Name);
+      gws.add(p.entry.Name);
+    }
+  }
+  emit(s, ids, gws);
+}
+
+function reset(s: State, catalog: Catalog): void {
+  const before = new Set([...s.proxies.keys(), ...s.gatewayIds.keys()]);
+  const gwBefore = new Set([...s.gatewayNames.keys(), ...s.ingressEntries]);
+  rebuild(s, catalog);
+  const ids = new Set([...before, ...s.proxies.keys(), ...s.gatewayIds.keys()]);
+  emit(s, ids, new Set([...gwBefore, ...s.gatewayNames.keys(), ...s.ingressEntries]));
+}
+
+function compute(s: State, node: { id: string; cluster: string }): XdsIdentity | undefined {
+  const fronts = new Set<string>();
+  const because: string[] = [];
+  const upstreams = new Set<string>();
+  const regs = s.proxies.get(node.id);
+  for (const r of regs?.values() ?? []) {
+    fronts.add(r.destination);
+    because.push(`connect-proxy "${node.id}" of "${r.destination}"`);
+    for (const u of r.upstreams) upstreams.add(u);
+  }
+  const gw = gatewayNameOf(node);
+  const gateways = new Set<string>(s.gatewayIds.get(node.id)?.values() ?? []);
+  if (s.ingressEntries.has(gw) || s.gatewayNames.has(gw)) gateways.add(gw);
+  for (const g of gateways) {
+    fronts.add(g);
+    because.push(`gateway "${g}"`);
+  }
+  if (fronts.size === 0) return undefined;
+  return Object.freeze({ fronts: [...fronts], because, sidecar: regs !== undefined, upstreams: [...upstreams] });
 }

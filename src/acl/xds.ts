@@ -17,7 +17,7 @@ import { TypeUrl } from '../xds/transport/type-urls';
 import { HubError } from '../errors';
 import type { Authorizer } from './authorizer';
 import { permissionDenied } from './deny';
-import type { AclResolver } from './resolver';
+import type { AclAffected, AclResolver } from './resolver';
 import { missingWrite, resourceVisible, type RightsContext } from './xds-rights';
 import { createXdsRoles, type XdsIdentity, type XdsRoles } from './xds-roles';
 
@@ -53,103 +53,124 @@ function frontRefusal(authz: Authorizer, node: XdsNode, who: XdsIdentity, servic
   );
 }
 
+/** What the hook holds: the token resolver, the nodes' roles and the filtered sets. */
+interface State {
+  readonly resolver: AclResolver;
+  readonly roles: XdsRoles | undefined;
+  readonly ctx: RightsContext;
+  // Filtered sets per (shared set, authorizer, identity key): all stable until content, ACLs or registrations change.
+  readonly filtered: WeakMap<ResourceSet, WeakMap<Authorizer, WeakMap<object, ResourceSet>>>;
+}
+
 export function createXdsAcl(resolver: AclResolver, catalog: Catalog): XdsAcl {
   const enabled = resolver.settings.enabled;
-  const roles: XdsRoles | undefined = enabled ? createXdsRoles(catalog) : undefined;
-  const ctx: RightsContext = { datacenter: resolver.settings.datacenter };
-  // Filtered sets per (shared set, authorizer, identity key): all stable until content, ACLs or registrations change.
-  const filtered = new WeakMap<ResourceSet, WeakMap<Authorizer, WeakMap<object, ResourceSet>>>();
-  const identityOf = (node: XdsNode) => roles?.identityOf(node);
-
-  /** Resolves a node's token and checks it may be served as the node it is; throws the refusal. */
-  function check(node: XdsNode): { authz: Authorizer; who: XdsIdentity | undefined } {
-    const authz = resolver.resolve(node.credential ?? '');
-    const who = identityOf(node);
-    if (who && !authz.allowsAll) {
-      const missing = missingWrite(authz, who);
-      if (missing !== undefined) throw frontRefusal(authz, node, who, missing);
-    }
-    return { authz, who };
-  }
-
-  function filter(typeUrl: string, set: ResourceSet, authz: Authorizer, who: XdsIdentity | undefined): ResourceSet {
-    // Own sets (listeners, clusters) name upstreams by the proxy's registration; shared ones need only sidecar-or-not.
-    const key = who?.sidecar ? (typeUrl === TypeUrl.Listener ? who : SIDECAR_KEY) : PLAIN_KEY;
-    let byAuthz = filtered.get(set);
-    if (!byAuthz) filtered.set(set, (byAuthz = new WeakMap()));
-    let byKey = byAuthz.get(authz);
-    if (!byKey) byAuthz.set(authz, (byKey = new WeakMap()));
-    let out = byKey.get(key);
-    if (!out) {
-      const byName = new Map([...set.byName].filter(([name]) => resourceVisible(typeUrl, name, authz, who, ctx)));
-      const wildcard = new Set([...set.wildcard].filter((n) => byName.has(n)));
-      out = byName.size === set.byName.size ? set : { byName, wildcard };
-      byKey.set(key, out);
-    }
-    return out;
-  }
-
-  function closeIfRefused(s: XdsStream): void {
-    if (s.isClosed || !s.node) return;
-    try {
-      check(s.node);
-    } catch (err) {
-      s.close(err instanceof HubError ? err : new HubError('INTERNAL', String(err)));
-    }
-  }
-
+  const s: State = {
+    resolver,
+    roles: enabled ? createXdsRoles(catalog) : undefined,
+    ctx: { datacenter: resolver.settings.datacenter },
+    filtered: new WeakMap(),
+  };
   return {
-    provider(inner) {
-      if (!enabled) return inner;
-      return {
-        onChange: (listener) => inner.onChange(listener),
-        get(typeUrl, node) {
-          const set = inner.get(typeUrl, node);
-          let seen: { authz: Authorizer; who: XdsIdentity | undefined };
-          try {
-            seen = check(node);
-          } catch {
-            return EMPTY; // the token is gone or may not be this node: its stream is being ended (watch)
-          }
-          return seen.authz.allowsAll ? set : filter(typeUrl, set, seen.authz, seen.who);
-        },
-      };
-    },
+    provider: (inner) => (enabled ? filteredProvider(s, inner) : inner),
     admit(node) {
-      check(node);
+      check(s, node);
     },
-    watch(streams) {
-      if (!enabled) return () => {};
-      const offAcl = resolver.onChange((affected) => {
-        for (const s of streams()) {
-          if (s.isClosed || !s.node) continue;
-          let now: string | undefined; // undefined: deleted or expired
-          try {
-            now = resolver.resolve(s.node.credential ?? '').accessorId;
-          } catch {
-            now = undefined;
-          }
-          if (now !== undefined && affected !== 'all' && !affected.includes(now)) continue;
-          s.close(
-            now === undefined
-              ? new HubError('PERMISSION_DENIED', 'ACL not found')
-              : new HubError('SUBSCRIPTION_RESET', "the token's rights changed: reconnect to be served under them"),
-          );
-        }
-      });
-      // A registration can make an open stream's node a proxy or gateway: check it again at once,
-      // before the provider (which follows the views, later) serves it as one.
-      const offRoles = roles?.onChange((ids, gateways) => {
-        for (const s of streams()) {
-          const n = s.node;
-          if (n && (ids.has(n.id) || gateways.has(n.cluster) || gateways.has(n.id))) closeIfRefused(s);
-        }
-      });
-      return () => {
-        offAcl();
-        offRoles?.();
-        roles?.close();
-      };
+    watch: (streams) => (enabled ? watch(s, streams) : () => {}),
+  };
+}
+
+/** Resolves a node's token and checks it may be served as the node it is; throws the refusal. */
+function check(s: State, node: XdsNode): { authz: Authorizer; who: XdsIdentity | undefined } {
+  const authz = s.resolver.resolve(node.credential ?? '');
+  const who = s.roles?.identityOf(node);
+  if (who && !authz.allowsAll) {
+    const missing = missingWrite(authz, who);
+    if (missing !== undefined) throw frontRefusal(authz, node, who, missing);
+  }
+  return { authz, who };
+}
+
+function filteredProvider(s: State, inner: ResourceProvider): ResourceProvider {
+  return {
+    onChange: (listener) => inner.onChange(listener),
+    get(typeUrl, node) {
+      const set = inner.get(typeUrl, node);
+      let seen: { authz: Authorizer; who: XdsIdentity | undefined };
+      try {
+        seen = check(s, node);
+      } catch {
+        return EMPTY; // the token is gone or may not be this node: its stream is being ended (watch)
+      }
+      return seen.authz.allowsAll ? set : filter(s, typeUrl, set, seen.authz, seen.who);
     },
   };
+}
+
+function filter(
+  s: State,
+  typeUrl: string,
+  set: ResourceSet,
+  authz: Authorizer,
+  who: XdsIdentity | undefined,
+): ResourceSet {
+  // Own sets (listeners, clusters) name upstreams by the proxy's registration; shared ones need only sidecar-or-not.
+  const key = who?.sidecar ? (typeUrl === TypeUrl.Listener ? who : SIDECAR_KEY) : PLAIN_KEY;
+  let byAuthz = s.filtered.get(set);
+  if (!byAuthz) s.filtered.set(set, (byAuthz = new WeakMap()));
+  let byKey = byAuthz.get(authz);
+  if (!byKey) byAuthz.set(authz, (byKey = new WeakMap()));
+  let out = byKey.get(key);
+  if (!out) {
+    const byName = new Map([...set.byName].filter(([name]) => resourceVisible(typeUrl, name, authz, who, s.ctx)));
+    const wildcard = new Set([...set.wildcard].filter((n) => byName.has(n)));
+    out = byName.size === set.byName.size ? set : { byName, wildcard };
+    byKey.set(key, out);
+  }
+  return out;
+}
+
+function watch(s: State, streams: () => readonly XdsStream[]): () => void {
+  const { resolver, roles } = s;
+  const offAcl = resolver.onChange((affected) => endChangedTokens(resolver, streams(), affected));
+  // A registration can make an open stream's node a proxy or gateway: check it again at once,
+  // before the provider (which follows the views, later) serves it as one.
+  const offRoles = roles?.onChange((ids, gateways) => {
+    for (const stream of streams()) {
+      const n = stream.node;
+      if (n && (ids.has(n.id) || gateways.has(n.cluster) || gateways.has(n.id))) closeIfRefused(s, stream);
+    }
+  });
+  return () => {
+    offAcl();
+    offRoles?.();
+    roles?.close();
+  };
+}
+
+/** Ends the streams whose token is gone or among those whose rights changed. */
+function endChangedTokens(resolver: AclResolver, streams: readonly XdsStream[], affected: AclAffected): void {
+  for (const s of streams) {
+    if (s.isClosed || !s.node) continue;
+    let now: string | undefined; // undefined: deleted or expired
+    try {
+      now = resolver.resolve(s.node.credential ?? '').accessorId;
+    } catch {
+      now = undefined;
+    }
+    if (now !== undefined && affected !== 'all' && !affected.includes(now)) continue;
+    s.close(
+      now === undefined
+        ? new HubError('PERMISSION_DENIED', 'ACL not found')
+        : new HubError('SUBSCRIPTION_RESET', "the token's rights changed: reconnect to be served under them"),
+    );
+  }
+}
+
+function closeIfRefused(s: State, stream: XdsStream): void {
+  if (stream.isClosed || !stream.node) return;
+  try {
+    check(s, stream.node);
+  } catch (err) {
+    stream.close(err instanceof HubError ? err : new HubError('INTERNAL', String(err)));
+  }
 }

@@ -9,7 +9,13 @@ commands:
   serve       run the hub (HTTP API, Subscribe and xDS)
   subscribe   stream events from a hub's Subscribe API
   envoy bootstrap   print an Envoy bootstrap that connects an Envoy to the hub
-  diff        dry-run a change given as a file: what each xDS node would get (docs/operator-tools.md)
+
+operator commands (docs/operator-tools.md, "CLI"; -http-addr/CONSUL_HTTP_ADDR, -token/CONSUL_HTTP_TOKEN):
+  proxy-status      every connected node: per type synced / stale / NACKED, last ACK, rollout hold
+  proxy-config NODE clusters|listeners|routes|endpoints|secrets [--at INDEX] [-o table|json|yaml]
+  history NODE      the node's pushes and its ACK/NACK to each
+  rollout list|show|proceed|rollback [ID]
+  dry-run FILE      what each xDS node would get from a change given as a file (alias: diff)
 
 flags of serve (each also from an XDSHUB_* environment variable):
   --http-port 8500  --grpc-port 8502  --bind 127.0.0.1  --data-dir ./data
@@ -38,10 +44,22 @@ export async function main(argv: string[], env: Record<string, string | undefine
       const { run } = require('./envoy') as CommandModule;
       return run(rest, env);
     }
+    case 'dry-run':
     case 'diff': {
-      const { run } = require('./diff') as CommandModule;
+      const { run } = require('./dry-run') as CommandModule;
       return run(rest, env);
     }
+    case 'proxy-status':
+    case 'proxy-config':
+    case 'history':
+    case 'rollout': {
+      const { run } = require(`./${command}`) as CommandModule;
+      return run(rest, env);
+    }
+    case 'analyze':
+      return (require('./analyze') as typeof import('./analyze')).main(rest, env);
+    case 'translate':
+      return (require('./translate') as typeof import('./translate')).main(rest);
     case '--version':
     case 'version':
       process.stdout.write(`${pkg.version}\n`);
@@ -66,7 +84,7 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (err: unknown) => {
-      process.stderr.write(`xdshub: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+      process.stderr.write(`xdshub: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
       process.exitCode = 1;
     },
   );

@@ -24,7 +24,13 @@ import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import type { Logger } from 'pino';
 import { HubError } from '../errors';
-import { createSetHasher, type HistoryPersistence, type HistoryRecord, type KnownNode, type TypeShort } from './history';
+import {
+  createSetHasher,
+  type HistoryPersistence,
+  type HistoryRecord,
+  type KnownNode,
+  type TypeShort,
+} from './history';
 
 export const HISTORY_KEY_PREFIX = 'xdshub:{history}:';
 
@@ -102,7 +108,10 @@ redis.call('PEXPIRE', KEYS[5], ARGV[5])
 return out
 `;
 
-/** KEYS: the node's hash, sets. ARGV: limit. Returns {{seq, record JSON, answer JSON or '', set hash}...}, {hash, set JSON, ...}. */
+/**
+ * KEYS: the node's hash, sets. ARGV: limit.
+ * Returns {{seq, record JSON, answer JSON or '', set hash}...}, {hash, set JSON, ...}.
+ */
 const READ_LUA = `
 local last = tonumber(redis.call('HGET', KEYS[1], 'last') or '0')
 local low = tonumber(redis.call('HGET', KEYS[1], 'low') or '1')
@@ -123,7 +132,14 @@ return { out, sets }
 `;
 
 interface Scripts {
-  xdshubHistoryWrite(nodes: string, recent: string, sets: string, refs: string, writer: string, ...argv: string[]): Promise<string>;
+  xdshubHistoryWrite(
+    nodes: string,
+    recent: string,
+    sets: string,
+    refs: string,
+    writer: string,
+    ...argv: string[]
+  ): Promise<string>;
   xdshubHistoryRead(node: string, sets: string, limit: string): Promise<[[number, string, string, string][], string[]]>;
 }
 
@@ -145,146 +161,235 @@ interface Batch {
 
 /** The stored form of a record (without seq, resources and answer: those have their own fields). */
 function storedJson(r: HistoryRecord): string {
-  return JSON.stringify({ hub: r.hub, at: r.at, index: r.index.toString(), stream: r.stream, type: r.type, nonce: r.nonce, variant: r.variant, version: r.version });
+  return JSON.stringify({
+    hub: r.hub,
+    at: r.at,
+    index: r.index.toString(),
+    stream: r.stream,
+    type: r.type,
+    nonce: r.nonce,
+    variant: r.variant,
+    version: r.version,
+  });
 }
 
-export function createRedisHistory(options: RedisHistoryOptions): HistoryPersistence {
-  const prefix = options.keyPrefix ?? HISTORY_KEY_PREFIX;
-  const keys = { nodes: `${prefix}nodes`, recent: `${prefix}recent`, sets: `${prefix}sets`, refs: `${prefix}refs`, writer: `${prefix}w:${randomUUID()}` };
-  // Commands wait while the connection is down (the offline queue) and fail after a few reconnects; the batch is then retried.
-  const client = new Redis(options.url, { maxRetriesPerRequest: 3, lazyConnect: false });
+/** What the parts of the store share: the connection, the keys and the buffered records. */
+interface Writer {
+  options: RedisHistoryOptions;
+  prefix: string;
+  keys: { nodes: string; recent: string; sets: string; refs: string; writer: string };
+  redis: Redis & Scripts;
+  hashOf: ReturnType<typeof createSetHasher>;
+  identityOf(node: KnownNode): string;
+  /** Records not yet numbered are written whole (with any answer they have); numbered ones send their answer. */
+  pending: Map<HistoryRecord, KnownNode>;
+  retry: Batch | undefined;
+  batches: number;
+  dropped: number;
+  failing: boolean;
+  running: Promise<void> | undefined;
+  closed: boolean;
+}
+
+function connect(url: string): Redis & Scripts {
+  // Commands wait while the connection is down (the offline queue) and fail after a few reconnects;
+  // the batch is then retried.
+  const client = new Redis(url, { maxRetriesPerRequest: 3, lazyConnect: false });
   client.on('error', () => undefined); // reported through the failed batch, once per outage
   client.defineCommand('xdshubHistoryWrite', { numberOfKeys: 5, lua: WRITE_LUA });
   client.defineCommand('xdshubHistoryRead', { numberOfKeys: 2, lua: READ_LUA });
-  const redis = client as unknown as Redis & Scripts;
+  return client as unknown as Redis & Scripts;
+}
 
-  const hashOf = createSetHasher();
+function openWriter(options: RedisHistoryOptions): Writer {
+  const prefix = options.keyPrefix ?? HISTORY_KEY_PREFIX;
   // The recorder keeps one KnownNode object per node while its identity is unchanged: its JSON is built once.
   const identities = new WeakMap<KnownNode, string>();
-  const identityOf = (node: KnownNode) => {
-    let json = identities.get(node);
-    if (json === undefined) identities.set(node, (json = JSON.stringify(node)));
-    return json;
-  };
-
-  // Records not yet numbered are written whole (with their answer if they have one); numbered ones only send their answer.
-  let pending = new Map<HistoryRecord, KnownNode>();
-  let retry: Batch | undefined;
-  let batches = 0;
-  let dropped = 0;
-  let failing = false;
-  let running: Promise<void> | undefined;
-  let closed = false;
-
-  function nextBatch(): Batch | undefined {
-    if (pending.size === 0) return undefined;
-    const nodes: Record<string, string> = {};
-    const sets: Record<string, string> = {};
-    const records: [string, string, string, string][] = [];
-    const answers: [string, number, string][] = [];
-    const numbered: HistoryRecord[] = [];
-    const rest = new Map<HistoryRecord, KnownNode>();
-    let n = 0;
-    for (const [record, node] of pending) {
-      if (n++ >= BATCH) {
-        rest.set(record, node);
-        continue;
-      }
-      if (record.seq > 0) {
-        if (record.answer) answers.push([node.id, record.seq, JSON.stringify(record.answer)]);
-        continue;
-      }
-      nodes[node.id] = identityOf(node);
-      const { hash, json } = hashOf(record.resources);
-      sets[hash] = json;
-      records.push([node.id, hash, storedJson(record), record.answer ? JSON.stringify(record.answer) : '']);
-      numbered.push(record);
-    }
-    pending = rest;
-    // cjson reads an empty table as an object; the script iterates both kinds alike.
-    const payload = JSON.stringify({ nodes, sets, records, answers });
-    const number = ++batches;
-    return { number, records: numbered, argv: [`${prefix}n:`, String(options.perNode), String(options.maxNodes), String(Date.now()), String(WRITER_TTL_MS), String(number), payload] };
-  }
-
-  async function send(batch: Batch): Promise<void> {
-    const out = await redis.xdshubHistoryWrite(keys.nodes, keys.recent, keys.sets, keys.refs, keys.writer, ...batch.argv);
-    const seqs = out === '' ? [] : out.split(',').map(Number);
-    batch.records.forEach((r, i) => (r.seq = seqs[i]!));
-  }
-
-  /** Writes batches until nothing is buffered; one at a time, in order. */
-  async function drain(): Promise<void> {
-    for (;;) {
-      const batch = retry ?? nextBatch();
-      if (!batch) return;
-      retry = batch;
-      try {
-        await send(batch);
-        retry = undefined;
-        if (failing) options.logger?.info('xDS history: writing to Redis again');
-        failing = false;
-      } catch (err) {
-        if (!failing) options.logger?.warn({ err: (err as Error).message }, 'xDS history: cannot write to Redis; retrying (records wait in memory)');
-        failing = true;
-        if (pending.size > MAX_PENDING) {
-          const over = pending.size - MAX_PENDING;
-          dropped += over;
-          pending = new Map([...pending].slice(over));
-          options.logger?.warn({ dropped }, 'xDS history: Redis unreachable, oldest unwritten records dropped');
-        }
-        throw err;
-      }
-    }
-  }
-
-  function flush(): Promise<void> {
-    running ??= drain().finally(() => (running = undefined));
-    return running;
-  }
-
-  const timer = setInterval(() => void flush().catch(() => undefined), options.flushMs ?? 200);
-  timer.unref();
-
-  /** A read; Redis unreachable is LOG_UNAVAILABLE (503), as for the log. */
-  async function read<T>(f: () => Promise<T>): Promise<T> {
-    await flush().catch(() => undefined); // what is buffered first; if Redis is down, the read says so
-    try {
-      return await f();
-    } catch (err) {
-      throw new HubError('LOG_UNAVAILABLE', `the xDS history in Redis cannot be read: ${(err as Error).message}`, { cause: err });
-    }
-  }
-
   return {
-    async load(node, limit) {
-      const [rows, setList] = await read(() => redis.xdshubHistoryRead(`${prefix}n:${node}`, keys.sets, String(limit)));
-      const sets = new Map<string, Map<string, string | null>>();
-      for (let i = 0; i < setList.length; i += 2) sets.set(setList[i]!, new Map(Object.entries(JSON.parse(setList[i + 1]!) as Record<string, string | null>)));
-      return rows.map(([seq, json, answer, hash]) => {
-        const r = JSON.parse(json) as { hub: string; at: number; index: string; stream: number; type: TypeShort; nonce: string; variant: 'sotw' | 'delta'; version: string };
-        return { ...r, seq: Number(seq), index: BigInt(r.index), resources: sets.get(hash) ?? new Map(), answer: answer ? JSON.parse(answer) : undefined };
-      });
+    options,
+    prefix,
+    keys: {
+      nodes: `${prefix}nodes`,
+      recent: `${prefix}recent`,
+      sets: `${prefix}sets`,
+      refs: `${prefix}refs`,
+      writer: `${prefix}w:${randomUUID()}`,
     },
+    redis: connect(options.url),
+    hashOf: createSetHasher(),
+    identityOf(node) {
+      let json = identities.get(node);
+      if (json === undefined) identities.set(node, (json = JSON.stringify(node)));
+      return json;
+    },
+    pending: new Map(),
+    retry: undefined,
+    batches: 0,
+    dropped: 0,
+    failing: false,
+    running: undefined,
+    closed: false,
+  };
+}
+
+function nextBatch(w: Writer): Batch | undefined {
+  if (w.pending.size === 0) return undefined;
+  const nodes: Record<string, string> = {};
+  const sets: Record<string, string> = {};
+  const records: [string, string, string, string][] = [];
+  const answers: [string, number, string][] = [];
+  const numbered: HistoryRecord[] = [];
+  const rest = new Map<HistoryRecord, KnownNode>();
+  let n = 0;
+  for (const [record, node] of w.pending) {
+    if (n++ >= BATCH) {
+      rest.set(record, node);
+      continue;
+    }
+    if (record.seq > 0) {
+      if (record.answer) answers.push([node.id, record.seq, JSON.stringify(record.answer)]);
+      continue;
+    }
+    nodes[node.id] = w.identityOf(node);
+    const { hash, json } = w.hashOf(record.resources);
+    sets[hash] = json;
+    records.push([node.id, hash, storedJson(record), record.answer ? JSON.stringify(record.answer) : '']);
+    numbered.push(record);
+  }
+  w.pending = rest;
+  // cjson reads an empty table as an object; the script iterates both kinds alike.
+  const payload = JSON.stringify({ nodes, sets, records, answers });
+  const number = ++w.batches;
+  const { perNode, maxNodes } = w.options;
+  return {
+    number,
+    records: numbered,
+    argv: [
+      `${w.prefix}n:`,
+      String(perNode),
+      String(maxNodes),
+      String(Date.now()),
+      String(WRITER_TTL_MS),
+      String(number),
+      payload,
+    ],
+  };
+}
+
+async function send(w: Writer, batch: Batch): Promise<void> {
+  const { keys } = w;
+  const out = await w.redis.xdshubHistoryWrite(
+    keys.nodes,
+    keys.recent,
+    keys.sets,
+    keys.refs,
+    keys.writer,
+    ...batch.argv,
+  );
+  const seqs = out === '' ? [] : out.split(',').map(Number);
+  batch.records.forEach((r, i) => (r.seq = seqs[i]!));
+}
+
+/** Writes batches until nothing is buffered; one at a time, in order. */
+async function drain(w: Writer): Promise<void> {
+  const logger = w.options.logger;
+  for (;;) {
+    const batch = w.retry ?? nextBatch(w);
+    if (!batch) return;
+    w.retry = batch;
+    try {
+      await send(w, batch);
+      w.retry = undefined;
+      if (w.failing) logger?.info('xDS history: writing to Redis again');
+      w.failing = false;
+    } catch (err) {
+      if (!w.failing)
+        logger?.warn(
+          { err: (err as Error).message },
+          'xDS history: cannot write to Redis; retrying (records wait in memory)',
+        );
+      w.failing = true;
+      if (w.pending.size > MAX_PENDING) {
+        const over = w.pending.size - MAX_PENDING;
+        w.dropped += over;
+        w.pending = new Map([...w.pending].slice(over));
+        logger?.warn({ dropped: w.dropped }, 'xDS history: Redis unreachable, oldest unwritten records dropped');
+      }
+      throw err;
+    }
+  }
+}
+
+function flush(w: Writer): Promise<void> {
+  w.running ??= drain(w).finally(() => (w.running = undefined));
+  return w.running;
+}
+
+/** A read; Redis unreachable is LOG_UNAVAILABLE (503), as for the log. */
+async function read<T>(w: Writer, f: () => Promise<T>): Promise<T> {
+  await flush(w).catch(() => undefined); // what is buffered first; if Redis is down, the read says so
+  try {
+    return await f();
+  } catch (err) {
+    throw new HubError('LOG_UNAVAILABLE', `the xDS history in Redis cannot be read: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+}
+
+async function load(w: Writer, node: string, limit: number): Promise<HistoryRecord[]> {
+  const [rows, setList] = await read(w, () =>
+    w.redis.xdshubHistoryRead(`${w.prefix}n:${node}`, w.keys.sets, String(limit)),
+  );
+  const sets = new Map<string, Map<string, string | null>>();
+  for (let i = 0; i < setList.length; i += 2)
+    sets.set(setList[i]!, new Map(Object.entries(JSON.parse(setList[i + 1]!) as Record<string, string | null>)));
+  return rows.map(([seq, json, answer, hash]) => {
+    const r = JSON.parse(json) as {
+      hub: string;
+      at: number;
+      index: string;
+      stream: number;
+      type: TypeShort;
+      nonce: string;
+      variant: 'sotw' | 'delta';
+      version: string;
+    };
+    return {
+      ...r,
+      seq: Number(seq),
+      index: BigInt(r.index),
+      resources: sets.get(hash) ?? new Map(),
+      answer: answer ? JSON.parse(answer) : undefined,
+    };
+  });
+}
+
+export function createRedisHistory(options: RedisHistoryOptions): HistoryPersistence {
+  const w = openWriter(options);
+  const timer = setInterval(() => void flush(w).catch(() => undefined), options.flushMs ?? 200);
+  timer.unref();
+  return {
+    load: (node, limit) => load(w, node, limit),
     async nodes() {
-      const all = await read(() => redis.hgetall(keys.nodes));
+      const all = await read(w, () => w.redis.hgetall(w.keys.nodes));
       return Object.values(all).map((v) => JSON.parse(v) as KnownNode);
     },
     save(node, record) {
-      if (closed) return;
-      pending.delete(record); // re-added last: answers follow their record
-      pending.set(record, node);
+      if (w.closed) return;
+      w.pending.delete(record); // re-added last: answers follow their record
+      w.pending.set(record, node);
     },
-    flush,
+    flush: () => flush(w),
     async close() {
-      if (closed) return;
-      closed = true;
+      if (w.closed) return;
+      w.closed = true;
       clearInterval(timer);
       // Shutdown must not hang on an unreachable Redis: what is not written by then is lost.
       let cap: NodeJS.Timeout | undefined;
-      await Promise.race([flush().catch(() => undefined), new Promise((r) => (cap = setTimeout(r, 2_000)))]);
+      await Promise.race([flush(w).catch(() => undefined), new Promise((r) => (cap = setTimeout(r, 2_000)))]);
       clearTimeout(cap);
-      client.disconnect();
+      w.redis.disconnect();
     },
   };
 }

@@ -11,7 +11,14 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { makePrivateDir, securePrivateFile } from '../data-dir';
 import { HubError } from '../errors';
-import { createSetHasher, sameIdentity, type HistoryPersistence, type HistoryRecord, type KnownNode, type TypeShort } from './history';
+import {
+  createSetHasher,
+  type HistoryPersistence,
+  type HistoryRecord,
+  type KnownNode,
+  sameIdentity,
+  type TypeShort,
+} from './history';
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS nodes (id TEXT PRIMARY KEY, cluster TEXT NOT NULL, user_agent TEXT NOT NULL, config_source TEXT);
@@ -75,21 +82,24 @@ function answerText(a: HistoryRecord['answer']): string | null {
   return a.ack && a.code === undefined && a.message === undefined ? `{"ack":true,"at":${a.at}}` : JSON.stringify(a);
 }
 
-export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersistence {
+function openDb(path: string): Database.Database {
   // Beside the log in the data directory, with the same modes (0700 directory, 0600 files: src/data-dir.ts).
-  makePrivateDir(dirname(options.path));
-  let db: Database.Database;
+  makePrivateDir(dirname(path));
   try {
-    securePrivateFile(options.path);
-    db = new Database(options.path, { timeout: 1_000 });
+    securePrivateFile(path);
+    const db = new Database(path, { timeout: 1_000 });
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.exec(SCHEMA);
     migrate(db);
+    return db;
   } catch (err) {
-    throw new HubError('INTERNAL', `cannot open the xDS history at ${options.path}: ${(err as Error).message}`, { cause: err });
+    throw new HubError('INTERNAL', `cannot open the xDS history at ${path}: ${(err as Error).message}`, { cause: err });
   }
-  const st = {
+}
+
+function statements(db: Database.Database) {
+  return {
     lastSeq: db.prepare('SELECT MAX(seq) AS seq FROM records WHERE node = ?'),
     lastSeqs: db.prepare('SELECT node, MAX(seq) AS seq FROM records GROUP BY node'),
     load: db.prepare(
@@ -105,150 +115,211 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
     trim: db.prepare('DELETE FROM records WHERE node = ? AND seq <= ?'),
     orphans: db.prepare('DELETE FROM sets WHERE hash NOT IN (SELECT set_hash FROM records) RETURNING hash').pluck(),
   };
-  const hashOf = createSetHasher();
-  const trimEvery = trimStep(options.perNode);
+}
+
+/** What the parts of the store share. */
+interface Store {
+  db: Database.Database;
+  st: ReturnType<typeof statements>;
+  perNode: number;
+  trimEvery: number;
+  hashOf: ReturnType<typeof createSetHasher>;
   // What this process knows the file holds, so that a batch writes only what changed.
   // A miss (evicted, or a new process) only costs the write it would have saved.
-  const written = new Map<string, WrittenNode>();
-  const storedSets = new Set<string>();
-  // Pending answers to records already written (saved again once out of `pending`): an update of the row.
-  const answers = new Set<HistoryRecord>();
-  // Records to write (an answered record saved again stays one entry), in the order they were first saved.
-  const pending = new Map<HistoryRecord, KnownNode>();
-  // Per node, the highest seq in the file or in `pending`: read once when the file opens (one pass over the
-  // (node, seq) key), then kept up to date by `save`. Asking the file per new node, and scanning `pending`
-  // for it, cost a burst of new streams (5,000 Envoys reconnecting) a query each and O(pending) each.
-  // Past MAX_KNOWN nodes the oldest entries are forgotten and a miss asks the file again.
-  const seqs = new Map<string, number>();
-  let allSeqs = true;
-  for (const row of st.lastSeqs.iterate() as Iterable<{ node: string; seq: number }>) rememberSeq(row.node, row.seq);
-  let flushes = 0;
-  // A push to a fleet gives every record the same log index: its text is made once.
+  written: Map<string, WrittenNode>;
+  storedSets: Set<string>;
+  /** Pending answers to records already written (saved again once out of `pending`): an update of the row. */
+  answers: Set<HistoryRecord>;
+  /** Records to write (an answered record saved again stays one entry), in the order they were first saved. */
+  pending: Map<HistoryRecord, KnownNode>;
+  /**
+   * Per node, the highest seq in the file or in `pending`: read once when the file opens (one pass over the
+   * (node, seq) key), then kept up to date by `save`. Asking the file per new node, and scanning `pending`
+   * for it, cost a burst of new streams (5,000 Envoys reconnecting) a query each and O(pending) each.
+   * Past MAX_KNOWN nodes the oldest entries are forgotten (`allSeqs` false) and a miss asks the file again.
+   */
+  seqs: Map<string, number>;
+  allSeqs: boolean;
+  flushes: number;
+  /** Unanswered records the last timer flush held back: the next one writes them, answered or not. */
+  heldBack: Set<HistoryRecord>;
+  /** A push to a fleet gives every record the same log index: its text is made once. */
+  indexText: (i: bigint) => string;
+}
+
+function rememberSeq(s: Store, id: string, seq: number): void {
+  s.seqs.set(id, seq);
+  if (s.seqs.size > MAX_KNOWN) {
+    s.seqs.delete(s.seqs.keys().next().value!);
+    s.allSeqs = false;
+  }
+}
+
+function remember(s: Store, id: string, w: WrittenNode): void {
+  s.written.delete(id); // past MAX_KNOWN, the node whose identity was written longest ago is forgotten
+  s.written.set(id, w);
+  if (s.written.size > MAX_KNOWN) s.written.delete(s.written.keys().next().value!);
+}
+
+/** One row per record (or an update of its answer), each node's identity and each map when not written yet. */
+function writeItems(s: Store, items: [HistoryRecord, KnownNode][]): void {
+  const { st } = s;
+  const newest = new Map<string, number>();
+  for (const [r, node] of items) {
+    // No row (a record first saved with its answer, or one trimmed meanwhile): written whole below.
+    if (s.answers.has(r) && st.answer.run(answerText(r.answer), node.id, r.seq).changes > 0) continue;
+    const w = s.written.get(node.id);
+    if (!w || !sameIdentity(w.node, node)) {
+      st.node.run(node.id, node.cluster, node.userAgent, node.configSource ?? null);
+      remember(s, node.id, { node, trimmed: w?.trimmed });
+    }
+    const { hash, json } = s.hashOf(r.resources);
+    if (!s.storedSets.has(hash)) {
+      st.set.run(hash, json);
+      s.storedSets.add(hash);
+    }
+    st.record.run(
+      node.id,
+      r.seq,
+      r.at,
+      s.indexText(r.index),
+      r.stream,
+      r.type,
+      r.nonce,
+      r.variant,
+      r.version,
+      hash,
+      answerText(r.answer),
+      r.hub,
+    );
+    newest.set(node.id, Math.max(newest.get(node.id) ?? 0, r.seq));
+  }
+  // A node is trimmed when this process first writes it, then every `trimEvery` records past the limit.
+  for (const [node, seq] of newest) {
+    const w = s.written.get(node);
+    const below = seq - s.perNode;
+    if (w?.trimmed !== undefined && below - w.trimmed < s.trimEvery) continue;
+    if (below >= 1) st.trim.run(node, below);
+    if (w) w.trimmed = Math.max(below, 0);
+  }
+  if (++s.flushes % 50 === 0) for (const h of st.orphans.all() as string[]) s.storedSets.delete(h);
+  if (s.storedSets.size > MAX_KNOWN) s.storedSets.clear();
+}
+
+/** The timer's batch: answered records, and the unanswered ones it held back last time. */
+function timerBatch(s: Store): [HistoryRecord, KnownNode][] {
+  const items: [HistoryRecord, KnownNode][] = [];
+  const next = new Set<HistoryRecord>();
+  for (const entry of s.pending) {
+    const r = entry[0];
+    if (r.answer || s.heldBack.has(r)) items.push(entry);
+    else next.add(r);
+  }
+  for (const [r] of items) s.pending.delete(r);
+  s.heldBack = next;
+  return items;
+}
+
+/**
+ * Writes the batch. The timer (`all` false) holds an unanswered record back
+ * once, so that an answer that comes within one more period is written with
+ * its row instead of as an update: a push to N nodes leaves the hub in one
+ * turn, and its N ACKs mostly arrive after the next tick. Reads and close
+ * write everything.
+ */
+function flush(s: Store, write: (items: [HistoryRecord, KnownNode][]) => void, all = true): void {
+  if (s.pending.size === 0 || !s.db.open) return;
+  let items: [HistoryRecord, KnownNode][];
+  if (all) {
+    items = [...s.pending];
+    s.pending.clear();
+    s.heldBack.clear();
+  } else {
+    items = timerBatch(s);
+    if (items.length === 0) return;
+  }
+  try {
+    write(items);
+  } catch (err) {
+    // Rolled back: what this process thought the file holds may be wrong now.
+    s.written.clear();
+    s.storedSets.clear();
+    throw err;
+  } finally {
+    if (s.answers.size > 0) for (const [record] of items) s.answers.delete(record);
+  }
+}
+
+function recordOf(row: Row): HistoryRecord {
+  return {
+    seq: row.seq,
+    hub: row.hub,
+    at: row.at,
+    index: BigInt(row.log_index),
+    stream: row.stream,
+    type: row.type as TypeShort,
+    nonce: row.nonce,
+    variant: row.variant as 'sotw' | 'delta',
+    version: row.version,
+    resources: new Map(Object.entries(JSON.parse(row.resources) as Record<string, string | null>)),
+    answer: row.answer ? JSON.parse(row.answer) : undefined,
+  };
+}
+
+function openStore(options: SqliteHistoryOptions): Store {
+  const db = openDb(options.path);
   let lastIndex: bigint | undefined;
   let lastIndexText = '';
-  const indexText = (i: bigint) => {
-    if (i !== lastIndex) {
-      lastIndex = i;
-      lastIndexText = i.toString();
-    }
-    return lastIndexText;
+  const s: Store = {
+    db,
+    st: statements(db),
+    perNode: options.perNode,
+    trimEvery: trimStep(options.perNode),
+    hashOf: createSetHasher(),
+    written: new Map(),
+    storedSets: new Set(),
+    answers: new Set(),
+    pending: new Map(),
+    seqs: new Map(),
+    allSeqs: true,
+    flushes: 0,
+    heldBack: new Set(),
+    indexText: (i) => {
+      if (i !== lastIndex) {
+        lastIndex = i;
+        lastIndexText = i.toString();
+      }
+      return lastIndexText;
+    },
   };
+  for (const row of s.st.lastSeqs.iterate() as Iterable<{ node: string; seq: number }>)
+    rememberSeq(s, row.node, row.seq);
+  return s;
+}
 
-  const write = db.transaction((items: [HistoryRecord, KnownNode][]) => {
-    const newest = new Map<string, number>();
-    for (const [r, node] of items) {
-      // No row (a record first saved with its answer, or one trimmed meanwhile): written whole below.
-      if (answers.has(r) && st.answer.run(answerText(r.answer), node.id, r.seq).changes > 0) continue;
-      const w = written.get(node.id);
-      if (!w || !sameIdentity(w.node, node)) {
-        st.node.run(node.id, node.cluster, node.userAgent, node.configSource ?? null);
-        remember(node.id, { node, trimmed: w?.trimmed });
-      }
-      const { hash, json } = hashOf(r.resources);
-      if (!storedSets.has(hash)) {
-        st.set.run(hash, json);
-        storedSets.add(hash);
-      }
-      st.record.run(node.id, r.seq, r.at, indexText(r.index), r.stream, r.type, r.nonce, r.variant, r.version, hash, answerText(r.answer), r.hub);
-      newest.set(node.id, Math.max(newest.get(node.id) ?? 0, r.seq));
-    }
-    // A node is trimmed when this process first writes it, then every `trimEvery` records past the limit.
-    for (const [node, seq] of newest) {
-      const w = written.get(node);
-      const below = seq - options.perNode;
-      if (w?.trimmed !== undefined && below - w.trimmed < trimEvery) continue;
-      if (below >= 1) st.trim.run(node, below);
-      if (w) w.trimmed = Math.max(below, 0);
-    }
-    if (++flushes % 50 === 0) for (const h of st.orphans.all() as string[]) storedSets.delete(h);
-    if (storedSets.size > MAX_KNOWN) storedSets.clear();
-  });
-
-  function rememberSeq(id: string, seq: number): void {
-    seqs.set(id, seq);
-    if (seqs.size > MAX_KNOWN) {
-      seqs.delete(seqs.keys().next().value!);
-      allSeqs = false;
-    }
-  }
-
-  function remember(id: string, w: WrittenNode): void {
-    written.delete(id); // past MAX_KNOWN, the node whose identity was written longest ago is forgotten
-    written.set(id, w);
-    if (written.size > MAX_KNOWN) written.delete(written.keys().next().value!);
-  }
-
-  // Unanswered records the last timer flush held back: the next one writes them, answered or not.
-  let heldBack = new Set<HistoryRecord>();
-
-  /**
-   * Writes the batch. The timer (`all` false) holds an unanswered record back
-   * once, so that an answer that comes within one more period is written with
-   * its row instead of as an update: a push to N nodes leaves the hub in one
-   * turn, and its N ACKs mostly arrive after the next tick. Reads and close
-   * write everything.
-   */
-  function flush(all = true): void {
-    if (pending.size === 0 || !db.open) return;
-    let items: [HistoryRecord, KnownNode][];
-    if (all) {
-      items = [...pending];
-      pending.clear();
-      heldBack.clear();
-    } else {
-      items = [];
-      const next = new Set<HistoryRecord>();
-      for (const entry of pending) {
-        const r = entry[0];
-        if (r.answer || heldBack.has(r)) items.push(entry);
-        else next.add(r);
-      }
-      for (const [r] of items) pending.delete(r);
-      heldBack = next;
-      if (items.length === 0) return;
-    }
-    try {
-      write(items);
-    } catch (err) {
-      // Rolled back: what this process thought the file holds may be wrong now.
-      written.clear();
-      storedSets.clear();
-      throw err;
-    } finally {
-      if (answers.size > 0) for (const [record] of items) answers.delete(record);
-    }
-  }
-  const timer = setInterval(() => flush(false), options.flushMs ?? 200);
+export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersistence {
+  const s = openStore(options);
+  const write = s.db.transaction((items: [HistoryRecord, KnownNode][]) => writeItems(s, items));
+  const timer = setInterval(() => flush(s, write, false), options.flushMs ?? 200);
   timer.unref();
-
   return {
     lastSeq(node) {
-      const known = seqs.get(node);
-      if (known !== undefined || allSeqs) return known ?? 0;
+      const known = s.seqs.get(node);
+      if (known !== undefined || s.allSeqs) return known ?? 0;
       // Forgotten (or never seen, once past MAX_KNOWN nodes): what the file holds, or the batch not written yet.
-      let seq = (st.lastSeq.get(node) as { seq: number | null }).seq ?? 0;
-      for (const [r, n] of pending) if (n.id === node && r.seq > seq) seq = r.seq;
+      let seq = (s.st.lastSeq.get(node) as { seq: number | null }).seq ?? 0;
+      for (const [r, n] of s.pending) if (n.id === node && r.seq > seq) seq = r.seq;
       return seq;
     },
     async load(node, limit) {
-      flush();
-      return (st.load.all(node, limit) as Row[]).map((row) => ({
-        seq: row.seq,
-        hub: row.hub,
-        at: row.at,
-        index: BigInt(row.log_index),
-        stream: row.stream,
-        type: row.type as TypeShort,
-        nonce: row.nonce,
-        variant: row.variant as 'sotw' | 'delta',
-        version: row.version,
-        resources: new Map(Object.entries(JSON.parse(row.resources) as Record<string, string | null>)),
-        answer: row.answer ? JSON.parse(row.answer) : undefined,
-      }));
+      flush(s, write);
+      return (s.st.load.all(node, limit) as Row[]).map(recordOf);
     },
     async nodes() {
-      flush();
-      return (st.nodes.all() as { id: string; cluster: string; user_agent: string; config_source: string | null }[]).map((n) => ({
+      flush(s, write);
+      return (
+        s.st.nodes.all() as { id: string; cluster: string; user_agent: string; config_source: string | null }[]
+      ).map((n) => ({
         id: n.id,
         cluster: n.cluster,
         userAgent: n.user_agent,
@@ -257,15 +328,15 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
     },
     save(node, record) {
       // Every record is saved when sent; one saved again after it left `pending` was written.
-      if (record.answer && !pending.has(record)) answers.add(record);
-      pending.set(record, node);
-      if (record.seq > (seqs.get(node.id) ?? 0)) rememberSeq(node.id, record.seq);
+      if (record.answer && !s.pending.has(record)) s.answers.add(record);
+      s.pending.set(record, node);
+      if (record.seq > (s.seqs.get(node.id) ?? 0)) rememberSeq(s, node.id, record.seq);
     },
-    flush: async () => flush(),
+    flush: async () => flush(s, write),
     async close() {
       clearInterval(timer);
-      flush();
-      db.close();
+      flush(s, write);
+      s.db.close();
     },
   };
 }

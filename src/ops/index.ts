@@ -22,6 +22,7 @@ import { registerOpsHttp } from './http';
 import { opsReads } from './reads';
 import { createRollouts, type Rollouts } from './rollout';
 import { createShadow, type Shadow } from './shadow';
+import { createStatusTracker } from './status';
 import { storeKind } from '../log/store-kinds';
 
 export const HISTORY_FILE = 'history.db';
@@ -159,10 +160,15 @@ export function createOps(deps: OpsDeps): Ops {
   const reads = opsReads({ log: deps.log, history, newShadow: shadows.newShadow, xds: () => side.xds });
   const rollouts = opsRollouts(deps, logger, side, tracker, events, shadows.newShadow);
   const stopIndex = indexEvents(catalog, events);
+  const status = createStatusTracker(() => tracker.index());
   const observer: XdsCallbacks = {
-    sent: (e: SentEvent) => history.sent?.(e),
+    sent: (e: SentEvent) => {
+      history.sent?.(e);
+      status.sent(e);
+    },
     answered: (e: AnswerEvent) => {
       history.answered?.(e);
+      status.answered(e);
       rollouts.answered(e);
     },
   };
@@ -181,7 +187,7 @@ export function createOps(deps: OpsDeps): Ops {
     },
     registerHttp(app) {
       events.register(app);
-      registerOpsHttp(app, { catalog, history, rollouts, reads, newShadow: shadows.newShadow, xds: () => side.xds, uiDir: uiDirectory() });
+      registerOpsHttp(app, { catalog, history, rollouts, reads, tracker: status, newShadow: shadows.newShadow, xds: () => side.xds, uiDir: uiDirectory() });
     },
     configAt: (node, index, cluster) => reads.configAt(node, index, cluster),
     async close() {

@@ -13,8 +13,8 @@
 import type { Catalog } from '../catalog/catalog';
 import type { Command } from '../catalog/commands';
 import type { StateMachine } from '../catalog/state';
-import { HubError, invalid } from '../errors';
 import { parseDurationMs } from '../config';
+import { HubError, invalid } from '../errors';
 import type { AnswerEvent } from '../xds/transport/callbacks';
 import type { ResourceChange, ResourceProvider, XdsNode } from '../xds/transport/provider';
 import { RESOURCE_TYPES } from '../xds/transport/resource-types';
@@ -51,19 +51,24 @@ export interface Rollout {
 export function parseRolloutSpec(text: string, field = 'X-Xdshub-Rollout'): RolloutSpec {
   const spec: RolloutSpec = { canary: 0, windowMs: 30_000, select: { kind: 'random' }, health: [] };
   let sawCanary = false;
-  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const eq = part.indexOf('=');
     const key = eq < 0 ? part : part.slice(0, eq);
     const value = eq < 0 ? '' : part.slice(eq + 1);
     if (key === 'canary') {
-      if (!/^\d+$/.test(value) || Number(value) < 1) throw invalid(field, `canary: expected a number of nodes ≥ 1, got "${value}"`);
+      if (!/^\d+$/.test(value) || Number(value) < 1)
+        throw invalid(field, `canary: expected a number of nodes ≥ 1, got "${value}"`);
       spec.canary = Number(value);
       sawCanary = true;
     } else if (key === 'window') spec.windowMs = parseDurationMs(value, `${field} window`);
     else if (key === 'select') {
       if (value === 'random') spec.select = { kind: 'random' };
       else if (value.startsWith('id:') && value.length > 3) spec.select = { kind: 'id', glob: value.slice(3) };
-      else if (value.startsWith('cluster:') && value.length > 8) spec.select = { kind: 'cluster', cluster: value.slice(8) };
+      else if (value.startsWith('cluster:') && value.length > 8)
+        spec.select = { kind: 'cluster', cluster: value.slice(8) };
       else throw invalid(field, `select: expected id:GLOB, cluster:NAME or random, got "${value}"`);
     } else if (key === 'health') spec.health = value.split('+').filter(Boolean);
     else throw invalid(field, `unknown option "${key}" (canary, window, select, health)`);
@@ -73,14 +78,27 @@ export function parseRolloutSpec(text: string, field = 'X-Xdshub-Rollout'): Roll
 }
 
 function globMatch(glob: string, text: string): boolean {
-  const re = new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+  const re = new RegExp(
+    `^${glob
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  );
   return re.test(text);
 }
 
 /** Picks up to `spec.canary` of the connected nodes. */
-export function pickCanaries(spec: RolloutSpec, nodes: readonly XdsNode[], random: () => number = Math.random): string[] {
+export function pickCanaries(
+  spec: RolloutSpec,
+  nodes: readonly XdsNode[],
+  random: () => number = Math.random,
+): string[] {
   const eligible = nodes.filter((n) =>
-    spec.select.kind === 'id' ? globMatch(spec.select.glob, n.id) : spec.select.kind === 'cluster' ? n.cluster === spec.select.cluster : true,
+    spec.select.kind === 'id'
+      ? globMatch(spec.select.glob, n.id)
+      : spec.select.kind === 'cluster'
+        ? n.cluster === spec.select.cluster
+        : true,
   );
   const ids = [...new Set(eligible.map((n) => n.id))].sort();
   if (spec.select.kind === 'random') {
@@ -111,15 +129,25 @@ export interface Rollouts {
   /** The provider the xDS server serves: the live one, except for held nodes. */
   readonly provider: ResourceProvider;
   /** Writes `command` as a staged rollout; resolves with the write's result and the rollout. */
-  run(spec: RolloutSpec, command: Command, submit: () => ReturnType<Catalog['submit']>): Promise<{ result: Awaited<ReturnType<Catalog['submit']>>; rollout: Rollout }>;
+  run(
+    spec: RolloutSpec,
+    command: Command,
+    submit: () => ReturnType<Catalog['submit']>,
+  ): Promise<{ result: Awaited<ReturnType<Catalog['submit']>>; rollout: Rollout }>;
   /** The observer's view of answers: a NACK from a canary stops its rollout. */
   answered(e: AnswerEvent): void;
   rollback(id: string): Promise<Rollout>;
   proceed(id: string): Rollout;
-  list(): Rollout[];
-  get(id: string): Rollout | undefined;
+  /** Newest first, each with the connected nodes it holds on its pinned state now. */
+  list(): RolloutView[];
+  get(id: string): RolloutView | undefined;
+  /** The rollout serving `node` its pinned state, if one does. */
+  pinnedFor(node: XdsNode): { rollout: string; index: string } | null;
   close(): void;
 }
+
+/** A rollout as the API shows it: `held` lists the connected nodes served its pinned state now (none once released). */
+export type RolloutView = Rollout & { held: string[] };
 
 interface Active {
   rollout: Rollout;
@@ -133,164 +161,257 @@ interface Active {
 
 const KEEP = 50;
 
-export function createRollouts(deps: RolloutDeps): Rollouts {
-  const listeners = new Set<(c: readonly ResourceChange[]) => void>();
-  const history: Rollout[] = [];
-  let active: Active | undefined;
-  let nextId = 1;
-  const now = () => deps.now?.() ?? Date.now();
+/** What the parts of a rollout share: the one active rollout, the last KEEP, and who listens for changes. */
+interface Ctx {
+  deps: RolloutDeps;
+  listeners: Set<(c: readonly ResourceChange[]) => void>;
+  history: Rollout[];
+  active: Active | undefined;
+  nextId: number;
+}
 
-  const isHeld = (node: XdsNode) => active !== undefined && !active.canaries.has(node.id);
+const isHeld = (ctx: Ctx, node: XdsNode) => ctx.active !== undefined && !ctx.active.canaries.has(node.id);
 
-  /** Every name of every type: the held nodes' whole view moves (pinned ↔ live); streams send only what differs. */
-  function everything(): ResourceChange[] {
-    const probe: XdsNode = { id: '', cluster: '', clientFeatures: [], userAgent: '' };
-    return RESOURCE_TYPES.map((t) => {
-      const seen = new Set<object>();
-      const names = new Set<string>();
-      // Sets are shared between nodes: each distinct one (gateways have their own) is read once.
-      for (const node of [probe, ...deps.connected()]) {
-        for (const set of [deps.live.get(t.typeUrl, node), active?.pinned.provider.get(t.typeUrl, node)]) {
-          if (!set || seen.has(set)) continue;
-          seen.add(set);
-          for (const n of set.byName.keys()) names.add(n);
-        }
+/** Every name of every type: the held nodes' whole view moves (pinned ↔ live); streams send only what differs. */
+function everything(ctx: Ctx): ResourceChange[] {
+  const probe: XdsNode = { id: '', cluster: '', clientFeatures: [], userAgent: '' };
+  return RESOURCE_TYPES.map((t) => {
+    const seen = new Set<object>();
+    const names = new Set<string>();
+    // Sets are shared between nodes: each distinct one (gateways have their own) is read once.
+    for (const node of [probe, ...ctx.deps.connected()]) {
+      for (const set of [ctx.deps.live.get(t.typeUrl, node), ctx.active?.pinned.provider.get(t.typeUrl, node)]) {
+        if (!set || seen.has(set)) continue;
+        seen.add(set);
+        for (const n of set.byName.keys()) names.add(n);
       }
-      return { typeUrl: t.typeUrl, names };
-    });
-  }
-  function announce(changes: readonly ResourceChange[]): void {
-    for (const l of listeners) l(changes);
-  }
+    }
+    return { typeUrl: t.typeUrl, names };
+  });
+}
 
-  const provider: ResourceProvider = {
-    get: (typeUrl, node) => (isHeld(node) ? active!.pinned.provider.get(typeUrl, node) : deps.live.get(typeUrl, node)),
+function announce(ctx: Ctx, changes: readonly ResourceChange[]): void {
+  for (const l of ctx.listeners) l(changes);
+}
+
+function holdingProvider(ctx: Ctx): ResourceProvider {
+  return {
+    get: (typeUrl, node) =>
+      isHeld(ctx, node) ? ctx.active!.pinned.provider.get(typeUrl, node) : ctx.deps.live.get(typeUrl, node),
     onChange(listener) {
-      listeners.add(listener);
-      const off = deps.live.onChange(listener);
+      ctx.listeners.add(listener);
+      const off = ctx.deps.live.onChange(listener);
       return () => {
-        listeners.delete(listener);
+        ctx.listeners.delete(listener);
         off();
       };
     },
   };
+}
 
-  function criticalChecks(services: readonly string[]): Set<string> {
-    const out = new Set<string>();
-    for (const s of services) for (const c of deps.catalog.serviceChecks(s).value) if (c.Status === 'critical') out.add(`${c.Node}/${c.CheckID}`);
-    return out;
+function criticalChecks(catalog: Catalog, services: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  for (const s of services)
+    for (const c of catalog.serviceChecks(s).value) if (c.Status === 'critical') out.add(`${c.Node}/${c.CheckID}`);
+  return out;
+}
+
+function stop(ctx: Ctx, a: Active, reason: string): void {
+  if (a.rollout.state !== 'canary') return;
+  if (a.timer) clearTimeout(a.timer);
+  a.rollout.state = 'held';
+  a.rollout.reason = reason;
+  ctx.deps.changed(a.rollout);
+}
+
+function release(ctx: Ctx, a: Active, state: RolloutState): void {
+  if (a.timer) clearTimeout(a.timer);
+  a.stopHealth();
+  a.rollout.state = state;
+  // Gather the names while the pinned view still answers, then switch everyone to live.
+  const changes = everything(ctx);
+  ctx.active = undefined;
+  announce(ctx, changes);
+  a.pinned.close();
+  ctx.deps.changed(a.rollout);
+}
+
+function find(ctx: Ctx, id: string): Active {
+  if (ctx.active?.rollout.id === id) return ctx.active;
+  const done = ctx.history.find((r) => r.id === id);
+  if (!done) throw new HubError('NOT_FOUND', `no rollout "${id}"`);
+  throw new HubError(
+    'CONFLICT',
+    `rollout ${id} is ${done.state}; only a rollout in canary or held state can be changed`,
+  );
+}
+
+const STAGED = ['register', 'deregister', 'config-set', 'config-delete', 'txn'];
+
+function selectorText(spec: RolloutSpec): string {
+  return spec.select.kind === 'id'
+    ? `id:${spec.select.glob}`
+    : spec.select.kind === 'cluster'
+      ? `cluster:${spec.select.cluster}`
+      : 'random';
+}
+
+/**
+ * Refused before anything is held or written: another rollout in progress, a
+ * change that cannot be staged, or no connected node to be a canary (the change
+ * would be tested by nobody, and reach everyone when the window ends).
+ */
+function admit(ctx: Ctx, spec: RolloutSpec, command: Command): string[] {
+  const a = ctx.active;
+  if (a)
+    throw new HubError(
+      'CONFLICT',
+      `rollout ${a.rollout.id} is ${a.rollout.state}; roll it back or let it proceed first`,
+    );
+  if (!STAGED.includes(command.type))
+    throw invalid('X-Xdshub-Rollout', `a ${command.type} change cannot be rolled out in stages`);
+  const canaries = pickCanaries(spec, ctx.deps.connected());
+  if (canaries.length === 0) {
+    throw new HubError(
+      'CONFLICT',
+      `no connected node matches select=${selectorText(spec)}: no canary would test the change, ` +
+        'so nothing was written; connect a canary or choose another select=',
+    );
   }
+  return canaries;
+}
 
-  function stop(a: Active, reason: string): void {
-    if (a.rollout.state !== 'canary') return;
-    if (a.timer) clearTimeout(a.timer);
-    a.rollout.state = 'held';
-    a.rollout.reason = reason;
-    deps.changed(a.rollout);
+async function begin(ctx: Ctx, spec: RolloutSpec, command: Command, canaries: string[]): Promise<Active> {
+  const before = ctx.deps.catalog.fork();
+  const pinned = ctx.deps.shadow();
+  await pinned.sync(before);
+  const started = ctx.deps.now?.() ?? Date.now();
+  const rollout: Rollout = {
+    id: `r${ctx.nextId++}-${started.toString(36)}`,
+    state: 'canary',
+    spec,
+    command,
+    index: null,
+    pinnedIndex: String(before.lastIndex()),
+    canaries,
+    startedAt: new Date(started).toISOString(),
+    endsAt: new Date(started + spec.windowMs).toISOString(),
+    reason: null,
+    rollbackIndex: null,
+  };
+  const a: Active = {
+    rollout,
+    pinned,
+    canaries: new Set(canaries),
+    before,
+    timer: undefined,
+    stopHealth: () => {},
+    criticalAtStart: criticalChecks(ctx.deps.catalog, spec.health),
+  };
+  // The hold is in place before the change can reach anyone.
+  ctx.active = a;
+  ctx.history.push(rollout);
+  if (ctx.history.length > KEEP) ctx.history.shift();
+  announce(ctx, everything(ctx));
+  return a;
+}
+
+/** After the write: watch the named services' checks and the window. */
+function watch(ctx: Ctx, a: Active, index: bigint): void {
+  const { rollout } = a;
+  rollout.index = String(index);
+  if (rollout.spec.health.length > 0) {
+    a.stopHealth = ctx.deps.catalog.onApplied(() => {
+      const critical = [...criticalChecks(ctx.deps.catalog, rollout.spec.health)].filter(
+        (c) => !a.criticalAtStart.has(c),
+      );
+      if (critical.length > 0) stop(ctx, a, `health: ${critical.join(', ')} turned critical`);
+    });
   }
+  a.timer = setTimeout(() => {
+    if (ctx.active === a && rollout.state === 'canary') release(ctx, a, 'completed');
+  }, rollout.spec.windowMs);
+  ctx.deps.changed(rollout);
+}
 
-  function release(a: Active, state: RolloutState): void {
-    if (a.timer) clearTimeout(a.timer);
-    a.stopHealth();
-    a.rollout.state = state;
-    // Gather the names while the pinned view still answers, then switch everyone to live.
-    const changes = everything();
-    active = undefined;
-    announce(changes);
-    a.pinned.close();
-    deps.changed(a.rollout);
+const run: (ctx: Ctx) => Rollouts['run'] = (ctx) => async (spec, command, submit) => {
+  const a = await begin(ctx, spec, command, admit(ctx, spec, command));
+  let result: Awaited<ReturnType<typeof submit>>;
+  try {
+    result = await submit();
+  } catch (err) {
+    release(ctx, a, 'refused');
+    throw err;
   }
+  if (!result.ok) {
+    a.rollout.reason = result.error?.message ?? 'refused';
+    release(ctx, a, 'refused');
+  } else watch(ctx, a, result.index);
+  return { result, rollout: a.rollout };
+};
 
-  function find(id: string): Active {
-    if (active?.rollout.id === id) return active;
-    const done = history.find((r) => r.id === id);
-    if (!done) throw new HubError('NOT_FOUND', `no rollout "${id}"`);
-    throw new HubError('CONFLICT', `rollout ${id} is ${done.state}; only a rollout in canary or held state can be changed`);
-  }
+function answered(ctx: Ctx, e: AnswerEvent): void {
+  const a = ctx.active;
+  if (a?.rollout.state !== 'canary' || !e.error || !a.canaries.has(e.node.id) || a.rollout.index === null) return;
+  const type = RESOURCE_TYPES.find((t) => t.typeUrl === e.typeUrl)?.short ?? e.typeUrl;
+  stop(ctx, a, `NACK from ${e.node.id} (${type}): ${e.error.message}`);
+}
 
+async function rollback(ctx: Ctx, id: string): Promise<Rollout> {
+  const a = find(ctx, id);
+  const result = await ctx.deps.catalog.submit(inverseOf(a.before, a.rollout.command));
+  if (!result.ok)
+    throw new HubError('CONFLICT', `the inverse change was refused: ${result.error?.message ?? 'unknown reason'}`);
+  a.rollout.rollbackIndex = String(result.index);
+  // Held nodes move to live only once live no longer carries the change.
+  await ctx.deps.translated(result.index);
+  release(ctx, a, 'rolled-back');
+  return a.rollout;
+}
+
+function view(ctx: Ctx, r: Rollout): RolloutView {
+  const held =
+    ctx.active?.rollout === r
+      ? [
+          ...new Set(
+            ctx.deps
+              .connected()
+              .filter((n) => isHeld(ctx, n))
+              .map((n) => n.id),
+          ),
+        ].sort()
+      : [];
+  return { ...r, held };
+}
+
+export function createRollouts(deps: RolloutDeps): Rollouts {
+  const ctx: Ctx = { deps, listeners: new Set(), history: [], active: undefined, nextId: 1 };
   return {
-    provider,
-    async run(spec, command, submit) {
-      if (active) throw new HubError('CONFLICT', `rollout ${active.rollout.id} is ${active.rollout.state}; roll it back or let it proceed first`);
-      if (!['register', 'deregister', 'config-set', 'config-delete', 'txn'].includes(command.type)) throw invalid('X-Xdshub-Rollout', `a ${command.type} change cannot be rolled out in stages`);
-      const before = deps.catalog.fork();
-      const pinned = deps.shadow();
-      await pinned.sync(before);
-      const started = now();
-      const rollout: Rollout = {
-        id: `r${nextId++}-${started.toString(36)}`,
-        state: 'canary',
-        spec,
-        command,
-        index: null,
-        pinnedIndex: String(before.lastIndex()),
-        canaries: pickCanaries(spec, deps.connected()),
-        startedAt: new Date(started).toISOString(),
-        endsAt: new Date(started + spec.windowMs).toISOString(),
-        reason: null,
-        rollbackIndex: null,
-      };
-      const a: Active = { rollout, pinned, canaries: new Set(rollout.canaries), before, timer: undefined, stopHealth: () => {}, criticalAtStart: criticalChecks(spec.health) };
-      // The hold is in place before the change can reach anyone.
-      active = a;
-      history.push(rollout);
-      if (history.length > KEEP) history.shift();
-      announce(everything());
-      let result;
-      try {
-        result = await submit();
-      } catch (err) {
-        release(a, 'refused');
-        throw err;
-      }
-      if (!result.ok) {
-        rollout.reason = result.error?.message ?? 'refused';
-        release(a, 'refused');
-        return { result, rollout };
-      }
-      rollout.index = String(result.index);
-      if (spec.health.length > 0) {
-        a.stopHealth = deps.catalog.onApplied(() => {
-          const critical = [...criticalChecks(spec.health)].filter((c) => !a.criticalAtStart.has(c));
-          if (critical.length > 0) stop(a, `health: ${critical.join(', ')} turned critical`);
-        });
-      }
-      a.timer = setTimeout(() => {
-        if (active === a && rollout.state === 'canary') release(a, 'completed');
-      }, spec.windowMs);
-      deps.changed(rollout);
-      return { result, rollout };
-    },
-    answered(e) {
-      const a = active;
-      if (!a || a.rollout.state !== 'canary' || !e.error || !a.canaries.has(e.node.id) || a.rollout.index === null) return;
-      const type = RESOURCE_TYPES.find((t) => t.typeUrl === e.typeUrl)?.short ?? e.typeUrl;
-      stop(a, `NACK from ${e.node.id} (${type}): ${e.error.message}`);
-    },
-    async rollback(id) {
-      const a = find(id);
-      const result = await deps.catalog.submit(inverseOf(a.before, a.rollout.command));
-      if (!result.ok) throw new HubError('CONFLICT', `the inverse change was refused: ${result.error?.message ?? 'unknown reason'}`);
-      a.rollout.rollbackIndex = String(result.index);
-      // Held nodes move to live only once live no longer carries the change.
-      await deps.translated(result.index);
-      release(a, 'rolled-back');
-      return a.rollout;
-    },
+    provider: holdingProvider(ctx),
+    run: run(ctx),
+    answered: (e) => answered(ctx, e),
+    rollback: (id) => rollback(ctx, id),
     proceed(id) {
-      const a = find(id);
-      release(a, 'completed');
+      const a = find(ctx, id);
+      release(ctx, a, 'completed');
       return a.rollout;
     },
-    list: () => [...history].reverse(),
-    get: (id) => history.find((r) => r.id === id),
+    list: () => [...ctx.history].reverse().map((r) => view(ctx, r)),
+    get(id) {
+      const r = ctx.history.find((x) => x.id === id);
+      return r && view(ctx, r);
+    },
+    pinnedFor: (node) =>
+      ctx.active && isHeld(ctx, node)
+        ? { rollout: ctx.active.rollout.id, index: ctx.active.rollout.pinnedIndex }
+        : null,
     close() {
-      if (active) {
-        if (active.timer) clearTimeout(active.timer);
-        active.stopHealth();
-        active.pinned.close();
-        active = undefined;
-      }
+      const a = ctx.active;
+      if (!a) return;
+      if (a.timer) clearTimeout(a.timer);
+      a.stopHealth();
+      a.pinned.close();
+      ctx.active = undefined;
     },
   };
 }

@@ -134,7 +134,7 @@ const SAMPLE: Record<OptionName, string> = {
   'tls-client-cert-token': 'true', 'tls-client-cert-token-allow': 'a', 'tls-reload-interval': '1s', 'http-max-body': '1',
   'grpc-max-message': '1', 'grpc-max-streams-per-connection': '1', 'subscribe-max-streams-per-token': '1',
   'xds-max-resource-names': '1', 'txn-max-ops': '1', 'http-max-blocking-per-client': '1', 'http-rate-limit': '1',
-  'ca-leaf-cert-ttl': '1h', 'default-intention': 'deny',
+  'ca-leaf-cert-ttl': '1h', 'default-intention': 'deny', 'envoy-validate-binary': process.execPath,
 };
 const NAMES = Object.keys(OPTIONS) as OptionName[];
 const SPECS: Record<string, OptionSpec> = OPTIONS;
@@ -208,4 +208,12 @@ test('--tls-client-cert-token needs --tls-client-cert-token-allow (and the list 
   assert.throws(() => parseConfig([...tls, '--tls-client-cert-token'], {}), (err: unknown) => isHubError(err) && err.field === 'tls-client-cert-token' && /tls-client-cert-token-allow/.test(err.message));
   assert.throws(() => parseConfig([...tls, '--tls-client-cert-token-allow=a'], {}), (err: unknown) => isHubError(err) && err.field === 'tls-client-cert-token-allow');
   assert.deepEqual(parseConfig([...tls, '--tls-client-cert-token', '--tls-client-cert-token-allow', 'a, b'], {}).tlsClientCertTokenAllow, ['a', 'b']);
+});
+
+test('--envoy-validate-binary must name an executable file, refused at start naming the flag', () => {
+  assert.equal(parseConfig([`--envoy-validate-binary=${process.execPath}`], {}).envoyValidateBinary, process.execPath);
+  for (const bad of ['/nonexistent/envoy', __dirname, __filename]) {
+    assert.throws(() => parseConfig([`--envoy-validate-binary=${bad}`], {}),
+      (err: unknown) => isHubError(err, 'INVALID_ARGUMENT') && err.field === 'envoy-validate-binary' && /is not an executable file/.test(err.message));
+  }
 });

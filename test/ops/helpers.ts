@@ -37,8 +37,8 @@ export interface AutoClient {
  * ClusterLoadAssignments named `eds`. `nack(typeUrl, resources)` returns a
  * message to NACK a response with, or undefined to ACK it.
  */
-export function autoClient(grpcPort: number, id: string, opts: { cluster?: string; eds?: string[]; nack?: (typeUrl: string, resources: Plain[]) => string | undefined } = {}): AutoClient {
-  const client = new ScriptedClient({ port: grpcPort, path: DELTA_ADS, kind: 'delta' });
+export function autoClient(grpcPort: number, id: string, opts: { cluster?: string; eds?: string[]; token?: string; nack?: (typeUrl: string, resources: Plain[]) => string | undefined } = {}): AutoClient {
+  const client = new ScriptedClient({ port: grpcPort, path: DELTA_ADS, kind: 'delta', ...(opts.token === undefined ? {} : { token: opts.token }) });
   const out: AutoClient = { id, client, seen: [], held: new Map(), close: () => client.close() };
   const node = { id, cluster: opts.cluster ?? 'test', userAgentName: 'scripted' };
   client.send({ node, typeUrl: TypeUrl.Cluster, resourceNamesSubscribe: ['*'] });

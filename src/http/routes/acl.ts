@@ -3,7 +3,7 @@
 // Reads need acl:read, writes acl:write; /token/self needs only a valid token.
 // A stored token's SecretID cannot be shown (only its hash is kept): reads show
 // "<hidden>", except /token/self, which echoes the secret the caller presented.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ACL_DISABLED, aclNotFound } from '../../acl/deny';
 import { newId } from '../../acl/secrets';
 import { ANONYMOUS_ACCESSOR_ID } from '../../acl/types';
@@ -17,10 +17,17 @@ import { policy } from '../route-policy';
 
 type IdParams = { Params: { id: string } };
 
+/** What the ACL routes read, built once per app. */
+interface Deps {
+  readonly ctx: HttpContext;
+  readonly acl: HttpContext['acl'];
+  readonly tables: () => ReturnType<HttpContext['catalog']['acl']>;
+}
+
 export function aclRoutes(app: FastifyInstance, ctx: HttpContext): void {
   const { acl } = ctx;
   const enabled = acl.resolver.settings.enabled;
-  const tables = () => ctx.catalog.acl();
+  const d: Deps = { ctx, acl, tables: () => ctx.catalog.acl() };
 
   /** Consul answers every ACL endpoint with 401 when ACLs are off. */
   app.addHook('onRequest', (req, reply, done) => {
@@ -31,16 +38,23 @@ export function aclRoutes(app: FastifyInstance, ctx: HttpContext): void {
     done();
   });
 
-  function indexed(reply: FastifyReply): FastifyReply {
-    return reply.header('X-Consul-Index', String(Math.max(1, tables().index)));
-  }
+  bootstrapRoute(app, d);
+  tokenRoutes(app, d);
+  policyRoutes(app, d);
+}
 
-  async function write(reply: FastifyReply, command: Parameters<typeof submit>[2]) {
-    const result = await submit(ctx, reply, command);
-    if (!result.ok) throw refusal(result);
-    return result;
-  }
+function indexed(d: Deps, reply: FastifyReply): FastifyReply {
+  return reply.header('X-Consul-Index', String(Math.max(1, d.tables().index)));
+}
 
+async function write(d: Deps, reply: FastifyReply, command: Parameters<typeof submit>[2]) {
+  const result = await submit(d.ctx, reply, command);
+  if (!result.ok) throw refusal(result);
+  return result;
+}
+
+function bootstrapRoute(app: FastifyInstance, d: Deps): void {
+  const { ctx, tables } = d;
   app.put('/v1/acl/bootstrap', policy.public, async (_req, reply) => {
     const secret = newId();
     const token = managementToken(secret, newId(), 'Bootstrap Token (Global Management)');
@@ -53,12 +67,15 @@ export function aclRoutes(app: FastifyInstance, ctx: HttpContext): void {
     // Consul's bootstrap answer carries the secret twice: as ID (legacy) and SecretID.
     return sendJson(reply, { ID: secret, ...tokenOut(tables(), stored, secret) });
   });
+}
 
-  // ── tokens ──
+// ── tokens ──
+function tokenRoutes(app: FastifyInstance, d: Deps): void {
+  const { acl, tables } = d;
   app.put('/v1/acl/token', policy.checked, async (req, reply) => {
     requireAccess(acl, req, 'acl', 'write');
     const { token, secret } = tokenWrite(req.body, tables(), undefined, undefined);
-    await write(reply, { type: 'acl-token-set', token, create: true });
+    await write(d, reply, { type: 'acl-token-set', token, create: true });
     return sendJson(reply, tokenOut(tables(), tables().tokens.get(token.AccessorID)!, secret));
   });
 
@@ -67,14 +84,14 @@ export function aclRoutes(app: FastifyInstance, ctx: HttpContext): void {
     authzOf(acl, req); // unknown or expired: 403 ACL not found
     const token = acl.resolver.token(secret);
     if (!token) throw aclNotFound();
-    return sendJson(indexed(reply), tokenOut(tables(), token, secret === '' ? shownSecret(token) : secret));
+    return sendJson(indexed(d, reply), tokenOut(tables(), token, secret === '' ? shownSecret(token) : secret));
   });
 
   app.get<IdParams>('/v1/acl/token/:id', policy.checked, async (req, reply) => {
     requireAccess(acl, req, 'acl', 'read');
     const token = tables().tokens.get(req.params.id);
     if (!token) throw aclNotFound();
-    return sendJson(indexed(reply), tokenOut(tables(), token, shownSecret(token)));
+    return sendJson(indexed(d, reply), tokenOut(tables(), token, shownSecret(token)));
   });
 
   app.put<IdParams>('/v1/acl/token/:id', policy.checked, async (req, reply) => {
@@ -82,31 +99,16 @@ export function aclRoutes(app: FastifyInstance, ctx: HttpContext): void {
     const existing = tables().tokens.get(req.params.id);
     if (!existing) throw new HubError('NOT_FOUND', `Cannot find token ${JSON.stringify(req.params.id)}`);
     const { token } = tokenWrite(req.body, tables(), existing, req.params.id);
-    await write(reply, { type: 'acl-token-set', token, create: false });
+    await write(d, reply, { type: 'acl-token-set', token, create: false });
     return sendJson(reply, tokenOut(tables(), tables().tokens.get(token.AccessorID)!, shownSecret(existing)));
   });
 
-  app.put<IdParams>('/v1/acl/token/:id/clone', policy.checked, async (req, reply) => {
-    requireAccess(acl, req, 'acl', 'write');
-    const source = tables().tokens.get(req.params.id);
-    if (!source) throw aclNotFound();
-    if (source.AccessorID === ANONYMOUS_ACCESSOR_ID) throw new HubError('INVALID_ARGUMENT', 'Cannot clone the anonymous token');
-    const description = (req.body as { Description?: unknown } | undefined)?.Description;
-    const body = {
-      Description: typeof description === 'string' ? description : source.Description,
-      Policies: source.PolicyIDs.map((ID) => ({ ID })),
-      Local: source.Local,
-      ...(source.ExpirationTime ? { ExpirationTime: source.ExpirationTime } : {}),
-    };
-    const { token, secret } = tokenWrite(body, tables(), undefined, undefined);
-    await write(reply, { type: 'acl-token-set', token, create: true });
-    return sendJson(reply, tokenOut(tables(), tables().tokens.get(token.AccessorID)!, secret));
-  });
+  app.put<IdParams>('/v1/acl/token/:id/clone', policy.checked, (req, reply) => cloneToken(d, req, reply));
 
   app.delete<IdParams>('/v1/acl/token/:id', policy.checked, async (req, reply) => {
     const authz = requireAccess(acl, req, 'acl', 'write');
     if (authz.accessorId === req.params.id) throw new HubError('INVALID_ARGUMENT', "Deletion of the request's authorization token is not permitted");
-    await write(reply, { type: 'acl-token-delete', accessorId: req.params.id });
+    await write(d, reply, { type: 'acl-token-delete', accessorId: req.params.id });
     return sendJson(reply, true);
   });
 
@@ -118,14 +120,35 @@ export function aclRoutes(app: FastifyInstance, ctx: HttpContext): void {
       .filter((tk) => typeof policy !== 'string' || policy === '' || tk.PolicyIDs.includes(policy))
       .sort((a, b) => a.CreateIndex - b.CreateIndex || (a.AccessorID < b.AccessorID ? -1 : 1))
       .map((tk) => ({ ...tokenOut(t, tk, shownSecret(tk)), Legacy: false }));
-    return sendJson(indexed(reply), list);
+    return sendJson(indexed(d, reply), list);
   });
+}
 
-  // ── policies ──
+async function cloneToken(d: Deps, req: FastifyRequest<IdParams>, reply: FastifyReply) {
+  const { acl, tables } = d;
+  requireAccess(acl, req, 'acl', 'write');
+  const source = tables().tokens.get(req.params.id);
+  if (!source) throw aclNotFound();
+  if (source.AccessorID === ANONYMOUS_ACCESSOR_ID) throw new HubError('INVALID_ARGUMENT', 'Cannot clone the anonymous token');
+  const description = (req.body as { Description?: unknown } | undefined)?.Description;
+  const body = {
+    Description: typeof description === 'string' ? description : source.Description,
+    Policies: source.PolicyIDs.map((ID) => ({ ID })),
+    Local: source.Local,
+    ...(source.ExpirationTime ? { ExpirationTime: source.ExpirationTime } : {}),
+  };
+  const { token, secret } = tokenWrite(body, tables(), undefined, undefined);
+  await write(d, reply, { type: 'acl-token-set', token, create: true });
+  return sendJson(reply, tokenOut(tables(), tables().tokens.get(token.AccessorID)!, secret));
+}
+
+// ── policies ──
+function policyRoutes(app: FastifyInstance, d: Deps): void {
+  const { acl, tables } = d;
   app.put('/v1/acl/policy', policy.checked, async (req, reply) => {
     requireAccess(acl, req, 'acl', 'write');
     const policy = await policyWrite(req.body, undefined);
-    await write(reply, { type: 'acl-policy-set', policy, create: true });
+    await write(d, reply, { type: 'acl-policy-set', policy, create: true });
     return sendJson(reply, policyOut(tables().policies.get(policy.ID)!));
   });
 
@@ -133,33 +156,33 @@ export function aclRoutes(app: FastifyInstance, ctx: HttpContext): void {
     requireAccess(acl, req, 'acl', 'read');
     const policy = tables().policies.get(req.params.id);
     if (!policy) throw aclNotFound();
-    return sendJson(indexed(reply), policyOut(policy));
+    return sendJson(indexed(d, reply), policyOut(policy));
   });
 
   app.get<{ Params: { name: string } }>('/v1/acl/policy/name/:name', policy.checked, async (req, reply) => {
     requireAccess(acl, req, 'acl', 'read');
     const policy = [...tables().policies.values()].find((p) => p.Name === req.params.name);
     if (!policy) throw aclNotFound();
-    return sendJson(indexed(reply), policyOut(policy));
+    return sendJson(indexed(d, reply), policyOut(policy));
   });
 
   app.put<IdParams>('/v1/acl/policy/:id', policy.checked, async (req, reply) => {
     requireAccess(acl, req, 'acl', 'write');
     if (!tables().policies.has(req.params.id)) throw new HubError('NOT_FOUND', `Cannot find policy ${JSON.stringify(req.params.id)}`);
     const policy = await policyWrite(req.body, req.params.id);
-    await write(reply, { type: 'acl-policy-set', policy, create: false });
+    await write(d, reply, { type: 'acl-policy-set', policy, create: false });
     return sendJson(reply, policyOut(tables().policies.get(policy.ID)!));
   });
 
   app.delete<IdParams>('/v1/acl/policy/:id', policy.checked, async (req, reply) => {
     requireAccess(acl, req, 'acl', 'write');
-    await write(reply, { type: 'acl-policy-delete', id: req.params.id });
+    await write(d, reply, { type: 'acl-policy-delete', id: req.params.id });
     return sendJson(reply, true);
   });
 
   app.get('/v1/acl/policies', policy.checked, async (req, reply) => {
     requireAccess(acl, req, 'acl', 'read');
     const list = [...tables().policies.values()].sort((a, b) => a.CreateIndex - b.CreateIndex || (a.ID < b.ID ? -1 : 1)).map((p) => policyOut(p, false));
-    return sendJson(indexed(reply), list);
+    return sendJson(indexed(d, reply), list);
   });
 }

@@ -20,8 +20,21 @@ type NameParams = { Params: { name: string } };
 type Query = Record<string, unknown>;
 
 export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
+  writeRoutes(app, ctx);
+  serviceRoutes(app, ctx);
+  nodeRoutes(app, ctx);
+
+  // Services an ingress gateway exposes, from its config entry.
+  app.get<NameParams>('/v1/catalog/gateway-services/:name', policy.checked, async (req, reply) => {
+    const gateway = required(req.params.name, 'gateway', 'Missing gateway name');
+    requireAccess(ctx.acl, req, 'service', 'read', gateway);
+    const found = await blockingRead(ctx, req, reply, () => gatewayServices(ctx.catalog, gateway));
+    return sendJson(reply, filterRead(ctx.acl, req, reply, found, (authz, g) => authz.allowed('service', 'read', g.Service.Name)));
+  });
+}
+
+function writeRoutes(app: FastifyInstance, ctx: HttpContext): void {
   const defaults = { datacenter: ctx.config.datacenter };
-  const agentNode = ctx.identity.nodeName;
 
   app.put('/v1/catalog/register', policy.write, async (req, reply) => {
     const command = registerCommand(req.body, defaults);
@@ -36,6 +49,10 @@ export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
     await submitOrThrow(ctx, reply, command);
     return sendJson(reply, true);
   });
+}
+
+function serviceRoutes(app: FastifyInstance, ctx: HttpContext): void {
+  const agentNode = ctx.identity.nodeName;
 
   // One datacenter: the hub's own.
   app.get('/v1/catalog/datacenters', policy.public, async (_req, reply) => sendJson(reply, [ctx.config.datacenter]));
@@ -61,30 +78,41 @@ export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return sendJson(reply, out);
   });
 
-  async function serviceNodes(req: FastifyRequest, reply: FastifyReply, name: string, connect: boolean) {
-    const query = req.query as Query;
-    filterParam(query, SERVICE_NODE_FIELDS); // a bad filter is a 400 before any view starts
-    const filter = filterText(query);
-    const key = {
-      kind: 'service-health',
-      service: name,
-      connect,
-      tags: many(query.tag),
-      nodeMeta: nodeMetaParam(query),
-      ...(filter ? { filter, filterOn: 'service-node' as const } : {}),
-    } as const;
-    const found = filterRead(ctx.acl, req, reply, await streamingRead(ctx, req, reply, key, { untilChanged: filter !== undefined }), canReadInstance);
-    return sortNear(found, nearParam(query, agentNode), (c) => c.Node.Node).map(serviceNode);
-  }
-
   app.get<NameParams>('/v1/catalog/service/:name', policy.checked, async (req, reply) => {
-    return sendJson(reply, await serviceNodes(req, reply, required(req.params.name, 'service', 'Missing service name'), false));
+    return sendJson(reply, await serviceNodes(ctx, agentNode, req, reply, required(req.params.name, 'service', 'Missing service name'), false));
   });
 
   // Connect-capable instances of a service: its proxies and Connect-native instances.
   app.get<NameParams>('/v1/catalog/connect/:name', policy.checked, async (req, reply) => {
-    return sendJson(reply, await serviceNodes(req, reply, required(req.params.name, 'service', 'Missing service name'), true));
+    return sendJson(reply, await serviceNodes(ctx, agentNode, req, reply, required(req.params.name, 'service', 'Missing service name'), true));
   });
+}
+
+async function serviceNodes(
+  ctx: HttpContext,
+  agentNode: string,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  name: string,
+  connect: boolean,
+) {
+  const query = req.query as Query;
+  filterParam(query, SERVICE_NODE_FIELDS); // a bad filter is a 400 before any view starts
+  const filter = filterText(query);
+  const key = {
+    kind: 'service-health',
+    service: name,
+    connect,
+    tags: many(query.tag),
+    nodeMeta: nodeMetaParam(query),
+    ...(filter ? { filter, filterOn: 'service-node' as const } : {}),
+  } as const;
+  const found = filterRead(ctx.acl, req, reply, await streamingRead(ctx, req, reply, key, { untilChanged: filter !== undefined }), canReadInstance);
+  return sortNear(found, nearParam(query, agentNode), (c) => c.Node.Node).map(serviceNode);
+}
+
+function nodeRoutes(app: FastifyInstance, ctx: HttpContext): void {
+  const agentNode = ctx.identity.nodeName;
 
   app.get('/v1/catalog/nodes', policy.checked, async (req, reply) => {
     const query = req.query as Query;
@@ -104,32 +132,9 @@ export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return sendJson(reply, sortNear(filterRead(ctx.acl, req, reply, nodes, canReadNode), nearParam(query, agentNode), (n) => n.Node));
   });
 
-  /** The node and its services, with ?filter on the services. */
-  function nodeRead(name: string, query: Query) {
-    const filter = filterParam(query, NODE_SERVICE_FIELDS);
-    return {
-      filtered: filter !== undefined,
-      read: () => {
-        const found = ctx.catalog.node(name);
-        if (!found.value || !filter) return found;
-        return { ...found, value: { ...found.value, Services: found.value.Services.filter((s) => filter(s)) } };
-      },
-    };
-  }
-
-  /** The node when its token may read it (else undefined, marked filtered), with the services it may read. */
-  function readableNode(req: FastifyRequest, reply: FastifyReply, found: ReturnType<ReturnType<typeof nodeRead>['read']>['value']) {
-    if (!found) return found;
-    if (!authzOf(ctx.acl, req).allowed('node', 'read', found.Node.Node)) {
-      markFiltered(req, reply);
-      return undefined;
-    }
-    return { ...found, Services: filterRead(ctx.acl, req, reply, found.Services, (authz, s) => authz.allowed('service', 'read', s.Service)) };
-  }
-
   app.get<NameParams>('/v1/catalog/node/:name', policy.checked, async (req, reply) => {
-    const { filtered, read } = nodeRead(required(req.params.name, 'node', 'Missing node name'), req.query as Query);
-    const found = readableNode(req, reply, await blockingRead(ctx, req, reply, read, { untilChanged: filtered }));
+    const { filtered, read } = nodeRead(ctx, required(req.params.name, 'node', 'Missing node name'), req.query as Query);
+    const found = readableNode(ctx, req, reply, await blockingRead(ctx, req, reply, read, { untilChanged: filtered }));
     // Consul answers an unknown node with 200 and null; services are keyed by ID.
     if (!found) return sendJson(reply, null);
     return sendJson(reply, { Node: found.Node, Services: Object.fromEntries(found.Services.map((s) => [s.ID, s])) });
@@ -137,16 +142,36 @@ export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
 
   // The same as /node/:n with the services as a list (Consul 1.7+); an unknown node is {Node: null, Services: null}.
   app.get<NameParams>('/v1/catalog/node-services/:name', policy.checked, async (req, reply) => {
-    const { filtered, read } = nodeRead(required(req.params.name, 'node', 'Missing node name'), req.query as Query);
-    const found = readableNode(req, reply, await blockingRead(ctx, req, reply, read, { untilChanged: filtered }));
+    const { filtered, read } = nodeRead(ctx, required(req.params.name, 'node', 'Missing node name'), req.query as Query);
+    const found = readableNode(ctx, req, reply, await blockingRead(ctx, req, reply, read, { untilChanged: filtered }));
     return sendJson(reply, found ? { Node: found.Node, Services: found.Services } : { Node: null, Services: null });
   });
+}
 
-  // Services an ingress gateway exposes, from its config entry.
-  app.get<NameParams>('/v1/catalog/gateway-services/:name', policy.checked, async (req, reply) => {
-    const gateway = required(req.params.name, 'gateway', 'Missing gateway name');
-    requireAccess(ctx.acl, req, 'service', 'read', gateway);
-    const found = await blockingRead(ctx, req, reply, () => gatewayServices(ctx.catalog, gateway));
-    return sendJson(reply, filterRead(ctx.acl, req, reply, found, (authz, g) => authz.allowed('service', 'read', g.Service.Name)));
-  });
+/** The node and its services, with ?filter on the services. */
+function nodeRead(ctx: HttpContext, name: string, query: Query) {
+  const filter = filterParam(query, NODE_SERVICE_FIELDS);
+  return {
+    filtered: filter !== undefined,
+    read: () => {
+      const found = ctx.catalog.node(name);
+      if (!found.value || !filter) return found;
+      return { ...found, value: { ...found.value, Services: found.value.Services.filter((s) => filter(s)) } };
+    },
+  };
+}
+
+/** The node when its token may read it (else undefined, marked filtered), with the services it may read. */
+function readableNode(
+  ctx: HttpContext,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  found: ReturnType<ReturnType<typeof nodeRead>['read']>['value'],
+) {
+  if (!found) return found;
+  if (!authzOf(ctx.acl, req).allowed('node', 'read', found.Node.Node)) {
+    markFiltered(req, reply);
+    return undefined;
+  }
+  return { ...found, Services: filterRead(ctx.acl, req, reply, found.Services, (authz, s) => authz.allowed('service', 'read', s.Service)) };
 }

@@ -5,6 +5,7 @@
 // between 0 and 100 that add up to 100.
 import { invalid } from '../../errors';
 import type { Body } from '../body';
+import { regexField } from './re2';
 
 const METHODS = ['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE'];
 /** Envoy's retry conditions that Consul's RetryOn accepts. */
@@ -38,11 +39,12 @@ export function serviceRouter(e: Body): string[] {
         const v = http.str(p);
         if (v !== '' && !v.startsWith('/')) throw invalid(http.field(p), 'must start with "/"');
       }
-      http.str('PathRegex');
+      regexField(http, 'PathRegex');
       http.bool('CaseInsensitive');
       for (const h of http.objArray('Header')) {
         h.requiredStr('Name');
-        for (const k of ['Exact', 'Prefix', 'Suffix', 'Regex']) h.str(k);
+        for (const k of ['Exact', 'Prefix', 'Suffix']) h.str(k);
+        regexField(h, 'Regex');
         h.bool('Present');
         h.bool('Invert');
         atMostOne(h, ['Present', 'Exact', 'Prefix', 'Suffix', 'Regex'], 'header match');
@@ -50,7 +52,7 @@ export function serviceRouter(e: Body): string[] {
       for (const q of http.objArray('QueryParam')) {
         q.requiredStr('Name');
         q.str('Exact');
-        q.str('Regex');
+        regexField(q, 'Regex');
         q.bool('Present');
         atMostOne(q, ['Present', 'Exact', 'Regex'], 'query match');
       }

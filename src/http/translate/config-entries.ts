@@ -9,6 +9,7 @@ import { sizeProblem } from '../../catalog/limits';
 import { Body } from '../body';
 import { serviceRouter, serviceSplitter } from './config-chain';
 import { checkIntentionEntry, checkIntentionSource } from './intention-permissions';
+import { regexField } from './re2';
 
 export const PROTOCOLS = ['tcp', 'http', 'http2', 'grpc'] as const;
 export const LB_POLICIES = ['', 'round_robin', 'least_request', 'ring_hash', 'maglev', 'random'] as const;
@@ -133,19 +134,19 @@ function httpRoute(e: Body): string[] {
     for (const match of rule.objArray('Matches')) {
       const path = match.obj('Path');
       if (path) {
-        path.oneOf('Match', ['', ...PATH_MATCHES], '');
-        const value = path.str('Value');
-        if (path.str('Match') === 'prefix' && value !== '' && !value.startsWith('/')) {
+        const kind = path.oneOf('Match', ['', ...PATH_MATCHES], '');
+        const value = kind === 'regex' ? regexField(path, 'Value') : path.str('Value');
+        if (kind === 'prefix' && value !== '' && !value.startsWith('/')) {
           throw invalid(path.field('Value'), 'a prefix must start with "/"');
         }
       }
       for (const h of match.objArray('Headers')) {
         h.requiredStr('Name');
-        h.oneOf('Match', ['', ...HEADER_MATCHES], '');
+        if (h.oneOf('Match', ['', ...HEADER_MATCHES], '') === 'regex') regexField(h, 'Value', true);
       }
       for (const q of match.objArray('Query')) {
         q.requiredStr('Name');
-        q.oneOf('Match', ['', 'exact', 'regex', 'present'], '');
+        if (q.oneOf('Match', ['', 'exact', 'regex', 'present'], '') === 'regex') regexField(q, 'Value', true);
       }
       match.oneOf('Method', ['', 'CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE'], '');
     }

@@ -6,6 +6,7 @@
 import { meshNameProblem } from '../../connect/spiffe';
 import { invalid } from '../../errors';
 import type { Body } from '../body';
+import { regexField } from './re2';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH'];
 const HEADER_MATCHES = ['Present', 'Exact', 'Prefix', 'Suffix', 'Contains', 'Regex'];
@@ -27,12 +28,14 @@ function httpPermission(http: Body): void {
     const v = http.str(p);
     if (v !== '' && !v.startsWith('/')) throw invalid(http.field(p), `must begin with "/", got "${v}"`);
   }
+  regexField(http, 'PathRegex');
   const headers = http.objArray('Header');
   for (const h of headers) {
     h.onlyKeys(['Name', 'Invert', 'IgnoreCase', ...HEADER_MATCHES]);
     h.requiredStr('Name');
     const given = HEADER_MATCHES.filter((m) => (m === 'Present' ? h.bool(m) : h.str(m) !== ''));
     if (given.length > 1) throw invalid(h.field(given[1]!), `at most one of ${HEADER_MATCHES.join(', ')}`);
+    regexField(h, 'Regex');
     h.bool('Invert');
     h.bool('IgnoreCase');
   }

@@ -104,144 +104,167 @@ export interface LiveAssignmentOptions {
   chunk?: number;
 }
 
+/** What one live assignment keeps between updates. */
+interface State {
+  readonly name: string;
+  readonly keepUnhealthy: boolean;
+  readonly selects: ((csn: CheckServiceNode) => boolean) | undefined;
+  readonly size: number;
+  previous: Instances;
+  resource: XdsResource | undefined;
+  /** address:port → the instance that is its endpoint (the first in the views' order) and the others that have it. */
+  readonly claimants: Map<string, { winner: Claim; others: Map<CheckServiceNode, Claim> }>;
+  readonly localities: Map<string, Locality>;
+  readonly header: Uint8Array;
+  dirty: boolean;
+  encodes: number;
+}
+
 export function createLiveAssignment(name: string, options: LiveAssignmentOptions): LiveAssignment {
   const { keepUnhealthy, selects, chunk: size = CHUNK } = options;
-  /** The endpoint of an instance, or undefined when it is left out (or the subset does not select it). */
-  const endpointOf = (csn: CheckServiceNode): PlainEndpoint | undefined => (selects && !selects(csn) ? undefined : memoEndpointOf(csn, keepUnhealthy));
-  let previous: Instances = NO_INSTANCES;
-  let resource: XdsResource | undefined;
-  /** address:port → the instance that is its endpoint (the first in the views' order) and the others that have it. */
-  const claimants = new Map<string, { winner: Claim; others: Map<CheckServiceNode, Claim> }>();
-  const localities = new Map<string, Locality>();
-  const header = encodeResource(CLUSTER_LOAD_ASSIGNMENT, { cluster_name: name });
-  let dirty = true;
-  let encodes = 0;
-
-  /** The chunk of `loc` that holds (or would hold) `csn`. */
-  function chunkFor(loc: Locality, csn: CheckServiceNode): Chunk {
-    let lo = 0;
-    let hi = loc.chunks.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const items = loc.chunks[mid]!.items;
-      if (byNodeThenId(items[items.length - 1]!.csn, csn) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return loc.chunks[lo]!;
-  }
-
-  function place(claim: Claim): void {
-    const { ep } = claim;
-    let loc = localities.get(ep.localityKey);
-    if (!loc) {
-      const head = encodeResource(LOCALITY_LB_ENDPOINTS, { locality: { region: ep.region, zone: ep.zone } });
-      localities.set(ep.localityKey, (loc = { region: ep.region, zone: ep.zone, head, chunks: [], count: 0, healthyWeight: 0 }));
-    }
-    if (loc.chunks.length === 0) loc.chunks.push({ items: [claim], bytes: undefined });
-    else {
-      const chunk = chunkFor(loc, claim.csn);
-      chunk.items.splice(lowerBound(chunk.items, claim.csn), 0, claim);
-      chunk.bytes = undefined;
-      if (chunk.items.length >= 2 * size) {
-        const at = loc.chunks.indexOf(chunk);
-        loc.chunks.splice(at + 1, 0, { items: chunk.items.splice(size), bytes: undefined });
-      }
-    }
-    loc.count++;
-    if (ep.lb['health_status'] === 'HEALTHY') loc.healthyWeight += ep.weight;
-    dirty = true;
-  }
-
-  function unplace(claim: Claim): void {
-    const { ep } = claim;
-    const loc = localities.get(ep.localityKey)!;
-    const chunk = chunkFor(loc, claim.csn);
-    const at = chunk.items.indexOf(claim, lowerBound(chunk.items, claim.csn));
-    chunk.items.splice(at, 1);
-    chunk.bytes = undefined;
-    if (chunk.items.length === 0) loc.chunks.splice(loc.chunks.indexOf(chunk), 1);
-    loc.count--;
-    if (ep.lb['health_status'] === 'HEALTHY') loc.healthyWeight -= ep.weight;
-    if (loc.count === 0) localities.delete(ep.localityKey);
-    dirty = true;
-  }
-
-  function add(csn: CheckServiceNode): void {
-    const ep = endpointOf(csn);
-    if (!ep) return;
-    const claim: Claim = { csn, ep };
-    const address = claimants.get(ep.key);
-    if (!address) {
-      claimants.set(ep.key, { winner: claim, others: new Map() });
-      place(claim);
-      return;
-    }
-    // A duplicate address: the first in the views' order is the endpoint.
-    if (byNodeThenId(csn, address.winner.csn) < 0) {
-      unplace(address.winner);
-      address.others.set(address.winner.csn, address.winner);
-      address.winner = claim;
-      place(claim);
-    } else address.others.set(csn, claim);
-  }
-
-  function remove(csn: CheckServiceNode): void {
-    const ep = endpointOf(csn);
-    if (!ep) return;
-    const address = claimants.get(ep.key)!;
-    if (address.winner.csn !== csn) {
-      address.others.delete(csn);
-      return;
-    }
-    unplace(address.winner);
-    // The next in order takes the address: a scan of the others, only when the endpoint itself leaves.
-    let next: Claim | undefined;
-    for (const c of address.others.values()) if (!next || byNodeThenId(c.csn, next.csn) < 0) next = c;
-    if (!next) {
-      claimants.delete(ep.key);
-      return;
-    }
-    address.others.delete(next.csn);
-    address.winner = next;
-    place(next);
-  }
-
-  function encode(): XdsResource {
-    const parts: Uint8Array[] = [header];
-    // Localities in (region, zone) order, as buildLoadAssignment sorts them; all at priority 0.
-    for (const key of [...localities.keys()].sort()) {
-      const loc = localities.get(key)!;
-      const tail = encodeResource(LOCALITY_LB_ENDPOINTS, { load_balancing_weight: { value: Math.min(Math.max(loc.healthyWeight, 1), 0xffff_ffff) }, priority: 0 });
-      let length = loc.head.length + tail.length;
-      for (const chunk of loc.chunks) {
-        chunk.bytes ??= Buffer.concat(chunk.items.map((c) => framed(c.ep)));
-        length += chunk.bytes.length;
-      }
-      parts.push(field2Prefix(length), loc.head, ...loc.chunks.map((c) => c.bytes!), tail);
-    }
-    const encoded = Buffer.concat(parts);
-    const version = versionOf(encoded);
-    if (resource?.version === version) return resource;
-    return Object.freeze({ name, typeUrl: TypeUrl.ClusterLoadAssignment, version, encoded });
-  }
-
+  const s: State = {
+    name,
+    keepUnhealthy,
+    selects,
+    size,
+    previous: NO_INSTANCES,
+    resource: undefined,
+    claimants: new Map(),
+    localities: new Map(),
+    header: encodeResource(CLUSTER_LOAD_ASSIGNMENT, { cluster_name: name }),
+    dirty: true,
+    encodes: 0,
+  };
   return {
     update(instances) {
-      if (instances !== previous) {
-        const { removed, added } = diffInstances(previous, instances);
-        for (const csn of removed) remove(csn);
-        for (const csn of added) add(csn);
-        previous = instances;
+      if (instances !== s.previous) {
+        const { removed, added } = diffInstances(s.previous, instances);
+        for (const csn of removed) remove(s, csn);
+        for (const csn of added) add(s, csn);
+        s.previous = instances;
       }
-      if (dirty || !resource) {
-        encodes++;
-        resource = encode();
-        dirty = false;
+      if (s.dirty || !s.resource) {
+        s.encodes++;
+        s.resource = encode(s);
+        s.dirty = false;
       }
-      return resource;
+      return s.resource;
     },
     get encodes() {
-      return encodes;
+      return s.encodes;
     },
   };
+}
+
+/** The endpoint of an instance, or undefined when it is left out (or the subset does not select it). */
+function endpointOf(s: State, csn: CheckServiceNode): PlainEndpoint | undefined {
+  return s.selects && !s.selects(csn) ? undefined : memoEndpointOf(csn, s.keepUnhealthy);
+}
+
+/** The chunk of `loc` that holds (or would hold) `csn`. */
+function chunkFor(loc: Locality, csn: CheckServiceNode): Chunk {
+  let lo = 0;
+  let hi = loc.chunks.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const items = loc.chunks[mid]!.items;
+    if (byNodeThenId(items[items.length - 1]!.csn, csn) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return loc.chunks[lo]!;
+}
+
+function place(s: State, claim: Claim): void {
+  const { ep } = claim;
+  let loc = s.localities.get(ep.localityKey);
+  if (!loc) {
+    const head = encodeResource(LOCALITY_LB_ENDPOINTS, { locality: { region: ep.region, zone: ep.zone } });
+    s.localities.set(ep.localityKey, (loc = { region: ep.region, zone: ep.zone, head, chunks: [], count: 0, healthyWeight: 0 }));
+  }
+  if (loc.chunks.length === 0) loc.chunks.push({ items: [claim], bytes: undefined });
+  else {
+    const chunk = chunkFor(loc, claim.csn);
+    chunk.items.splice(lowerBound(chunk.items, claim.csn), 0, claim);
+    chunk.bytes = undefined;
+    if (chunk.items.length >= 2 * s.size) {
+      const at = loc.chunks.indexOf(chunk);
+      loc.chunks.splice(at + 1, 0, { items: chunk.items.splice(s.size), bytes: undefined });
+    }
+  }
+  loc.count++;
+  if (ep.lb['health_status'] === 'HEALTHY') loc.healthyWeight += ep.weight;
+  s.dirty = true;
+}
+
+function unplace(s: State, claim: Claim): void {
+  const { ep } = claim;
+  const loc = s.localities.get(ep.localityKey)!;
+  const chunk = chunkFor(loc, claim.csn);
+  const at = chunk.items.indexOf(claim, lowerBound(chunk.items, claim.csn));
+  chunk.items.splice(at, 1);
+  chunk.bytes = undefined;
+  if (chunk.items.length === 0) loc.chunks.splice(loc.chunks.indexOf(chunk), 1);
+  loc.count--;
+  if (ep.lb['health_status'] === 'HEALTHY') loc.healthyWeight -= ep.weight;
+  if (loc.count === 0) s.localities.delete(ep.localityKey);
+  s.dirty = true;
+}
+
+function add(s: State, csn: CheckServiceNode): void {
+  const ep = endpointOf(s, csn);
+  if (!ep) return;
+  const claim: Claim = { csn, ep };
+  const address = s.claimants.get(ep.key);
+  if (!address) {
+    s.claimants.set(ep.key, { winner: claim, others: new Map() });
+    place(s, claim);
+    return;
+  }
+  // A duplicate address: the first in the views' order is the endpoint.
+  if (byNodeThenId(csn, address.winner.csn) < 0) {
+    unplace(s, address.winner);
+    address.others.set(address.winner.csn, address.winner);
+    address.winner = claim;
+    place(s, claim);
+  } else address.others.set(csn, claim);
+}
+
+function remove(s: State, csn: CheckServiceNode): void {
+  const ep = endpointOf(s, csn);
+  if (!ep) return;
+  const address = s.claimants.get(ep.key)!;
+  if (address.winner.csn !== csn) {
+    address.others.delete(csn);
+    return;
+  }
+  unplace(s, address.winner);
+  // The next in order takes the address: a scan of the others, only when the endpoint itself leaves.
+  let next: Claim | undefined;
+  for (const c of address.others.values()) if (!next || byNodeThenId(c.csn, next.csn) < 0) next = c;
+  if (!next) {
+    s.claimants.delete(ep.key);
+    return;
+  }
+  address.others.delete(next.csn);
+  address.winner = next;
+  place(s, next);
+}
+
+function encode(s: State): XdsResource {
+  const parts: Uint8Array[] = [s.header];
+  // Localities in (region, zone) order, as buildLoadAssignment sorts them; all at priority 0.
+  for (const key of [...s.localities.keys()].sort()) {
+    const loc = s.localities.get(key)!;
+    const tail = encodeResource(LOCALITY_LB_ENDPOINTS, { load_balancing_weight: { value: Math.min(Math.max(loc.healthyWeight, 1), 0xffff_ffff) }, priority: 0 });
+    let length = loc.head.length + tail.length;
+    for (const chunk of loc.chunks) {
+      chunk.bytes ??= Buffer.concat(chunk.items.map((c) => framed(c.ep)));
+      length += chunk.bytes.length;
+    }
+    parts.push(field2Prefix(length), loc.head, ...loc.chunks.map((c) => c.bytes!), tail);
+  }
+  const encoded = Buffer.concat(parts);
+  const version = versionOf(encoded);
+  if (s.resource?.version === version) return s.resource;
+  return Object.freeze({ name: s.name, typeUrl: TypeUrl.ClusterLoadAssignment, version, encoded });
 }

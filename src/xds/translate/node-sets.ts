@@ -36,96 +36,126 @@ function setOf(byName: Map<string, XdsResource>, wildcard?: Set<string>): Resour
   return Object.freeze({ byName, wildcard: wildcard ?? new Set(byName.keys()) });
 }
 
+/** The shared sets, rebuilt when their type changed, and the gateways' own resources. */
+interface State {
+  readonly cache: EncodeCache;
+  readonly logger: Logger;
+  gateways: Map<string, GatewayOutput>;
+  cds: ResourceSet;
+  cdsGrpc: ResourceSet;
+  eds: ResourceSet;
+  rds: ResourceSet;
+  lds: ResourceSet;
+}
+
 export function createNodeSets(cache: EncodeCache, logger: Logger): NodeSets {
-  let gateways = new Map<string, GatewayOutput>();
-  let cds = EMPTY_SET;
-  let cdsGrpc = EMPTY_SET;
-  let eds = EMPTY_SET;
-  let rds = EMPTY_SET;
-  let lds = EMPTY_SET;
-
-  function gatewaySets(gw: GatewayOutput): { lds: ResourceSet; rds: ResourceSet } {
-    gw.lds ??= setOf(new Map([...lds.byName, ...gw.listeners]), new Set(gw.listeners.keys()));
-    gw.rds ??= setOf(new Map([...rds.byName, ...gw.routes]), new Set([...rds.wildcard, ...gw.routes.keys()]));
-    return { lds: gw.lds, rds: gw.rds };
-  }
-
+  const s: State = {
+    cache,
+    logger,
+    gateways: new Map(),
+    cds: EMPTY_SET,
+    cdsGrpc: EMPTY_SET,
+    eds: EMPTY_SET,
+    rds: EMPTY_SET,
+    lds: EMPTY_SET,
+  };
   return {
     get gateways() {
-      return gateways.size;
+      return s.gateways.size;
     },
     get(typeUrl, node) {
       switch (typeUrl) {
         case TypeUrl.Cluster:
           // Envoy takes every lb policy; gRPC clients get their nearest valid one.
-          return node.userAgent === 'envoy' ? cds : cdsGrpc;
+          return node.userAgent === 'envoy' ? s.cds : s.cdsGrpc;
         case TypeUrl.ClusterLoadAssignment:
-          return eds;
+          return s.eds;
         case TypeUrl.Listener: {
-          const gw = gateways.size > 0 ? gateways.get(gatewayNameOf(node)) : undefined;
-          return gw ? gatewaySets(gw).lds : lds;
+          const gw = s.gateways.size > 0 ? s.gateways.get(gatewayNameOf(node)) : undefined;
+          return gw ? gatewaySets(s, gw).lds : s.lds;
         }
         case TypeUrl.RouteConfiguration: {
-          const gw = gateways.size > 0 ? gateways.get(gatewayNameOf(node)) : undefined;
-          return gw ? gatewaySets(gw).rds : rds;
+          const gw = s.gateways.size > 0 ? s.gateways.get(gatewayNameOf(node)) : undefined;
+          return gw ? gatewaySets(s, gw).rds : s.rds;
         }
         default:
           return EMPTY_SET;
       }
     },
-    rebuild(services, changed) {
-      const pick = (f: (s: ServiceOutput) => XdsResource, fsub?: (s: SubsetOutput) => XdsResource) =>
-        new Map([...services].flatMap(([n, s]): [string, XdsResource][] => [[n, f(s)], ...(fsub ? [...s.subsets].map(([sn, o]): [string, XdsResource] => [sn, fsub(o)]) : [])]));
-      // Departed services are kept for the clients that name them, never for a wildcard subscriber.
-      const departed = new Set([...services].filter(([, s]) => s.departed).flatMap(([n, s]) => [n, ...s.subsets.keys()]));
-      const setOfLive = (byName: Map<string, XdsResource>) => setOf(byName, departed.size === 0 ? undefined : new Set([...byName.keys()].filter((n) => !departed.has(n))));
-      if (changed.get(TypeUrl.Cluster)!.size > 0) {
-        cds = setOfLive(pick((s) => s.cluster, (o) => o.cluster));
-        const grpcDiffers = [...services.values()].some((s) => s.grpcCluster !== s.cluster || [...s.subsets.values()].some((o) => o.grpcCluster !== o.cluster));
-        cdsGrpc = grpcDiffers ? setOfLive(pick((s) => s.grpcCluster, (o) => o.grpcCluster)) : cds;
-      }
-      if (changed.get(TypeUrl.ClusterLoadAssignment)!.size > 0) eds = setOfLive(pick((s) => s.endpoints, (o) => o.endpoints));
-      if (changed.get(TypeUrl.RouteConfiguration)!.size > 0) rds = setOfLive(pick((s) => s.route));
-      // API listeners are never part of a wildcard LDS subscription.
-      if (changed.get(TypeUrl.Listener)!.size > 0) lds = setOf(pick((s) => s.listener), new Set());
-      for (const g of gateways.values()) {
-        g.lds = undefined;
-        g.rds = undefined;
-      }
-    },
-    updateGateways(entries, ctx) {
-      const changes: ResourceChange[] = [];
-      const next = new Map<string, GatewayOutput>();
-      for (const entry of entries) {
-        try {
-          const built = buildGateway(entry, ctx);
-          if (built.skipped.length > 0) logger.warn({ gateway: entry.Name, skipped: built.skipped }, 'ingress listeners left out');
-          const gw: GatewayOutput = { listeners: new Map(), routes: new Map() };
-          for (const [n, plain] of built.listeners) gw.listeners.set(n, cache.encode(TypeUrl.Listener, n, plain));
-          for (const [n, plain] of built.routes) gw.routes.set(n, cache.encode(TypeUrl.RouteConfiguration, n, plain));
-          next.set(entry.Name, gw);
-        } catch (err) {
-          logger.error({ err, gateway: entry.Name }, 'gateway translation failed; keeping its previous resources');
-          const previous = gateways.get(entry.Name);
-          if (previous) next.set(entry.Name, { listeners: previous.listeners, routes: previous.routes });
-        }
-      }
-      for (const name of new Set([...gateways.keys(), ...next.keys()])) {
-        const before = gateways.get(name);
-        const after = next.get(name);
-        for (const [typeUrl, a, b] of [
-          [TypeUrl.Listener, before?.listeners, after?.listeners],
-          [TypeUrl.RouteConfiguration, before?.routes, after?.routes],
-        ] as const) {
-          const names = new Set<string>();
-          for (const [n, r] of b ?? []) if (a?.get(n) !== r) names.add(n);
-          for (const n of a?.keys() ?? []) if (!b?.has(n)) names.add(n);
-          for (const n of names) if (!b?.has(n)) cache.delete(typeUrl, n);
-          if (names.size > 0) changes.push({ typeUrl, names, nodeScope: name });
-        }
-      }
-      gateways = next;
-      return changes;
-    },
+    rebuild: (services, changed) => rebuild(s, services, changed),
+    updateGateways: (entries, ctx) => updateGateways(s, entries, ctx),
   };
+}
+
+function gatewaySets(s: State, gw: GatewayOutput): { lds: ResourceSet; rds: ResourceSet } {
+  gw.lds ??= setOf(new Map([...s.lds.byName, ...gw.listeners]), new Set(gw.listeners.keys()));
+  gw.rds ??= setOf(new Map([...s.rds.byName, ...gw.routes]), new Set([...s.rds.wildcard, ...gw.routes.keys()]));
+  return { lds: gw.lds, rds: gw.rds };
+}
+
+function rebuild(state: State, services: ReadonlyMap<string, ServiceOutput>, changed: ChangedNames): void {
+  const pick = (f: (s: ServiceOutput) => XdsResource, fsub?: (s: SubsetOutput) => XdsResource) =>
+    new Map([...services].flatMap(([n, s]): [string, XdsResource][] => [[n, f(s)], ...(fsub ? [...s.subsets].map(([sn, o]): [string, XdsResource] => [sn, fsub(o)]) : [])]));
+  // Departed services are kept for the clients that name them, never for a wildcard subscriber.
+  const departed = new Set([...services].filter(([, s]) => s.departed).flatMap(([n, s]) => [n, ...s.subsets.keys()]));
+  const setOfLive = (byName: Map<string, XdsResource>) => setOf(byName, departed.size === 0 ? undefined : new Set([...byName.keys()].filter((n) => !departed.has(n))));
+  if (changed.get(TypeUrl.Cluster)!.size > 0) {
+    state.cds = setOfLive(pick((s) => s.cluster, (o) => o.cluster));
+    const grpcDiffers = [...services.values()].some((s) => s.grpcCluster !== s.cluster || [...s.subsets.values()].some((o) => o.grpcCluster !== o.cluster));
+    state.cdsGrpc = grpcDiffers ? setOfLive(pick((s) => s.grpcCluster, (o) => o.grpcCluster)) : state.cds;
+  }
+  if (changed.get(TypeUrl.ClusterLoadAssignment)!.size > 0) state.eds = setOfLive(pick((s) => s.endpoints, (o) => o.endpoints));
+  if (changed.get(TypeUrl.RouteConfiguration)!.size > 0) state.rds = setOfLive(pick((s) => s.route));
+  // API listeners are never part of a wildcard LDS subscription.
+  if (changed.get(TypeUrl.Listener)!.size > 0) state.lds = setOf(pick((s) => s.listener), new Set());
+  for (const g of state.gateways.values()) {
+    g.lds = undefined;
+    g.rds = undefined;
+  }
+}
+
+function updateGateways(s: State, entries: readonly ConfigEntry[], ctx: IngressContext): ResourceChange[] {
+  const { cache, logger } = s;
+  const next = new Map<string, GatewayOutput>();
+  for (const entry of entries) {
+    try {
+      const built = buildGateway(entry, ctx);
+      if (built.skipped.length > 0) logger.warn({ gateway: entry.Name, skipped: built.skipped }, 'ingress listeners left out');
+      const gw: GatewayOutput = { listeners: new Map(), routes: new Map() };
+      for (const [n, plain] of built.listeners) gw.listeners.set(n, cache.encode(TypeUrl.Listener, n, plain));
+      for (const [n, plain] of built.routes) gw.routes.set(n, cache.encode(TypeUrl.RouteConfiguration, n, plain));
+      next.set(entry.Name, gw);
+    } catch (err) {
+      logger.error({ err, gateway: entry.Name }, 'gateway translation failed; keeping its previous resources');
+      const previous = s.gateways.get(entry.Name);
+      if (previous) next.set(entry.Name, { listeners: previous.listeners, routes: previous.routes });
+    }
+  }
+  const changes = gatewayChanges(cache, s.gateways, next);
+  s.gateways = next;
+  return changes;
+}
+
+/** What differs between the gateways' resources before and after, scoped to each gateway; the gone ones leave the cache. */
+function gatewayChanges(
+  cache: EncodeCache,
+  gateways: Map<string, GatewayOutput>,
+  next: Map<string, GatewayOutput>,
+): ResourceChange[] {
+  const changes: ResourceChange[] = [];
+  for (const name of new Set([...gateways.keys(), ...next.keys()])) {
+    const before = gateways.get(name);
+    const after = next.get(name);
+    for (const [typeUrl, a, b] of [
+      [TypeUrl.Listener, before?.listeners, after?.listeners],
+      [TypeUrl.RouteConfiguration, before?.routes, after?.routes],
+    ] as const) {
+      const names = new Set<string>();
+      for (const [n, r] of b ?? []) if (a?.get(n) !== r) names.add(n);
+      for (const n of a?.keys() ?? []) if (!b?.has(n)) names.add(n);
+      for (const n of names) if (!b?.has(n)) cache.delete(typeUrl, n);
+      if (names.size > 0) changes.push({ typeUrl, names, nodeScope: name });
+    }
+  }
+  return changes;
 }

@@ -38,104 +38,124 @@ interface HealthSlot {
   instances?: Instances;
 }
 
+/** What the inputs keep: the views' last deliveries and what changed since the last takeChanges(). */
+interface State {
+  readonly views: ViewStore;
+  readonly token: string;
+  readonly logger: Logger;
+  readonly onChange: () => void;
+  serviceList: readonly ServiceName[] | undefined;
+  readonly health: Map<string, HealthSlot>;
+  readonly entries: Map<ConfigEntryKind, readonly ConfigEntry[]>;
+  readonly stops: (() => void)[];
+  readonly dirty: Set<string>;
+  allDirty: boolean;
+  dependents: ReadonlyMap<string, ReadonlySet<string>>;
+  closed: boolean;
+}
+
 export function watchCatalogInputs(views: ViewStore, token: string, logger: Logger, onChange: () => void): CatalogInputs {
-  let serviceList: readonly ServiceName[] | undefined;
-  const health = new Map<string, HealthSlot>();
-  const entries = new Map<ConfigEntryKind, readonly ConfigEntry[]>();
-  const stops: (() => void)[] = [];
-  const dirty = new Set<string>();
-  let allDirty = true;
-  let dependents: ReadonlyMap<string, ReadonlySet<string>> = new Map();
-  let closed = false;
-
-  const onError = (what: string) => (err: Error) => logger.warn({ err, view: what }, 'view failed; keeping the last resources');
-  const touched = (name: string) => {
-    dirty.add(name);
-    for (const d of dependents.get(name) ?? []) dirty.add(d);
+  const s: State = {
+    views,
+    token,
+    logger,
+    onChange,
+    serviceList: undefined,
+    health: new Map(),
+    entries: new Map(),
+    stops: [],
+    dirty: new Set(),
+    allDirty: true,
+    dependents: new Map(),
+    closed: false,
   };
-  const changed = () => {
-    if (!closed) onChange();
-  };
-
-  function watchHealth(name: string): void {
-    const slot: HealthSlot = { stop: () => {} };
-    health.set(name, slot);
-    slot.stop = views.notify(
-      { kind: 'service-health', service: name },
-      token,
-      (result) => {
-        if (health.get(name) !== slot) return;
-        // The result, not its value: reading the value builds the sorted array, which
-        // a change the provider can learn from the view (diffInstances) does not need.
-        slot.instances = result;
-        touched(name);
-        changed();
-      },
-      onError(`service-health/${name}`),
-    );
-  }
-
-  stops.push(
-    views.notify(
-      { kind: 'service-list' },
-      token,
-      (result) => {
-        serviceList = result.value;
-        const wanted = new Set(result.value.map((s) => s.Name));
-        for (const name of wanted) if (!health.has(name)) watchHealth(name);
-        for (const [name, slot] of health) {
-          if (wanted.has(name)) continue;
-          slot.stop();
-          health.delete(name);
-          touched(name);
-        }
-        // The universe of services changed: '*' ingress entries and references must be re-read.
-        allDirty = true;
-        changed();
-      },
-      onError('service-list'),
-    ),
-  );
-  for (const kind of XDS_WATCHED_KINDS) {
-    stops.push(
-      views.notify(
-        { kind: 'config-entries', configKind: kind },
-        token,
-        (result) => {
-          entries.set(kind, result.value);
-          // Config changes are rare and may touch any service; the per-service
-          // input comparison and the encode cache keep the rework small.
-          allDirty = true;
-          changed();
-        },
-        onError(`config-entries/${kind}`),
-      ),
-    );
-  }
+  const listArrived = (result: { value: readonly ServiceName[] }) => serviceListArrived(s, result.value);
+  s.stops.push(views.notify({ kind: 'service-list' }, token, listArrived, onError(s, 'service-list')));
+  for (const kind of XDS_WATCHED_KINDS) s.stops.push(watchEntries(s, kind));
 
   return {
-    serviceList: () => serviceList ?? [],
-    instances: (service) => health.get(service)?.instances ?? NO_INSTANCES,
-    entries: (kind) => entries.get(kind) ?? [],
+    serviceList: () => s.serviceList ?? [],
+    instances: (service) => s.health.get(service)?.instances ?? NO_INSTANCES,
+    entries: (kind) => s.entries.get(kind) ?? [],
     takeChanges() {
-      const out: InputChanges = { all: allDirty, services: new Set(dirty) };
-      dirty.clear();
-      allDirty = false;
+      const out: InputChanges = { all: s.allDirty, services: new Set(s.dirty) };
+      s.dirty.clear();
+      s.allDirty = false;
       return out;
     },
     setDependents(next) {
-      dependents = next;
+      s.dependents = next;
     },
     ready() {
-      if (serviceList === undefined || XDS_WATCHED_KINDS.some((k) => !entries.has(k))) return false;
-      for (const h of health.values()) if (h.instances === undefined) return false;
+      if (s.serviceList === undefined || XDS_WATCHED_KINDS.some((k) => !s.entries.has(k))) return false;
+      for (const h of s.health.values()) if (h.instances === undefined) return false;
       return true;
     },
     close() {
-      closed = true;
-      stops.splice(0).forEach((stop) => stop());
-      for (const slot of health.values()) slot.stop();
-      health.clear();
+      s.closed = true;
+      s.stops.splice(0).forEach((stop) => stop());
+      for (const slot of s.health.values()) slot.stop();
+      s.health.clear();
     },
   };
+}
+
+const onError = (s: State, what: string) => (err: Error) =>
+  s.logger.warn({ err, view: what }, 'view failed; keeping the last resources');
+
+function touched(s: State, name: string): void {
+  s.dirty.add(name);
+  for (const d of s.dependents.get(name) ?? []) s.dirty.add(d);
+}
+
+function changed(s: State): void {
+  if (!s.closed) s.onChange();
+}
+
+function serviceListArrived(s: State, list: readonly ServiceName[]): void {
+  s.serviceList = list;
+  const wanted = new Set(list.map((x) => x.Name));
+  for (const name of wanted) if (!s.health.has(name)) watchHealth(s, name);
+  for (const [name, slot] of s.health) {
+    if (wanted.has(name)) continue;
+    slot.stop();
+    s.health.delete(name);
+    touched(s, name);
+  }
+  // The universe of services changed: '*' ingress entries and references must be re-read.
+  s.allDirty = true;
+  changed(s);
+}
+
+function watchHealth(s: State, name: string): void {
+  const slot: HealthSlot = { stop: () => {} };
+  s.health.set(name, slot);
+  slot.stop = s.views.notify(
+    { kind: 'service-health', service: name },
+    s.token,
+    (result) => {
+      if (s.health.get(name) !== slot) return;
+      // The result, not its value: reading the value builds the sorted array, which
+      // a change the provider can learn from the view (diffInstances) does not need.
+      slot.instances = result;
+      touched(s, name);
+      changed(s);
+    },
+    onError(s, `service-health/${name}`),
+  );
+}
+
+function watchEntries(s: State, kind: ConfigEntryKind): () => void {
+  return s.views.notify(
+    { kind: 'config-entries', configKind: kind },
+    s.token,
+    (result) => {
+      s.entries.set(kind, result.value);
+      // Config changes are rare and may touch any service; the per-service
+      // input comparison and the encode cache keep the rework small.
+      s.allDirty = true;
+      changed(s);
+    },
+    onError(s, `config-entries/${kind}`),
+  );
 }

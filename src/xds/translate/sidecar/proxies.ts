@@ -48,89 +48,96 @@ function patched(list: readonly CheckServiceNode[], gone: ReadonlySet<CheckServi
   return out.length === 0 ? NONE : out;
 }
 
-export function createProxyIndex(): ProxyIndex {
-  const slots = new Map<string, ServiceSlot>();
+interface State {
+  readonly slots: Map<string, ServiceSlot>;
   /** Services with proxies or Connect-native instances: the only ones the maps are built from. */
-  const meshy = new Set<string>();
-  let byId = new Map<string, Proxy>();
-  let endpoints = new Map<string, readonly CheckServiceNode[]>();
+  readonly meshy: Set<string>;
+  byId: Map<string, Proxy>;
+  endpoints: Map<string, readonly CheckServiceNode[]>;
+}
 
-  function rebuild(): void {
-    const ids = new Map<string, Proxy>();
-    const eps = new Map<string, CheckServiceNode[]>();
-    const add = (dest: string, csn: CheckServiceNode) => {
-      let list = eps.get(dest);
-      if (!list) eps.set(dest, (list = []));
-      list.push(csn);
-    };
-    for (const name of [...meshy].sort()) {
-      const slot = slots.get(name)!;
-      for (const csn of slot.proxies) {
-        const destination = destOf(csn)!;
-        if (!ids.has(csn.Service.ID)) ids.set(csn.Service.ID, { id: csn.Service.ID, csn, destination });
-        add(destination, csn);
-      }
-      for (const csn of slot.natives) add(name, csn);
-    }
-    byId = ids;
-    const next = new Map<string, readonly CheckServiceNode[]>();
-    for (const [dest, list] of eps) {
-      const sorted = list.sort(byNodeThenId);
-      const old = endpoints.get(dest);
-      // Keep the old array when nothing in it changed, so the assignment built from it is not rebuilt.
-      next.set(dest, old && old.length === sorted.length && old.every((c, i) => c === sorted[i]) ? old : Object.freeze(sorted));
-    }
-    endpoints = next;
-  }
+type Touched = { proxies: Set<string>; destinations: Set<string> };
 
+export function createProxyIndex(): ProxyIndex {
+  const s: State = { slots: new Map(), meshy: new Set(), byId: new Map(), endpoints: new Map() };
   return {
     get byId() {
-      return byId;
+      return s.byId;
     },
-    endpointsOf: (destination) => endpoints.get(destination) ?? NONE,
+    endpointsOf: (destination) => s.endpoints.get(destination) ?? NONE,
     update(inputs, changes) {
-      const names = changes.all ? new Set([...inputs.serviceList().map((s) => s.Name), ...slots.keys()]) : changes.services;
-      const proxies = new Set<string>();
-      const destinations = new Set<string>();
-      for (const name of names) {
-        const instances = inputs.instances(name);
-        const old = slots.get(name);
-        if (old?.instances === instances) continue;
-        // Only the instances that changed are looked at (the views keep unchanged ones as the same
-        // objects): a write to a large service without sidecars costs a walk of references, not a
-        // look at every instance.
-        const { removed, added } = diffInstances(old?.instances ?? NO_INSTANCES, instances);
-        const gone = new Set<CheckServiceNode>();
-        let nativesMoved = false;
-        for (const csn of removed) {
-          if (isProxy(csn)) {
-            gone.add(csn);
-            proxies.add(csn.Service.ID);
-            destinations.add(destOf(csn)!);
-          } else if (isNative(csn)) {
-            gone.add(csn);
-            nativesMoved = true;
-          }
-        }
-        const newProxies = added.filter(isProxy);
-        const newNatives = added.filter(isNative);
-        for (const csn of newProxies) {
-          proxies.add(csn.Service.ID);
-          destinations.add(destOf(csn)!);
-        }
-        if (nativesMoved || newNatives.length > 0) destinations.add(name);
-        const slot: ServiceSlot = {
-          instances,
-          proxies: patched(old?.proxies ?? NONE, gone, newProxies),
-          natives: patched(old?.natives ?? NONE, gone, newNatives),
-        };
-        if (noInstances(instances)) slots.delete(name);
-        else slots.set(name, slot);
-        if (slot.proxies.length > 0 || slot.natives.length > 0) meshy.add(name);
-        else meshy.delete(name);
-      }
-      if (proxies.size > 0 || destinations.size > 0) rebuild();
-      return { proxies, destinations };
+      const names = changes.all ? new Set([...inputs.serviceList().map((x) => x.Name), ...s.slots.keys()]) : changes.services;
+      const touched: Touched = { proxies: new Set<string>(), destinations: new Set<string>() };
+      for (const name of names) lookAgain(s, name, inputs.instances(name), touched);
+      if (touched.proxies.size > 0 || touched.destinations.size > 0) rebuild(s);
+      return touched;
     },
   };
+}
+
+/** One service's slot, patched with the instances that changed; notes the proxies and destinations they touch. */
+function lookAgain(s: State, name: string, instances: Instances, touched: Touched): void {
+  const { proxies, destinations } = touched;
+  const old = s.slots.get(name);
+  if (old?.instances === instances) return;
+  // Only the instances that changed are looked at (the views keep unchanged ones as the same
+  // objects): a write to a large service without sidecars costs a walk of references, not a
+  // look at every instance.
+  const { removed, added } = diffInstances(old?.instances ?? NO_INSTANCES, instances);
+  const gone = new Set<CheckServiceNode>();
+  let nativesMoved = false;
+  for (const csn of removed) {
+    if (isProxy(csn)) {
+      gone.add(csn);
+      proxies.add(csn.Service.ID);
+      destinations.add(destOf(csn)!);
+    } else if (isNative(csn)) {
+      gone.add(csn);
+      nativesMoved = true;
+    }
+  }
+  const newProxies = added.filter(isProxy);
+  const newNatives = added.filter(isNative);
+  for (const csn of newProxies) {
+    proxies.add(csn.Service.ID);
+    destinations.add(destOf(csn)!);
+  }
+  if (nativesMoved || newNatives.length > 0) destinations.add(name);
+  const slot: ServiceSlot = {
+    instances,
+    proxies: patched(old?.proxies ?? NONE, gone, newProxies),
+    natives: patched(old?.natives ?? NONE, gone, newNatives),
+  };
+  if (noInstances(instances)) s.slots.delete(name);
+  else s.slots.set(name, slot);
+  if (slot.proxies.length > 0 || slot.natives.length > 0) s.meshy.add(name);
+  else s.meshy.delete(name);
+}
+
+function rebuild(s: State): void {
+  const ids = new Map<string, Proxy>();
+  const eps = new Map<string, CheckServiceNode[]>();
+  const add = (dest: string, csn: CheckServiceNode) => {
+    let list = eps.get(dest);
+    if (!list) eps.set(dest, (list = []));
+    list.push(csn);
+  };
+  for (const name of [...s.meshy].sort()) {
+    const slot = s.slots.get(name)!;
+    for (const csn of slot.proxies) {
+      const destination = destOf(csn)!;
+      if (!ids.has(csn.Service.ID)) ids.set(csn.Service.ID, { id: csn.Service.ID, csn, destination });
+      add(destination, csn);
+    }
+    for (const csn of slot.natives) add(name, csn);
+  }
+  s.byId = ids;
+  const next = new Map<string, readonly CheckServiceNode[]>();
+  for (const [dest, list] of eps) {
+    const sorted = list.sort(byNodeThenId);
+    const old = s.endpoints.get(dest);
+    // Keep the old array when nothing in it changed, so the assignment built from it is not rebuilt.
+    next.set(dest, old && old.length === sorted.length && old.every((c, i) => c === sorted[i]) ? old : Object.freeze(sorted));
+  }
+  s.endpoints = next;
 }

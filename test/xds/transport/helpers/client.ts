@@ -21,6 +21,14 @@ export interface ClientOptions {
   path: string;
   kind: 'sotw' | 'delta';
   api?: 'v3' | 'v2';
+  /** Sent as gRPC metadata `x-consul-token`, as Envoy's initial_metadata does (ACLs on). */
+  token?: string;
+}
+
+function metadataWith(token: string | undefined): grpc.Metadata {
+  const md = new grpc.Metadata();
+  if (token !== undefined) md.set('x-consul-token', token);
+  return md;
 }
 
 export class ScriptedClient {
@@ -40,6 +48,7 @@ export class ScriptedClient {
       opts.path,
       (m: Plain) => Buffer.from(req.encode(req.fromObject(m)).finish()),
       (b: Buffer) => res.toObject(res.decode(b), OPTS),
+      metadataWith(opts.token),
     );
     this.status = new Promise((resolve) => this.call.on('status', resolve));
     this.call.on('error', () => undefined); // the status promise carries the outcome
