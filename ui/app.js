@@ -1,15 +1,48 @@
 // The xdshub dashboard: plain JavaScript, no build step, no network beyond the
 // hub. Each page reads the hub's HTTP API; the event stream (/v1/ops/events)
-// tells it when to read again, so nothing polls.
+// tells it when to read again. A stream's end raises no event, so the node
+// pages also re-read /v1/xds/nodes every few seconds and redraw when a node's
+// connected state moved. With ACLs on, the token given at the login prompt is
+// kept in sessionStorage (this tab only, as Consul's UI does) and sent as
+// X-Consul-Token on every request and as ?token= on the event stream, which
+// EventSource cannot give headers.
 'use strict';
 
-const KINDS = ['service-defaults', 'service-resolver', 'service-router', 'service-splitter', 'ingress-gateway', 'http-route', 'mesh', 'service-intentions'];
+const KINDS = [
+  'service-defaults', 'service-resolver', 'service-router', 'service-splitter',
+  'ingress-gateway', 'http-route', 'mesh', 'service-intentions',
+];
+const TYPES = [['clusters', 'CDS'], ['endpoints', 'EDS'], ['listeners', 'LDS'], ['routes', 'RDS'], ['secrets', 'SDS']];
+const TOKEN_KEY = 'xdshub-token';
+const NODE_POLL_MS = 2000;
+const RETRY_MS = 1000;
 const main = document.getElementById('main');
-const esc = (v) => String(v ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+const ENTITIES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const esc = (v) => String(v ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c]);
 const pill = (cls, text) => `<span class="pill ${esc(cls)}">${esc(text ?? cls)}</span>`;
+const token = () => sessionStorage.getItem(TOKEN_KEY) || '';
+const td = (...cells) => cells.map((c) => `<td>${c}</td>`).join('');
 
-async function get(path) {
-  const res = await fetch(path);
+function table(id, heads, rows, empty = 'none') {
+  const body = rows.join('') || `<tr><td colspan="${heads.length}" class="muted">${empty}</td></tr>`;
+  return `<table id="${id}"><tr>${heads.map((h) => `<th>${h}</th>`).join('')}</tr>${body}</table>`;
+}
+
+/** A read the hub refused for want of a token (or of a token with the right): the page shows the login prompt. */
+class TokenNeeded extends Error {}
+
+function withToken(headers = {}) {
+  return token() ? { ...headers, 'X-Consul-Token': token() } : headers;
+}
+
+async function send(path, init = {}) {
+  return fetch(path, { ...init, headers: withToken(init.headers) });
+}
+
+async function get(path, { missingOk = false } = {}) {
+  const res = await send(path);
+  if (res.status === 401 || res.status === 403) throw new TokenNeeded(await res.text());
+  if (missingOk && res.status === 404) return null;
   if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
   return res.json();
 }
@@ -19,54 +52,117 @@ function worst(checks) {
   return checks.reduce((w, c) => (order.indexOf(c.Status) > order.indexOf(w) ? c.Status : w), 'passing');
 }
 
+function loginPage(message) {
+  const why = token() ? 'The hub refused the token given:' : 'This hub has ACLs on: a token is needed to see it.';
+  const error = message ? `<pre class="critical" id="login-error">${esc(message)}</pre>` : '';
+  return `<section id="login"><h2>Token needed</h2><p>${esc(why)}</p>${error}
+    <form id="login-form"><label>ACL token (SecretID)
+      <input id="token" type="password" autocomplete="off" spellcheck="false"></label>
+    <button id="login-button" type="submit">Log in</button></form>
+    <p class="muted">Kept in this browser tab only (sessionStorage) and sent as X-Consul-Token.
+    Reading the dashboard needs operator:read, and the read rights of what each page shows.</p></section>`;
+}
+
+/**
+ * Intentions as a directed graph: services on a circle, an arrow per intention
+ * (green allow, red deny, dashed: per-request permissions).
+ */
+function intentionGraph(services, intentions) {
+  const names = [...new Set([...services, ...intentions.flatMap((i) => [i.SourceName, i.DestinationName])])].sort();
+  if (!intentions.length) return '<p class="muted" id="intention-graph">no intentions</p>';
+  const size = Math.max(320, Math.min(720, 90 * names.length));
+  const r = size / 2 - 70;
+  const at = new Map(names.map((n, i) => {
+    const a = (2 * Math.PI * i) / names.length - Math.PI / 2;
+    return [n, [size / 2 + r * Math.cos(a), size / 2 + r * Math.sin(a)]];
+  }));
+  const edges = intentions.map((i) => {
+    const [x1, y1] = at.get(i.SourceName);
+    const [x2, y2] = at.get(i.DestinationName);
+    const len = Math.hypot(x2 - x1, y2 - y1) || 1;
+    const [dx, dy] = [((x2 - x1) / len) * 28, ((y2 - y1) / len) * 28];
+    const action = i.Permissions?.length ? 'l7' : String(i.Action || 'allow').toLowerCase();
+    const edge = `${esc(i.SourceName)}→${esc(i.DestinationName)}`;
+    return `<line class="edge ${esc(action)}" data-edge="${edge}"
+      x1="${x1 + dx}" y1="${y1 + dy}" x2="${x2 - dx}" y2="${y2 - dy}" marker-end="url(#arrow-${esc(action)})">
+      <title>${edge}: ${esc(action)}</title></line>`;
+  });
+  const marker = (a) => `<marker id="arrow-${a}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7"
+    orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" class="head ${a}"/></marker>`;
+  const nodes = names.map((n) => {
+    const [x, y] = at.get(n);
+    return `<g class="svc${services.includes(n) ? '' : ' unknown'}" data-graph-node="${esc(n)}">
+      <circle cx="${x}" cy="${y}" r="26"/>
+      <text x="${x}" y="${y + 42}" text-anchor="middle">${esc(n)}</text></g>`;
+  });
+  return `<svg id="intention-graph" viewBox="0 0 ${size} ${size}" width="${size}" height="${size}" role="img"
+    aria-label="intentions">
+    <defs>${['allow', 'deny', 'l7'].map(marker).join('')}</defs>${edges.join('')}${nodes.join('')}</svg>
+    <p class="muted legend"><span class="key allow"></span>allow <span class="key deny"></span>deny
+    <span class="key l7"></span>per-request permissions · grey: not in the catalog</p>`;
+}
+
 const pages = {
   async services() {
-    const names = Object.keys(await get('/v1/catalog/services')).sort();
+    const [catalog, intentions] = await Promise.all([get('/v1/catalog/services'), get('/v1/connect/intentions')]);
+    const names = Object.keys(catalog).sort();
     const rows = await Promise.all(
       names.map(async (name) => {
         const instances = await get(`/v1/health/service/${encodeURIComponent(name)}`);
         const cells = instances
-          .map((i) => `${pill(worst(i.Checks), worst(i.Checks))}${esc(i.Node.Node)} ${esc(i.Service.Address || i.Node.Address)}:${esc(i.Service.Port)} <span class="muted">${esc(i.Service.ID)}</span>`)
+          .map((i) => `${pill(worst(i.Checks), worst(i.Checks))}${esc(i.Node.Node)}
+            ${esc(i.Service.Address || i.Node.Address)}:${esc(i.Service.Port)}
+            <span class="muted">${esc(i.Service.ID)}</span>`)
           .join('<br>');
-        return `<tr data-service="${esc(name)}"><td><b>${esc(name)}</b></td><td>${instances.length}</td><td>${cells || '<span class="muted">no instances</span>'}</td></tr>`;
+        const health = cells || '<span class="muted">no instances</span>';
+        return `<tr data-service="${esc(name)}">${td(`<b>${esc(name)}</b>`, instances.length, health)}</tr>`;
       }),
     );
-    return `<h2>Services</h2><table id="services"><tr><th>service</th><th>instances</th><th>health</th></tr>${rows.join('')}</table>`;
+    return `<h2>Services</h2>${table('services', ['service', 'instances', 'health'], rows)}
+      <h2>Intentions</h2>${intentionGraph(names, intentions)}`;
   },
 
   async config() {
     const all = await Promise.all(KINDS.map(async (k) => [k, await get(`/v1/config/${k}`)]));
-    const rows = all.flatMap(([k, entries]) => entries.map((e) => `<tr><td>${esc(k)}</td><td><b>${esc(e.Name)}</b></td><td>${e.ModifyIndex}</td><td><pre>${esc(JSON.stringify(e, null, 1))}</pre></td></tr>`));
-    return `<h2>Config entries</h2><table id="config"><tr><th>kind</th><th>name</th><th>index</th><th>entry</th></tr>${rows.join('') || '<tr><td colspan="4" class="muted">none</td></tr>'}</table>`;
+    const rows = all.flatMap(([k, entries]) =>
+      entries.map((e) => {
+        const entry = `<pre>${esc(JSON.stringify(e, null, 1))}</pre>`;
+        return `<tr>${td(esc(k), `<b>${esc(e.Name)}</b>`, e.ModifyIndex, entry)}</tr>`;
+      }));
+    return `<h2>Config entries</h2>${table('config', ['kind', 'name', 'index', 'entry'], rows)}`;
   },
 
   async clients() {
     const [streams, nodes] = await Promise.all([get('/v1/xds/clients'), get('/v1/xds/nodes')]);
-    const rows = streams.map((s) => {
-      const types = s.types
-        .map((t) => {
-          const state = t.pendingNonce ? 'pending' : 'ACK';
-          const nack = t.lastNack ? `<div class="nack-msg">NACK: ${esc(t.lastNack.message)} <span class="muted">${esc(t.lastNack.at)}</span></div>` : '';
-          return `<div>${pill(t.lastNack ? 'NACK' : state, `${t.type} ${t.lastNack ? 'NACK' : state}`)} ${t.wildcard ? '*' : ''} ${t.names.length ? esc(`${t.names.length} names`) : ''}${nack}</div>`;
-        })
-        .join('');
-      const id = s.node ? s.node.id : '';
-      return `<tr data-node="${esc(id)}"><td><a href="#node/${encodeURIComponent(id)}">${esc(id)}</a><div class="muted">${esc(s.node?.cluster)} ${esc(s.node?.userAgent)}</div></td><td>${esc(s.transport)} ${esc(s.variant)} ${esc(s.api)}</td><td>${types}</td></tr>`;
-    });
-    const offline = nodes.filter((n) => !n.connected).map((n) => `<tr data-node="${esc(n.id)}"><td><a href="#node/${encodeURIComponent(n.id)}">${esc(n.id)}</a></td><td class="muted">offline</td><td class="muted">last push ${esc(n.lastPush?.at)}</td></tr>`);
-    return `<h2>xDS clients</h2><table id="clients"><tr><th>node</th><th>stream</th><th>per type: ACK / NACK</th></tr>${rows.join('')}${offline.join('')}</table>`;
+    lastConnected = connectedKey(nodes);
+    const rows = streams.map(streamRow);
+    const seen = new Set(streams.map((s) => s.node?.id));
+    const offline = nodes.filter((n) => !n.connected && !seen.has(n.id)).map(offlineRow);
+    const states = ['all', 'connected', 'disconnected', 'NACK']
+      .map((s) => `<option${s === filter.state ? ' selected' : ''}>${s}</option>`);
+    return `<h2>xDS nodes</h2><p class="filters">
+      <input id="filter" type="search" placeholder="filter: node, cluster, agent, type…" value="${esc(filter.text)}">
+      <select id="filter-state">${states.join('')}</select><span id="filter-count" class="muted"></span></p>
+      ${table('clients', ['node', 'state', 'stream', 'per type: ACK / NACK'], [...rows, ...offline], 'no node yet')}`;
   },
 
   async node(id) {
-    const h = await get(`/v1/xds/history/${encodeURIComponent(id)}`);
-    const records = h.records.slice().reverse();
-    const rows = records.map((r, i) => {
-      const answer = r.answer ? (r.answer.ack ? pill('ACK') : `${pill('NACK')}<div class="nack-msg">${esc(r.answer.message)}</div>`) : pill('pending');
-      const prev = records.slice(i + 1).find((x) => x.index !== r.index);
-      const diff = prev ? `<button data-diff="${esc(prev.index)}:${esc(r.index)}">diff ${esc(prev.index)}→${esc(r.index)}</button>` : '';
-      return `<tr><td>${esc(r.at)}</td><td>${esc(r.hub)}</td><td>${esc(r.index)}</td><td>${esc(r.type)}</td><td>${Object.keys(r.resources).map(esc).join(', ')}</td><td>${answer}</td><td>${diff}</td></tr>`;
-    });
-    return `<h2>History of ${esc(id)}</h2><table id="history"><tr><th>time</th><th>hub</th><th>index</th><th>type</th><th>resources</th><th>answer</th><th></th></tr>${rows.join('')}</table><pre id="diff" class="muted">pick a diff</pre>`;
+    const history = get(`/v1/xds/history/${encodeURIComponent(id)}`, { missingOk: true });
+    const [h, streams, nodes] = await Promise.all([history, get('/v1/xds/clients'), get('/v1/xds/nodes')]);
+    lastConnected = connectedKey(nodes);
+    const mine = streams.filter((s) => s.node?.id === id);
+    const known = nodes.find((n) => n.id === id);
+    const cluster = mine[0]?.node?.cluster ?? known?.cluster;
+    const query = !mine.length && cluster ? `?cluster=${encodeURIComponent(cluster)}` : '';
+    const config = await get(`/v1/xds/config/${encodeURIComponent(id)}${query}`, { missingOk: true });
+    const state = mine.length ? pill('connected') : pill('disconnected');
+    const about = mine.map((s) => esc(`· stream ${s.stream} ${s.transport} ${s.variant} since ${s.connectedAt}`));
+    return `<h2>Node ${esc(id)} ${state}</h2>
+      <p class="muted">${esc(cluster)} ${esc(mine[0]?.node?.userAgent ?? known?.userAgent)} ${about.join(' ')}</p>
+      <h3>Resources</h3>${resourceTable(config, mine)}
+      <h3>Config <span class="muted">(what the hub serves this node now, as proxy-config shows it)</span></h3>
+      ${configView(config)}
+      <h3>History</h3>${h ? historyTable(h) : '<p class="muted">no history</p>'}`;
   },
 
   async 'dry-run'() {
@@ -82,9 +178,108 @@ const pages = {
       const actions = live ? `<button data-rollback="${esc(r.id)}">Roll back</button><button data-proceed="${esc(r.id)}">Proceed</button>` : '';
       return `<tr><td>${esc(r.id)}</td><td>${pill(r.state)}</td><td>${esc(r.command.type)}</td><td>${esc(r.canaries.join(', '))}</td><td>${esc(r.index)}</td><td>${esc(r.reason)}</td><td>${actions}</td></tr>`;
     });
-    return `<h2>Rollouts</h2><table id="rollouts"><tr><th>id</th><th>state</th><th>change</th><th>canaries</th><th>index</th><th>reason</th><th></th></tr>${rows.join('') || '<tr><td colspan="7" class="muted">none</td></tr>'}</table>`;
+    return `<h2>Rollouts</h2><table id="rollouts"><tr><th>id</th><th>state</th><th>change</th><th>canaries</th><th>index</th><th>reason</th><th></th></tr>${rows.join('') || '<tr><td colspan="7" class="muted">none</td></tr>'}</table><p id="action-error"></p>`;
   },
 };
+
+// --- the nodes table, its filter, and the connected-state poll
+
+const filter = { text: '', state: 'all' };
+let lastConnected = '';
+const connectedKey = (nodes) => nodes.map((n) => `${n.id}:${n.connected}`).join(',');
+
+function typeCell(t) {
+  const state = t.lastNack ? 'NACK' : t.pendingNonce ? 'pending' : 'ACK';
+  const nack = t.lastNack
+    ? `<div class="nack-msg">NACK: ${esc(t.lastNack.message)} <span class="muted">${esc(t.lastNack.at)}</span></div>`
+    : '';
+  const names = t.names.length ? esc(`${t.names.length} names`) : '';
+  return `<div>${pill(state, `${t.type} ${state}`)} ${t.wildcard ? '*' : ''} ${names}${nack}</div>`;
+}
+
+const nodeCell = (id, cluster, agent) =>
+  `<a href="#node/${encodeURIComponent(id)}">${esc(id)}</a><div class="muted">${esc(cluster)} ${esc(agent)}</div>`;
+
+function streamRow(s) {
+  const id = s.node ? s.node.id : '';
+  const nacked = s.types.some((t) => t.lastNack);
+  const search = [id, s.node?.cluster, s.node?.userAgent, s.transport, s.variant, ...s.types.map((t) => t.type)];
+  const attrs = `data-node="${esc(id)}" data-state="connected${nacked ? ' NACK' : ''}"`;
+  const stream = esc(`${s.transport} ${s.variant} ${s.api}`);
+  const types = s.types.map(typeCell).join('');
+  const cells = td(nodeCell(id, s.node?.cluster, s.node?.userAgent), pill('connected'), stream, types);
+  return `<tr ${attrs} data-search="${esc(search.join(' ').toLowerCase())}">${cells}</tr>`;
+}
+
+function offlineRow(n) {
+  const search = [n.id, n.cluster, n.userAgent].join(' ').toLowerCase();
+  return `<tr data-node="${esc(n.id)}" data-state="disconnected" data-search="${esc(search)}">
+    ${td(nodeCell(n.id, n.cluster, n.userAgent), pill('disconnected'))}<td class="muted">no stream</td>
+    <td class="muted">last push ${esc(n.lastPush?.at)}</td></tr>`;
+}
+
+function applyFilter() {
+  const rows = [...main.querySelectorAll('#clients tr[data-node]')];
+  const words = filter.text.toLowerCase().split(/\s+/).filter(Boolean);
+  let shown = 0;
+  for (const row of rows) {
+    const state = filter.state === 'all' || row.dataset.state.split(' ').includes(filter.state);
+    const ok = state && words.every((w) => row.dataset.search.includes(w));
+    row.hidden = !ok;
+    if (ok) shown++;
+  }
+  const count = document.getElementById('filter-count');
+  if (count) count.textContent = `${shown} of ${rows.length} node(s)`;
+}
+
+// --- one node: its resources with versions and ACK/NACK, its config, its history
+
+/** Per resource: the version the hub serves, the one the client holds (ACKed), and so its state. */
+function resourceTable(config, streams) {
+  if (!config) return '<p class="muted">the hub knows no config for this node</p>';
+  const rows = TYPES.flatMap(([rest, short]) => {
+    const types = streams.flatMap((s) => s.types.filter((t) => t.type === short));
+    return Object.entries(config.resources[rest] ?? {}).map(([name, r]) => {
+      const held = types.map((t) => t.acked[name]).find((v) => v !== undefined);
+      const nack = types.find((t) => t.lastNack);
+      const state = !streams.length ? 'offline' : held === r.version ? 'ACK' : nack ? 'NACK' : 'pending';
+      const msg = state === 'NACK' ? `<div class="nack-msg">${esc(nack.lastNack.message)}</div>` : '';
+      const code = (v) => `<code>${esc(v)}</code>`;
+      const cells = td(esc(short), esc(name), code(r.version), code(held ?? '—'), pill(state) + msg);
+      return `<tr data-resource="${esc(short)}/${esc(name)}">${cells}</tr>`;
+    });
+  });
+  return table('resources', ['type', 'name', 'version served', 'version held (ACKed)', 'state'], rows);
+}
+
+function configView(config) {
+  if (!config) return '';
+  const count = (rest) => Object.keys(config.resources[rest] ?? {}).length;
+  const tabs = TYPES.map(([rest]) =>
+    `<button class="tab${rest === 'clusters' ? ' active' : ''}" data-config-tab="${rest}">
+      ${rest} (${count(rest)})</button>`);
+  const panes = TYPES.map(([rest]) => {
+    const list = Object.entries(config.resources[rest] ?? {}).map(([name, r]) => ({ name, ...r }));
+    const hidden = rest === 'clusters' ? '' : ' hidden';
+    return `<pre class="config-pane" data-config-pane="${rest}"${hidden}>${esc(JSON.stringify(list, null, 2))}</pre>`;
+  }).join('');
+  return `<div id="config-view">${tabs.join('')}${panes}</div>`;
+}
+
+function historyTable(h) {
+  const records = h.records.slice().reverse();
+  const rows = records.map((r, i) => {
+    const nack = () => `${pill('NACK')}<div class="nack-msg">${esc(r.answer.message)}</div>`;
+    const answer = r.answer ? (r.answer.ack ? pill('ACK') : nack()) : pill('pending');
+    const prev = records.slice(i + 1).find((x) => x.index !== r.index);
+    const span = prev ? `${esc(prev.index)}:${esc(r.index)}` : '';
+    const diff = prev ? `<button data-diff="${span}">diff ${esc(prev.index)}→${esc(r.index)}</button>` : '';
+    const names = Object.keys(r.resources).map(esc).join(', ');
+    return `<tr>${td(esc(r.at), esc(r.hub), esc(r.index), esc(r.type), names, answer, diff)}</tr>`;
+  });
+  const heads = ['time', 'hub', 'index', 'type', 'resources', 'answer', ''];
+  return `${table('history', heads, rows)}<pre id="diff" class="muted">pick a diff</pre>`;
+}
 
 const shown = (v) => (v === undefined ? '(none)' : JSON.stringify(v));
 
@@ -111,27 +306,52 @@ function renderPrediction(p) {
 }
 
 let current = '';
+/** Set while the login prompt is up: no page renders until a token passes the probe. */
+let loginShown = false;
 let rendering = Promise.resolve();
 function route() {
+  if (loginShown) return rendering;
   const hash = location.hash.slice(1) || 'services';
   const [page, arg] = hash.split('/');
   current = page;
-  for (const a of document.querySelectorAll('header nav a')) a.classList.toggle('active', a.getAttribute('href') === `#${page}`);
+  for (const a of document.querySelectorAll('header nav a')) {
+    a.classList.toggle('active', a.getAttribute('href') === `#${page}`);
+  }
   return render(page, arg && decodeURIComponent(arg));
+}
+
+function showAuth() {
+  const who = document.getElementById('whoami');
+  const out = '<span class="muted">token set</span> <button id="logout" type="button">Log out</button>';
+  who.innerHTML = token() ? out : '';
 }
 
 function render(page, arg) {
   rendering = rendering.then(async () => {
     const f = pages[page];
     if (!f) return;
+    // A redraw must not take the filter box from under the operator's typing.
+    const focused = document.activeElement?.id;
     try {
       main.innerHTML = await f(arg);
       main.dataset.page = page;
+      if (page === 'clients') applyFilter();
     } catch (err) {
+      if (err instanceof TokenNeeded) return showLogin(err.message);
       main.innerHTML = `<pre class="critical">${esc(err.message)}</pre>`;
     }
+    const again = focused && document.getElementById(focused);
+    if (again && again !== document.activeElement) again.focus();
   });
   return rendering;
+}
+
+async function act(path, init, errorId) {
+  const res = await send(path, init);
+  const body = await res.text();
+  const out = document.getElementById(errorId);
+  if (!res.ok && out) out.innerHTML = `<pre class="critical">${esc(res.status)} ${esc(body)}</pre>`;
+  return { res, body };
 }
 
 main.addEventListener('click', async (e) => {
@@ -139,48 +359,128 @@ main.addEventListener('click', async (e) => {
   if (t.id === 'run') {
     const text = document.getElementById('change').value;
     sessionStorage.setItem('change', text);
-    const out = document.getElementById('prediction');
-    try {
-      const res = await fetch('/v1/ops/dry-run', { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
-      const body = await res.text();
-      out.innerHTML = res.ok ? renderPrediction(JSON.parse(body)) : `<pre class="critical">${esc(res.status)} ${esc(body)}</pre>`;
-    } catch (err) {
-      out.innerHTML = `<pre class="critical">${esc(err.message)}</pre>`;
-    }
+    const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: text };
+    const { res, body } = await act('/v1/ops/dry-run', init, 'prediction');
+    if (res.ok) document.getElementById('prediction').innerHTML = renderPrediction(JSON.parse(body));
   } else if (t.dataset.diff) {
     const [from, to] = t.dataset.diff.split(':');
     const node = decodeURIComponent(location.hash.split('/')[1]);
     const d = await get(`/v1/xds/diff/${encodeURIComponent(node)}?from=${from}&to=${to}`);
     document.getElementById('diff').textContent = JSON.stringify(d, null, 2);
+  } else if (t.dataset.configTab) {
+    const tab = t.dataset.configTab;
+    for (const p of main.querySelectorAll('[data-config-pane]')) p.hidden = p.dataset.configPane !== tab;
+    for (const b of main.querySelectorAll('[data-config-tab]')) b.classList.toggle('active', b === t);
   } else if (t.dataset.rollback || t.dataset.proceed) {
     const id = t.dataset.rollback || t.dataset.proceed;
-    await fetch(`/v1/xds/rollouts/${encodeURIComponent(id)}/${t.dataset.rollback ? 'rollback' : 'proceed'}`, { method: 'POST' });
+    const verb = t.dataset.rollback ? 'rollback' : 'proceed';
+    await act(`/v1/xds/rollouts/${encodeURIComponent(id)}/${verb}`, { method: 'POST' }, 'action-error');
   }
 });
 
-// Live updates: re-read the page the event concerns.
-const WATCH = { index: ['services', 'config', 'clients'], push: ['clients', 'node'], answer: ['clients', 'node'], rollout: ['rollouts'] };
+main.addEventListener('input', (e) => {
+  if (e.target.id === 'filter') filter.text = e.target.value;
+  else if (e.target.id === 'filter-state') filter.state = e.target.value;
+  else return;
+  applyFilter();
+});
+
+main.addEventListener('submit', (e) => {
+  if (e.target.id !== 'login-form') return;
+  e.preventDefault();
+  sessionStorage.setItem(TOKEN_KEY, document.getElementById('token').value.trim());
+  showAuth();
+  start();
+});
+
+document.getElementById('whoami').addEventListener('click', (e) => {
+  if (e.target.id !== 'logout') return;
+  sessionStorage.removeItem(TOKEN_KEY);
+  showAuth();
+  start();
+});
+
+// --- live updates: re-read the page the event concerns
+
+const WATCH = {
+  index: ['services', 'config', 'clients'],
+  push: ['clients', 'node'],
+  answer: ['clients', 'node'],
+  rollout: ['rollouts'],
+};
+let es;
+let pending;
+const setStatus = (text) => (document.getElementById('status').textContent = text);
+
+function disconnect() {
+  es?.close();
+  es = undefined;
+}
+
+function soon() {
+  if (pending) return;
+  // Bursts of events cost one re-read.
+  pending = setTimeout(() => {
+    pending = undefined;
+    route();
+  }, 50);
+}
+
 function connect() {
-  const status = document.getElementById('status');
-  const es = new EventSource('/v1/ops/events');
-  es.onopen = () => {
-    status.textContent = 'live';
+  disconnect();
+  const source = new EventSource(`/v1/ops/events${token() ? `?token=${encodeURIComponent(token())}` : ''}`);
+  es = source;
+  source.onopen = () => {
+    setStatus('live');
     route();
   };
-  es.onerror = () => (status.textContent = 'reconnecting…');
-  let pending;
+  source.onerror = async () => {
+    if (es !== source) return;
+    setStatus('reconnecting…');
+    // A token deleted or expired while the stream was open: EventSource only sees an error, the probe sees the 403.
+    if (source.readyState === EventSource.CLOSED) setTimeout(start, RETRY_MS);
+  };
   for (const [type, pagesFor] of Object.entries(WATCH)) {
-    es.addEventListener(type, () => {
-      if (!pagesFor.includes(current) || pending) return;
-      // Bursts of events cost one re-read.
-      pending = setTimeout(() => {
-        pending = undefined;
-        route();
-      }, 50);
-    });
+    source.addEventListener(type, () => pagesFor.includes(current) && soon());
   }
 }
 
+// A stream's end is no event: the node pages compare connected states every few seconds.
+setInterval(async () => {
+  if (!es || (current !== 'clients' && current !== 'node') || document.hidden) return;
+  try {
+    if (connectedKey(await get('/v1/xds/nodes')) !== lastConnected) soon();
+  } catch (err) {
+    if (err instanceof TokenNeeded) showLogin(err.message);
+  }
+}, NODE_POLL_MS);
+
+function showLogin(message) {
+  loginShown = true;
+  disconnect();
+  main.innerHTML = loginPage(message);
+  main.dataset.page = 'login';
+  setStatus('token needed');
+  document.getElementById('token')?.focus();
+}
+
+// Reads filter what a token may not see (an anonymous caller gets empty lists, not a 403), so the
+// dashboard asks first for what it needs as a whole: operator:read, as /v1/xds/nodes and the event stream need.
+async function start() {
+  setStatus('connecting…');
+  try {
+    await get('/v1/xds/nodes');
+  } catch (err) {
+    if (err instanceof TokenNeeded) return showLogin(err.message);
+    setStatus('hub unreachable: retrying');
+    setTimeout(start, RETRY_MS);
+    return;
+  }
+  loginShown = false;
+  await route();
+  if (!loginShown) connect();
+}
+
 window.addEventListener('hashchange', route);
-route();
-connect();
+showAuth();
+start();

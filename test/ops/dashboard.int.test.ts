@@ -33,6 +33,7 @@ test('dashboard: live services, NACKs on client rows, history, dry run, rollouts
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
     page.on('requestfailed', (r) => {
       if (!r.url().includes('/v1/ops/events')) errors.push(`${r.url()}: ${r.failure()?.errorText}`);
     });
