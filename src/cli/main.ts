@@ -16,6 +16,8 @@ operator commands (docs/operator-tools.md, "CLI"; -http-addr/CONSUL_HTTP_ADDR, -
   history NODE      the node's pushes and its ACK/NACK to each
   rollout list|show|proceed|rollback [ID]
   dry-run FILE      what each xDS node would get from a change given as a file (alias: diff)
+  analyze [FILE...] check the live state or files for mistakes a client would reject (docs/analyze.md)
+  translate --node SPEC FILE...  the xDS resources each node would get from files, offline
 
 flags of serve (each also from an XDSHUB_* environment variable):
   --http-port 8500  --grpc-port 8502  --bind 127.0.0.1  --data-dir ./data
