@@ -108,7 +108,7 @@ test('agent check update body: Status required and valid', () => {
   rejects(() => checkUpdateFromBody({ Status: 'fine' }), 'Status');
 });
 
-test('txn: Node/Service/Check verbs map to txn ops; KV, get and unknown verbs are refused by op', () => {
+test('txn: Node/Service/Check verbs map to txn ops; get and unknown verbs are refused by op (KV verbs: test/http/txn.int.test.ts)', () => {
   const cmd = txnCommand(
     [
       { Node: { Verb: 'set', Node: { Node: 'n1', Address: '10.0.0.1' } } },
@@ -121,7 +121,6 @@ test('txn: Node/Service/Check verbs map to txn ops; KV, get and unknown verbs ar
   if (cmd.type !== 'txn') throw new Error('expected txn');
   assert.deepEqual(cmd.ops.map((o) => o.op), ['node-set', 'service-cas', 'check-delete', 'node-delete-cas']);
   assert.equal((cmd.ops[1] as { index: number }).index, 7);
-  rejects(() => txnCommand([{ KV: { Verb: 'set', Key: 'k' } }], dc), '[0].KV', /not supported/);
   rejects(() => txnCommand([{ Node: { Verb: 'get', Node: { Node: 'n' } } }], dc), '[0].Node.Verb');
   rejects(() => txnCommand([{ Node: { Verb: 'upsert', Node: { Node: 'n' } } }], dc), '[0].Node.Verb');
   rejects(() => txnCommand([{ Service: { Verb: 'set', Node: 'n', Service: { Port: 1 } } }], dc), '[0].Service.Service.Service');
