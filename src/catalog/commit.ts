@@ -6,7 +6,7 @@
 import type { ConnectChange } from '../connect/types';
 import type { CheckRef } from './catalog';
 import { configEvents, healthEvents, serviceListEvent } from './events';
-import type { Draft, NodeChange, NodeRecord, Tables } from './tables';
+import type { ConfigChange, Draft, Indexes, NodeChange, NodeRecord, Tables } from './tables';
 import type { CatalogEvent, HealthCheck } from './types';
 import { byString, key2 } from './values';
 import { watchKeys } from './watch-keys';
@@ -86,9 +86,37 @@ export interface Committed {
 export function commit(tables: Tables, draft: Draft, index: bigint): Committed {
   const ix = tables.indexes;
   const i = Number(index);
-  const changes: NodeChange[] = [];
   const ttlTouched: CheckRef[] = [];
   const moved: string[] = [];
+  const changes = moveNodeIndexes(ix, draft, i, ttlTouched, moved);
+
+  const health = healthEvents(changes, index);
+  for (const name of health.serviceNames) {
+    ix.service.set(name, i);
+    moved.push(watchKeys.service(name));
+  }
+
+  const countsBefore = publishNodes(tables, changes, moved);
+  const listEvents = serviceListEvents(tables, countsBefore, index, moved);
+
+  const configChanges = draft.configChanges();
+  publishConfigs(tables, configChanges, i, moved);
+
+  const acl = draft.aclChange();
+  if (acl) tables.acl = acl.next;
+  // The CA has no Subscribe topic (its entries carry private keys): listeners learn of it through AppliedInfo.
+  const ca = draft.connectChange();
+  if (ca) tables.connect = ca.next;
+  const events = [...health.events, ...listEvents, ...configEvents(configChanges, index)];
+  const out: Committed = { events, ttlTouched, moved, sessionsTouched: commitKv(tables, draft, moved) };
+  if (acl) out.aclAffected = acl.change.affected;
+  if (ca) out.connect = ca.change;
+  return out;
+}
+
+/** The draft's node changes that change anything, with the table and node indexes they move. */
+function moveNodeIndexes(ix: Indexes, draft: Draft, i: number, ttlTouched: CheckRef[], moved: string[]): NodeChange[] {
+  const changes: NodeChange[] = [];
   for (const change of draft.nodeChanges()) {
     const d = diff(change.before, change.after);
     if (!d.nodeChanged && !d.servicesChanged && !d.rowsChanged) continue;
@@ -111,14 +139,15 @@ export function commit(tables: Tables, draft: Draft, index: bigint): Committed {
       moved.push(watchKeys.node(change.name));
     }
   }
+  return changes;
+}
 
-  const health = healthEvents(changes, index);
-  for (const name of health.serviceNames) {
-    ix.service.set(name, i);
-    moved.push(watchKeys.service(name));
-  }
-
-  // Service names whose instance count may cross zero, with their count before this entry.
+/**
+ * Writes the node records and the service-name index; returns the service names whose
+ * instance count may cross zero, with their count before this entry.
+ */
+function publishNodes(tables: Tables, changes: readonly NodeChange[], moved: string[]): Map<string, number> {
+  const ix = tables.indexes;
   const countsBefore = new Map<string, number>();
   for (const { name, before, after } of changes) {
     for (const s of before?.services.values() ?? []) {
@@ -142,6 +171,17 @@ export function commit(tables: Tables, draft: Draft, index: bigint): Committed {
       moved.push(watchKeys.node(name));
     }
   }
+  return countsBefore;
+}
+
+/** Service-list events for names whose count crossed zero; a name left with none is dropped. */
+function serviceListEvents(
+  tables: Tables,
+  countsBefore: ReadonlyMap<string, number>,
+  index: bigint,
+  moved: string[],
+): CatalogEvent[] {
+  const ix = tables.indexes;
   const listEvents: CatalogEvent[] = [];
   for (const name of [...countsBefore.keys()].sort(byString)) {
     const was = countsBefore.get(name)!;
@@ -154,8 +194,11 @@ export function commit(tables: Tables, draft: Draft, index: bigint): Committed {
     if (was === 0 && now > 0) listEvents.push(serviceListEvent(name, 'register', index));
     if (was > 0 && now === 0) listEvents.push(serviceListEvent(name, 'deregister', index));
   }
+  return listEvents;
+}
 
-  const configChanges = draft.configChanges();
+function publishConfigs(tables: Tables, configChanges: readonly ConfigChange[], i: number, moved: string[]): void {
+  const ix = tables.indexes;
   for (const { key, before, after } of configChanges) {
     const entry = (after ?? before)!;
     if (after) tables.configs.set(key, after);
@@ -166,15 +209,4 @@ export function commit(tables: Tables, draft: Draft, index: bigint): Committed {
     else ix.configEntry.delete(key);
     moved.push(watchKeys.configs, watchKeys.configKind(entry.Kind), watchKeys.configEntry(entry.Kind, entry.Name));
   }
-
-  const acl = draft.aclChange();
-  if (acl) tables.acl = acl.next;
-  // The CA has no Subscribe topic (its entries carry private keys): listeners learn of it through AppliedInfo.
-  const ca = draft.connectChange();
-  if (ca) tables.connect = ca.next;
-  const events = [...health.events, ...listEvents, ...configEvents(configChanges, index)];
-  const out: Committed = { events, ttlTouched, moved, sessionsTouched: commitKv(tables, draft, moved) };
-  if (acl) out.aclAffected = acl.change.affected;
-  if (ca) out.connect = ca.change;
-  return out;
 }

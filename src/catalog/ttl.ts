@@ -51,99 +51,109 @@ export function startTtlScheduler(options: TtlSchedulerOptions): TtlScheduler {
   };
 }
 
+/** One check-TTL scheduler's state; the functions below take it. */
+interface CheckTtls {
+  catalog: Catalog;
+  logger: pino.Logger;
+  armed: Map<string, Armed>;
+  stopped: boolean;
+}
+
 function startCheckTtls(options: TtlSchedulerOptions): TtlScheduler {
-  const { catalog } = options;
-  const logger = options.logger.child({ node: options.nodeName });
-  const armed = new Map<string, Armed>();
-  let stopped = false;
-
-  function cancel(key: string): void {
-    const a = armed.get(key);
-    if (a?.timer) clearTimeout(a.timer);
-    armed.delete(key);
-  }
-
-  function schedule(a: Armed, ms: number, fire: () => void): void {
-    const hop = Math.min(ms, MAX_TIMER_MS);
-    // Not unref'd: a running scheduler is part of the process's work until stop().
-    a.timer = setTimeout(() => (ms > hop ? schedule(a, ms - hop, fire) : fire()), hop);
-  }
-
-  function arm(state: TtlCheckState): void {
-    const { Node: node, CheckID: checkId } = state.check;
-    const key = key2(node, checkId);
-    cancel(key);
-    let ms: number;
-    try {
-      ms = parseDurationMs(String(state.check.Definition.TTL), 'Definition.TTL');
-    } catch (err) {
-      logger.warn({ err, checkNode: node, checkId }, 'TTL check has an unparseable TTL; not timed');
-      return;
-    }
-    const a: Armed = { refreshIndex: state.refreshIndex, timer: undefined };
-    armed.set(key, a);
-    // Already expired for this refresh (seen at start or after a reset): nothing to time until the next refresh.
-    if (state.expired) return;
-    schedule(a, ms, () => {
-      a.timer = undefined;
-      expire(node, checkId, a.refreshIndex);
-    });
-  }
-
-  function expire(node: string, checkId: string, refreshIndex: number): void {
-    const current = catalog.ttlCheck(node, checkId);
-    // Only the refresh index is compared, not `expired`: another process's expiry may be in flight
-    // or applied; apply dedups, and a duplicate per process is cheap.
-    if (!current || current.refreshIndex !== refreshIndex) return;
-    catalog
-      .submit({ type: 'check-ttl-expire', node, checkId, ifModifyIndex: refreshIndex, output: expiredOutput(current.check.Output) })
-      .then((r) => {
-        if (!r.ok) logger.warn({ checkNode: node, checkId, error: r.error }, 'TTL expiry refused');
-      })
-      .catch((err: unknown) => {
-        if (!isHubError(err, 'SHUTTING_DOWN')) logger.warn({ err, checkNode: node, checkId }, 'TTL expiry not submitted');
-      });
-  }
-
-  /** Brings one check's timer in line with the catalog: re-arm on a new refresh, cancel when gone. */
-  function sync({ node, checkId }: CheckRef): void {
-    const key = key2(node, checkId);
-    const state = catalog.ttlCheck(node, checkId);
-    const ttl = state?.check.Definition?.TTL;
-    if (!state || typeof ttl !== 'string' || ttl === '') {
-      cancel(key);
-      return;
-    }
-    if (armed.get(key)?.refreshIndex === state.refreshIndex) return; // changed, but not refreshed
-    arm(state);
-  }
-
-  function syncAll(): void {
-    const present = new Set<string>();
-    for (const state of catalog.ttlCheckStates()) {
-      present.add(key2(state.check.Node, state.check.CheckID));
-      sync({ node: state.check.Node, checkId: state.check.CheckID });
-    }
-    for (const key of [...armed.keys()]) if (!present.has(key)) cancel(key);
-  }
-
-  const offApplied = catalog.onApplied((_index, _events, info) => {
-    if (stopped) return;
-    for (const ref of info?.ttlTouched ?? []) sync(ref);
+  const t: CheckTtls = {
+    catalog: options.catalog,
+    logger: options.logger.child({ node: options.nodeName }),
+    armed: new Map<string, Armed>(),
+    stopped: false,
+  };
+  const offApplied = t.catalog.onApplied((_index, _events, info) => {
+    if (t.stopped) return;
+    for (const ref of info?.ttlTouched ?? []) sync(t, ref);
   });
-  const offReset = catalog.onReset(() => {
-    if (!stopped) syncAll();
+  const offReset = t.catalog.onReset(() => {
+    if (!t.stopped) syncAll(t);
   });
-  syncAll();
+  syncAll(t);
 
   return {
-    pending: () => [...armed.values()].filter((a) => a.timer !== undefined).length,
+    pending: () => [...t.armed.values()].filter((a) => a.timer !== undefined).length,
     stop() {
-      if (stopped) return;
-      stopped = true;
+      if (t.stopped) return;
+      t.stopped = true;
       offApplied();
       offReset();
-      for (const key of [...armed.keys()]) cancel(key);
+      for (const key of [...t.armed.keys()]) cancel(t, key);
     },
   };
+}
+
+function cancel(t: CheckTtls, key: string): void {
+  const a = t.armed.get(key);
+  if (a?.timer) clearTimeout(a.timer);
+  t.armed.delete(key);
+}
+
+function schedule(a: Armed, ms: number, fire: () => void): void {
+  const hop = Math.min(ms, MAX_TIMER_MS);
+  // Not unref'd: a running scheduler is part of the process's work until stop().
+  a.timer = setTimeout(() => (ms > hop ? schedule(a, ms - hop, fire) : fire()), hop);
+}
+
+function arm(t: CheckTtls, state: TtlCheckState): void {
+  const { Node: node, CheckID: checkId } = state.check;
+  const key = key2(node, checkId);
+  cancel(t, key);
+  let ms: number;
+  try {
+    ms = parseDurationMs(String(state.check.Definition.TTL), 'Definition.TTL');
+  } catch (err) {
+    t.logger.warn({ err, checkNode: node, checkId }, 'TTL check has an unparseable TTL; not timed');
+    return;
+  }
+  const a: Armed = { refreshIndex: state.refreshIndex, timer: undefined };
+  t.armed.set(key, a);
+  // Already expired for this refresh (seen at start or after a reset): nothing to time until the next refresh.
+  if (state.expired) return;
+  schedule(a, ms, () => {
+    a.timer = undefined;
+    expire(t, node, checkId, a.refreshIndex);
+  });
+}
+
+function expire(t: CheckTtls, node: string, checkId: string, refreshIndex: number): void {
+  const { catalog, logger } = t;
+  const current = catalog.ttlCheck(node, checkId);
+  // Only the refresh index is compared, not `expired`: another process's expiry may be in flight
+  // or applied; apply dedups, and a duplicate per process is cheap.
+  if (!current || current.refreshIndex !== refreshIndex) return;
+  catalog
+    .submit({ type: 'check-ttl-expire', node, checkId, ifModifyIndex: refreshIndex, output: expiredOutput(current.check.Output) })
+    .then((r) => {
+      if (!r.ok) logger.warn({ checkNode: node, checkId, error: r.error }, 'TTL expiry refused');
+    })
+    .catch((err: unknown) => {
+      if (!isHubError(err, 'SHUTTING_DOWN')) logger.warn({ err, checkNode: node, checkId }, 'TTL expiry not submitted');
+    });
+}
+
+/** Brings one check's timer in line with the catalog: re-arm on a new refresh, cancel when gone. */
+function sync(t: CheckTtls, { node, checkId }: CheckRef): void {
+  const key = key2(node, checkId);
+  const state = t.catalog.ttlCheck(node, checkId);
+  const ttl = state?.check.Definition?.TTL;
+  if (!state || typeof ttl !== 'string' || ttl === '') {
+    cancel(t, key);
+    return;
+  }
+  if (t.armed.get(key)?.refreshIndex === state.refreshIndex) return; // changed, but not refreshed
+  arm(t, state);
+}
+
+function syncAll(t: CheckTtls): void {
+  const present = new Set<string>();
+  for (const state of t.catalog.ttlCheckStates()) {
+    present.add(key2(state.check.Node, state.check.CheckID));
+    sync(t, { node: state.check.Node, checkId: state.check.CheckID });
+  }
+  for (const key of [...t.armed.keys()]) if (!present.has(key)) cancel(t, key);
 }
