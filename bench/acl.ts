@@ -17,13 +17,20 @@ const EVENTS = Number(process.env['EVENTS'] ?? 200);
 const ROOT = '11111111-2222-4333-8444-555555555555';
 
 async function put(hub: Hub, token: string, path: string, body: unknown): Promise<any> {
-  const res = await fetch(`${hub.httpUrl}${path}`, { method: 'PUT', body: JSON.stringify(body), headers: { 'x-consul-token': token } });
+  const res = await fetch(`${hub.httpUrl}${path}`, {
+    method: 'PUT',
+    body: JSON.stringify(body),
+    headers: { 'x-consul-token': token },
+  });
   if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
   return res.json();
 }
 
 async function tokenFor(hub: Hub, rules: string): Promise<string> {
-  const p = await put(hub, ROOT, '/v1/acl/policy', { Name: `bench-${Math.random().toString(36).slice(2)}`, Rules: rules });
+  const p = await put(hub, ROOT, '/v1/acl/policy', {
+    Name: `bench-${Math.random().toString(36).slice(2)}`,
+    Rules: rules,
+  });
   return (await put(hub, ROOT, '/v1/acl/token', { Policies: [{ ID: p.ID }] })).SecretID;
 }
 
@@ -34,7 +41,11 @@ async function ingest(hub: Hub, token: string): Promise<number> {
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < WRITES) {
         const i = next++;
-        await put(hub, token, '/v1/catalog/register', { Node: `node-${i % 200}`, Address: '10.0.0.1', Service: { Service: `svc-${i % 50}`, ID: `i-${i}`, Port: 8000 + (i % 1000) } });
+        await put(hub, token, '/v1/catalog/register', {
+          Node: `node-${i % 200}`,
+          Address: '10.0.0.1',
+          Service: { Service: `svc-${i % 50}`, ID: `i-${i}`, Port: 8000 + (i % 1000) },
+        });
       }
     }),
   );
@@ -43,8 +54,19 @@ async function ingest(hub: Hub, token: string): Promise<number> {
 
 async function fanout(hub: Hub, token: string): Promise<number> {
   const Ctor = grpc.makeGenericClientConstructor(loadSubscribeProto().service, 'StateChangeSubscription');
-  const clients = Array.from({ length: 10 }, (_, i) => new Ctor(`127.0.0.1:${hub.grpcPort}`, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1, 'bench.c': i } as grpc.ChannelOptions));
-  await put(hub, token, '/v1/catalog/register', { Node: 'web-node', Address: '10.0.0.1', Service: { Service: 'web', ID: 'web-0', Port: 80 } });
+  const clients = Array.from(
+    { length: 10 },
+    (_, i) =>
+      new Ctor(`127.0.0.1:${hub.grpcPort}`, grpc.credentials.createInsecure(), {
+        'grpc.use_local_subchannel_pool': 1,
+        'bench.c': i,
+      } as grpc.ChannelOptions),
+  );
+  await put(hub, token, '/v1/catalog/register', {
+    Node: 'web-node',
+    Address: '10.0.0.1',
+    Service: { Service: 'web', ID: 'web-0', Port: 80 },
+  });
   let delivered = 0;
   let live = 0;
   const calls: grpc.ClientReadableStream<any>[] = [];
@@ -53,7 +75,11 @@ async function fanout(hub: Hub, token: string): Promise<number> {
   let resolveDone: () => void = () => {};
   const done = new Promise<void>((r) => (resolveDone = r));
   for (let i = 0; i < SUBSCRIBERS; i++) {
-    const call = (clients[i % clients.length] as any).Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Token: token });
+    const call = (clients[i % clients.length] as any).Subscribe({
+      Topic: 'ServiceHealth',
+      NamedSubject: { Key: 'web' },
+      Token: token,
+    });
     let isLive = false;
     call.on('data', (e: any) => {
       if (!isLive) {
@@ -68,7 +94,12 @@ async function fanout(hub: Hub, token: string): Promise<number> {
   }
   await allLive;
   const started = process.hrtime.bigint();
-  for (let i = 1; i <= EVENTS; i++) await put(hub, token, '/v1/catalog/register', { Node: 'web-node', Address: '10.0.0.1', Service: { Service: 'web', ID: `web-${i}`, Port: 80 } });
+  for (let i = 1; i <= EVENTS; i++)
+    await put(hub, token, '/v1/catalog/register', {
+      Node: 'web-node',
+      Address: '10.0.0.1',
+      Service: { Service: 'web', ID: `web-${i}`, Port: 80 },
+    });
   await done;
   const rate = delivered / (Number(process.hrtime.bigint() - started) / 1e9);
   for (const c of calls) c.cancel();
@@ -83,7 +114,9 @@ async function run(acl: boolean): Promise<{ ingest: number; fanout: number }> {
   );
   try {
     // A real, non-management token: every write and event is checked against its rules.
-    const token = acl ? await tokenFor(hub, 'service_prefix "" { policy = "write" }\nnode_prefix "" { policy = "write" }') : '';
+    const token = acl
+      ? await tokenFor(hub, 'service_prefix "" { policy = "write" }\nnode_prefix "" { policy = "write" }')
+      : '';
     return { ingest: await ingest(hub, token), fanout: await fanout(hub, token) };
   } finally {
     await hub.close();
@@ -94,9 +127,19 @@ async function run(acl: boolean): Promise<{ ingest: number; fanout: number }> {
   const off = await run(false);
   const on = await run(true);
   const pct = (a: number, b: number) => `${(((b - a) / a) * 100).toFixed(1)}%`;
-  console.log(`bench/acl: ${WRITES} writes at concurrency ${CONCURRENCY}; ${SUBSCRIBERS} subscribers × ${EVENTS} events`);
-  console.log(`ingest  ACLs off ${off.ingest.toFixed(0)} writes/s | on ${on.ingest.toFixed(0)} writes/s | change ${pct(off.ingest, on.ingest)}`);
-  console.log(`fanout  ACLs off ${off.fanout.toFixed(0)} events/s | on ${on.fanout.toFixed(0)} events/s | change ${pct(off.fanout, on.fanout)}`);
-  console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `bench/acl: ${WRITES} writes at concurrency ${CONCURRENCY}; ${SUBSCRIBERS} subscribers × ${EVENTS} events`,
+  );
+  console.log(
+    `ingest  ACLs off ${off.ingest.toFixed(0)} writes/s | on ${on.ingest.toFixed(0)} writes/s | change ${pct(off.ingest, on.ingest)}`,
+  );
+  console.log(
+    `fanout  ACLs off ${off.fanout.toFixed(0)} events/s | on ${on.fanout.toFixed(0)} events/s | change ${pct(off.fanout, on.fanout)}`,
+  );
+  console.log(
+    `load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   process.exit(0);
 })();

@@ -22,7 +22,6 @@
 //   npm run bench:blocking -- --leave 5000,9000 [--only nodes]
 //   (with no other benchmark on the machine)
 import type { ChildProcess } from 'node:child_process';
-import { spawnTracked } from '../test/helpers/procs';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -30,6 +29,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { spawnTracked } from '../test/helpers/procs';
 
 const { values: args } = parseArgs({
   options: {
@@ -73,7 +73,24 @@ async function startHub(): Promise<Hub> {
   const child = spawnTracked(
     process.execPath,
     // All waiters come from one address: lift the per-client cap on blocking queries (1,024 by default).
-    ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'serve', '--store', 'memory', '--http-port', '0', '--grpc-port', '0', '--log-level', 'warn', '--node-name', HUB_NODE, '--http-max-blocking-per-client', '100000'],
+    [
+      '--import',
+      'tsx',
+      join(root, 'src/cli/main.ts'),
+      'serve',
+      '--store',
+      'memory',
+      '--http-port',
+      '0',
+      '--grpc-port',
+      '0',
+      '--log-level',
+      'warn',
+      '--node-name',
+      HUB_NODE,
+      '--http-max-blocking-per-client',
+      '100000',
+    ],
     { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const lines = createInterface({ input: child.stdout! });
@@ -100,14 +117,23 @@ function rssKiB(pid: number): number {
 
 const writers = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
-function send(port: number, method: string, path: string, body?: unknown, agent: Agent = writers): Promise<{ status: number; index: string; text: string }> {
+function send(
+  port: number,
+  method: string,
+  path: string,
+  body?: unknown,
+  agent: Agent = writers,
+): Promise<{ status: number; index: string; text: string }> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, agent, headers: payload ? { 'content-type': 'application/json' } : {} }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode!, index: String(res.headers['x-consul-index']), text }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, method, path, agent, headers: payload ? { 'content-type': 'application/json' } : {} },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, index: String(res.headers['x-consul-index']), text }));
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -118,14 +144,28 @@ async function preload(port: number): Promise<void> {
     const ops: unknown[] = [];
     for (let i = start; i < Math.min(NODES, start + 40); i++) {
       ops.push({ Node: { Verb: 'set', Node: { Node: `node-${i}`, Address: `10.1.${i >> 8}.${i & 255}` } } });
-      ops.push({ Service: { Verb: 'set', Node: `node-${i}`, Service: { ID: `svc-${i % 50}-${i}`, Service: `svc-${i % 50}`, Port: 80 } } });
-      ops.push({ Check: { Verb: 'set', Check: { Node: `node-${i}`, CheckID: `chk-${i}`, ServiceID: `svc-${i % 50}-${i}`, Status: 'passing' } } });
+      ops.push({
+        Service: {
+          Verb: 'set',
+          Node: `node-${i}`,
+          Service: { ID: `svc-${i % 50}-${i}`, Service: `svc-${i % 50}`, Port: 80 },
+        },
+      });
+      ops.push({
+        Check: {
+          Verb: 'set',
+          Check: { Node: `node-${i}`, CheckID: `chk-${i}`, ServiceID: `svc-${i % 50}-${i}`, Status: 'passing' },
+        },
+      });
     }
     const res = await send(port, 'PUT', '/v1/txn', ops);
     if (res.status !== 200) throw new Error(`preload: ${res.status} ${res.text}`);
   }
   const setup: Array<[string, unknown]> = [
-    ['/v1/catalog/register', { Node: 'bench-writer', Address: '10.9.9.9', Service: { ID: 'bench-w', Service: 'bench-w', Port: 1 } }],
+    [
+      '/v1/catalog/register',
+      { Node: 'bench-writer', Address: '10.9.9.9', Service: { ID: 'bench-w', Service: 'bench-w', Port: 1 } },
+    ],
     ['/v1/agent/service/register', { Name: 'agent-svc', Port: 90, Check: { TTL: '1h' } }],
     ['/v1/config', { Kind: 'service-defaults', Name: 'svc-1', Protocol: 'http' }],
   ];
@@ -139,9 +179,16 @@ let port = 0;
 let sequence = 0;
 /** One unrelated write: the bench-w service on a new port. */
 const unrelatedWrite = () =>
-  send(port, 'PUT', '/v1/catalog/register', { Node: 'bench-writer', SkipNodeUpdate: true, Service: { ID: 'bench-w', Service: 'bench-w', Port: 1000 + (++sequence % 60000) } });
+  send(port, 'PUT', '/v1/catalog/register', {
+    Node: 'bench-writer',
+    SkipNodeUpdate: true,
+    Service: { ID: 'bench-w', Service: 'bench-w', Port: 1000 + (++sequence % 60000) },
+  });
 
-async function writeRate(seconds: number, pid: number): Promise<{ perSecond: number; failures: number; cpuUsPerWrite: number }> {
+async function writeRate(
+  seconds: number,
+  pid: number,
+): Promise<{ perSecond: number; failures: number; cpuUsPerWrite: number }> {
   let done = 0;
   let failures = 0;
   const end = performance.now() + seconds * 1000;
@@ -157,7 +204,11 @@ async function writeRate(seconds: number, pid: number): Promise<{ perSecond: num
     }),
   );
   const cpu = cpuMs(pid) - cpuBefore;
-  return { perSecond: done / ((performance.now() - started) / 1000), failures, cpuUsPerWrite: (cpu * 1000) / Math.max(1, done) };
+  return {
+    perSecond: done / ((performance.now() - started) / 1000),
+    failures,
+    cpuUsPerWrite: (cpu * 1000) / Math.max(1, done),
+  };
 }
 
 interface Waiters {
@@ -324,8 +375,12 @@ async function main(): Promise<void> {
     }
   }
   try {
-    console.log(`blocking-query bench: ${NODES} nodes, ${CONCURRENCY} writers, ${SECONDS} s per figure, a fresh hub per figure, load average ${loadavg()}`);
-    console.log('endpoint | waiters | unrelated writes/s | × rate with none | hub CPU µs/write | × CPU/write with none | hub RSS KiB/waiter | waiters answered');
+    console.log(
+      `blocking-query bench: ${NODES} nodes, ${CONCURRENCY} writers, ${SECONDS} s per figure, a fresh hub per figure, load average ${loadavg()}`,
+    );
+    console.log(
+      'endpoint | waiters | unrelated writes/s | × rate with none | hub CPU µs/write | × CPU/write with none | hub RSS KiB/waiter | waiters answered',
+    );
     console.log('---|---|---|---|---|---|---|---');
     for (const [name, path] of ENDPOINTS) {
       if (args.only && !name.includes(args.only)) continue;

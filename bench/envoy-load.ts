@@ -11,24 +11,42 @@
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { parseDurationMs } from '../src/config';
-import { envoyVersion } from '../test/helpers/envoy';
 import { mbbWorld, SCENARIOS } from '../test/envoy/mbb-scenarios';
 import { clientFailures, envoyFailures, summary } from '../test/envoy/open-loop';
+import { envoyVersion } from '../test/helpers/envoy';
 
-const { values } = parseArgs({ options: { rate: { type: 'string', default: '200' }, churn: { type: 'string', default: '10s' }, step: { type: 'string', default: '500ms' } } });
-const options = { rate: Number(values.rate), churnMs: parseDurationMs(values.churn, 'churn'), stepMs: parseDurationMs(values.step, 'step') };
+const { values } = parseArgs({
+  options: {
+    rate: { type: 'string', default: '200' },
+    churn: { type: 'string', default: '10s' },
+    step: { type: 'string', default: '500ms' },
+  },
+});
+const options = {
+  rate: Number(values.rate),
+  churnMs: parseDurationMs(values.churn, 'churn'),
+  stepMs: parseDurationMs(values.step, 'step'),
+};
 
 async function main(): Promise<void> {
-  console.log(`bench/envoy-load: envoy ${envoyVersion()}, ${options.rate} req/s open loop, churn ${options.churnMs} ms, steps ${options.stepMs} ms`);
+  console.log(
+    `bench/envoy-load: envoy ${envoyVersion()}, ${options.rate} req/s open loop, churn ${options.churnMs} ms, steps ${options.stepMs} ms`,
+  );
   const world = await mbbWorld();
   let failed = 0;
   try {
     for (const [name, scenario] of Object.entries(SCENARIOS)) {
       const c = await scenario(world, options);
       failed += clientFailures(c) + envoyFailures(c.envoy);
-      console.log(`${summary(name, c)}; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+      console.log(
+        `${summary(name, c)}; load ${loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}`,
+      );
     }
-    console.log(`Envoy rejected updates: ${(await world.envoy.rejectedUpdates()).total}; failed requests in all: ${failed}`);
+    console.log(
+      `Envoy rejected updates: ${(await world.envoy.rejectedUpdates()).total}; failed requests in all: ${failed}`,
+    );
   } finally {
     await world.close();
   }

@@ -27,10 +27,10 @@ import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { envoyBootstrap } from '../src/cli/envoy-bootstrap';
-import { envoyVersion, startEnvoy, type Envoy } from '../test/helpers/envoy';
-import { spawnHub, type SpawnedHub } from '../test/helpers/hub';
-import { tmpDir } from '../test/helpers/tmp';
 import { freePort, hubCall } from '../test/envoy/harness';
+import { type Envoy, envoyVersion, startEnvoy } from '../test/helpers/envoy';
+import { type SpawnedHub, spawnHub } from '../test/helpers/hub';
+import { tmpDir } from '../test/helpers/tmp';
 
 const { values } = parseArgs({
   options: {
@@ -80,10 +80,11 @@ async function stampingBackend(): Promise<StampingBackend> {
       firsts.clear();
     },
     firsts,
-    close: () => new Promise((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -94,10 +95,13 @@ function prober(index: number, port: number): { stop(): void; errors(): number }
   let errors = 0;
   const one = () =>
     new Promise<void>((resolve) => {
-      const req = http.request({ host: '127.0.0.1', port, path: '/', agent, headers: { host: 'web', 'x-prober': String(index) } }, (res) => {
-        res.resume();
-        res.on('end', resolve);
-      });
+      const req = http.request(
+        { host: '127.0.0.1', port, path: '/', agent, headers: { host: 'web', 'x-prober': String(index) } },
+        (res) => {
+          res.resume();
+          res.on('end', resolve);
+        },
+      );
       req.on('error', () => {
         errors++;
         setTimeout(resolve, 5);
@@ -114,14 +118,18 @@ function prober(index: number, port: number): { stop(): void; errors(): number }
   return { stop: () => (on = false), errors: () => errors };
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 /** Wall-clock time in epoch ms with a fraction: comparable with the hub process's lastPushAtMs. */
 const epochMs = () => performance.timeOrigin + performance.now();
 
 /** When the hub last wrote EDS to each of `nodes`' streams (GET /v1/xds/clients), epoch ms; undefined for a node without one. */
 async function lastEdsPush(hub: SpawnedHub, nodes: readonly string[]): Promise<(number | undefined)[]> {
-  const clients = (await hubCall(hub.httpUrl, 'GET', '/v1/xds/clients')) as { node: { id: string } | null; types: { type: string; lastPushAtMs: number | null }[] }[];
+  const clients = (await hubCall(hub.httpUrl, 'GET', '/v1/xds/clients')) as {
+    node: { id: string } | null;
+    types: { type: string; lastPushAtMs: number | null }[];
+  }[];
   const at = new Map<string, number>();
   for (const c of clients) {
     const t = c.types.find((x) => x.type === 'EDS')?.lastPushAtMs;
@@ -131,12 +139,18 @@ async function lastEdsPush(hub: SpawnedHub, nodes: readonly string[]): Promise<(
 }
 
 const figures = (sorted: number[]) =>
-  sorted.length === 0 ? 'no samples' : `p50 ${pct(sorted, 50).toFixed(1)} ms, p99 ${pct(sorted, 99).toFixed(1)} ms, max ${sorted[sorted.length - 1]!.toFixed(1)} ms`;
+  sorted.length === 0
+    ? 'no samples'
+    : `p50 ${pct(sorted, 50).toFixed(1)} ms, p99 ${pct(sorted, 99).toFixed(1)} ms, max ${sorted[sorted.length - 1]!.toFixed(1)} ms`;
 
 async function run(hub: SpawnedHub, transport: 'delta' | 'sotw', count: number): Promise<string> {
   const backends = [await stampingBackend(), await stampingBackend(), await stampingBackend()];
   const register = (b: StampingBackend) =>
-    hubCall(hub.httpUrl, 'PUT', '/v1/catalog/register', { Node: 'bench-node', Address: '127.0.0.1', Service: { ID: 'web-1', Service: 'web', Port: b.port } });
+    hubCall(hub.httpUrl, 'PUT', '/v1/catalog/register', {
+      Node: 'bench-node',
+      Address: '127.0.0.1',
+      Service: { ID: 'web-1', Service: 'web', Port: b.port },
+    });
   await register(backends[0]!);
   const envoys: Envoy[] = [];
   const probers: ReturnType<typeof prober>[] = [];
@@ -146,14 +160,29 @@ async function run(hub: SpawnedHub, transport: 'delta' | 'sotw', count: number):
     for (let i = 0; i < count; i++) {
       const port = await freePort();
       const gw = `edge-${transport}-${i}`;
-      await hubCall(hub.httpUrl, 'PUT', '/v1/config', { Kind: 'ingress-gateway', Name: gw, Listeners: [{ Port: port, Protocol: 'http', Services: [{ Name: 'web', Hosts: ['*'] }] }] });
+      await hubCall(hub.httpUrl, 'PUT', '/v1/config', {
+        Kind: 'ingress-gateway',
+        Name: gw,
+        Listeners: [{ Port: port, Protocol: 'http', Services: [{ Name: 'web', Hosts: ['*'] }] }],
+      });
       const bootstrap = envoyBootstrap({
-        nodeId: gw, cluster: gw, transport, ads: true, adminBind: '127.0.0.1:0',
-        grpcAddr: `127.0.0.1:${grpcPort}`, httpAddr: `127.0.0.1:${httpPort}`, refreshDelayMs: 1000, datacenter: 'dc1',
+        nodeId: gw,
+        cluster: gw,
+        transport,
+        ads: true,
+        adminBind: '127.0.0.1:0',
+        grpcAddr: `127.0.0.1:${grpcPort}`,
+        httpAddr: `127.0.0.1:${httpPort}`,
+        refreshDelayMs: 1000,
+        datacenter: 'dc1',
       });
       const envoy = await startEnvoy({ bootstrap, logLevel: 'warn', capMs: 30_000, concurrency: ENVOY_CONCURRENCY });
       envoys.push(envoy);
-      await envoy.until(async () => (await envoy.listenerPort(`${gw}:${port}`)) !== undefined, `listener ${gw}`, 30_000);
+      await envoy.until(
+        async () => (await envoy.listenerPort(`${gw}:${port}`)) !== undefined,
+        `listener ${gw}`,
+        30_000,
+      );
       probers.push(prober(i, port));
     }
     await sleep(500);
@@ -189,7 +218,8 @@ async function run(hub: SpawnedHub, transport: 'delta' | 'sotw', count: number):
       // Read after the change is through, outside the measured window.
       const pushes = await lastEdsPush(hub, nodes);
       // A push may be written before the acknowledgement reaches the bench (then the share is 0).
-      if (pushes.every((p) => p !== undefined && p >= sentEpoch)) hubShare.push(Math.max(0, Math.max(...(pushes as number[])) - t0Epoch));
+      if (pushes.every((p) => p !== undefined && p >= sentEpoch))
+        hubShare.push(Math.max(0, Math.max(...(pushes as number[])) - t0Epoch));
       else hubMissed++;
       await sleep(30); // requests already on their way to the old backend finish
     }
@@ -199,12 +229,15 @@ async function run(hub: SpawnedHub, transport: 'delta' | 'sotw', count: number):
       `${transport.padEnd(5)} ADS, ${String(count).padStart(2)} Envoy(s): ${CHANGES} changes, ${latencies.length} samples — ` +
       `end to end (each Envoy) ${figures(latencies)}; end to end (last Envoy of a change) ${figures(lastEnvoy)}; ` +
       `hub wrote the last response ${figures(hubShare)}${hubMissed ? ` (${hubMissed} changes without a stamp)` : ''}; ` +
-      `missed ${missed}, request errors ${errors}; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`
+      `missed ${missed}, request errors ${errors}; load ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`
     );
   } finally {
     probers.forEach((p) => p.stop());
     await Promise.all(envoys.map((e) => e.stop()));
-    for (const e of envoys) await hubCall(hub.httpUrl, 'DELETE', `/v1/config/ingress-gateway/${e.id}`).catch(() => undefined);
+    for (const e of envoys)
+      await hubCall(hub.httpUrl, 'DELETE', `/v1/config/ingress-gateway/${e.id}`).catch(() => undefined);
     await Promise.all(backends.map((b) => b.close()));
   }
 }
@@ -213,11 +246,15 @@ async function main(): Promise<void> {
   const dir = await tmpDir('xdshub-bench-envoy');
   const extra = values['hub-args'] === '' ? [] : values['hub-args'].split(/\s+/);
   const nodeArgs = values['hub-node-args'];
-  const hub = await spawnHub(['--http-port', '0', '--grpc-port', '0', '--data-dir', dir.path, '--log-level', 'warn', ...extra], {}, { built: false, nodeArgs: nodeArgs ? nodeArgs.split(/\s+/) : [] });
+  const hub = await spawnHub(
+    ['--http-port', '0', '--grpc-port', '0', '--data-dir', dir.path, '--log-level', 'warn', ...extra],
+    {},
+    { built: false, nodeArgs: nodeArgs ? nodeArgs.split(/\s+/) : [] },
+  );
   console.log(
     `bench/envoy: envoy ${envoyVersion()} (--concurrency ${ENVOY_CONCURRENCY}), hub flags: defaults${extra.length ? ` + ${extra.join(' ')}` : ''}` +
       `${nodeArgs ? `, hub node flags ${nodeArgs}` : ''}; clients ${PROBE_GAP_MS > 0 ? `pause ${PROBE_GAP_MS} ms between requests` : 'send back to back'}; ` +
-      't0 = HTTP write acknowledged, t1 = first request through each Envoy at the new backend; hub share = t0 → the hub wrote the change\'s last EDS response',
+      "t0 = HTTP write acknowledged, t1 = first request through each Envoy at the new backend; hub share = t0 → the hub wrote the change's last EDS response",
   );
   try {
     for (const transport of TRANSPORTS) for (const count of ENVOY_COUNTS) console.log(await run(hub, transport, count));

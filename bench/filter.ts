@@ -9,7 +9,9 @@ import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { startHub } from '../test/helpers/hub';
 
-const { values } = parseArgs({ options: { instances: { type: 'string', default: '10000' }, requests: { type: 'string', default: '200' } } });
+const { values } = parseArgs({
+  options: { instances: { type: 'string', default: '10000' }, requests: { type: 'string', default: '200' } },
+});
 const N = Number(values.instances);
 const R = Number(values.requests);
 
@@ -41,18 +43,52 @@ async function main(): Promise<void> {
       const ops: unknown[] = [];
       for (let i = start; i < Math.min(N, start + PER_TXN); i++) {
         const node = `node-${i}`;
-        ops.push({ Node: { Verb: 'set', Node: { Node: node, Address: `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`, Meta: { rack: `r${i % 16}` } } } });
-        ops.push({ Service: { Verb: 'set', Node: node, Service: { ID: `s-${i}`, Service: 'S', Port: 8000 + (i % 100), Tags: i % 4 === 0 ? ['canary'] : ['stable'], Meta: { version: i % 10 === 0 ? 'v2' : 'v1' } } } });
-        ops.push({ Check: { Verb: 'set', Check: { Node: node, CheckID: `c-${i}`, Name: 'alive', ServiceID: `s-${i}`, Status: i % 10 === 5 ? 'critical' : 'passing' } } });
+        ops.push({
+          Node: {
+            Verb: 'set',
+            Node: { Node: node, Address: `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`, Meta: { rack: `r${i % 16}` } },
+          },
+        });
+        ops.push({
+          Service: {
+            Verb: 'set',
+            Node: node,
+            Service: {
+              ID: `s-${i}`,
+              Service: 'S',
+              Port: 8000 + (i % 100),
+              Tags: i % 4 === 0 ? ['canary'] : ['stable'],
+              Meta: { version: i % 10 === 0 ? 'v2' : 'v1' },
+            },
+          },
+        });
+        ops.push({
+          Check: {
+            Verb: 'set',
+            Check: {
+              Node: node,
+              CheckID: `c-${i}`,
+              Name: 'alive',
+              ServiceID: `s-${i}`,
+              Status: i % 10 === 5 ? 'critical' : 'passing',
+            },
+          },
+        });
       }
       const res = await fetch(`${hub.httpUrl}/v1/txn`, { method: 'PUT', body: JSON.stringify(ops) });
       if (res.status !== 200) throw new Error(`txn: ${res.status} ${await res.text()}`);
     }
     const base = `${hub.httpUrl}/v1/health/service/S`;
-    console.log(`bench/filter: ${N.toLocaleString('en-US')} instances of S, ${R} requests per query, loadavg ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `bench/filter: ${N.toLocaleString('en-US')} instances of S, ${R} requests per query, loadavg ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
 
     const unfilteredWarm = await timed(base);
-    console.log(`unfiltered: ${unfilteredWarm.count} instances, ${(unfilteredWarm.bytes / 1e6).toFixed(1)} MB per answer`);
+    console.log(
+      `unfiltered: ${unfilteredWarm.count} instances, ${(unfilteredWarm.bytes / 1e6).toFixed(1)} MB per answer`,
+    );
     for (const [name, filter] of FILTERS) {
       const url = `${base}?filter=${encodeURIComponent(filter)}`;
       const cold = await timed(url);
@@ -84,8 +120,14 @@ async function main(): Promise<void> {
     }
     plain.sort((a, b) => a - b);
     filtered.sort((a, b) => a - b);
-    console.log(`/v1/catalog/nodes (catalog, not a view)  p50 ${pct(filtered, 50).toFixed(1)} vs ${pct(plain, 50).toFixed(1)} ms | p99 ${pct(filtered, 99).toFixed(1)} vs ${pct(plain, 99).toFixed(1)} ms`);
-    console.log(`loadavg at end ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `/v1/catalog/nodes (catalog, not a view)  p50 ${pct(filtered, 50).toFixed(1)} vs ${pct(plain, 50).toFixed(1)} ms | p99 ${pct(filtered, 99).toFixed(1)} vs ${pct(plain, 99).toFixed(1)} ms`,
+    );
+    console.log(
+      `loadavg at end ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
   } finally {
     await hub.close();
   }

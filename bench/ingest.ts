@@ -4,15 +4,16 @@
 // (a separate process) with keep-alive connections, so the client does not
 // steal the hub's loop.
 //   node --import tsx bench/ingest.ts [--seconds 5] [--concurrency 64] [--batch 64]
-import { parseArgs } from 'node:util';
-import { spawnTracked } from '../test/helpers/procs';
+
 import { once } from 'node:events';
-import { tmpdir } from 'node:os';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULTS, type Config, type StoreConfig } from '../src/config';
+import { parseArgs } from 'node:util';
+import { type Config, DEFAULTS, type StoreConfig } from '../src/config';
 import { createHub } from '../src/hub';
 import { createLogger } from '../src/logger';
+import { spawnTracked } from '../test/helpers/procs';
 
 interface LoadSpec {
   port: number;
@@ -89,7 +90,16 @@ function percentile(sorted: number[], p: number): number {
 
 async function scenario(name: string, store: StoreConfig, spec: Omit<LoadSpec, 'port' | 'tag'>) {
   const dataDir = await mkdtemp(join(tmpdir(), 'xdshub-bench-'));
-  const config: Config = { ...DEFAULTS, store, dataDir, httpPort: 0, grpcPort: 0, logLevel: 'silent', nodeName: 'bench', compactEvery: 0 };
+  const config: Config = {
+    ...DEFAULTS,
+    store,
+    dataDir,
+    httpPort: 0,
+    grpcPort: 0,
+    logLevel: 'silent',
+    nodeName: 'bench',
+    compactEvery: 0,
+  };
   const hub = await createHub(config, createLogger('silent'));
   try {
     const load: LoadSpec = { ...spec, port: hub.httpPort, tag: name.replace(/\W/g, '') };

@@ -35,7 +35,8 @@ const CASES: Case[] = [
   { name: 'paced 5,000/s singles', writers: 0, batch: 1, rate: 5_000 },
 ];
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 async function run(log: Log, c: Case): Promise<string> {
   const latencies: number[] = [];
@@ -83,8 +84,12 @@ async function run(log: Log, c: Case): Promise<string> {
   latencies.sort((a, b) => a - b);
   return [
     c.name.padEnd(26),
-    `${Math.round(entries / elapsed).toLocaleString('en-US').padStart(10)} entries/s`,
-    `${Math.round(latencies.length / elapsed).toLocaleString('en-US').padStart(9)} appends/s`,
+    `${Math.round(entries / elapsed)
+      .toLocaleString('en-US')
+      .padStart(10)} entries/s`,
+    `${Math.round(latencies.length / elapsed)
+      .toLocaleString('en-US')
+      .padStart(9)} appends/s`,
     `p50 ${pct(latencies, 50).toFixed(2).padStart(7)} ms`,
     `p99 ${pct(latencies, 99).toFixed(2).padStart(7)} ms`,
     // Only meaningful when paced: a saturated loop measures saturation (or never reaches its timer phase).
@@ -108,7 +113,8 @@ async function benchStore(label: string, open: () => Promise<{ log: Log; done():
 
 async function main() {
   console.log(`log append bench, ${seconds}s per case, payload ${PAYLOAD.length} bytes`);
-  const bench = (name: string, open: Parameters<typeof benchStore>[1]) => (only && !name.includes(only) ? undefined : benchStore(name, open));
+  const bench = (name: string, open: Parameters<typeof benchStore>[1]) =>
+    only && !name.includes(only) ? undefined : benchStore(name, open);
   await bench('memory', async () => ({ log: createMemoryLog(), done: async () => {} }));
   for (const synchronous of ['FULL', 'NORMAL'] as const) {
     await bench(`sqlite WAL synchronous=${synchronous}`, async () => {

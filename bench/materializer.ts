@@ -6,7 +6,7 @@
 import { loadavg } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { Topic, type CatalogEvent, type CheckServiceNode } from '../src/catalog/types';
+import { type CatalogEvent, type CheckServiceNode, Topic } from '../src/catalog/types';
 import { createMaterializer } from '../src/materializer/materializer';
 import { inProcessSource } from '../src/materializer/sources/in-process';
 import { createViewStore } from '../src/materializer/store';
@@ -21,15 +21,47 @@ function instance(i: number, port = 8080): CheckServiceNode {
   const node = `node-${i}`;
   const id = `web-${i % 3}`;
   return deepFreeze({
-    Node: { ID: '', Node: node, Address: `10.0.${i >> 8}.${i & 255}`, Datacenter: 'dc1', TaggedAddresses: {}, Meta: { rack: `r${i % 16}` }, CreateIndex: 1, ModifyIndex: 1 },
+    Node: {
+      ID: '',
+      Node: node,
+      Address: `10.0.${i >> 8}.${i & 255}`,
+      Datacenter: 'dc1',
+      TaggedAddresses: {},
+      Meta: { rack: `r${i % 16}` },
+      CreateIndex: 1,
+      ModifyIndex: 1,
+    },
     Service: {
-      Kind: '', ID: id, Service: 'web', Tags: ['v1'], Address: '', TaggedAddresses: {}, Meta: {}, Port: port,
-      Weights: { Passing: 1, Warning: 1 }, EnableTagOverride: false, CreateIndex: 1, ModifyIndex: 1,
+      Kind: '',
+      ID: id,
+      Service: 'web',
+      Tags: ['v1'],
+      Address: '',
+      TaggedAddresses: {},
+      Meta: {},
+      Port: port,
+      Weights: { Passing: 1, Warning: 1 },
+      EnableTagOverride: false,
+      CreateIndex: 1,
+      ModifyIndex: 1,
     },
     Checks: [
       {
-        Node: node, CheckID: `service:${id}`, Name: 'alive', Status: 'passing', Notes: '', Output: '', ServiceID: id, ServiceName: 'web',
-        ServiceTags: ['v1'], Type: 'ttl', Interval: '', Timeout: '', Definition: { TTL: '30s' }, CreateIndex: 1, ModifyIndex: 1,
+        Node: node,
+        CheckID: `service:${id}`,
+        Name: 'alive',
+        Status: 'passing',
+        Notes: '',
+        Output: '',
+        ServiceID: id,
+        ServiceName: 'web',
+        ServiceTags: ['v1'],
+        Type: 'ttl',
+        Interval: '',
+        Timeout: '',
+        Definition: { TTL: '30s' },
+        CreateIndex: 1,
+        ModifyIndex: 1,
       },
     ],
   });
@@ -53,7 +85,9 @@ function foldView(batch: number, total: number): number {
   const view = healthView({ service: 'web' });
   view.update(Array.from({ length: N }, (_, i) => register(1, instance(i))));
   // Pre-build the events so only folding is timed.
-  const events = Array.from({ length: total }, (_, k) => register(2 + Math.floor(k / batch), instance((k * 7919) % N, 9000 + (k % 100))));
+  const events = Array.from({ length: total }, (_, k) =>
+    register(2 + Math.floor(k / batch), instance((k * 7919) % N, 9000 + (k % 100))),
+  );
   const t0 = performance.now();
   for (let k = 0; k < total; k += batch) view.update(events.slice(k, k + batch));
   return total / ((performance.now() - t0) / 1000);
@@ -83,8 +117,7 @@ function benchPublisher() {
             if (item) {
               queue[head++] = undefined as unknown as StreamItem;
               yield item;
-            }
-            else await new Promise<void>((resolve) => (wake = resolve));
+            } else await new Promise<void>((resolve) => (wake = resolve));
           }
         },
       };
@@ -106,7 +139,9 @@ async function foldMaterializer(batch: number, total: number): Promise<number> {
   await m.waitFor(0n);
   const items: StreamItem[] = [];
   for (let k = 0, index = 2; k < total; k += batch, index++) {
-    const events = Array.from({ length: batch }, (_, j) => register(index, instance(((k + j) * 7919) % N, 9000 + ((k + j) % 100))));
+    const events = Array.from({ length: batch }, (_, j) =>
+      register(index, instance(((k + j) * 7919) % N, 9000 + ((k + j) % 100))),
+    );
     items.push({ kind: 'events', index: BigInt(index), events });
   }
   const last = 1n + BigInt(items.length);
@@ -152,16 +187,24 @@ async function wakeUp(readers: number): Promise<{ p50: number; p99: number; max:
 }
 
 async function main(): Promise<void> {
-  console.log(`materializer bench: health view of ${fmt(N)} instances, Node ${process.version}, load average ${loadavg()[0]!.toFixed(1)}`);
+  console.log(
+    `materializer bench: health view of ${fmt(N)} instances, Node ${process.version}, load average ${loadavg()[0]!.toFixed(1)}`,
+  );
   foldView(1, 2_000); // warm-up
   for (const batch of [1, 100]) {
-    console.log(`  view.update, batch ${String(batch).padStart(3)}: ${fmt(foldView(batch, batch === 1 ? 20_000 : 100_000))} events/s`);
+    console.log(
+      `  view.update, batch ${String(batch).padStart(3)}: ${fmt(foldView(batch, batch === 1 ? 20_000 : 100_000))} events/s`,
+    );
   }
   for (const batch of [1, 100]) {
-    console.log(`  through the materializer, batch ${String(batch).padStart(3)}: ${fmt(await foldMaterializer(batch, batch === 1 ? 20_000 : 100_000))} events/s`);
+    console.log(
+      `  through the materializer, batch ${String(batch).padStart(3)}: ${fmt(await foldMaterializer(batch, batch === 1 ? 20_000 : 100_000))} events/s`,
+    );
   }
   const heap = heapOfView();
-  console.log(`  heap of the view (instances + sharded state + rendered result): ${(heap.bytes / 2 ** 20).toFixed(1)} MiB (${fmt(heap.perInstance)} B/instance)`);
+  console.log(
+    `  heap of the view (instances + sharded state + rendered result): ${(heap.bytes / 2 ** 20).toFixed(1)} MiB (${fmt(heap.perInstance)} B/instance)`,
+  );
   // Round 1 runs cold (JIT, first render); rounds 2-3 are the steady state.
   for (let round = 1; round <= 3; round++) {
     gc();

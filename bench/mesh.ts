@@ -24,16 +24,21 @@ import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { envoyBootstrap } from '../src/cli/envoy-bootstrap';
-import { startEnvoy, type Envoy } from '../test/helpers/envoy';
-import { spawnHub, type SpawnedHub } from '../test/helpers/hub';
 import { freePort, hubCall } from '../test/envoy/harness';
+import { type Envoy, startEnvoy } from '../test/helpers/envoy';
+import { type SpawnedHub, spawnHub } from '../test/helpers/hub';
 import { SimSidecar } from './mesh/sim';
 import { now, pct } from './xds/protocol';
 
-const { values } = parseArgs({ options: { sidecars: { type: 'string', default: '200' }, 'envoy-every': { type: 'string', default: '20' } } });
+const { values } = parseArgs({
+  options: { sidecars: { type: 'string', default: '200' }, 'envoy-every': { type: 'string', default: '20' } },
+});
 const N = Number(values.sidecars);
 const EVERY = Number(values['envoy-every']);
-const la = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const la = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 const f0 = (x: number) => x.toFixed(0);
 const f1 = (x: number) => x.toFixed(1);
 
@@ -55,7 +60,9 @@ interface Side {
 async function main(): Promise<void> {
   console.log(`bench/mesh: ${N} sidecars, a real Envoy every ${EVERY}; load average ${la()}`);
   // From the sources (never a stale dist/).
-  const hub: SpawnedHub = await spawnHub(['--store', 'memory', '--http-port', '0', '--grpc-port', '0'], { XDSHUB_LOG_LEVEL: 'warn' });
+  const hub: SpawnedHub = await spawnHub(['--store', 'memory', '--http-port', '0', '--grpc-port', '0'], {
+    XDSHUB_LOG_LEVEL: 'warn',
+  });
   const pid = hub.child.pid!;
   const grpcPort = Number(hub.grpcAddress.split(':').pop());
   const http = hub.httpUrl;
@@ -78,28 +85,48 @@ async function main(): Promise<void> {
     // ── Registration ──
     for (let i = 0; i < N; i++) {
       const real = i % EVERY === 0;
-      sides.push({ svc: `s${i}`, proxyId: `s${i}-1-sidecar-proxy`, publicPort: real ? await freePort() : 40_000 + i, upstreamPort: real ? await freePort() : 50_000 + i });
+      sides.push({
+        svc: `s${i}`,
+        proxyId: `s${i}-1-sidecar-proxy`,
+        publicPort: real ? await freePort() : 40_000 + i,
+        upstreamPort: real ? await freePort() : 50_000 + i,
+      });
     }
     const cpu0 = cpuSeconds(pid);
     const r0 = now();
     for (let i = 0; i < N; i += 10) {
-      await Promise.all(sides.slice(i, i + 10).map((s, k) =>
-        hubCall(http, 'PUT', '/v1/agent/service/register', {
-          Name: s.svc, ID: `${s.svc}-1`, Port: 10_000 + i + k,
-          Connect: { SidecarService: { Port: s.publicPort, Checks: [{ TTL: '1h', Status: 'passing' }], Proxy: { Upstreams: [{ DestinationName: `s${(i + k + 1) % N}`, LocalBindPort: s.upstreamPort }] } } },
-        }),
-      ));
+      await Promise.all(
+        sides.slice(i, i + 10).map((s, k) =>
+          hubCall(http, 'PUT', '/v1/agent/service/register', {
+            Name: s.svc,
+            ID: `${s.svc}-1`,
+            Port: 10_000 + i + k,
+            Connect: {
+              SidecarService: {
+                Port: s.publicPort,
+                Checks: [{ TTL: '1h', Status: 'passing' }],
+                Proxy: { Upstreams: [{ DestinationName: `s${(i + k + 1) % N}`, LocalBindPort: s.upstreamPort }] },
+              },
+            },
+          }),
+        ),
+      );
     }
     const regMs = now() - r0;
     const td = (await hubCall(http, 'GET', '/v1/connect/ca/roots')).TrustDomain as string;
     // Every service's leaf issued (the hub issues them as sidecars register).
     while ((await caMetrics()).active < N) await sleep(50);
     const regCpu = cpuSeconds(pid) - cpu0;
-    console.log(`registered ${N} services with sidecars (and their ${N} leaves) in ${f0(regMs)} ms; hub CPU ${f1(regCpu * 1000)} ms`);
+    console.log(
+      `registered ${N} services with sidecars (and their ${N} leaves) in ${f0(regMs)} ms; hub CPU ${f1(regCpu * 1000)} ms`,
+    );
 
     // ── 200 leaves: a root rotation with no client attached ──
     const rotate = async () => {
-      const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' });
+      const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({
+        type: 'pkcs8',
+        format: 'pem',
+      });
       const c0 = cpuSeconds(pid);
       // t0 is the acknowledgement (hubCall resolves when the answer arrives).
       await hubCall(http, 'PUT', '/v1/connect/ca/configuration', { Provider: 'consul', Config: { PrivateKey: key } });
@@ -129,27 +156,60 @@ async function main(): Promise<void> {
     for (let i = 0; i < N; i++) {
       const s = sides[i]!;
       if (i % EVERY === 0) continue;
-      s.sim = new SimSidecar(grpcPort, s.proxyId, `${s.svc}-sidecar-proxy`, [listenerName(s), leafName(s.svc), `spiffe://${td}`], [leafName(s.svc), `spiffe://${td}`]);
+      s.sim = new SimSidecar(
+        grpcPort,
+        s.proxyId,
+        `${s.svc}-sidecar-proxy`,
+        [listenerName(s), leafName(s.svc), `spiffe://${td}`],
+        [leafName(s.svc), `spiffe://${td}`],
+      );
       s.sim.open();
     }
     const reals = sides.filter((_, i) => i % EVERY === 0);
-    await Promise.all(reals.map(async (s) => {
-      s.envoy = await startEnvoy({
-        bootstrap: envoyBootstrap({ nodeId: s.proxyId, cluster: `${s.svc}-sidecar-proxy`, transport: 'delta', ads: true, adminBind: '127.0.0.1:0', grpcAddr: `127.0.0.1:${grpcPort}`, httpAddr: '127.0.0.1:1', refreshDelayMs: 1000, datacenter: 'dc1' }),
-        capMs: 60_000,
-      });
-      cleanup.push(() => s.envoy!.stop());
-    }));
+    await Promise.all(
+      reals.map(async (s) => {
+        s.envoy = await startEnvoy({
+          bootstrap: envoyBootstrap({
+            nodeId: s.proxyId,
+            cluster: `${s.svc}-sidecar-proxy`,
+            transport: 'delta',
+            ads: true,
+            adminBind: '127.0.0.1:0',
+            grpcAddr: `127.0.0.1:${grpcPort}`,
+            httpAddr: '127.0.0.1:1',
+            refreshDelayMs: 1000,
+            datacenter: 'dc1',
+          }),
+          capMs: 60_000,
+        });
+        cleanup.push(() => s.envoy!.stop());
+      }),
+    );
     await Promise.all(sides.filter((s) => s.sim).map((s) => s.sim!.whenReady()));
-    for (const s of reals) await s.envoy!.until(async () => (await s.envoy!.listenerPort(listenerName(s))) !== undefined, 'public listener up', 60_000);
-    console.log(`attached ${reals.length} Envoys and ${N - reals.length} simulated sidecars; all hold their listeners and secrets ${f0(now() - a0)} ms after the first connected`);
+    for (const s of reals)
+      await s.envoy!.until(
+        async () => (await s.envoy!.listenerPort(listenerName(s))) !== undefined,
+        'public listener up',
+        60_000,
+      );
+    console.log(
+      `attached ${reals.length} Envoys and ${N - reals.length} simulated sidecars; all hold their listeners and secrets ${f0(now() - a0)} ms after the first connected`,
+    );
 
     // ── Helpers to time one push ──
     const stat = async (e: Envoy, name: string) => (await e.stats()).get(name) ?? 0;
     const rxBytes = (e: Envoy) => stat(e, 'cluster.xdshub.upstream_cx_rx_bytes_total');
-    async function push(what: string, arm: (s: Side) => string, write: () => Promise<void>, realDone: (s: Side, before: unknown) => Promise<boolean>, realBefore: (s: Side) => Promise<unknown>) {
+    async function push(
+      what: string,
+      arm: (s: Side) => string,
+      write: () => Promise<void>,
+      realDone: (s: Side, before: unknown) => Promise<boolean>,
+      realBefore: (s: Side) => Promise<unknown>,
+    ) {
       for (const s of sides) s.sim?.arm(arm(s));
-      const befores = await Promise.all(reals.map(async (s) => ({ s, before: await realBefore(s), rx: await rxBytes(s.envoy!) })));
+      const befores = await Promise.all(
+        reals.map(async (s) => ({ s, before: await realBefore(s), rx: await rxBytes(s.envoy!) })),
+      );
       const c0 = cpuSeconds(pid);
       await write();
       const t0 = now();
@@ -180,7 +240,12 @@ async function main(): Promise<void> {
     await push(
       'intention change for every destination (* entry)',
       (s) => listenerName(s),
-      async () => void (await hubCall(http, 'PUT', '/v1/config', { Kind: 'service-intentions', Name: '*', Sources: [{ Name: 'nobody', Action: 'deny' }] })),
+      async () =>
+        void (await hubCall(http, 'PUT', '/v1/config', {
+          Kind: 'service-intentions',
+          Name: '*',
+          Sources: [{ Name: 'nobody', Action: 'deny' }],
+        })),
       async (s, before) => (await ldsUpdates(s.envoy!)) > (before as number),
       (s) => ldsUpdates(s.envoy!),
     );
@@ -191,19 +256,33 @@ async function main(): Promise<void> {
       await sleep(1000); // the previous push has settled
       for (const s of sides) s.sim?.arm(listenerName(s));
       const rx = await Promise.all(reals.map((s) => rxBytes(s.envoy!)));
-      await hubCall(http, 'PUT', `/v1/connect/intentions/exact?source=nobody2&destination=${target.svc}`, { Action: 'deny' });
+      await hubCall(http, 'PUT', `/v1/connect/intentions/exact?source=nobody2&destination=${target.svc}`, {
+        Action: 'deny',
+      });
       const t0 = now();
       while (target.sim!.arrivedAt === 0 && now() < t0 + 10_000) await sleep(5);
       await sleep(1000);
-      const reached = sides.filter((s) => s.sim && s.sim.responses > 0).map((s) => `${s.svc} (${[...s.sim!.types].join('+')})`);
-      const envoyBytes = (await Promise.all(reals.map((s) => rxBytes(s.envoy!)))).reduce((sum, v, i) => sum + v - rx[i]!, 0);
-      console.log(`intention change for one destination (${target.svc}): its sidecar held it ${f0(target.sim!.arrivedAt - t0)} ms after the acknowledgement; sidecars that received anything within 1 s: ${reached.join(', ') || 'none'} (simulated) + ${f0(envoyBytes)} B to the real Envoys (their xDS connections, heartbeats included)`);
+      const reached = sides
+        .filter((s) => s.sim && s.sim.responses > 0)
+        .map((s) => `${s.svc} (${[...s.sim!.types].join('+')})`);
+      const envoyBytes = (await Promise.all(reals.map((s) => rxBytes(s.envoy!)))).reduce(
+        (sum, v, i) => sum + v - rx[i]!,
+        0,
+      );
+      console.log(
+        `intention change for one destination (${target.svc}): its sidecar held it ${f0(target.sim!.arrivedAt - t0)} ms after the acknowledgement; sidecars that received anything within 1 s: ${reached.join(', ') || 'none'} (simulated) + ${f0(envoyBytes)} B to the real Envoys (their xDS connections, heartbeats included)`,
+      );
     }
 
     // ── A leaf rotation of every service (root rotation) ──
     const chainSerials = async (e: Envoy) => {
-      const body = JSON.parse(await e.admin('/certs')) as { certificates?: { cert_chain?: { serial_number: string }[] }[] };
-      return (body.certificates ?? []).flatMap((c) => (c.cert_chain ?? []).map((x) => x.serial_number)).sort().join(',');
+      const body = JSON.parse(await e.admin('/certs')) as {
+        certificates?: { cert_chain?: { serial_number: string }[] }[];
+      };
+      return (body.certificates ?? [])
+        .flatMap((c) => (c.cert_chain ?? []).map((x) => x.serial_number))
+        .sort()
+        .join(',');
     };
     await push(
       'leaf rotation of all (root rotation, every leaf reissued)',

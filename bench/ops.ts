@@ -13,15 +13,24 @@
 //     (acknowledgement latency).
 //   node --expose-gc --import tsx bench/ops.ts [--services 1000] [--nodes 1000] [--runs 100] [--real-runs 30] [--dry-run-only]
 import type { ChildProcess } from 'node:child_process';
-import { forkTracked } from '../test/helpers/procs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
 import { createHistory } from '../src/ops/history';
 import { TypeUrl } from '../src/xds/transport/type-urls';
+import { forkTracked } from '../test/helpers/procs';
 import { startOpsHub } from '../test/ops/helpers';
 
-const { values } = parseArgs({ options: { services: { type: 'string', default: '1000' }, nodes: { type: 'string', default: '1000' }, runs: { type: 'string', default: '100' }, 'real-runs': { type: 'string', default: '30' }, 'history-nodes': { type: 'string', default: '200' }, 'dry-run-only': { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    services: { type: 'string', default: '1000' },
+    nodes: { type: 'string', default: '1000' },
+    runs: { type: 'string', default: '100' },
+    'real-runs': { type: 'string', default: '30' },
+    'history-nodes': { type: 'string', default: '200' },
+    'dry-run-only': { type: 'boolean', default: false },
+  },
+});
 const S = Number(values.services);
 const N = Number(values.nodes);
 const RUNS = Number(values.runs);
@@ -36,22 +45,39 @@ function heap(): number {
   return process.memoryUsage().heapUsed;
 }
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
 async function historyCost(kind: 'delta' | 'sotw'): Promise<number> {
   const base = heap();
   const history = createHistory({ perNode: 1_000, hub: 'bench', index: () => 42n });
-  const nodes = Array.from({ length: HN }, (_, i) => ({ id: `envoy-${i}`, cluster: 'edge', clientFeatures: [], userAgent: 'envoy' }));
+  const nodes = Array.from({ length: HN }, (_, i) => ({
+    id: `envoy-${i}`,
+    cluster: 'edge',
+    clientFeatures: [],
+    userAgent: 'envoy',
+  }));
   const sotwNames = Array.from({ length: 100 }, (_, i) => `svc-${i}`);
   for (let p = 0; p < 1_000; p++) {
     // One map per push content, shared by the fleet (as the transport's body cache shares `sent`).
     const sent =
       kind === 'delta'
         ? new Map([[`svc-${p % 100}`, `v${p}`.padEnd(32, '0')]])
-        : new Map(sotwNames.map((n, i) => [n, (i === p % 100 ? `v${p}` : `v${i}`).padEnd(32, '0')] as [string, string]));
+        : new Map(
+            sotwNames.map((n, i) => [n, (i === p % 100 ? `v${p}` : `v${i}`).padEnd(32, '0')] as [string, string]),
+          );
     for (const node of nodes) {
       const nonce = `${p.toString(36)}-${node.id}`;
-      history.sent!({ stream: 1, node, typeUrl: kind === 'delta' ? TypeUrl.ClusterLoadAssignment : TypeUrl.Cluster, nonce, version: kind === 'sotw' ? `set${p}` : '', resources: sent, variant: kind, at: Date.now() });
+      history.sent!({
+        stream: 1,
+        node,
+        typeUrl: kind === 'delta' ? TypeUrl.ClusterLoadAssignment : TypeUrl.Cluster,
+        nonce,
+        version: kind === 'sotw' ? `set${p}` : '',
+        resources: sent,
+        variant: kind,
+        at: Date.now(),
+      });
       history.answered!({ stream: 1, node, typeUrl: TypeUrl.Cluster, nonce, error: undefined, at: Date.now() });
     }
   }
@@ -72,22 +98,54 @@ async function dryRunLatency(): Promise<void> {
   let fleet: ChildProcess | undefined;
   try {
     const ops = [];
-    for (let i = 0; i < S; i++) ops.push({ Service: { Verb: 'set', Node: `node-${i % 50}`, Service: { Service: `svc-${i}`, ID: `svc-${i}-1`, Port: 10_000 + i } } });
-    for (let i = 0; i < 50; i++) await h.hub.http.inject({ method: 'PUT', url: '/v1/txn', payload: JSON.stringify([{ Node: { Verb: 'set', Node: { Node: `node-${i}`, Address: `10.0.0.${i}` } } }]) });
+    for (let i = 0; i < S; i++)
+      ops.push({
+        Service: {
+          Verb: 'set',
+          Node: `node-${i % 50}`,
+          Service: { Service: `svc-${i}`, ID: `svc-${i}-1`, Port: 10_000 + i },
+        },
+      });
+    for (let i = 0; i < 50; i++)
+      await h.hub.http.inject({
+        method: 'PUT',
+        url: '/v1/txn',
+        payload: JSON.stringify([{ Node: { Verb: 'set', Node: { Node: `node-${i}`, Address: `10.0.0.${i}` } } }]),
+      });
     for (let i = 0; i < ops.length; i += 64) {
-      const res = await h.hub.http.inject({ method: 'PUT', url: '/v1/txn', payload: JSON.stringify(ops.slice(i, i + 64)) });
+      const res = await h.hub.http.inject({
+        method: 'PUT',
+        url: '/v1/txn',
+        payload: JSON.stringify(ops.slice(i, i + 64)),
+      });
       if (res.statusCode !== 200) throw new Error(res.body);
     }
     // The clients live in a process of their own: the hub's process holds only the server side of the streams.
-    fleet = forkTracked(join(__dirname, 'ops', 'clients.ts'), [String(h.hub.grpcPort), String(N)], { execArgv: ['--import', 'tsx'] });
+    fleet = forkTracked(join(__dirname, 'ops', 'clients.ts'), [String(h.hub.grpcPort), String(N)], {
+      execArgv: ['--import', 'tsx'],
+    });
     const synced = await new Promise<{ ms: number }>((resolve, reject) => {
-      fleet!.on('message', (m: { kind: string; ms: number; message?: string }) => (m.kind === 'synced' ? resolve(m) : reject(new Error(m.message))));
+      fleet!.on('message', (m: { kind: string; ms: number; message?: string }) =>
+        m.kind === 'synced' ? resolve(m) : reject(new Error(m.message)),
+      );
       fleet!.once('exit', (code) => reject(new Error(`the client process exited (${code})`)));
     });
     console.log(`setup: ${S} services, ${N} Delta ADS streams (another process) synced in ${synced.ms} ms`);
     const changes: [string, string, (i: number) => unknown][] = [
-      ['instance', '/v1/catalog/register', (i) => ({ Node: 'node-1', Address: '10.0.0.1', Service: { Service: 'svc-7', ID: `svc-7-x${i}`, Port: 20_000 + i } })],
-      ['config entry', '/v1/config', (i) => ({ Kind: 'service-defaults', Name: 'svc-9', Protocol: i % 2 ? 'http2' : 'grpc' })],
+      [
+        'instance',
+        '/v1/catalog/register',
+        (i) => ({
+          Node: 'node-1',
+          Address: '10.0.0.1',
+          Service: { Service: 'svc-7', ID: `svc-7-x${i}`, Port: 20_000 + i },
+        }),
+      ],
+      [
+        'config entry',
+        '/v1/config',
+        (i) => ({ Kind: 'service-defaults', Name: 'svc-9', Protocol: i % 2 ? 'http2' : 'grpc' }),
+      ],
     ];
     /** One dry run as a client sees it: from sending the request to holding the whole answer. */
     const dryRun = async (path: string, body: unknown) => {
@@ -98,7 +156,13 @@ async function dryRunLatency(): Promise<void> {
       if (res.status !== 200) throw new Error(`dry run: ${res.status} ${text}`);
       const answer = JSON.parse(text) as DryRunBody;
       const affected = answer.diffs ? answer.diffs.reduce((n, d) => n + d.nodes.length, 0) : answer.nodes!.length;
-      return { ms, compute: answer.ms, bytes: Buffer.byteLength(text), affected, distinct: answer.diffs?.length ?? answer.nodes!.length };
+      return {
+        ms,
+        compute: answer.ms,
+        bytes: Buffer.byteLength(text),
+        affected,
+        distinct: answer.diffs?.length ?? answer.nodes!.length,
+      };
     };
     for (const [what, path, make] of changes) {
       // The first dry run after start builds the dry run's translation from nothing: reported on its own.
@@ -136,9 +200,13 @@ async function dryRunLatency(): Promise<void> {
 async function main(): Promise<void> {
   if (values['dry-run-only']) return dryRunLatency();
   const delta = await historyCost('delta');
-  console.log(`history, ${HN} nodes × 1,000 Delta pushes (one CLA each), ACKed: ${(delta / 1024).toFixed(1)} KiB per node per 1,000 pushes`);
+  console.log(
+    `history, ${HN} nodes × 1,000 Delta pushes (one CLA each), ACKed: ${(delta / 1024).toFixed(1)} KiB per node per 1,000 pushes`,
+  );
   const sotw = await historyCost('sotw');
-  console.log(`history, ${HN} nodes × 1,000 SotW CDS pushes (a 100-cluster set each), ACKed: ${(sotw / 1024).toFixed(1)} KiB per node per 1,000 pushes`);
+  console.log(
+    `history, ${HN} nodes × 1,000 SotW CDS pushes (a 100-cluster set each), ACKed: ${(sotw / 1024).toFixed(1)} KiB per node per 1,000 pushes`,
+  );
   await dryRunLatency();
 }
 

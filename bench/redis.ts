@@ -25,15 +25,16 @@
 // with the "=", as the value starts with a dash).
 //
 // Targets (issue 11): >= 5,000 acknowledged writes/s per hub; p99 apply lag on the other hub <= 50 ms.
-import { join } from 'node:path';
+
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Redis from 'ioredis';
-import { spawnHub, spawnServer, type SpawnedHub } from '../test/helpers/hub';
-import { startRedis, type RunningRedis } from '../test/helpers/redis';
+import { type SpawnedHub, spawnHub, spawnServer } from '../test/helpers/hub';
 import { spawnTracked } from '../test/helpers/procs';
+import { type RunningRedis, startRedis } from '../test/helpers/redis';
 import { tmpDir } from '../test/helpers/tmp';
 
 interface LoadSpec {
@@ -175,8 +176,22 @@ const caseName = (writerHubs: number, waitReplicas: number, kind: Kind) =>
 
 /** A bare hub process (bench/redis/bare-hub.ts) on `redisUrl`, in the shape of a spawned xdshub. */
 async function spawnBare(redisUrl: string, waitReplicas: number): Promise<SpawnedHub> {
-  const argv = ['--import', 'tsx', join(__dirname, 'redis', 'bare-hub.ts'), '--redis', redisUrl, '--wait-replicas', String(waitReplicas)];
-  const { match, ...spawned } = await spawnServer(process.execPath, argv, {}, /^bare hub listening http=(\S+)/, 'bare hub');
+  const argv = [
+    '--import',
+    'tsx',
+    join(__dirname, 'redis', 'bare-hub.ts'),
+    '--redis',
+    redisUrl,
+    '--wait-replicas',
+    String(waitReplicas),
+  ];
+  const { match, ...spawned } = await spawnServer(
+    process.execPath,
+    argv,
+    {},
+    /^bare hub listening http=(\S+)/,
+    'bare hub',
+  );
   return { ...spawned, httpUrl: match[1]!, grpcAddress: '' };
 }
 
@@ -185,7 +200,12 @@ async function spawnBare(redisUrl: string, waitReplicas: number): Promise<Spawne
  * (no Redis; the probes read the writing hub itself). `bare`: two bare processes
  * instead of the hubs, the limit the Redis rows compare with.
  */
-async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { durationMs: number; concurrency: number; fsync: string; sampleEvery: number; nodeArgs: string[] }, kind: Kind) {
+async function scenario(
+  writerHubs: 1 | 2,
+  waitReplicas: 0 | 1,
+  opts: { durationMs: number; concurrency: number; fsync: string; sampleEvery: number; nodeArgs: string[] },
+  kind: Kind,
+) {
   const baseline = kind === 'baseline';
   const dir = await tmpDir('xdshub-bench-redis');
   const primary = await startRedis({ appendonly: true, dir: dir.path });
@@ -198,18 +218,45 @@ async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { duration
       admin.disconnect();
     }
     await replicaInSync(replica);
-    const args = ['--store', baseline ? 'memory' : primary.url, '--http-port', '0', '--grpc-port', '0', '--compact-every', '0', '--log-level', 'warn'];
+    const args = [
+      '--store',
+      baseline ? 'memory' : primary.url,
+      '--http-port',
+      '0',
+      '--grpc-port',
+      '0',
+      '--compact-every',
+      '0',
+      '--log-level',
+      'warn',
+    ];
     if (waitReplicas) args.push('--redis-wait-replicas', String(waitReplicas));
     for (const name of baseline ? ['bench-a'] : ['bench-a', 'bench-b']) {
-      hubs.push(kind === 'bare' ? await spawnBare(primary.url, waitReplicas) : await spawnHub([...args, '--node-name', name], {}, { nodeArgs: opts.nodeArgs }));
+      hubs.push(
+        kind === 'bare'
+          ? await spawnBare(primary.url, waitReplicas)
+          : await spawnHub([...args, '--node-name', name], {}, { nodeArgs: opts.nodeArgs }),
+      );
     }
     const ports = hubs.map((h) => Number(new URL(h.httpUrl).port));
     const writers = ports.slice(0, writerHubs);
     // Writes on a are probed on b, and (with two writing hubs) writes on b on a.
     const observers = writers.map((_, i) => ports[(i + 1) % ports.length]!);
-    const spec: LoadSpec = { writers, observers, concurrency: opts.concurrency, warmupMs: 1_000, durationMs: opts.durationMs, sampleEvery: opts.sampleEvery, tag: `${kind}${writerHubs}r${waitReplicas}` };
+    const spec: LoadSpec = {
+      writers,
+      observers,
+      concurrency: opts.concurrency,
+      warmupMs: 1_000,
+      durationMs: opts.durationMs,
+      sampleEvery: opts.sampleEvery,
+      tag: `${kind}${writerHubs}r${waitReplicas}`,
+    };
     // From the repository's root, where `require('undici')` finds the package.
-    const child = spawnTracked(process.execPath, ['-e', LOAD_WORKER], { cwd: join(__dirname, '..'), env: { ...process.env, XDSHUB_BENCH_SPEC: JSON.stringify(spec) }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawnTracked(process.execPath, ['-e', LOAD_WORKER], {
+      cwd: join(__dirname, '..'),
+      env: { ...process.env, XDSHUB_BENCH_SPEC: JSON.stringify(spec) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     // The rest of the bench's processes: the load generator, the Redis primary and its replica.
     const others = [child.pid!, primary.pid, replica.pid];
@@ -236,7 +283,8 @@ async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { duration
     const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
     const total = sum(r.acked);
     /** µs of CPU per acknowledged write of each process between two snapshots, "a + b + …". */
-    const perWrite = (a: number[], b: number[]) => a.map((ms, i) => Math.round(((b[i]! - ms) * 1000) / Math.max(1, total))).join(' + ');
+    const perWrite = (a: number[], b: number[]) =>
+      a.map((ms, i) => Math.round(((b[i]! - ms) * 1000) / Math.max(1, total))).join(' + ');
     return {
       case: caseName(writerHubs, waitReplicas, kind),
       'writes/s': Math.round(total / seconds),
@@ -258,7 +306,12 @@ async function scenario(writerHubs: 1 | 2, waitReplicas: 0 | 1, opts: { duration
       // CPU per acknowledged write of the load generator, the Redis primary and its replica: what the hubs share the cores with.
       'load gen + primary + replica µs/write': from && to ? perWrite(from.others, to.others) : '',
       // How busy the whole machine was while writes were measured (every process, not only this bench's): near 100 % the cores are the limit.
-      'machine busy %': from && to ? Math.round((100 * (to.machine.busy - from.machine.busy)) / Math.max(1, to.machine.total - from.machine.total)) : NaN,
+      'machine busy %':
+        from && to
+          ? Math.round(
+              (100 * (to.machine.busy - from.machine.busy)) / Math.max(1, to.machine.total - from.machine.total),
+            )
+          : NaN,
       ...(r.failureSample ? { 'first failure': r.failureSample } : {}),
       ...(r.missSample ? { 'first missed probe': r.missSample } : {}),
     };
@@ -283,16 +336,34 @@ async function main() {
       'no-bare': { type: 'boolean', default: false },
     },
   });
-  if (!['always', 'everysec', 'no'].includes(values.fsync!)) throw new Error(`--fsync: expected always, everysec or no, got "${values.fsync}"`);
-  const opts = { durationMs: Number(values.seconds) * 1000, concurrency: Number(values.concurrency), fsync: values.fsync!, sampleEvery: Number(values.sample),
-    nodeArgs: [...(values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : []), ...(values['hub-node-args']?.split(' ').filter((a) => a !== '') ?? [])],
+  if (!['always', 'everysec', 'no'].includes(values.fsync!))
+    throw new Error(`--fsync: expected always, everysec or no, got "${values.fsync}"`);
+  const opts = {
+    durationMs: Number(values.seconds) * 1000,
+    concurrency: Number(values.concurrency),
+    fsync: values.fsync!,
+    sampleEvery: Number(values.sample),
+    nodeArgs: [
+      ...(values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : []),
+      ...(values['hub-node-args']?.split(' ').filter((a) => a !== '') ?? []),
+    ],
   };
-  const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
-  console.log(`bench/redis: ${values.seconds} s per case, ${opts.concurrency} HTTP writers, primary appendfsync ${opts.fsync}, one replica${opts.nodeArgs.length ? `, hubs run with ${opts.nodeArgs.join(' ')}` : ''}; load average ${load()}`);
+  const load = () =>
+    loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ');
+  console.log(
+    `bench/redis: ${values.seconds} s per case, ${opts.concurrency} HTTP writers, primary appendfsync ${opts.fsync}, one replica${opts.nodeArgs.length ? `, hubs run with ${opts.nodeArgs.join(' ')}` : ''}; load average ${load()}`,
+  );
   const rows = [];
   const cases: [1 | 2, 0 | 1, Kind][] = [[1, 0, 'baseline']];
   // Each Redis case right after its bare limit, so both run in the same conditions.
-  for (const [hubs, wait] of [[1, 0], [1, 1], [2, 0], [2, 1]] as const) {
+  for (const [hubs, wait] of [
+    [1, 0],
+    [1, 1],
+    [2, 0],
+    [2, 1],
+  ] as const) {
     if (!values['no-bare']) cases.push([hubs, wait, 'bare']);
     cases.push([hubs, wait, 'hub']);
   }
@@ -301,7 +372,9 @@ async function main() {
     rows.push(await scenario(hubs, wait, opts, kind));
   }
   console.table(rows);
-  console.log(`targets: >= 5,000 writes/s per hub; lag p99 <= 50 ms. "bare" rows: the limit for the case below them. load average at the end ${load()}`);
+  console.log(
+    `targets: >= 5,000 writes/s per hub; lag p99 <= 50 ms. "bare" rows: the limit for the case below them. load average at the end ${load()}`,
+  );
 }
 
 main().catch((err) => {

@@ -13,7 +13,7 @@
 //
 //   node --import tsx bench/stream-flood.ts [--streams 10000] [--kind subscribe|xds]
 //     [--hub-args "..."] [--node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"]
-import * as grpc from '@grpc/grpc-js';
+
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -21,8 +21,9 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { lookupType } from '../src/xds/transport/envoy-proto';
+import * as grpc from '@grpc/grpc-js';
 import { loadSubscribeProto, SUBSCRIBE_METHOD_PATH } from '../src/subscribe/proto';
+import { lookupType } from '../src/xds/transport/envoy-proto';
 import { forkTracked, spawnTracked } from '../test/helpers/procs';
 
 const DELTA_ADS = '/envoy.service.discovery.v3.AggregatedDiscoveryService/DeltaAggregatedResources';
@@ -91,15 +92,25 @@ function flood(address: string, count: number, kind: string): void {
     };
     let call: grpc.ClientReadableStream<Buffer> | grpc.ClientDuplexStream<Buffer, Buffer>;
     if (kind === 'xds') {
-      const duplex = client.makeBidiStreamRequest(DELTA_ADS, (b: Buffer) => b, (b: Buffer) => b);
+      const duplex = client.makeBidiStreamRequest(
+        DELTA_ADS,
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+      );
       duplex.write(deltaRequest(`flood-${i}`));
       call = duplex;
     } else {
       const raw = (b: Buffer) => b;
       call = client.makeServerStreamRequest(SUBSCRIBE_METHOD_PATH, raw, raw, subscribeRequest);
     }
-    call.on('data', once(() => accepted++));
-    call.on('metadata', once(() => accepted++));
+    call.on(
+      'data',
+      once(() => accepted++),
+    );
+    call.on(
+      'metadata',
+      once(() => accepted++),
+    );
     call.on('error', () => undefined);
     call.on('status', (st: grpc.StatusObject) => {
       once(() => {
@@ -175,7 +186,11 @@ function getLoop(port: number): { stop(): Promise<Array<{ status: number; ms: nu
 async function normalXds(address: string): Promise<number> {
   const client = new grpc.Client(address, grpc.credentials.createInsecure(), ownConnection('bench.normal'));
   const started = performance.now();
-  const call = client.makeBidiStreamRequest(DELTA_ADS, (b: Buffer) => b, (b: Buffer) => b);
+  const call = client.makeBidiStreamRequest(
+    DELTA_ADS,
+    (b: Buffer) => b,
+    (b: Buffer) => b,
+  );
   call.write(deltaRequest('normal-envoy'));
   try {
     return await new Promise<number>((resolve) => {
@@ -209,7 +224,9 @@ async function main(): Promise<void> {
     }
     const cpuBefore = cpuMs(hub.child.pid!);
     const gets = getLoop(hub.http);
-    const child = forkTracked(__filename, ['flood', hub.grpc, String(count), args.kind!], { execArgv: ['--import', 'tsx'] });
+    const child = forkTracked(__filename, ['flood', hub.grpc, String(count), args.kind!], {
+      execArgv: ['--import', 'tsx'],
+    });
     const reports: FloodReport[] = [];
     child.on('message', (m: FloodReport) => reports.push(m));
     await new Promise<void>((resolve) => child.once('message', () => resolve()));
@@ -219,7 +236,10 @@ async function main(): Promise<void> {
     const latencies = await gets.stop();
     const sent = reports.find((r) => r.kind === 'sent');
     const settled = reports.find((r): r is Extract<FloodReport, { kind: 'settled' }> => r.kind === 'settled');
-    const ok = latencies.filter((l) => l.status === 200).map((l) => l.ms).sort((a, b) => a - b);
+    const ok = latencies
+      .filter((l) => l.status === 200)
+      .map((l) => l.ms)
+      .sort((a, b) => a - b);
     const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${hub.child.pid}/status`, 'utf8'))?.[1];
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
     const ms = (n: number | undefined) => `${(n ?? NaN).toFixed(0)} ms`;

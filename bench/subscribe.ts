@@ -11,11 +11,11 @@
 //   node --import tsx bench/subscribe.ts
 //   env: SUBSCRIBERS=1000 PROCS=4 INSTANCES=1000 SECONDS=20 WINDOW=16
 import type { ChildProcess } from 'node:child_process';
-import { forkTracked } from '../test/helpers/procs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { loadSubscribeProto, SUBSCRIBE_METHOD_PATH } from '../src/subscribe/proto';
-import { HIST_BUCKETS, percentile, type ClientToMain, type MainToServer, type ServerToMain } from './subscribe/common';
+import { forkTracked } from '../test/helpers/procs';
+import { type ClientToMain, HIST_BUCKETS, type MainToServer, percentile, type ServerToMain } from './subscribe/common';
 
 const env = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
 const SUBSCRIBERS = env('SUBSCRIBERS', 1000);
@@ -62,20 +62,29 @@ async function phase(name: string, script: 'hub-server.ts' | 'bare-server.ts', p
   const server = forkTracked(join(DIR, script), [String(INSTANCES), String(perSecond)], { execArgv });
   const { port } = await nextMessage<Extract<ServerToMain, { type: 'ready' }>>(server, 'ready');
   const proto = loadSubscribeProto();
-  const request = Buffer.from(proto.SubscribeRequest.encode(proto.SubscribeRequest.fromObject({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' } })).finish());
+  const request = Buffer.from(
+    proto.SubscribeRequest.encode(
+      proto.SubscribeRequest.fromObject({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' } }),
+    ).finish(),
+  );
 
   const started = performance.now();
   const clients: ChildProcess[] = [];
   const progress = new Map<ChildProcess, Extract<ClientToMain, { type: 'progress' }>>();
   for (let p = 0; p < PROCS; p++) {
     const count = Math.floor(SUBSCRIBERS / PROCS) + (p < SUBSCRIBERS % PROCS ? 1 : 0);
-    const c = forkTracked(join(DIR, 'client.ts'), [`127.0.0.1:${port}`, String(count), SUBSCRIBE_METHOD_PATH, request.toString('hex')], { execArgv });
+    const c = forkTracked(
+      join(DIR, 'client.ts'),
+      [`127.0.0.1:${port}`, String(count), SUBSCRIBE_METHOD_PATH, request.toString('hex')],
+      { execArgv },
+    );
     c.on('message', (m: ClientToMain) => {
       if (m.type === 'progress') progress.set(c, m);
     });
     clients.push(c);
   }
-  const sum = (f: (m: Extract<ClientToMain, { type: 'progress' }>) => number) => [...progress.values()].reduce((a, m) => a + f(m), 0);
+  const sum = (f: (m: Extract<ClientToMain, { type: 'progress' }>) => number) =>
+    [...progress.values()].reduce((a, m) => a + f(m), 0);
 
   // Connect phase: every subscriber has its snapshot and EndOfSnapshot.
   await new Promise<void>((resolve) => {
@@ -131,14 +140,19 @@ async function phase(name: string, script: 'hub-server.ts' | 'bare-server.ts', p
     max,
     rssMiB: serverStats.rssBytes / 2 ** 20,
     eventBytes: serverStats.eventBytes,
-    cache: serverStats.cacheHits === undefined ? undefined : `${serverStats.cacheHits}/${serverStats.cacheHits + (serverStats.cacheMisses ?? 0)}`,
+    cache:
+      serverStats.cacheHits === undefined
+        ? undefined
+        : `${serverStats.cacheHits}/${serverStats.cacheHits + (serverStats.cacheMisses ?? 0)}`,
     slow: serverStats.slowConsumers,
     ended,
   };
 }
 
 async function main(): Promise<void> {
-  console.log(`subscribe bench: ${SUBSCRIBERS} subscribers over ${PROCS} client processes, 1 service × ${INSTANCES} instances, ${SECONDS}s churn per phase, window ${WINDOW}`);
+  console.log(
+    `subscribe bench: ${SUBSCRIBERS} subscribers over ${PROCS} client processes, 1 service × ${INSTANCES} instances, ${SECONDS}s churn per phase, window ${WINDOW}`,
+  );
   const bare = await phase('bare', 'bare-server.ts');
   const hub = await phase('hub', 'hub-server.ts');
   // The target pace: the hub held at 0.67× the bare server's rate, where its latency must stay under 1 s.
@@ -162,7 +176,9 @@ async function main(): Promise<void> {
   console.table(rows);
   const ratio = hub.delivered / hub.seconds / (bare.delivered / bare.seconds);
   console.log(`hub / bare delivered rate: ${ratio.toFixed(2)} (target ≥ 0.67)`);
-  console.log(`hub at 0.67× the bare rate: p99 ${paced.p99} ms (target < 1000); saturated closed-loop latency is the window (${WINDOW} changes) over the rate`);
+  console.log(
+    `hub at 0.67× the bare rate: p99 ${paced.p99} ms (target < 1000); saturated closed-loop latency is the window (${WINDOW} changes) over the rate`,
+  );
 }
 
 main().catch((err: unknown) => {

@@ -33,15 +33,25 @@
 // Every process is separate: the server, and `procs` client processes holding
 // N/procs clients each, every client on its own HTTP/2 connection, subscribed
 // as Envoy does (wildcard CDS, then EDS by name for all S clusters).
-import { forkTracked as fork } from '../test/helpers/procs';
-import { join } from 'node:path';
+
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseConfig } from '../src/config';
+import { forkTracked as fork } from '../test/helpers/procs';
 import { fanoutBench } from './xds/fanout';
-import { churn, hubWriter, probe, summary, type HubWriter } from './xds/hub-http';
+import { churn, type HubWriter, hubWriter, probe, summary } from './xds/hub-http';
 import { killAll, Proc } from './xds/proc';
-import { now, pct, type ClientCommand, type ClientReply, type Mode, type ServerCommand, type ServerReply, type ServerStats } from './xds/protocol';
+import {
+  type ClientCommand,
+  type ClientReply,
+  type Mode,
+  now,
+  pct,
+  type ServerCommand,
+  type ServerReply,
+  type ServerStats,
+} from './xds/protocol';
 
 const { values } = parseArgs({
   options: {
@@ -67,7 +77,14 @@ const S = Number(values.services ?? (STORM ? 1 : 1000));
 const P = Math.max(1, Number(values.procs));
 const ROUNDS = Number(values.rounds);
 const MODE = values.mode ?? (STORM ? 'storm' : 'both');
-const modes: Mode[] = MODE === 'both' ? ['bare', 'hub'] : MODE === 'storm' ? ['bare-sync', 'hub'] : MODE === 'all' ? ['bare', 'bare-sync', 'hub-notrim', 'hub'] : [MODE as Mode];
+const modes: Mode[] =
+  MODE === 'both'
+    ? ['bare', 'hub']
+    : MODE === 'storm'
+      ? ['bare-sync', 'hub']
+      : MODE === 'all'
+        ? ['bare', 'bare-sync', 'hub-notrim', 'hub']
+        : [MODE as Mode];
 const HUB_ARGS = values['hub-args'];
 const hubConfig = parseConfig(HUB_ARGS.split(/\s+/).filter(Boolean), {});
 const EXEC = ['--import', 'tsx', '--expose-gc', '--max-old-space-size=4096'];
@@ -91,9 +108,21 @@ interface Started {
 }
 
 /** Starts the server, sets up S services, connects N clients (all at once for a storm) and waits until every one holds all S assignments. */
-async function start(mode: Mode, n: number, s: number, storm: boolean, sample: number, during?: (httpUrl: string, synced: Promise<unknown>) => Promise<void>): Promise<Started> {
+async function start(
+  mode: Mode,
+  n: number,
+  s: number,
+  storm: boolean,
+  sample: number,
+  during?: (httpUrl: string, synced: Promise<unknown>) => Promise<void>,
+): Promise<Started> {
   const script = join(__dirname, 'xds', `${mode.startsWith('hub') ? 'hub' : 'bare'}-server.ts`);
-  const env = { ...process.env, XDS_BENCH_BARE_SYNC: mode === 'bare-sync' ? '1' : '', XDS_BENCH_TRIM: mode === 'hub-notrim' ? '0' : '1', XDS_BENCH_HUB_ARGS: HUB_ARGS };
+  const env = {
+    ...process.env,
+    XDS_BENCH_BARE_SYNC: mode === 'bare-sync' ? '1' : '',
+    XDS_BENCH_TRIM: mode === 'hub-notrim' ? '0' : '1',
+    XDS_BENCH_HUB_ARGS: HUB_ARGS,
+  };
   const server: Server = new Proc(fork(script, [], { execArgv: EXEC, env }), `${mode}-server`);
   const { port, httpUrl } = await server.next('listening');
   server.send({ cmd: 'setup', services: s });
@@ -103,14 +132,28 @@ async function start(mode: Mode, n: number, s: number, storm: boolean, sample: n
 
   const per = Math.ceil(n / P);
   const procs: Clients[] = [];
-  for (let i = 0; i < P && i * per < n; i++) procs.push(new Proc(fork(join(__dirname, 'xds', 'clients.ts'), [], { execArgv: EXEC }), `clients-${i}`));
+  for (let i = 0; i < P && i * per < n; i++)
+    procs.push(new Proc(fork(join(__dirname, 'xds', 'clients.ts'), [], { execArgv: EXEC }), `clients-${i}`));
   // Forked processes take a while to load: the clock starts when all of them can connect at once.
   await Promise.all(procs.map((p) => p.next('loaded')));
   const t = now();
-  procs.forEach((p, i) => p.send({ cmd: 'connect', mode, port, count: Math.min(per, n - i * per), offset: i * per, services: s, storm, sample }));
+  procs.forEach((p, i) =>
+    p.send({
+      cmd: 'connect',
+      mode,
+      port,
+      count: Math.min(per, n - i * per),
+      offset: i * per,
+      services: s,
+      storm,
+      sample,
+    }),
+  );
   // Connect + initial sync: every client gets S clusters and S assignments; allow ~0.5 s per client on a busy machine.
   const syncCapMs = Math.max(300_000, n * 500);
-  const synced = Promise.all(procs.map((p, i) => p.next('ready', (r) => r.count === Math.min(per, n - i * per), syncCapMs)));
+  const synced = Promise.all(
+    procs.map((p, i) => p.next('ready', (r) => r.count === Math.min(per, n - i * per), syncCapMs)),
+  );
   const side = during && httpUrl ? during(httpUrl, synced) : Promise.resolve();
   const ready = await synced;
   await side;
@@ -119,7 +162,13 @@ async function start(mode: Mode, n: number, s: number, storm: boolean, sample: n
   server.send({ cmd: 'stats' });
   const connected = await server.next('stats');
   return {
-    server, port, httpUrl, before, procs, connectMs, connected,
+    server,
+    port,
+    httpUrl,
+    before,
+    procs,
+    connectMs,
+    connected,
     refusedByClients: ready.reduce((a, r) => a + r.refused, 0),
     failedByClients: ready.reduce((a, r) => a + r.failed, 0),
   };
@@ -131,7 +180,8 @@ async function stop(run: Started): Promise<void> {
   await Promise.all([run.server, ...run.procs].map((p) => p.exited()));
 }
 
-const perClient = (run: Started, n: number, key: 'rss' | 'heapUsed' | 'external' | 'arrayBuffers') => (run.connected[key] - run.before[key]) / n / 1024;
+const perClient = (run: Started, n: number, key: 'rss' | 'heapUsed' | 'external' | 'arrayBuffers') =>
+  (run.connected[key] - run.before[key]) / n / 1024;
 
 interface Figures {
   mode: Mode;
@@ -196,10 +246,12 @@ async function rounds(mode: Mode, n: number, s: number, count: number): Promise<
   };
   f.line =
     `${mode.padEnd(10)} N=${n} S=${s}: per-client p50 ${f1(f.p50)} ms, p99 ${f1(f.p99)} ms; all-N median ${f1(f.allP50)} ms, max ${f1(f.allMax)} ms; ` +
-    `${f1(f.bytesPerClient)} B/client/change; server CPU ${f1(f.cpuMsPerChange)} ms/change (${f1((cpuUs / count / n))} µs/client); ` +
+    `${f1(f.bytesPerClient)} B/client/change; server CPU ${f1(f.cpuMsPerChange)} ms/change (${f1(cpuUs / count / n)} µs/client); ` +
     `RSS ${f1(f.rssPerClientKiB)} KiB/client (heap ${f1(perClient(run, n, 'heapUsed'))}, external ${f1(perClient(run, n, 'external'))}, of it buffers ${f1(perClient(run, n, 'arrayBuffers'))}); ` +
     `connect+sync ${(run.connectMs / 1000).toFixed(1)} s; missing ${missing}; streams refused ${run.connected.refused ?? run.refusedByClients}` +
-    (run.connected.trim ? `; malloc_trim ${run.connected.trim.trims}× before the RSS reading (last ${f1(run.connected.trim.lastDurationMs)} ms), released ${f1(run.connected.trim.releasedBytes / 1048576)} MiB` : '');
+    (run.connected.trim
+      ? `; malloc_trim ${run.connected.trim.trims}× before the RSS reading (last ${f1(run.connected.trim.lastDurationMs)} ms), released ${f1(run.connected.trim.releasedBytes / 1048576)} MiB`
+      : '');
   console.log(f.line);
   return f;
 }
@@ -246,7 +298,11 @@ async function churnPhase(mode: Mode, run: Started, writer: HubWriter, s: number
 }
 
 /** Every client connects at once; the hub's HTTP API is read throughout. */
-async function storm(mode: Mode, n: number, s: number): Promise<{ mode: Mode; ms: number; rss: number; refused: number }> {
+async function storm(
+  mode: Mode,
+  n: number,
+  s: number,
+): Promise<{ mode: Mode; ms: number; rss: number; refused: number }> {
   let http = '';
   const run = await start(mode, n, s, true, 0, async (httpUrl, synced) => {
     const r = await probe(httpUrl, '/v1/health/service/svc-0', synced);
@@ -263,9 +319,15 @@ async function storm(mode: Mode, n: number, s: number): Promise<{ mode: Mode; ms
 }
 
 async function main() {
-  const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
-  if (values.fanout) return fanoutBench({ clients: N, services: S, procs: P, rounds: ROUNDS, hubArgs: HUB_ARGS, execArgv: EXEC, load });
-  console.log(`bench/xds${STORM ? ' --storm' : ''}: N=${N} clients in ${P} processes, S=${S} services; hub flags: ${HUB_ARGS || '(defaults)'}; node ${process.version}; load ${load()}`);
+  const load = () =>
+    loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ');
+  if (values.fanout)
+    return fanoutBench({ clients: N, services: S, procs: P, rounds: ROUNDS, hubArgs: HUB_ARGS, execArgv: EXEC, load });
+  console.log(
+    `bench/xds${STORM ? ' --storm' : ''}: N=${N} clients in ${P} processes, S=${S} services; hub flags: ${HUB_ARGS || '(defaults)'}; node ${process.version}; load ${load()}`,
+  );
   if (STORM) {
     const results = [];
     for (const mode of modes) results.push(await storm(mode, N, S));
@@ -273,7 +335,9 @@ async function main() {
     const hub = results.find((r) => r.mode === 'hub');
     const bare = results.find((r) => r.mode === 'bare-sync') ?? results.find((r) => r.mode === 'bare');
     if (hub && bare) {
-      console.log(`storm hub/${bare.mode}: time to first full set ${(hub.ms / bare.ms).toFixed(2)}× (target ≤ 1.3×), streams refused ${hub.refused} (target 0), RSS/client ${(hub.rss / bare.rss).toFixed(2)}× (target ≤ 1.1×)`);
+      console.log(
+        `storm hub/${bare.mode}: time to first full set ${(hub.ms / bare.ms).toFixed(2)}× (target ≤ 1.3×), streams refused ${hub.refused} (target 0), RSS/client ${(hub.rss / bare.rss).toFixed(2)}× (target ≤ 1.1×)`,
+      );
     }
     return;
   }
@@ -283,22 +347,35 @@ async function main() {
   const hub = results.find((r) => r.mode === 'hub');
   const bare = results.find((r) => r.mode === 'bare');
   if (hub && bare) {
-    console.log(`hub/bare: p99 ${(hub.p99 / bare.p99).toFixed(2)}× (target ≤ 1.2×), until all N hold it: median ${(hub.allP50 / bare.allP50).toFixed(2)}×, slowest round ${(hub.allMax / bare.allMax).toFixed(2)}×; RSS/client ${(hub.rssPerClientKiB / bare.rssPerClientKiB).toFixed(2)}×`);
+    console.log(
+      `hub/bare: p99 ${(hub.p99 / bare.p99).toFixed(2)}× (target ≤ 1.2×), until all N hold it: median ${(hub.allP50 / bare.allP50).toFixed(2)}×, slowest round ${(hub.allMax / bare.allMax).toFixed(2)}×; RSS/client ${(hub.rssPerClientKiB / bare.rssPerClientKiB).toFixed(2)}×`,
+    );
   }
   const hubStale = churnStaleP99.get('hub');
   const bareStale = churnStaleP99.get('bare');
-  if (hubStale !== undefined && bareStale !== undefined) console.log(`churn staleness p99 hub/bare: ${(hubStale / bareStale).toFixed(2)}× (${f1(hubStale)} vs ${f1(bareStale)} ms)`);
+  if (hubStale !== undefined && bareStale !== undefined)
+    console.log(
+      `churn staleness p99 hub/bare: ${(hubStale / bareStale).toFixed(2)}× (${f1(hubStale)} vs ${f1(bareStale)} ms)`,
+    );
   const noTrim = results.find((r) => r.mode === 'hub-notrim');
-  if (noTrim && bare) console.log(`hub-notrim/bare: p99 ${(noTrim.p99 / bare.p99).toFixed(2)}×, RSS/client ${(noTrim.rssPerClientKiB / bare.rssPerClientKiB).toFixed(2)}×`);
+  if (noTrim && bare)
+    console.log(
+      `hub-notrim/bare: p99 ${(noTrim.p99 / bare.p99).toFixed(2)}×, RSS/client ${(noTrim.rssPerClientKiB / bare.rssPerClientKiB).toFixed(2)}×`,
+    );
   const bareSync = results.find((r) => r.mode === 'bare-sync');
-  if (hub && bareSync) console.log(`hub/bare-sync (both send the initial sets): p99 ${(hub.p99 / bareSync.p99).toFixed(2)}×, RSS/client ${(hub.rssPerClientKiB / bareSync.rssPerClientKiB).toFixed(2)}×`);
+  if (hub && bareSync)
+    console.log(
+      `hub/bare-sync (both send the initial sets): p99 ${(hub.p99 / bareSync.p99).toFixed(2)}×, RSS/client ${(hub.rssPerClientKiB / bareSync.rssPerClientKiB).toFixed(2)}×`,
+    );
   const small = Number(values['bytes-check']);
   if (hub && small > 0 && small !== S) {
     const saved = values.churn;
     values.churn = '0';
     const r = await rounds('hub', Math.min(N, 100), small, 3);
     values.churn = saved;
-    console.log(`delta bytes, one endpoint change: S=${small}: ${f1(r.bytesPerClient)} B/client; S=${S}: ${f1(hub.bytesPerClient)} B/client`);
+    console.log(
+      `delta bytes, one endpoint change: S=${small}: ${f1(r.bytesPerClient)} B/client; S=${S}: ${f1(hub.bytesPerClient)} B/client`,
+    );
   }
 }
 

@@ -5,7 +5,7 @@
 // included, so a factory is as long as everything it holds.
 //
 //   node scripts/code-figures.mjs [--max-fn 80] [--max-width 120] [--max-doc 400] [--list] [--json]
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 
@@ -90,7 +90,8 @@ if (process.argv[1] && import.meta.url === `file://${process.argv[1]}`) {
   } else {
     console.log(`src: ${f.files} files, ${f.lines} lines, ${f.functions} functions`);
     console.log(`functions over ${maxFn} lines: ${f.overMaxFn.length} (longest ${f.longest})`);
-    if (args.includes('--list')) for (const x of f.overMaxFn) console.log(`  ${x.lines}\t${x.file}:${x.line} ${x.name}`);
+    if (args.includes('--list'))
+      for (const x of f.overMaxFn) console.log(`  ${x.lines}\t${x.file}:${x.line} ${x.name}`);
     console.log(`lines over ${maxWidth} characters: ${f.overMaxWidth}`);
     console.log(`docs over ${maxDoc} lines: ${f.docsOverMax.length} (longest ${f.longestDoc})`);
     if (args.includes('--list')) for (const d of f.docsOverMax) console.log(`  ${d.lines}\t${d.file}`);

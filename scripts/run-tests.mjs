@@ -7,12 +7,13 @@
 // is killed and every process still carrying the marker is killed and reported: a test
 // that leaves a process behind is a bug, and the run fails. A watchdog does the same if
 // this script itself is SIGKILLed. See docs/testing.md.
+
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { findMarked, sweep } from './proc-sweep.mjs';
 
 const args = process.argv.slice(2);
@@ -30,7 +31,9 @@ function walk(dir) {
   return out;
 }
 
-let files = walk('test').map((f) => relative('.', f)).sort();
+let files = walk('test')
+  .map((f) => relative('.', f))
+  .sort();
 if (unitOnly) files = files.filter((f) => !f.endsWith('.int.test.ts'));
 // A filter naming an existing .ts file runs that file even if it is no *.test.ts (a fixture).
 const named = filters.filter((x) => x.endsWith('.ts') && !files.includes(x) && existsSync(x));
@@ -110,7 +113,9 @@ runner.on('exit', async (code, signal) => {
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const byKind = {};
   for (const p of leaked) byKind[kindOf(p.cmd)] = (byKind[kindOf(p.cmd)] ?? 0) + 1;
-  const summary = Object.entries(byKind).map(([k, n]) => `${k} ${n}`).join(', ');
+  const summary = Object.entries(byKind)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
   console.error(
     `run-tests: ${files.length} files in ${seconds} s${withHog ? ' beside 2 busy loops' : ''}; ` +
       `leftover processes killed: ${leaked.length}${summary ? ` (${summary})` : ''}; ` +

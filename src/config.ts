@@ -7,7 +7,7 @@ import { validateCidrs } from './checks/targets';
 import { normalizeBoolFlags, OPTIONS, type OptionName } from './config-options';
 import { invalid } from './errors';
 import { DEFAULT_REDIS_CLIENT, type RedisClientConfig } from './log/redis-target';
-import { parseStore, storeKind, type StoreConfig } from './log/store-kinds';
+import { parseStore, type StoreConfig, storeKind } from './log/store-kinds';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -227,15 +227,28 @@ function count(text: string, field: string): number {
 
 export type XdsTypeShort = 'LDS' | 'RDS' | 'CDS' | 'EDS' | 'SDS';
 const TTL_TYPE_NAMES: Record<string, XdsTypeShort> = {
-  listeners: 'LDS', lds: 'LDS', routes: 'RDS', rds: 'RDS', clusters: 'CDS', cds: 'CDS', endpoints: 'EDS', eds: 'EDS', secrets: 'SDS', sds: 'SDS',
+  listeners: 'LDS',
+  lds: 'LDS',
+  routes: 'RDS',
+  rds: 'RDS',
+  clusters: 'CDS',
+  cds: 'CDS',
+  endpoints: 'EDS',
+  eds: 'EDS',
+  secrets: 'SDS',
+  sds: 'SDS',
 };
 
 /** "endpoints" or "clusters,endpoints" (or LDS/RDS/CDS/EDS) → the types that carry the resource TTL. */
 export function parseTtlTypes(text: string): XdsTypeShort[] {
   const out = new Set<XdsTypeShort>();
-  for (const part of text.split(',').map((p) => p.trim().toLowerCase()).filter((p) => p !== '')) {
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim().toLowerCase())
+    .filter((p) => p !== '')) {
     const t = TTL_TYPE_NAMES[part];
-    if (!t) throw invalid('resource-ttl-types', `expected listeners, routes, clusters, endpoints or secrets, got "${part}"`);
+    if (!t)
+      throw invalid('resource-ttl-types', `expected listeners, routes, clusters, endpoints or secrets, got "${part}"`);
     out.add(t);
   }
   return [...out];
@@ -257,7 +270,12 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   const get = (name: OptionName): string | undefined =>
     (values as Record<string, string | undefined>)[name] ?? env[OPTIONS[name].env];
 
-  const config: Config = { ...DEFAULTS, store: { ...DEFAULTS.store }, limits: { ...DEFAULTS.limits }, redis: { ...DEFAULTS.redis } };
+  const config: Config = {
+    ...DEFAULTS,
+    store: { ...DEFAULTS.store },
+    limits: { ...DEFAULTS.limits },
+    redis: { ...DEFAULTS.redis },
+  };
   const set: Setter = (name, apply) => {
     const v = get(name);
     if (v !== undefined && v !== '') apply(v);
@@ -300,7 +318,10 @@ function setServing(config: Config, set: Setter): void {
   set('xds-max-streams', (v) => (config.xdsMaxStreams = count(v, 'xds-max-streams')));
   set('memory-trim', (v) => (config.memoryTrim = bool(v, 'memory-trim')));
   set('check-allow-cidr', (v) => {
-    config.checkAllowCidrs = v.split(',').map((c) => c.trim()).filter((c) => c !== '');
+    config.checkAllowCidrs = v
+      .split(',')
+      .map((c) => c.trim())
+      .filter((c) => c !== '');
     validateCidrs(config.checkAllowCidrs);
   });
   set('shutdown-timeout', (v) => (config.shutdownTimeoutMs = parseDurationMs(v, 'shutdown-timeout')));
@@ -315,19 +336,34 @@ function setServing(config: Config, set: Setter): void {
   set('tls-ca', (v) => (config.tlsCa = v));
   set('tls-client-cert-token', (v) => (config.tlsClientCertToken = bool(v, 'tls-client-cert-token')));
   set('tls-client-cert-token-allow', (v) => {
-    config.tlsClientCertTokenAllow = v.split(',').map((a) => a.trim()).filter((a) => a !== '');
+    config.tlsClientCertTokenAllow = v
+      .split(',')
+      .map((a) => a.trim())
+      .filter((a) => a !== '');
   });
-  set('tls-reload-interval', (v) => (config.tlsReloadIntervalMs = Math.max(1, parseDurationMs(v, 'tls-reload-interval'))));
+  set(
+    'tls-reload-interval',
+    (v) => (config.tlsReloadIntervalMs = Math.max(1, parseDurationMs(v, 'tls-reload-interval'))),
+  );
 }
 
 function setLimits(limits: Config['limits'], set: Setter): void {
   set('http-max-body', (v) => (limits.httpMaxBodyBytes = parseBytes(v, 'http-max-body')));
   set('grpc-max-message', (v) => (limits.grpcMaxMessageBytes = parseBytes(v, 'grpc-max-message')));
-  set('grpc-max-streams-per-connection', (v) => (limits.grpcMaxStreamsPerConnection = positive(v, 'grpc-max-streams-per-connection')));
-  set('subscribe-max-streams-per-token', (v) => (limits.subscribeMaxStreamsPerToken = positive(v, 'subscribe-max-streams-per-token')));
+  set(
+    'grpc-max-streams-per-connection',
+    (v) => (limits.grpcMaxStreamsPerConnection = positive(v, 'grpc-max-streams-per-connection')),
+  );
+  set(
+    'subscribe-max-streams-per-token',
+    (v) => (limits.subscribeMaxStreamsPerToken = positive(v, 'subscribe-max-streams-per-token')),
+  );
   set('xds-max-resource-names', (v) => (limits.xdsMaxResourceNames = positive(v, 'xds-max-resource-names')));
   set('txn-max-ops', (v) => (limits.txnMaxOps = positive(v, 'txn-max-ops')));
-  set('http-max-blocking-per-client', (v) => (limits.httpMaxBlockingPerClient = positive(v, 'http-max-blocking-per-client')));
+  set(
+    'http-max-blocking-per-client',
+    (v) => (limits.httpMaxBlockingPerClient = positive(v, 'http-max-blocking-per-client')),
+  );
   set('http-rate-limit', (v) => (limits.httpRateLimit = count(v, 'http-rate-limit')));
 }
 
@@ -335,7 +371,8 @@ function setLimits(limits: Config['limits'], set: Setter): void {
 function setMeshAndHistory(config: Config, set: Setter): void {
   set('sidecar-min-port', (v) => (config.sidecarMinPort = port(v, 'sidecar-min-port')));
   set('sidecar-max-port', (v) => (config.sidecarMaxPort = port(v, 'sidecar-max-port')));
-  if (config.sidecarMinPort > config.sidecarMaxPort) throw invalid('sidecar-min-port', 'must not exceed --sidecar-max-port');
+  if (config.sidecarMinPort > config.sidecarMaxPort)
+    throw invalid('sidecar-min-port', 'must not exceed --sidecar-max-port');
   set('ca-leaf-cert-ttl', (v) => (config.caLeafCertTtlMs = parseDurationMs(v, 'ca-leaf-cert-ttl')));
   if (config.caLeafCertTtlMs < 1000) throw invalid('ca-leaf-cert-ttl', 'must be at least 1s');
   set('default-intention', (v) => {
@@ -346,25 +383,32 @@ function setMeshAndHistory(config: Config, set: Setter): void {
   set('xds-history', (v) => (config.xdsHistory = count(v, 'xds-history')));
   set('envoy-validate-binary', (v) => (config.envoyValidateBinary = executable(v, 'envoy-validate-binary')));
   set('xds-history-persist', (v) => {
-    if (v !== 'auto' && v !== 'on' && v !== 'off') throw invalid('xds-history-persist', `expected auto, on or off, got "${v}"`);
+    if (v !== 'auto' && v !== 'on' && v !== 'off')
+      throw invalid('xds-history-persist', `expected auto, on or off, got "${v}"`);
     config.xdsHistoryPersist = v;
   });
   if (config.xdsHistoryPersist === 'on' && storeKind(config.store).history === 'none') {
-    throw invalid('xds-history-persist', 'on needs a stored log (SQLite: history.db beside it in --data-dir; Redis: keys beside the log); with --store memory the history is kept in memory only');
+    throw invalid(
+      'xds-history-persist',
+      'on needs a stored log (SQLite: history.db beside it in --data-dir; Redis: keys beside the log); with --store memory the history is kept in memory only',
+    );
   }
 }
 
 /** Options that are refused together (or without one another). */
 function checkCombinations(config: Config, get: (name: OptionName) => string | undefined): void {
   checkFanout(config, (name) => get(name) !== undefined && get(name) !== '');
-  const redisFlags = (['redis-wait-replicas', 'redis-password', 'redis-sentinel-password', 'redis-tls-ca'] as const).filter((f) => get(f));
+  const redisFlags = (
+    ['redis-wait-replicas', 'redis-password', 'redis-sentinel-password', 'redis-tls-ca'] as const
+  ).filter((f) => get(f));
   if (redisFlags.length > 0 && !storeKind(config.store).redisFlags) {
     throw invalid(redisFlags[0]!, 'applies to a Redis store only (--store redis://… or redis-sentinel://…)');
   }
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     throw invalid(config.tlsCert === undefined ? 'tls-cert' : 'tls-key', 'give both --tls-cert and --tls-key');
   }
-  if (config.tlsCa !== undefined && config.tlsCert === undefined) throw invalid('tls-ca', 'mutual TLS needs --tls-cert and --tls-key too');
+  if (config.tlsCa !== undefined && config.tlsCert === undefined)
+    throw invalid('tls-ca', 'mutual TLS needs --tls-cert and --tls-key too');
   checkCertTokens(config);
   if (config.aclInitialManagementToken !== undefined && !config.aclEnabled) {
     throw invalid('acl-initial-management-token', 'needs --acl-enabled');
@@ -379,10 +423,22 @@ function checkCombinations(config: Config, get: (name: OptionName) => string | u
  * log, runs no checks, holds no CA and no ACL tables. Refused, never ignored.
  */
 const NOT_ON_FANOUT: readonly OptionName[] = [
-  'store', 'data-dir', 'compact-every', 'compact-keep-tail', 'snapshot-cache-ttl', 'xds-history-persist',
-  'check-allow-cidr', 'sidecar-min-port', 'sidecar-max-port', 'ca-leaf-cert-ttl',
-  'acl-enabled', 'acl-default-policy', 'acl-initial-management-token', 'tls-client-cert-token',
-  'tls-client-cert-token-allow', 'data-dir-insecure-ok',
+  'store',
+  'data-dir',
+  'compact-every',
+  'compact-keep-tail',
+  'snapshot-cache-ttl',
+  'xds-history-persist',
+  'check-allow-cidr',
+  'sidecar-min-port',
+  'sidecar-max-port',
+  'ca-leaf-cert-ttl',
+  'acl-enabled',
+  'acl-default-policy',
+  'acl-initial-management-token',
+  'tls-client-cert-token',
+  'tls-client-cert-token-allow',
+  'data-dir-insecure-ok',
 ];
 
 /** --tls-client-cert-token: a certificate acts only as a token named in the allow list (docs/security.md). */
@@ -392,7 +448,10 @@ function checkCertTokens(config: Config): void {
     throw invalid('tls-client-cert-token', 'needs --tls-ca (client certificates)');
   }
   if (config.tlsClientCertToken && !allowed) {
-    throw invalid('tls-client-cert-token', 'needs --tls-client-cert-token-allow: the AccessorIDs a certificate may act as');
+    throw invalid(
+      'tls-client-cert-token',
+      'needs --tls-client-cert-token-allow: the AccessorIDs a certificate may act as',
+    );
   }
   if (allowed && !config.tlsClientCertToken) {
     throw invalid('tls-client-cert-token-allow', 'applies with --tls-client-cert-token only');
@@ -401,16 +460,25 @@ function checkCertTokens(config: Config): void {
 
 function checkFanout(config: Config, given: (name: OptionName) => boolean): void {
   if (config.upstream === undefined) {
-    if (config.upstreamHttp !== undefined) throw invalid('upstream-http', 'only a fan-out hub forwards writes; give --upstream host:port too');
+    if (config.upstreamHttp !== undefined)
+      throw invalid('upstream-http', 'only a fan-out hub forwards writes; give --upstream host:port too');
     return;
   }
   if (!/^[^\s/:]+:\d+$|^\[[0-9a-fA-F:]+\]:\d+$/.test(config.upstream)) {
     throw invalid('upstream', `expected the upstream hub's gRPC address host:port, got "${config.upstream}"`);
   }
-  if (config.upstreamHttp === undefined) throw invalid('upstream-http', 'a fan-out hub (--upstream) needs the upstream\'s HTTP API to forward writes to, e.g. --upstream-http http://host:8500');
+  if (config.upstreamHttp === undefined)
+    throw invalid(
+      'upstream-http',
+      "a fan-out hub (--upstream) needs the upstream's HTTP API to forward writes to, e.g. --upstream-http http://host:8500",
+    );
   if (!/^https?:\/\/[^\s/]+\/?$/.test(config.upstreamHttp)) {
     throw invalid('upstream-http', `expected http://host:port or https://host:port, got "${config.upstreamHttp}"`);
   }
   const refused = NOT_ON_FANOUT.find(given);
-  if (refused) throw invalid(refused, `a fan-out hub (--upstream) keeps no log, CA or ACL tables and runs no checks; --${refused} does not apply to it (set it on the upstream hub)`);
+  if (refused)
+    throw invalid(
+      refused,
+      `a fan-out hub (--upstream) keeps no log, CA or ACL tables and runs no checks; --${refused} does not apply to it (set it on the upstream hub)`,
+    );
 }

@@ -5,7 +5,15 @@
 // unless the operator says otherwise (--data-dir-insecure-ok). The contract is
 // in docs/security.md, "Keys at rest".
 import {
-  chmodSync, closeSync, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, statSync,
+  chmodSync,
+  closeSync,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  statSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import type pino from 'pino';

@@ -19,7 +19,7 @@ import type { HubPublisher } from './subscribe/publisher';
 import type { CatalogXdsProvider } from './xds/translate/catalog-provider';
 import type { XdsServer } from './xds/transport/server';
 
-export { bindGrpc, shutdownGrpc, type HubParts, type HubState } from './assemble/index';
+export { bindGrpc, type HubParts, type HubState, shutdownGrpc } from './assemble/index';
 
 export interface Hub {
   readonly config: Config;
@@ -70,12 +70,21 @@ export interface HubOptions<P extends HubParts = HubParts> {
 /** No parts: the HTTP API alone. */
 export type NoParts = Record<never, never>;
 
-export async function createHub<const P extends HubParts = NoParts>(config: Config, logger: pino.Logger, options: HubOptions<P> = {}): Promise<HubWith<P>> {
+export async function createHub<const P extends HubParts = NoParts>(
+  config: Config,
+  logger: pino.Logger,
+  options: HubOptions<P> = {},
+): Promise<HubWith<P>> {
   const parts: HubParts = options.parts ?? {};
-  const hub = await assemble(config, logger, (metrics, undo) => openCoreSource(config, logger, metrics, undo, options.publisher), {
-    parts,
-    ...(options.grpcGraceMs !== undefined ? { grpcGraceMs: options.grpcGraceMs } : {}),
-  });
+  const hub = await assemble(
+    config,
+    logger,
+    (metrics, undo) => openCoreSource(config, logger, metrics, undo, options.publisher),
+    {
+      parts,
+      ...(options.grpcGraceMs !== undefined ? { grpcGraceMs: options.grpcGraceMs } : {}),
+    },
+  );
   const { source } = hub;
   const out: Hub = {
     config: hub.config,

@@ -77,8 +77,16 @@ export function createMemoryTrimmer(options: MemoryTrimOptions): MemoryTrimmer {
   const rss = options.rss ?? (() => process.memoryUsage.rss());
   const logger = options.logger;
   const registers = options.registry ? [options.registry] : [];
-  const trimsTotal = new Counter({ name: 'xdshub_memory_trims_total', help: 'malloc_trim calls after bursts of large xDS writes', registers });
-  const released = new Counter({ name: 'xdshub_memory_trim_released_bytes_total', help: 'Resident memory given back to the OS by malloc_trim (RSS before minus after)', registers });
+  const trimsTotal = new Counter({
+    name: 'xdshub_memory_trims_total',
+    help: 'malloc_trim calls after bursts of large xDS writes',
+    registers,
+  });
+  const released = new Counter({
+    name: 'xdshub_memory_trim_released_bytes_total',
+    help: 'Resident memory given back to the OS by malloc_trim (RSS before minus after)',
+    registers,
+  });
   const duration = new Histogram({
     name: 'xdshub_memory_trim_duration_seconds',
     help: 'How long one malloc_trim blocked the event loop',

@@ -1,7 +1,7 @@
 // Prometheus metrics on a registry of our own (never prom-client's global one),
 // so several hubs in one test process don't collide. Other modules register
 // their metrics on `metrics.registry`.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface HubMetrics {
   readonly registry: Registry;

@@ -14,7 +14,9 @@ export function protoDir(): string {
     if (existsSync(join(candidate, 'pbsubscribe', 'subscribe.proto'))) return (found = candidate);
     if (dirname(dir) === dir) break;
   }
-  throw new Error(`proto/pbsubscribe/subscribe.proto not found above ${__dirname}: the package's proto/ directory is missing`);
+  throw new Error(
+    `proto/pbsubscribe/subscribe.proto not found above ${__dirname}: the package's proto/ directory is missing`,
+  );
 }
 
 /**
@@ -22,7 +24,11 @@ export function protoDir(): string {
  * looked up in `includeDirs` in order (as protoc's -I), and a file found in
  * none is left to protobufjs, which bundles google/protobuf/*.proto.
  */
-export function loadProtoRoot(includeDirs: readonly string[], files: readonly string[], options: { keepCase?: boolean } = {}): protobuf.Root {
+export function loadProtoRoot(
+  includeDirs: readonly string[],
+  files: readonly string[],
+  options: { keepCase?: boolean } = {},
+): protobuf.Root {
   const root = new protobuf.Root();
   root.resolvePath = (_origin, target) => {
     for (const dir of includeDirs) {

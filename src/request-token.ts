@@ -18,8 +18,8 @@ export function tokenFromRequest(req: FastifyRequest): string {
   const header = req.headers['x-consul-token'];
   if (token === '' && typeof header === 'string') token = header.trim();
   const auth = req.headers.authorization;
-  if (token === '' && typeof auth === 'string' && /^bearer\s+/i.test(auth)) token = auth.replace(/^bearer\s+/i, '').trim();
+  if (token === '' && typeof auth === 'string' && /^bearer\s+/i.test(auth))
+    token = auth.replace(/^bearer\s+/i, '').trim();
   tokens.set(req, token);
   return token;
 }
-

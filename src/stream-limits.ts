@@ -55,7 +55,10 @@ export function createStreamCounter(limit: number, describe: (limit: number) => 
 
 /** One counter per gRPC connection (keyed by the peer address, which is unique per TCP connection), shared by Subscribe and xDS. */
 export function connectionStreamCounter(limit: number): StreamCounter {
-  return createStreamCounter(limit, (n) => `too many concurrent streams on this connection: at most ${n} (--grpc-max-streams-per-connection)`);
+  return createStreamCounter(
+    limit,
+    (n) => `too many concurrent streams on this connection: at most ${n} (--grpc-max-streams-per-connection)`,
+  );
 }
 
 /**

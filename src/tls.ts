@@ -17,7 +17,10 @@ function read(path: string, flag: string): Buffer {
   try {
     return readFileSync(path);
   } catch (err) {
-    throw new HubError('INVALID_ARGUMENT', `${flag}: cannot read ${path}: ${(err as Error).message}`, { field: flag, cause: err });
+    throw new HubError('INVALID_ARGUMENT', `${flag}: cannot read ${path}: ${(err as Error).message}`, {
+      field: flag,
+      cause: err,
+    });
   }
 }
 
@@ -67,5 +70,9 @@ export function grpcServerCredentials(config: TlsConfig): grpc.ServerCredentials
   // grpc-js 1.14 hands its first argument to the identity slot and its second to
   // the CA slot (the declared names are the other way round): one provider that
   // watches all three files fills both; without a CA the second stays null.
-  return grpc.experimental.createCertificateProviderServerCredentials(provider, config.tlsCa ? provider : null, config.tlsCa !== undefined);
+  return grpc.experimental.createCertificateProviderServerCredentials(
+    provider,
+    config.tlsCa ? provider : null,
+    config.tlsCa !== undefined,
+  );
 }

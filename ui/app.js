@@ -9,10 +9,22 @@
 'use strict';
 
 const KINDS = [
-  'service-defaults', 'service-resolver', 'service-router', 'service-splitter',
-  'ingress-gateway', 'http-route', 'mesh', 'service-intentions',
+  'service-defaults',
+  'service-resolver',
+  'service-router',
+  'service-splitter',
+  'ingress-gateway',
+  'http-route',
+  'mesh',
+  'service-intentions',
 ];
-const TYPES = [['clusters', 'CDS'], ['endpoints', 'EDS'], ['listeners', 'LDS'], ['routes', 'RDS'], ['secrets', 'SDS']];
+const TYPES = [
+  ['clusters', 'CDS'],
+  ['endpoints', 'EDS'],
+  ['listeners', 'LDS'],
+  ['routes', 'RDS'],
+  ['secrets', 'SDS'],
+];
 const TOKEN_KEY = 'xdshub-token';
 const NODE_POLL_MS = 2000;
 const RETRY_MS = 1000;
@@ -72,10 +84,12 @@ function intentionGraph(services, intentions) {
   if (!intentions.length) return '<p class="muted" id="intention-graph">no intentions</p>';
   const size = Math.max(320, Math.min(720, 90 * names.length));
   const r = size / 2 - 70;
-  const at = new Map(names.map((n, i) => {
-    const a = (2 * Math.PI * i) / names.length - Math.PI / 2;
-    return [n, [size / 2 + r * Math.cos(a), size / 2 + r * Math.sin(a)]];
-  }));
+  const at = new Map(
+    names.map((n, i) => {
+      const a = (2 * Math.PI * i) / names.length - Math.PI / 2;
+      return [n, [size / 2 + r * Math.cos(a), size / 2 + r * Math.sin(a)]];
+    }),
+  );
   const edges = intentions.map((i) => {
     const [x1, y1] = at.get(i.SourceName);
     const [x2, y2] = at.get(i.DestinationName);
@@ -110,9 +124,11 @@ const pages = {
       names.map(async (name) => {
         const instances = await get(`/v1/health/service/${encodeURIComponent(name)}`);
         const cells = instances
-          .map((i) => `${pill(worst(i.Checks), worst(i.Checks))}${esc(i.Node.Node)}
+          .map(
+            (i) => `${pill(worst(i.Checks), worst(i.Checks))}${esc(i.Node.Node)}
             ${esc(i.Service.Address || i.Node.Address)}:${esc(i.Service.Port)}
-            <span class="muted">${esc(i.Service.ID)}</span>`)
+            <span class="muted">${esc(i.Service.ID)}</span>`,
+          )
           .join('<br>');
         const health = cells || '<span class="muted">no instances</span>';
         return `<tr data-service="${esc(name)}">${td(`<b>${esc(name)}</b>`, instances.length, health)}</tr>`;
@@ -128,7 +144,8 @@ const pages = {
       entries.map((e) => {
         const entry = `<pre>${esc(JSON.stringify(e, null, 1))}</pre>`;
         return `<tr>${td(esc(k), `<b>${esc(e.Name)}</b>`, e.ModifyIndex, entry)}</tr>`;
-      }));
+      }),
+    );
     return `<h2>Config entries</h2>${table('config', ['kind', 'name', 'index', 'entry'], rows)}`;
   },
 
@@ -138,8 +155,9 @@ const pages = {
     const rows = streams.map(streamRow);
     const seen = new Set(streams.map((s) => s.node?.id));
     const offline = nodes.filter((n) => !n.connected && !seen.has(n.id)).map(offlineRow);
-    const states = ['all', 'connected', 'disconnected', 'NACK']
-      .map((s) => `<option${s === filter.state ? ' selected' : ''}>${s}</option>`);
+    const states = ['all', 'connected', 'disconnected', 'NACK'].map(
+      (s) => `<option${s === filter.state ? ' selected' : ''}>${s}</option>`,
+    );
     return `<h2>xDS nodes</h2><p class="filters">
       <input id="filter" type="search" placeholder="filter: node, cluster, agent, type…" value="${esc(filter.text)}">
       <select id="filter-state">${states.join('')}</select><span id="filter-count" class="muted"></span></p>
@@ -166,7 +184,11 @@ const pages = {
   },
 
   async 'dry-run'() {
-    const sample = JSON.stringify({ Method: 'PUT', Path: '/v1/config', Body: { Kind: 'service-defaults', Name: 'web', Protocol: 'http2' } }, null, 2);
+    const sample = JSON.stringify(
+      { Method: 'PUT', Path: '/v1/config', Body: { Kind: 'service-defaults', Name: 'web', Protocol: 'http2' } },
+      null,
+      2,
+    );
     return `<h2>Dry run</h2><p class="muted">Paste a change as the request it would be (Method, Path, Body). Nothing is written.</p>
       <textarea id="change">${esc(sessionStorage.getItem('change') || sample)}</textarea><p><button id="run">Dry run</button></p><div id="prediction"></div>`;
   },
@@ -175,7 +197,9 @@ const pages = {
     const list = await get('/v1/xds/rollouts');
     const rows = list.map((r) => {
       const live = r.state === 'canary' || r.state === 'held';
-      const actions = live ? `<button data-rollback="${esc(r.id)}">Roll back</button><button data-proceed="${esc(r.id)}">Proceed</button>` : '';
+      const actions = live
+        ? `<button data-rollback="${esc(r.id)}">Roll back</button><button data-proceed="${esc(r.id)}">Proceed</button>`
+        : '';
       return `<tr><td>${esc(r.id)}</td><td>${pill(r.state)}</td><td>${esc(r.command.type)}</td><td>${esc(r.canaries.join(', '))}</td><td>${esc(r.index)}</td><td>${esc(r.reason)}</td><td>${actions}</td></tr>`;
     });
     return `<h2>Rollouts</h2><table id="rollouts"><tr><th>id</th><th>state</th><th>change</th><th>canaries</th><th>index</th><th>reason</th><th></th></tr>${rows.join('') || '<tr><td colspan="7" class="muted">none</td></tr>'}</table><p id="action-error"></p>`;
@@ -255,9 +279,11 @@ function resourceTable(config, streams) {
 function configView(config) {
   if (!config) return '';
   const count = (rest) => Object.keys(config.resources[rest] ?? {}).length;
-  const tabs = TYPES.map(([rest]) =>
-    `<button class="tab${rest === 'clusters' ? ' active' : ''}" data-config-tab="${rest}">
-      ${rest} (${count(rest)})</button>`);
+  const tabs = TYPES.map(
+    ([rest]) =>
+      `<button class="tab${rest === 'clusters' ? ' active' : ''}" data-config-tab="${rest}">
+      ${rest} (${count(rest)})</button>`,
+  );
   const panes = TYPES.map(([rest]) => {
     const list = Object.entries(config.resources[rest] ?? {}).map(([name, r]) => ({ name, ...r }));
     const hidden = rest === 'clusters' ? '' : ' hidden';
@@ -288,16 +314,24 @@ function renderPrediction(p) {
   if (!p.dryRun) return `<pre>${esc(JSON.stringify(p, null, 2))}</pre>`;
   const affected = p.diffs.reduce((n, d) => n + d.nodes.length, 0);
   const offline = new Set(p.offline);
-  const verdict = p.ok ? pill('passing', p.changes ? 'would apply' : 'would change nothing') : pill('critical', `would be refused: ${p.error?.message ?? ''}`);
+  const verdict = p.ok
+    ? pill('passing', p.changes ? 'would apply' : 'would change nothing')
+    : pill('critical', `would be refused: ${p.error?.message ?? ''}`);
   const head = `<p>${verdict} at index ${esc(p.index)} — ${affected} node(s) affected in ${p.diffs.length} distinct diff(s), ${p.unaffected.length} unaffected (${p.ms.toFixed(1)} ms)</p>`;
-  const name = (n) => `<span class="node">${esc(n)}${offline.has(n) ? ' <span class="muted">offline</span>' : ''}</span>`;
+  const name = (n) =>
+    `<span class="node">${esc(n)}${offline.has(n) ? ' <span class="muted">offline</span>' : ''}</span>`;
   const nodeList = (nodes) =>
-    nodes.length <= 12 ? nodes.map(name).join(' ') : `${nodes.slice(0, 12).map(name).join(' ')}<details><summary>all ${nodes.length}</summary>${nodes.map(name).join(' ')}</details>`;
+    nodes.length <= 12
+      ? nodes.map(name).join(' ')
+      : `${nodes.slice(0, 12).map(name).join(' ')}<details><summary>all ${nodes.length}</summary>${nodes.map(name).join(' ')}</details>`;
   const rows = p.diffs.map((d) => {
     const items = [
       ...d.added.map((a) => `${pill('passing', 'added')} ${esc(a.type)} ${esc(a.name)}`),
       ...d.removed.map((a) => `${pill('critical', 'removed')} ${esc(a.type)} ${esc(a.name)}`),
-      ...d.changed.map((c) => `${pill('warning', 'changed')} ${esc(c.type)} ${esc(c.name)}<pre>${esc(c.fields.map((f) => `${f.path}: ${shown(f.before)} → ${shown(f.after)}`).join('\n'))}</pre>`),
+      ...d.changed.map(
+        (c) =>
+          `${pill('warning', 'changed')} ${esc(c.type)} ${esc(c.name)}<pre>${esc(c.fields.map((f) => `${f.path}: ${shown(f.before)} → ${shown(f.after)}`).join('\n'))}</pre>`,
+      ),
     ];
     return `<tr><td><b>${d.nodes.length}</b> node(s)<div class="nodes">${nodeList(d.nodes)}</div></td><td>${items.join('<br>')}</td></tr>`;
   });

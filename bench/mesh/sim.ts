@@ -4,7 +4,7 @@
 // and ACKing every response. Records bytes and, once armed, when the first
 // response carrying a given resource name arrived.
 import * as grpc from '@grpc/grpc-js';
-import { CDS, DELTA_ADS, EDS, deltaRequest, deltaResponse, now } from '../xds/protocol';
+import { CDS, DELTA_ADS, deltaRequest, deltaResponse, EDS, now } from '../xds/protocol';
 
 const Req = deltaRequest();
 const Res = deltaResponse();
@@ -39,7 +39,9 @@ export class SimSidecar {
     readonly wanted: readonly string[],
     readonly secrets: readonly string[],
   ) {
-    this.client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 });
+    this.client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), {
+      'grpc.use_local_subchannel_pool': 1,
+    });
   }
 
   open(): void {
@@ -54,7 +56,11 @@ export class SimSidecar {
     this.call = call;
     call.on('data', (r: Received) => this.onResponse(r));
     call.on('error', () => undefined);
-    call.write({ node: { id: this.id, cluster: this.cluster, userAgentName: 'envoy' }, typeUrl: CDS, resourceNamesSubscribe: ['*'] });
+    call.write({
+      node: { id: this.id, cluster: this.cluster, userAgentName: 'envoy' },
+      typeUrl: CDS,
+      resourceNamesSubscribe: ['*'],
+    });
     call.write({ typeUrl: LDS, resourceNamesSubscribe: ['*'] });
     call.write({ typeUrl: SDS, resourceNamesSubscribe: [...this.secrets] });
   }

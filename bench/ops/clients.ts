@@ -18,8 +18,15 @@ async function main(): Promise<void> {
   let synced = 0;
   for (let i = 0; i < count; i++) {
     const c = new ScriptedClient({ port, path: DELTA_ADS, kind: 'delta' });
-    c.send({ node: { id: `envoy-${i}`, cluster: 'edge', userAgentName: 'envoy' }, typeUrl: TypeUrl.Cluster, resourceNamesSubscribe: ['*'] });
-    c.send({ typeUrl: TypeUrl.ClusterLoadAssignment, resourceNamesSubscribe: Array.from({ length: 10 }, (_, k) => `svc-${k}`) });
+    c.send({
+      node: { id: `envoy-${i}`, cluster: 'edge', userAgentName: 'envoy' },
+      typeUrl: TypeUrl.Cluster,
+      resourceNamesSubscribe: ['*'],
+    });
+    c.send({
+      typeUrl: TypeUrl.ClusterLoadAssignment,
+      resourceNamesSubscribe: Array.from({ length: 10 }, (_, k) => `svc-${k}`),
+    });
     void (async () => {
       let answered = 0;
       for (;;) {

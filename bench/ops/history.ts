@@ -18,9 +18,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { createHistory } from '../../src/ops/history';
 import { createSqliteHistory } from '../../src/ops/history-sqlite';
@@ -46,7 +46,10 @@ const REPEAT = Number(values.repeat);
 const ORDERS = { before: 0, within: 0.6, after: 2.5 } as const;
 type Order = keyof typeof ORDERS;
 const gc = (globalThis as { gc?: () => void }).gc;
-const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 interface Figures {
   record: number;
@@ -62,23 +65,49 @@ async function run(order: Order): Promise<Figures> {
   try {
     const persistence = createSqliteHistory({ path, perNode: PER_NODE, flushMs: FLUSH_MS });
     const history = createHistory({ perNode: PER_NODE, hub: 'bench', index: () => 42n, persistence });
-    const nodes = Array.from({ length: N }, (_, i) => ({ id: `envoy-${i}`, cluster: 'edge', clientFeatures: [], userAgent: 'envoy' }));
+    const nodes = Array.from({ length: N }, (_, i) => ({
+      id: `envoy-${i}`,
+      cluster: 'edge',
+      clientFeatures: [],
+      userAgent: 'envoy',
+    }));
     let recordNs = 0n;
     gc?.();
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
     const cpu0 = process.cpuUsage();
     for (let p = 0; p < P; p++) {
-      const sent = new Map(Array.from({ length: SET }, (_, i) => [`svc-${(p + i) % 1000}`, `v${p}-${i}`.padEnd(32, '0')] as [string, string]));
+      const sent = new Map(
+        Array.from(
+          { length: SET },
+          (_, i) => [`svc-${(p + i) % 1000}`, `v${p}-${i}`.padEnd(32, '0')] as [string, string],
+        ),
+      );
       let t = process.hrtime.bigint();
       for (let i = 0; i < N; i++) {
-        history.sent!({ stream: i + 1, node: nodes[i]!, typeUrl: TypeUrl.ClusterLoadAssignment, nonce: `${p}`, version: '', resources: sent, variant: 'delta', at: Date.now() });
+        history.sent!({
+          stream: i + 1,
+          node: nodes[i]!,
+          typeUrl: TypeUrl.ClusterLoadAssignment,
+          nonce: `${p}`,
+          version: '',
+          resources: sent,
+          variant: 'delta',
+          at: Date.now(),
+        });
       }
       recordNs += process.hrtime.bigint() - t;
       if (ORDERS[order] > 0) await sleep(ORDERS[order] * FLUSH_MS);
       t = process.hrtime.bigint();
       for (let i = 0; i < N; i++) {
-        history.answered!({ stream: i + 1, node: nodes[i]!, typeUrl: TypeUrl.ClusterLoadAssignment, nonce: `${p}`, error: undefined, at: Date.now() });
+        history.answered!({
+          stream: i + 1,
+          node: nodes[i]!,
+          typeUrl: TypeUrl.ClusterLoadAssignment,
+          nonce: `${p}`,
+          error: undefined,
+          at: Date.now(),
+        });
       }
       recordNs += process.hrtime.bigint() - t;
       await sleep(2.5 * FLUSH_MS); // the store's timer writes the rest
@@ -90,21 +119,30 @@ async function run(order: Order): Promise<Figures> {
     const { rows } = db.prepare('SELECT COUNT(*) AS rows FROM records').get() as { rows: number };
     db.close();
     const records = N * P;
-    return { record: Number(recordNs) / 1e3 / records, cpu: (cpu.user + cpu.system) / records, stall: delay.max / 1e6, rows: rows / N };
+    return {
+      record: Number(recordNs) / 1e3 / records,
+      cpu: (cpu.user + cpu.system) / records,
+      stall: delay.max / 1e6,
+      rows: rows / N,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 async function main(): Promise<void> {
-  console.log(`history recorder bench: ${N} nodes × ${P} pushes, ${SET} name(s) per push, --xds-history ${PER_NODE}, store writes every ${FLUSH_MS} ms, best of ${REPEAT}; load average ${load()}`);
+  console.log(
+    `history recorder bench: ${N} nodes × ${P} pushes, ${SET} name(s) per push, --xds-history ${PER_NODE}, store writes every ${FLUSH_MS} ms, best of ${REPEAT}; load average ${load()}`,
+  );
   for (const order of Object.keys(ORDERS) as Order[]) {
     const runs: Figures[] = [];
     for (let r = 0; r < REPEAT; r++) runs.push(await run(order));
     const rec = Math.min(...runs.map((f) => f.record));
     const cpu = Math.min(...runs.map((f) => f.cpu));
     const stall = Math.min(...runs.map((f) => f.stall));
-    console.log(`  ACK ${order.padEnd(6)} the write: sent+answered ${rec.toFixed(2)} µs/record; process CPU ${cpu.toFixed(2)} µs/record; longest event-loop stall ${stall.toFixed(1)} ms; rows per node in the file ${runs[0]!.rows}`);
+    console.log(
+      `  ACK ${order.padEnd(6)} the write: sent+answered ${rec.toFixed(2)} µs/record; process CPU ${cpu.toFixed(2)} µs/record; longest event-loop stall ${stall.toFixed(1)} ms; rows per node in the file ${runs[0]!.rows}`,
+    );
   }
   console.log(`load average after ${load()}`);
 }

@@ -12,11 +12,14 @@
 //   node --import tsx bench/redis/bare-hub.ts --redis redis://127.0.0.1:PORT [--wait-replicas N]
 //
 // Prints "bare hub listening http=URL" once it serves.
+
+import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
 import Redis from 'ioredis';
-import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { redis: { type: 'string' }, 'wait-replicas': { type: 'string', default: '0' } } });
+const { values } = parseArgs({
+  options: { redis: { type: 'string' }, 'wait-replicas': { type: 'string', default: '0' } },
+});
 if (!values.redis) throw new Error('--redis URL is required');
 const waitReplicas = Number(values['wait-replicas']);
 const COUNTER = 'bare:index';
@@ -35,7 +38,11 @@ const writer = new Redis(values.redis);
 const reader = new Redis(values.redis);
 writer.defineCommand('bareAppend', { numberOfKeys: 2, lua: APPEND });
 const append = (payloads: string[]) =>
-  (writer as unknown as { bareAppend(k1: string, k2: string, ...argv: string[]): Promise<string> }).bareAppend(COUNTER, STREAM, ...payloads);
+  (writer as unknown as { bareAppend(k1: string, k2: string, ...argv: string[]): Promise<string> }).bareAppend(
+    COUNTER,
+    STREAM,
+    ...payloads,
+  );
 
 interface Waiter {
   /** Called once the tail has read past `after`. */
@@ -55,7 +62,9 @@ function applyPast(after: number): Promise<void> {
 async function tail(): Promise<void> {
   let last = '0-0';
   for (;;) {
-    const reply = (await reader.xread('COUNT', 1000, 'BLOCK', 1000, 'STREAMS', STREAM, last)) as [string, [string, string[]][]][] | null;
+    const reply = (await reader.xread('COUNT', 1000, 'BLOCK', 1000, 'STREAMS', STREAM, last)) as
+      | [string, [string, string[]][]][]
+      | null;
     if (!reply) continue;
     for (const [id, fields] of reply[0]![1]) {
       const entry = JSON.parse(fields[1]!) as Record<string, unknown>;
@@ -79,7 +88,8 @@ async function flush(): Promise<void> {
   queued = [];
   try {
     const first = Number(await append(batch.map((w) => w.payload)));
-    if (waitReplicas > 0 && (await writer.wait(waitReplicas, 5000)) < waitReplicas) throw new Error('not replicated in time');
+    if (waitReplicas > 0 && (await writer.wait(waitReplicas, 5000)) < waitReplicas)
+      throw new Error('not replicated in time');
     batch.forEach((w, i) => w.landed(first + i));
   } catch (err) {
     for (const w of batch) w.failed(err);
@@ -105,7 +115,10 @@ app.get<{ Params: { name: string }; Querystring: { index?: string } }>('/v1/cata
   // The probes always ask with a wait of 10 s; past it, answer with what there is.
   await Promise.race([applyPast(after), new Promise((r) => setTimeout(r, 10_000).unref())]);
   const found = nodes.get(req.params.name);
-  return reply.header('X-Consul-Index', String(applied)).type('application/json').send(found ? JSON.stringify({ Node: found, Services: {} }) : 'null');
+  return reply
+    .header('X-Consul-Index', String(applied))
+    .type('application/json')
+    .send(found ? JSON.stringify({ Node: found, Services: {} }) : 'null');
 });
 
 void tail();

@@ -3,10 +3,10 @@
 // number to every stream, honouring write() → false and 'drain' with a small
 // per-stream queue (bounded by main's window).
 import * as grpc from '@grpc/grpc-js';
+import { type CheckServiceNode, Topic } from '../../src/catalog/types';
 import { SUBSCRIBE_METHOD_PATH } from '../../src/subscribe/proto';
 import { createEventEncoder } from '../../src/subscribe/wire';
-import { Topic, type CheckServiceNode } from '../../src/catalog/types';
-import { cpuMsSince, marker, nowUs, type MainToServer, type ServerToMain } from './common';
+import { cpuMsSince, type MainToServer, marker, nowUs, type ServerToMain } from './common';
 import { benchCheck, benchNode, benchService } from './instance';
 
 const send = (m: ServerToMain) => process.send?.(m);
@@ -20,7 +20,14 @@ const csn: CheckServiceNode = {
 const template = createEventEncoder().encode({
   kind: 'events',
   index: 123456n,
-  events: [{ topic: Topic.ServiceHealth, subject: 'web', index: 123456n, payload: { type: 'service-health', op: 'register', csn } }],
+  events: [
+    {
+      topic: Topic.ServiceHealth,
+      subject: 'web',
+      index: 123456n,
+      payload: { type: 'service-health', op: 'register', csn },
+    },
+  ],
 });
 const markerAt = template.indexOf('@@');
 const endOfSnapshot = Buffer.from([0x08, 0x01, 0x10, 0x01]);
@@ -40,7 +47,17 @@ function write(s: Stream, buf: Buffer): void {
 const server = new grpc.Server();
 const identity = (b: Buffer) => b;
 server.addService(
-  { Subscribe: { path: SUBSCRIBE_METHOD_PATH, requestStream: false, responseStream: true, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity } },
+  {
+    Subscribe: {
+      path: SUBSCRIBE_METHOD_PATH,
+      requestStream: false,
+      responseStream: true,
+      requestSerialize: identity,
+      requestDeserialize: identity,
+      responseSerialize: identity,
+      responseDeserialize: identity,
+    },
+  },
   {
     Subscribe: (call: grpc.ServerWritableStream<Buffer, Buffer>) => {
       const s: Stream = { call, pending: [], blocked: false };
@@ -90,7 +107,13 @@ process.on('message', async (m: MainToServer) => {
     running = false;
     wake?.();
     await producing;
-    send({ type: 'stats', rssBytes: process.memoryUsage().rss, produced, cpuMs: cpuMsSince(cpuAtStart), eventBytes: template.length });
+    send({
+      type: 'stats',
+      rssBytes: process.memoryUsage().rss,
+      produced,
+      cpuMs: cpuMsSince(cpuAtStart),
+      eventBytes: template.length,
+    });
     server.forceShutdown();
     process.disconnect();
   }

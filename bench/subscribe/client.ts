@@ -2,7 +2,7 @@
 // own TCP connection), reads raw Event bytes, and reports progress to the main
 // process; latency = receive time − the source timestamp in the event.
 import * as grpc from '@grpc/grpc-js';
-import { HIST_BUCKETS, isEndOfSnapshot, nowUs, readMarker, type ClientToMain, type MainToClient } from './common';
+import { type ClientToMain, HIST_BUCKETS, isEndOfSnapshot, type MainToClient, nowUs, readMarker } from './common';
 
 const [address, countText, path, requestHex] = process.argv.slice(2);
 const count = Number(countText);
@@ -26,7 +26,12 @@ for (let i = 0; i < count; i++) {
   } as grpc.ChannelOptions);
   clients.push(client);
   let isLive = false;
-  const call = client.makeServerStreamRequest(path as string, (b: Buffer) => b, (b: Buffer) => b, request);
+  const call = client.makeServerStreamRequest(
+    path as string,
+    (b: Buffer) => b,
+    (b: Buffer) => b,
+    request,
+  );
   call.on('data', (buf: Buffer) => {
     if (!isLive) {
       if (isEndOfSnapshot(buf)) {

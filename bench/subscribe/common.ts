@@ -27,7 +27,16 @@ export function isEndOfSnapshot(buf: Buffer): boolean {
 
 export type ServerToMain =
   | { type: 'ready'; port: number }
-  | { type: 'stats'; rssBytes: number; produced: number; cpuMs: number; cacheHits?: number; cacheMisses?: number; slowConsumers?: number; eventBytes: number };
+  | {
+      type: 'stats';
+      rssBytes: number;
+      produced: number;
+      cpuMs: number;
+      cacheHits?: number;
+      cacheMisses?: number;
+      slowConsumers?: number;
+      eventBytes: number;
+    };
 
 export type MainToServer = { type: 'start' } | { type: 'allow'; upTo: number } | { type: 'stop' };
 

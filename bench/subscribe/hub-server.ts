@@ -5,11 +5,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
 import { createCatalog } from '../../src/catalog/index';
+import { Topic } from '../../src/catalog/types';
 import { createMemoryLog } from '../../src/log/memory';
 import { addSubscribeService } from '../../src/subscribe/grpc';
 import { createPublisher } from '../../src/subscribe/publisher';
 import { createEventEncoder } from '../../src/subscribe/wire';
-import { Topic } from '../../src/catalog/types';
 import { cpuMsSince, type MainToServer, type ServerToMain } from './common';
 import { benchCheck, benchNode, benchService } from './instance';
 
@@ -23,7 +23,13 @@ async function main(): Promise<void> {
   const log = createMemoryLog();
   const catalog = await createCatalog({ log, logger });
   for (let i = 0; i < instances; i++) {
-    await catalog.submit({ type: 'register', node: benchNode(i), service: benchService(i, 0), checks: [benchCheck(i)], skipNodeUpdate: false });
+    await catalog.submit({
+      type: 'register',
+      node: benchNode(i),
+      service: benchService(i, 0),
+      checks: [benchCheck(i)],
+      skipNodeUpdate: false,
+    });
   }
   const publisher = createPublisher({ catalog, logger, snapshotCacheTtlMs: 10_000 });
   const server = new grpc.Server();
@@ -52,7 +58,13 @@ async function main(): Promise<void> {
         if (wait > 0) await sleep(wait);
       }
       const i = seq % instances;
-      await catalog.submit({ type: 'register', node: benchNode(i), service: benchService(i, seq), checks: [], skipNodeUpdate: true });
+      await catalog.submit({
+        type: 'register',
+        node: benchNode(i),
+        service: benchService(i, seq),
+        checks: [],
+        skipNodeUpdate: true,
+      });
       produced++;
       seq++;
     }
@@ -60,7 +72,18 @@ async function main(): Promise<void> {
 
   const sample = catalog.serviceInstances('web').value[0];
   const eventBytes = sample
-    ? createEventEncoder().encode({ kind: 'events', index: 1n, events: [{ topic: Topic.ServiceHealth, subject: 'web', index: 1n, payload: { type: 'service-health', op: 'register', csn: sample } }] }).length
+    ? createEventEncoder().encode({
+        kind: 'events',
+        index: 1n,
+        events: [
+          {
+            topic: Topic.ServiceHealth,
+            subject: 'web',
+            index: 1n,
+            payload: { type: 'service-health', op: 'register', csn: sample },
+          },
+        ],
+      }).length
     : 0;
   let producing: Promise<void> | undefined;
   let cpuAtStart = process.cpuUsage();
@@ -77,7 +100,16 @@ async function main(): Promise<void> {
       wakeProducer?.();
       await producing;
       const st = publisher.stats();
-      send({ type: 'stats', rssBytes: process.memoryUsage().rss, produced, cpuMs: cpuMsSince(cpuAtStart), cacheHits: st.snapshotCacheHits, cacheMisses: st.snapshotCacheMisses, slowConsumers: st.slowConsumers, eventBytes });
+      send({
+        type: 'stats',
+        rssBytes: process.memoryUsage().rss,
+        produced,
+        cpuMs: cpuMsSince(cpuAtStart),
+        cacheHits: st.snapshotCacheHits,
+        cacheMisses: st.snapshotCacheMisses,
+        slowConsumers: st.slowConsumers,
+        eventBytes,
+      });
       publisher.close();
       server.forceShutdown();
       await catalog.close();

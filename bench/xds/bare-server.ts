@@ -6,11 +6,20 @@
 // writes one response carrying all of them to every stream (the limit for the
 // hub's churn figures).
 import * as grpc from '@grpc/grpc-js';
-import { encodeResource } from '../../src/xds/transport/envoy-proto';
 import { encodeXdsResource } from '../../src/xds/translate/encode';
 import { buildLoadAssignment } from '../../src/xds/translate/endpoints';
+import { encodeResource } from '../../src/xds/transport/envoy-proto';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
-import { CDS, DELTA_ADS, EDS, deltaRequest, deltaResponse, now, type ServerCommand, type ServerReply } from './protocol';
+import {
+  CDS,
+  DELTA_ADS,
+  deltaRequest,
+  deltaResponse,
+  EDS,
+  now,
+  type ServerCommand,
+  type ServerReply,
+} from './protocol';
 
 const send = (m: ServerReply) => {
   if (process.connected) process.send!(m);
@@ -27,7 +36,9 @@ function preEncoded(name: string): Buffer {
     systemVersionInfo: '',
     typeUrl: TypeUrl.ClusterLoadAssignment,
     nonce: String(port),
-    resources: [{ name, version: cla.version, resource: { type_url: TypeUrl.ClusterLoadAssignment, value: cla.encoded } }],
+    resources: [
+      { name, version: cla.version, resource: { type_url: TypeUrl.ClusterLoadAssignment, value: cla.encoded } },
+    ],
   });
   return Buffer.from(Res.encode(msg).finish());
 }
@@ -41,8 +52,30 @@ function assignment(name: string, at: number) {
       name,
       instances: [
         {
-          Node: { ID: '', Node: 'n', Address: '10.0.0.1', Datacenter: 'dc1', TaggedAddresses: {}, Meta: {}, CreateIndex: 1, ModifyIndex: 1 },
-          Service: { Kind: '', ID: 'x', Service: name, Tags: [], Address: '', TaggedAddresses: {}, Meta: {}, Port: at, Weights: { Passing: 1, Warning: 1 }, EnableTagOverride: false, CreateIndex: 1, ModifyIndex: 1 },
+          Node: {
+            ID: '',
+            Node: 'n',
+            Address: '10.0.0.1',
+            Datacenter: 'dc1',
+            TaggedAddresses: {},
+            Meta: {},
+            CreateIndex: 1,
+            ModifyIndex: 1,
+          },
+          Service: {
+            Kind: '',
+            ID: 'x',
+            Service: name,
+            Tags: [],
+            Address: '',
+            TaggedAddresses: {},
+            Meta: {},
+            Port: at,
+            Weights: { Passing: 1, Warning: 1 },
+            EnableTagOverride: false,
+            CreateIndex: 1,
+            ModifyIndex: 1,
+          },
           Checks: [],
         },
       ],
@@ -62,7 +95,16 @@ function sendFolded(): void {
     return { name, version: cla.version, resource: { type_url: TypeUrl.ClusterLoadAssignment, value: cla.encoded } };
   });
   folded.clear();
-  const buf = Buffer.from(Res.encode(Res.fromObject({ systemVersionInfo: '', typeUrl: TypeUrl.ClusterLoadAssignment, nonce: `churn-${++churnNonce}`, resources })).finish());
+  const buf = Buffer.from(
+    Res.encode(
+      Res.fromObject({
+        systemVersionInfo: '',
+        typeUrl: TypeUrl.ClusterLoadAssignment,
+        nonce: `churn-${++churnNonce}`,
+        resources,
+      }),
+    ).finish(),
+  );
   for (const s of streams) s.write(buf);
 }
 
@@ -72,9 +114,40 @@ let initial: { cds: Buffer; eds: Buffer } | undefined;
 function initialSets(services: number): { cds: Buffer; eds: Buffer } {
   const names = Array.from({ length: services }, (_, i) => `svc-${i}`);
   const set = (typeUrl: string, resources: { name: string; value: Uint8Array }[]) =>
-    Buffer.from(Res.encode(Res.fromObject({ typeUrl, nonce: 'initial', resources: resources.map((r) => ({ name: r.name, version: '1', resource: { type_url: typeUrl, value: r.value } })) })).finish());
-  const cds = set(CDS, names.map((name) => ({ name, value: encodeResource('envoy.config.cluster.v3.Cluster', { name, type: 'EDS', eds_cluster_config: { eds_config: { ads: {}, resource_api_version: 'V3' } }, connect_timeout: { seconds: 5 }, lb_policy: 'ROUND_ROBIN' }) })));
-  const eds = set(EDS, names.map((name) => ({ name, value: (Res.decode(preEncoded(name)) as unknown as { resources: { resource: { value: Uint8Array } }[] }).resources[0]!.resource.value })));
+    Buffer.from(
+      Res.encode(
+        Res.fromObject({
+          typeUrl,
+          nonce: 'initial',
+          resources: resources.map((r) => ({
+            name: r.name,
+            version: '1',
+            resource: { type_url: typeUrl, value: r.value },
+          })),
+        }),
+      ).finish(),
+    );
+  const cds = set(
+    CDS,
+    names.map((name) => ({
+      name,
+      value: encodeResource('envoy.config.cluster.v3.Cluster', {
+        name,
+        type: 'EDS',
+        eds_cluster_config: { eds_config: { ads: {}, resource_api_version: 'V3' } },
+        connect_timeout: { seconds: 5 },
+        lb_policy: 'ROUND_ROBIN',
+      }),
+    })),
+  );
+  const eds = set(
+    EDS,
+    names.map((name) => ({
+      name,
+      value: (Res.decode(preEncoded(name)) as unknown as { resources: { resource: { value: Uint8Array } }[] })
+        .resources[0]!.resource.value,
+    })),
+  );
   return { cds, eds };
 }
 const Req = deltaRequest();
@@ -82,21 +155,27 @@ const Req = deltaRequest();
 async function main() {
   const server = new grpc.Server();
   const raw = (b: Buffer) => b;
-  server.register(DELTA_ADS, (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
-    streams.add(call);
-    call.sendMetadata(new grpc.Metadata());
-    call.on('data', (buf: Buffer) => {
-      if (!initial) return;
-      const req = Req.decode(buf) as unknown as { typeUrl: string; resourceNamesSubscribe: string[] };
-      if (req.typeUrl === CDS && req.resourceNamesSubscribe.length > 0) call.write(initial.cds);
-      else if (req.typeUrl === EDS && req.resourceNamesSubscribe.length > 0) call.write(initial.eds);
-    });
-    call.on('error', () => streams.delete(call));
-    call.on('end', () => {
-      streams.delete(call);
-      call.end();
-    });
-  }, raw, raw, 'bidi');
+  server.register(
+    DELTA_ADS,
+    (call: grpc.ServerDuplexStream<Buffer, Buffer>) => {
+      streams.add(call);
+      call.sendMetadata(new grpc.Metadata());
+      call.on('data', (buf: Buffer) => {
+        if (!initial) return;
+        const req = Req.decode(buf) as unknown as { typeUrl: string; resourceNamesSubscribe: string[] };
+        if (req.typeUrl === CDS && req.resourceNamesSubscribe.length > 0) call.write(initial.cds);
+        else if (req.typeUrl === EDS && req.resourceNamesSubscribe.length > 0) call.write(initial.eds);
+      });
+      call.on('error', () => streams.delete(call));
+      call.on('end', () => {
+        streams.delete(call);
+        call.end();
+      });
+    },
+    raw,
+    raw,
+    'bidi',
+  );
   const bound = await new Promise<number>((resolve, reject) =>
     server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
   );
@@ -105,12 +184,20 @@ async function main() {
     if (m.cmd === 'setup') {
       if (SYNC) initial = initialSets(m.services);
       send({ kind: 'setup-done', ms: 0 });
-    }
-    else if (m.cmd === 'stats') {
+    } else if (m.cmd === 'stats') {
       (globalThis as { gc?: () => void }).gc?.();
       const mem = process.memoryUsage();
       const cpu = process.cpuUsage();
-      send({ kind: 'stats', rss: mem.rss, heapUsed: mem.heapUsed, external: mem.external, arrayBuffers: mem.arrayBuffers, cpuUserUs: cpu.user, cpuSystemUs: cpu.system, streams: streams.size });
+      send({
+        kind: 'stats',
+        rss: mem.rss,
+        heapUsed: mem.heapUsed,
+        external: mem.external,
+        arrayBuffers: mem.arrayBuffers,
+        cpuUserUs: cpu.user,
+        cpuSystemUs: cpu.system,
+        streams: streams.size,
+      });
     } else if (m.cmd === 'change') {
       const name = `svc-${m.service}`;
       const buf = preEncoded(name);

@@ -5,8 +5,18 @@
 // per armed change when each client received the changed assignment, and, for
 // churn runs, responses per stream and how stale the sampled clients were.
 import * as grpc from '@grpc/grpc-js';
-import { readDeltaResponse, type Received } from './decode';
-import { CDS, DELTA_ADS, EDS, deltaRequest, now, type ChurnChange, type ClientCommand, type ClientReply, type Mode } from './protocol';
+import { type Received, readDeltaResponse } from './decode';
+import {
+  CDS,
+  type ChurnChange,
+  type ClientCommand,
+  type ClientReply,
+  DELTA_ADS,
+  deltaRequest,
+  EDS,
+  type Mode,
+  now,
+} from './protocol';
 
 const Req = deltaRequest();
 const send = (m: ClientReply) => {
@@ -54,14 +64,21 @@ function markReady(sim: Sim) {
   if (sim.ready) return;
   sim.ready = true;
   readyCount++;
-  if (readyCount % 500 === 0 || readyCount === total) send({ kind: 'ready', count: readyCount, at: now(), refused, failed });
+  if (readyCount % 500 === 0 || readyCount === total)
+    send({ kind: 'ready', count: readyCount, at: now(), refused, failed });
 }
 
 function finishArm() {
   if (!armed) return;
   clearTimeout(armed.timer);
   const times = sims.map((s) => s.arrivedAt).filter((t) => t > 0);
-  send({ kind: 'arrived', round: armed.round, times, bytes: sims.filter((s) => s.arrivedAt > 0).map((s) => s.armedBytes), missing: sims.length - times.length });
+  send({
+    kind: 'arrived',
+    round: armed.round,
+    times,
+    bytes: sims.filter((s) => s.arrivedAt > 0).map((s) => s.armedBytes),
+    missing: sims.length - times.length,
+  });
   armed = undefined;
 }
 
@@ -95,7 +112,11 @@ let exiting = false;
 
 /** Opens (or reopens) the client's Delta ADS stream and subscribes as Envoy does. */
 function open(sim: Sim): void {
-  const call = sim.client.makeBidiStreamRequest(DELTA_ADS, serialize, deserializer(() => churning && sim.held !== undefined));
+  const call = sim.client.makeBidiStreamRequest(
+    DELTA_ADS,
+    serialize,
+    deserializer(() => churning && sim.held !== undefined),
+  );
   sim.call = call;
   sim.edsSubscribed = false;
   call.on('data', (r: Received) => onResponse(sim, r));
@@ -104,7 +125,8 @@ function open(sim: Sim): void {
     if (err.code === grpc.status.RESOURCE_EXHAUSTED) refused++;
     else failed++;
     // As Envoy does: reconnect with a jittered backoff.
-    if (++reported <= 3) send({ kind: 'error', message: `client ${sim.index}: ${err.code} ${err.details} (reconnecting)` });
+    if (++reported <= 3)
+      send({ kind: 'error', message: `client ${sim.index}: ${err.code} ${err.details} (reconnecting)` });
     setTimeout(() => open(sim), 500 + Math.random() * 1500);
   });
   call.write({
@@ -118,8 +140,20 @@ function open(sim: Sim): void {
 
 function connect(port: number, index: number, sampled: boolean): Sim {
   // A distinct channel per client, and no shared subchannel: one connection each, as N Envoys would have.
-  const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 });
-  const sim = { index, ready: false, edsNames: new Set<string>(), edsSubscribed: false, armedBytes: 0, arrivedAt: 0, churnPushes: 0, held: sampled ? new Map() : undefined, client } as Sim;
+  const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), {
+    'grpc.use_local_subchannel_pool': 1,
+  });
+  const sim = {
+    index,
+    ready: false,
+    edsNames: new Set<string>(),
+    edsSubscribed: false,
+    armedBytes: 0,
+    arrivedAt: 0,
+    churnPushes: 0,
+    held: sampled ? new Map() : undefined,
+    client,
+  } as Sim;
   open(sim);
   return sim;
 }
@@ -167,7 +201,8 @@ process.on('message', async (m: ClientCommand) => {
     send({ kind: 'churned', pushes: sims.map((s) => s.churnPushes), staleness: values, undelivered });
   } else if (m.cmd === 'exit') {
     exiting = true;
-    if (refused + failed > 0) send({ kind: 'error', message: `${refused} stream(s) refused and ${failed} failed; all reconnected` });
+    if (refused + failed > 0)
+      send({ kind: 'error', message: `${refused} stream(s) refused and ${failed} failed; all reconnected` });
     for (const s of sims) {
       s.call.cancel();
       s.client.close();

@@ -21,14 +21,22 @@ const text = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.length).to
 /** ClusterLoadAssignment.endpoints (2) → lb_endpoints (2) → endpoint (1) → address (1) → socket_address (1) → port_value (3). */
 function firstPort(cla: Uint8Array): number {
   let port = 0;
-  eachField(cla, 2, (loc) => eachField(loc, 2, (lb) => eachField(lb, 1, (ep) => eachField(ep, 1, (addr) => eachField(addr, 1, (sa) => {
-    const r = Reader.create(sa);
-    while (r.pos < r.len) {
-      const tag = r.uint32();
-      if (tag >>> 3 === 3 && (tag & 7) === 0) port ||= r.uint32();
-      else r.skipType(tag & 7);
-    }
-  })))));
+  eachField(cla, 2, (loc) =>
+    eachField(loc, 2, (lb) =>
+      eachField(lb, 1, (ep) =>
+        eachField(ep, 1, (addr) =>
+          eachField(addr, 1, (sa) => {
+            const r = Reader.create(sa);
+            while (r.pos < r.len) {
+              const tag = r.uint32();
+              if (tag >>> 3 === 3 && (tag & 7) === 0) port ||= r.uint32();
+              else r.skipType(tag & 7);
+            }
+          }),
+        ),
+      ),
+    ),
+  );
   return port;
 }
 

@@ -16,8 +16,19 @@ const logger = pino({ level: 'error' }, pino.destination(2));
 
 async function main() {
   const args = (process.env['XDS_BENCH_HUB_ARGS'] ?? '').split(/\s+/).filter(Boolean);
-  const upstream = ['--upstream', process.env['XDS_BENCH_UPSTREAM']!, '--upstream-http', process.env['XDS_BENCH_UPSTREAM_HTTP']!];
-  const config = { ...parseConfig([...args, ...upstream], {}), httpPort: 0, grpcPort: 0, logLevel: 'warn' as const, nodeName: 'bench-fanout' };
+  const upstream = [
+    '--upstream',
+    process.env['XDS_BENCH_UPSTREAM']!,
+    '--upstream-http',
+    process.env['XDS_BENCH_UPSTREAM_HTTP']!,
+  ];
+  const config = {
+    ...parseConfig([...args, ...upstream], {}),
+    httpPort: 0,
+    grpcPort: 0,
+    logLevel: 'warn' as const,
+    nodeName: 'bench-fanout',
+  };
   const hub = await createFanoutHub(config, logger);
   send({ kind: 'listening', port: hub.grpcPort, httpUrl: hub.httpUrl });
   process.on('message', async (m: ServerCommand) => {
@@ -30,7 +41,16 @@ async function main() {
       (globalThis as { gc?: () => void }).gc?.();
       const mem = process.memoryUsage();
       const cpu = process.cpuUsage();
-      send({ kind: 'stats', rss: mem.rss, heapUsed: mem.heapUsed, external: mem.external, arrayBuffers: mem.arrayBuffers, cpuUserUs: cpu.user, cpuSystemUs: cpu.system, streams: hub.xds.streams().length });
+      send({
+        kind: 'stats',
+        rss: mem.rss,
+        heapUsed: mem.heapUsed,
+        external: mem.external,
+        arrayBuffers: mem.arrayBuffers,
+        cpuUserUs: cpu.user,
+        cpuSystemUs: cpu.system,
+        streams: hub.xds.streams().length,
+      });
     } else if (m.cmd === 'change') {
       throw new Error('changes are written to the core hub');
     } else if (m.cmd === 'exit') {

@@ -7,11 +7,12 @@
 //   fanout   N clients on one fan-out hub of the core hub
 //   fanout×2 N clients split over two fan-out hubs
 // Prints figures and the fanout/direct p99 ratio (target ≤ 1.3×); asserts nothing.
-import { forkTracked as fork } from '../../test/helpers/procs';
+
 import { join } from 'node:path';
+import { forkTracked as fork } from '../../test/helpers/procs';
 import { hubWriter } from './hub-http';
 import { Proc } from './proc';
-import { now, pct, type ClientCommand, type ClientReply, type ServerCommand, type ServerReply } from './protocol';
+import { type ClientCommand, type ClientReply, now, pct, type ServerCommand, type ServerReply } from './protocol';
 
 type Server = Proc<ServerCommand, ServerReply>;
 type Clients = Proc<ClientCommand, ClientReply>;
@@ -29,8 +30,17 @@ export interface FanoutBenchOptions {
 const f1 = (x: number) => x.toFixed(1);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function server(script: string, label: string, execArgv: string[], env: Record<string, string>, services: number): Promise<{ proc: Server; port: number; httpUrl: string }> {
-  const proc: Server = new Proc(fork(join(__dirname, script), [], { execArgv, env: { ...process.env, ...env } }), label);
+async function server(
+  script: string,
+  label: string,
+  execArgv: string[],
+  env: Record<string, string>,
+  services: number,
+): Promise<{ proc: Server; port: number; httpUrl: string }> {
+  const proc: Server = new Proc(
+    fork(join(__dirname, script), [], { execArgv, env: { ...process.env, ...env } }),
+    label,
+  );
   const { port, httpUrl } = await proc.next('listening');
   proc.send({ cmd: 'setup', services });
   await proc.next('setup-done');
@@ -44,19 +54,41 @@ async function run(o: FanoutBenchOptions, fanouts: number): Promise<{ p99: numbe
   const core = await server('hub-server.ts', 'core-hub', o.execArgv, env, o.services);
   const edges = [];
   for (let i = 0; i < fanouts; i++) {
-    edges.push(await server('fanout-server.ts', `fanout-${i}`, o.execArgv, { ...env, XDS_BENCH_UPSTREAM: `127.0.0.1:${core.port}`, XDS_BENCH_UPSTREAM_HTTP: core.httpUrl }, o.services));
+    edges.push(
+      await server(
+        'fanout-server.ts',
+        `fanout-${i}`,
+        o.execArgv,
+        { ...env, XDS_BENCH_UPSTREAM: `127.0.0.1:${core.port}`, XDS_BENCH_UPSTREAM_HTTP: core.httpUrl },
+        o.services,
+      ),
+    );
   }
   const ports = edges.length > 0 ? edges.map((e) => e.port) : [core.port];
   // At least one client process per server, so each process talks to one server.
   const p = Math.max(o.procs, ports.length);
   const per = Math.ceil(o.clients / p);
   const procs: Clients[] = [];
-  for (let i = 0; i < p && i * per < o.clients; i++) procs.push(new Proc(fork(join(__dirname, 'clients.ts'), [], { execArgv: o.execArgv }), `clients-${i}`));
+  for (let i = 0; i < p && i * per < o.clients; i++)
+    procs.push(new Proc(fork(join(__dirname, 'clients.ts'), [], { execArgv: o.execArgv }), `clients-${i}`));
   await Promise.all(procs.map((c) => c.next('loaded')));
   const t = now();
-  procs.forEach((c, i) => c.send({ cmd: 'connect', mode: 'hub', port: ports[i % ports.length]!, count: Math.min(per, o.clients - i * per), offset: i * per, services: o.services, storm: false, sample: 0 }));
+  procs.forEach((c, i) =>
+    c.send({
+      cmd: 'connect',
+      mode: 'hub',
+      port: ports[i % ports.length]!,
+      count: Math.min(per, o.clients - i * per),
+      offset: i * per,
+      services: o.services,
+      storm: false,
+      sample: 0,
+    }),
+  );
   const capMs = Math.max(300_000, o.clients * 500);
-  const ready = await Promise.all(procs.map((c, i) => c.next('ready', (r) => r.count === Math.min(per, o.clients - i * per), capMs)));
+  const ready = await Promise.all(
+    procs.map((c, i) => c.next('ready', (r) => r.count === Math.min(per, o.clients - i * per), capMs)),
+  );
   const connectMs = Math.max(...ready.map((r) => r.at)) - t;
   await sleep(500);
 
@@ -85,10 +117,14 @@ async function run(o: FanoutBenchOptions, fanouts: number): Promise<{ p99: numbe
 }
 
 export async function fanoutBench(o: FanoutBenchOptions): Promise<void> {
-  console.log(`bench/xds --fanout: N=${o.clients} clients in ${o.procs}+ processes, S=${o.services} services, ${o.rounds} changes; hub flags: ${o.hubArgs || '(defaults)'}; node ${process.version}; load ${o.load()}`);
+  console.log(
+    `bench/xds --fanout: N=${o.clients} clients in ${o.procs}+ processes, S=${o.services} services, ${o.rounds} changes; hub flags: ${o.hubArgs || '(defaults)'}; node ${process.version}; load ${o.load()}`,
+  );
   const direct = await run(o, 0);
   const one = await run(o, 1);
   const two = await run(o, 2);
   console.log(`load average after: ${o.load()} (2 cores; other work on the machine skews every figure)`);
-  console.log(`fanout/direct: p99 ${(one.p99 / direct.p99).toFixed(2)}× (target ≤ 1.3×); fanout×2/direct: p99 ${(two.p99 / direct.p99).toFixed(2)}×`);
+  console.log(
+    `fanout/direct: p99 ${(one.p99 / direct.p99).toFixed(2)}× (target ≤ 1.3×); fanout×2/direct: p99 ${(two.p99 / direct.p99).toFixed(2)}×`,
+  );
 }

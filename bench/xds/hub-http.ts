@@ -10,7 +10,7 @@
 // the hub lasts tens of milliseconds, so 256 connections opened in a burst
 // waited up to 19 s to be accepted (bench/NOTES.md, "Churn").
 import { Agent, request } from 'node:http';
-import { now, pct, type ChurnChange } from './protocol';
+import { type ChurnChange, now, pct } from './protocol';
 
 const addressOf = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
 
@@ -49,7 +49,13 @@ export function hubWriter(httpUrl: string, connections = 32): HubWriter {
       const res = await send(
         'PUT',
         '/v1/catalog/register',
-        JSON.stringify({ Node: `node-${i}`, Address: addressOf(i), Datacenter: 'dc1', SkipNodeUpdate: true, Service: { ID: `svc-${i}-1`, Service: `svc-${i}`, Port: port } }),
+        JSON.stringify({
+          Node: `node-${i}`,
+          Address: addressOf(i),
+          Datacenter: 'dc1',
+          SkipNodeUpdate: true,
+          Service: { ID: `svc-${i}-1`, Service: `svc-${i}`, Port: port },
+        }),
       );
       const at = now();
       if (res.status !== 200) throw new Error(`PUT /v1/catalog/register: ${res.status} ${res.body}`);
@@ -71,7 +77,13 @@ export interface Churned {
  * two writes to one service are never in flight together and its ports only
  * grow), at most `maxInFlight` outstanding.
  */
-export async function churn(writer: HubWriter, services: number, rate: number, seconds: number, maxInFlight = 256): Promise<Churned> {
+export async function churn(
+  writer: HubWriter,
+  services: number,
+  rate: number,
+  seconds: number,
+  maxInFlight = 256,
+): Promise<Churned> {
   const changes: ChurnChange[] = [];
   const latencies: number[] = [];
   const start = now();
@@ -86,14 +98,17 @@ export async function churn(writer: HubWriter, services: number, rate: number, s
       const t = now();
       inFlight++;
       busy.add(i);
-      const p = writer.change(i).then((c) => {
-        changes.push(c);
-        latencies.push(c.at - t);
-      }).finally(() => {
-        inFlight--;
-        busy.delete(i);
-        pending.delete(p);
-      });
+      const p = writer
+        .change(i)
+        .then((c) => {
+          changes.push(c);
+          latencies.push(c.at - t);
+        })
+        .finally(() => {
+          inFlight--;
+          busy.delete(i);
+          pending.delete(p);
+        });
       pending.add(p);
     }
     await new Promise((r) => setTimeout(r, 5));
@@ -103,7 +118,12 @@ export async function churn(writer: HubWriter, services: number, rate: number, s
 }
 
 /** GETs `path` back to back (`gapMs` apart) until `stop` resolves; returns latencies (ms), sorted. */
-export async function probe(httpUrl: string, path: string, stop: Promise<unknown>, gapMs = 25): Promise<{ latencies: number[]; failures: number }> {
+export async function probe(
+  httpUrl: string,
+  path: string,
+  stop: Promise<unknown>,
+  gapMs = 25,
+): Promise<{ latencies: number[]; failures: number }> {
   let done = false;
   void stop.then(() => (done = true));
   const latencies: number[] = [];

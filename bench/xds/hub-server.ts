@@ -67,7 +67,14 @@ async function main() {
   const dataDir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'xdshub-bench-'));
   const args = (process.env['XDS_BENCH_HUB_ARGS'] ?? '').split(/\s+/).filter(Boolean);
   if (process.env['XDS_BENCH_TRIM'] === '0') args.push('--memory-trim=false');
-  const config = { ...parseConfig(args, {}), httpPort: 0, grpcPort: 0, dataDir, logLevel: 'warn' as const, nodeName: 'bench-hub' };
+  const config = {
+    ...parseConfig(args, {}),
+    httpPort: 0,
+    grpcPort: 0,
+    dataDir,
+    logLevel: 'warn' as const,
+    nodeName: 'bench-hub',
+  };
   const hub = await createHub(config, logger, { grpcGraceMs: 200, parts: ALL_PARTS });
   const { xds, provider } = hub;
   send({ kind: 'listening', port: hub.grpcPort, httpUrl: hub.httpUrl });
@@ -78,7 +85,15 @@ async function main() {
       const t = now();
       const batch: Promise<unknown>[] = [];
       for (let i = 0; i < m.services; i++) {
-        batch.push(hub.catalog.submit({ type: 'register', node: nodeOf(i), service: serviceOf(i, 8080), checks: [], skipNodeUpdate: false }));
+        batch.push(
+          hub.catalog.submit({
+            type: 'register',
+            node: nodeOf(i),
+            service: serviceOf(i, 8080),
+            checks: [],
+            skipNodeUpdate: false,
+          }),
+        );
         if (batch.length >= 200) await Promise.all(batch.splice(0));
       }
       await Promise.all(batch);
@@ -95,7 +110,18 @@ async function main() {
       const mem = process.memoryUsage();
       const cpu = process.cpuUsage();
       const refused = (await xds!.metrics.rejectedStreams.get()).values.reduce((s, v) => s + v.value, 0);
-      send({ kind: 'stats', rss: mem.rss, heapUsed: mem.heapUsed, external: mem.external, arrayBuffers: mem.arrayBuffers, cpuUserUs: cpu.user, cpuSystemUs: cpu.system, streams: xds!.streams().length, trim: xds!.memoryTrim(), refused });
+      send({
+        kind: 'stats',
+        rss: mem.rss,
+        heapUsed: mem.heapUsed,
+        external: mem.external,
+        arrayBuffers: mem.arrayBuffers,
+        cpuUserUs: cpu.user,
+        cpuSystemUs: cpu.system,
+        streams: xds!.streams().length,
+        trim: xds!.memoryTrim(),
+        refused,
+      });
     } else if (m.cmd === 'change') {
       throw new Error('the hub takes its changes over HTTP');
     } else if (m.cmd === 'exit') {

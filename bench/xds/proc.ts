@@ -12,7 +12,8 @@ export class Proc<Cmd, Reply extends { kind: string }> {
   ) {
     track(child);
     child.on('message', (m: Reply) => {
-      if ((m as { kind: string }).kind === 'error') console.error(`${label}: ${(m as unknown as { message: string }).message}`);
+      if ((m as { kind: string }).kind === 'error')
+        console.error(`${label}: ${(m as unknown as { message: string }).message}`);
       const i = this.waiters.findIndex((w) => w.pred(m));
       if (i >= 0) this.waiters.splice(i, 1)[0]!.resolve(m);
       else this.queue.push(m);
@@ -24,16 +25,23 @@ export class Proc<Cmd, Reply extends { kind: string }> {
   send(c: Cmd) {
     this.child.send(c as object);
   }
-  next<K extends Reply['kind']>(kind: K, pred: (r: Extract<Reply, { kind: K }>) => boolean = () => true, capMs = 300_000): Promise<Extract<Reply, { kind: K }>> {
+  next<K extends Reply['kind']>(
+    kind: K,
+    pred: (r: Extract<Reply, { kind: K }>) => boolean = () => true,
+    capMs = 300_000,
+  ): Promise<Extract<Reply, { kind: K }>> {
     const match = (r: Reply) => r.kind === kind && pred(r as Extract<Reply, { kind: K }>);
     const i = this.queue.findIndex(match);
     if (i >= 0) return Promise.resolve(this.queue.splice(i, 1)[0] as Extract<Reply, { kind: K }>);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${this.label}: no ${kind} within ${capMs} ms`)), capMs);
-      this.waiters.push({ pred: match, resolve: (r) => {
-        clearTimeout(timer);
-        resolve(r as Extract<Reply, { kind: K }>);
-      } });
+      this.waiters.push({
+        pred: match,
+        resolve: (r) => {
+          clearTimeout(timer);
+          resolve(r as Extract<Reply, { kind: K }>);
+        },
+      });
     });
   }
   exited(): Promise<unknown> {

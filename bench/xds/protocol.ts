@@ -57,7 +57,16 @@ export interface ChurnChange {
 /** Parent → client process. */
 export type ClientCommand =
   /** `storm`: open every connection at once (no spreading). `sample`: clients that decode assignments in churn runs. */
-  | { cmd: 'connect'; mode: Mode; port: number; count: number; offset: number; services: number; storm: boolean; sample: number }
+  | {
+      cmd: 'connect';
+      mode: Mode;
+      port: number;
+      count: number;
+      offset: number;
+      services: number;
+      storm: boolean;
+      sample: number;
+    }
   | { cmd: 'arm'; name: string; round: number }
   | { cmd: 'churn-start' }
   /** The parent stopped writing: stop counting responses (keep recording what arrives). */

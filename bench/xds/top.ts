@@ -8,7 +8,11 @@ interface Node {
   hitCount: number;
   children?: number[];
 }
-const profile = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[] };
+const profile = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as {
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+};
 const self = new Map<string, number>();
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const dt = new Map<number, number>();
@@ -22,4 +26,5 @@ for (const [id, us] of dt) {
 }
 const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(process.argv[3] ?? 30));
 console.log(`total ${(total / 1000).toFixed(0)} ms sampled`);
-for (const [k, us] of top) console.log(`${(us / 1000).toFixed(1).padStart(8)} ms ${((100 * us) / total).toFixed(1).padStart(5)}%  ${k}`);
+for (const [k, us] of top)
+  console.log(`${(us / 1000).toFixed(1).padStart(8)} ms ${((100 * us) / total).toFixed(1).padStart(5)}%  ${k}`);

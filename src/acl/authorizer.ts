@@ -46,7 +46,8 @@ function lookupOf(exact: NamedRules, prefix: NamedRules): Lookup {
 function find(lookup: Lookup, name: string): Decision {
   const hit = lookup.exact.get(name);
   if (hit !== undefined) return hit === 'list' ? 'read' : hit;
-  for (const [prefix, access] of lookup.prefixes) if (name.startsWith(prefix)) return access === 'list' ? 'read' : access;
+  for (const [prefix, access] of lookup.prefixes)
+    if (name.startsWith(prefix)) return access === 'list' ? 'read' : access;
   return undefined;
 }
 
@@ -62,7 +63,16 @@ export function mergeRules(all: readonly PolicyRules[]): PolicyRules {
       const v = r[k];
       if (v !== undefined) out[k] = stronger(out[k], v);
     }
-    for (const k of ['service', 'service_prefix', 'intentions', 'intentions_prefix', 'node', 'node_prefix', 'agent', 'agent_prefix'] as const) {
+    for (const k of [
+      'service',
+      'service_prefix',
+      'intentions',
+      'intentions_prefix',
+      'node',
+      'node_prefix',
+      'agent',
+      'agent_prefix',
+    ] as const) {
       mergeNamed(out[k], r[k]);
     }
     for (const [kind, rules] of Object.entries(r.other)) mergeNamed((out.other[kind] ??= {}), rules);

@@ -5,18 +5,21 @@
 // KV entries by key and sessions by their node (docs/kv.md, "ACLs").
 import type { CatalogReader } from '../catalog/catalog';
 import type { AnyTxnOp, Command } from '../catalog/commands';
+import { type ConfigKindRight, configKind } from '../catalog/config-kinds';
 import type { KvEntry, KvOp, Session } from '../catalog/kv-types';
-import type { Right } from './write-rights';
 import type { CatalogEvent, CheckServiceNode, ConfigEntry, ConfigEntryKind, HealthCheck, Node } from '../catalog/types';
-import { configKind, type ConfigKindRight } from '../catalog/config-kinds';
 import type { Authorizer, Level } from './authorizer';
+import type { Right } from './write-rights';
 
 export function canReadInstance(authz: Authorizer, csn: Pick<CheckServiceNode, 'Node' | 'Service'>): boolean {
   return authz.allowed('service', 'read', csn.Service.Service) && authz.allowed('node', 'read', csn.Node.Node);
 }
 
 export function canReadCheck(authz: Authorizer, check: Pick<HealthCheck, 'Node' | 'ServiceName'>): boolean {
-  return authz.allowed('node', 'read', check.Node) && (check.ServiceName === '' || authz.allowed('service', 'read', check.ServiceName));
+  return (
+    authz.allowed('node', 'read', check.Node) &&
+    (check.ServiceName === '' || authz.allowed('service', 'read', check.ServiceName))
+  );
 }
 
 export function canReadNode(authz: Authorizer, node: Pick<Node, 'Node'>): boolean {
@@ -90,7 +93,11 @@ function sessionRights(catalog: CatalogReader, id: string): Right[] {
 }
 
 /** The rights of KV and session commands; undefined for other commands. */
-export function kvCommandRights(catalog: CatalogReader, command: Command, txnOp: (op: AnyTxnOp) => Right[]): Right[] | undefined {
+export function kvCommandRights(
+  catalog: CatalogReader,
+  command: Command,
+  txnOp: (op: AnyTxnOp) => Right[],
+): Right[] | undefined {
   switch (command.type) {
     case 'kv':
       return kvOpRights(catalog, command.op);

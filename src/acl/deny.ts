@@ -12,12 +12,20 @@ export function aclNotFound(): HubError {
   return new HubError('PERMISSION_DENIED', ACL_NOT_FOUND);
 }
 
-export function permissionDenied(authz: Pick<Authorizer, 'accessorId'>, resource: Resource, level: Level, name?: string): HubError {
+export function permissionDenied(
+  authz: Pick<Authorizer, 'accessorId'>,
+  resource: Resource,
+  level: Level,
+  name?: string,
+): HubError {
   const anonymous = authz.accessorId === ANONYMOUS_ACCESSOR_ID;
   const who = anonymous ? 'anonymous token' : `token with AccessorID '${authz.accessorId}'`;
   const on = name !== undefined && name !== '' ? ` on "${name}"` : '';
   const hint = anonymous ? '. The anonymous token is used implicitly when a request does not specify a token.' : '';
-  return new HubError('PERMISSION_DENIED', `Permission denied: ${who} lacks permission '${resource}:${level}'${on}${hint}`);
+  return new HubError(
+    'PERMISSION_DENIED',
+    `Permission denied: ${who} lacks permission '${resource}:${level}'${on}${hint}`,
+  );
 }
 
 /** Throws Consul's permission-denied error unless the authorizer allows the access. */

@@ -117,11 +117,21 @@ function armExpiry(s: State): void {
   }
   if (next === Infinity) return;
   // setTimeout takes at most ~24.8 days; a later expiry re-arms when this fires.
-  s.expiryTimer = setTimeout(() => {
-    const at = now();
-    emit(s, [...catalog.acl().tokens.values()].filter((tk) => expired(tk, at) && tk.ExpirationTime && Date.parse(tk.ExpirationTime) > at - 2 * 24 * 3600_000).map((tk) => tk.AccessorID));
-    armExpiry(s);
-  }, Math.min(next - t + 5, 2 ** 31 - 1));
+  s.expiryTimer = setTimeout(
+    () => {
+      const at = now();
+      emit(
+        s,
+        [...catalog.acl().tokens.values()]
+          .filter(
+            (tk) => expired(tk, at) && tk.ExpirationTime && Date.parse(tk.ExpirationTime) > at - 2 * 24 * 3600_000,
+          )
+          .map((tk) => tk.AccessorID),
+      );
+      armExpiry(s);
+    },
+    Math.min(next - t + 5, 2 ** 31 - 1),
+  );
   s.expiryTimer.unref();
 }
 

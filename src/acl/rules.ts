@@ -40,7 +40,16 @@ const GOVERNING = ['service', 'service_prefix', 'node', 'node_prefix', 'agent', 
  * (the authorizer reads them there); event and query rules are accepted so Consul
  * policies load, and are inert (the hub has no events or prepared queries).
  */
-const INERT = ['key', 'key_prefix', 'session', 'session_prefix', 'event', 'event_prefix', 'query', 'query_prefix'] as const;
+const INERT = [
+  'key',
+  'key_prefix',
+  'session',
+  'session_prefix',
+  'event',
+  'event_prefix',
+  'query',
+  'query_prefix',
+] as const;
 const LEVELS: readonly string[] = ['read', 'write', 'deny'];
 
 type Hcl2Json = { parse(filename: string, contents: string): Promise<Record<string, unknown>> };
@@ -81,8 +90,11 @@ function fail(reason: string): never {
 }
 
 function level(value: unknown, where: string, allowList = false): Access | 'list' {
-  if (typeof value === 'string' && (LEVELS.includes(value) || (allowList && value === 'list'))) return value as Access | 'list';
-  return fail(`Invalid ${where} policy: ${JSON.stringify(value)} (expected read, write or deny${allowList ? ' or list' : ''})`);
+  if (typeof value === 'string' && (LEVELS.includes(value) || (allowList && value === 'list')))
+    return value as Access | 'list';
+  return fail(
+    `Invalid ${where} policy: ${JSON.stringify(value)} (expected read, write or deny${allowList ? ' or list' : ''})`,
+  );
 }
 
 /**
@@ -93,10 +105,12 @@ function blocks(kind: string, value: unknown): Array<[string, Record<string, unk
   const out: Array<[string, Record<string, unknown>]> = [];
   const objects = Array.isArray(value) ? value : [value];
   for (const obj of objects) {
-    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) fail(`${kind}: expected blocks like ${kind} "name" { policy = "read" }`);
+    if (obj === null || typeof obj !== 'object' || Array.isArray(obj))
+      fail(`${kind}: expected blocks like ${kind} "name" { policy = "read" }`);
     for (const [name, bodies] of Object.entries(obj as Record<string, unknown>)) {
       for (const body of Array.isArray(bodies) ? bodies : [bodies]) {
-        if (body === null || typeof body !== 'object' || Array.isArray(body)) fail(`${kind} "${name}": expected a block with a policy`);
+        if (body === null || typeof body !== 'object' || Array.isArray(body))
+          fail(`${kind} "${name}": expected a block with a policy`);
         out.push([name, body as Record<string, unknown>]);
       }
     }
@@ -110,7 +124,8 @@ function put(rules: NamedRules, name: string, access: Access | 'list'): void {
 
 /** Maps a parsed HCL or JSON document to PolicyRules; refuses what Consul would refuse and what the hub does not know. */
 export function rulesFromDocument(doc: unknown): PolicyRules {
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) fail('Failed to parse ACL rules: expected an object of rules');
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+    fail('Failed to parse ACL rules: expected an object of rules');
   const rules = emptyRules();
   for (const [kind, value] of Object.entries(doc as Record<string, unknown>)) {
     if ((SCALARS as readonly string[]).includes(kind)) {
@@ -119,12 +134,15 @@ export function rulesFromDocument(doc: unknown): PolicyRules {
     }
     const governing = (GOVERNING as readonly string[]).includes(kind);
     if (!governing && !(INERT as readonly string[]).includes(kind)) {
-      fail(`Failed to parse ACL rules: unknown rule kind "${kind}" (this hub knows ${[...SCALARS, ...GOVERNING, ...INERT].join(', ')})`);
+      fail(
+        `Failed to parse ACL rules: unknown rule kind "${kind}" (this hub knows ${[...SCALARS, ...GOVERNING, ...INERT].join(', ')})`,
+      );
     }
     for (const [name, body] of blocks(kind, value)) {
       const allowed = kind.startsWith('service') ? ['policy', 'intentions'] : ['policy'];
       const extra = Object.keys(body).filter((k) => !allowed.includes(k));
-      if (extra.length > 0) fail(`${kind} "${name}": unsupported field ${JSON.stringify(extra[0])} (expected ${allowed.join(' or ')})`);
+      if (extra.length > 0)
+        fail(`${kind} "${name}": unsupported field ${JSON.stringify(extra[0])} (expected ${allowed.join(' or ')})`);
       const isKey = kind === 'key' || kind === 'key_prefix';
       const access = level(body.policy, `${kind} "${name}"`, isKey);
       if (governing) put(rules[kind as (typeof GOVERNING)[number]], name, access);

@@ -5,6 +5,7 @@
 import { ApplyError } from '../catalog/catalog-ops';
 import { byString, deepFreeze, normalise, sameContent } from '../catalog/values';
 import { emptyRules } from './rules';
+import { sha256Hex } from './secrets';
 import {
   ANONYMOUS_ACCESSOR_ID,
   MANAGEMENT_POLICY_ID,
@@ -14,7 +15,6 @@ import {
   type StoredToken,
   type TokenInput,
 } from './types';
-import { sha256Hex } from './secrets';
 
 export interface AclTables {
   readonly tokens: ReadonlyMap<string, StoredToken>;
@@ -105,9 +105,14 @@ export interface AclChange {
   affected: string[];
 }
 
-export const isAclCommand = (cmd: { type?: unknown }): cmd is AclCommand => typeof cmd?.type === 'string' && cmd.type.startsWith('acl-');
+export const isAclCommand = (cmd: { type?: unknown }): cmd is AclCommand =>
+  typeof cmd?.type === 'string' && cmd.type.startsWith('acl-');
 
-function refuse(message: string, field?: string, code: 'INVALID_ARGUMENT' | 'NOT_FOUND' | 'CONFLICT' = 'INVALID_ARGUMENT'): never {
+function refuse(
+  message: string,
+  field?: string,
+  code: 'INVALID_ARGUMENT' | 'NOT_FOUND' | 'CONFLICT' = 'INVALID_ARGUMENT',
+): never {
   throw new ApplyError(code, message, field);
 }
 
@@ -122,10 +127,16 @@ function withToken(acl: AclTables, token: StoredToken, index: number): AclTables
 }
 
 function checkPolicies(acl: AclTables, ids: readonly string[]): void {
-  for (const id of ids) if (!acl.policies.has(id)) refuse(`Invalid Token: cannot find policy ${id}`, 'Policies', 'NOT_FOUND');
+  for (const id of ids)
+    if (!acl.policies.has(id)) refuse(`Invalid Token: cannot find policy ${id}`, 'Policies', 'NOT_FOUND');
 }
 
-function setToken(acl: AclTables, input: TokenInput, create: boolean, index: number): { next: AclTables; change: AclChange } {
+function setToken(
+  acl: AclTables,
+  input: TokenInput,
+  create: boolean,
+  index: number,
+): { next: AclTables; change: AclChange } {
   const token = normalise(input);
   const existing = acl.tokens.get(token.AccessorID);
   if (create) {
@@ -133,8 +144,9 @@ function setToken(acl: AclTables, input: TokenInput, create: boolean, index: num
     if (acl.bySecret.has(token.SecretHash)) refuse('Invalid Token: SecretID is already in use', 'SecretID', 'CONFLICT');
   } else {
     if (!existing) refuse(`Cannot find token ${JSON.stringify(token.AccessorID)}`, 'AccessorID', 'NOT_FOUND');
-    if (token.SecretHash !== existing.SecretHash) refuse('Changing a token\'s SecretID is not permitted', 'SecretID');
-    if ((token.ExpirationTime ?? '') !== (existing.ExpirationTime ?? '')) refuse('Cannot change expiration time', 'ExpirationTime');
+    if (token.SecretHash !== existing.SecretHash) refuse("Changing a token's SecretID is not permitted", 'SecretID');
+    if ((token.ExpirationTime ?? '') !== (existing.ExpirationTime ?? ''))
+      refuse('Cannot change expiration time', 'ExpirationTime');
     token.CreateTime = existing.CreateTime;
   }
   checkPolicies(acl, token.PolicyIDs);
@@ -144,7 +156,8 @@ function setToken(acl: AclTables, input: TokenInput, create: boolean, index: num
 }
 
 function deleteToken(acl: AclTables, accessorId: string, index: number): { next: AclTables; change: AclChange } {
-  if (accessorId === ANONYMOUS_ACCESSOR_ID) refuse('Delete operation not permitted on the anonymous token', 'AccessorID');
+  if (accessorId === ANONYMOUS_ACCESSOR_ID)
+    refuse('Delete operation not permitted on the anonymous token', 'AccessorID');
   const existing = acl.tokens.get(accessorId);
   if (!existing) return { next: acl, change: { affected: [] } };
   const tokens = new Map(acl.tokens);
@@ -156,19 +169,29 @@ function deleteToken(acl: AclTables, accessorId: string, index: number): { next:
 
 /** Tokens that link a policy: their rights move with it. */
 function linking(acl: AclTables, policyId: string): string[] {
-  return [...acl.tokens.values()].filter((t) => t.PolicyIDs.includes(policyId)).map((t) => t.AccessorID).sort(byString);
+  return [...acl.tokens.values()]
+    .filter((t) => t.PolicyIDs.includes(policyId))
+    .map((t) => t.AccessorID)
+    .sort(byString);
 }
 
-function setPolicy(acl: AclTables, input: PolicyInput, create: boolean, index: number): { next: AclTables; change: AclChange } {
+function setPolicy(
+  acl: AclTables,
+  input: PolicyInput,
+  create: boolean,
+  index: number,
+): { next: AclTables; change: AclChange } {
   const policy = normalise(input);
   const existing = acl.policies.get(policy.ID);
   if (create && existing) refuse('Invalid Policy: ID is already in use', 'ID', 'CONFLICT');
   if (!create && !existing) refuse(`Cannot find policy ${JSON.stringify(policy.ID)}`, 'ID', 'NOT_FOUND');
   for (const other of acl.policies.values()) {
-    if (other.ID !== policy.ID && other.Name === policy.Name) refuse(`Invalid Policy: A Policy with Name ${JSON.stringify(policy.Name)} already exists`, 'Name', 'CONFLICT');
+    if (other.ID !== policy.ID && other.Name === policy.Name)
+      refuse(`Invalid Policy: A Policy with Name ${JSON.stringify(policy.Name)} already exists`, 'Name', 'CONFLICT');
   }
   if (policy.ID === MANAGEMENT_POLICY_ID) {
-    if (policy.Rules !== MANAGEMENT_RULES) refuse('Changing the Rules for the builtin global-management policy is not permitted', 'Rules');
+    if (policy.Rules !== MANAGEMENT_RULES)
+      refuse('Changing the Rules for the builtin global-management policy is not permitted', 'Rules');
     policy.parsed = emptyRules();
   }
   if (existing && sameContent(existing, policy)) return { next: acl, change: { affected: [] } };
@@ -178,7 +201,8 @@ function setPolicy(acl: AclTables, input: PolicyInput, create: boolean, index: n
 }
 
 function deletePolicy(acl: AclTables, id: string, index: number): { next: AclTables; change: AclChange } {
-  if (id === MANAGEMENT_POLICY_ID) refuse('Delete operation not permitted on the builtin global-management policy', 'ID');
+  if (id === MANAGEMENT_POLICY_ID)
+    refuse('Delete operation not permitted on the builtin global-management policy', 'ID');
   if (!acl.policies.has(id)) return { next: acl, change: { affected: [] } };
   const policies = new Map(acl.policies);
   policies.delete(id);
@@ -187,14 +211,23 @@ function deletePolicy(acl: AclTables, id: string, index: number): { next: AclTab
   let next: AclTables = { ...acl, policies, index };
   for (const accessor of affected) {
     const t = acl.tokens.get(accessor)!;
-    next = withToken(next, deepFreeze({ ...t, PolicyIDs: t.PolicyIDs.filter((p) => p !== id), ModifyIndex: index }), index);
+    next = withToken(
+      next,
+      deepFreeze({ ...t, PolicyIDs: t.PolicyIDs.filter((p) => p !== id), ModifyIndex: index }),
+      index,
+    );
   }
   return { next, change: { affected } };
 }
 
-function bootstrap(acl: AclTables, cmd: Extract<AclCommand, { type: 'acl-bootstrap' }>, index: number): { next: AclTables; change: AclChange } {
+function bootstrap(
+  acl: AclTables,
+  cmd: Extract<AclCommand, { type: 'acl-bootstrap' }>,
+  index: number,
+): { next: AclTables; change: AclChange } {
   if (cmd.initial && acl.bySecret.has(cmd.token.SecretHash)) return { next: acl, change: { affected: [] } };
-  if (!cmd.initial && acl.bootstrapIndex > 0) refuse(`ACL bootstrap no longer allowed (reset index: ${acl.bootstrapIndex})`, undefined, 'CONFLICT');
+  if (!cmd.initial && acl.bootstrapIndex > 0)
+    refuse(`ACL bootstrap no longer allowed (reset index: ${acl.bootstrapIndex})`, undefined, 'CONFLICT');
   const { next, change } = setToken(acl, { ...cmd.token, PolicyIDs: [MANAGEMENT_POLICY_ID] }, true, index);
   return { next: acl.bootstrapIndex > 0 ? next : { ...next, bootstrapIndex: index }, change };
 }
@@ -220,7 +253,12 @@ export function applyAcl(acl: AclTables, cmd: AclCommand, index: number): { next
 /** The ACL tables as snapshot JSON (sorted, so equal states give equal text). */
 export function serialiseAcl(acl: AclTables): object {
   const sorted = <V>(m: ReadonlyMap<string, V>) => [...m.keys()].sort(byString).map((k) => m.get(k)!);
-  return { tokens: sorted(acl.tokens), policies: sorted(acl.policies), bootstrapIndex: acl.bootstrapIndex, index: acl.index };
+  return {
+    tokens: sorted(acl.tokens),
+    policies: sorted(acl.policies),
+    bootstrapIndex: acl.bootstrapIndex,
+    index: acl.index,
+  };
 }
 
 export function parseAcl(doc: unknown): AclTables {

@@ -16,7 +16,11 @@ export interface Right {
   name?: string;
 }
 
-const w = (resource: Resource, name?: string): Right => ({ resource, level: 'write', ...(name === undefined ? {} : { name }) });
+const w = (resource: Resource, name?: string): Right => ({
+  resource,
+  level: 'write',
+  ...(name === undefined ? {} : { name }),
+});
 
 function existingService(catalog: CatalogReader, node: string, serviceId: string) {
   return catalog.node(node).value?.Services.find((s) => s.ID === serviceId);
@@ -38,9 +42,17 @@ function serviceRights(catalog: CatalogReader, node: string, service: ServiceInp
 }
 
 /** A check's right: service:write on its service (from the same command or the catalog), else node:write. */
-function checkRight(catalog: CatalogReader, node: string, check: Pick<CheckInput, 'ServiceID'>, registering?: ServiceInput): Right {
+function checkRight(
+  catalog: CatalogReader,
+  node: string,
+  check: Pick<CheckInput, 'ServiceID'>,
+  registering?: ServiceInput,
+): Right {
   if (!check.ServiceID) return w('node', node);
-  const name = registering?.ID === check.ServiceID ? registering.Service : existingService(catalog, node, check.ServiceID)?.Service;
+  const name =
+    registering?.ID === check.ServiceID
+      ? registering.Service
+      : existingService(catalog, node, check.ServiceID)?.Service;
   return w('service', name ?? check.ServiceID);
 }
 
@@ -110,6 +122,8 @@ export function rightsFor(catalog: CatalogReader, command: Command): Right[] {
       return command.ops.flatMap((op) => txnOpRights(catalog, op));
     default:
       // Restores, TTL expiries and ACL writes never come from a catalog route: operator:write.
-      return kvCommandRights(catalog, command, (op) => (op.op === 'kv' ? [] : txnOpRights(catalog, op))) ?? [w('operator')];
+      return (
+        kvCommandRights(catalog, command, (op) => (op.op === 'kv' ? [] : txnOpRights(catalog, op))) ?? [w('operator')]
+      );
   }
 }

@@ -79,7 +79,8 @@ export function createXdsRoles(catalog: Catalog): XdsRoles {
   return {
     identityOf(node) {
       const gw = gatewayNameOf(node);
-      const named = s.proxies.has(node.id) || s.gatewayIds.has(node.id) || s.ingressEntries.has(gw) || s.gatewayNames.has(gw);
+      const named =
+        s.proxies.has(node.id) || s.gatewayIds.has(node.id) || s.ingressEntries.has(gw) || s.gatewayNames.has(gw);
       if (!named) return undefined;
       // One object per node while nothing moves: the ACL filter caches per identity.
       const key = `${node.id}\0${node.cluster}`;
@@ -127,7 +128,14 @@ function setGateway(s: State, id: string, node: string, name: string | undefined
 }
 
 /** Records one instance (svc undefined: it is gone); adds what moved to ids/gateways. */
-function noteService(s: State, node: string, id: string, svc: NodeService | undefined, ids: Set<string>, gws: Set<string>) {
+function noteService(
+  s: State,
+  node: string,
+  id: string,
+  svc: NodeService | undefined,
+  ids: Set<string>,
+  gws: Set<string>,
+) {
   const dest = svc?.Kind === 'connect-proxy' ? svc.Proxy?.DestinationServiceName : undefined;
   const before = s.proxies.get(id)?.get(node);
   const fronts = svc && typeof dest === 'string' && dest !== '';

@@ -11,14 +11,14 @@
 // (ABORTED, or PERMISSION_DENIED once it is gone) and the client reconnects
 // under its new rights.
 import type { Catalog } from '../catalog/catalog';
+import { HubError } from '../errors';
 import type { ResourceProvider, ResourceSet, XdsNode } from '../xds/transport/provider';
 import type { XdsStream } from '../xds/transport/stream';
 import { TypeUrl } from '../xds/transport/type-urls';
-import { HubError } from '../errors';
 import type { Authorizer } from './authorizer';
 import { permissionDenied } from './deny';
 import type { AclAffected, AclResolver } from './resolver';
-import { missingWrite, resourceVisible, type RightsContext } from './xds-rights';
+import { missingWrite, type RightsContext, resourceVisible } from './xds-rights';
 import { createXdsRoles, type XdsIdentity, type XdsRoles } from './xds-roles';
 
 export { serviceOfResource } from './xds-rights';

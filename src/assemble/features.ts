@@ -3,17 +3,17 @@
 // in the order listed on HubFeature, every feature in the order of its list, so
 // nothing is attached to a part after the part was built and handed out.
 import type { FastifyInstance } from 'fastify';
+import type { AclResolver } from '../acl/resolver';
+import { createXdsAcl } from '../acl/xds';
+import type { Catalog } from '../catalog/catalog';
+import { installForwarding } from '../fanout/forward';
+import type { RelayPublisher } from '../fanout/relay';
+import type { WriteHook } from '../http/write';
 import type { ViewStore } from '../materializer/types';
+import type { Ops } from '../ops/index';
 import type { XdsCallbacks } from '../xds/transport/callbacks';
 import type { ResourceProvider } from '../xds/transport/provider';
 import type { XdsServer } from '../xds/transport/server';
-import type { WriteHook } from '../http/write';
-import type { AclResolver } from '../acl/resolver';
-import type { Catalog } from '../catalog/catalog';
-import { createXdsAcl } from '../acl/xds';
-import type { Ops } from '../ops/index';
-import { installForwarding } from '../fanout/forward';
-import type { RelayPublisher } from '../fanout/relay';
 
 /** A stop function, or nothing to stop. */
 export type Stop = (() => void) | undefined;

@@ -10,9 +10,10 @@
 // close() runs it backwards: stop accepting (HTTP answers 503, gRPC refuses new
 // calls), end the streams, close the features, end Subscribe, let in-flight
 // writes finish, then close the source (catalog, log).
+
+import type { Server as TlsServer } from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 import type { FastifyInstance } from 'fastify';
-import type { Server as TlsServer } from 'node:tls';
 import type pino from 'pino';
 import type { Config } from '../config';
 import { catalogConnectSource } from '../connect/source';
@@ -24,7 +25,7 @@ import { connectionStreamCounter, connectionStreamOptions } from '../stream-limi
 import { addSubscribeService } from '../subscribe/grpc';
 import { grpcServerCredentials, httpsOptions, watchHttpsFiles } from '../tls';
 import { registerXdsHttp } from '../xds/transport/http';
-import { opsFeature, xdsAclFeature, type HubFeature } from './features';
+import { type HubFeature, opsFeature, xdsAclFeature } from './features';
 import type { CoreSource, HubSource } from './sources';
 import { Undo } from './undo';
 import { buildXds, type XdsPart } from './xds';
@@ -63,7 +64,9 @@ export interface Assembled<S extends HubSource> {
 }
 
 export function bindGrpc(server: grpc.Server, address: string, credentials: grpc.ServerCredentials): Promise<number> {
-  return new Promise((resolve, reject) => server.bindAsync(address, credentials, (err, port) => (err ? reject(err) : resolve(port))));
+  return new Promise((resolve, reject) =>
+    server.bindAsync(address, credentials, (err, port) => (err ? reject(err) : resolve(port))),
+  );
 }
 
 export function shutdownGrpc(server: grpc.Server, graceMs: number): Promise<void> {
@@ -86,16 +89,38 @@ function hostForUrl(bind: string): string {
  * order (first innermost): the operator tools, then ACLs on xDS (a core hub's
  * tokens; a fan-out hub has none), so each node's view is filtered last.
  */
-function featuresFor(config: Config, logger: pino.Logger, metrics: HubMetrics, source: HubSource, parts: HubParts): { features: HubFeature[]; ops?: Ops } {
+function featuresFor(
+  config: Config,
+  logger: pino.Logger,
+  metrics: HubMetrics,
+  source: HubSource,
+  parts: HubParts,
+): { features: HubFeature[]; ops?: Ops } {
   const core = source.kind === 'core' ? (source as unknown as CoreSource) : undefined;
-  if (parts.ops && (!parts.xds || !core)) throw new Error('assemble: the operator tools need xDS and a core source (a log)');
-  const ops = parts.ops && core ? createOps({ catalog: core.catalog, log: core.log, config, logger, registry: metrics.registry }) : undefined;
-  const features = [...(ops ? [opsFeature(ops)] : []), ...(parts.xds && core ? [xdsAclFeature(core.acl, core.catalog)] : []), ...source.features];
+  if (parts.ops && (!parts.xds || !core))
+    throw new Error('assemble: the operator tools need xDS and a core source (a log)');
+  const ops =
+    parts.ops && core
+      ? createOps({ catalog: core.catalog, log: core.log, config, logger, registry: metrics.registry })
+      : undefined;
+  const features = [
+    ...(ops ? [opsFeature(ops)] : []),
+    ...(parts.xds && core ? [xdsAclFeature(core.acl, core.catalog)] : []),
+    ...source.features,
+  ];
   return { features, ...(ops ? { ops } : {}) };
 }
 
 /** The gRPC server, its services added (Subscribe, xDS) and bound. */
-async function startGrpc(config: Config, logger: pino.Logger, metrics: HubMetrics, source: HubSource, features: HubFeature[], parts: HubParts, undo: Undo) {
+async function startGrpc(
+  config: Config,
+  logger: pino.Logger,
+  metrics: HubMetrics,
+  source: HubSource,
+  features: HubFeature[],
+  parts: HubParts,
+  undo: Undo,
+) {
   const server = new grpc.Server({
     'grpc.keepalive_permit_without_calls': 1,
     // Larger messages are refused by grpc-js with RESOURCE_EXHAUSTED naming both sizes.
@@ -104,11 +129,27 @@ async function startGrpc(config: Config, logger: pino.Logger, metrics: HubMetric
   });
   // Streams per gRPC connection (--grpc-max-streams-per-connection), shared by Subscribe and xDS.
   const streams = connectionStreamCounter(config.limits.grpcMaxStreamsPerConnection);
-  if (parts.subscribe) addSubscribeService(server, { publisher: source.publisher, logger, datacenter: config.datacenter, acl: source.acl, limits: config.limits, connections: streams });
+  if (parts.subscribe)
+    addSubscribeService(server, {
+      publisher: source.publisher,
+      logger,
+      datacenter: config.datacenter,
+      acl: source.acl,
+      limits: config.limits,
+      connections: streams,
+    });
   let xds: XdsPart | undefined;
   if (parts.xds) {
     const connect = source.kind === 'core' ? catalogConnectSource(source.catalog) : undefined;
-    xds = buildXds({ config, logger, metrics, views: source.views, streams, features, ...(connect ? { connect } : {}) });
+    xds = buildXds({
+      config,
+      logger,
+      metrics,
+      views: source.views,
+      streams,
+      features,
+      ...(connect ? { connect } : {}),
+    });
     const part = xds;
     undo.push(() => {
       part.endStreams();
@@ -123,9 +164,25 @@ async function startGrpc(config: Config, logger: pino.Logger, metrics: HubMetric
 }
 
 /** The HTTP app with every feature's hooks and routes, listening. */
-async function startHttp(config: Config, logger: pino.Logger, metrics: HubMetrics, source: HubSource, features: HubFeature[], xds: XdsPart | undefined, undo: Undo) {
+async function startHttp(
+  config: Config,
+  logger: pino.Logger,
+  metrics: HubMetrics,
+  source: HubSource,
+  features: HubFeature[],
+  xds: XdsPart | undefined,
+  undo: Undo,
+) {
   const https = httpsOptions(config);
-  const http = buildHttpApp({ catalog: source.catalog, config, logger, metrics, views: source.views, ...source.http, ...(https ? { https } : {}) });
+  const http = buildHttpApp({
+    catalog: source.catalog,
+    config,
+    logger,
+    metrics,
+    views: source.views,
+    ...source.http,
+    ...(https ? { https } : {}),
+  });
   undo.push(() => http.close());
   if (https) {
     const stopWatching = watchHttpsFiles(http.server as unknown as TlsServer, config, logger.child({ module: 'tls' }));
@@ -156,7 +213,11 @@ export async function assemble<S extends HubSource>(
   const undo = new Undo();
   // The HTTP app reports the ports the hub really has (status/leader, agent/self).
   const effective: Config = { ...config };
-  let source: S, features: HubFeature[], ops: Ops | undefined, grpcPart: Awaited<ReturnType<typeof startGrpc>>, httpPart: Awaited<ReturnType<typeof startHttp>>;
+  let source: S,
+    features: HubFeature[],
+    ops: Ops | undefined,
+    grpcPart: Awaited<ReturnType<typeof startGrpc>>,
+    httpPart: Awaited<ReturnType<typeof startHttp>>;
   try {
     source = await open(metrics, undo);
     ({ features, ops } = featuresFor(config, logger, metrics, source, options.parts));

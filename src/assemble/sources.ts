@@ -3,14 +3,16 @@
 // Either way the assembler gets a publisher for Subscribe, the views the xDS
 // provider and the HTTP reads share, and what the HTTP app needs of it.
 import type pino from 'pino';
+import { type AclResolver, createAclResolver } from '../acl/resolver';
+import { accessorForInitialToken, sha256Hex } from '../acl/secrets';
 import type { Catalog } from '../catalog/catalog';
 import { createCatalog, startTtlScheduler } from '../catalog/index';
 import { startAliasChecks } from '../checks/alias';
 import { startCheckRunner } from '../checks/runner';
 import { createAddressPolicy } from '../checks/targets';
-import { startConnectCa, type ConnectCa } from '../connect/manager';
-import { registerConnectMetrics } from '../connect/metrics';
 import type { Config } from '../config';
+import { type ConnectCa, startConnectCa } from '../connect/manager';
+import { registerConnectMetrics } from '../connect/metrics';
 import { prepareDataDir } from '../data-dir';
 import { HubError } from '../errors';
 import { trackChangedKeys } from '../fanout/changed';
@@ -30,8 +32,6 @@ import type { ViewKey, ViewStore } from '../materializer/types';
 import type { HubMetrics } from '../metrics';
 import { createPublisher, type HubPublisher } from '../subscribe/publisher';
 import type { Publisher } from '../subscribe/types';
-import { type AclResolver, createAclResolver } from '../acl/resolver';
-import { accessorForInitialToken, sha256Hex } from '../acl/secrets';
 import { forwardingFeature, type HubFeature } from './features';
 import type { Undo } from './undo';
 
@@ -93,9 +93,14 @@ async function openCatalog(config: Config, logger: pino.Logger, metrics: HubMetr
   });
   undo.push(() => catalog.close());
   metrics.setIndexSource(() => catalog.lastIndex());
-  const acl = createAclResolver(catalog, { enabled: config.aclEnabled, defaultPolicy: config.aclDefaultPolicy, datacenter: config.datacenter });
+  const acl = createAclResolver(catalog, {
+    enabled: config.aclEnabled,
+    defaultPolicy: config.aclDefaultPolicy,
+    datacenter: config.datacenter,
+  });
   undo.push(() => acl.close());
-  if (config.aclEnabled && config.aclInitialManagementToken) await ensureInitialManagementToken(catalog, config.aclInitialManagementToken);
+  if (config.aclEnabled && config.aclInitialManagementToken)
+    await ensureInitialManagementToken(catalog, config.aclInitialManagementToken);
   // The hub's own node, as a Consul agent registers its node on joining (http/agent-node.ts).
   await registerAgentNode(catalog, config, logger);
   return { log, catalog, acl };
@@ -106,12 +111,22 @@ async function startAgents(config: Config, logger: pino.Logger, metrics: HubMetr
   const { nodeName } = config;
   const ttl = startTtlScheduler({ catalog, logger: logger.child({ module: 'ttl' }), nodeName });
   undo.push(() => ttl.stop());
-  const checks = startCheckRunner({ catalog, logger: logger.child({ module: 'checks' }), nodeName, policy: createAddressPolicy(config.checkAllowCidrs) });
+  const checks = startCheckRunner({
+    catalog,
+    logger: logger.child({ module: 'checks' }),
+    nodeName,
+    policy: createAddressPolicy(config.checkAllowCidrs),
+  });
   undo.push(() => checks.stop());
   const aliases = startAliasChecks({ catalog, logger: logger.child({ module: 'alias-checks' }), nodeName });
   undo.push(() => aliases.stop());
   // The CA's first root is made on the first start and kept in the log (every hub sharing it agrees).
-  const connect = startConnectCa({ catalog, logger: logger.child({ module: 'connect-ca' }), datacenter: config.datacenter, initialLeafTtlMs: config.caLeafCertTtlMs });
+  const connect = startConnectCa({
+    catalog,
+    logger: logger.child({ module: 'connect-ca' }),
+    datacenter: config.datacenter,
+    initialLeafTtlMs: config.caLeafCertTtlMs,
+  });
   undo.push(() => connect.stop());
   registerConnectMetrics(metrics.registry, connect, catalog);
   await connect.ready();
@@ -125,10 +140,22 @@ async function startAgents(config: Config, logger: pino.Logger, metrics: HubMetr
 }
 
 /** A core hub's source: log → catalog → publisher → views, with checks and the CA beside them. */
-export async function openCoreSource(config: Config, logger: pino.Logger, metrics: HubMetrics, undo: Undo, options: PublisherOptions = {}): Promise<CoreSource> {
+export async function openCoreSource(
+  config: Config,
+  logger: pino.Logger,
+  metrics: HubMetrics,
+  undo: Undo,
+  options: PublisherOptions = {},
+): Promise<CoreSource> {
   const { log, catalog, acl } = await openCatalog(config, logger, metrics, undo);
   const agents = await startAgents(config, logger, metrics, catalog, undo);
-  const publisher = createPublisher({ catalog, acl, snapshotCacheTtlMs: config.snapshotCacheTtlMs, logger, ...(options.maxLag !== undefined ? { maxLag: options.maxLag } : {}) });
+  const publisher = createPublisher({
+    catalog,
+    acl,
+    snapshotCacheTtlMs: config.snapshotCacheTtlMs,
+    logger,
+    ...(options.maxLag !== undefined ? { maxLag: options.maxLag } : {}),
+  });
   undo.push(() => publisher.close());
   const views = createViewStore({ source: inProcessSource(publisher), logger });
   undo.push(() => views.close());
@@ -136,7 +163,9 @@ export async function openCoreSource(config: Config, logger: pino.Logger, metric
   const changed = trackChangedKeys(catalog);
   undo.push(() => changed.stop());
   // Several hubs share a Redis log: one may be asked with an index another gave (blocking.ts).
-  const logHead = STORE_KINDS[log.kind].shared ? sharedAsk(async () => (log.available() ? log.lastIndex() : undefined)) : undefined;
+  const logHead = STORE_KINDS[log.kind].shared
+    ? sharedAsk(async () => (log.available() ? log.lastIndex() : undefined))
+    : undefined;
   return {
     kind: 'core',
     log,
@@ -182,7 +211,10 @@ function relayIndexCatalog(lastIndex: () => bigint): Catalog {
     get(target, name) {
       if (name in target) return target[name as keyof Catalog];
       return () => {
-        throw new HubError('INTERNAL', `fan-out hub: catalog.${String(name)} is not available here (this request should have been forwarded upstream)`);
+        throw new HubError(
+          'INTERNAL',
+          `fan-out hub: catalog.${String(name)} is not available here (this request should have been forwarded upstream)`,
+        );
       };
     },
   });
@@ -201,7 +233,8 @@ export const UPSTREAM_RECONNECT = {
 
 /** A fan-out hub's source (docs/fanout.md): relays of the upstream's Subscribe streams → views. */
 export function openRelaySource(config: Config, logger: pino.Logger, metrics: HubMetrics, undo: Undo): RelaySource {
-  if (config.upstream === undefined || config.upstreamHttp === undefined) throw new HubError('INVALID_ARGUMENT', 'upstream: a fan-out hub needs --upstream and --upstream-http');
+  if (config.upstream === undefined || config.upstreamHttp === undefined)
+    throw new HubError('INVALID_ARGUMENT', 'upstream: a fan-out hub needs --upstream and --upstream-http');
   const source = grpcSource({
     address: config.upstream,
     channelOptions: { 'grpc.max_receive_message_length': config.limits.grpcMaxMessageBytes, ...UPSTREAM_RECONNECT },
@@ -213,7 +246,10 @@ export function openRelaySource(config: Config, logger: pino.Logger, metrics: Hu
   const views = swappableViews(() => createViewStore({ source: inProcessSource(relay), logger }));
   undo.push(() => views.close());
   const offNewLog = relay.onNewLog(() => {
-    logger.warn({ upstream: config.upstream }, 'the upstream holds another log (its index went backwards): views rebuilt from it');
+    logger.warn(
+      { upstream: config.upstream },
+      'the upstream holds another log (its index went backwards): views rebuilt from it',
+    );
     views.swap();
   });
   undo.push(offNewLog);
@@ -229,7 +265,10 @@ export function openRelaySource(config: Config, logger: pino.Logger, metrics: Hu
     views,
     acl,
     features: [forwardingFeature(config.upstreamHttp, relay)],
-    http: { viewTarget: (key: ViewKey) => relay.lastChangeIndex(requestForKey(key, '')), acl: { resolver: acl, certToken: false } },
+    http: {
+      viewTarget: (key: ViewKey) => relay.lastChangeIndex(requestForKey(key, '')),
+      acl: { resolver: acl, certToken: false },
+    },
     endStreams() {
       offNewLog();
       relay.close();

@@ -5,11 +5,11 @@
 //         ─(feature provider layers, first innermost)─▶ xDS server ◀─ callbacks
 import type pino from 'pino';
 import type { Config } from '../config';
+import type { ConnectSource } from '../connect/source';
+import type { ViewStore } from '../materializer/types';
 import type { HubMetrics } from '../metrics';
 import type { StreamCounter } from '../stream-limits';
-import type { ViewStore } from '../materializer/types';
-import type { ConnectSource } from '../connect/source';
-import { createCatalogXdsProvider, type CatalogXdsProvider } from '../xds/translate/catalog-provider';
+import { type CatalogXdsProvider, createCatalogXdsProvider } from '../xds/translate/catalog-provider';
 import { withClientConfigSources } from '../xds/translate/config-sources';
 import { combineCallbacks } from '../xds/transport/callbacks';
 import { createXdsServer, type XdsServer } from '../xds/transport/server';

@@ -1,10 +1,9 @@
 // Writes to nodes, services and checks on a Draft, with Consul's catalog rules:
 // compare before writing (unchanged objects keep ModifyIndex), keep CreateIndex,
 // a check's ServiceID must name a service on its node.
-import type { ApplyResult } from './commands';
-import type { CheckInput, NodeInput, ServiceInput } from './commands';
+import type { ApplyResult, CheckInput, NodeInput, ServiceInput } from './commands';
+import { jsonProblem, MAX_OBJECT_BYTES, metaProblem, nameProblem, sizeProblem } from './limits';
 import type { Draft } from './tables';
-import { MAX_OBJECT_BYTES, jsonProblem, metaProblem, nameProblem, sizeProblem } from './limits';
 import type { HealthCheck, HealthStatus, Node, NodeService } from './types';
 import { jsonLengthBound, sameContent, sameThroughJson } from './values';
 
@@ -124,7 +123,11 @@ export function upsertService(draft: Draft, nodeName: string, input: ServiceInpu
   if (existing && (existing.Service !== service.Service || !sameTags(existing.Tags, service.Tags))) {
     for (const [checkId, row] of rec.checks) {
       if (row.check.ServiceID !== id) continue;
-      const check = stamp<HealthCheck>(draft, { ...row.check, ServiceName: service.Service, ServiceTags: service.Tags ?? [] }, row.check);
+      const check = stamp<HealthCheck>(
+        draft,
+        { ...row.check, ServiceName: service.Service, ServiceTags: service.Tags ?? [] },
+        row.check,
+      );
       rec.checks.set(checkId, { ...row, check });
     }
   }
@@ -158,12 +161,20 @@ export function upsertCheck(draft: Draft, nodeName: string, input: CheckInput, f
   }
   const candidate = storable(
     draft,
-    { ...input, Node: nodeName, ServiceID: serviceId, ServiceName: service?.Service ?? '', ServiceTags: service?.Tags ?? [] },
+    {
+      ...input,
+      Node: nodeName,
+      ServiceID: serviceId,
+      ServiceName: service?.Service ?? '',
+      ServiceTags: service?.Tags ?? [],
+    },
     field,
   );
   const existing = rec.checks.get(checkId);
   const check =
-    existing && sameContent(existing.check, candidate) ? existing.check : stamp<HealthCheck>(draft, candidate, existing?.check);
+    existing && sameContent(existing.check, candidate)
+      ? existing.check
+      : stamp<HealthCheck>(draft, candidate, existing?.check);
   rec.checks.set(checkId, { check, refreshIndex: draft.index });
   return check;
 }
@@ -178,7 +189,8 @@ export function updateCheckStatus(
 ): void {
   const rec = draft.writable(nodeName);
   const row = rec?.checks.get(checkId);
-  if (!rec || !row) throw new ApplyError('NOT_FOUND', `check "${checkId}" on node "${nodeName}" does not exist`, 'CheckID');
+  if (!rec || !row)
+    throw new ApplyError('NOT_FOUND', `check "${checkId}" on node "${nodeName}" does not exist`, 'CheckID');
   let check = row.check;
   if (check.Status !== status || check.Output !== output) {
     check = stamp<HealthCheck>(draft, { ...check, Status: status, Output: output }, check);
@@ -187,7 +199,13 @@ export function updateCheckStatus(
 }
 
 /** The TTL ran out: critical with `output`, once per refresh index (later duplicates change nothing). */
-export function expireCheck(draft: Draft, nodeName: string, checkId: string, refreshIndex: number, output: string): void {
+export function expireCheck(
+  draft: Draft,
+  nodeName: string,
+  checkId: string,
+  refreshIndex: number,
+  output: string,
+): void {
   const row = draft.record(nodeName)?.checks.get(checkId);
   if (!row || row.refreshIndex !== refreshIndex || row.expired) return;
   const rec = draft.writable(nodeName)!;

@@ -3,9 +3,18 @@
 import type { AclTables } from '../acl/state';
 import type { ConnectChange, ConnectState } from '../connect/types';
 import type { ApplyResult, Command } from './commands';
-import type { StateMachine } from './state';
 import type { KvReader } from './kv-reads';
-import type { CatalogEvent, CheckServiceNode, ConfigEntry, ConfigEntryKind, HealthCheck, HealthStatus, Node, NodeService } from './types';
+import type { StateMachine } from './state';
+import type {
+  CatalogEvent,
+  CheckServiceNode,
+  ConfigEntry,
+  ConfigEntryKind,
+  HealthCheck,
+  HealthStatus,
+  Node,
+  NodeService,
+} from './types';
 
 /** A read result plus the index a blocking query on it compares against (≥ 1). */
 export interface Indexed<T> {

@@ -7,7 +7,15 @@ import type { Command } from './commands';
  * Commands whose checks and applies write into their own objects only by stamping
  * indexes (catalog-ops.ts `stamp`). ACL, CA and restore entries are always parsed.
  */
-const SHARED_TYPES: ReadonlySet<string> = new Set(['register', 'deregister', 'check-update', 'check-ttl-expire', 'config-set', 'config-delete', 'txn']);
+const SHARED_TYPES: ReadonlySet<string> = new Set([
+  'register',
+  'deregister',
+  'check-update',
+  'check-ttl-expire',
+  'config-set',
+  'config-delete',
+  'txn',
+]);
 
 /**
  * Longest payload whose checked parse is applied as its entry. A parse the check

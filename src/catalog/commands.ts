@@ -44,7 +44,14 @@ export type Command =
    * checks in the same entry; with `portFree` its port came from the sidecar range and apply refuses
    * (CONFLICT) when another service of the node holds it by then.
    */
-  | { type: 'register'; node: NodeInput; service?: ServiceInput; checks: CheckInput[]; skipNodeUpdate: boolean; sidecar?: SidecarInput }
+  | {
+      type: 'register';
+      node: NodeInput;
+      service?: ServiceInput;
+      checks: CheckInput[];
+      skipNodeUpdate: boolean;
+      sidecar?: SidecarInput;
+    }
   /** Consul's catalog deregister: the whole node, one service (and its checks), or one check. */
   | { type: 'deregister'; node: string; serviceId?: string; checkId?: string }
   /**

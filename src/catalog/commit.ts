@@ -6,11 +6,11 @@
 import type { ConnectChange } from '../connect/types';
 import type { CheckRef } from './catalog';
 import { configEvents, healthEvents, serviceListEvent } from './events';
+import { commitKv, hasKvChanges } from './kv-commit';
 import type { ConfigChange, Draft, Indexes, NodeChange, NodeRecord, Tables } from './tables';
 import type { CatalogEvent, HealthCheck } from './types';
 import { byString, key2 } from './values';
 import { watchKeys } from './watch-keys';
-import { commitKv, hasKvChanges } from './kv-commit';
 
 interface NodeDiff {
   nodeChanged: boolean;
@@ -27,7 +27,12 @@ interface NodeDiff {
 const NO_ROWS: ReadonlyMap<string, never> = new Map<string, never>();
 
 function diff(before: NodeRecord | undefined, after: NodeRecord | undefined): NodeDiff {
-  const d: NodeDiff = { nodeChanged: before?.node !== after?.node, servicesChanged: false, checksChanged: false, rowsChanged: false };
+  const d: NodeDiff = {
+    nodeChanged: before?.node !== after?.node,
+    servicesChanged: false,
+    checksChanged: false,
+    rowsChanged: false,
+  };
   const bs = before?.services ?? NO_ROWS;
   const as = after?.services ?? NO_ROWS;
   for (const [id, s] of as) if (bs.get(id) !== s) d.servicesChanged = true;
@@ -45,7 +50,8 @@ function diff(before: NodeRecord | undefined, after: NodeRecord | undefined): No
   return d;
 }
 
-const hasTtl = (check: HealthCheck | undefined) => typeof check?.Definition?.TTL === 'string' && check.Definition.TTL !== '';
+const hasTtl = (check: HealthCheck | undefined) =>
+  typeof check?.Definition?.TTL === 'string' && check.Definition.TTL !== '';
 
 function touchedTtl(change: NodeChange, out: CheckRef[]): void {
   const bc = change.before?.checks ?? NO_ROWS;

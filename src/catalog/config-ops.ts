@@ -62,7 +62,8 @@ const L7_PROTOCOLS: ReadonlySet<string> = new Set(['http', 'http2', 'grpc']);
  */
 function serviceProtocol(draft: Draft, service: string): { protocol: string; from: string } {
   const own = draft.config(key2('service-defaults', service))?.['Protocol'];
-  if (typeof own === 'string' && own !== '') return { protocol: own.toLowerCase(), from: `service-defaults "${service}" Protocol` };
+  if (typeof own === 'string' && own !== '')
+    return { protocol: own.toLowerCase(), from: `service-defaults "${service}" Protocol` };
   return { protocol: 'tcp', from: 'the default: no service-defaults Protocol' };
 }
 
@@ -76,7 +77,9 @@ function serviceProtocol(draft: Draft, service: string): { protocol: string; fro
  */
 function checkChainProtocols(draft: Draft, kind: string, name: string, field: string): void {
   if (kind !== 'service-router' && kind !== 'service-splitter' && kind !== 'service-defaults') return;
-  const uses = (['service-router', 'service-splitter'] as const).filter((k) => draft.config(key2(k, name)) !== undefined);
+  const uses = (['service-router', 'service-splitter'] as const).filter(
+    (k) => draft.config(key2(k, name)) !== undefined,
+  );
   if (uses.length === 0) return;
   const { protocol, from } = serviceProtocol(draft, name);
   if (L7_PROTOCOLS.has(protocol)) return;

@@ -4,14 +4,14 @@
 // (node name, then service ID; ServiceHealth before its Connect copy).
 import type { ConfigChange, NodeChange, NodeRecord } from './tables';
 import {
-  CONFIG_TOPIC_BY_KIND,
-  SUBJECT_NONE,
-  Topic,
   type CatalogEvent,
   type CheckServiceNode,
+  CONFIG_TOPIC_BY_KIND,
   type HealthCheck,
   type Node,
   type NodeService,
+  SUBJECT_NONE,
+  Topic,
 } from './types';
 import { byString, deepFreeze } from './values';
 
@@ -62,12 +62,16 @@ export function healthEvents(changes: readonly NodeChange[], index: bigint): Hea
   const out: HealthChanges = { events: [], serviceNames: new Set<string>() };
   for (const { before, after } of changes) {
     if (!after) {
-      if (before) for (const id of [...before.services.keys()].sort(byString)) deregister(out, index, before.node, before.services.get(id)!);
+      if (before)
+        for (const id of [...before.services.keys()].sort(byString))
+          deregister(out, index, before.node, before.services.get(id)!);
       continue;
     }
     const { nodeLevel, serviceIds } = changedChecks(before, after);
     const nodeChanged = before?.node !== after.node || nodeLevel;
-    const ids = before ? [...new Set([...before.services.keys(), ...after.services.keys()])] : [...after.services.keys()];
+    const ids = before
+      ? [...new Set([...before.services.keys(), ...after.services.keys()])]
+      : [...after.services.keys()];
     for (const id of ids.sort(byString)) {
       const b = before?.services.get(id);
       const a = after.services.get(id);
@@ -98,7 +102,13 @@ export function healthEvents(changes: readonly NodeChange[], index: bigint): Hea
   return out;
 }
 
-function emit(out: HealthChanges, index: bigint, op: 'register' | 'deregister', csn: CheckServiceNode, connect: string | undefined): void {
+function emit(
+  out: HealthChanges,
+  index: bigint,
+  op: 'register' | 'deregister',
+  csn: CheckServiceNode,
+  connect: string | undefined,
+): void {
   out.serviceNames.add(csn.Service.Service);
   const payload = { type: 'service-health', op, csn } as const;
   out.events.push({ topic: Topic.ServiceHealth, subject: csn.Service.Service.toLowerCase(), index, payload });
@@ -143,7 +153,11 @@ function changedChecks(before: NodeRecord | undefined, after: NodeRecord): Check
  * spelled `default` (Consul's EnterpriseMeta defaulting). The one place it is
  * formatted.
  */
-export function configSubject(entry: { Name: string; Namespace?: string | undefined; Partition?: string | undefined }): string {
+export function configSubject(entry: {
+  Name: string;
+  Namespace?: string | undefined;
+  Partition?: string | undefined;
+}): string {
   return `${entry.Partition || 'default'}/${entry.Namespace || 'default'}/${entry.Name}`;
 }
 

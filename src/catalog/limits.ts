@@ -32,9 +32,10 @@ function codePoint(text: string, at: number): string {
 
 // String.prototype.isWellFormed (ES2024; V8 has it since Node 20) is native and
 // fast; the regex only says where the lone surrogate is.
-const isWellFormed: (text: string) => boolean = typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
-  ? (text) => (text as unknown as { isWellFormed(): boolean }).isWellFormed()
-  : (text) => !LONE_SURROGATE.test(text);
+const isWellFormed: (text: string) => boolean =
+  typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
+    ? (text) => (text as unknown as { isWellFormed(): boolean }).isWellFormed()
+    : (text) => !LONE_SURROGATE.test(text);
 
 /** Why `text` cannot be stored as any string: a lone surrogate is not Unicode text (it has no UTF-8 form). */
 export function textProblem(text: string): string | undefined {
@@ -68,7 +69,8 @@ export interface Problem {
 /** Consul's Meta rules: at most 64 pairs, keys (names, at most 128 bytes) and values (at most 512 bytes). */
 export function metaProblem(meta: Readonly<Record<string, unknown>>): Problem | undefined {
   const keys = Object.keys(meta);
-  if (keys.length > META_MAX_PAIRS) return { path: '', reason: `must have at most ${META_MAX_PAIRS} pairs, got ${keys.length}` };
+  if (keys.length > META_MAX_PAIRS)
+    return { path: '', reason: `must have at most ${META_MAX_PAIRS} pairs, got ${keys.length}` };
   for (const key of keys) {
     if (key === '') return { path: '', reason: 'keys must not be empty' };
     const bad = nameProblem(key, META_KEY_MAX_BYTES);
@@ -78,7 +80,8 @@ export function metaProblem(meta: Readonly<Record<string, unknown>>): Problem | 
     const badValue = textProblem(value);
     if (badValue) return { path: `.${key}`, reason: badValue };
     const bytes = Buffer.byteLength(value, 'utf8');
-    if (bytes > META_VALUE_MAX_BYTES) return { path: `.${key}`, reason: `must be at most ${META_VALUE_MAX_BYTES} bytes, got ${bytes}` };
+    if (bytes > META_VALUE_MAX_BYTES)
+      return { path: `.${key}`, reason: `must be at most ${META_VALUE_MAX_BYTES} bytes, got ${bytes}` };
   }
   return undefined;
 }
@@ -119,5 +122,7 @@ function walk(v: unknown, depth: number, maxDepth: number): Problem | undefined 
 export function sizeProblem(json: string, maxBytes = MAX_OBJECT_BYTES): string | undefined {
   if (json.length * 3 <= maxBytes) return undefined;
   const bytes = Buffer.byteLength(json, 'utf8');
-  return bytes > maxBytes ? `is ${bytes} bytes as JSON, more than the ${maxBytes} bytes one object may have` : undefined;
+  return bytes > maxBytes
+    ? `is ${bytes} bytes as JSON, more than the ${maxBytes} bytes one object may have`
+    : undefined;
 }

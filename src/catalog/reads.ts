@@ -2,14 +2,18 @@
 // blocking query compares against: the most specific index that covers what
 // was read, else its table's index; never below 1.
 import type { CatalogReader, Indexed, ServiceName, TtlCheckState } from './catalog';
-import type { KvReader } from './kv-reads';
 import { buildCsn } from './events';
+import type { KvReader } from './kv-reads';
 import type { NodeRecord, Tables } from './tables';
 import type { CheckServiceNode, ConfigEntry, ConfigEntryKind, HealthCheck, HealthStatus, NodeService } from './types';
 import { byString, key2 } from './values';
 import { watchKeys } from './watch-keys';
 
-const at = <T>(index: number, value: T, watch: readonly string[]): Indexed<T> => ({ index: Math.max(1, index), value, watch });
+const at = <T>(index: number, value: T, watch: readonly string[]): Indexed<T> => ({
+  index: Math.max(1, index),
+  value,
+  watch,
+});
 
 // Reads of whole tables share one frozen key list each.
 const NODES = Object.freeze([watchKeys.nodes]);
@@ -41,7 +45,11 @@ export function createReader(tables: () => Tables, lastIndex: () => bigint): Omi
     serviceInstances: (service) => readServiceInstances(tables(), service),
     serviceChecks: (service) => readServiceChecks(tables(), service),
     checksInState: (state: HealthStatus | 'any') =>
-      at(tables().indexes.checks, allChecks(tables(), (c) => state === 'any' || c.Status === state), CHECKS),
+      at(
+        tables().indexes.checks,
+        allChecks(tables(), (c) => state === 'any' || c.Status === state),
+        CHECKS,
+      ),
     configEntries: (kind: ConfigEntryKind) => readConfigEntries(tables(), kind),
     configEntry: (kind: ConfigEntryKind, name: string) => readConfigEntry(tables(), kind, name),
     serviceNames: () => readServiceNames(tables()),
@@ -96,14 +104,19 @@ function ttlStates(t: Tables, filter: (c: HealthCheck) => boolean): TtlCheckStat
     const rec = t.nodes.get(name)!;
     for (const id of sortedKeys(rec.checks)) {
       const row = rec.checks.get(id)!;
-      if (filter(row.check)) out.push({ check: row.check, refreshIndex: row.refreshIndex, expired: row.expired === true });
+      if (filter(row.check))
+        out.push({ check: row.check, refreshIndex: row.refreshIndex, expired: row.expired === true });
     }
   }
   return out;
 }
 
 function readNodes(t: Tables) {
-  return at(t.indexes.nodes, sortedKeys(t.nodes).map((n) => t.nodes.get(n)!.node), NODES);
+  return at(
+    t.indexes.nodes,
+    sortedKeys(t.nodes).map((n) => t.nodes.get(n)!.node),
+    NODES,
+  );
 }
 
 function readNode(t: Tables, name: string) {
@@ -161,6 +174,10 @@ function readConfigEntry(t: Tables, kind: ConfigEntryKind, name: string) {
 }
 
 function readServiceNames(t: Tables) {
-  const value: ServiceName[] = sortedKeys(t.byServiceName).map((Name) => ({ Name, Namespace: 'default', Partition: 'default' }));
+  const value: ServiceName[] = sortedKeys(t.byServiceName).map((Name) => ({
+    Name,
+    Namespace: 'default',
+    Partition: 'default',
+  }));
   return at(t.indexes.services, value, SERVICES);
 }

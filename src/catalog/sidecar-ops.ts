@@ -9,8 +9,15 @@ export function upsertSidecar(draft: Draft, nodeName: string, sidecar: SidecarIn
   if (sidecar.portFree) {
     // The port was the lowest free one when the request was read; another
     // registration may have taken it since. Refused, the route picks again.
-    const taken = [...(draft.record(nodeName)?.services.values() ?? [])].find((s) => s.ID !== service.ID && s.Port === service.Port);
-    if (taken) throw new ApplyError('CONFLICT', `sidecar port ${service.Port} is taken by service "${taken.ID}"`, 'Connect.SidecarService.Port');
+    const taken = [...(draft.record(nodeName)?.services.values() ?? [])].find(
+      (s) => s.ID !== service.ID && s.Port === service.Port,
+    );
+    if (taken)
+      throw new ApplyError(
+        'CONFLICT',
+        `sidecar port ${service.Port} is taken by service "${taken.ID}"`,
+        'Connect.SidecarService.Port',
+      );
   }
   upsertService(draft, nodeName, service, 'Connect.SidecarService');
   sidecar.checks.forEach((check, i) => upsertCheck(draft, nodeName, check, `Connect.SidecarService.Checks[${i}]`));

@@ -5,11 +5,11 @@
 import { parseAcl, serialiseAcl } from '../acl/state';
 import { parseConnect, serialiseConnect } from '../connect/state';
 import { HubError } from '../errors';
-import { emptyTables, type CheckRow, type Indexes, type NodeRecord, type Tables } from './tables';
+import { emptyKvTables, type KvTables } from './kv-tables';
+import type { KvEntry, SessionRow } from './kv-types';
+import { type CheckRow, emptyTables, type Indexes, type NodeRecord, type Tables } from './tables';
 import type { ConfigEntry, HealthCheck, Node, NodeService } from './types';
 import { byString, deepFreeze, key2 } from './values';
-import type { KvEntry, SessionRow } from './kv-types';
-import { emptyKvTables, type KvTables } from './kv-tables';
 
 const VERSION = 1;
 
@@ -92,7 +92,9 @@ export function serialise(tables: Tables, lastIndex: bigint): string {
       node: rec.node,
       services: sortedValues(rec.services),
       checks: sortedValues(rec.checks).map((row) =>
-        row.expired ? { check: row.check, refreshIndex: row.refreshIndex, expired: true } : { check: row.check, refreshIndex: row.refreshIndex },
+        row.expired
+          ? { check: row.check, refreshIndex: row.refreshIndex, expired: true }
+          : { check: row.check, refreshIndex: row.refreshIndex },
       ),
     })),
     configs: sortedValues(tables.configs),
@@ -123,7 +125,8 @@ export function parse(state: string): { tables: Tables; index: bigint } {
   } catch (err) {
     throw new HubError('INVALID_ARGUMENT', 'snapshot: not JSON', { field: 'state', cause: err });
   }
-  if (doc?.v !== VERSION) throw new HubError('INVALID_ARGUMENT', `snapshot: unsupported version ${String(doc?.v)}`, { field: 'state' });
+  if (doc?.v !== VERSION)
+    throw new HubError('INVALID_ARGUMENT', `snapshot: unsupported version ${String(doc?.v)}`, { field: 'state' });
   const tables = emptyTables();
   for (const n of doc.nodes) {
     const services = new Map<string, NodeService>();

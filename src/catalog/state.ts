@@ -1,6 +1,10 @@
 // The deterministic catalog state machine: apply(index, command) → result +
 // events, and every CatalogReader query. No clock, no randomness: everything
 // apply needs is in the command or in the state.
+
+import { applyAcl, isAclCommand } from '../acl/state';
+import { applyConnect, isConnectCommand } from '../connect/state';
+import type { ConnectChange } from '../connect/types';
 import { HubError } from '../errors';
 import type { CatalogReader, CheckRef } from './catalog';
 import {
@@ -15,21 +19,18 @@ import {
   upsertService,
 } from './catalog-ops';
 import type { ApplyResult, Command } from './commands';
-import { deleteConfigEntry, setConfigEntry } from './config-ops';
 import { commit, hasChanges } from './commit';
+import { deleteConfigEntry, setConfigEntry } from './config-ops';
+import { applyKvOp } from './kv-ops';
+import { createKvReader } from './kv-reads';
+import { forkKvTables } from './kv-tables';
+import { createReader } from './reads';
+import { createSession, expireSession, invalidateBound, invalidateSession, renewSession } from './session-ops';
+import { upsertSidecar } from './sidecar-ops';
 import { parse, serialise } from './snapshot';
 import { Draft, emptyTables, type Tables } from './tables';
-import { forkKvTables } from './kv-tables';
-import { upsertSidecar } from './sidecar-ops';
 import { applyTxn } from './txn';
-import { applyKvOp } from './kv-ops';
-import { createSession, expireSession, invalidateBound, invalidateSession, renewSession } from './session-ops';
-import { applyAcl, isAclCommand } from '../acl/state';
-import { applyConnect, isConnectCommand } from '../connect/state';
-import type { ConnectChange } from '../connect/types';
 import type { CatalogEvent } from './types';
-import { createReader } from './reads';
-import { createKvReader } from './kv-reads';
 
 export interface Applied {
   result: ApplyResult;
@@ -165,7 +166,11 @@ function runKv(draft: Draft, cmd: Command): Partial<ApplyResult> {
       expireSession(draft, String(cmd.id), cmd.ifRenewIndex);
       return {};
     default:
-      throw new ApplyError('INVALID_ARGUMENT', `unknown command type ${JSON.stringify((cmd as { type?: unknown })?.type)}`, 'type');
+      throw new ApplyError(
+        'INVALID_ARGUMENT',
+        `unknown command type ${JSON.stringify((cmd as { type?: unknown })?.type)}`,
+        'type',
+      );
   }
 }
 
@@ -192,7 +197,13 @@ function forkTables(t: Tables): Tables {
     nodes: new Map(t.nodes),
     configs: new Map(t.configs),
     byServiceName: new Map([...t.byServiceName].map(([name, keys]) => [name, new Set(keys)])),
-    indexes: { ...ix, node: new Map(ix.node), service: new Map(ix.service), configKind: new Map(ix.configKind), configEntry: new Map(ix.configEntry) },
+    indexes: {
+      ...ix,
+      node: new Map(ix.node),
+      service: new Map(ix.service),
+      configKind: new Map(ix.configKind),
+      configEntry: new Map(ix.configEntry),
+    },
     acl: t.acl,
     connect: t.connect,
     kvs: forkKvTables(t.kvs),
@@ -202,10 +213,21 @@ function forkTables(t: Tables): Tables {
 function machineOver(initial: Tables, initialIndex: bigint): StateMachine {
   let tables: Tables = initial;
   let lastIndex = initialIndex;
-  const reader = { ...createReader(() => tables, () => lastIndex), ...createKvReader(() => tables) };
+  const reader = {
+    ...createReader(
+      () => tables,
+      () => lastIndex,
+    ),
+    ...createKvReader(() => tables),
+  };
 
   /** Runs the command on a draft at `index`: the staged draft and extra result fields, or the refusal. */
-  function execute(index: bigint, command: Command, dry = false, owned = false): { draft: Draft; extra: Partial<ApplyResult> } | { refusal: ApplyResult } {
+  function execute(
+    index: bigint,
+    command: Command,
+    dry = false,
+    owned = false,
+  ): { draft: Draft; extra: Partial<ApplyResult> } | { refusal: ApplyResult } {
     const draft = new Draft(tables, Number(index), dry, owned);
     const now = commandNow(command);
     if (now !== undefined) draft.kv.now = now;
@@ -216,7 +238,12 @@ function machineOver(initial: Tables, initialIndex: bigint): StateMachine {
     } catch (err) {
       if (err instanceof TxnRollback) {
         return {
-          refusal: { index, ok: false, error: { code: 'CONFLICT', message: `transaction rolled back: ${err.message}` }, txnErrors: err.errors },
+          refusal: {
+            index,
+            ok: false,
+            error: { code: 'CONFLICT', message: `transaction rolled back: ${err.message}` },
+            txnErrors: err.errors,
+          },
         };
       }
       return { refusal: refused(index, err).result };
@@ -238,7 +265,11 @@ function machineOver(initial: Tables, initialIndex: bigint): StateMachine {
     lastIndex = index;
     if ('refusal' in outcome) return { result: outcome.refusal, events: [], ttlTouched: [], moved: [] };
     const { events, ttlTouched, moved, aclAffected, connect, sessionsTouched } = commit(tables, outcome.draft, index);
-    const extra = { ...(aclAffected ? { aclAffected } : {}), ...(connect ? { connect } : {}), ...(sessionsTouched.length ? { sessionsTouched } : {}) };
+    const extra = {
+      ...(aclAffected ? { aclAffected } : {}),
+      ...(connect ? { connect } : {}),
+      ...(sessionsTouched.length ? { sessionsTouched } : {}),
+    };
     return { result: { index, ok: true, ...outcome.extra }, events, ttlTouched, moved, ...extra };
   }
 
@@ -248,7 +279,10 @@ function machineOver(initial: Tables, initialIndex: bigint): StateMachine {
         parse(command.state);
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
-        return { result: refused(lastIndex, new ApplyError('INVALID_ARGUMENT', message, 'state')).result, changes: false };
+        return {
+          result: refused(lastIndex, new ApplyError('INVALID_ARGUMENT', message, 'state')).result,
+          changes: false,
+        };
       }
       return { result: { index: lastIndex, ok: true }, changes: true };
     }
@@ -307,6 +341,9 @@ function bumpAll(tables: Tables, index: number): void {
   ix.nodes = ix.services = ix.checks = ix.configs = ix.kv = ix.kvDeletes = ix.sessions = index;
   for (const m of [ix.node, ix.service, ix.configKind, ix.configEntry]) for (const k of m.keys()) m.set(k, index);
   const ca = tables.connect;
-  tables.connect = { ...ca, rootsIndex: index, leaves: new Map([...ca.leaves].map(([k, l]) => [k, { ...l, ModifyIndex: index }])) };
+  tables.connect = {
+    ...ca,
+    rootsIndex: index,
+    leaves: new Map([...ca.leaves].map(([k, l]) => [k, { ...l, ModifyIndex: index }])),
+  };
 }
-

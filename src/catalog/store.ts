@@ -9,8 +9,8 @@ import type pino from 'pino';
 import { HubError, isHubError } from '../errors';
 import type { Log, LogEntry } from '../log/log';
 import type { AppliedInfo, Catalog, CatalogListener, CatalogReader } from './catalog';
-import type { ApplyResult, Command } from './commands';
 import { type CheckedParses, createCheckedParses } from './checked-parses';
+import type { ApplyResult, Command } from './commands';
 import { commandNow, createStateMachine, type StateMachine } from './state';
 import { createChangeWaiters, createIndexWaiters } from './waiters';
 

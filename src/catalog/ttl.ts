@@ -8,8 +8,8 @@ import type pino from 'pino';
 import { parseDurationMs } from '../config';
 import { isHubError } from '../errors';
 import type { Catalog, CheckRef, TtlCheckState } from './catalog';
-import { key2 } from './values';
 import { startSessionTimers } from './session-timers';
+import { key2 } from './values';
 
 export interface TtlSchedulerOptions {
   catalog: Catalog;
@@ -127,7 +127,13 @@ function expire(t: CheckTtls, node: string, checkId: string, refreshIndex: numbe
   // or applied; apply dedups, and a duplicate per process is cheap.
   if (!current || current.refreshIndex !== refreshIndex) return;
   catalog
-    .submit({ type: 'check-ttl-expire', node, checkId, ifModifyIndex: refreshIndex, output: expiredOutput(current.check.Output) })
+    .submit({
+      type: 'check-ttl-expire',
+      node,
+      checkId,
+      ifModifyIndex: refreshIndex,
+      output: expiredOutput(current.check.Output),
+    })
     .then((r) => {
       if (!r.ok) logger.warn({ checkNode: node, checkId, error: r.error }, 'TTL expiry refused');
     })

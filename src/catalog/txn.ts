@@ -1,20 +1,18 @@
 // Consul's catalog transaction: ops run in order against one draft; every op is
 // tried (so all errors are reported, as Consul does) and any error drops the draft.
-import {
-  ApplyError,
-  deleteCheck,
-  deleteService,
-  upsertCheck,
-  upsertNode,
-  upsertService,
-} from './catalog-ops';
+import { ApplyError, deleteCheck, deleteService, upsertCheck, upsertNode, upsertService } from './catalog-ops';
 import type { AnyTxnOp, TxnError } from './commands';
-import type { Draft } from './tables';
 import { applyKvOp } from './kv-ops';
 import type { KvEntry } from './kv-types';
+import type { Draft } from './tables';
 import type { HealthCheck, Node, NodeService } from './types';
 
-function casOrThrow(current: { ModifyIndex: number } | undefined, index: number, what: string, mustExist: boolean): void {
+function casOrThrow(
+  current: { ModifyIndex: number } | undefined,
+  index: number,
+  what: string,
+  mustExist: boolean,
+): void {
   if (mustExist && current === undefined) throw new ApplyError('CONFLICT', `${what}, index is stale`);
   if ((current?.ModifyIndex ?? 0) !== index) throw new ApplyError('CONFLICT', `${what}, index is stale`);
 }

@@ -22,7 +22,10 @@ export const watchKeys = {
  * A read made of several reads: the largest index, watching what each part
  * watches (any part that watches everything makes the whole do so).
  */
-export function joined<T>(value: T, parts: ReadonlyArray<{ index: number; watch?: readonly string[] }>): { index: number; value: T; watch?: readonly string[] } {
+export function joined<T>(
+  value: T,
+  parts: ReadonlyArray<{ index: number; watch?: readonly string[] }>,
+): { index: number; value: T; watch?: readonly string[] } {
   let index = 1;
   const keys = new Set<string>();
   let everything = false;

@@ -18,10 +18,15 @@ export interface AliasChecks {
 const RANK: Record<HealthStatus, number> = { passing: 0, warning: 1, critical: 2, maintenance: 2 };
 
 /** The status and output an alias check should have, given the catalog as it is. */
-export function aliasResult(catalog: Pick<Catalog, 'node' | 'nodeChecks'>, check: HealthCheck, ownNode: string): { status: HealthStatus; output: string } {
+export function aliasResult(
+  catalog: Pick<Catalog, 'node' | 'nodeChecks'>,
+  check: HealthCheck,
+  ownNode: string,
+): { status: HealthStatus; output: string } {
   const def = check.Definition ?? {};
   const aliasService = typeof def['AliasService'] === 'string' ? (def['AliasService'] as string) : '';
-  const aliasNode = typeof def['AliasNode'] === 'string' && def['AliasNode'] !== '' ? (def['AliasNode'] as string) : ownNode;
+  const aliasNode =
+    typeof def['AliasNode'] === 'string' && def['AliasNode'] !== '' ? (def['AliasNode'] as string) : ownNode;
   const found = catalog.node(aliasNode).value;
   if (!found) return { status: 'critical', output: `Node "${aliasNode}" not found` };
   if (aliasService !== '' && !found.Services.some((s) => s.ID === aliasService)) {
@@ -29,17 +34,27 @@ export function aliasResult(catalog: Pick<Catalog, 'node' | 'nodeChecks'>, check
   }
   const relevant = catalog
     .nodeChecks(aliasNode)
-    .value.filter((c) => !(c.Node === check.Node && c.CheckID === check.CheckID) && (c.ServiceID === '' || (aliasService !== '' && c.ServiceID === aliasService)));
+    .value.filter(
+      (c) =>
+        !(c.Node === check.Node && c.CheckID === check.CheckID) &&
+        (c.ServiceID === '' || (aliasService !== '' && c.ServiceID === aliasService)),
+    );
   if (relevant.length === 0) return { status: 'passing', output: 'No checks found.' };
   let worst: HealthCheck = relevant[0]!;
   for (const c of relevant) if (RANK[c.Status] > RANK[worst.Status]) worst = c;
   if (RANK[worst.Status] === 0) return { status: 'passing', output: 'All checks passing.' };
-  return { status: worst.Status === 'maintenance' ? 'critical' : worst.Status, output: `Aliased check "${worst.CheckID}" is ${worst.Status}` };
+  return {
+    status: worst.Status === 'maintenance' ? 'critical' : worst.Status,
+    output: `Aliased check "${worst.CheckID}" is ${worst.Status}`,
+  };
 }
 
 const isAlias = (c: HealthCheck) => {
   const def = c.Definition ?? {};
-  return (typeof def['AliasService'] === 'string' && def['AliasService'] !== '') || (typeof def['AliasNode'] === 'string' && def['AliasNode'] !== '');
+  return (
+    (typeof def['AliasService'] === 'string' && def['AliasService'] !== '') ||
+    (typeof def['AliasNode'] === 'string' && def['AliasNode'] !== '')
+  );
 };
 
 export function startAliasChecks(options: { catalog: Catalog; logger: pino.Logger; nodeName: string }): AliasChecks {
@@ -62,7 +77,8 @@ export function startAliasChecks(options: { catalog: Catalog; logger: pino.Logge
       catalog
         .submit({ type: 'check-update', node, checkId: check.CheckID, status: want.status, output: want.output })
         .catch((err: unknown) => {
-          if (!isHubError(err, 'SHUTTING_DOWN')) logger.warn({ err, checkId: check.CheckID }, 'alias check result not written');
+          if (!isHubError(err, 'SHUTTING_DOWN'))
+            logger.warn({ err, checkId: check.CheckID }, 'alias check result not written');
         })
         .finally(() => {
           if (writing.get(check.CheckID) === key) writing.delete(check.CheckID);

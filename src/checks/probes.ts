@@ -1,10 +1,11 @@
 // One probe of an HTTP, TCP or gRPC check, connecting to the address the
 // policy resolved. Results read as Consul's agent writes them: status and an
 // output a person can act on.
-import * as grpc from '@grpc/grpc-js';
+
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { connect } from 'node:net';
+import * as grpc from '@grpc/grpc-js';
 import type { HealthStatus } from '../catalog/types';
 import type { Target } from './targets';
 
@@ -28,12 +29,21 @@ function hostFor(address: string): string {
   return address.includes(':') ? `[${address}]` : address;
 }
 
-export function probeHttp(target: Target, address: string, timeoutMs: number, options: HttpOptions): Promise<ProbeResult> {
+export function probeHttp(
+  target: Target,
+  address: string,
+  timeoutMs: number,
+  options: HttpOptions,
+): Promise<ProbeResult> {
   const url = target.url!;
   const name = `HTTP ${options.method} ${url.href}`;
   return new Promise((resolve) => {
     const transport = url.protocol === 'https:' ? https : http;
-    const headers: Record<string, string[] | string> = { 'User-Agent': 'Consul Health Check', Accept: 'text/plain, text/*, */*', ...options.headers };
+    const headers: Record<string, string[] | string> = {
+      'User-Agent': 'Consul Health Check',
+      Accept: 'text/plain, text/*, */*',
+      ...options.headers,
+    };
     const req = transport.request(
       url,
       {
@@ -43,10 +53,13 @@ export function probeHttp(target: Target, address: string, timeoutMs: number, op
         // Connect to the address the policy allowed, whatever the name resolves to now.
         lookup: (_host, opts, cb) => {
           const family = address.includes(':') ? 6 : 4;
-          if ((opts as { all?: boolean }).all) (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+          if ((opts as { all?: boolean }).all)
+            (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
           else cb(null, address, family);
         },
-        ...(url.protocol === 'https:' ? { rejectUnauthorized: !options.tlsSkipVerify, servername: options.tlsServerName || url.hostname } : {}),
+        ...(url.protocol === 'https:'
+          ? { rejectUnauthorized: !options.tlsSkipVerify, servername: options.tlsServerName || url.hostname }
+          : {}),
       },
       (res) => {
         let body = '';
@@ -129,7 +142,11 @@ export function probeGrpc(target: Target, address: string, timeoutMs: number, ch
         client.close();
         if (err) resolve({ status: 'critical', output: `gRPC check ${check}: failed: ${err.message}` });
         else if (status === 1) resolve({ status: 'passing', output: `gRPC check ${check}: success` });
-        else resolve({ status: 'critical', output: `gRPC check ${check}: failed: serving status ${SERVING_STATUS[status ?? 0] ?? status}` });
+        else
+          resolve({
+            status: 'critical',
+            output: `gRPC check ${check}: failed: serving status ${SERVING_STATUS[status ?? 0] ?? status}`,
+          });
       },
     );
   });

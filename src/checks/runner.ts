@@ -16,7 +16,7 @@ import type { HealthCheck } from '../catalog/types';
 import { parseDurationMs } from '../config';
 import { isHubError } from '../errors';
 import { type ProbeResult, probeGrpc, probeHttp, probeTcp } from './probes';
-import { type AddressPolicy, type Target, parseTarget } from './targets';
+import { type AddressPolicy, parseTarget, type Target } from './targets';
 
 export interface CheckRunnerOptions {
   catalog: Catalog;
@@ -45,7 +45,13 @@ interface Spec {
   successBeforePassing: number;
   failuresBeforeWarning: number;
   failuresBeforeCritical: number;
-  http: { method: string; headers: Record<string, string[]>; body: string; tlsSkipVerify: boolean; tlsServerName: string };
+  http: {
+    method: string;
+    headers: Record<string, string[]>;
+    body: string;
+    tlsSkipVerify: boolean;
+    tlsServerName: string;
+  };
 }
 
 interface Probed {
@@ -77,7 +83,8 @@ export function specOf(check: HealthCheck): Spec | undefined {
     intervalMs: Math.max(parseDurationMs(interval, 'Interval'), 100),
     timeoutMs: timeout ? parseDurationMs(timeout, 'Timeout') : DEFAULT_TIMEOUT_MS,
     successBeforePassing: count(def.SuccessBeforePassing),
-    failuresBeforeWarning: def.FailuresBeforeWarning === undefined ? failuresBeforeCritical : count(def.FailuresBeforeWarning),
+    failuresBeforeWarning:
+      def.FailuresBeforeWarning === undefined ? failuresBeforeCritical : count(def.FailuresBeforeWarning),
     failuresBeforeCritical,
     http: {
       method: typeof def.Method === 'string' && def.Method !== '' ? def.Method : 'GET',
@@ -155,9 +162,16 @@ async function probe(r: RunnerState, spec: Spec): Promise<ProbeResult> {
 
 async function write(r: RunnerState, checkId: string, result: ProbeResult): Promise<void> {
   try {
-    const res = await r.catalog.submit({ type: 'check-update', node: r.node, checkId, status: result.status, output: result.output });
+    const res = await r.catalog.submit({
+      type: 'check-update',
+      node: r.node,
+      checkId,
+      status: result.status,
+      output: result.output,
+    });
     // NOT_FOUND: the check was removed while its probe ran.
-    if (!res.ok && res.error?.code !== 'NOT_FOUND') r.logger.warn({ checkId, error: res.error }, 'check result refused');
+    if (!res.ok && res.error?.code !== 'NOT_FOUND')
+      r.logger.warn({ checkId, error: res.error }, 'check result refused');
   } catch (err) {
     if (!isHubError(err, 'SHUTTING_DOWN')) r.logger.warn({ err, checkId }, 'check result not written');
   }
@@ -186,7 +200,11 @@ async function run(r: RunnerState, checkId: string, spec: Spec, signal: AbortSig
     if (status !== undefined && status !== current.Status) {
       lastOutputWrite = Date.now();
       await write(r, checkId, { status, output: result.output });
-    } else if (status !== undefined && result.output !== current.Output && Date.now() - lastOutputWrite >= r.outputUpdateMs) {
+    } else if (
+      status !== undefined &&
+      result.output !== current.Output &&
+      Date.now() - lastOutputWrite >= r.outputUpdateMs
+    ) {
       lastOutputWrite = Date.now();
       await write(r, checkId, { status, output: result.output });
     }
@@ -211,7 +229,9 @@ function startProbe(r: RunnerState, check: HealthCheck): void {
   if (!spec) return;
   const controller = new AbortController();
   r.probed.set(id, { signature, controller });
-  run(r, id, spec, controller.signal).catch((err: unknown) => r.logger.error({ err, checkId: id }, 'check runner loop failed'));
+  run(r, id, spec, controller.signal).catch((err: unknown) =>
+    r.logger.error({ err, checkId: id }, 'check runner loop failed'),
+  );
 }
 
 /** DeregisterCriticalServiceAfter: a timer from when the check was first seen critical. */
@@ -238,7 +258,10 @@ function reap(r: RunnerState, check: HealthCheck): void {
     setTimeout(() => {
       reapers.delete(id);
       if (catalog.ttlCheck(node, id)?.check.Status !== 'critical') return;
-      logger.info({ checkId: id, serviceId }, 'check critical past DeregisterCriticalServiceAfter; deregistering its service');
+      logger.info(
+        { checkId: id, serviceId },
+        'check critical past DeregisterCriticalServiceAfter; deregistering its service',
+      );
       catalog.submit({ type: 'deregister', node, serviceId }).catch((err: unknown) => {
         if (!isHubError(err, 'SHUTTING_DOWN')) logger.warn({ err, serviceId }, 'reaping the service failed');
       });

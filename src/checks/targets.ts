@@ -58,7 +58,10 @@ export function createAddressPolicy(allowCidrs: readonly string[]): AddressPolic
       }
       const refused = addresses.filter((a) => !isAllowed(a));
       if (addresses.length === 0 || refused.length > 0) {
-        throw invalid(field, `"${bare}" (${addresses.join(', ') || 'no address'}) is not an address this hub may probe: only ${describe()}`);
+        throw invalid(
+          field,
+          `"${bare}" (${addresses.join(', ') || 'no address'}) is not an address this hub may probe: only ${describe()}`,
+        );
       }
       return addresses[0]!;
     },
@@ -91,7 +94,8 @@ export function parseTarget(kind: 'http' | 'tcp' | 'grpc', text: string, field: 
     } catch {
       throw invalid(field, `not a URL: "${text}"`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid(field, `must be an http:// or https:// URL, got "${text}"`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw invalid(field, `must be an http:// or https:// URL, got "${text}"`);
     return { kind, host: url.hostname, port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)), url };
   }
   if (kind === 'grpc') {

@@ -5,8 +5,8 @@
 // or a failed read, 2 on a usage error. docs/analyze.md lists every code.
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { analyze, type AnalyzeReport } from '../ops/analyze/analyze';
-import { DocumentError, merge, parseDocuments, type Documents } from '../ops/analyze/documents';
+import { type AnalyzeReport, analyze } from '../ops/analyze/analyze';
+import { DocumentError, type Documents, merge, parseDocuments } from '../ops/analyze/documents';
 import type { Json } from '../ops/analyze/fields';
 
 const USAGE = `usage: xdshub analyze [-http-addr ADDR] [-token TOKEN] [--live] [-o text|json] [FILE…]
@@ -15,13 +15,21 @@ const USAGE = `usage: xdshub analyze [-http-addr ADDR] [-token TOKEN] [--live] [
   --live:  analyze the files on top of the live state (a file's entry replaces the live one)`;
 
 /** The kinds whose entries the checks read. */
-const KINDS = ['service-defaults', 'service-resolver', 'service-router', 'service-splitter', 'service-intentions',
-  'ingress-gateway', 'http-route'];
+const KINDS = [
+  'service-defaults',
+  'service-resolver',
+  'service-router',
+  'service-splitter',
+  'service-intentions',
+  'ingress-gateway',
+  'http-route',
+];
 
 type Env = Record<string, string | undefined>;
 
-const NO_TOKEN = 'xdshub analyze: no token (-token, CONSUL_HTTP_TOKEN): with ACLs on, '
-  + 'this is what the anonymous token may read\n';
+const NO_TOKEN =
+  'xdshub analyze: no token (-token, CONSUL_HTTP_TOKEN): with ACLs on, ' +
+  'this is what the anonymous token may read\n';
 
 /** Go-style `-flag` spellings as `--flag` (the consul CLI takes both). */
 export function consulFlags(argv: readonly string[]): string[] {
@@ -40,8 +48,10 @@ async function getJson(base: string, path: string, token: string | undefined): P
   if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${body.trim()}`);
   // Half the state would make every reference to the hidden half look broken.
   if (res.headers.get('x-consul-results-filtered-by-acls') === 'true') {
-    throw new Error(`GET ${path}: the token may not read everything (X-Consul-Results-Filtered-By-ACLs); `
-      + 'analyze needs service:read and config reads on all services');
+    throw new Error(
+      `GET ${path}: the token may not read everything (X-Consul-Results-Filtered-By-ACLs); ` +
+        'analyze needs service:read and config reads on all services',
+    );
   }
   return JSON.parse(body);
 }
@@ -75,8 +85,12 @@ function parse(argv: readonly string[]) {
   return parseArgs({
     args: consulFlags(argv),
     options: {
-      'http-addr': { type: 'string' }, token: { type: 'string' }, live: { type: 'boolean' },
-      output: { type: 'string', short: 'o' }, datacenter: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'http-addr': { type: 'string' },
+      token: { type: 'string' },
+      live: { type: 'boolean' },
+      output: { type: 'string', short: 'o' },
+      datacenter: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: true,
   });
@@ -122,8 +136,9 @@ export async function main(argv: string[], env: Env = process.env): Promise<numb
   const entries = [...live.entries.filter((e) => !replaced.has(key(e))), ...docs.entries];
   const { registrations } = docs;
   const report = analyze({ services: live.services, entries, registrations, datacenter: values.datacenter ?? 'dc1' });
-  const scope = `${entries.length} config entries, ${live.services.length} live services `
-    + `and ${registrations.length} registrations`;
+  const scope =
+    `${entries.length} config entries, ${live.services.length} live services ` +
+    `and ${registrations.length} registrations`;
   process.stdout.write(values.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report, scope));
   return report.errors > 0 ? 1 : 0;
 }

@@ -47,12 +47,12 @@ export const BOOTSTRAP_DEFAULTS = {
   datacenter: 'dc1',
 } as const satisfies Partial<EnvoyBootstrapOptions>;
 
-
 /** Splits host:port (IPv6 in brackets); throws a usage error naming the flag. */
 export function parseHostPort(text: string, flag: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d+)$/.exec(text);
   const port = m ? Number(m[3]) : NaN;
-  if (!m || !Number.isInteger(port) || port < 0 || port > 65535) throw invalid(flag, `expected host:port, got "${text}"`);
+  if (!m || !Number.isInteger(port) || port < 0 || port > 65535)
+    throw invalid(flag, `expected host:port, got "${text}"`);
   return { host: (m[1] ?? m[2])!, port };
 }
 
@@ -108,7 +108,8 @@ function durationText(ms: number): string {
 export function envoyBootstrap(o: EnvoyBootstrapOptions): Record<string, unknown> {
   if (o.nodeId === '') throw invalid('node-id', 'required');
   if (o.cluster === '') throw invalid('cluster', 'required (Envoy needs node.cluster)');
-  if (o.transport === 'rest' && o.ads) throw invalid('transport', 'REST polling has no aggregated stream: use --ads=false with --transport rest');
+  if (o.transport === 'rest' && o.ads)
+    throw invalid('transport', 'REST polling has no aggregated stream: use --ads=false with --transport rest');
   const retryPolicy = { retry_back_off: HUB_RECONNECT_BACKOFF };
   const grpcServices = [{ envoy_grpc: { cluster_name: HUB_GRPC_CLUSTER, retry_policy: retryPolicy } }];
   const apiType = o.transport === 'delta' ? 'DELTA_GRPC' : o.transport === 'sotw' ? 'GRPC' : 'REST';
@@ -121,9 +122,16 @@ export function envoyBootstrap(o: EnvoyBootstrapOptions): Record<string, unknown
           refresh_delay: durationText(o.refreshDelayMs),
           request_timeout: '5s',
         }
-      : { api_type: apiType, transport_api_version: 'V3', grpc_services: grpcServices, set_node_on_first_message_only: true };
+      : {
+          api_type: apiType,
+          transport_api_version: 'V3',
+          grpc_services: grpcServices,
+          set_node_on_first_message_only: true,
+        };
   // With ADS both sources say "ads"; otherwise each type has its own stream (or poll).
-  const source = o.ads ? { ads: {}, resource_api_version: 'V3' } : { api_config_source: apiSource, resource_api_version: 'V3' };
+  const source = o.ads
+    ? { ads: {}, resource_api_version: 'V3' }
+    : { api_config_source: apiSource, resource_api_version: 'V3' };
   return {
     node: { id: o.nodeId, cluster: o.cluster, locality: { region: o.datacenter, zone: '' } },
     admin: { address: socketAddress(o.adminBind, 'admin-bind') },

@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { parseDurationMs } from '../config';
 import { invalid, isHubError } from '../errors';
-import { BOOTSTRAP_DEFAULTS, envoyBootstrap, type EnvoyBootstrapOptions, type EnvoyTransport } from './envoy-bootstrap';
+import { BOOTSTRAP_DEFAULTS, type EnvoyBootstrapOptions, type EnvoyTransport, envoyBootstrap } from './envoy-bootstrap';
 import { lookupProxy } from './sidecar-lookup';
 
 const USAGE = `usage: xdshub envoy bootstrap (--node-id ID | --proxy-id ID | --sidecar-for SERVICE_ID)
@@ -69,17 +69,38 @@ export function parseBootstrapArgs(argv: string[], env: Record<string, string | 
     },
   });
   const transport = values.transport ?? BOOTSTRAP_DEFAULTS.transport;
-  if (transport !== 'delta' && transport !== 'sotw' && transport !== 'rest') throw invalid('transport', `expected delta, sotw or rest, got "${transport}"`);
+  if (transport !== 'delta' && transport !== 'sotw' && transport !== 'rest')
+    throw invalid('transport', `expected delta, sotw or rest, got "${transport}"`);
   const sidecar = values['proxy-id'] !== undefined || values['sidecar-for'] !== undefined;
   if (sidecar) {
-    const given = ['node-id', 'proxy-id', 'sidecar-for'].filter((f) => (values as Record<string, unknown>)[f] !== undefined);
-    if (given.length > 1) throw invalid(given[1]!, `give one of --node-id, --proxy-id and --sidecar-for, got ${given.map((f) => `--${f}`).join(' and ')}`);
-    if (transport === 'rest' || values.ads === 'false') throw invalid(transport === 'rest' ? 'transport' : 'ads', 'a sidecar needs ADS (its certificates come over it by SDS)');
+    const given = ['node-id', 'proxy-id', 'sidecar-for'].filter(
+      (f) => (values as Record<string, unknown>)[f] !== undefined,
+    );
+    if (given.length > 1)
+      throw invalid(
+        given[1]!,
+        `give one of --node-id, --proxy-id and --sidecar-for, got ${given.map((f) => `--${f}`).join(' and ')}`,
+      );
+    if (transport === 'rest' || values.ads === 'false')
+      throw invalid(
+        transport === 'rest' ? 'transport' : 'ads',
+        'a sidecar needs ADS (its certificates come over it by SDS)',
+      );
     for (const f of ['proxy-id', 'sidecar-for'] as const) if (values[f] === '') throw invalid(f, 'must not be empty');
-  } else if (values['node-id'] === undefined || values['node-id'] === '') throw invalid('node-id', 'required (or --proxy-id / --sidecar-for)');
+  } else if (values['node-id'] === undefined || values['node-id'] === '')
+    throw invalid('node-id', 'required (or --proxy-id / --sidecar-for)');
   const token = values.token ?? env.XDSHUB_HTTP_TOKEN;
   return {
-    ...(sidecar ? { proxy: { ...(values['proxy-id'] !== undefined ? { proxyId: values['proxy-id'] } : { sidecarFor: values['sidecar-for']! }), ...(token ? { token } : {}) } } : {}),
+    ...(sidecar
+      ? {
+          proxy: {
+            ...(values['proxy-id'] !== undefined
+              ? { proxyId: values['proxy-id'] }
+              : { sidecarFor: values['sidecar-for']! }),
+            ...(token ? { token } : {}),
+          },
+        }
+      : {}),
     nodeId: values['node-id'] ?? values['proxy-id'] ?? '',
     // Envoy requires node.cluster; like Consul, default it to the node's own name (a proxy's: its service name, looked up).
     cluster: values.cluster ?? values['node-id'] ?? '',
@@ -88,7 +109,10 @@ export function parseBootstrapArgs(argv: string[], env: Record<string, string | 
     adminBind: values['admin-bind'] ?? BOOTSTRAP_DEFAULTS.adminBind,
     grpcAddr: values['grpc-addr'] ?? env.XDSHUB_GRPC_ADDR ?? BOOTSTRAP_DEFAULTS.grpcAddr,
     httpAddr: values['http-addr'] ?? env.XDSHUB_HTTP_ADDR ?? BOOTSTRAP_DEFAULTS.httpAddr,
-    refreshDelayMs: values['refresh-delay'] === undefined ? BOOTSTRAP_DEFAULTS.refreshDelayMs : parseDurationMs(values['refresh-delay'], 'refresh-delay'),
+    refreshDelayMs:
+      values['refresh-delay'] === undefined
+        ? BOOTSTRAP_DEFAULTS.refreshDelayMs
+        : parseDurationMs(values['refresh-delay'], 'refresh-delay'),
     datacenter: values.datacenter ?? BOOTSTRAP_DEFAULTS.datacenter,
   };
 }
@@ -100,7 +124,9 @@ export async function run(argv: string[], env: Record<string, string | undefined
     return 0;
   }
   if (sub !== 'bootstrap') {
-    process.stderr.write(`xdshub envoy: ${sub === undefined ? 'missing subcommand' : `unknown subcommand "${sub}"`}\n${USAGE}\n`);
+    process.stderr.write(
+      `xdshub envoy: ${sub === undefined ? 'missing subcommand' : `unknown subcommand "${sub}"`}\n${USAGE}\n`,
+    );
     return 2;
   }
   let options: ReturnType<typeof parseBootstrapArgs>;

@@ -1,14 +1,14 @@
 // `xdshub serve`: parse the config once, start the hub, print one startup line
 // on stdout (scripts parse it for the real ports), and on SIGINT/SIGTERM close
 // the hub in order and exit 0.
-import { parseConfig, type Config } from '../config';
+import { type Config, parseConfig } from '../config';
 import { optionsHelp } from '../config-options';
 import { isHubError } from '../errors';
 import { createFanoutHub } from '../fanout/hub';
 import { ALL_PARTS, createHub } from '../hub';
+import { storeKind } from '../log/store-kinds';
 import { createLogger } from '../logger';
 import { ttlTypesAdvice } from '../xds/transport/rules/ttl';
-import { storeKind } from '../log/store-kinds';
 
 export function startupLine(hub: { httpUrl: string; grpcPort: number; config: Config }): string {
   const { config } = hub;
@@ -44,9 +44,10 @@ export async function run(argv: string[], env: Record<string, string | undefined
   // A fan-out hub (--upstream, docs/fanout.md) keeps no log: it relays another hub's Subscribe streams.
   let hub: Awaited<ReturnType<typeof createHub>> | Awaited<ReturnType<typeof createFanoutHub>>;
   try {
-    hub = config.upstream !== undefined
-      ? await createFanoutHub(config, logger)
-      : await createHub(config, logger, { parts: ALL_PARTS });
+    hub =
+      config.upstream !== undefined
+        ? await createFanoutHub(config, logger)
+        : await createHub(config, logger, { parts: ALL_PARTS });
   } catch (err) {
     // A data directory others may read is a setting to fix, like a bad flag: exit 2 naming it.
     if (!isHubError(err, 'INVALID_ARGUMENT') || err.field !== 'data-dir') throw err;

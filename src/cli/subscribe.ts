@@ -7,8 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { createBackoff } from '../materializer/backoff';
-import { loadSubscribeProto, SUBSCRIBE_METHOD_PATH, type SubscribeProto } from '../subscribe/proto';
 import { formatPretty } from '../subscribe/format';
+import { loadSubscribeProto, SUBSCRIBE_METHOD_PATH, type SubscribeProto } from '../subscribe/proto';
 
 const USAGE = `usage: xdshub subscribe --topic ServiceHealth (--key web | --wildcard) [--index N]
                         [--addr 127.0.0.1:8502] [--token T] [--namespace NS] [--partition P]
@@ -51,11 +51,15 @@ function parse(argv: string[], env: Record<string, string | undefined>): Options
   if (values.help) return 'help';
   if (values.topic === undefined) throw new UsageError('--topic is required');
   const topic = /^\d+$/.test(values.topic) ? Number(values.topic) : values.topic;
-  if (typeof topic === 'string' && loadSubscribeProto().root.lookupEnum('subscribe.Topic').values[topic] === undefined) {
+  if (
+    typeof topic === 'string' &&
+    loadSubscribeProto().root.lookupEnum('subscribe.Topic').values[topic] === undefined
+  ) {
     throw new UsageError(`--topic: unknown topic "${topic}"`);
   }
   const wildcard = values.wildcard === true;
-  if (!wildcard && (values.key === undefined || values.key === '')) throw new UsageError('--key is required (or --wildcard)');
+  if (!wildcard && (values.key === undefined || values.key === ''))
+    throw new UsageError('--key is required (or --wildcard)');
   if (wildcard && values.key !== undefined) throw new UsageError('--key and --wildcard are exclusive');
   const indexText = values.index ?? '0';
   if (!/^\d+$/.test(indexText)) throw new UsageError('--index: must be an unsigned integer');
@@ -75,7 +79,12 @@ function parse(argv: string[], env: Record<string, string | undefined>): Options
 }
 
 /** Codes after which retrying the same request cannot help. */
-const PERMANENT = new Set([grpc.status.INVALID_ARGUMENT, grpc.status.UNIMPLEMENTED, grpc.status.PERMISSION_DENIED, grpc.status.UNAUTHENTICATED]);
+const PERMANENT = new Set([
+  grpc.status.INVALID_ARGUMENT,
+  grpc.status.UNIMPLEMENTED,
+  grpc.status.PERMISSION_DENIED,
+  grpc.status.UNAUTHENTICATED,
+]);
 
 export async function run(argv: string[], env: Record<string, string | undefined>): Promise<number> {
   let opts: Options | 'help';
@@ -109,7 +118,8 @@ export async function run(argv: string[], env: Record<string, string | undefined
   try {
     while (!stop.signal.aborted) {
       const st = await streamOnce(client, proto, options, index, stop.signal, {
-        subscribed: () => note(`subscribed to ${options.topic}/${options.wildcard ? '*' : options.key} at index ${index}`),
+        subscribed: () =>
+          note(`subscribed to ${options.topic}/${options.wildcard ? '*' : options.key} at index ${index}`),
         event: (event) => {
           backoff.reset();
           if (event.NewSnapshotToFollow === true) {

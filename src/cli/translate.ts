@@ -2,10 +2,11 @@
 // node would receive from a hub holding the registrations and config entries in
 // the files (src/ops/translate.ts; docs/analyze.md). Exit 0, 1 when the input is
 // refused (as the write would be), 2 on a usage error.
-import pino from 'pino';
+
 import { parseArgs } from 'node:util';
+import pino from 'pino';
 import { DocumentError } from '../ops/analyze/documents';
-import { translateOffline, TranslateError, type NodeConfig } from '../ops/translate';
+import { type NodeConfig, TranslateError, translateOffline } from '../ops/translate';
 import type { ConfigSourceKind, XdsNode } from '../xds/transport/provider';
 import { readDocuments } from './analyze';
 
@@ -48,8 +49,10 @@ function parse(argv: readonly string[]) {
   return parseArgs({
     args: [...argv],
     options: {
-      node: { type: 'string', multiple: true }, output: { type: 'string', short: 'o' },
-      datacenter: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      node: { type: 'string', multiple: true },
+      output: { type: 'string', short: 'o' },
+      datacenter: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: true,
   });

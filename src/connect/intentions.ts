@@ -50,7 +50,10 @@ function ruleFrom(src: Record<string, unknown>): Rule {
       kind: 'l7',
       permissions: perms.map((p) => {
         const o = (p ?? {}) as Record<string, unknown>;
-        return { action: o['Action'] === 'allow' ? 'allow' : 'deny', http: (o['HTTP'] ?? {}) as Record<string, unknown> };
+        return {
+          action: o['Action'] === 'allow' ? 'allow' : 'deny',
+          http: (o['HTTP'] ?? {}) as Record<string, unknown>,
+        };
       }),
     };
   }
@@ -65,7 +68,14 @@ export function allIntentions(entries: readonly ConfigEntry[]): Intention[] {
     for (const raw of Array.isArray(entry['Sources']) ? (entry['Sources'] as Record<string, unknown>[]) : []) {
       const source = typeof raw?.['Name'] === 'string' ? (raw['Name'] as string) : '';
       if (source === '') continue;
-      out.push({ source, destination: entry.Name, precedence: precedenceOf(source, entry.Name), rule: ruleFrom(raw), raw, entry });
+      out.push({
+        source,
+        destination: entry.Name,
+        precedence: precedenceOf(source, entry.Name),
+        rule: ruleFrom(raw),
+        raw,
+        entry,
+      });
     }
   }
   return out.sort(
@@ -76,9 +86,15 @@ export function allIntentions(entries: readonly ConfigEntry[]): Intention[] {
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The intention that decides traffic from `source` to `destination`, if any. */
-export function matchIntention(intentions: readonly Intention[], source: string, destination: string): Intention | undefined {
+export function matchIntention(
+  intentions: readonly Intention[],
+  source: string,
+  destination: string,
+): Intention | undefined {
   // Sorted most precise first: the first that covers the pair wins.
-  return intentions.find((i) => (i.destination === destination || i.destination === '*') && (i.source === source || i.source === '*'));
+  return intentions.find(
+    (i) => (i.destination === destination || i.destination === '*') && (i.source === source || i.source === '*'),
+  );
 }
 
 /**
@@ -90,7 +106,11 @@ export interface DestinationPolicy {
   others: Rule;
 }
 
-export function destinationPolicy(intentions: readonly Intention[], destination: string, fallback: IntentionAction): DestinationPolicy {
+export function destinationPolicy(
+  intentions: readonly Intention[],
+  destination: string,
+  fallback: IntentionAction,
+): DestinationPolicy {
   const covering = intentions.filter((i) => i.destination === destination || i.destination === '*');
   const named = new Map<string, Rule>();
   for (const i of covering) {
@@ -98,7 +118,10 @@ export function destinationPolicy(intentions: readonly Intention[], destination:
     named.set(i.source, matchIntention(covering, i.source, destination)!.rule);
   }
   const wildcard = covering.find((i) => i.source === '*');
-  return { named: new Map([...named].sort(([a], [b]) => cmp(a, b))), others: wildcard ? wildcard.rule : ruleOf(fallback) };
+  return {
+    named: new Map([...named].sort(([a], [b]) => cmp(a, b))),
+    others: wildcard ? wildcard.rule : ruleOf(fallback),
+  };
 }
 
 /**
@@ -106,11 +129,25 @@ export function destinationPolicy(intentions: readonly Intention[], destination:
  * by an L4 allow, refused by an L4 deny, refused by an L7 intention (its
  * permissions need a request), else the default.
  */
-export function checkConnection(intentions: readonly Intention[], source: string, destination: string, fallback: IntentionAction): { allowed: boolean; reason: string; intention?: Intention } {
+export function checkConnection(
+  intentions: readonly Intention[],
+  source: string,
+  destination: string,
+  fallback: IntentionAction,
+): { allowed: boolean; reason: string; intention?: Intention } {
   const m = matchIntention(intentions, source, destination);
   if (!m) return { allowed: fallback === 'allow', reason: 'Default intention policy' };
-  if (m.rule.kind === 'l7') return { allowed: false, reason: `Matched L7 intention: ${m.source} => ${m.destination} (${m.precedence})`, intention: m };
-  return { allowed: m.rule.kind === 'allow', reason: `Matched L4 intention: ${m.source} => ${m.destination} (${m.precedence})`, intention: m };
+  if (m.rule.kind === 'l7')
+    return {
+      allowed: false,
+      reason: `Matched L7 intention: ${m.source} => ${m.destination} (${m.precedence})`,
+      intention: m,
+    };
+  return {
+    allowed: m.rule.kind === 'allow',
+    reason: `Matched L4 intention: ${m.source} => ${m.destination} (${m.precedence})`,
+    intention: m,
+  };
 }
 
 /** The default intention: the mesh entry's DefaultIntentionPolicy when set (an xdshub extension), else the hub's flag. */

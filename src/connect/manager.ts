@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type pino from 'pino';
 import type { Catalog } from '../catalog/catalog';
-import { Topic, type CatalogEvent, type CheckServiceNode } from '../catalog/types';
+import { type CatalogEvent, type CheckServiceNode, Topic } from '../catalog/types';
 import { parseDurationMs } from '../config';
 import { HubError, isHubError } from '../errors';
 import { activeRoot, prunable } from './state';
@@ -63,7 +63,13 @@ export function renewAt(leaf: IssuedLeaf): number {
 }
 
 export function defaultCaConfig(leafTtlMs: number): CaConfigValues {
-  return { LeafCertTTL: goDuration(leafTtlMs), RootCertTTL: '87600h0m0s', IntermediateCertTTL: '8760h0m0s', PrivateKeyType: 'ec', PrivateKeyBits: 256 };
+  return {
+    LeafCertTTL: goDuration(leafTtlMs),
+    RootCertTTL: '87600h0m0s',
+    IntermediateCertTTL: '8760h0m0s',
+    PrivateKeyType: 'ec',
+    PrivateKeyBits: 256,
+  };
 }
 
 /** Milliseconds as Go prints a time.Duration ("72h0m0s", "1m30s", "500ms"). */
@@ -288,7 +294,8 @@ function reconcile(ca: CaState): void {
   }
   if (ca.timer) clearTimeout(ca.timer);
   ca.timer = undefined;
-  if (Number.isFinite(next)) ca.timer = setTimeout(() => schedule(ca), Math.min(Math.max(next - ca.now(), 0) + 5, MAX_TIMER_MS));
+  if (Number.isFinite(next))
+    ca.timer = setTimeout(() => schedule(ca), Math.min(Math.max(next - ca.now(), 0) + 5, MAX_TIMER_MS));
 }
 
 function schedule(ca: CaState): void {
@@ -300,11 +307,23 @@ function schedule(ca: CaState): void {
 async function init(ca: CaState): Promise<void> {
   if (state(ca).config) return;
   const clusterId = randomUUID();
-  const root = await makeRoot({ clusterId, trustDomain: `${clusterId}.consul`, serial: 1, now: ca.now(), ttlMs: ROOT_TTL_MS });
-  const config = { Provider: 'consul' as const, Config: defaultCaConfig(ca.initialLeafTtlMs), ClusterID: clusterId, ForceWithoutCrossSigning: false };
+  const root = await makeRoot({
+    clusterId,
+    trustDomain: `${clusterId}.consul`,
+    serial: 1,
+    now: ca.now(),
+    ttlMs: ROOT_TTL_MS,
+  });
+  const config = {
+    Provider: 'consul' as const,
+    Config: defaultCaConfig(ca.initialLeafTtlMs),
+    ClusterID: clusterId,
+    ForceWithoutCrossSigning: false,
+  };
   const result = await ca.catalog.submit({ type: 'ca-init', config, root });
   // Refused: another hub sharing the log initialised it first; its root is the one.
-  if (!result.ok && !state(ca).config) throw new HubError('INTERNAL', `the CA could not be initialised: ${result.error?.message}`);
+  if (!result.ok && !state(ca).config)
+    throw new HubError('INTERNAL', `the CA could not be initialised: ${result.error?.message}`);
   if (result.ok) ca.logger.info({ root: root.ID, trustDomain: `${clusterId}.consul` }, 'connect CA initialised');
 }
 
@@ -320,7 +339,8 @@ async function configure(ca: CaState, update: ConfigUpdate): Promise<bigint> {
     ifActiveRoot: active.ID,
     at: new Date(ca.now()).toISOString(),
   });
-  if (!result.ok) throw new HubError(result.error?.code ?? 'CONFLICT', result.error?.message ?? 'CA configuration refused');
+  if (!result.ok)
+    throw new HubError(result.error?.code ?? 'CONFLICT', result.error?.message ?? 'CA configuration refused');
   if (root) ca.logger.info({ from: active.ID, to: root.ID }, 'connect CA root rotated; reissuing every leaf');
   return result.index;
 }
@@ -344,7 +364,9 @@ async function rotatedRoot(
   });
   // The same key as the active root is no rotation (Consul compares the provider's key).
   if (candidate.SigningKeyID !== active.SigningKeyID && candidate.ID !== active.ID) {
-    return update.forceWithoutCrossSigning ? candidate : { ...candidate, IntermediateCerts: [await crossSign(candidate, active, ca.now())] };
+    return update.forceWithoutCrossSigning
+      ? candidate
+      : { ...candidate, IntermediateCerts: [await crossSign(candidate, active, ca.now())] };
   }
   return undefined;
 }

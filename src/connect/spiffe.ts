@@ -13,5 +13,7 @@ export const MESH_SERVICE_NAME = /^[A-Za-z0-9_.-]+$/;
 
 /** Why a service cannot be in the mesh under this name (undefined: it can). */
 export function meshNameProblem(name: string): string | undefined {
-  return MESH_SERVICE_NAME.test(name) ? undefined : `"${name}" cannot be in the mesh: a certificate's SPIFFE ID carries only letters, digits, "_", "." and "-"`;
+  return MESH_SERVICE_NAME.test(name)
+    ? undefined
+    : `"${name}" cannot be in the mesh: a certificate's SPIFFE ID carries only letters, digits, "_", "." and "-"`;
 }

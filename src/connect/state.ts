@@ -11,7 +11,13 @@ const ZERO_TIME = '0001-01-01T00:00:00Z';
 const CONNECT_TYPES: ReadonlySet<string> = new Set(['ca-init', 'ca-config', 'leaf-issue', 'ca-prune']);
 
 export function emptyConnectState(): ConnectState {
-  return deepFreeze({ config: undefined, trustDomain: '', roots: [], rootsIndex: 0, leaves: new Map() }) as ConnectState;
+  return deepFreeze({
+    config: undefined,
+    trustDomain: '',
+    roots: [],
+    rootsIndex: 0,
+    leaves: new Map(),
+  }) as ConnectState;
 }
 
 export function isConnectCommand(cmd: { type?: unknown } | undefined): cmd is ConnectCommand {
@@ -28,22 +34,35 @@ function refuse(code: 'INVALID_ARGUMENT' | 'CONFLICT', message: string, field?: 
 
 function checkRoot(root: RootInput | undefined, field: string): RootInput {
   for (const key of ['ID', 'RootCert', 'PrivateKey', 'NotBefore', 'NotAfter'] as const) {
-    if (typeof root?.[key] !== 'string' || root[key] === '') throw refuse('INVALID_ARGUMENT', `${field}.${key}: required`, `${field}.${key}`);
+    if (typeof root?.[key] !== 'string' || root[key] === '')
+      throw refuse('INVALID_ARGUMENT', `${field}.${key}: required`, `${field}.${key}`);
   }
   return root!;
 }
 
 function stampRoot(root: RootInput, index: number, active: boolean): CaRoot {
-  return { ...root, IntermediateCerts: [...(root.IntermediateCerts ?? [])], Active: active, RotatedOutAt: ZERO_TIME, CreateIndex: index, ModifyIndex: index };
+  return {
+    ...root,
+    IntermediateCerts: [...(root.IntermediateCerts ?? [])],
+    Active: active,
+    RotatedOutAt: ZERO_TIME,
+    CreateIndex: index,
+    ModifyIndex: index,
+  };
 }
 
 /** Applies one CA command at `index`. Throws ApplyError to refuse. */
-export function applyConnect(state: ConnectState, cmd: ConnectCommand, index: number): { next: ConnectState; change: ConnectChange } {
+export function applyConnect(
+  state: ConnectState,
+  cmd: ConnectCommand,
+  index: number,
+): { next: ConnectState; change: ConnectChange } {
   switch (cmd.type) {
     case 'ca-init': {
       if (state.config) throw refuse('CONFLICT', 'the CA is already initialised');
       const root = checkRoot(cmd.root, 'root');
-      if (typeof cmd.config?.ClusterID !== 'string' || cmd.config.ClusterID === '') throw refuse('INVALID_ARGUMENT', 'config.ClusterID: required', 'config.ClusterID');
+      if (typeof cmd.config?.ClusterID !== 'string' || cmd.config.ClusterID === '')
+        throw refuse('INVALID_ARGUMENT', 'config.ClusterID: required', 'config.ClusterID');
       const next: ConnectState = {
         config: { ...cmd.config, CreateIndex: index, ModifyIndex: index },
         trustDomain: `${cmd.config.ClusterID}.consul`,
@@ -57,23 +76,39 @@ export function applyConnect(state: ConnectState, cmd: ConnectCommand, index: nu
       const config = state.config;
       if (!config) throw refuse('CONFLICT', 'the CA is not initialised yet');
       const active = activeRoot(state);
-      if (active?.ID !== cmd.ifActiveRoot) throw refuse('CONFLICT', `the active root is no longer ${cmd.ifActiveRoot}`, 'ifActiveRoot');
-      const nextConfig = { ...config, Config: { ...cmd.config }, ForceWithoutCrossSigning: cmd.forceWithoutCrossSigning === true, ModifyIndex: index };
-      if (!cmd.root) return { next: deepFreeze({ ...state, config: nextConfig }), change: { roots: false, leaves: [] } };
+      if (active?.ID !== cmd.ifActiveRoot)
+        throw refuse('CONFLICT', `the active root is no longer ${cmd.ifActiveRoot}`, 'ifActiveRoot');
+      const nextConfig = {
+        ...config,
+        Config: { ...cmd.config },
+        ForceWithoutCrossSigning: cmd.forceWithoutCrossSigning === true,
+        ModifyIndex: index,
+      };
+      if (!cmd.root)
+        return { next: deepFreeze({ ...state, config: nextConfig }), change: { roots: false, leaves: [] } };
       const root = checkRoot(cmd.root, 'root');
-      if (state.roots.some((r) => r.ID === root.ID)) throw refuse('CONFLICT', `root ${root.ID} is already known`, 'root.ID');
-      const roots = state.roots.map((r) => (r.Active ? { ...r, Active: false, RotatedOutAt: cmd.at, ModifyIndex: index } : r));
+      if (state.roots.some((r) => r.ID === root.ID))
+        throw refuse('CONFLICT', `root ${root.ID} is already known`, 'root.ID');
+      const roots = state.roots.map((r) =>
+        r.Active ? { ...r, Active: false, RotatedOutAt: cmd.at, ModifyIndex: index } : r,
+      );
       roots.push(stampRoot(root, index, true));
-      return { next: deepFreeze({ ...state, config: nextConfig, roots, rootsIndex: index }), change: { roots: true, leaves: [] } };
+      return {
+        next: deepFreeze({ ...state, config: nextConfig, roots, rootsIndex: index }),
+        change: { roots: true, leaves: [] },
+      };
     }
     case 'leaf-issue': {
       const leaf = cmd.leaf;
       if (!state.config) throw refuse('CONFLICT', 'the CA is not initialised yet');
-      if (typeof leaf?.Service !== 'string' || leaf.Service === '') throw refuse('INVALID_ARGUMENT', 'leaf.Service: required', 'leaf.Service');
+      if (typeof leaf?.Service !== 'string' || leaf.Service === '')
+        throw refuse('INVALID_ARGUMENT', 'leaf.Service: required', 'leaf.Service');
       for (const key of ['SerialNumber', 'CertPEM', 'PrivateKeyPEM', 'ServiceURI', 'ValidBefore'] as const) {
-        if (typeof leaf[key] !== 'string' || leaf[key] === '') throw refuse('INVALID_ARGUMENT', `leaf.${key}: required`, `leaf.${key}`);
+        if (typeof leaf[key] !== 'string' || leaf[key] === '')
+          throw refuse('INVALID_ARGUMENT', `leaf.${key}: required`, `leaf.${key}`);
       }
-      if (leaf.RootID !== activeRoot(state)?.ID) throw refuse('CONFLICT', `leaf signed by ${leaf.RootID}, which is not the active root`, 'leaf.RootID');
+      if (leaf.RootID !== activeRoot(state)?.ID)
+        throw refuse('CONFLICT', `leaf signed by ${leaf.RootID}, which is not the active root`, 'leaf.RootID');
       const current = state.leaves.get(leaf.Service);
       if ((current?.SerialNumber ?? '') !== cmd.ifSerial) {
         throw refuse('CONFLICT', `the leaf of "${leaf.Service}" is no longer ${cmd.ifSerial || 'absent'}`, 'ifSerial');
@@ -87,11 +122,15 @@ export function applyConnect(state: ConnectState, cmd: ConnectCommand, index: nu
       const root = state.roots.find((r) => r.ID === cmd.rootId);
       if (!root) throw refuse('CONFLICT', `root ${cmd.rootId} is not known`, 'rootId');
       if (root.Active) throw refuse('CONFLICT', 'the active root is never pruned', 'rootId');
-      if (!prunable(state, root, Date.parse(cmd.at))) throw refuse('CONFLICT', `root ${root.ID} may still have leaves in use`, 'rootId');
+      if (!prunable(state, root, Date.parse(cmd.at)))
+        throw refuse('CONFLICT', `root ${root.ID} may still have leaves in use`, 'rootId');
       const dropped = [...state.leaves.values()].filter((l) => l.RootID === root.ID).map((l) => l.Service);
       const leaves = new Map([...state.leaves].filter(([, l]) => l.RootID !== root.ID));
       const roots = state.roots.filter((r) => r.ID !== root.ID);
-      return { next: deepFreeze({ ...state, roots, rootsIndex: index, leaves }), change: { roots: true, leaves: dropped } };
+      return {
+        next: deepFreeze({ ...state, roots, rootsIndex: index, leaves }),
+        change: { roots: true, leaves: dropped },
+      };
     }
   }
 }
@@ -124,7 +163,13 @@ interface ConnectDoc {
 
 export function serialiseConnect(state: ConnectState): ConnectDoc {
   const leaves = [...state.leaves.keys()].sort().map((k) => state.leaves.get(k)!);
-  return { config: state.config ?? null, trustDomain: state.trustDomain, roots: [...state.roots], rootsIndex: state.rootsIndex, leaves };
+  return {
+    config: state.config ?? null,
+    trustDomain: state.trustDomain,
+    roots: [...state.roots],
+    rootsIndex: state.rootsIndex,
+    leaves,
+  };
 }
 
 /** Snapshots written before the CA existed have no `connect`: the empty state. */

@@ -87,7 +87,14 @@ export type ConnectCommand =
    * active root and the previous one is rotated out at `at` but kept trusted.
    * Refused when the active root is no longer `ifActiveRoot`.
    */
-  | { type: 'ca-config'; config: CaConfigValues; forceWithoutCrossSigning: boolean; root?: RootInput; ifActiveRoot: string; at: string }
+  | {
+      type: 'ca-config';
+      config: CaConfigValues;
+      forceWithoutCrossSigning: boolean;
+      root?: RootInput;
+      ifActiveRoot: string;
+      at: string;
+    }
   /** A leaf for `leaf.Service`; refused unless its signer is the active root and the service's current serial is `ifSerial` ('' = none). */
   | { type: 'leaf-issue'; leaf: LeafInput; ifSerial: string }
   /** Drops a rotated-out root (and leaves it signed) once every leaf it signed has expired at `at`. */

@@ -5,7 +5,7 @@
 // the clock, so it runs before append; what it returns goes into log entries.
 // The library (and the reflect-metadata it needs) is loaded on first use: a
 // hub whose CA is already in the log starts without it.
-import { createHash, createPrivateKey, createPublicKey, randomBytes, webcrypto, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, type KeyObject, randomBytes, webcrypto } from 'node:crypto';
 import type * as X509 from '@peculiar/x509';
 import { invalid } from '../errors';
 import type { CaRoot, LeafInput, RootInput } from './types';
@@ -30,7 +30,12 @@ const BACKDATE_MS = 60_000;
 
 /** Colon-separated lower-case hex, Consul's spelling of fingerprints, key IDs and serials. */
 export function colonHex(bytes: Uint8Array | ArrayBuffer): string {
-  return Buffer.from(bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes).toString('hex').match(/../g)?.join(':') ?? '';
+  return (
+    Buffer.from(bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes)
+      .toString('hex')
+      .match(/../g)
+      ?.join(':') ?? ''
+  );
 }
 
 async function generateKeys(): Promise<CryptoKeyPair> {
@@ -99,7 +104,10 @@ async function rootExtensions(keys: CryptoKeyPair, trustDomain: string): Promise
   const x509 = lib509();
   return [
     new x509.BasicConstraintsExtension(true, undefined, true),
-    new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
+    new x509.KeyUsagesExtension(
+      x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
+      true,
+    ),
     await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     await x509.AuthorityKeyIdentifierExtension.create(keys.publicKey),
     new x509.SubjectAlternativeNameExtension([{ type: 'url', value: `spiffe://${trustDomain}` }]),
@@ -118,8 +126,10 @@ export async function makeRoot(o: RootOptions): Promise<RootInput> {
       throw invalid('Config.RootCert', `not a PEM certificate (${(err as Error).message})`);
     }
     const spki = Buffer.from(await webcrypto.subtle.exportKey('spki', keys.publicKey));
-    if (!spki.equals(Buffer.from(cert.publicKey.rawData))) throw invalid('Config.RootCert', 'does not match Config.PrivateKey');
-    if (!cert.getExtension(x509.BasicConstraintsExtension)?.ca) throw invalid('Config.RootCert', 'is not a CA certificate');
+    if (!spki.equals(Buffer.from(cert.publicKey.rawData)))
+      throw invalid('Config.RootCert', 'does not match Config.PrivateKey');
+    if (!cert.getExtension(x509.BasicConstraintsExtension)?.ca)
+      throw invalid('Config.RootCert', 'is not a CA certificate');
   } else {
     cert = await x509.X509CertificateGenerator.createSelfSigned({
       serialNumber: o.serial.toString(16).padStart(2, '0'),
@@ -169,10 +179,15 @@ export async function crossSign(next: RootInput, previous: CaRoot, now: number):
     signingKey: prevKeys.privateKey,
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
+        true,
+      ),
       await x509.SubjectKeyIdentifierExtension.create(await nextCert.publicKey.export()),
       await x509.AuthorityKeyIdentifierExtension.create(prevCert),
-      ...(nextCert.getExtension(x509.SubjectAlternativeNameExtension) ? [nextCert.getExtension(x509.SubjectAlternativeNameExtension)!] : []),
+      ...(nextCert.getExtension(x509.SubjectAlternativeNameExtension)
+        ? [nextCert.getExtension(x509.SubjectAlternativeNameExtension)!]
+        : []),
     ],
   });
   return cert.toString('pem');
@@ -184,7 +199,10 @@ function signerOf(root: CaRoot): Promise<{ cert: X509.X509Certificate; key: Cryp
   let s = signers.get(root.ID);
   if (!s) {
     const x509 = lib509();
-    s = importKeyPair(root.PrivateKey, 'root').then((keys) => ({ cert: new x509.X509Certificate(root.RootCert), key: keys.privateKey }));
+    s = importKeyPair(root.PrivateKey, 'root').then((keys) => ({
+      cert: new x509.X509Certificate(root.RootCert),
+      key: keys.privateKey,
+    }));
     s.catch(() => signers.delete(root.ID));
     if (signers.size >= 8) signers.delete(signers.keys().next().value!);
     signers.set(root.ID, s);
@@ -217,7 +235,10 @@ export async function issueLeaf(o: LeafOptions): Promise<LeafInput> {
     signingKey: rootKey,
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment | x509.KeyUsageFlags.keyAgreement, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment | x509.KeyUsageFlags.keyAgreement,
+        true,
+      ),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),
       new x509.SubjectAlternativeNameExtension([{ type: 'url', value: o.spiffeId }]),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),

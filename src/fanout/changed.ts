@@ -15,9 +15,14 @@ export const CHANGED_HEADER = 'x-xdshub-changed';
  * the entry's index: a Map used as a queue (delete its oldest key per entry) costs a
  * walk over the holes the deletions leave at its front, ~1 % of a write's CPU.
  */
-export function trackChangedKeys(catalog: Pick<Catalog, 'onApplied'>, keep = 4096): { get(index: bigint): string | undefined; stop(): void } {
+export function trackChangedKeys(
+  catalog: Pick<Catalog, 'onApplied'>,
+  keep = 4096,
+): { get(index: bigint): string | undefined; stop(): void } {
   const indexes: (bigint | undefined)[] = new Array<bigint | undefined>(keep).fill(undefined);
-  const eventsAt: (readonly CatalogEvent[] | undefined)[] = new Array<readonly CatalogEvent[] | undefined>(keep).fill(undefined);
+  const eventsAt: (readonly CatalogEvent[] | undefined)[] = new Array<readonly CatalogEvent[] | undefined>(keep).fill(
+    undefined,
+  );
   const ringSize = BigInt(keep);
   const slot = (index: bigint) => Number(index % ringSize);
   const stop = catalog.onApplied((index, events) => {
@@ -39,5 +44,8 @@ export function trackChangedKeys(catalog: Pick<Catalog, 'onApplied'>, keep = 409
 export function parseChangedKeys(header: string | string[] | undefined): string[] {
   const text = Array.isArray(header) ? header.join(',') : header;
   if (!text) return [];
-  return text.split(',').filter((k) => k !== '').map((k) => decodeURIComponent(k));
+  return text
+    .split(',')
+    .filter((k) => k !== '')
+    .map((k) => decodeURIComponent(k));
 }

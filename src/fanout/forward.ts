@@ -9,7 +9,7 @@
 // changed (X-Xdshub-Changed) have reached its index, so a client that writes
 // here and then reads here sees its write.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { parseChangedKeys, CHANGED_HEADER } from './changed';
+import { CHANGED_HEADER, parseChangedKeys } from './changed';
 import type { RelayPublisher } from './relay';
 
 /** GET routes answered from this hub's own views or state; anything else is forwarded. */
@@ -26,7 +26,17 @@ const LOCAL_GET = [
 const LOCAL_POST = [/^\/v3\/discovery:/];
 
 /** Hop-by-hop headers, and what fetch sets itself. */
-const SKIP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'proxy-connection', 'te', 'trailer']);
+const SKIP_HEADERS = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'upgrade',
+  'proxy-connection',
+  'te',
+  'trailer',
+]);
 
 /** The longest a forwarded write's answer waits for this hub to apply it (the upstream acknowledged it either way). */
 const APPLY_WAIT_MS = 10_000;
@@ -82,7 +92,13 @@ export function installForwarding(app: FastifyInstance, options: ForwardOptions)
       const body = await readBody(req);
       let answer: Response;
       try {
-        answer = await fetch(base + url, { method: req.method, headers, ...(body ? { body } : {}), signal: controller.signal, redirect: 'manual' });
+        answer = await fetch(base + url, {
+          method: req.method,
+          headers,
+          ...(body ? { body } : {}),
+          signal: controller.signal,
+          redirect: 'manual',
+        });
       } catch (err) {
         if (controller.signal.aborted) return reply.hijack();
         const cause = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
@@ -100,7 +116,10 @@ export function installForwarding(app: FastifyInstance, options: ForwardOptions)
       answer.headers.forEach((value, name) => {
         if (!SKIP_HEADERS.has(name) && name !== 'content-encoding') reply.header(name, value);
       });
-      leader.set(reply, [...answer.headers].filter(([name]) => name === 'x-consul-knownleader' || name === 'x-consul-lastcontact'));
+      leader.set(
+        reply,
+        [...answer.headers].filter(([name]) => name === 'x-consul-knownleader' || name === 'x-consul-lastcontact'),
+      );
       return reply.code(answer.status).send(payload);
     } finally {
       reply.raw.off('close', onClose);

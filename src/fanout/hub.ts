@@ -37,7 +37,9 @@ export interface FanoutHub {
 }
 
 export async function createFanoutHub(config: Config, logger: pino.Logger): Promise<FanoutHub> {
-  const hub = await assemble(config, logger, (metrics, undo) => openRelaySource(config, logger, metrics, undo), { parts: { subscribe: true, xds: true } });
+  const hub = await assemble(config, logger, (metrics, undo) => openRelaySource(config, logger, metrics, undo), {
+    parts: { subscribe: true, xds: true },
+  });
   const xds = hub.xds!;
   return {
     config: hub.config,

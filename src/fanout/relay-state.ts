@@ -113,7 +113,10 @@ export function install(hub: RelayHub, relay: Relay, next: Map<string, CatalogEv
 /** The first snapshot, or one from another log (its index went backwards). */
 function replace(hub: RelayHub, relay: Relay, next: Map<string, CatalogEvent>, index: bigint): void {
   if (relay.ready) {
-    hub.logger.warn({ relay: relay.key, from: String(relay.index), to: String(index) }, 'upstream index went backwards: downstream streams reset');
+    hub.logger.warn(
+      { relay: relay.key, from: String(relay.index), to: String(index) },
+      'upstream index went backwards: downstream streams reset',
+    );
     for (const sub of [...relay.subs]) end(relay, sub, new HubError('SUBSCRIPTION_RESET', RESET_MESSAGE));
   }
   const replaced = relay.ready;
@@ -123,7 +126,8 @@ function replace(hub: RelayHub, relay: Relay, next: Map<string, CatalogEvent>, i
   if (replaced) {
     // Every other relay still holds the old log: drop them all at once (their
     // readers resubscribe and get new relays), so the views are rebuilt once.
-    for (const other of [...hub.relays.values()]) if (other !== relay) stopRelay(hub, other, new HubError('SUBSCRIPTION_RESET', RESET_MESSAGE));
+    for (const other of [...hub.relays.values()])
+      if (other !== relay) stopRelay(hub, other, new HubError('SUBSCRIPTION_RESET', RESET_MESSAGE));
     for (const l of [...hub.newLog]) l();
   }
 }
@@ -133,7 +137,8 @@ function diffIn(hub: RelayHub, relay: Relay, next: Map<string, CatalogEvent>, in
   const diff: CatalogEvent[] = [];
   for (const [id, event] of next) {
     const old = relay.state.get(id);
-    if (old === undefined || JSON.stringify(old.payload) !== JSON.stringify(event.payload)) diff.push({ ...event, index });
+    if (old === undefined || JSON.stringify(old.payload) !== JSON.stringify(event.payload))
+      diff.push({ ...event, index });
   }
   for (const [id, event] of relay.state) if (!next.has(id)) diff.push(removal(event, index));
   if (diff.length > 0) deliver(hub, relay, { kind: 'events', index, events: diff });

@@ -11,15 +11,15 @@
 // difference goes out as ordinary events at the snapshot's index, so nobody
 // downstream ever sees an empty state. Only an upstream whose index went
 // backwards (a different log) ends the downstream streams with a reset.
-import { SUBJECT_WILDCARD, type CatalogEvent } from '../catalog/types';
+import { type CatalogEvent, SUBJECT_WILDCARD } from '../catalog/types';
 import { HubError } from '../errors';
 import { type Backoff, createBackoff, sleep } from '../materializer/backoff';
-import { classifyError, toHubError, type Source } from '../materializer/source';
 import type { MaterializerLogger } from '../materializer/materializer';
-import { SHUTDOWN_MESSAGE, DEFAULT_MAX_LAG, type HubPublisher, type PublisherStats } from '../subscribe/publisher';
+import { classifyError, type Source, toHubError } from '../materializer/source';
+import { DEFAULT_MAX_LAG, type HubPublisher, type PublisherStats, SHUTDOWN_MESSAGE } from '../subscribe/publisher';
 import { isHealthTopic, resolveSubject, supportsWildcard } from '../subscribe/subjects';
 import type { StreamItem, SubscribeRequest, Subscription } from '../subscribe/types';
-import { deliver, fold, install, type Relay, type RelayHub, stopRelay, type Sub } from './relay-state';
+import { deliver, fold, install, type Relay, type RelayHub, type Sub, stopRelay } from './relay-state';
 
 /**
  * Ceiling of a relay's retry delay (jitter included). The materializer's default, 60 s
@@ -79,7 +79,9 @@ async function attempt(hub: RelayHub, relay: Relay, backoff: Backoff): Promise<H
       } else if (collecting) for (const e of item.events) fold(collecting, e);
       else deliver(hub, relay, item);
     }
-    return relay.controller.signal.aborted ? undefined : new HubError('SHUTTING_DOWN', 'subscription ended by the upstream');
+    return relay.controller.signal.aborted
+      ? undefined
+      : new HubError('SHUTTING_DOWN', 'subscription ended by the upstream');
   } catch (err) {
     return relay.controller.signal.aborted ? undefined : toHubError(err);
   } finally {
@@ -103,7 +105,10 @@ async function run(hub: RelayHub, relay: Relay): Promise<void> {
     // A reset upstream: ask for a fresh snapshot (diffed in by install()); keep serving the old state meanwhile.
     if (kind === 'reset') relay.fresh = true;
     const delay = backoff.next();
-    hub.logger.debug({ relay: relay.key, err, kind, failures: backoff.failures, delay }, 'upstream stream failed; reconnecting');
+    hub.logger.debug(
+      { relay: relay.key, err, kind, failures: backoff.failures, delay },
+      'upstream stream failed; reconnecting',
+    );
     await sleep(delay, signal);
   }
 }
@@ -147,7 +152,8 @@ function release(hub: RelayHub, relay: Relay): void {
   if (relay.subs.size > 0 || relay.watchers.size > 0 || hub.relays.get(relay.key) !== relay) return;
   relay.idleTimer ??= setTimeout(() => {
     relay.idleTimer = undefined;
-    if (relay.subs.size === 0 && relay.watchers.size === 0) stopRelay(hub, relay, new HubError('SHUTTING_DOWN', SHUTDOWN_MESSAGE));
+    if (relay.subs.size === 0 && relay.watchers.size === 0)
+      stopRelay(hub, relay, new HubError('SHUTTING_DOWN', SHUTDOWN_MESSAGE));
   }, hub.idleTtlMs);
   relay.idleTimer.unref();
 }
@@ -242,7 +248,8 @@ async function waitApplied(hub: RelayHub, keys: readonly string[], index: bigint
     const [topic] = key.split('|', 1);
     for (const k of [key, `${topic}|${SUBJECT_WILDCARD}`]) {
       const relay = hub.relays.get(k);
-      if (relay && (k === key || supportsWildcard(relay.topic))) waits.push(until(hub, relay, () => relay.ready && relay.index >= index, signal));
+      if (relay && (k === key || supportsWildcard(relay.topic)))
+        waits.push(until(hub, relay, () => relay.ready && relay.index >= index, signal));
     }
   }
   await Promise.all(waits);
@@ -294,7 +301,8 @@ export function createRelayPublisher(options: RelayPublisherOptions): RelayPubli
     stats: () => stats(hub),
     close() {
       hub.closed = true;
-      for (const relay of [...hub.relays.values()]) stopRelay(hub, relay, new HubError('SHUTTING_DOWN', SHUTDOWN_MESSAGE));
+      for (const relay of [...hub.relays.values()])
+        stopRelay(hub, relay, new HubError('SHUTTING_DOWN', SHUTDOWN_MESSAGE));
     },
   };
 }

@@ -23,9 +23,21 @@ export function swappableViews(make: () => ViewStoreWithStats): ViewStore & { sw
     r.stop = current.notify(r.key, r.token, r.onResult as never, r.onError);
   };
   return {
-    get: <K extends ViewKey>(key: K, options: { token: string; minIndex: bigint; signal?: AbortSignal }) => current.get(key, options),
-    notify<K extends ViewKey>(key: K, token: string, onResult: (result: ViewResult<ViewValue<K>>) => void, onError?: (err: Error) => void) {
-      const reader: Reader = { key, token, onResult: onResult as (r: ViewResult<never>) => void, onError, stop: () => {} };
+    get: <K extends ViewKey>(key: K, options: { token: string; minIndex: bigint; signal?: AbortSignal }) =>
+      current.get(key, options),
+    notify<K extends ViewKey>(
+      key: K,
+      token: string,
+      onResult: (result: ViewResult<ViewValue<K>>) => void,
+      onError?: (err: Error) => void,
+    ) {
+      const reader: Reader = {
+        key,
+        token,
+        onResult: onResult as (r: ViewResult<never>) => void,
+        onError,
+        stop: () => {},
+      };
       attach(reader);
       readers.add(reader);
       return () => {

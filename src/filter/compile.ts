@@ -26,7 +26,8 @@ function parseInt64(raw: string): number {
   // BigInt reads 0x / 0o / 0b itself; Go's bare leading 0 means octal too.
   const digits = m[2]!.toLowerCase();
   const value = BigInt(/^0[0-7]/.test(digits) ? `0o${digits.slice(1)}` : digits) * (m[1] === '-' ? -1n : 1n);
-  if (value > 2n ** 63n - 1n || value < -(2n ** 63n)) throw new Error(`strconv.ParseInt: parsing ${JSON.stringify(raw)}: value out of range`);
+  if (value > 2n ** 63n - 1n || value < -(2n ** 63n))
+    throw new Error(`strconv.ParseInt: parsing ${JSON.stringify(raw)}: value out of range`);
   return Number(value);
 }
 
@@ -50,9 +51,11 @@ function resolve(root: Fields, selector: readonly string[]): Field {
   let field: Field = { kind: 'struct', fields: root };
   selector.forEach((part, i) => {
     let next: Field | undefined;
-    if (field.kind === 'struct' || field.kind === 'structs') next = Object.hasOwn(field.fields, part) ? field.fields[part] : undefined;
+    if (field.kind === 'struct' || field.kind === 'structs')
+      next = Object.hasOwn(field.fields, part) ? field.fields[part] : undefined;
     else if (field.kind === 'map') next = field.of;
-    if (!next) throw new FilterSyntaxError(`Selector ${JSON.stringify(selector.slice(0, i + 1).join('.'))} is not valid`);
+    if (!next)
+      throw new FilterSyntaxError(`Selector ${JSON.stringify(selector.slice(0, i + 1).join('.'))} is not valid`);
     field = next;
   });
   return field;
@@ -64,13 +67,16 @@ function leafTest(field: Field, op: MatchOp, raw: string | undefined, name: stri
     try {
       return fn(raw!);
     } catch (err) {
-      throw new FilterSyntaxError(`Failed to coerce value ${JSON.stringify(raw)} for selector ${JSON.stringify(name)}: ${(err as Error).message}`);
+      throw new FilterSyntaxError(
+        `Failed to coerce value ${JSON.stringify(raw)} for selector ${JSON.stringify(name)}: ${(err as Error).message}`,
+      );
     }
   };
   const negate = op === 'notEqual' || op === 'notIn' || op === 'isNotEmpty' || op === 'notMatches';
   let test: (v: unknown) => boolean;
   if (op === 'isEmpty' || op === 'isNotEmpty') {
-    test = (v) => (Array.isArray(v) ? v.length === 0 : v === undefined || v === null || Object.keys(v as Json).length === 0);
+    test = (v) =>
+      Array.isArray(v) ? v.length === 0 : v === undefined || v === null || Object.keys(v as Json).length === 0;
   } else if (op === 'matches' || op === 'notMatches') {
     let re: RegExp;
     try {
@@ -81,7 +87,10 @@ function leafTest(field: Field, op: MatchOp, raw: string | undefined, name: stri
     test = (v) => re.test(typeof v === 'string' ? v : '');
   } else if (field.kind === 'string') {
     const s = raw!;
-    test = op === 'in' || op === 'notIn' ? (v) => typeof v === 'string' && v.includes(s) : (v) => (typeof v === 'string' ? v : '') === s;
+    test =
+      op === 'in' || op === 'notIn'
+        ? (v) => typeof v === 'string' && v.includes(s)
+        : (v) => (typeof v === 'string' ? v : '') === s;
   } else if (field.kind === 'int') {
     const n = coerce(parseInt64) as number;
     test = (v) => (typeof v === 'number' ? v : 0) === n;
@@ -105,7 +114,9 @@ function compileMatch(root: Fields, node: Extract<FilterAst, { type: 'match' }>)
   const name = selector.join('.');
   const field = resolve(root, selector);
   if (!operatorsOf(field).includes(op)) {
-    throw new FilterSyntaxError(`Invalid match operator ${JSON.stringify(OP_NAMES[op])} for selector ${JSON.stringify(name)}`);
+    throw new FilterSyntaxError(
+      `Invalid match operator ${JSON.stringify(OP_NAMES[op])} for selector ${JSON.stringify(name)}`,
+    );
   }
   const leaf = leafTest(field, op, node.value, name);
 
@@ -114,7 +125,11 @@ function compileMatch(root: Fields, node: Extract<FilterAst, { type: 'match' }>)
     const part = selector[depth]!;
     switch (at.kind) {
       case 'struct':
-        return walk(value === undefined || value === null ? undefined : (value as Json)[part], at.fields[part]!, depth + 1);
+        return walk(
+          value === undefined || value === null ? undefined : (value as Json)[part],
+          at.fields[part]!,
+          depth + 1,
+        );
       case 'structs': {
         const list = Array.isArray(value) ? value : [];
         const element: Field = { kind: 'struct', fields: at.fields };

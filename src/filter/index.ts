@@ -3,7 +3,7 @@
 // a HubError INVALID_ARGUMENT (400) with Consul's text: "Failed to create
 // boolean expression evaluator: <why>".
 import { HubError } from '../errors';
-import { type Predicate, compileAst } from './compile';
+import { compileAst, type Predicate } from './compile';
 import { FilterSyntaxError, parseFilter } from './parse';
 import type { Fields } from './schema';
 
@@ -25,7 +25,9 @@ export function compileFilter(expression: string, fields: Fields): Predicate {
     predicate = compileAst(parseFilter(expression), fields);
   } catch (err) {
     if (err instanceof FilterSyntaxError) {
-      throw new HubError('INVALID_ARGUMENT', `Failed to create boolean expression evaluator: ${err.message}`, { field: 'filter' });
+      throw new HubError('INVALID_ARGUMENT', `Failed to create boolean expression evaluator: ${err.message}`, {
+        field: 'filter',
+      });
     }
     throw err;
   }

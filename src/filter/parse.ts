@@ -19,7 +19,17 @@ function getParser(): peggy.Parser {
   return parser;
 }
 
-const GO_ESCAPES: Record<string, string> = { a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'" };
+const GO_ESCAPES: Record<string, string> = {
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '\\': '\\',
+  "'": "'",
+};
 
 /** Go's strconv.Unquote for the inside of a "…" literal (which cannot contain a double quote). */
 export function unquoteGo(text: string, fail: (message: string) => never): string {
@@ -40,7 +50,8 @@ function describe(e: peggy.parser.Expectation): string {
     case 'literal':
       return JSON.stringify(e.text);
     case 'class': {
-      const show = (c: string) => c.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\r/g, '\\r').replace(/\n/g, '\\n').replace(/]/g, '\\]');
+      const show = (c: string) =>
+        c.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\r/g, '\\r').replace(/\n/g, '\\n').replace(/]/g, '\\]');
       const parts = e.parts.map((p) => (Array.isArray(p) ? `${show(p[0])}-${show(p[1])}` : show(p))).join('');
       return `[${e.inverted ? '^' : ''}${parts}]`;
     }

@@ -9,9 +9,9 @@ import type { Authorizer, Level, Resource } from '../acl/authorizer';
 import { permissionDenied } from '../acl/deny';
 import type { AclResolver } from '../acl/resolver';
 import { HubError } from '../errors';
+import { tokenFromRequest } from '../request-token';
 import { certTokenAuthorizer } from './cert-token';
 import { recordRoutePolicies, routePolicies } from './route-policy';
-import { tokenFromRequest } from '../request-token';
 
 export { tokenFromRequest };
 
@@ -47,7 +47,13 @@ export function authzOf(acl: HttpAcl, req: FastifyRequest): Authorizer {
   return acl.resolver.resolve(token);
 }
 
-export function requireAccess(acl: HttpAcl, req: FastifyRequest, resource: Resource, level: Level, name?: string): Authorizer {
+export function requireAccess(
+  acl: HttpAcl,
+  req: FastifyRequest,
+  resource: Resource,
+  level: Level,
+  name?: string,
+): Authorizer {
   const authz = authzOf(acl, req);
   if (!authz.allowed(resource, level, name)) throw permissionDenied(authz, resource, level, name);
   return authz;
@@ -58,7 +64,13 @@ export function requireAccess(acl: HttpAcl, req: FastifyRequest, resource: Resou
  * when something was dropped — only for a request that presented a token, as
  * Consul does, so the anonymous caller learns nothing from it.
  */
-export function filterRead<T>(acl: HttpAcl, req: FastifyRequest, reply: FastifyReply, items: readonly T[], can: (authz: Authorizer, item: T) => boolean): T[] {
+export function filterRead<T>(
+  acl: HttpAcl,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  items: readonly T[],
+  can: (authz: Authorizer, item: T) => boolean,
+): T[] {
   const authz = authzOf(acl, req);
   if (authz.allowsAll) return items as T[];
   const kept = items.filter((item) => can(authz, item));
@@ -101,7 +113,10 @@ export function installAclGate(app: FastifyInstance, acl: HttpAcl): void {
     const url = req.routeOptions.url;
     if (url === undefined) return done(); // unmatched: the 404 handler answers
     const rule = req.routeOptions.config.acl;
-    if (rule === undefined) return done(new HubError('PERMISSION_DENIED', `Permission denied: ${req.method} ${url} has no ACL rule in this hub`));
+    if (rule === undefined)
+      return done(
+        new HubError('PERMISSION_DENIED', `Permission denied: ${req.method} ${url} has no ACL rule in this hub`),
+      );
     try {
       if (typeof rule === 'object') requireAccess(acl, req, rule.resource, rule.level, rule.name);
     } catch (err) {

@@ -1,24 +1,24 @@
 // The Consul-compatible HTTP API as a fastify app. build(deps) creates it;
 // the hub (or a test) decides whether to listen or to use app.inject().
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { createAclResolver } from '../acl/resolver';
+import { installAclGate } from './acl';
 import { parseJsonBody } from './body';
 import type { HttpContext, HttpDeps } from './context';
 import { installErrorHandler } from './errors';
-import { createAclResolver } from '../acl/resolver';
-import { installAclGate } from './acl';
 import { installLimits } from './limits';
 import { aclRoutes } from './routes/acl';
 import { agentRoutes } from './routes/agent';
 import { catalogRoutes } from './routes/catalog';
-import { connectCaRoutes } from './routes/connect-ca';
-import { intentionRoutes } from './routes/intentions';
 import { configRoutes } from './routes/config-entries';
+import { connectCaRoutes } from './routes/connect-ca';
 import { healthRoutes } from './routes/health';
+import { intentionRoutes } from './routes/intentions';
+import { kvRoutes } from './routes/kv';
 import { metricsRoutes } from './routes/metrics';
+import { sessionRoutes } from './routes/session';
 import { statusRoutes } from './routes/status';
 import { txnRoutes } from './routes/txn';
-import { kvRoutes } from './routes/kv';
-import { sessionRoutes } from './routes/session';
 import { agentIdentity } from './translate/agent';
 
 export type { HttpDeps } from './context';
@@ -36,7 +36,14 @@ export function buildHttpApp(deps: HttpDeps): FastifyInstance {
     bodyLimit: deps.config.limits.httpMaxBodyBytes,
     ...(deps.https ? { https: deps.https } : {}),
   }) as unknown as FastifyInstance;
-  const acl = deps.acl ?? { resolver: createAclResolver(deps.catalog, { enabled: false, defaultPolicy: 'allow', datacenter: deps.config.datacenter }), certToken: false };
+  const acl = deps.acl ?? {
+    resolver: createAclResolver(deps.catalog, {
+      enabled: false,
+      defaultPolicy: 'allow',
+      datacenter: deps.config.datacenter,
+    }),
+    certToken: false,
+  };
   const ctx: HttpContext = { ...deps, acl, identity: agentIdentity(deps.config), waits: new Set() };
   deps.metrics.setBlockingSource(() => ctx.waits.size);
 

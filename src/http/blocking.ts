@@ -7,8 +7,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Indexed } from '../catalog/catalog';
 import { parseDurationMs } from '../config';
 import { invalid } from '../errors';
-import type { HttpContext } from './context';
 import { watchTokenRights } from './acl';
+import type { HttpContext } from './context';
 
 /** Consul's defaults: 5 minutes when no wait is given, at most 10 minutes. */
 export const DEFAULT_WAIT_MS = 5 * 60_000;
@@ -202,7 +202,8 @@ export async function blockingRead<T>(
         if (BigInt(r.index) > params.index) return r;
       }
       const seen = options.untilChanged ? JSON.stringify(r.value) : undefined;
-      const done = (x: Indexed<T>) => BigInt(x.index) > params.index && (seen === undefined || JSON.stringify(x.value) !== seen);
+      const done = (x: Indexed<T>) =>
+        BigInt(x.index) > params.index && (seen === undefined || JSON.stringify(x.value) !== seen);
       while (!done(r) && !signal.aborted) {
         try {
           await ctx.catalog.waitForChange(r.watch, signal);

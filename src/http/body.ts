@@ -145,7 +145,8 @@ export class Body {
    */
   onlyKeys(known: readonly string[], why = `it reads ${known.join(', ')}`): void {
     for (const key of Object.keys(this.raw)) {
-      if (!known.some((k) => k.toLowerCase() === key.toLowerCase())) throw invalid(this.field(key), `not supported by this hub (${why})`);
+      if (!known.some((k) => k.toLowerCase() === key.toLowerCase()))
+        throw invalid(this.field(key), `not supported by this hub (${why})`);
     }
   }
 
@@ -166,7 +167,10 @@ export class Body {
   oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
     const v = this.str(name, fallback);
     if (!(allowed as readonly string[]).includes(v)) {
-      throw invalid(this.field(name), `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}, got ${JSON.stringify(v)}`);
+      throw invalid(
+        this.field(name),
+        `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}, got ${JSON.stringify(v)}`,
+      );
     }
     return v as T;
   }
@@ -208,7 +212,8 @@ export class Body {
     if (v === undefined) return [];
     if (!Array.isArray(v)) throw invalid(this.field(name), `must be an array of strings, got ${typeName(v)}`);
     v.forEach((item, i) => {
-      if (typeof item !== 'string') throw invalid(`${this.field(name)}[${i}]`, `must be a string, got ${typeName(item)}`);
+      if (typeof item !== 'string')
+        throw invalid(`${this.field(name)}[${i}]`, `must be a string, got ${typeName(item)}`);
     });
     return v as string[];
   }
@@ -216,9 +221,11 @@ export class Body {
   strMap(name: string): Record<string, string> {
     const v = this.get(name);
     if (v === undefined) return {};
-    if (typeof v !== 'object' || Array.isArray(v)) throw invalid(this.field(name), `must be an object of strings, got ${typeName(v)}`);
+    if (typeof v !== 'object' || Array.isArray(v))
+      throw invalid(this.field(name), `must be an object of strings, got ${typeName(v)}`);
     for (const [k, item] of Object.entries(v as Json)) {
-      if (typeof item !== 'string') throw invalid(`${this.field(name)}.${k}`, `must be a string, got ${typeName(item)}`);
+      if (typeof item !== 'string')
+        throw invalid(`${this.field(name)}.${k}`, `must be a string, got ${typeName(item)}`);
     }
     return { ...(v as Record<string, string>) };
   }
@@ -241,7 +248,8 @@ export class Body {
     const v = this.get(name);
     const out = new Map<string, Body>();
     if (v === undefined) return out;
-    if (typeof v !== 'object' || Array.isArray(v)) throw invalid(this.field(name), `must be an object, got ${typeName(v)}`);
+    if (typeof v !== 'object' || Array.isArray(v))
+      throw invalid(this.field(name), `must be an object, got ${typeName(v)}`);
     for (const [k, item] of Object.entries(v as Json)) out.set(k, Body.of(item, `${this.field(name)}.${k}`));
     return out;
   }

@@ -24,7 +24,7 @@ export function certTokenAuthorizer(
     throw new HubError(
       'PERMISSION_DENIED',
       `Permission denied: a client certificate may not act as token '${cn}': it grants ACL management ` +
-        '(global-management or acl:write); send that token\'s secret instead',
+        "(global-management or acl:write); send that token's secret instead",
     );
   }
   return authz;

@@ -3,8 +3,8 @@
 import type pino from 'pino';
 import type { Catalog } from '../catalog/catalog';
 import type { Config } from '../config';
-import type { ViewKey, ViewStore } from '../materializer/types';
 import type { ConnectCa } from '../connect/manager';
+import type { ViewKey, ViewStore } from '../materializer/types';
 import type { HubMetrics } from '../metrics';
 import type { HttpAcl } from './acl';
 import type { AgentIdentity } from './translate/agent';

@@ -31,7 +31,9 @@ const name = (n: string) => ({ Name: n, Namespace: 'default', Partition: 'defaul
 
 /** Plain services (not proxies or gateways): what a `*` listener exposes, as in Consul. */
 function typicalServices(catalog: CatalogReader): string[] {
-  return Object.keys(catalog.services().value).filter((s) => catalog.serviceInstances(s).value.some((c) => c.Service.Kind === ''));
+  return Object.keys(catalog.services().value).filter((s) =>
+    catalog.serviceInstances(s).value.some((c) => c.Service.Kind === ''),
+  );
 }
 
 function expand(catalog: CatalogReader, entry: ConfigEntry): GatewayService[] {
@@ -76,7 +78,9 @@ export function ingressInstances(catalog: CatalogReader, service: string): Index
   const out: CheckServiceNode[] = [];
   for (const entry of entries.value) {
     const listeners = (entry.Listeners as Listener[] | undefined) ?? [];
-    const exposes = listeners.some((l) => (l.Services ?? []).some((s) => s.Name === service || (s.Name === '*' && service !== entry.Name)));
+    const exposes = listeners.some((l) =>
+      (l.Services ?? []).some((s) => s.Name === service || (s.Name === '*' && service !== entry.Name)),
+    );
     if (!exposes) continue;
     const instances = catalog.serviceInstances(entry.Name);
     parts.push(instances);

@@ -30,7 +30,10 @@ export function installLimits(app: FastifyInstance, ctx: HttpContext): void {
           max: limits.httpRateLimit,
           timeWindow: 1000,
           errorResponseBuilder: (_req, context) =>
-            new HubError('RATE_LIMITED', `rate limit exceeded: at most ${context.max} requests per second per client (--http-rate-limit); retry in ${context.after}`),
+            new HubError(
+              'RATE_LIMITED',
+              `rate limit exceeded: at most ${context.max} requests per second per client (--http-rate-limit); retry in ${context.after}`,
+            ),
         }),
       );
     });
@@ -44,7 +47,10 @@ export function installLimits(app: FastifyInstance, ctx: HttpContext): void {
     if (n >= limits.httpMaxBlockingPerClient) {
       reply.header('Retry-After', String(BLOCKING_RETRY_AFTER_S));
       return done(
-        new HubError('RATE_LIMITED', `too many blocking queries from this client: at most ${limits.httpMaxBlockingPerClient} at once (--http-max-blocking-per-client)`),
+        new HubError(
+          'RATE_LIMITED',
+          `too many blocking queries from this client: at most ${limits.httpMaxBlockingPerClient} at once (--http-max-blocking-per-client)`,
+        ),
       );
     }
     held.set(client, n + 1);

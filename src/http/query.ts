@@ -2,7 +2,7 @@
 // and agent routes: ?filter (Consul's filter language, src/filter), repeatable
 // ?node-meta=key:value, and ?near=<node>|_agent.
 import { HubError } from '../errors';
-import { type Fields, type Predicate, compileFilter } from '../filter/index';
+import { compileFilter, type Fields, type Predicate } from '../filter/index';
 import { many } from './shapes';
 
 type Query = Record<string, unknown>;
@@ -32,7 +32,10 @@ export function nodeMetaParam(query: Query): Record<string, string> | undefined 
   return out;
 }
 
-export function metaMatches(meta: Readonly<Record<string, string>> | undefined, wanted: Readonly<Record<string, string>> | undefined): boolean {
+export function metaMatches(
+  meta: Readonly<Record<string, string>> | undefined,
+  wanted: Readonly<Record<string, string>> | undefined,
+): boolean {
   if (!wanted) return true;
   for (const [k, v] of Object.entries(wanted)) if (meta?.[k] !== v) return false;
   return true;
@@ -60,10 +63,17 @@ export function sortNear<T>(items: readonly T[], near: string | undefined, nodeO
 /** Applies ?filter and ?node-meta to a list read from the catalog. */
 export function narrow<T>(
   items: readonly T[],
-  options: { filter?: Predicate; nodeMeta?: Record<string, string>; metaOf?: (item: T) => Readonly<Record<string, string>> | undefined; view?: (item: T) => unknown },
+  options: {
+    filter?: Predicate;
+    nodeMeta?: Record<string, string>;
+    metaOf?: (item: T) => Readonly<Record<string, string>> | undefined;
+    view?: (item: T) => unknown;
+  },
 ): T[] {
   const { filter, nodeMeta, metaOf, view } = options;
-  return items.filter((item) => (!nodeMeta || metaMatches(metaOf?.(item), nodeMeta)) && (!filter || filter(view ? view(item) : item)));
+  return items.filter(
+    (item) => (!nodeMeta || metaMatches(metaOf?.(item), nodeMeta)) && (!filter || filter(view ? view(item) : item)),
+  );
 }
 
 /** A path parameter Consul requires, refused with Consul's text ("Missing service name") when empty. */

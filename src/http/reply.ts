@@ -3,7 +3,10 @@
 import type { FastifyReply } from 'fastify';
 
 export function sendJson(reply: FastifyReply, value: unknown, status = 200): FastifyReply {
-  return reply.code(status).type('application/json').send(JSON.stringify(value ?? null));
+  return reply
+    .code(status)
+    .type('application/json')
+    .send(JSON.stringify(value ?? null));
 }
 
 export function sendText(reply: FastifyReply, status: number, text: string): FastifyReply {

@@ -57,7 +57,8 @@ export function recordRoutePolicies(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     const config = route.config as { acl?: RouteRule; dryRun?: boolean } | undefined;
     for (const method of [route.method].flat()) {
-      if (method !== 'HEAD') list.push({ route: `${method} ${route.url}`, acl: config?.acl, dryRun: config?.dryRun === true });
+      if (method !== 'HEAD')
+        list.push({ route: `${method} ${route.url}`, acl: config?.acl, dryRun: config?.dryRun === true });
     }
   });
 }

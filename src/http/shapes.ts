@@ -1,6 +1,8 @@
 // Consul's response shapes that differ from the catalog's own types.
 import type { NodeService } from '../catalog/types';
+
 export { serviceNode } from '../catalog/service-node';
+
 import { parseGoBool } from '../config';
 import { invalid } from '../errors';
 

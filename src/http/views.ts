@@ -14,7 +14,6 @@ import type { HttpContext } from './context';
  */
 const CATCH_UP_MS = 2_000;
 
-
 /**
  * Reads a view; with `?index=N&wait=D`, waits until the view moves past N or
  * the wait ends. Without an index, still waits until the view holds every change

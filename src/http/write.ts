@@ -3,9 +3,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { permissionDenied } from '../acl/deny';
 import { rightsFor } from '../acl/write-rights';
-import { authzOf } from './acl';
 import type { ApplyResult, Command } from '../catalog/commands';
 import { HubError, invalid } from '../errors';
+import { authzOf } from './acl';
 import type { HttpContext } from './context';
 
 /**
@@ -13,7 +13,11 @@ import type { HttpContext } from './context';
  * answers without writing (by throwing WriteAnswered), a staged rollout wraps
  * the submit. Installed with app.decorate('xdshubWriteHook', hook).
  */
-export type WriteHook = (reply: FastifyReply, command: Command, submit: () => Promise<ApplyResult>) => Promise<ApplyResult>;
+export type WriteHook = (
+  reply: FastifyReply,
+  command: Command,
+  submit: () => Promise<ApplyResult>,
+) => Promise<ApplyResult>;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -37,7 +41,9 @@ export async function submit(ctx: HttpContext, reply: FastifyReply, command: Com
   const hook = reply.server.xdshubWriteHook;
   if (!hook) {
     const query = reply.request.query as Record<string, unknown>;
-    const asked = OPS_QUERY.find((q) => query[q] !== undefined) ?? (reply.request.headers['x-xdshub-rollout'] !== undefined ? 'X-Xdshub-Rollout' : undefined);
+    const asked =
+      OPS_QUERY.find((q) => query[q] !== undefined) ??
+      (reply.request.headers['x-xdshub-rollout'] !== undefined ? 'X-Xdshub-Rollout' : undefined);
     if (asked) throw invalid(asked, 'needs the xDS server (xdshub serve); this hub has none');
   }
   try {
@@ -61,7 +67,8 @@ export function authorizeWrite(ctx: HttpContext, req: FastifyRequest, command: C
   const authz = authzOf(ctx.acl, req);
   if (authz.allowsAll) return;
   for (const right of rightsFor(ctx.catalog, command)) {
-    if (!authz.allowed(right.resource, right.level, right.name)) throw permissionDenied(authz, right.resource, right.level, right.name);
+    if (!authz.allowed(right.resource, right.level, right.name))
+      throw permissionDenied(authz, right.resource, right.level, right.name);
   }
 }
 

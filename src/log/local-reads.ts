@@ -3,7 +3,7 @@
 // only how to fetch a range. A tail reads a page, yields it, and when caught up
 // sleeps on the change notifier until the next append (no polling).
 import { isHubError } from '../errors';
-import { PAGE_SIZE, checkFrom, checkLimit, closedError, compactedError, effectiveFrom } from './common';
+import { checkFrom, checkLimit, closedError, compactedError, effectiveFrom, PAGE_SIZE } from './common';
 import type { Log, LogEntry } from './log';
 import type { ChangeNotifier } from './notifier';
 

@@ -79,8 +79,16 @@ function fence(a: AppenderState): Promise<void> {
     try {
       const first = await Promise.race([link.run(() => a.deps.fenceScript(batch)), late]);
       a.abandoned = undefined;
-      if (first === '') logger?.info({ batch }, 'redis log: an append refused during the outage was not applied, and now never will be');
-      else logger?.warn({ batch, index: first }, 'redis log: an append refused during the outage had been applied before the connection dropped');
+      if (first === '')
+        logger?.info(
+          { batch },
+          'redis log: an append refused during the outage was not applied, and now never will be',
+        );
+      else
+        logger?.warn(
+          { batch, index: first },
+          'redis log: an append refused during the outage had been applied before the connection dropped',
+        );
     } catch (err) {
       // Down again, or silent (then dropped): the next ready (or the next append) fences it.
       if (err instanceof LinkDown) {

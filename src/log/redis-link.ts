@@ -16,7 +16,10 @@ import type { RedisConnection } from './redis-target';
 
 /** The connection was not up (sent=false: the command never left) or closed with the command in flight (sent=true). */
 export class LinkDown extends Error {
-  constructor(readonly sent: boolean, readonly reason: string) {
+  constructor(
+    readonly sent: boolean,
+    readonly reason: string,
+  ) {
     super(reason);
     this.name = 'LinkDown';
   }
@@ -33,7 +36,8 @@ export function answerDeadline(deadline: number, timeoutMs: number): { late: Pro
   let timer: NodeJS.Timeout | undefined;
   let immediate: NodeJS.Immediate | undefined;
   const late = new Promise<never>((_, reject) => {
-    const expire = () => (immediate = setImmediate(() => reject(new LinkDown(true, `no answer within ${timeoutMs} ms`))));
+    const expire = () =>
+      (immediate = setImmediate(() => reject(new LinkDown(true, `no answer within ${timeoutMs} ms`))));
     timer = setTimeout(expire, deadline - Date.now());
   });
   return {
@@ -243,7 +247,12 @@ function watchClient(l: LinkCore): void {
 
 function run<T>(l: LinkCore, send: (client: Redis) => Promise<T>): Promise<T> {
   if (l.state !== 'ready') {
-    return Promise.reject(new LinkDown(false, l.state === 'closed' ? 'closed' : `not connected${l.lastError ? ` (${l.lastError.message})` : ''}`));
+    return Promise.reject(
+      new LinkDown(
+        false,
+        l.state === 'closed' ? 'closed' : `not connected${l.lastError ? ` (${l.lastError.message})` : ''}`,
+      ),
+    );
   }
   // ioredis may notice a dead socket before it emits 'close': it then refuses the
   // command without sending it, which is the same as being down.
@@ -260,7 +269,8 @@ function run<T>(l: LinkCore, send: (client: Redis) => Promise<T>): Promise<T> {
 
 function whenReady(l: LinkCore, signal?: AbortSignal, until?: number): Promise<boolean> {
   if (l.state === 'ready') return Promise.resolve(true);
-  if (l.state === 'closed' || signal?.aborted || (until !== undefined && Date.now() >= until)) return Promise.resolve(false);
+  if (l.state === 'closed' || signal?.aborted || (until !== undefined && Date.now() >= until))
+    return Promise.resolve(false);
   return new Promise<boolean>((resolve) => {
     const timer = until === undefined ? undefined : setTimeout(() => done(false), until - Date.now());
     const onAbort = () => done(false);

@@ -3,13 +3,13 @@
 // notice a compacted or rewound log, snapshots and compaction.
 import type pino from 'pino';
 import { HubError } from '../errors';
-import { PAGE_SIZE, checkCompaction, closedError, compactedError, compactionCut } from './common';
+import { checkCompaction, closedError, compactedError, compactionCut, PAGE_SIZE } from './common';
 import type { GroupCommitter } from './group-commit';
 import type { LogEntry, LogSnapshot } from './log';
 import type { ChangeNotifier } from './notifier';
 import type { Appender } from './redis-append';
 import { answeredWithin, LinkDown, type RedisLink } from './redis-link';
-import { idToIndex, toEntry, type OwnEntries } from './redis-tail';
+import { idToIndex, type OwnEntries, toEntry } from './redis-tail';
 import type { RedisConnection } from './redis-target';
 
 /** Longest the reads of a just-opened log wait for its first connection. */
@@ -24,11 +24,32 @@ export const SILENT_READ_MS = 10_000;
 type StreamRecord = [id: string, fields: string[]];
 
 export interface Scripts {
-  xdshubAppend(counter: string, stream: string, snap: string, writer: string, ttl: string, seq: string, ...payloads: string[]): Promise<string>;
+  xdshubAppend(
+    counter: string,
+    stream: string,
+    snap: string,
+    writer: string,
+    ttl: string,
+    seq: string,
+    ...payloads: string[]
+  ): Promise<string>;
   xdshubFence(writer: string, ttl: string, seq: string): Promise<string>;
-  xdshubCompact(counter: string, stream: string, snap: string, index: string, state: string, cut: string): Promise<'OK'>;
+  xdshubCompact(
+    counter: string,
+    stream: string,
+    snap: string,
+    index: string,
+    state: string,
+    cut: string,
+  ): Promise<'OK'>;
   xdshubBounds(counter: string, stream: string, snap: string): Promise<[string, string]>;
-  xdshubRead(counter: string, stream: string, snap: string, start: string, count: string): Promise<[string, string, StreamRecord[]]>;
+  xdshubRead(
+    counter: string,
+    stream: string,
+    snap: string,
+    start: string,
+    count: string,
+  ): Promise<[string, string, StreamRecord[]]>;
 }
 
 /** What the parts of one Redis log share. */
@@ -58,7 +79,9 @@ export interface RedisLogState extends RedisLogBase {
 
 export function unavailable(s: RedisLogBase, why: string, cause?: unknown): HubError {
   const last = s.link.state() === 'ready' ? undefined : s.link.lastError();
-  return new HubError('LOG_UNAVAILABLE', `${s.label} is unavailable: ${why}${last ? ` (${last.message})` : ''}`, { cause });
+  return new HubError('LOG_UNAVAILABLE', `${s.label} is unavailable: ${why}${last ? ` (${last.message})` : ''}`, {
+    cause,
+  });
 }
 
 // Same wording up to the outcome, so a reader of either sees that the log is what failed.
@@ -71,7 +94,8 @@ export function outcomeUnknown(s: RedisLogBase, why: string, cause?: unknown): H
  * just opened (and Redis may still be loading its data). Bounded like ioredis's connect.
  */
 async function firstConnect(s: RedisLogBase): Promise<void> {
-  if (s.link.state() === 'connecting') await s.link.whenReady(undefined, Date.now() + Math.max(s.writeTimeoutMs, FIRST_CONNECT_MS));
+  if (s.link.state() === 'connecting')
+    await s.link.whenReady(undefined, Date.now() + Math.max(s.writeTimeoutMs, FIRST_CONNECT_MS));
 }
 
 /**
@@ -122,7 +146,9 @@ export async function bounds(s: RedisLogBase): Promise<{ first: bigint; last: bi
 export async function readPage(s: RedisLogState, start: bigint, count: number, prev?: LogEntry): Promise<LogEntry[]> {
   await firstConnect(s);
   const from = prev ? prev.index : start;
-  const [headId, lastText, records] = await s.link.run(() => s.scripts.xdshubRead(...s.keys, `${from}-1`, String(prev ? count + 1 : count)));
+  const [headId, lastText, records] = await s.link.run(() =>
+    s.scripts.xdshubRead(...s.keys, `${from}-1`, String(prev ? count + 1 : count)),
+  );
   const last = BigInt(lastText);
   const first = headId === '' ? last + 1n : idToIndex(headId);
   if (start < first) throw compactedError(start, first);
@@ -131,14 +157,18 @@ export async function readPage(s: RedisLogState, start: bigint, count: number, p
   if (prev && last < prev.index) throw rewound(s, prev.index, `the log now ends at ${last}`, last);
   if (prev && prev.index >= first) {
     const held = entries.shift();
-    if (held?.index !== prev.index || held.payload !== prev.payload) throw rewound(s, prev.index, 'it holds another entry there', last);
+    if (held?.index !== prev.index || held.payload !== prev.payload)
+      throw rewound(s, prev.index, 'it holds another entry there', last);
   }
   return entries;
 }
 
 function rewound(s: RedisLogState, index: bigint, why: string, now: bigint): HubError {
   s.appender.rewoundTo(now); // the log as it is now: later appends compare with this
-  return new HubError('LOG_REWOUND', `${s.label}: entry ${index}, already applied here, is no longer in the log (${why}); a Redis failover lost entries`);
+  return new HubError(
+    'LOG_REWOUND',
+    `${s.label}: entry ${index}, already applied here, is no longer in the log (${why}); a Redis failover lost entries`,
+  );
 }
 
 /** Entries from `start` (a checked `from`), at most `limit`. */
@@ -171,7 +201,9 @@ export async function compactNow(s: RedisLogBase, snapshot: LogSnapshot, keepTai
   checkCompaction(snapshot, keepTail, last, current);
   const cut = compactionCut(snapshot, keepTail);
   try {
-    await call(s, 'compact', () => s.link.run(() => s.scripts.xdshubCompact(...s.keys, String(snapshot.index), snapshot.state, String(cut))));
+    await call(s, 'compact', () =>
+      s.link.run(() => s.scripts.xdshubCompact(...s.keys, String(snapshot.index), snapshot.state, String(cut))),
+    );
   } catch (err) {
     // Lost a race with another hub's newer snapshot: the same refusal as the local check.
     const cause = err instanceof HubError ? err.cause : err;

@@ -175,7 +175,9 @@ export async function* redisTail(src: TailSource, from: bigint, signal: AbortSig
 const ended = (t: TailState): boolean => t.signal.aborted || t.src.isClosed();
 
 function ownAppend(t: TailState, seen: number): Promise<void> {
-  return t.src.changes.version !== seen || t.signal.aborted ? Promise.resolve() : new Promise<void>((resolve) => (t.wakeOwn = resolve));
+  return t.src.changes.version !== seen || t.signal.aborted
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => (t.wakeOwn = resolve));
 }
 
 /** Each round hands out own appends, a page from Redis, or what a blocking XREAD brought. */

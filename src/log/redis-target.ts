@@ -53,12 +53,16 @@ export function parseRedisUrl(text: string): ParsedUrl {
   const m = /^([a-z-]+:)\/\/(?:([^@/]*)@)?([^/?#]*)(\/[^?#]*)?$/.exec(text);
   const scheme = m ? SCHEMES[m[1]!] : undefined;
   if (!m || !scheme) {
-    throw invalid('store', `expected redis://host:port, rediss://…, redis-sentinel://host:port[,host:port]/mastername or rediss-sentinel://…, got "${redact(text)}"`);
+    throw invalid(
+      'store',
+      `expected redis://host:port, rediss://…, redis-sentinel://host:port[,host:port]/mastername or rediss-sentinel://…, got "${redact(text)}"`,
+    );
   }
   const [user = '', pass = ''] = (m[2] ?? '').split(':');
   const hostList = m[3]!.split(',').filter((h) => h !== '');
   if (hostList.length === 0) throw invalid('store', `no host in "${redact(text)}"`);
-  if (!scheme.sentinel && hostList.length > 1) throw invalid('store', `several hosts need redis-sentinel://, got "${redact(text)}"`);
+  if (!scheme.sentinel && hostList.length > 1)
+    throw invalid('store', `several hosts need redis-sentinel://, got "${redact(text)}"`);
   const hosts = hostList.map((h) => {
     const hm = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(h);
     const port = Number(hm?.[2] ?? (scheme.sentinel ? 26379 : 6379));
@@ -66,13 +70,20 @@ export function parseRedisUrl(text: string): ParsedUrl {
     return { host: hm[1]!.replace(/^\[|\]$/g, ''), port };
   });
   const path = (m[4] ?? '').replace(/^\//, '');
-  if (scheme.sentinel && path === '') throw invalid('store', `a sentinel URL names the master: redis-sentinel://host:port/mastername, got "${redact(text)}"`);
+  if (scheme.sentinel && path === '')
+    throw invalid(
+      'store',
+      `a sentinel URL names the master: redis-sentinel://host:port/mastername, got "${redact(text)}"`,
+    );
   return { ...scheme, hosts, path, username: decodeURIComponent(user), password: decodeURIComponent(pass) };
 }
 
 /** The URL as messages may show it: no password. */
 export function redact(url: string): string {
-  return url.replace(/^([a-z-]+:\/\/)([^@/]*)@/, (_all, scheme: string, auth: string) => `${scheme}${auth.includes(':') ? `${auth.split(':')[0]}:***` : auth}@`);
+  return url.replace(
+    /^([a-z-]+:\/\/)([^@/]*)@/,
+    (_all, scheme: string, auth: string) => `${scheme}${auth.includes(':') ? `${auth.split(':')[0]}:***` : auth}@`,
+  );
 }
 
 /** Builds the ioredis options for a --store URL plus the --redis-* flags (reads the CA file). */

@@ -15,9 +15,9 @@ import type pino from 'pino';
 import { HubError } from '../errors';
 import { checkFrom, checkLimit, checkPayloads, closedError, effectiveFrom } from './common';
 import { createGroupCommitter } from './group-commit';
-import { createAppender } from './redis-append';
 import type { Log, LogEntry, LogSnapshot } from './log';
 import { createChangeNotifier } from './notifier';
+import { createAppender } from './redis-append';
 import { answeredWithin, openLink } from './redis-link';
 import {
   bounds,
@@ -25,17 +25,17 @@ import {
   compactNow,
   loadSnapshot,
   outcomeUnknown,
-  readPage,
-  readRange,
   type RedisLogBase,
   type RedisLogState,
+  readPage,
+  readRange,
   type Scripts,
   SILENT_READ_MS,
   unavailable,
 } from './redis-reads';
 import { APPEND_LUA, BOUNDS_LUA, COMPACT_LUA, FENCE_LUA, READ_LUA, RELEASE_LUA, WRITER_TTL_MS } from './redis-scripts';
 import { createOwnEntries, redisTail } from './redis-tail';
-import { redisConnection, type RedisConnection } from './redis-target';
+import { type RedisConnection, redisConnection } from './redis-target';
 
 export interface RedisLogOptions {
   /** redis:// or rediss:// URL (or a Sentinel URL, see redis-target.ts); or give `connection`. */
@@ -79,7 +79,8 @@ function openBase(options: RedisLogOptions): RedisLogBase {
   const compactLock = `${prefix}compacting`;
   const writeTimeoutMs = options.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS;
   const waitReplicas = options.waitReplicas ?? 0;
-  if (!options.connection && !options.url) throw new HubError('INVALID_ARGUMENT', 'createRedisLog: url or connection is required');
+  if (!options.connection && !options.url)
+    throw new HubError('INVALID_ARGUMENT', 'createRedisLog: url or connection is required');
   const connection = options.connection ?? redisConnection(options.url!);
   const link = openLink(connection);
   link.client.defineCommand('xdshubAppend', { numberOfKeys: 4, lua: APPEND_LUA });
@@ -118,7 +119,8 @@ function startAppends(s: RedisLogBase): Pick<RedisLogState, 'appender' | 'commit
     logger: s.logger,
     unavailable: (why, cause) => unavailable(s, why, cause),
     outcomeUnknown: (why, cause) => outcomeUnknown(s, why, cause),
-    appendScript: (batch, payloads) => s.scripts.xdshubAppend(...keys, writerKey, String(WRITER_TTL_MS), String(batch), ...payloads),
+    appendScript: (batch, payloads) =>
+      s.scripts.xdshubAppend(...keys, writerKey, String(WRITER_TTL_MS), String(batch), ...payloads),
     fenceScript: (batch) => s.scripts.xdshubFence(writerKey, String(WRITER_TTL_MS), String(batch)),
     landed(first, payloads) {
       s.own.add(first, payloads);
@@ -191,7 +193,9 @@ async function close(s: RedisLogState): Promise<void> {
 }
 
 async function claimCompaction(s: RedisLogState): Promise<boolean> {
-  const claimed = await call(s, 'claimCompaction', () => s.link.run((c) => c.set(s.compactLock, s.writerKey, 'PX', COMPACT_CLAIM_MS, 'NX')));
+  const claimed = await call(s, 'claimCompaction', () =>
+    s.link.run((c) => c.set(s.compactLock, s.writerKey, 'PX', COMPACT_CLAIM_MS, 'NX')),
+  );
   return claimed === 'OK';
 }
 

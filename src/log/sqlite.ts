@@ -76,11 +76,17 @@ function storeError(path: string, err: unknown, step: 'open' | 'append'): unknow
   const detail = `${code}: ${(err as Error).message}`;
   let why: string | undefined;
   if (code === 'SQLITE_FULL') why = 'the disk is full';
-  else if (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_PERM') why = 'it is read-only (check the permissions of the file and its directory, the mount and the immutable attribute)';
-  else if (code.startsWith('SQLITE_CANTOPEN')) why = 'it cannot be opened for writing (the directory must be writable too: SQLite keeps its WAL files beside it)';
+  else if (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_PERM')
+    why =
+      'it is read-only (check the permissions of the file and its directory, the mount and the immutable attribute)';
+  else if (code.startsWith('SQLITE_CANTOPEN'))
+    why = 'it cannot be opened for writing (the directory must be writable too: SQLite keeps its WAL files beside it)';
   else if (code.startsWith('SQLITE_IOERR')) why = 'the disk reported an I/O error';
   if (why === undefined) return err;
-  const message = step === 'open' ? `sqlite log ${path} cannot be written: ${why} (${detail})` : `sqlite log ${path}: write refused, ${why} (${detail})`;
+  const message =
+    step === 'open'
+      ? `sqlite log ${path} cannot be written: ${why} (${detail})`
+      : `sqlite log ${path}: write refused, ${why} (${detail})`;
   return new HubError('LOG_UNAVAILABLE', message, { cause: err });
 }
 
@@ -94,9 +100,7 @@ function prepare(db: Database.Database) {
     selectSnapshot: db.prepare<[], { index: bigint; state: string }>(
       'SELECT "index", state FROM snapshot WHERE id = 1',
     ),
-    saveSnapshot: db.prepare<[bigint, string]>(
-      'INSERT OR REPLACE INTO snapshot (id, "index", state) VALUES (1, ?, ?)',
-    ),
+    saveSnapshot: db.prepare<[bigint, string]>('INSERT OR REPLACE INTO snapshot (id, "index", state) VALUES (1, ?, ?)'),
     deleteBelow: db.prepare<[bigint]>('DELETE FROM entries WHERE "index" < ?'),
     bounds: db.prepare<[], { lo: bigint | null; hi: bigint | null }>(
       'SELECT MIN("index") AS lo, MAX("index") AS hi FROM entries',
@@ -180,7 +184,9 @@ export function createSqliteLog(options: SqliteLogOptions): Log {
       changes: s.changes,
       fetch(start, limit) {
         if (limit === 0 || start > s.last) return [];
-        return selectFrom.all(start, limit ?? -1).map((row) => Object.freeze({ index: row.index, payload: row.payload }));
+        return selectFrom
+          .all(start, limit ?? -1)
+          .map((row) => Object.freeze({ index: row.index, payload: row.payload }));
       },
     }),
 

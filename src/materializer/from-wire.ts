@@ -10,7 +10,7 @@
 import * as protobuf from 'protobufjs';
 import { CONFIG_KINDS, KIND_BY_WIRE } from '../catalog/config-kinds';
 import { configSubject } from '../catalog/events';
-import { SUBJECT_NONE, Topic, type CatalogEvent, type ConfigEntry, type EventPayload } from '../catalog/types';
+import { type CatalogEvent, type ConfigEntry, type EventPayload, SUBJECT_NONE, Topic } from '../catalog/types';
 import { HubError } from '../errors';
 import type { Event__Output } from '../gen/subscribe/subscribe/Event';
 import { loadSubscribeProto, type SubscribeProto } from '../subscribe/proto';
@@ -22,14 +22,36 @@ type Obj = Record<string, unknown>;
 const SVC = 'hashicorp.consul.internal.service';
 const REQUIRED: Record<string, ReadonlySet<string>> = {
   [`.${SVC}.Node`]: new Set(['ID', 'Node', 'Address', 'Datacenter', 'TaggedAddresses', 'Meta']),
-  [`.${SVC}.NodeService`]: new Set(['Kind', 'ID', 'Service', 'Tags', 'Address', 'TaggedAddresses', 'Meta', 'Port', 'Weights', 'EnableTagOverride']),
+  [`.${SVC}.NodeService`]: new Set([
+    'Kind',
+    'ID',
+    'Service',
+    'Tags',
+    'Address',
+    'TaggedAddresses',
+    'Meta',
+    'Port',
+    'Weights',
+    'EnableTagOverride',
+  ]),
   [`.${SVC}.HealthCheck`]: new Set([
-    'Node', 'CheckID', 'Name', 'Status', 'Notes', 'Output', 'ServiceID', 'ServiceName', 'ServiceTags', 'Type', 'Interval', 'Timeout', 'Definition',
+    'Node',
+    'CheckID',
+    'Name',
+    'Status',
+    'Notes',
+    'Output',
+    'ServiceID',
+    'ServiceName',
+    'ServiceTags',
+    'Type',
+    'Interval',
+    'Timeout',
+    'Definition',
   ]),
   [`.${SVC}.ServiceAddress`]: new Set(['Address', 'Port']),
   [`.${SVC}.Weights`]: new Set(['Passing', 'Warning']),
 };
-
 
 function isEmpty(v: unknown): boolean {
   if (v === undefined || v === null || v === '' || v === false || v === 0) return true;
@@ -50,7 +72,7 @@ function valueJson(v: unknown): unknown {
   const o = v as Obj | null;
   if (o === null || typeof o !== 'object') return null;
   if (o.structValue) return structJson(o.structValue);
-  if (o.listValue) return ((o.listValue as Obj).values as unknown[] | undefined ?? []).map(valueJson);
+  if (o.listValue) return (((o.listValue as Obj).values as unknown[] | undefined) ?? []).map(valueJson);
   if ('stringValue' in o && o.stringValue !== undefined) return o.stringValue;
   if ('numberValue' in o && o.numberValue !== undefined) return o.numberValue;
   if ('boolValue' in o && o.boolValue !== undefined) return o.boolValue;
@@ -83,7 +105,8 @@ function singleJson(field: protobuf.Field, v: unknown): unknown {
     }
     return messageJson(t, o);
   }
-  if (field.type === 'uint64' || field.type === 'int64' || field.type === 'fixed64' || field.type === 'sint64') return Number(v);
+  if (field.type === 'uint64' || field.type === 'int64' || field.type === 'fixed64' || field.type === 'sint64')
+    return Number(v);
   return v;
 }
 
@@ -131,7 +154,11 @@ export function createWireDecoder(proto: SubscribeProto = loadSubscribeProto()):
   function csnJson(raw: Obj): Obj {
     const csn = messageJson(CSN, raw);
     // Records always carry their indexes and the fields the hub's types require.
-    for (const part of [csn.Node as Obj | undefined, csn.Service as Obj | undefined, ...((csn.Checks as Obj[] | undefined) ?? [])]) {
+    for (const part of [
+      csn.Node as Obj | undefined,
+      csn.Service as Obj | undefined,
+      ...((csn.Checks as Obj[] | undefined) ?? []),
+    ]) {
       if (part && part.CreateIndex === undefined) {
         part.CreateIndex = 0;
         part.ModifyIndex = 0;
@@ -149,17 +176,30 @@ export function createWireDecoder(proto: SubscribeProto = loadSubscribeProto()):
     if (kind === undefined) throw new HubError('INTERNAL', `config entry of unsupported kind ${String(raw.Kind)}`);
     const { member } = CONFIG_KINDS[kind].wire;
     const head = messageJson(ConfigEntryType, { ...raw, [member]: undefined, Kind: undefined });
-    const body = raw[member] ? messageJson(t(`hashicorp.consul.internal.configentry.${member}`), raw[member] as Obj) : {};
-    return { ...body, ...head, Kind: kind, Name: String(raw.Name ?? ''), CreateIndex: Number(head.CreateIndex ?? 0), ModifyIndex: Number(head.ModifyIndex ?? 0) } as ConfigEntry;
+    const body = raw[member]
+      ? messageJson(t(`hashicorp.consul.internal.configentry.${member}`), raw[member] as Obj)
+      : {};
+    return {
+      ...body,
+      ...head,
+      Kind: kind,
+      Name: String(raw.Name ?? ''),
+      CreateIndex: Number(head.CreateIndex ?? 0),
+      ModifyIndex: Number(head.ModifyIndex ?? 0),
+    } as ConfigEntry;
   }
 
   function payloadOf(e: Event__Output): { payload: EventPayload; subject: (topic: Topic, key?: string) => string } {
     if (e.ServiceHealth) {
-      const csn = csnJson(e.ServiceHealth.CheckServiceNode as unknown as Obj) as unknown as Extract<EventPayload, { type: 'service-health' }>['csn'];
+      const csn = csnJson(e.ServiceHealth.CheckServiceNode as unknown as Obj) as unknown as Extract<
+        EventPayload,
+        { type: 'service-health' }
+      >['csn'];
       const op = e.ServiceHealth.Op === 'Deregister' ? 'deregister' : 'register';
       return {
         payload: { type: 'service-health', op, csn },
-        subject: (topic, key) => (topic === Topic.ServiceHealth || key === undefined ? csn.Service.Service : key).toLowerCase(),
+        subject: (topic, key) =>
+          (topic === Topic.ServiceHealth || key === undefined ? csn.Service.Service : key).toLowerCase(),
       };
     }
     if (e.ConfigEntry) {
@@ -195,9 +235,14 @@ export function createWireDecoder(proto: SubscribeProto = loadSubscribeProto()):
     item(event, topic, key) {
       const index = BigInt(event.Index || '0');
       if (event.Payload === 'EndOfSnapshot' || event.EndOfSnapshot) return { kind: 'end-of-snapshot', index };
-      if (event.Payload === 'NewSnapshotToFollow' || event.NewSnapshotToFollow) return { kind: 'new-snapshot-to-follow' };
+      if (event.Payload === 'NewSnapshotToFollow' || event.NewSnapshotToFollow)
+        return { kind: 'new-snapshot-to-follow' };
       if (event.EventBatch) {
-        return { kind: 'events', index, events: event.EventBatch.Events.map((inner) => catalogEvent(inner, topic, key)) };
+        return {
+          kind: 'events',
+          index,
+          events: event.EventBatch.Events.map((inner) => catalogEvent(inner, topic, key)),
+        };
       }
       return { kind: 'events', index, events: [catalogEvent(event, topic, key)] };
     },

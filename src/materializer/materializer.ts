@@ -7,7 +7,7 @@ import type { SubscribeRequest } from '../subscribe/types';
 import { type Backoff, createBackoff, sleep } from './backoff';
 import { coalesce } from './coalesce';
 import { createFraming, type FramingTarget } from './framing';
-import { type Source, classifyError, toHubError } from './source';
+import { classifyError, type Source, toHubError } from './source';
 import type { ViewResult } from './types';
 import type { View } from './view';
 
@@ -172,7 +172,11 @@ function targetOf<T>(m: MatState<T>): FramingTarget {
       m.ready = true;
       m.updates++;
       m.backoff.reset();
-      if (overstated) m.logger.debug({ topic: m.options.request.topic, index: String(m.index), at: String(at) }, 'delivery at or below the view index');
+      if (overstated)
+        m.logger.debug(
+          { topic: m.options.request.topic, index: String(m.index), at: String(at) },
+          'delivery at or below the view index',
+        );
       wake(m, overstated);
     },
     reset() {

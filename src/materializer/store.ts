@@ -3,10 +3,10 @@
 // stopped after an idle TTL once nobody holds it, and evicted at once when its
 // subscription fails for good (the waiting readers get that error).
 import { HubError } from '../errors';
-import { moduleLogger, type Bindable } from '../logger';
+import { type Bindable, moduleLogger } from '../logger';
 import type { Backoff } from './backoff';
 import { requestForKey, storeKey, viewForKey } from './keys';
-import { type Materializer, type MaterializerLogger, createMaterializer } from './materializer';
+import { createMaterializer, type Materializer, type MaterializerLogger } from './materializer';
 import type { Source } from './source';
 import type { ViewKey, ViewResult, ViewStore, ViewValue } from './types';
 

@@ -1,6 +1,7 @@
 // What readers (HTTP blocking queries, the xDS layer) see of materialized views.
-import type { CheckServiceNode, ConfigEntry, ConfigEntryKind } from '../catalog/types';
+
 import type { ServiceName } from '../catalog/catalog';
+import type { CheckServiceNode, ConfigEntry, ConfigEntryKind } from '../catalog/types';
 
 export type ViewKey =
   | {

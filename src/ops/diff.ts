@@ -2,8 +2,8 @@
 // difference between two such sets: resources added, removed and changed, with
 // a field-level diff of the changed resources' proto3 JSON.
 import { typeOfUrl } from '../xds/transport/envoy-proto';
-import type { ResourceProvider, ResourceSet, XdsNode, XdsResource } from '../xds/transport/provider';
 import { bytesToJson } from '../xds/transport/proto-json';
+import type { ResourceProvider, ResourceSet, XdsNode, XdsResource } from '../xds/transport/provider';
 import { RESOURCE_TYPES, type ResourceType } from '../xds/transport/resource-types';
 import { coveredNames } from '../xds/transport/rules/subscription';
 import type { Subscription } from '../xds/transport/stream-state';
@@ -30,7 +30,8 @@ export function setsOf(provider: ResourceProvider, node: XdsNode): NodeSets {
 /** What a node gets out of its sets: the names its subscriptions cover, or everything (offline). */
 export function coveredResources(sets: NodeSets, coverage: Coverage): NodeResources {
   const out = {} as NodeResources;
-  for (const t of SHOWN_TYPES) out[t.rest] = pick(sets[t.rest], coverage === undefined ? undefined : (coverage[t.rest] ?? []));
+  for (const t of SHOWN_TYPES)
+    out[t.rest] = pick(sets[t.rest], coverage === undefined ? undefined : (coverage[t.rest] ?? []));
   return out;
 }
 
@@ -80,7 +81,11 @@ export interface ResourceDiff {
 const jsonMemo = new WeakMap<XdsResource, Record<string, unknown>>();
 export function resourceJson(res: XdsResource): Record<string, unknown> {
   let j = jsonMemo.get(res);
-  if (!j) jsonMemo.set(res, (j = { '@type': res.typeUrl, ...(bytesToJson(typeOfUrl(res.typeUrl), res.encoded) as Record<string, unknown>) }));
+  if (!j)
+    jsonMemo.set(
+      res,
+      (j = { '@type': res.typeUrl, ...(bytesToJson(typeOfUrl(res.typeUrl), res.encoded) as Record<string, unknown>) }),
+    );
   return j;
 }
 
@@ -128,7 +133,8 @@ export function diffResources(before: NodeResources, after: NodeResources): Reso
     for (const [name, r] of b) {
       const old = a.get(name);
       if (!old) out.added.push({ type: t.rest, name, version: r.version });
-      else if (old.version !== r.version) out.changed.push({ type: t.rest, name, from: old.version, to: r.version, fields: fieldsBetween(old, r) });
+      else if (old.version !== r.version)
+        out.changed.push({ type: t.rest, name, from: old.version, to: r.version, fields: fieldsBetween(old, r) });
     }
     for (const [name, r] of a) if (!b.has(name)) out.removed.push({ type: t.rest, name, version: r.version });
   }
@@ -140,10 +146,16 @@ export function isEmptyDiff(d: ResourceDiff): boolean {
 }
 
 /** NodeResources as the admin JSON: per type, name → { version, resource }. */
-export function resourcesJson(r: NodeResources): Record<string, Record<string, { version: string; resource: Record<string, unknown> }>> {
+export function resourcesJson(
+  r: NodeResources,
+): Record<string, Record<string, { version: string; resource: Record<string, unknown> }>> {
   const out: Record<string, Record<string, { version: string; resource: Record<string, unknown> }>> = {};
   for (const t of SHOWN_TYPES) {
-    out[t.rest] = Object.fromEntries([...r[t.rest]].sort(([x], [y]) => (x < y ? -1 : 1)).map(([n, res]) => [n, { version: res.version, resource: resourceJson(res) }]));
+    out[t.rest] = Object.fromEntries(
+      [...r[t.rest]]
+        .sort(([x], [y]) => (x < y ? -1 : 1))
+        .map(([n, res]) => [n, { version: res.version, resource: resourceJson(res) }]),
+    );
   }
   return out;
 }

@@ -7,9 +7,9 @@
 import type { Catalog } from '../catalog/catalog';
 import type { ApplyResult, Command } from '../catalog/commands';
 import type { StateMachine } from '../catalog/state';
-import { coveredResources, diffResources, isEmptyDiff, setsOf, type NodeSets, type ResourceDiff } from './diff';
+import { coveredResources, diffResources, isEmptyDiff, type NodeSets, type ResourceDiff, setsOf } from './diff';
 import { identities, type TargetNode } from './nodes';
-import { viewTags, type Shadow, type ViewTag } from './shadow';
+import { type Shadow, type ViewTag, viewTags } from './shadow';
 
 /** One distinct diff and the nodes that would get it. */
 export interface DiffGroup extends ResourceDiff {
@@ -40,7 +40,6 @@ export interface DryRunAnswer {
   ms: number;
 }
 
-
 /**
  * Runs `command` against `base` (which it changes) and predicts each target's
  * diff. The caller serializes use of `shadow`. `stale`: the views in which
@@ -57,7 +56,16 @@ export async function predict(
   const started = performance.now();
   const index = base.lastIndex();
   const verdict = base.check(command);
-  const answer: DryRunAnswer = { dryRun: true, index: String(index), ok: verdict.result.ok, changes: verdict.result.ok && verdict.changes, diffs: [], unaffected: [], offline: targets.filter((t) => !t.connected).map((t) => t.node.id), ms: 0 };
+  const answer: DryRunAnswer = {
+    dryRun: true,
+    index: String(index),
+    ok: verdict.result.ok,
+    changes: verdict.result.ok && verdict.changes,
+    diffs: [],
+    unaffected: [],
+    offline: targets.filter((t) => !t.connected).map((t) => t.node.id),
+    ms: 0,
+  };
   if (!verdict.result.ok) {
     if (verdict.result.error) answer.error = verdict.result.error;
     if (verdict.result.txnErrors) answer.txnErrors = verdict.result.txnErrors;
@@ -79,7 +87,12 @@ export async function predict(
   const memo = new Map<string, DiffGroup | null>();
   const groups = new Map<string, DiffGroup>();
   targets.forEach((t, i) => {
-    const cov = t.coverage === undefined ? '*' : Object.entries(t.coverage).map(([k, subs]) => `${k}:${subs!.map((s) => `${s.wildcard ? 'w' : ''}${id(s.names)}`).join('+')}`).join(';');
+    const cov =
+      t.coverage === undefined
+        ? '*'
+        : Object.entries(t.coverage)
+            .map(([k, subs]) => `${k}:${subs!.map((s) => `${s.wildcard ? 'w' : ''}${id(s.names)}`).join('+')}`)
+            .join(';');
     const key = `${setsKey(before[i]!)}|${setsKey(after[i]!)}|${cov}`;
     let group = memo.get(key);
     if (group === undefined) {
@@ -95,7 +108,9 @@ export async function predict(
     if (group) group.nodes.push(t.node.id);
     else answer.unaffected.push(t.node.id);
   });
-  answer.diffs = [...groups.values()].sort((a, b) => b.nodes.length - a.nodes.length || (a.nodes[0]! < b.nodes[0]! ? -1 : 1));
+  answer.diffs = [...groups.values()].sort(
+    (a, b) => b.nodes.length - a.nodes.length || (a.nodes[0]! < b.nodes[0]! ? -1 : 1),
+  );
   answer.ms = performance.now() - started;
   return { ...answer, changedViews };
 }

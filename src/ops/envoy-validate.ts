@@ -13,7 +13,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { XdsResource } from '../xds/transport/provider';
-import { resourceJson, type NodeResources, type ResourceDiff, type TypeRest } from './diff';
+import { type NodeResources, type ResourceDiff, resourceJson, type TypeRest } from './diff';
 
 type Json = Record<string, unknown>;
 
@@ -62,18 +62,25 @@ const address = (port: number) => ({ socketAddress: { address: '127.0.0.1', port
 /** The bootstrap carrying `resources` as static resources (ports are never bound in validate mode). */
 export function validationBootstrap(resources: readonly ValidatedResource[]): Json {
   const listeners: Json[] = [];
-  const clusters: Json[] = [{
-    name: ADS_CLUSTER, type: 'STATIC', connectTimeout: '1s', typedExtensionProtocolOptions: HTTP2,
-    loadAssignment: { clusterName: ADS_CLUSTER, endpoints: [{ lbEndpoints: [{ endpoint: { address: address(1) } }] }] },
-  }];
+  const clusters: Json[] = [
+    {
+      name: ADS_CLUSTER,
+      type: 'STATIC',
+      connectTimeout: '1s',
+      typedExtensionProtocolOptions: HTTP2,
+      loadAssignment: {
+        clusterName: ADS_CLUSTER,
+        endpoints: [{ lbEndpoints: [{ endpoint: { address: address(1) } }] }],
+      },
+    },
+  ];
   resources.forEach(({ type, name, resource }, i) => {
     const r = withoutType(resource);
     if (type === 'clusters') clusters.push(r);
     // An API listener is for proxyless gRPC clients: Envoy has none to check it with.
     else if (type === 'listeners') {
       if (!('apiListener' in r)) listeners.push(r);
-    }
-    else if (type === 'endpoints') {
+    } else if (type === 'endpoints') {
       const cluster = `xdshub-validate-eds-${i}`;
       const loadAssignment = { ...r, clusterName: cluster };
       clusters.push({ name: cluster, type: 'STATIC', connectTimeout: '1s', loadAssignment });
@@ -107,8 +114,7 @@ function runEnvoy(binary: string, file: string, timeoutMs: number): Promise<{ ok
       if (!err) resolve({ ok: true, output });
       else if (err.killed || typeof err.code !== 'number') {
         reject(new Error(`envoy --mode validate did not finish: ${err.message}`));
-      }
-      else resolve({ ok: false, output });
+      } else resolve({ ok: false, output });
     });
   });
 }
@@ -141,7 +147,7 @@ export async function envoyValidate(
     };
     await Promise.all([worker(), worker()]);
     if (rejected.length === 0) rejected.push({ message: envoyMessage(whole.output) });
-    rejected.sort((a, b) => `${a.type}/${a.name}` < `${b.type}/${b.name}` ? -1 : 1);
+    rejected.sort((a, b) => (`${a.type}/${a.name}` < `${b.type}/${b.name}` ? -1 : 1));
     return { ok: false, rejected, ms: performance.now() - started };
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -49,7 +49,12 @@ export function createEventBus(): EventBus {
       app.get('/v1/ops/events', policy.needs('operator', 'read'), (req, reply) => {
         reply.hijack();
         const res = reply.raw;
-        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+        res.writeHead(200, {
+          'content-type': 'text/event-stream',
+          'cache-control': 'no-cache',
+          connection: 'keep-alive',
+          'x-accel-buffering': 'no',
+        });
         res.write(': xdshub events\n\n');
         const client = { write: (t: string) => res.write(t), end: () => res.end(), pending: () => res.writableLength };
         clients.add(client);

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { AnswerEvent, SentEvent, XdsCallbacks } from '../xds/transport/callbacks';
 import type { XdsNode } from '../xds/transport/provider';
-import { resourceTypeOf, type ResourceType } from '../xds/transport/resource-types';
+import { type ResourceType, resourceTypeOf } from '../xds/transport/resource-types';
 
 export type TypeShort = ResourceType['short'];
 
@@ -212,7 +212,9 @@ export function createHistory(options: HistoryOptions): History {
       const slot = slots.get(e.node.id);
       const record = slot?.records.byNonce(e.nonce, e.stream);
       if (!slot || !record) return;
-      record.answer = e.error ? { ack: false, at: e.at, code: e.error.code, message: e.error.message } : { ack: true, at: e.at };
+      record.answer = e.error
+        ? { ack: false, at: e.at, code: e.error.code, message: e.error.message }
+        : { ack: true, at: e.at };
       changed(slot, record);
     },
     async of(node, limit = perNode) {

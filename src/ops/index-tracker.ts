@@ -32,7 +32,12 @@ export function createIndexTracker(): IndexTracker {
         ...inner,
         get: (key, opts) => inner.get(key, opts),
         close: () => inner.close(),
-        notify<K extends ViewKey>(key: K, token: string, onResult: (r: ViewResult<ViewValue<K>>) => void, onError?: (err: Error) => void) {
+        notify<K extends ViewKey>(
+          key: K,
+          token: string,
+          onResult: (r: ViewResult<ViewValue<K>>) => void,
+          onError?: (err: Error) => void,
+        ) {
           return inner.notify(
             key,
             token,

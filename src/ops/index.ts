@@ -9,23 +9,23 @@ import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 import type { Catalog } from '../catalog/catalog';
 import type { Config } from '../config';
+import type { WriteHook } from '../http/write';
 import type { Log } from '../log/log';
+import { storeKind } from '../log/store-kinds';
 import type { AnswerEvent, SentEvent, XdsCallbacks } from '../xds/transport/callbacks';
 import type { ResourceProvider, XdsNode } from '../xds/transport/provider';
 import type { XdsServer } from '../xds/transport/server';
-import type { WriteHook } from '../http/write';
+import { createDryRunner } from './dry-run';
 import { createEventBus, type EventBus } from './events';
-import { createHistory, MAX_HISTORY_NODES, recordEvent, type History, type HistoryPersistence } from './history';
+import { createHistory, type History, type HistoryPersistence, MAX_HISTORY_NODES, recordEvent } from './history';
 import { createRedisHistory } from './history-redis';
 import { createSqliteHistory } from './history-sqlite';
-import { createIndexTracker, type IndexTracker } from './index-tracker';
-import { createDryRunner } from './dry-run';
 import { opsWriteHook, registerOpsHttp } from './http';
+import { createIndexTracker, type IndexTracker } from './index-tracker';
 import { opsReads } from './reads';
 import { createRollouts, type Rollouts } from './rollout';
 import { createShadow, type Shadow } from './shadow';
 import { createStatusTracker } from './status';
-import { storeKind } from '../log/store-kinds';
 
 export const HISTORY_FILE = 'history.db';
 
@@ -66,7 +66,8 @@ function historyPersistence(config: Config, logger: Logger): HistoryPersistence 
   const where = storeKind(store).history;
   const persist = config.xdsHistoryPersist === 'auto' ? where !== 'none' : config.xdsHistoryPersist === 'on';
   if (!persist || config.xdsHistory <= 0) return undefined;
-  if (where === 'redis-keys') return createRedisHistory({ url: store.url!, perNode: config.xdsHistory, maxNodes: MAX_HISTORY_NODES, logger });
+  if (where === 'redis-keys')
+    return createRedisHistory({ url: store.url!, perNode: config.xdsHistory, maxNodes: MAX_HISTORY_NODES, logger });
   return createSqliteHistory({ path: join(config.dataDir, HISTORY_FILE), perNode: config.xdsHistory });
 }
 
@@ -128,9 +129,21 @@ interface XdsSide {
   xds: XdsServer | undefined;
 }
 
-function opsRollouts(deps: OpsDeps, logger: Logger, side: XdsSide, tracker: IndexTracker, events: EventBus, newShadow: () => Shadow): Rollouts {
+function opsRollouts(
+  deps: OpsDeps,
+  logger: Logger,
+  side: XdsSide,
+  tracker: IndexTracker,
+  events: EventBus,
+  newShadow: () => Shadow,
+): Rollouts {
   const rolloutGauge = deps.registry
-    ? new Gauge({ name: 'xdshub_rollouts', help: 'Staged rollouts by state (canary, held: in progress; completed, rolled-back, refused: the last 50)', labelNames: ['state'], registers: [deps.registry] })
+    ? new Gauge({
+        name: 'xdshub_rollouts',
+        help: 'Staged rollouts by state (canary, held: in progress; completed, rolled-back, refused: the last 50)',
+        labelNames: ['state'],
+        registers: [deps.registry],
+      })
     : undefined;
   const rollouts: Rollouts = createRollouts({
     catalog: deps.catalog,
@@ -193,7 +206,16 @@ export function createOps(deps: OpsDeps): Ops {
     },
     registerHttp(app) {
       events.register(app);
-      registerOpsHttp(app, { catalog, history, rollouts, reads, tracker: status, newShadow: shadows.newShadow, xds: () => side.xds, uiDir: uiDirectory() });
+      registerOpsHttp(app, {
+        catalog,
+        history,
+        rollouts,
+        reads,
+        tracker: status,
+        newShadow: shadows.newShadow,
+        xds: () => side.xds,
+        uiDir: uiDirectory(),
+      });
     },
     configAt: (node, index, cluster) => reads.configAt(node, index, cluster),
     async close() {

@@ -7,7 +7,9 @@ import type { CheckInput, Command, ConfigEntryInput, NodeInput, ServiceInput, Tx
 import type { ConfigEntryKind } from '../catalog/types';
 import { HubError } from '../errors';
 
-const strip = <T extends { CreateIndex?: number; ModifyIndex?: number }>(o: T): Omit<T, 'CreateIndex' | 'ModifyIndex'> => {
+const strip = <T extends { CreateIndex?: number; ModifyIndex?: number }>(
+  o: T,
+): Omit<T, 'CreateIndex' | 'ModifyIndex'> => {
   const { CreateIndex: _c, ModifyIndex: _m, ...rest } = o;
   return rest;
 };
@@ -28,7 +30,11 @@ function nodeRestore(before: CatalogReader, name: string): TxnOp[] {
   ];
 }
 
-function checksOf(before: CatalogReader, node: string, filter: (c: CheckInput & { ServiceName?: string }) => boolean = () => true): CheckInput[] {
+function checksOf(
+  before: CatalogReader,
+  node: string,
+  filter: (c: CheckInput & { ServiceName?: string }) => boolean = () => true,
+): CheckInput[] {
   return before
     .nodeChecks(node)
     .value.filter(filter)
@@ -43,12 +49,17 @@ function serviceRestore(before: CatalogReader, node: string, id: string): TxnOp[
   if (!rec) return [{ op: 'node-delete', node }];
   const svc = rec.Services.find((s) => s.ID === id);
   if (!svc) return [{ op: 'service-delete', node, serviceId: id }];
-  return [{ op: 'service-set', node, service: strip(svc) as ServiceInput }, ...checksOf(before, node, (c) => c.ServiceID === id).map((c): TxnOp => ({ op: 'check-set', check: c }))];
+  return [
+    { op: 'service-set', node, service: strip(svc) as ServiceInput },
+    ...checksOf(before, node, (c) => c.ServiceID === id).map((c): TxnOp => ({ op: 'check-set', check: c })),
+  ];
 }
 
 function checkRestore(before: CatalogReader, node: string, checkId: string): TxnOp[] {
   const old = checksOf(before, node, (c) => c.CheckID === checkId);
-  return old.length > 0 ? old.map((c): TxnOp => ({ op: 'check-set', check: c })) : [{ op: 'check-delete', node, checkId }];
+  return old.length > 0
+    ? old.map((c): TxnOp => ({ op: 'check-set', check: c }))
+    : [{ op: 'check-delete', node, checkId }];
 }
 
 /** Objects a command touches, as restore operations against `before`. */
@@ -72,7 +83,9 @@ function restores(before: CatalogReader, command: Command): TxnOp[] {
         switch (op.op) {
           case 'node-set':
           case 'node-cas':
-            return before.node(op.node.Node).value ? nodeRestore(before, op.node.Node).slice(0, 1) : [{ op: 'node-delete', node: op.node.Node }];
+            return before.node(op.node.Node).value
+              ? nodeRestore(before, op.node.Node).slice(0, 1)
+              : [{ op: 'node-delete', node: op.node.Node }];
           case 'node-delete':
           case 'node-delete-cas':
             return nodeRestore(before, op.node);
@@ -95,9 +108,13 @@ function restores(before: CatalogReader, command: Command): TxnOp[] {
 }
 
 export function inverseOf(before: CatalogReader, command: Command): Command {
-  if (command.type === 'config-set') return configInverse(before, command.entry['Kind'] as ConfigEntryKind, command.entry['Name'] as string);
+  if (command.type === 'config-set')
+    return configInverse(before, command.entry['Kind'] as ConfigEntryKind, command.entry['Name'] as string);
   if (command.type === 'config-delete') return configInverse(before, command.kind, command.name);
   const ops = restores(before, command);
   // A node deleted first and recreated by later ops would lose them: deletes go first, sets after.
-  return { type: 'txn', ops: [...ops.filter((o) => o.op.endsWith('delete')), ...ops.filter((o) => !o.op.endsWith('delete'))] };
+  return {
+    type: 'txn',
+    ops: [...ops.filter((o) => o.op.endsWith('delete')), ...ops.filter((o) => !o.op.endsWith('delete'))],
+  };
 }

@@ -2,10 +2,11 @@
 // subscriptions of all its streams) and every node the history knows that is
 // offline. Nodes that see the same sets through the same subscriptions are
 // grouped, so a fleet of a thousand identical Envoys costs one diff.
-import type { XdsServer } from '../xds/transport/server';
+
 import type { XdsNode } from '../xds/transport/provider';
+import type { XdsServer } from '../xds/transport/server';
 import type { Subscription } from '../xds/transport/stream-state';
-import { SHOWN_TYPES, type Coverage, type TypeRest } from './diff';
+import { type Coverage, SHOWN_TYPES, type TypeRest } from './diff';
 import type { KnownNode } from './history';
 
 export interface TargetNode {
@@ -30,7 +31,17 @@ export function targetNodes(xds: XdsServer | undefined, known: readonly KnownNod
   }
   for (const k of known) {
     if (byId.has(k.id)) continue;
-    byId.set(k.id, { node: { id: k.id, cluster: k.cluster, userAgent: k.userAgent, clientFeatures: [], ...(k.configSource ? { configSource: k.configSource } : {}) }, connected: false, coverage: undefined });
+    byId.set(k.id, {
+      node: {
+        id: k.id,
+        cluster: k.cluster,
+        userAgent: k.userAgent,
+        clientFeatures: [],
+        ...(k.configSource ? { configSource: k.configSource } : {}),
+      },
+      connected: false,
+      coverage: undefined,
+    });
   }
   return [...byId.values()].sort((a, b) => (a.node.id < b.node.id ? -1 : 1));
 }

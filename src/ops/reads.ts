@@ -5,7 +5,7 @@ import { HubError } from '../errors';
 import type { Log } from '../log/log';
 import type { XdsNode } from '../xds/transport/provider';
 import type { XdsServer } from '../xds/transport/server';
-import { diffResources, resourcesJson, resourcesOf, type ResourceDiff } from './diff';
+import { diffResources, type ResourceDiff, resourcesJson, resourcesOf } from './diff';
 import type { History } from './history';
 import { parseIndex, stateAt } from './replay';
 import type { Shadow } from './shadow';
@@ -19,7 +19,12 @@ export interface ReadDeps {
 
 export interface OpsReads {
   configAt(node: string, index: string, cluster: string | undefined): Promise<unknown>;
-  diff(node: string, from: string, to: string, cluster: string | undefined): Promise<{ node: { id: string; cluster: string }; from: string; to: string } & ResourceDiff>;
+  diff(
+    node: string,
+    from: string,
+    to: string,
+    cluster: string | undefined,
+  ): Promise<{ node: { id: string; cluster: string }; from: string; to: string } & ResourceDiff>;
 }
 
 export function opsReads(deps: ReadDeps): OpsReads {
@@ -34,12 +39,33 @@ export function opsReads(deps: ReadDeps): OpsReads {
 
   /** The node as the hub knows it: connected, in the history, or named with ?cluster=. */
   async function nodeOf(id: string, cluster: string | undefined): Promise<XdsNode> {
-    const live = deps.xds()?.streams().find((s) => s.node?.id === id)?.node;
+    const live = deps
+      .xds()
+      ?.streams()
+      .find((s) => s.node?.id === id)?.node;
     if (live && cluster === undefined) return live;
     const known = (await deps.history.nodes()).find((n) => n.id === id);
-    if (known && cluster === undefined) return { id, cluster: known.cluster, userAgent: known.userAgent, clientFeatures: [], ...(known.configSource ? { configSource: known.configSource } : {}) };
-    if (cluster !== undefined) return { id, cluster, userAgent: live?.userAgent ?? known?.userAgent ?? '', clientFeatures: [], ...(live?.configSource ? { configSource: live.configSource } : {}) };
-    throw new HubError('NOT_FOUND', `node "${id}" is neither connected nor in the history; pass ?cluster= to ask for any node`, { field: 'node' });
+    if (known && cluster === undefined)
+      return {
+        id,
+        cluster: known.cluster,
+        userAgent: known.userAgent,
+        clientFeatures: [],
+        ...(known.configSource ? { configSource: known.configSource } : {}),
+      };
+    if (cluster !== undefined)
+      return {
+        id,
+        cluster,
+        userAgent: live?.userAgent ?? known?.userAgent ?? '',
+        clientFeatures: [],
+        ...(live?.configSource ? { configSource: live.configSource } : {}),
+      };
+    throw new HubError(
+      'NOT_FOUND',
+      `node "${id}" is neither connected nor in the history; pass ?cluster= to ask for any node`,
+      { field: 'node' },
+    );
   }
 
   async function resourcesAt(s: Shadow, node: XdsNode, index: bigint) {
@@ -64,7 +90,12 @@ export function opsReads(deps: ReadDeps): OpsReads {
       return serial(async (s) => {
         const a = await resourcesAt(s, node, from);
         const b = await resourcesAt(s, node, to);
-        return { node: { id: node.id, cluster: node.cluster }, from: String(from), to: String(to), ...diffResources(a, b) };
+        return {
+          node: { id: node.id, cluster: node.cluster },
+          from: String(from),
+          to: String(to),
+          ...diffResources(a, b),
+        };
       });
     },
   };

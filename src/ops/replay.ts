@@ -11,7 +11,8 @@ const PAGE = 1_000;
 
 /** Parses an index query value (a decimal log index ≥ 1). */
 export function parseIndex(text: string | undefined, field: string): bigint {
-  if (text === undefined || !/^\d{1,19}$/.test(text) || BigInt(text) < 1n) throw invalid(field, `expected a log index (a whole number ≥ 1), got "${text ?? ''}"`);
+  if (text === undefined || !/^\d{1,19}$/.test(text) || BigInt(text) < 1n)
+    throw invalid(field, `expected a log index (a whole number ≥ 1), got "${text ?? ''}"`);
   return BigInt(text);
 }
 
@@ -28,13 +29,18 @@ export function applyPayload(sm: StateMachine, index: bigint, payload: string): 
 
 export async function stateAt(log: Log, index: bigint): Promise<StateMachine> {
   const last = await log.lastIndex();
-  if (index > last) throw new HubError('NOT_FOUND', `index ${index} is beyond the last log index ${last}`, { field: 'index' });
+  if (index > last)
+    throw new HubError('NOT_FOUND', `index ${index} is beyond the last log index ${last}`, { field: 'index' });
   const sm = createStateMachine();
   const snapshot = await log.loadSnapshot();
   const first = await log.firstIndex();
   if (snapshot && snapshot.index <= index && snapshot.index + 1n >= first) sm.restore(snapshot.state);
   else if (first > 1n) {
-    throw new HubError('LOG_COMPACTED', `index ${index} can no longer be rebuilt: the log keeps entries from ${first} and a snapshot at ${snapshot?.index ?? 'none'}`, { field: 'index' });
+    throw new HubError(
+      'LOG_COMPACTED',
+      `index ${index} can no longer be rebuilt: the log keeps entries from ${first} and a snapshot at ${snapshot?.index ?? 'none'}`,
+      { field: 'index' },
+    );
   }
   let from = sm.lastIndex() + 1n;
   while (from <= index) {

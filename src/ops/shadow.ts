@@ -33,7 +33,11 @@ export function viewTags(events: readonly CatalogEvent[]): Set<ViewTag> {
 }
 
 function tagOf(key: ViewKey): ViewTag {
-  return key.kind === 'service-list' ? 'list' : key.kind === 'service-health' ? `health:${key.service}` : `config:${key.configKind}`;
+  return key.kind === 'service-list'
+    ? 'list'
+    : key.kind === 'service-health'
+      ? `health:${key.service}`
+      : `config:${key.configKind}`;
 }
 
 export interface Shadow {
@@ -64,7 +68,9 @@ function currentValue(reader: CatalogReader, key: ViewKey): unknown {
     case 'service-health':
       return reader.serviceInstances(key.service).value;
     case 'config-entries':
-      return key.name === undefined ? reader.configEntries(key.configKind).value : [reader.configEntry(key.configKind, key.name).value].filter(Boolean);
+      return key.name === undefined
+        ? reader.configEntries(key.configKind).value
+        : [reader.configEntry(key.configKind, key.name).value].filter(Boolean);
   }
 }
 
@@ -85,7 +91,9 @@ function staticViews(): ViewStore & { sync(reader: CatalogReader, only?: Readonl
     sync(next, only) {
       reader = next;
       // The service list first: it starts and stops the health watches.
-      for (const w of [...watches].sort((a, b) => (a.key.kind === 'service-list' ? -1 : b.key.kind === 'service-list' ? 1 : 0))) {
+      for (const w of [...watches].sort((a, b) =>
+        a.key.kind === 'service-list' ? -1 : b.key.kind === 'service-list' ? 1 : 0,
+      )) {
         if (watches.has(w) && (!only || only.has(tagOf(w.key)))) deliver(w);
       }
     },

@@ -92,7 +92,10 @@ export async function translateOffline(
     const publisher = createPublisher({ catalog, snapshotCacheTtlMs: DEFAULTS.snapshotCacheTtlMs, logger });
     const views = createViewStore({ source: inProcessSource(publisher), logger });
     const provider = createCatalogXdsProvider({
-      views, logger, connect: catalogConnectSource(catalog), datacenter,
+      views,
+      logger,
+      connect: catalogConnectSource(catalog),
+      datacenter,
       defaultIntention: options.defaultIntention ?? DEFAULTS.defaultIntention,
     });
     try {

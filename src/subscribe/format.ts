@@ -3,7 +3,8 @@
 type Obj = Record<string, unknown>;
 
 const obj = (v: unknown): Obj => (v !== null && typeof v === 'object' ? (v as Obj) : {});
-const str = (v: unknown, fallback = ''): string => (typeof v === 'string' || typeof v === 'number' ? String(v) : fallback);
+const str = (v: unknown, fallback = ''): string =>
+  typeof v === 'string' || typeof v === 'number' ? String(v) : fallback;
 
 function describePayload(event: Obj): string {
   if (event.EndOfSnapshot === true) return 'end of snapshot';

@@ -7,20 +7,19 @@
 // subscriber that fell too far behind.
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { Topic } from '../catalog/types';
-import { grpcStatusOf, HubError, invalid, isHubError } from '../errors';
-import { moduleLogger } from '../logger';
-import type { SubscribeRequest__Output } from '../gen/subscribe/subscribe/SubscribeRequest';
-import { loadSubscribeProto } from './proto';
 import type { Authorizer } from '../acl/authorizer';
 import { configEntryRight } from '../acl/catalog-rules';
 import { permissionDenied } from '../acl/deny';
 import type { AclResolver } from '../acl/resolver';
-import { CONFIG_TOPIC_BY_KIND, type ConfigEntryKind } from '../catalog/types';
+import { CONFIG_TOPIC_BY_KIND, type ConfigEntryKind, Topic } from '../catalog/types';
 import type { Limits } from '../config';
+import { grpcStatusOf, HubError, invalid, isHubError } from '../errors';
+import type { SubscribeRequest__Output } from '../gen/subscribe/subscribe/SubscribeRequest';
+import { moduleLogger } from '../logger';
 import { admitStream, createStreamCounter, refusalLog, type StreamCounter } from '../stream-limits';
+import { loadSubscribeProto } from './proto';
+import type { Publisher, Subject, SubscribeRequest } from './types';
 import { createEventEncoder, type EventEncoder } from './wire';
-import type { Publisher, SubscribeRequest, Subject } from './types';
 
 export interface SubscribeServiceOptions {
   publisher: Publisher;
@@ -48,7 +47,10 @@ export function addSubscribeService(server: grpc.Server, options: SubscribeServi
   const encoder = options.encoder ?? createEventEncoder(proto);
   const logger = moduleLogger(options.logger, 'subscribe-grpc');
   const perToken = options.limits
-    ? createStreamCounter(options.limits.subscribeMaxStreamsPerToken, (n) => `too many Subscribe streams for this token: at most ${n} (--subscribe-max-streams-per-token)`)
+    ? createStreamCounter(
+        options.limits.subscribeMaxStreamsPerToken,
+        (n) => `too many Subscribe streams for this token: at most ${n} (--subscribe-max-streams-per-token)`,
+      )
     : undefined;
   let streamIds = 0;
   // Events are written pre-encoded: the serializer passes the shared bytes through.
@@ -111,7 +113,8 @@ async function serveStream(
     if (raw instanceof UndecodableRequest) throw invalid('request', `not a SubscribeRequest message: ${raw.reason}`);
     const request = fromWire(raw, options.datacenter);
     releases.push(perToken?.enter(request.token) ?? (() => {}));
-    if (options.acl?.settings.enabled) request.authorizer = authorizeSubscribe(options.acl.resolve(request.token), request);
+    if (options.acl?.settings.enabled)
+      request.authorizer = authorizeSubscribe(options.acl.resolve(request.token), request);
     const subscription = options.publisher.subscribe(request, ac.signal);
     // Response headers go out as soon as the subscription exists, so a client
     // can tell that every write acknowledged from now on will reach it.
@@ -132,7 +135,8 @@ async function serveStream(
     if (!ac.signal.aborted) call.end();
   } catch (err) {
     if (!isHubError(err)) throw err;
-    if (err.code === 'SLOW_CONSUMER' || err.code === 'SUBSCRIPTION_RESET') log.info({ code: err.code }, 'ending subscribe stream');
+    if (err.code === 'SLOW_CONSUMER' || err.code === 'SUBSCRIPTION_RESET')
+      log.info({ code: err.code }, 'ending subscribe stream');
     fail(call, err);
   } finally {
     for (const release of releases) release();
@@ -142,7 +146,9 @@ async function serveStream(
   }
 }
 
-const CONFIG_KIND_BY_TOPIC = new Map(Object.entries(CONFIG_TOPIC_BY_KIND).map(([kind, topic]) => [topic, kind as ConfigEntryKind]));
+const CONFIG_KIND_BY_TOPIC = new Map(
+  Object.entries(CONFIG_TOPIC_BY_KIND).map(([kind, topic]) => [topic, kind as ConfigEntryKind]),
+);
 
 /**
  * A named subject the token may not read at all is refused with
@@ -159,7 +165,8 @@ function authorizeSubscribe(authz: Authorizer, request: SubscribeRequest): Autho
   }
   const kind = CONFIG_KIND_BY_TOPIC.get(request.topic);
   const right = kind === undefined ? undefined : configEntryRight(kind, key, 'read');
-  if (right && !authz.allowed(right.resource, 'read', right.name)) throw permissionDenied(authz, right.resource, 'read', right.name);
+  if (right && !authz.allowed(right.resource, 'read', right.name))
+    throw permissionDenied(authz, right.resource, 'read', right.name);
   return authz;
 }
 
@@ -182,7 +189,10 @@ function topicOf(value: unknown): Topic {
  */
 export function fromWire(req: SubscribeRequest__Output, datacenter?: string): SubscribeRequest {
   if (req.Datacenter !== '' && req.Datacenter !== datacenter) {
-    throw invalid('Datacenter', `forwarding to datacenter "${req.Datacenter}" is not supported; use "" for the local one`);
+    throw invalid(
+      'Datacenter',
+      `forwarding to datacenter "${req.Datacenter}" is not supported; use "" for the local one`,
+    );
   }
   let subject: Subject;
   if (req.Subject === 'WildcardSubject' && req.WildcardSubject === true) subject = { wildcard: true };

@@ -34,17 +34,26 @@ export function convertMessage(type: protobuf.Type, json: Json): PbObject | unde
 
 /** The JSON value for a proto field, including the two places Consul's JSON flattens what the protos nest. */
 function sourceValue(name: string, src: Record<string, Json>): Json {
-  if (name === 'RaftIndex' && src.RaftIndex === undefined && (src.CreateIndex !== undefined || src.ModifyIndex !== undefined)) {
+  if (
+    name === 'RaftIndex' &&
+    src.RaftIndex === undefined &&
+    (src.CreateIndex !== undefined || src.ModifyIndex !== undefined)
+  ) {
     return { CreateIndex: src.CreateIndex ?? 0, ModifyIndex: src.ModifyIndex ?? 0 };
   }
-  if (name === 'EnterpriseMeta' && src.EnterpriseMeta === undefined && (src.Namespace !== undefined || src.Partition !== undefined)) {
+  if (
+    name === 'EnterpriseMeta' &&
+    src.EnterpriseMeta === undefined &&
+    (src.Namespace !== undefined || src.Partition !== undefined)
+  ) {
     return { Namespace: src.Namespace ?? '', Partition: src.Partition ?? '' };
   }
   return src[name];
 }
 
 function isDefault(field: protobuf.Field, value: unknown): boolean {
-  if (field.map || field.repeated) return typeof value === 'object' && value !== null && Object.keys(value).length === 0;
+  if (field.map || field.repeated)
+    return typeof value === 'object' && value !== null && Object.keys(value).length === 0;
   if (field.options?.proto3_optional === true || field.partOf !== null) return false; // presence matters
   if (field.resolvedType instanceof protobuf.Enum) return value === 0 || field.resolvedType.values[String(value)] === 0;
   return value === '' || value === 0 || value === false || value === '0';
@@ -88,14 +97,26 @@ function convertSingle(field: protobuf.Field, value: Json): unknown {
 function scalar(type: string, value: Json): unknown {
   switch (type) {
     case 'string':
-      return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
+      return typeof value === 'string'
+        ? value
+        : typeof value === 'number' || typeof value === 'boolean'
+          ? String(value)
+          : undefined;
     case 'bool':
       return typeof value === 'boolean' ? value : undefined;
     case 'uint64':
     case 'int64':
-      return typeof value === 'number' || typeof value === 'bigint' ? String(value) : typeof value === 'string' ? value : undefined;
+      return typeof value === 'number' || typeof value === 'bigint'
+        ? String(value)
+        : typeof value === 'string'
+          ? value
+          : undefined;
     default:
-      return typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : undefined;
+      return typeof value === 'number'
+        ? value
+        : typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))
+          ? Number(value)
+          : undefined;
   }
 }
 
@@ -110,7 +131,7 @@ function enumValue(e: protobuf.Enum, value: Json): string | number | undefined {
   return names.find((n) => norm(n) === wanted) ?? names.find((n) => norm(n).endsWith(wanted));
 }
 
-const UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+const UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
 
 /** Go duration ("1m30s", "500ms") or nanoseconds as a number → {seconds, nanos}. */
 export function durationOf(value: Json): { seconds: string; nanos: number } | undefined {

@@ -7,9 +7,10 @@
 // "Deregister"); defaults and oneofs so a decoded Event always has `Payload`
 // naming the member that is set. src/gen/ is generated with the same options
 // (scripts/gen-types.sh), so its *__Output types describe what arrives.
+
+import type { ServiceDefinition } from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type * as protobuf from 'protobufjs';
-import type { ServiceDefinition } from '@grpc/grpc-js';
 import { loadProtoRoot, protoDir } from '../proto-dir';
 
 export const PROTO_ROOT = protoDir();
@@ -41,7 +42,10 @@ let cached: SubscribeProto | undefined;
 
 export function loadSubscribeProto(): SubscribeProto {
   if (cached !== undefined) return cached;
-  const packageDefinition = protoLoader.loadSync(SUBSCRIBE_PROTO_FILE, { ...LOADER_OPTIONS, includeDirs: [PROTO_ROOT] });
+  const packageDefinition = protoLoader.loadSync(SUBSCRIBE_PROTO_FILE, {
+    ...LOADER_OPTIONS,
+    includeDirs: [PROTO_ROOT],
+  });
   const serviceDef = packageDefinition['subscribe.StateChangeSubscription'] as unknown as ServiceDefinition;
   const root = loadRoot();
   const Event = root.lookupType('subscribe.Event');

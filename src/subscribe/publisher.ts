@@ -13,17 +13,17 @@
 // buffer; this rule accepts that case and also a client whose index is a
 // snapshot index newer than the subject's last change.
 import type { Logger } from 'pino';
-import type { Catalog } from '../catalog/catalog';
-import { SUBJECT_WILDCARD, type CatalogEvent, type Topic } from '../catalog/types';
-import { HubError } from '../errors';
-import { moduleLogger } from '../logger';
-import { append, createBuffer, type BufferNode, type Reader, type TopicBuffer } from './buffer';
-import { buildSnapshot, type Snapshot } from './snapshots';
-import { resolveSubject, supportsWildcard, topicName } from './subjects';
-import type { Publisher, StreamItem, SubscribeRequest, Subscription } from './types';
 import type { Authorizer } from '../acl/authorizer';
 import { canReadEvent } from '../acl/catalog-rules';
 import type { AclResolver } from '../acl/resolver';
+import type { Catalog } from '../catalog/catalog';
+import { type CatalogEvent, SUBJECT_WILDCARD, type Topic } from '../catalog/types';
+import { HubError } from '../errors';
+import { moduleLogger } from '../logger';
+import { append, type BufferNode, createBuffer, type Reader, type TopicBuffer } from './buffer';
+import { buildSnapshot, type Snapshot } from './snapshots';
+import { resolveSubject, supportsWildcard, topicName } from './subjects';
+import type { Publisher, StreamItem, SubscribeRequest, Subscription } from './types';
 
 export const RESET_MESSAGE = 'subscription closed by server, client must reset state and resubscribe';
 export const SHUTDOWN_MESSAGE = 'subscription closed by server, server is shutting down';
@@ -122,7 +122,9 @@ export function createPublisher(options: PublisherOptions): HubPublisher {
     p.trackedFrom = index;
   });
   const offAcl = options.acl?.onChange((affected) => {
-    const ended = [...p.subs].filter((s) => s.accessor !== undefined && (affected === 'all' || affected.includes(s.accessor)));
+    const ended = [...p.subs].filter(
+      (s) => s.accessor !== undefined && (affected === 'all' || affected.includes(s.accessor)),
+    );
     if (ended.length === 0) return;
     p.logger.info({ subscribers: ended.length }, 'token rights changed: ending its subscriptions with a reset');
     for (const sub of ended) end(sub, new HubError('SUBSCRIPTION_RESET', RESET_MESSAGE));
@@ -138,7 +140,8 @@ export function createPublisher(options: PublisherOptions): HubPublisher {
       endAll(p, new HubError('SHUTTING_DOWN', SHUTDOWN_MESSAGE));
     },
     stats: () => ({ subscribers: p.subs.size, buffers: p.buffers.size, ...p.counters }),
-    lastChangeIndex: (request) => p.lastChange.get(`${request.topic}|${resolveSubject(request.topic, request.subject)}`) ?? p.trackedFrom,
+    lastChangeIndex: (request) =>
+      p.lastChange.get(`${request.topic}|${resolveSubject(request.topic, request.subject)}`) ?? p.trackedFrom,
   };
 }
 
@@ -214,7 +217,12 @@ function snapshotFor(p: PublisherState, key: string, topic: Topic, subject: stri
   }
   evict(p, key);
   p.counters.snapshotCacheMisses++;
-  const entry: CacheEntry = { snapshot: buildSnapshot(p.catalog, topic, subject), pos: buffer.tail, buffer, timer: undefined };
+  const entry: CacheEntry = {
+    snapshot: buildSnapshot(p.catalog, topic, subject),
+    pos: buffer.tail,
+    buffer,
+    timer: undefined,
+  };
   if (p.snapshotCacheTtlMs > 0) {
     buffer.refs++; // the cached position must keep receiving items
     entry.timer = setTimeout(() => evict(p, key), p.snapshotCacheTtlMs);
@@ -250,7 +258,11 @@ function applyFilter(item: StreamItem, authz: Authorizer | undefined): StreamIte
   return kept.length === 0 ? undefined : { kind: 'events', index: item.index, events: kept };
 }
 
-async function* iterate(sub: Sub, prefix: readonly (readonly StreamItem[])[], token: Authorizer | undefined): AsyncGenerator<StreamItem> {
+async function* iterate(
+  sub: Sub,
+  prefix: readonly (readonly StreamItem[])[],
+  token: Authorizer | undefined,
+): AsyncGenerator<StreamItem> {
   try {
     for (const part of prefix) {
       for (const item of part) {

@@ -4,9 +4,8 @@
 // with the service; config entries and the service list send one item, which
 // becomes one EventBatch when it holds more than one event.
 import type { CatalogReader } from '../catalog/catalog';
-import { SUBJECT_NONE, SUBJECT_WILDCARD, Topic, type CatalogEvent, type CheckServiceNode } from '../catalog/types';
-import { connectSubject } from '../catalog/events';
-import { configSubject } from '../catalog/events';
+import { configSubject, connectSubject } from '../catalog/events';
+import { type CatalogEvent, type CheckServiceNode, SUBJECT_NONE, SUBJECT_WILDCARD, Topic } from '../catalog/types';
 import { configKindOf } from './subjects';
 import type { StreamItem } from './types';
 

@@ -3,8 +3,8 @@
 // wildcard; config-entry topics are keyed "<partition>/<namespace>/<name>" and
 // accept it; ServiceList accepts only the wildcard.
 import { configSubject } from '../catalog/events';
+import { CONFIG_TOPIC_BY_KIND, type ConfigEntryKind, SUBJECT_WILDCARD, Topic } from '../catalog/types';
 import { invalid } from '../errors';
-import { CONFIG_TOPIC_BY_KIND, SUBJECT_WILDCARD, Topic, type ConfigEntryKind } from '../catalog/types';
 import type { Subject } from './types';
 
 export const TOPIC_NAMES: ReadonlyMap<Topic, string> = new Map(
@@ -33,7 +33,6 @@ export function topicName(topic: Topic): string {
   return TOPIC_NAMES.get(topic) ?? String(topic);
 }
 
-
 /**
  * Checks a request's topic and subject and returns the subject string its
  * events are published under (SUBJECT_WILDCARD for a wildcard subscription).
@@ -45,7 +44,8 @@ export function resolveSubject(topic: Topic, subject: Subject): string {
   }
   const name = topicName(topic);
   if (subject.wildcard === true) {
-    if (!supportsWildcard(topic)) throw invalid('WildcardSubject', `topic ${name} does not support wildcard subscriptions`);
+    if (!supportsWildcard(topic))
+      throw invalid('WildcardSubject', `topic ${name} does not support wildcard subscriptions`);
     return SUBJECT_WILDCARD;
   }
   if (topic === Topic.ServiceList) {

@@ -1,7 +1,8 @@
 // The in-process face of the event publisher: what the gRPC Subscribe handler
 // and the materializer's in-process source both consume.
-import type { CatalogEvent, Topic } from '../catalog/types';
+
 import type { Authorizer } from '../acl/authorizer';
+import type { CatalogEvent, Topic } from '../catalog/types';
 import type { HubError } from '../errors';
 
 export type Subject =

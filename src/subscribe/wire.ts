@@ -8,7 +8,6 @@ import { convertMessage } from './pbjson';
 import { loadSubscribeProto, type SubscribeProto } from './proto';
 import type { StreamItem } from './types';
 
-
 /** Op is written only when it is not the proto3 default (Register / Upsert = 0), as Go's encoder does. */
 function op(nonDefault: boolean, name: string): { Op?: string } {
   return nonDefault ? { Op: name } : {};
@@ -32,19 +31,44 @@ export function createEventEncoder(proto: SubscribeProto = loadSubscribeProto())
     const p = e.payload;
     switch (p.type) {
       case 'service-health':
-        return { Index, ServiceHealth: { ...op(p.op === 'deregister', 'Deregister'), CheckServiceNode: convertMessage(CSN, p.csn) } };
+        return {
+          Index,
+          ServiceHealth: { ...op(p.op === 'deregister', 'Deregister'), CheckServiceNode: convertMessage(CSN, p.csn) },
+        };
       case 'config-entry':
         return { Index, ConfigEntry: { ...op(p.op === 'delete', 'Delete'), ConfigEntry: configEntryObject(p.entry) } };
       case 'service-list':
-        return { Index, Service: { ...op(p.op === 'deregister', 'Deregister'), Name: p.name, EnterpriseMeta: { Namespace: p.namespace, Partition: p.partition } } };
+        return {
+          Index,
+          Service: {
+            ...op(p.op === 'deregister', 'Deregister'),
+            Name: p.name,
+            EnterpriseMeta: { Namespace: p.namespace, Partition: p.partition },
+          },
+        };
     }
   }
 
-  function configEntryObject(entry: { Kind: ConfigEntryKind; Name: string; [k: string]: unknown }): Record<string, unknown> {
-    const head = convertMessage(ConfigEntry, { Name: entry.Name, Namespace: entry.Namespace, Partition: entry.Partition, CreateIndex: entry.CreateIndex, ModifyIndex: entry.ModifyIndex }) ?? {};
+  function configEntryObject(entry: {
+    Kind: ConfigEntryKind;
+    Name: string;
+    [k: string]: unknown;
+  }): Record<string, unknown> {
+    const head =
+      convertMessage(ConfigEntry, {
+        Name: entry.Name,
+        Namespace: entry.Namespace,
+        Partition: entry.Partition,
+        CreateIndex: entry.CreateIndex,
+        ModifyIndex: entry.ModifyIndex,
+      }) ?? {};
     const spec = configKind(entry.Kind).wire;
     if (spec === undefined) return head;
-    return { ...head, Kind: spec.kind, [spec.member]: convertMessage(t(`hashicorp.consul.internal.configentry.${spec.member}`), entry) ?? {} };
+    return {
+      ...head,
+      Kind: spec.kind,
+      [spec.member]: convertMessage(t(`hashicorp.consul.internal.configentry.${spec.member}`), entry) ?? {},
+    };
   }
 
   function toWireObject(item: StreamItem): Record<string, unknown> {
@@ -55,7 +79,8 @@ export function createEventEncoder(proto: SubscribeProto = loadSubscribeProto())
         return { Index: String(item.index), EndOfSnapshot: true };
       case 'events': {
         const first = item.events[0];
-        if (item.events.length === 1 && first !== undefined) return { ...eventObject(first), Index: String(item.index) };
+        if (item.events.length === 1 && first !== undefined)
+          return { ...eventObject(first), Index: String(item.index) };
         // One log entry's events for one subject travel together, to be applied at once.
         return { Index: String(item.index), EventBatch: { Events: item.events.map(eventObject) } };
       }

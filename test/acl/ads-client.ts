@@ -21,9 +21,19 @@ export class AdsClient {
   readonly status: Promise<grpc.StatusObject>;
   private first = true;
 
-  constructor(port: number, readonly kind: 'delta' | 'sotw', readonly nodeId: string, token: string | undefined, readonly cluster = 'test') {
-    const req = lookupType(`envoy.service.discovery.v3.${kind === 'delta' ? 'DeltaDiscoveryRequest' : 'DiscoveryRequest'}`);
-    const res = lookupType(`envoy.service.discovery.v3.${kind === 'delta' ? 'DeltaDiscoveryResponse' : 'DiscoveryResponse'}`);
+  constructor(
+    port: number,
+    readonly kind: 'delta' | 'sotw',
+    readonly nodeId: string,
+    token: string | undefined,
+    readonly cluster = 'test',
+  ) {
+    const req = lookupType(
+      `envoy.service.discovery.v3.${kind === 'delta' ? 'DeltaDiscoveryRequest' : 'DiscoveryRequest'}`,
+    );
+    const res = lookupType(
+      `envoy.service.discovery.v3.${kind === 'delta' ? 'DeltaDiscoveryResponse' : 'DiscoveryResponse'}`,
+    );
     this.client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
     const md = new grpc.Metadata();
     if (token !== undefined) md.set('x-consul-token', token);

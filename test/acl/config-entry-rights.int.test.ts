@@ -3,15 +3,18 @@
 // so any token, even the anonymous one under default deny, could reroute a service.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ROOT, aclHub, as, tokenWith } from './helpers';
+import { aclHub, as, ROOT, tokenWith } from './helpers';
 
-test('service-router and service-splitter writes need service:write on the entry\'s name', async () => {
+test("service-router and service-splitter writes need service:write on the entry's name", async () => {
   const hub = await aclHub();
   try {
     const web = await tokenWith(hub, 'service "web" { policy = "write" }');
     // Routers and splitters need an HTTP protocol on their service, as Consul's do.
     for (const Name of ['web', 'db']) {
-      assert.equal((await as(hub, ROOT, 'PUT', '/v1/config', { Kind: 'service-defaults', Name, Protocol: 'http' })).status, 200);
+      assert.equal(
+        (await as(hub, ROOT, 'PUT', '/v1/config', { Kind: 'service-defaults', Name, Protocol: 'http' })).status,
+        200,
+      );
     }
     for (const [Kind, body] of [
       ['service-router', { Routes: [] }],
@@ -26,7 +29,11 @@ test('service-router and service-splitter writes need service:write on the entry
       assert.equal(hub.catalog.lastIndex(), before, 'a refused write changes nothing');
       const own = await as(hub, web.secret, 'PUT', '/v1/config', { Kind, Name: 'web', ...body });
       assert.equal(own.status, 200, `${Kind}: ${own.text}`);
-      assert.equal((await as(hub, undefined, 'DELETE', `/v1/config/${Kind}/web`)).status, 403, `${Kind}: anonymous delete`);
+      assert.equal(
+        (await as(hub, undefined, 'DELETE', `/v1/config/${Kind}/web`)).status,
+        403,
+        `${Kind}: anonymous delete`,
+      );
       assert.equal((await as(hub, ROOT, 'DELETE', `/v1/config/${Kind}/web`)).status, 200);
     }
   } finally {

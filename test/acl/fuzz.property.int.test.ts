@@ -6,8 +6,9 @@
 // gRPC status), never crashes, and its export (the deterministic snapshot of
 // the whole state) is byte-identical before and after. FUZZ_RUNS=n runs longer
 // (npm run fuzz); the default keeps the suite fast. Prints how many inputs ran.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import fc from 'fast-check';
 import { registeredRoutes } from '../../src/http/acl';
@@ -22,16 +23,46 @@ const DELTA_ADS = '/envoy.service.discovery.v3.AggregatedDiscoveryService/DeltaA
 const CDS = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';
 
 /** Values of any JSON type but string and null, so no required name is ever satisfied. */
-const notAString = fc.oneof(fc.integer(), fc.double(), fc.boolean(), fc.array(fc.integer(), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 3 }));
-const FIELDS = ['Node', 'Address', 'Service', 'ID', 'Name', 'Kind', 'Port', 'Check', 'Checks', 'Verb', 'Rules', 'Policies', 'SecretID', 'Status', 'Output', 'Sources', 'Config'];
+const notAString = fc.oneof(
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.array(fc.integer(), { maxLength: 3 }),
+  fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 3 }),
+);
+const FIELDS = [
+  'Node',
+  'Address',
+  'Service',
+  'ID',
+  'Name',
+  'Kind',
+  'Port',
+  'Check',
+  'Checks',
+  'Verb',
+  'Rules',
+  'Policies',
+  'SecretID',
+  'Status',
+  'Output',
+  'Sources',
+  'Config',
+];
 
 type Body = { kind: string; payload: string | Buffer };
 /** Bodies no endpoint can take as a write: not JSON, not UTF-8, absurdly nested or over the size limit. */
 const malformed: fc.Arbitrary<Body> = fc.oneof(
   fc.string({ maxLength: 200 }).map((s) => ({ kind: 'malformed json', payload: `{${s}` })),
-  fc.uint8Array({ minLength: 1, maxLength: 300 }).map((b) => ({ kind: 'invalid utf-8', payload: Buffer.concat([Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(b)]) })),
-  fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(notAString, { maxLength: 4 })).map((v) => ({ kind: 'wrong root', payload: JSON.stringify(v) })),
-  fc.integer({ min: 1_000, max: 200_000 }).map((n) => ({ kind: 'deeply nested', payload: `${'{"Node":'.repeat(n)}1${'}'.repeat(n)}` })),
+  fc
+    .uint8Array({ minLength: 1, maxLength: 300 })
+    .map((b) => ({ kind: 'invalid utf-8', payload: Buffer.concat([Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(b)]) })),
+  fc
+    .oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(notAString, { maxLength: 4 }))
+    .map((v) => ({ kind: 'wrong root', payload: JSON.stringify(v) })),
+  fc
+    .integer({ min: 1_000, max: 200_000 })
+    .map((n) => ({ kind: 'deeply nested', payload: `${'{"Node":'.repeat(n)}1${'}'.repeat(n)}` })),
   fc.constant({ kind: 'huge', payload: `{"Node":"${'x'.repeat(5 * 1024 * 1024)}"}` }),
 );
 /**
@@ -40,8 +71,13 @@ const malformed: fc.Arbitrary<Body> = fc.oneof(
  * configuration) may take one as a write of its defaults, so these are checked
  * for clear answers and no crash; the export check covers the malformed kinds.
  */
-const wrongTypes: fc.Arbitrary<Body> = fc.dictionary(fc.constantFrom(...FIELDS), notAString, { minKeys: 1, maxKeys: 6 }).map((o) => ({ kind: 'wrong types', payload: JSON.stringify(o) }));
-const pathPart = fc.oneof(fc.string({ minLength: 1, maxLength: 20 }), fc.constantFrom('%00', '%ff', '..', 'service-defaults', 'web', '%E2%99%A3'));
+const wrongTypes: fc.Arbitrary<Body> = fc
+  .dictionary(fc.constantFrom(...FIELDS), notAString, { minKeys: 1, maxKeys: 6 })
+  .map((o) => ({ kind: 'wrong types', payload: JSON.stringify(o) }));
+const pathPart = fc.oneof(
+  fc.string({ minLength: 1, maxLength: 20 }),
+  fc.constantFrom('%00', '%ff', '..', 'service-defaults', 'web', '%E2%99%A3'),
+);
 
 async function settle<T>(p: Promise<T>, ms: number): Promise<T | 'pending'> {
   let timer: NodeJS.Timeout | undefined;
@@ -56,8 +92,15 @@ async function settle<T>(p: Promise<T>, ms: number): Promise<T | 'pending'> {
 test('fuzz: HTTP writes, Subscribe and xDS refuse hostile input clearly, never crash, and change nothing', async (t) => {
   const hub = await startHub({}, { parts: ALL_PARTS, grpcGraceMs: 100 });
   try {
-    for (const [node, svc] of [['n1', 'web'], ['n2', 'db']]) {
-      const r = await hub.http.inject({ method: 'PUT', url: '/v1/catalog/register', payload: { Node: node, Address: '10.0.0.1', Service: { Service: svc, Port: 80 } } });
+    for (const [node, svc] of [
+      ['n1', 'web'],
+      ['n2', 'db'],
+    ]) {
+      const r = await hub.http.inject({
+        method: 'PUT',
+        url: '/v1/catalog/register',
+        payload: { Node: node, Address: '10.0.0.1', Service: { Service: svc, Port: 80 } },
+      });
       assert.equal(r.statusCode, 200);
     }
     const before = hub.catalog.snapshot().state;
@@ -74,7 +117,12 @@ test('fuzz: HTTP writes, Subscribe and xDS refuse hostile input clearly, never c
         counts.http++;
         const [method, pattern] = route.split(' ') as [string, string];
         const url = pattern.replace(/::/g, '\0').replace(/:\w+/g, encodeURIComponent(part)).replace(/\0/g, ':');
-        const res = await hub.http.inject({ method: method as 'PUT', url, payload: body.payload, headers: { 'content-type': 'application/json' } });
+        const res = await hub.http.inject({
+          method: method as 'PUT',
+          url,
+          payload: body.payload,
+          headers: { 'content-type': 'application/json' },
+        });
         // Endpoints that read no body (a DELETE of what does not exist) may answer 2xx: they change nothing either.
         assert.ok(res.statusCode < 500, `${route} ${body.kind}: ${res.statusCode} ${res.body.slice(0, 200)}`);
         if (res.statusCode >= 400) assert.notEqual(res.body, '', `${route} ${body.kind}: an error says why`);
@@ -94,19 +142,36 @@ test('fuzz: HTTP writes, Subscribe and xDS refuse hostile input clearly, never c
     };
     const subscribeInputs = fc.oneof(
       fc.uint8Array({ minLength: 1, maxLength: 200 }).map((b) => Buffer.from(b)),
-      fc.record({ Topic: fc.integer({ min: -5, max: 100 }), Key: fc.string({ maxLength: 50 }), Index: fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map(String), Datacenter: fc.string({ maxLength: 5 }) }).map(encode),
+      fc
+        .record({
+          Topic: fc.integer({ min: -5, max: 100 }),
+          Key: fc.string({ maxLength: 50 }),
+          Index: fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map(String),
+          Datacenter: fc.string({ maxLength: 5 }),
+        })
+        .map(encode),
       fc.constant(encode({ Topic: 1, NamedSubject: { Key: 'k'.repeat(100_000) } })),
     );
     await fc.assert(
       fc.asyncProperty(subscribeInputs, async (bytes) => {
         counts.subscribe++;
-        const call = raw.makeServerStreamRequest(method, (b: Buffer) => b, (b: Buffer) => b, bytes);
+        const call = raw.makeServerStreamRequest(
+          method,
+          (b: Buffer) => b,
+          (b: Buffer) => b,
+          bytes,
+        );
         const status = new Promise<grpc.StatusObject>((resolve) => call.on('status', resolve));
         call.on('data', () => undefined);
         call.on('error', () => undefined);
         const end = await settle(status, 300);
-        if (end === 'pending') call.cancel(); // a valid request: its stream is open, which is fine
-        else assert.ok([grpc.status.INVALID_ARGUMENT, grpc.status.OK, grpc.status.RESOURCE_EXHAUSTED].includes(end.code), `${end.code} ${end.details}`);
+        if (end === 'pending')
+          call.cancel(); // a valid request: its stream is open, which is fine
+        else
+          assert.ok(
+            [grpc.status.INVALID_ARGUMENT, grpc.status.OK, grpc.status.RESOURCE_EXHAUSTED].includes(end.code),
+            `${end.code} ${end.details}`,
+          );
       }),
       { numRuns: RUNS },
     );
@@ -114,9 +179,20 @@ test('fuzz: HTTP writes, Subscribe and xDS refuse hostile input clearly, never c
 
     // xDS: garbage type URLs, 100,000 names, invalid nonces, a node that changes identity mid-stream; and raw bytes.
     const xdsInputs = fc.record({
-      typeUrl: fc.oneof(fc.constant(CDS), fc.string({ maxLength: 80 }), fc.constant('type.googleapis.com/x'.repeat(50))),
-      names: fc.oneof(fc.array(fc.string({ maxLength: 30 }), { maxLength: 20 }), fc.constant(Array.from({ length: 100_000 }, (_, i) => `svc-${i}`))),
-      nonce: fc.oneof(fc.constant(''), fc.string({ maxLength: 40 }), fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 })),
+      typeUrl: fc.oneof(
+        fc.constant(CDS),
+        fc.string({ maxLength: 80 }),
+        fc.constant('type.googleapis.com/x'.repeat(50)),
+      ),
+      names: fc.oneof(
+        fc.array(fc.string({ maxLength: 30 }), { maxLength: 20 }),
+        fc.constant(Array.from({ length: 100_000 }, (_, i) => `svc-${i}`)),
+      ),
+      nonce: fc.oneof(
+        fc.constant(''),
+        fc.string({ maxLength: 40 }),
+        fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }),
+      ),
       version: fc.string({ maxLength: 20 }),
       nodes: fc.array(fc.string({ maxLength: 20 }), { minLength: 1, maxLength: 3 }),
       delta: fc.boolean(),
@@ -124,18 +200,32 @@ test('fuzz: HTTP writes, Subscribe and xDS refuse hostile input clearly, never c
     await fc.assert(
       fc.asyncProperty(xdsInputs, async (input) => {
         counts.xds++;
-        const client = new ScriptedClient({ port: hub.grpcPort, path: input.delta ? DELTA_ADS : ADS, kind: input.delta ? 'delta' : 'sotw' });
+        const client = new ScriptedClient({
+          port: hub.grpcPort,
+          path: input.delta ? DELTA_ADS : ADS,
+          kind: input.delta ? 'delta' : 'sotw',
+        });
         try {
           for (const id of input.nodes) {
             const node = { id, cluster: id };
             client.send(
               input.delta
                 ? { node, typeUrl: input.typeUrl, resourceNamesSubscribe: input.names, responseNonce: input.nonce }
-                : { node, typeUrl: input.typeUrl, resourceNames: input.names, responseNonce: input.nonce, versionInfo: input.version },
+                : {
+                    node,
+                    typeUrl: input.typeUrl,
+                    resourceNames: input.names,
+                    responseNonce: input.nonce,
+                    versionInfo: input.version,
+                  },
             );
           }
           const end = await settle(client.status, 200);
-          if (end !== 'pending') assert.ok(end.code !== grpc.status.INTERNAL && end.code !== grpc.status.UNKNOWN, `${end.code} ${end.details}`);
+          if (end !== 'pending')
+            assert.ok(
+              end.code !== grpc.status.INTERNAL && end.code !== grpc.status.UNKNOWN,
+              `${end.code} ${end.details}`,
+            );
         } finally {
           client.close();
         }
@@ -146,26 +236,42 @@ test('fuzz: HTTP writes, Subscribe and xDS refuse hostile input clearly, never c
     await fc.assert(
       fc.asyncProperty(fc.uint8Array({ minLength: 1, maxLength: 300 }), async (bytes) => {
         counts.xds++;
-        const call = rawXds.makeBidiStreamRequest(ADS, (b: Buffer) => b, (b: Buffer) => b);
+        const call = rawXds.makeBidiStreamRequest(
+          ADS,
+          (b: Buffer) => b,
+          (b: Buffer) => b,
+        );
         const status = new Promise<grpc.StatusObject>((resolve) => call.on('status', resolve));
         call.on('data', () => undefined);
         call.on('error', () => undefined);
         call.write(Buffer.from(bytes));
         const end = await settle(status, 200);
         if (end === 'pending') call.cancel();
-        else assert.ok(end.code !== grpc.status.INTERNAL && end.code !== grpc.status.UNKNOWN, `${end.code} ${end.details}`);
+        else
+          assert.ok(
+            end.code !== grpc.status.INTERNAL && end.code !== grpc.status.UNKNOWN,
+            `${end.code} ${end.details}`,
+          );
       }),
       { numRuns: RUNS },
     );
     rawXds.close();
 
-    t.diagnostic(`fuzz inputs tried: HTTP ${counts.http} over ${writes.length} write endpoints, Subscribe ${counts.subscribe}, xDS ${counts.xds}`);
-    assert.equal((await hub.http.inject({ method: 'GET', url: '/v1/status/leader' })).statusCode, 200, 'the hub still answers');
+    t.diagnostic(
+      `fuzz inputs tried: HTTP ${counts.http} over ${writes.length} write endpoints, Subscribe ${counts.subscribe}, xDS ${counts.xds}`,
+    );
+    assert.equal(
+      (await hub.http.inject({ method: 'GET', url: '/v1/status/leader' })).statusCode,
+      200,
+      'the hub still answers',
+    );
     const after = hub.catalog.snapshot().state;
     if (after !== afterHttp) {
       const [a, b] = [JSON.parse(afterHttp) as Record<string, unknown>, JSON.parse(after) as Record<string, unknown>];
       const changed = Object.keys(b).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
-      assert.fail(`Subscribe or xDS input changed the export, in ${changed.map((k) => `${k}: ${JSON.stringify(b[k]).slice(0, 400)}`).join('; ')}`);
+      assert.fail(
+        `Subscribe or xDS input changed the export, in ${changed.map((k) => `${k}: ${JSON.stringify(b[k]).slice(0, 400)}`).join('; ')}`,
+      );
     }
   } finally {
     await hub.close();

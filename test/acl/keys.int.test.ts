@@ -4,13 +4,14 @@
 // entries (the first root, leaf issues, a root rotation that reissues every
 // leaf) carry none, on any topic, even to a management token; the CA's HTTP
 // reads show no key; the leaf endpoint needs service:write.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import type { CatalogEvent } from '../../src/catalog/types';
 import { Topic } from '../../src/catalog/types';
 import type { Hub } from '../../src/hub';
 import { StreamReader, subscribeClient } from '../subscribe/grpc-helpers';
-import { ROOT, aclHub, as, tokenWith } from './helpers';
+import { aclHub, as, ROOT, tokenWith } from './helpers';
 
 let hub: Hub;
 before(async () => {
@@ -37,8 +38,15 @@ test('no catalog event, so no Subscribe topic, carries key material: leaf issues
   try {
     // Every topic, as the management token (wildcard where the topic allows it, else each service by name).
     const wildcard = [
-      Topic.MeshConfig, Topic.ServiceResolver, Topic.IngressGateway, Topic.ServiceIntentions, Topic.ServiceList,
-      Topic.ServiceDefaults, Topic.HTTPRoute, Topic.ServiceRouter, Topic.ServiceSplitter,
+      Topic.MeshConfig,
+      Topic.ServiceResolver,
+      Topic.IngressGateway,
+      Topic.ServiceIntentions,
+      Topic.ServiceList,
+      Topic.ServiceDefaults,
+      Topic.HTTPRoute,
+      Topic.ServiceRouter,
+      Topic.ServiceSplitter,
     ];
     const open = (req: Record<string, unknown>) =>
       streams.push(new StreamReader(client.Subscribe({ ...req, Token: ROOT } as never)));
@@ -46,12 +54,20 @@ test('no catalog event, so no Subscribe topic, carries key material: leaf issues
     for (const name of ['web', 'web-sidecar-proxy']) open({ Topic: Topic.ServiceHealth, NamedSubject: { Key: name } });
     open({ Topic: Topic.ServiceHealthConnect, NamedSubject: { Key: 'web' } });
     await Promise.all(streams.map((s) => s.subscribed()));
-    const reg = await as(hub, ROOT, 'PUT', '/v1/agent/service/register', { Name: 'web', ID: 'web1', Port: 8080, Connect: { SidecarService: {} } });
+    const reg = await as(hub, ROOT, 'PUT', '/v1/agent/service/register', {
+      Name: 'web',
+      ID: 'web1',
+      Port: 8080,
+      Connect: { SidecarService: {} },
+    });
     assert.equal(reg.status, 200, reg.text);
     await waitLeaves(['web']);
     const before = new Map([...hub.catalog.connectCa().leaves].map(([s, l]) => [s, l.SerialNumber]));
     // A root rotation (a new key) reissues every leaf.
-    const fresh = await as(hub, ROOT, 'PUT', '/v1/connect/ca/configuration', { Provider: 'consul', Config: { PrivateKey: await newKeyPem() } });
+    const fresh = await as(hub, ROOT, 'PUT', '/v1/connect/ca/configuration', {
+      Provider: 'consul',
+      Config: { PrivateKey: await newKeyPem() },
+    });
     assert.equal(fresh.status, 200, fresh.text);
     await waitLeaves(['web'], before);
     const leafKey = hub.catalog.connectCa().leaves.get('web')!.PrivateKeyPEM;
@@ -79,12 +95,21 @@ test('no catalog event, so no Subscribe topic, carries key material: leaf issues
 
 test('the CA’s HTTP reads carry no key; the leaf endpoint needs service:write on its service', async () => {
   const op = await tokenWith(hub, 'operator = "read"\nservice_prefix "" { policy = "read" }');
-  for (const url of ['/v1/connect/ca/roots', '/v1/agent/connect/ca/roots', '/v1/connect/ca/roots?pem', '/v1/connect/ca/configuration']) {
+  for (const url of [
+    '/v1/connect/ca/roots',
+    '/v1/agent/connect/ca/roots',
+    '/v1/connect/ca/roots?pem',
+    '/v1/connect/ca/configuration',
+  ]) {
     const r = await as(hub, op.secret, 'GET', url);
     assert.equal(r.status, 200, `${url}: ${r.text}`);
     assert.doesNotMatch(r.text, KEY, url);
   }
-  assert.equal((await as(hub, op.secret, 'GET', '/v1/agent/connect/ca/leaf/web')).status, 403, 'read everything is not write');
+  assert.equal(
+    (await as(hub, op.secret, 'GET', '/v1/agent/connect/ca/leaf/web')).status,
+    403,
+    'read everything is not write',
+  );
   const web = await tokenWith(hub, 'service "web" { policy = "write" }');
   const leaf = await as(hub, web.secret, 'GET', '/v1/agent/connect/ca/leaf/web');
   assert.equal(leaf.status, 200);

@@ -1,8 +1,9 @@
 // key, key_prefix and session rules on /v1/kv, /v1/txn and /v1/session
 // (docs/kv.md, "ACLs"): exact beats prefix, the longest prefix wins, deny beats
 // all; reads of a tree are filtered key by key, writes refused with Consul's 403.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import type { Hub } from '../../src/hub';
 import { aclHub, as, ROOT, tokenWith } from './helpers';
 
@@ -10,7 +11,8 @@ let hub: Hub;
 let app: string;
 before(async () => {
   hub = await aclHub();
-  for (const k of ['app/a', 'app/secret/x', 'other/b']) assert.equal((await as(hub, ROOT, 'PUT', `/v1/kv/${k}`, 'v')).text, 'true');
+  for (const k of ['app/a', 'app/secret/x', 'other/b'])
+    assert.equal((await as(hub, ROOT, 'PUT', `/v1/kv/${k}`, 'v')).text, 'true');
   app = (
     await tokenWith(
       hub,
@@ -31,10 +33,17 @@ test('a single key needs key:read: 403 without it, 200 with it', async () => {
 
 test('recurse and keys are filtered key by key, with the filtered header', async () => {
   const tree = await as(hub, app, 'GET', '/v1/kv/?recurse');
-  assert.deepEqual(tree.json.map((e: { Key: string }) => e.Key), ['app/a', 'other/b']);
+  assert.deepEqual(
+    tree.json.map((e: { Key: string }) => e.Key),
+    ['app/a', 'other/b'],
+  );
   assert.equal(tree.headers['x-consul-results-filtered-by-acls'], 'true');
   assert.deepEqual((await as(hub, app, 'GET', '/v1/kv/app/?keys')).json, ['app/a']);
-  assert.equal((await as(hub, app, 'GET', '/v1/kv/app/secret/?recurse')).status, 404, 'nothing readable reads as nothing');
+  assert.equal(
+    (await as(hub, app, 'GET', '/v1/kv/app/secret/?recurse')).status,
+    404,
+    'nothing readable reads as nothing',
+  );
 });
 
 test('writes need key:write; delete-tree needs it on every key it would delete', async () => {
@@ -55,12 +64,16 @@ test('txn: KV writes checked per op, get results filtered', async () => {
   assert.equal((await as(hub, ROOT, 'GET', '/v1/kv/app/t')).status, 404);
   const read = await as(hub, app, 'PUT', '/v1/txn', [{ KV: { Verb: 'get-tree', Key: 'app/' } }]);
   assert.equal(read.status, 200, read.text);
-  assert.deepEqual(read.json.Results.map((r: { KV: { Key: string } }) => r.KV.Key), ['app/a', 'app/new']);
+  assert.deepEqual(
+    read.json.Results.map((r: { KV: { Key: string } }) => r.KV.Key),
+    ['app/a', 'app/new'],
+  );
 });
 
 test('sessions: session:write on the node to create, session:read to see them', async () => {
   await as(hub, ROOT, 'PUT', '/v1/catalog/register', { Node: 'worker', Address: '10.0.0.9' });
-  const writer = (await tokenWith(hub, 'session "worker" { policy = "write" }\nkey_prefix "" { policy = "write" }')).secret;
+  const writer = (await tokenWith(hub, 'session "worker" { policy = "write" }\nkey_prefix "" { policy = "write" }'))
+    .secret;
   const reader = (await tokenWith(hub, 'session_prefix "" { policy = "read" }')).secret;
   const created = await as(hub, writer, 'PUT', '/v1/session/create', { Node: 'worker' });
   assert.equal(created.status, 200, created.text);

@@ -2,14 +2,15 @@
 // nothing: HTTP 413 (body, txn), 429 with Retry-After (blocking queries per
 // client, requests per second), gRPC RESOURCE_EXHAUSTED (message size, streams
 // per connection, Subscribe streams per token).
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { DEFAULTS } from '../../src/config';
 import { ALL_PARTS } from '../../src/hub';
+import { loadSubscribeProto } from '../../src/subscribe/proto';
 import { blockingQueriesWaiting, call, startHub } from '../helpers/hub';
 import { until as poll } from '../helpers/until';
-import { loadSubscribeProto } from '../../src/subscribe/proto';
 import { StreamReader, subscribeClient } from '../subscribe/grpc-helpers';
 
 const limits = (over: Partial<typeof DEFAULTS.limits>) => ({ limits: { ...DEFAULTS.limits, ...over } });
@@ -18,7 +19,11 @@ test('HTTP: body over --http-max-body is 413; a txn over --txn-max-ops is 413 na
   const hub = await startHub(limits({ httpMaxBodyBytes: 1024, txnMaxOps: 2 }));
   try {
     const before = hub.catalog.snapshot().state;
-    const big = await call(hub, 'PUT', '/v1/catalog/register', { Node: 'n1', Address: '10.0.0.1', NodeMeta: { pad: 'x'.repeat(2000) } });
+    const big = await call(hub, 'PUT', '/v1/catalog/register', {
+      Node: 'n1',
+      Address: '10.0.0.1',
+      NodeMeta: { pad: 'x'.repeat(2000) },
+    });
     assert.equal(big.status, 413);
     const op = { Node: { Verb: 'set', Node: { Node: 'n1', Address: '10.0.0.1' } } };
     const txn = await call(hub, 'PUT', '/v1/txn', [op, op, op]);
@@ -36,7 +41,9 @@ test('HTTP: blocking queries past --http-max-blocking-per-client are 429 with Re
   const rated = await startHub(limits({ httpRateLimit: 5 }));
   try {
     const first = await call(hub, 'GET', '/v1/catalog/nodes');
-    const held = [1, 2].map(() => hub.http.inject({ method: 'GET', url: `/v1/catalog/nodes?index=${first.index}&wait=5s` }));
+    const held = [1, 2].map(() =>
+      hub.http.inject({ method: 'GET', url: `/v1/catalog/nodes?index=${first.index}&wait=5s` }),
+    );
     await blockingQueriesWaiting(hub, 2);
     const third = await call(hub, 'GET', `/v1/catalog/nodes?index=${first.index}&wait=5s`);
     assert.equal(third.status, 429);
@@ -65,14 +72,21 @@ test('HTTP: blocking queries past --http-max-blocking-per-client are 429 with Re
 });
 
 test('gRPC: a message over --grpc-max-message, streams over --grpc-max-streams-per-connection and --subscribe-max-streams-per-token are RESOURCE_EXHAUSTED', async () => {
-  const hub = await startHub(limits({ grpcMaxMessageBytes: 512, grpcMaxStreamsPerConnection: 3, subscribeMaxStreamsPerToken: 2 }), { parts: ALL_PARTS, grpcGraceMs: 100 });
+  const hub = await startHub(
+    limits({ grpcMaxMessageBytes: 512, grpcMaxStreamsPerConnection: 3, subscribeMaxStreamsPerToken: 2 }),
+    { parts: ALL_PARTS, grpcGraceMs: 100 },
+  );
   const client = subscribeClient(`127.0.0.1:${hub.grpcPort}`);
   // Its own subchannel pool: a second TCP connection (grpc-js shares one between clients otherwise).
   const Ctor = grpc.makeGenericClientConstructor(loadSubscribeProto().service, 'StateChangeSubscription');
-  const other = new Ctor(`127.0.0.1:${hub.grpcPort}`, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 }) as unknown as typeof client;
+  const other = new Ctor(`127.0.0.1:${hub.grpcPort}`, grpc.credentials.createInsecure(), {
+    'grpc.use_local_subchannel_pool': 1,
+  }) as unknown as typeof client;
   const open: StreamReader[] = [];
   try {
-    const huge = await new StreamReader(client.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'x'.repeat(2000) } })).status;
+    const huge = await new StreamReader(
+      client.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'x'.repeat(2000) } }),
+    ).status;
     assert.equal(huge.code, grpc.status.RESOURCE_EXHAUSTED);
     assert.match(huge.details, /larger than max/);
 
@@ -94,7 +108,15 @@ test('gRPC: a message over --grpc-max-message, streams over --grpc-max-streams-p
     await sub(other, 'c').subscribed();
     open[0]!.call.cancel();
     await open[0]!.status;
-    await until(async () => (await Promise.race([sub(client, 'd').subscribed().then(() => true), open.at(-1)!.status.then(() => false)])));
+    await until(
+      async () =>
+        await Promise.race([
+          sub(client, 'd')
+            .subscribed()
+            .then(() => true),
+          open.at(-1)!.status.then(() => false),
+        ]),
+    );
   } finally {
     for (const s of open) s.call.cancel();
     client.close();

@@ -1,18 +1,24 @@
 // /v1/acl/*: bootstrap once, the initial management token, tokens and policies
 // in Consul's shapes, secrets shown only at creation (stored hashed), and the
 // rights each call needs.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { sha256Hex } from '../../src/acl/secrets';
 import { MANAGEMENT_POLICY_ID } from '../../src/acl/types';
 import { call, startHub } from '../helpers/hub';
 import { letTimePass } from '../helpers/until';
-import { ROOT, aclHub, as, tokenWith } from './helpers';
+import { aclHub, as, ROOT, tokenWith } from './helpers';
 
 test('with ACLs off every /v1/acl endpoint answers 401 "ACL support disabled"', async () => {
   const hub = await startHub();
   try {
-    for (const [m, u] of [['PUT', '/v1/acl/bootstrap'], ['GET', '/v1/acl/tokens'], ['GET', '/v1/acl/token/self'], ['PUT', '/v1/acl/policy']] as const) {
+    for (const [m, u] of [
+      ['PUT', '/v1/acl/bootstrap'],
+      ['GET', '/v1/acl/tokens'],
+      ['GET', '/v1/acl/token/self'],
+      ['PUT', '/v1/acl/policy'],
+    ] as const) {
       const r = await call(hub, m, u, m === 'PUT' ? {} : undefined);
       assert.equal(r.status, 401, u);
       assert.equal(r.text, 'ACL support disabled');
@@ -68,18 +74,38 @@ test('the initial management token exists after start, survives a restart and is
 test('tokens: create, read (secret hidden), update, clone, list, delete; policies by ID and by name', async () => {
   const hub = await aclHub();
   try {
-    const policy = await as(hub, ROOT, 'PUT', '/v1/acl/policy', { Name: 'web-read', Description: 'd', Rules: 'service "web" { policy = "read" }' });
+    const policy = await as(hub, ROOT, 'PUT', '/v1/acl/policy', {
+      Name: 'web-read',
+      Description: 'd',
+      Rules: 'service "web" { policy = "read" }',
+    });
     assert.equal(policy.status, 200, policy.text);
-    assert.deepEqual(Object.keys(policy.json).sort(), ['CreateIndex', 'Datacenters', 'Description', 'Hash', 'ID', 'ModifyIndex', 'Name', 'Rules']);
+    assert.deepEqual(Object.keys(policy.json).sort(), [
+      'CreateIndex',
+      'Datacenters',
+      'Description',
+      'Hash',
+      'ID',
+      'ModifyIndex',
+      'Name',
+      'Rules',
+    ]);
     assert.equal((await as(hub, ROOT, 'GET', '/v1/acl/policy/name/web-read')).json.ID, policy.json.ID);
     const dup = await as(hub, ROOT, 'PUT', '/v1/acl/policy', { Name: 'web-read', Rules: '' });
     assert.equal(dup.status, 409);
     assert.match(dup.text, /A Policy with Name "web-read" already exists/);
-    const bad = await as(hub, ROOT, 'PUT', '/v1/acl/policy', { Name: 'bad', Rules: 'service "web" { policy = "reed" }' });
+    const bad = await as(hub, ROOT, 'PUT', '/v1/acl/policy', {
+      Name: 'bad',
+      Rules: 'service "web" { policy = "reed" }',
+    });
     assert.equal(bad.status, 400);
     assert.match(bad.text, /^Rules: Invalid service "web" policy/);
 
-    const created = await as(hub, ROOT, 'PUT', '/v1/acl/token', { Description: 'web reader', Policies: [{ Name: 'web-read' }], ExpirationTTL: '1h' });
+    const created = await as(hub, ROOT, 'PUT', '/v1/acl/token', {
+      Description: 'web reader',
+      Policies: [{ Name: 'web-read' }],
+      ExpirationTTL: '1h',
+    });
     assert.equal(created.status, 200, created.text);
     const { AccessorID, SecretID } = created.json;
     assert.match(SecretID, /^[0-9a-f-]{36}$/);
@@ -96,7 +122,9 @@ test('tokens: create, read (secret hidden), update, clone, list, delete; policie
     const updated = await as(hub, ROOT, 'PUT', `/v1/acl/token/${AccessorID}`, { Description: 'renamed', Policies: [] });
     assert.equal(updated.status, 200, updated.text);
     assert.deepEqual(updated.json.Policies, []);
-    const change = await as(hub, ROOT, 'PUT', `/v1/acl/token/${AccessorID}`, { SecretID: '99999999-2222-4333-8444-555555555555' });
+    const change = await as(hub, ROOT, 'PUT', `/v1/acl/token/${AccessorID}`, {
+      SecretID: '99999999-2222-4333-8444-555555555555',
+    });
     assert.equal(change.status, 400);
     assert.match(change.text, /Changing a token's SecretID is not permitted/);
 
@@ -105,7 +133,10 @@ test('tokens: create, read (secret hidden), update, clone, list, delete; policie
     assert.notEqual(clone.json.SecretID, SecretID);
 
     const list = await as(hub, ROOT, 'GET', '/v1/acl/tokens');
-    assert.deepEqual(new Set(list.json.map((t: { Description: string }) => t.Description)), new Set(['Anonymous Token', 'Initial Management Token', 'renamed', 'copy']));
+    assert.deepEqual(
+      new Set(list.json.map((t: { Description: string }) => t.Description)),
+      new Set(['Anonymous Token', 'Initial Management Token', 'renamed', 'copy']),
+    );
     assert.ok(list.json.every((t: { SecretID: string }) => t.SecretID === '<hidden>' || t.SecretID === 'anonymous'));
 
     assert.equal((await as(hub, ROOT, 'DELETE', `/v1/acl/token/${AccessorID}`)).json, true);
@@ -132,17 +163,32 @@ test('management needs acl rights: acl:read reads, acl:write writes, and unknown
     assert.equal((await as(hub, reader.secret, 'GET', '/v1/acl/tokens')).status, 200);
     const denied = await as(hub, reader.secret, 'PUT', '/v1/acl/token', {});
     assert.equal(denied.status, 403);
-    assert.equal(denied.text, `Permission denied: token with AccessorID '${reader.accessor}' lacks permission 'acl:write'`);
+    assert.equal(
+      denied.text,
+      `Permission denied: token with AccessorID '${reader.accessor}' lacks permission 'acl:write'`,
+    );
     const anon = await as(hub, undefined, 'GET', '/v1/acl/tokens');
     assert.equal(anon.status, 403);
-    assert.equal(anon.text, "Permission denied: anonymous token lacks permission 'acl:read'. The anonymous token is used implicitly when a request does not specify a token.");
+    assert.equal(
+      anon.text,
+      "Permission denied: anonymous token lacks permission 'acl:read'. The anonymous token is used implicitly when a request does not specify a token.",
+    );
     const unknown = await as(hub, '00000000-0000-4000-8000-000000000000', 'GET', '/v1/catalog/nodes');
     assert.equal(unknown.status, 403);
     assert.equal(unknown.text, 'ACL not found');
     // Bearer and ?token= carry tokens too.
-    assert.equal((await as(hub, undefined, 'GET', '/v1/acl/tokens', undefined, { authorization: `Bearer ${reader.secret}` })).status, 200);
+    assert.equal(
+      (await as(hub, undefined, 'GET', '/v1/acl/tokens', undefined, { authorization: `Bearer ${reader.secret}` }))
+        .status,
+      200,
+    );
     assert.equal((await as(hub, undefined, 'GET', `/v1/acl/tokens?token=${reader.secret}`)).status, 200);
-    const self = await as(hub, ROOT, 'DELETE', `/v1/acl/token/${(await as(hub, ROOT, 'GET', '/v1/acl/token/self')).json.AccessorID}`);
+    const self = await as(
+      hub,
+      ROOT,
+      'DELETE',
+      `/v1/acl/token/${(await as(hub, ROOT, 'GET', '/v1/acl/token/self')).json.AccessorID}`,
+    );
     assert.equal(self.status, 400);
     assert.match(self.text, /Deletion of the request's authorization token is not permitted/);
   } finally {
@@ -153,7 +199,9 @@ test('management needs acl rights: acl:read reads, acl:write writes, and unknown
 test('an expired token is "ACL not found"', async () => {
   const hub = await aclHub();
   try {
-    const t = await tokenWith(hub, 'node_prefix "" { policy = "read" }', { ExpirationTime: new Date(Date.now() + 400).toISOString() });
+    const t = await tokenWith(hub, 'node_prefix "" { policy = "read" }', {
+      ExpirationTime: new Date(Date.now() + 400).toISOString(),
+    });
     assert.equal((await as(hub, t.secret, 'GET', '/v1/catalog/nodes')).status, 200);
     await letTimePass(450, 'the token expires 400 ms after it was made');
     const after = await as(hub, t.secret, 'GET', '/v1/catalog/nodes');

@@ -1,8 +1,9 @@
 // Rules parsing (HCL through HashiCorp's parser, Consul's JSON form) and the
 // policy engine's precedence: exact > longest prefix > default; deny > write >
 // read across policies; default allow never grants ACL management.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { createAuthorizer, mergeRules } from '../../src/acl/authorizer';
 import { parseRules } from '../../src/acl/rules';
 import { isHubError } from '../../src/errors';
@@ -61,11 +62,17 @@ test('bad rules are INVALID_ARGUMENT naming Rules, with the reason', async () =>
     ['x'.repeat(200 * 1024), /longer than/],
   ];
   for (const [text, reason] of cases) {
-    await assert.rejects(parseRules(text), (err: unknown) => isHubError(err, 'INVALID_ARGUMENT') && err.field === 'Rules' && reason.test(err.message), text.slice(0, 60));
+    await assert.rejects(
+      parseRules(text),
+      (err: unknown) => isHubError(err, 'INVALID_ARGUMENT') && err.field === 'Rules' && reason.test(err.message),
+      text.slice(0, 60),
+    );
   }
   assert.deepEqual((await parseRules('operator = "read"')).operator, 'read');
   // Brackets inside a quoted name are not nesting.
-  assert.deepEqual((await parseRules(`service "${'['.repeat(100)}\\"x" { policy = "read" }`)).service, { [`${'['.repeat(100)}"x`]: 'read' });
+  assert.deepEqual((await parseRules(`service "${'['.repeat(100)}\\"x" { policy = "read" }`)).service, {
+    [`${'['.repeat(100)}"x`]: 'read',
+  });
 });
 
 test('exact beats prefix, the longest prefix wins, and what no rule covers falls to the default', async () => {
@@ -88,7 +95,12 @@ service "api-internal-ok" { policy = "read" }
 test('rules on one name from several policies merge: deny > write > read', async () => {
   const a = await authz(['service "web" { policy = "read" }', 'service "web" { policy = "write" }']);
   assert.equal(a.allowed('service', 'write', 'web'), true);
-  const b = await authz(['service "web" { policy = "write" }', 'service "web" { policy = "deny" }', 'operator = "write"', 'operator = "read"']);
+  const b = await authz([
+    'service "web" { policy = "write" }',
+    'service "web" { policy = "deny" }',
+    'operator = "write"',
+    'operator = "read"',
+  ]);
   assert.equal(b.allowed('service', 'read', 'web'), false);
   assert.equal(b.allowed('operator', 'write'), true);
 });
@@ -110,7 +122,9 @@ test('mesh falls back to operator; intentions fall back to the service rule (rea
   assert.equal(a.allowed('intention', 'read', 'web'), true);
   assert.equal(a.allowed('intention', 'write', 'web'), false);
   assert.equal(a.allowed('intention', 'read', 'db'), false);
-  const b = await authz('service "web" {\n policy = "read"\n intentions = "write"\n}\nmesh = "read"\noperator = "write"');
+  const b = await authz(
+    'service "web" {\n policy = "read"\n intentions = "write"\n}\nmesh = "read"\noperator = "write"',
+  );
   assert.equal(b.allowed('intention', 'write', 'web'), true);
   assert.equal(b.allowed('mesh', 'write'), false);
 });

@@ -3,25 +3,34 @@
 // (never an empty success), wildcard streams are filtered per event, and when a
 // token's rights change or it is deleted its open stream ends with ABORTED and
 // its next Subscribe is checked again.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { status } from '@grpc/grpc-js';
-import { StreamReader, describe, subscribeClient } from '../subscribe/grpc-helpers';
-import { ROOT, aclHub, as, registerBody, tokenWith } from './helpers';
+import { describe, StreamReader, subscribeClient } from '../subscribe/grpc-helpers';
+import { aclHub, as, ROOT, registerBody, tokenWith } from './helpers';
 
 test('Subscribe checks the token: unknown → PERMISSION_DENIED; unreadable named subject → PERMISSION_DENIED', async () => {
   const hub = await aclHub();
   const client = subscribeClient(`127.0.0.1:${hub.grpcPort}`);
   try {
     await as(hub, ROOT, 'PUT', '/v1/catalog/register', registerBody('n1', 'web'));
-    const unknown = await new StreamReader(client.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Token: 'nope' })).status;
+    const unknown = await new StreamReader(
+      client.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Token: 'nope' }),
+    ).status;
     assert.equal(unknown.code, status.PERMISSION_DENIED);
     assert.equal(unknown.details, 'ACL not found');
     const t = await tokenWith(hub, 'service "db" { policy = "read" }');
-    const denied = await new StreamReader(client.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Token: t.secret })).status;
+    const denied = await new StreamReader(
+      client.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Token: t.secret }),
+    ).status;
     assert.equal(denied.code, status.PERMISSION_DENIED);
-    assert.equal(denied.details, `Permission denied: token with AccessorID '${t.accessor}' lacks permission 'service:read' on "web"`);
-    const anon = await new StreamReader(client.Subscribe({ Topic: 'ServiceDefaults', NamedSubject: { Key: 'web' } })).status;
+    assert.equal(
+      denied.details,
+      `Permission denied: token with AccessorID '${t.accessor}' lacks permission 'service:read' on "web"`,
+    );
+    const anon = await new StreamReader(client.Subscribe({ Topic: 'ServiceDefaults', NamedSubject: { Key: 'web' } }))
+      .status;
     assert.equal(anon.code, status.PERMISSION_DENIED);
   } finally {
     client.close();
@@ -42,9 +51,19 @@ test('a wildcard stream carries only what the token may read, snapshot and live'
     // A cached snapshot may come first with the later changes spliced after it: read up to the last write.
     const seen: string[] = [];
     while (!seen.includes(`${last.index}:register-www`)) seen.push(describe(await s.next()));
-    assert.ok(seen.some((e) => e.endsWith(':register-web')), seen.join(' '));
-    assert.ok(seen.some((e) => e.startsWith('eos@')), seen.join(' '));
-    assert.deepEqual(seen.filter((e) => e.includes('secret')), [], 'nothing the token may not read');
+    assert.ok(
+      seen.some((e) => e.endsWith(':register-web')),
+      seen.join(' '),
+    );
+    assert.ok(
+      seen.some((e) => e.startsWith('eos@')),
+      seen.join(' '),
+    );
+    assert.deepEqual(
+      seen.filter((e) => e.includes('secret')),
+      [],
+      'nothing the token may not read',
+    );
     s.call.cancel();
   } finally {
     client.close();
@@ -74,20 +93,34 @@ test('deleting a token ends its open stream with ABORTED; its next Subscribe is 
   }
 });
 
-test('changing a token\'s policy ends its stream with ABORTED; resubscribing sees the new rights', async () => {
+test("changing a token's policy ends its stream with ABORTED; resubscribing sees the new rights", async () => {
   const hub = await aclHub();
   const client = subscribeClient(`127.0.0.1:${hub.grpcPort}`);
   try {
     await as(hub, ROOT, 'PUT', '/v1/catalog/register', registerBody('n1', 'web'));
     const t = await tokenWith(hub, 'service "web" { policy = "read" }\nnode_prefix "" { policy = "read" }');
-    const other = await new StreamReader(client.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Token: ROOT }));
+    const other = await new StreamReader(
+      client.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Token: ROOT }),
+    );
     await other.take(2);
-    const s = new StreamReader(client.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Token: t.secret }));
+    const s = new StreamReader(
+      client.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Token: t.secret }),
+    );
     await s.take(2);
     const policy = (await as(hub, ROOT, 'GET', `/v1/acl/policy/${t.policyId}`)).json;
-    assert.equal((await as(hub, ROOT, 'PUT', `/v1/acl/policy/${t.policyId}`, { Name: policy.Name, Rules: 'service "db" { policy = "read" }' })).status, 200);
+    assert.equal(
+      (
+        await as(hub, ROOT, 'PUT', `/v1/acl/policy/${t.policyId}`, {
+          Name: policy.Name,
+          Rules: 'service "db" { policy = "read" }',
+        })
+      ).status,
+      200,
+    );
     assert.equal((await s.status).code, status.ABORTED);
-    const denied = await new StreamReader(client.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Token: t.secret })).status;
+    const denied = await new StreamReader(
+      client.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Token: t.secret }),
+    ).status;
     assert.equal(denied.code, status.PERMISSION_DENIED);
     assert.match(denied.details, /lacks permission 'service:read' on "web"/);
     // Streams of other tokens are untouched.

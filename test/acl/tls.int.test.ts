@@ -3,19 +3,20 @@
 // a Subscribe stream) carry on; mutual TLS refuses clients without a
 // certificate from the CA, and --tls-client-cert-token makes a certificate's CN
 // act as the token with that AccessorID when it is allowed and not management.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import type { X509Certificate } from 'node:crypto';
 import { Agent, request } from 'node:https';
+import { test } from 'node:test';
 import { connect } from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
+import { accessorForInitialToken, sha256Hex } from '../../src/acl/secrets';
 import { loadSubscribeProto } from '../../src/subscribe/proto';
-import { makeCa, writePair, type Pem } from '../helpers/certs';
+import { makeCa, type Pem, writePair } from '../helpers/certs';
 import { tmpDir } from '../helpers/tmp';
 import { until as poll } from '../helpers/until';
-import { StreamReader, describe, type SubscribeClient } from '../subscribe/grpc-helpers';
-import { accessorForInitialToken, sha256Hex } from '../../src/acl/secrets';
-import { ROOT, aclHub, registerBody, tokenWith, as } from './helpers';
+import { describe, StreamReader, type SubscribeClient } from '../subscribe/grpc-helpers';
+import { aclHub, as, ROOT, registerBody, tokenWith } from './helpers';
 
 interface Got {
   status: number;
@@ -24,12 +25,26 @@ interface Got {
   reused: boolean;
 }
 
-function get(port: number, path: string, opts: { ca: string; agent?: Agent; cert?: Pem; headers?: Record<string, string> }): Promise<Got> {
+function get(
+  port: number,
+  path: string,
+  opts: { ca: string; agent?: Agent; cert?: Pem; headers?: Record<string, string> },
+): Promise<Got> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path, ca: opts.ca, agent: opts.agent ?? false, headers: opts.headers, ...(opts.cert ? { cert: opts.cert.cert, key: opts.cert.key } : {}) },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        ca: opts.ca,
+        agent: opts.agent ?? false,
+        headers: opts.headers,
+        ...(opts.cert ? { cert: opts.cert.cert, key: opts.cert.key } : {}),
+      },
       (res) => {
-        const peer = (res.socket as unknown as { getPeerX509Certificate(): X509Certificate | undefined }).getPeerX509Certificate();
+        const peer = (
+          res.socket as unknown as { getPeerX509Certificate(): X509Certificate | undefined }
+        ).getPeerX509Certificate();
         let body = '';
         res.setEncoding('utf8').on('data', (d: string) => (body += d));
         res.on('end', () => {
@@ -45,11 +60,21 @@ function get(port: number, path: string, opts: { ca: string; agent?: Agent; cert
 /** The certificate a fresh TLS connection to `port` is served (h2, as gRPC clients ask). */
 function servedSerial(port: number, ca: string, cert?: Pem): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port, ca, ALPNProtocols: ['h2'], servername: 'localhost', ...(cert ? { cert: cert.cert, key: cert.key } : {}) }, () => {
-      const serial = socket.getPeerX509Certificate()?.serialNumber ?? '';
-      socket.destroy();
-      resolve(serial);
-    });
+    const socket = connect(
+      {
+        host: '127.0.0.1',
+        port,
+        ca,
+        ALPNProtocols: ['h2'],
+        servername: 'localhost',
+        ...(cert ? { cert: cert.cert, key: cert.key } : {}),
+      },
+      () => {
+        const serial = socket.getPeerX509Certificate()?.serialNumber ?? '';
+        socket.destroy();
+        resolve(serial);
+      },
+    );
     socket.on('error', reject);
   });
 }
@@ -61,7 +86,11 @@ async function until(what: string, check: () => Promise<boolean>, ms = 60_000): 
 
 function tlsSubscribeClient(port: number, ca: string, cert?: Pem): SubscribeClient {
   const Ctor = grpc.makeGenericClientConstructor(loadSubscribeProto().service, 'StateChangeSubscription');
-  const creds = grpc.credentials.createSsl(Buffer.from(ca), cert ? Buffer.from(cert.key) : null, cert ? Buffer.from(cert.cert) : null);
+  const creds = grpc.credentials.createSsl(
+    Buffer.from(ca),
+    cert ? Buffer.from(cert.key) : null,
+    cert ? Buffer.from(cert.cert) : null,
+  );
   return new Ctor(`127.0.0.1:${port}`, creds) as unknown as SubscribeClient;
 }
 
@@ -80,13 +109,21 @@ test('TLS on HTTP and gRPC; a rotated certificate reaches new connections and op
     assert.equal(a.serial, first.serial);
     assert.equal(await servedSerial(hub.grpcPort, ca.cert), first.serial);
     await as(hub, ROOT, 'PUT', '/v1/catalog/register', registerBody('n1', 'web'));
-    const stream = new StreamReader(client.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Token: ROOT }));
+    const stream = new StreamReader(
+      client.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Token: ROOT }),
+    );
     await stream.take(2);
 
     const second = await ca.issue('hub', 'server');
     await writePair(dir.path, second);
-    await until('HTTP to serve the new certificate', async () => (await get(hub.httpPort, '/v1/status/leader', { ca: ca.cert })).serial === second.serial);
-    await until('gRPC to serve the new certificate', async () => (await servedSerial(hub.grpcPort, ca.cert)) === second.serial);
+    await until(
+      'HTTP to serve the new certificate',
+      async () => (await get(hub.httpPort, '/v1/status/leader', { ca: ca.cert })).serial === second.serial,
+    );
+    await until(
+      'gRPC to serve the new certificate',
+      async () => (await servedSerial(hub.grpcPort, ca.cert)) === second.serial,
+    );
 
     // The keep-alive connection opened before the rotation still answers, on the same socket and certificate.
     const b = await get(hub.httpPort, '/v1/status/leader', { ca: ca.cert, agent });
@@ -116,27 +153,47 @@ test('mutual TLS: no client certificate, no connection; only an allowed, non-man
   const ca = await makeCa(dir.path);
   const files = await writePair(dir.path, await ca.issue('hub', 'server'));
   const allow = [NARROW, MANAGER, ACL_WRITER, INITIAL, GONE];
-  const hub = await aclHub({ tlsCert: files.cert, tlsKey: files.key, tlsCa: `${dir.path}/ca.pem`, tlsClientCertToken: true, tlsClientCertTokenAllow: allow });
+  const hub = await aclHub({
+    tlsCert: files.cert,
+    tlsKey: files.key,
+    tlsCa: `${dir.path}/ca.pem`,
+    tlsClientCertToken: true,
+    tlsClientCertTokenAllow: allow,
+  });
   const clients: grpc.Client[] = [];
   try {
     await assert.rejects(get(hub.httpPort, '/v1/status/leader', { ca: ca.cert }));
     const bare = tlsSubscribeClient(hub.grpcPort, ca.cert);
     clients.push(bare);
-    const noCert = await new StreamReader(bare.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Token: ROOT })).status;
+    const noCert = await new StreamReader(
+      bare.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Token: ROOT }),
+    ).status;
     assert.equal(noCert.code, grpc.status.UNAVAILABLE);
 
     await as(hub, ROOT, 'PUT', '/v1/catalog/register', registerBody('n1', 'web'));
     await as(hub, ROOT, 'PUT', '/v1/catalog/register', registerBody('n1', 'db'));
-    const narrow = await tokenWith(hub, 'service "web" { policy = "read" }\nnode_prefix "" { policy = "read" }', { AccessorID: NARROW });
-    const manager = await as(hub, ROOT, 'PUT', '/v1/acl/token', { AccessorID: MANAGER, Policies: [{ Name: 'global-management' }] });
+    const narrow = await tokenWith(hub, 'service "web" { policy = "read" }\nnode_prefix "" { policy = "read" }', {
+      AccessorID: NARROW,
+    });
+    const manager = await as(hub, ROOT, 'PUT', '/v1/acl/token', {
+      AccessorID: MANAGER,
+      Policies: [{ Name: 'global-management' }],
+    });
     assert.equal(manager.status, 200, manager.text);
     await tokenWith(hub, 'acl = "write"', { AccessorID: ACL_WRITER });
-    const unlisted = await as(hub, ROOT, 'PUT', '/v1/acl/token', { AccessorID: UNLISTED_MANAGER, Policies: [{ Name: 'global-management' }] });
+    const unlisted = await as(hub, ROOT, 'PUT', '/v1/acl/token', {
+      AccessorID: UNLISTED_MANAGER,
+      Policies: [{ Name: 'global-management' }],
+    });
     assert.equal(unlisted.status, 200, unlisted.text);
 
     const cert = async (cn: string) => ca.issue(cn, 'client');
     const stranger = await cert('not-a-token');
-    const opts = (c: Pem, headers?: Record<string, string>) => ({ ca: ca.cert, cert: c, ...(headers ? { headers } : {}) });
+    const opts = (c: Pem, headers?: Record<string, string>) => ({
+      ca: ca.cert,
+      cert: c,
+      ...(headers ? { headers } : {}),
+    });
 
     // A certificate naming a management token never carries its rights: 403 on an operator endpoint, whether
     // the AccessorID is in the allow list (refused by name) or not (the request stays anonymous).
@@ -183,9 +240,12 @@ test('mutual TLS: no client certificate, no connection; only an allowed, non-man
     // the narrow token's certificate, and the token's secret in the request is what counts.
     const grpcNamed = tlsSubscribeClient(hub.grpcPort, ca.cert, named);
     clients.push(grpcNamed);
-    const denied = await new StreamReader(grpcNamed.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' } })).status;
+    const denied = await new StreamReader(grpcNamed.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' } }))
+      .status;
     assert.equal(denied.code, grpc.status.PERMISSION_DENIED, denied.details);
-    const s = new StreamReader(grpcNamed.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Token: narrow.secret }));
+    const s = new StreamReader(
+      grpcNamed.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Token: narrow.secret }),
+    );
     assert.match(describe((await s.take(2))[1]!), /^eos@/);
     s.call.cancel();
   } finally {

@@ -6,20 +6,22 @@
 // sidecar token gets its whole config and its own leaf only; a plain node never
 // receives a leaf's private key, and is answered (not left waiting) when ACLs
 // filter everything it asked for.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { status } from '@grpc/grpc-js';
-import { lookupType } from '../../src/xds/transport/envoy-proto';
-import type { Hub } from '../../src/hub';
 import { serviceSpiffeId } from '../../src/connect/spiffe';
+import type { Hub } from '../../src/hub';
+import { lookupType } from '../../src/xds/transport/envoy-proto';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { freePort } from '../envoy/harness';
 import { AdsClient, resourcesOf } from './ads-client';
-import { ROOT, aclHub, as, tokenWith } from './helpers';
+import { aclHub, as, ROOT, tokenWith } from './helpers';
 
 const READ_ALL = 'service_prefix "" { policy = "read" }\nnode_prefix "" { policy = "read" }';
-const WEB_SIDECAR = 'service "web" { policy = "write" }\nservice_prefix "" { policy = "read" }\nnode_prefix "" { policy = "read" }';
+const WEB_SIDECAR =
+  'service "web" { policy = "write" }\nservice_prefix "" { policy = "read" }\nnode_prefix "" { policy = "read" }';
 let hub: Hub;
 const clients: AdsClient[] = [];
 let td = '';
@@ -52,7 +54,10 @@ function fetchUnary(path: string, nodeId: string, token: string, names: string[]
 /** The stream's final status, which must be PERMISSION_DENIED before any response (a response fails, naming what came). */
 async function refusal(c: AdsClient): Promise<grpc.StatusObject> {
   const first = await Promise.race([c.status, c.next()]);
-  assert.ok(!first || 'code' in first, `the hub answered instead of refusing: ${JSON.stringify(first && resourcesOf(first).map((r) => r.name))}`);
+  assert.ok(
+    !first || 'code' in first,
+    `the hub answered instead of refusing: ${JSON.stringify(first && resourcesOf(first).map((r) => r.name))}`,
+  );
   const st = await c.status;
   assert.equal(st.code, status.PERMISSION_DENIED, st.details);
   return st;
@@ -60,9 +65,15 @@ async function refusal(c: AdsClient): Promise<grpc.StatusObject> {
 
 const leafName = (service: string) => serviceSpiffeId(td, hub.config.datacenter, service);
 
-async function registerWithSidecar(name: string, port: number, upstreams: { DestinationName: string; LocalBindPort: number }[] = []): Promise<void> {
+async function registerWithSidecar(
+  name: string,
+  port: number,
+  upstreams: { DestinationName: string; LocalBindPort: number }[] = [],
+): Promise<void> {
   const r = await as(hub, ROOT, 'PUT', '/v1/agent/service/register', {
-    Name: name, ID: `${name}1`, Port: port,
+    Name: name,
+    ID: `${name}1`,
+    Port: port,
     Connect: { SidecarService: { Port: port + 1000, Proxy: { Upstreams: upstreams } } },
   });
   assert.equal(r.status, 200, r.text);
@@ -108,9 +119,15 @@ test('REST polling as a registered sidecar node needs service:write too (403); s
   const r = await as(hub, reader.secret, 'POST', '/v3/discovery:clusters', body);
   assert.equal(r.status, 403, r.text);
   assert.match(r.text, /lacks permission 'service:write' on .db/);
-  const plain = await as(hub, reader.secret, 'POST', '/v3/discovery:clusters', { node: { id: 'poller', cluster: 'x' }, resource_names: [] });
+  const plain = await as(hub, reader.secret, 'POST', '/v3/discovery:clusters', {
+    node: { id: 'poller', cluster: 'x' },
+    resource_names: [],
+  });
   assert.equal(plain.status, 200, plain.text);
-  const sds = await as(hub, ROOT, 'POST', '/v3/discovery:secrets', { node: { id: 'db1-sidecar-proxy', cluster: 'db' }, resource_names: [leafName('db')] });
+  const sds = await as(hub, ROOT, 'POST', '/v3/discovery:secrets', {
+    node: { id: 'db1-sidecar-proxy', cluster: 'db' },
+    resource_names: [leafName('db')],
+  });
   assert.equal(sds.status, 404, 'SDS is gRPC only');
   assert.doesNotMatch(sds.text, /PRIVATE KEY/);
 });
@@ -121,22 +138,36 @@ test('a Consul-style sidecar token gets web’s whole config and web’s key onl
   c.subscribe(TypeUrl.Cluster, ['*']);
   const cds = await c.nextOf(TypeUrl.Cluster);
   c.ack(cds);
-  const clusterNames = resourcesOf(cds).map((r) => r.name).sort();
+  const clusterNames = resourcesOf(cds)
+    .map((r) => r.name)
+    .sort();
   assert.deepEqual(clusterNames, [`db.default.dc1.internal.${td}`, 'local_app']);
   c.subscribe(TypeUrl.Listener, ['*']);
   const lds = await c.nextOf(TypeUrl.Listener);
   c.ack(lds);
-  assert.deepEqual(resourcesOf(lds).map((r) => r.name).sort(), ['db:127.0.0.1:9191', 'public_listener:127.0.0.1:9080']);
+  assert.deepEqual(
+    resourcesOf(lds)
+      .map((r) => r.name)
+      .sort(),
+    ['db:127.0.0.1:9191', 'public_listener:127.0.0.1:9080'],
+  );
   c.subscribe(TypeUrl.ClusterLoadAssignment, [clusterNames[0]!]);
   const eds = await c.nextOf(TypeUrl.ClusterLoadAssignment);
   c.ack(eds);
-  assert.deepEqual(resourcesOf(eds).map((r) => r.name), [clusterNames[0]], 'db’s mesh assignment (read on db)');
+  assert.deepEqual(
+    resourcesOf(eds).map((r) => r.name),
+    [clusterNames[0]],
+    'db’s mesh assignment (read on db)',
+  );
   c.subscribe(TypeUrl.Secret, [leafName('web'), `spiffe://${td}`, leafName('db')]);
   const sds = await c.nextOf(TypeUrl.Secret);
   const secrets = resourcesOf(sds);
   assert.deepEqual(secrets.map((s) => s.name).sort(), [leafName('web'), `spiffe://${td}`].sort());
   const web = secrets.find((s) => s.name === leafName('web'))!;
-  assert.equal(web.msg.tlsCertificate.privateKey.inlineString, hub.catalog.connectCa().leaves.get('web')!.PrivateKeyPEM);
+  assert.equal(
+    web.msg.tlsCertificate.privateKey.inlineString,
+    hub.catalog.connectCa().leaves.get('web')!.PrivateKeyPEM,
+  );
   assert.deepEqual(sds.removedResources, [leafName('db')], 'db’s leaf is answered as absent');
 });
 
@@ -145,14 +176,23 @@ test('service "web" write alone: the sidecar’s own config, but no upstream it 
   const c = ads('sotw', 'web1-sidecar-proxy', t.secret);
   c.request(TypeUrl.Cluster, []);
   const cds = await c.nextOf(TypeUrl.Cluster);
-  assert.deepEqual(resourcesOf(cds).map((r) => r.name), ['local_app']);
+  assert.deepEqual(
+    resourcesOf(cds).map((r) => r.name),
+    ['local_app'],
+  );
   c.request(TypeUrl.Cluster, [], cds.versionInfo, cds.nonce);
   c.request(TypeUrl.Listener, []);
   const lds = await c.nextOf(TypeUrl.Listener);
-  assert.deepEqual(resourcesOf(lds).map((r) => r.name), ['public_listener:127.0.0.1:9080']);
+  assert.deepEqual(
+    resourcesOf(lds).map((r) => r.name),
+    ['public_listener:127.0.0.1:9080'],
+  );
   c.request(TypeUrl.Secret, [leafName('web')]);
   const sds = await c.nextOf(TypeUrl.Secret);
-  assert.deepEqual(resourcesOf(sds).map((r) => r.name), [leafName('web')]);
+  assert.deepEqual(
+    resourcesOf(sds).map((r) => r.name),
+    [leafName('web')],
+  );
 });
 
 test('a plain node with a read-everything token never gets a leaf: answered empty, not left to time out', async () => {
@@ -216,16 +256,26 @@ test('operator views of a sidecar never show key material', async () => {
     assert.doesNotMatch(r.text, /PRIVATE KEY/, url);
   }
   // A dry run of a change that reissues nothing still shows what each node would get: never a secret's content.
-  const dry = await as(hub, ROOT, 'PUT', '/v1/agent/service/register?dry-run=true', { Name: 'web', ID: 'web1', Port: 8081, Connect: { SidecarService: { Port: 9080 } } });
+  const dry = await as(hub, ROOT, 'PUT', '/v1/agent/service/register?dry-run=true', {
+    Name: 'web',
+    ID: 'web1',
+    Port: 8081,
+    Connect: { SidecarService: { Port: 9080 } },
+  });
   assert.equal(dry.status, 200, dry.text);
   assert.doesNotMatch(dry.text, /PRIVATE KEY/);
   const cfg = await as(hub, op.secret, 'GET', '/v1/xds/config/web1-sidecar-proxy');
-  assert.deepEqual(Object.keys(cfg.json.resources.secrets[leafName('web')].resource).sort(), ['@type', 'name'], 'named, without content');
+  assert.deepEqual(
+    Object.keys(cfg.json.resources.secrets[leafName('web')].resource).sort(),
+    ['@type', 'name'],
+    'named, without content',
+  );
 });
 
 test('unary FetchSecrets: a claimed sidecar node is PERMISSION_DENIED; a plain node is answered without the leaf', async () => {
   const reader = await tokenWith(hub, READ_ALL);
-  const fetchSecrets = (nodeId: string) => fetchUnary('/envoy.service.secret.v3.SecretDiscoveryService/FetchSecrets', nodeId, reader.secret, [leafName('db')]);
+  const fetchSecrets = (nodeId: string) =>
+    fetchUnary('/envoy.service.secret.v3.SecretDiscoveryService/FetchSecrets', nodeId, reader.secret, [leafName('db')]);
   await assert.rejects(fetchSecrets('db1-sidecar-proxy'), (err: { code: number; details: string }) => {
     assert.equal(err.code, status.PERMISSION_DENIED);
     assert.match(err.details, /service:write' on "db"/);
@@ -237,7 +287,11 @@ test('unary FetchSecrets: a claimed sidecar node is PERMISSION_DENIED; a plain n
 
 test('a node that is an ingress gateway needs service:write on the gateway', async () => {
   const port = await freePort(); // never bound: no Envoy runs here
-  const entry = { Kind: 'ingress-gateway', Name: 'ig', Listeners: [{ Port: port, Protocol: 'tcp', Services: [{ Name: 'db' }] }] };
+  const entry = {
+    Kind: 'ingress-gateway',
+    Name: 'ig',
+    Listeners: [{ Port: port, Protocol: 'tcp', Services: [{ Name: 'db' }] }],
+  };
   assert.equal((await as(hub, ROOT, 'PUT', '/v1/config', entry)).status, 200);
   const reader = await tokenWith(hub, READ_ALL);
   const denied = new AdsClient(hub.grpcPort, 'delta', 'ig-envoy-1', reader.secret, 'ig');
@@ -250,5 +304,8 @@ test('a node that is an ingress gateway needs service:write on the gateway', asy
   clients.push(ok);
   ok.subscribe(TypeUrl.Listener, ['*']);
   const lds = await ok.nextOf(TypeUrl.Listener);
-  assert.deepEqual(resourcesOf(lds).map((r) => r.name), [`ig:${port}`]);
+  assert.deepEqual(
+    resourcesOf(lds).map((r) => r.name),
+    [`ig:${port}`],
+  );
 });

@@ -2,8 +2,9 @@
 // a leaf needs write on its service whoever asks, the bundle is public, an
 // unknown secret is refused; a sidecar's own resources come with the stream,
 // its upstreams' need read on the upstream; plain nodes read by service name.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { createAuthorizer } from '../../src/acl/authorizer';
 import { emptyRules } from '../../src/acl/rules';
 import { leafServiceOf, meshPlainCluster, missingWrite, resourceVisible } from '../../src/acl/xds-rights';
@@ -15,11 +16,22 @@ const ctx = { datacenter: 'dc1' };
 const leaf = (s: string) => `spiffe://${TD}/ns/default/dc/dc1/svc/${s}`;
 const mesh = (c: string) => `${c}.default.dc1.internal.${TD}`;
 
-function authz(service: Record<string, 'read' | 'write' | 'deny'>, prefix: Record<string, 'read' | 'write' | 'deny'> = {}) {
-  return createAuthorizer({ ...emptyRules(), service, service_prefix: prefix }, { accessorId: 'a', defaultPolicy: 'deny' });
+function authz(
+  service: Record<string, 'read' | 'write' | 'deny'>,
+  prefix: Record<string, 'read' | 'write' | 'deny'> = {},
+) {
+  return createAuthorizer(
+    { ...emptyRules(), service, service_prefix: prefix },
+    { accessorId: 'a', defaultPolicy: 'deny' },
+  );
 }
 
-const web: XdsIdentity = { fronts: ['web'], because: ['connect-proxy "web1-sidecar-proxy" of "web"'], sidecar: true, upstreams: ['db', 'db-replica'] };
+const web: XdsIdentity = {
+  fronts: ['web'],
+  because: ['connect-proxy "web1-sidecar-proxy" of "web"'],
+  sidecar: true,
+  upstreams: ['db', 'db-replica'],
+};
 
 test('names: a leaf’s service, a mesh cluster’s chain cluster', () => {
   assert.equal(leafServiceOf(leaf('db')), 'db');
@@ -62,7 +74,11 @@ test('a sidecar: its own resources with the stream, an upstream’s with read on
   assert.equal(resourceVisible(TypeUrl.Listener, 'db-replica:127.0.0.1:9192', withDb, web, ctx), false);
   // A listener that is neither public nor an upstream of this proxy is refused.
   assert.equal(resourceVisible(TypeUrl.Listener, 'cache:127.0.0.1:9193', authz({}, { '': 'read' }), web, ctx), false);
-  assert.equal(resourceVisible(TypeUrl.Cluster, 'db', withDb, web, ctx), false, 'a plain cluster is no sidecar resource');
+  assert.equal(
+    resourceVisible(TypeUrl.Cluster, 'db', withDb, web, ctx),
+    false,
+    'a plain cluster is no sidecar resource',
+  );
 });
 
 test('plain nodes read by service name (a gateway’s `<gateway>:<port>` by the gateway)', () => {
@@ -70,7 +86,10 @@ test('plain nodes read by service name (a gateway’s `<gateway>:<port>` by the 
   assert.equal(resourceVisible(TypeUrl.Cluster, 'api', a, undefined, ctx), true);
   assert.equal(resourceVisible(TypeUrl.Cluster, 'db', a, undefined, ctx), false);
   assert.equal(resourceVisible(TypeUrl.Listener, 'ig:8443', a, undefined, ctx), true);
-  assert.equal(resourceVisible(TypeUrl.Cluster, 'local_app', authz({ local_app: 'deny' }, { '': 'read' }), undefined, ctx), false);
+  assert.equal(
+    resourceVisible(TypeUrl.Cluster, 'local_app', authz({ local_app: 'deny' }, { '': 'read' }), undefined, ctx),
+    false,
+  );
 });
 
 test('a proxy or gateway node needs write on everything it fronts', () => {

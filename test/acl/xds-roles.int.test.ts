@@ -2,8 +2,9 @@
 // a connect-proxy's service ID is that proxy (with what it fronts and its
 // upstreams), an ingress-gateway entry or a gateway-kind service names a
 // gateway; deregistering ends it; a check's change does not count as a move.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import { createXdsRoles, type XdsRoles } from '../../src/acl/xds-roles';
 import type { Hub } from '../../src/hub';
 import { call, startHub } from '../helpers/hub';
@@ -31,7 +32,10 @@ async function ok(method: string, url: string, body?: unknown): Promise<void> {
 test('a registered sidecar is its proxy: what it fronts and its upstreams; deregistering ends it', async () => {
   assert.equal(roles.identityOf(node('web1-sidecar-proxy')), undefined);
   await ok('PUT', '/v1/agent/service/register', {
-    Name: 'web', ID: 'web1', Port: 8080, Check: { TTL: '30s' },
+    Name: 'web',
+    ID: 'web1',
+    Port: 8080,
+    Check: { TTL: '30s' },
     Connect: { SidecarService: { Proxy: { Upstreams: [{ DestinationName: 'db', LocalBindPort: 9191 }] } } },
   });
   const who = roles.identityOf(node('web1-sidecar-proxy'))!;

@@ -75,19 +75,27 @@ const register: fc.Arbitrary<Command> = fc
 
 const txnOp: fc.Arbitrary<TxnOp> = fc.oneof(
   node.map((n) => ({ op: 'node-set' as const, node: nodeInput(n) })),
-  fc.record({ n: node, i: smallIndex }).map(({ n, i }) => ({ op: 'node-cas' as const, node: nodeInput(n, { Address: '10.1.1.1' }), index: i })),
+  fc
+    .record({ n: node, i: smallIndex })
+    .map(({ n, i }) => ({ op: 'node-cas' as const, node: nodeInput(n, { Address: '10.1.1.1' }), index: i })),
   node.map((n) => ({ op: 'node-delete' as const, node: n })),
   fc.record({ n: node, i: smallIndex }).map(({ n, i }) => ({ op: 'node-delete-cas' as const, node: n, index: i })),
   fc.record({ n: node, s: service }).map(({ n, s }) => ({ op: 'service-set' as const, node: n, service: s })),
-  fc.record({ n: node, s: service, i: smallIndex }).map(({ n, s, i }) => ({ op: 'service-cas' as const, node: n, service: s, index: i })),
-  fc.record({ n: node, id: fc.constantFrom(...SERVICE_IDS) }).map(({ n, id }) => ({ op: 'service-delete' as const, node: n, serviceId: id })),
+  fc
+    .record({ n: node, s: service, i: smallIndex })
+    .map(({ n, s, i }) => ({ op: 'service-cas' as const, node: n, service: s, index: i })),
+  fc
+    .record({ n: node, id: fc.constantFrom(...SERVICE_IDS) })
+    .map(({ n, id }) => ({ op: 'service-delete' as const, node: n, serviceId: id })),
   fc.record({ n: node, id: fc.constantFrom(...SERVICE_IDS), i: smallIndex }).map(({ n, id, i }) => ({
     op: 'service-delete-cas' as const,
     node: n,
     serviceId: id,
     index: i,
   })),
-  fc.record({ n: node, id: fc.constantFrom(...CHECK_IDS) }).map(({ n, id }) => ({ op: 'check-delete' as const, node: n, checkId: id })),
+  fc
+    .record({ n: node, id: fc.constantFrom(...CHECK_IDS) })
+    .map(({ n, id }) => ({ op: 'check-delete' as const, node: n, checkId: id })),
   node.chain((n) => check(n)).chain((c) => smallIndex.map((i) => ({ op: 'check-cas' as const, check: c, index: i }))),
   node.chain((n) => check(n)).map((c) => ({ op: 'check-set' as const, check: c })),
   fc.record({ n: node, id: fc.constantFrom(...CHECK_IDS), i: smallIndex }).map(({ n, id, i }) => ({
@@ -102,44 +110,73 @@ export const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 5, arbitrary: register },
   {
     weight: 2,
-    arbitrary: fc.record({
-      n: node,
-      s: fc.option(fc.constantFrom(...SERVICE_IDS), { nil: undefined }),
-      c: fc.option(fc.constantFrom(...CHECK_IDS), { nil: undefined }),
-    }).map(({ n, s, c }): Command => ({ type: 'deregister', node: n, ...(s ? { serviceId: s } : {}), ...(c ? { checkId: c } : {}) })),
+    arbitrary: fc
+      .record({
+        n: node,
+        s: fc.option(fc.constantFrom(...SERVICE_IDS), { nil: undefined }),
+        c: fc.option(fc.constantFrom(...CHECK_IDS), { nil: undefined }),
+      })
+      .map(
+        ({ n, s, c }): Command => ({
+          type: 'deregister',
+          node: n,
+          ...(s ? { serviceId: s } : {}),
+          ...(c ? { checkId: c } : {}),
+        }),
+      ),
   },
   {
     weight: 2,
-    arbitrary: fc.record({ n: node, c: checkId, s: status, o: fc.constantFrom('', 'ok') }).map(
-      ({ n, c, s, o }): Command => ({ type: 'check-update', node: n, checkId: c, status: s, output: o}),
-    ),
+    arbitrary: fc
+      .record({ n: node, c: checkId, s: status, o: fc.constantFrom('', 'ok') })
+      .map(({ n, c, s, o }): Command => ({ type: 'check-update', node: n, checkId: c, status: s, output: o })),
   },
   {
     weight: 1,
     arbitrary: fc.record({ n: node, c: checkId, i: smallIndex }).map(
-      ({ n, c, i }): Command => ({ type: 'check-ttl-expire', node: n, checkId: c, ifModifyIndex: i, output: 'TTL expired' }),
+      ({ n, c, i }): Command => ({
+        type: 'check-ttl-expire',
+        node: n,
+        checkId: c,
+        ifModifyIndex: i,
+        output: 'TTL expired',
+      }),
     ),
   },
   {
     weight: 2,
-    arbitrary: fc.record({ e: entry, cas: fc.option(smallIndex, { nil: undefined }) }).map(
-      ({ e, cas }): Command => ({ type: 'config-set', entry: e, ...(cas !== undefined ? { cas } : {}) }),
-    ),
+    arbitrary: fc
+      .record({ e: entry, cas: fc.option(smallIndex, { nil: undefined }) })
+      .map(({ e, cas }): Command => ({ type: 'config-set', entry: e, ...(cas !== undefined ? { cas } : {}) })),
   },
   {
     weight: 1,
-    arbitrary: fc.record({ k: fc.constantFrom(...KINDS), n: fc.constantFrom(...ENTRY_NAMES), cas: fc.option(smallIndex, { nil: undefined }) }).map(
-      ({ k, n, cas }): Command => ({ type: 'config-delete', kind: k, name: n, ...(cas !== undefined ? { cas } : {}) }),
-    ),
+    arbitrary: fc
+      .record({
+        k: fc.constantFrom(...KINDS),
+        n: fc.constantFrom(...ENTRY_NAMES),
+        cas: fc.option(smallIndex, { nil: undefined }),
+      })
+      .map(
+        ({ k, n, cas }): Command => ({
+          type: 'config-delete',
+          kind: k,
+          name: n,
+          ...(cas !== undefined ? { cas } : {}),
+        }),
+      ),
   },
-  { weight: 2, arbitrary: fc.array(txnOp, { minLength: 1, maxLength: 3 }).map((ops): Command => ({ type: 'txn', ops })) },
+  {
+    weight: 2,
+    arbitrary: fc.array(txnOp, { minLength: 1, maxLength: 3 }).map((ops): Command => ({ type: 'txn', ops })),
+  },
 );
 
 export const commands = fc.array(command, { minLength: 10, maxLength: 50 });
 
 /** Replaces CURRENT with the index the named object has right now in `r` (0 when absent). */
 export function resolveCurrent(r: CatalogReader, cmd: Command): Command {
-  const cur = (value: number, actual: number | undefined) => (value === CURRENT ? actual ?? 0 : value);
+  const cur = (value: number, actual: number | undefined) => (value === CURRENT ? (actual ?? 0) : value);
   const nodeIx = (n: string) => r.node(n).value?.Node.ModifyIndex;
   const svcIx = (n: string, id: string) => r.node(n).value?.Services.find((s) => s.ID === id)?.ModifyIndex;
   const checkIx = (n: string, id: string) => r.nodeChecks(n).value.find((c) => c.CheckID === id)?.ModifyIndex;
@@ -147,9 +184,19 @@ export function resolveCurrent(r: CatalogReader, cmd: Command): Command {
     case 'check-ttl-expire':
       return { ...cmd, ifModifyIndex: cur(cmd.ifModifyIndex, r.ttlCheck(cmd.node, cmd.checkId)?.refreshIndex) };
     case 'config-set':
-      return cmd.cas === undefined ? cmd : { ...cmd, cas: cur(cmd.cas, r.configEntry(cmd.entry.Kind as ConfigEntryKind, cmd.entry.Name as string).value?.ModifyIndex) };
+      return cmd.cas === undefined
+        ? cmd
+        : {
+            ...cmd,
+            cas: cur(
+              cmd.cas,
+              r.configEntry(cmd.entry.Kind as ConfigEntryKind, cmd.entry.Name as string).value?.ModifyIndex,
+            ),
+          };
     case 'config-delete':
-      return cmd.cas === undefined ? cmd : { ...cmd, cas: cur(cmd.cas, r.configEntry(cmd.kind, cmd.name).value?.ModifyIndex) };
+      return cmd.cas === undefined
+        ? cmd
+        : { ...cmd, cas: cur(cmd.cas, r.configEntry(cmd.kind, cmd.name).value?.ModifyIndex) };
     case 'txn':
       return {
         ...cmd,

@@ -11,8 +11,8 @@ import type { ApplyResult, Command } from '../../src/catalog/commands';
 import { MAX_OBJECT_BYTES } from '../../src/catalog/limits';
 import { createStateMachine } from '../../src/catalog/state';
 import { createCatalog } from '../../src/catalog/store';
-import { createMemoryLog } from '../../src/log/memory';
 import type { Log } from '../../src/log/log';
+import { createMemoryLog } from '../../src/log/memory';
 import { commands, resolveCurrent } from './arbitraries';
 import { register, serviceInput } from './fixtures';
 
@@ -22,11 +22,12 @@ const logger = pino({ level: 'silent' });
 async function replay(log: Log): Promise<{ results: Map<bigint, ApplyResult>; state: string }> {
   const sm = createStateMachine();
   const results = new Map<bigint, ApplyResult>();
-  for (const entry of await log.read(1n)) results.set(entry.index, sm.apply(entry.index, JSON.parse(entry.payload) as Command, true).result);
+  for (const entry of await log.read(1n))
+    results.set(entry.index, sm.apply(entry.index, JSON.parse(entry.payload) as Command, true).result);
   return { results, state: sm.snapshot() };
 }
 
-test('entries applied from their submit\'s checked parse leave the state and results a parse of the log gives', async () => {
+test("entries applied from their submit's checked parse leave the state and results a parse of the log gives", async () => {
   await fc.assert(
     fc.asyncProperty(commands, fc.array(fc.boolean(), { minLength: 50, maxLength: 50 }), async (cmds, onA) => {
       const log = createMemoryLog();
@@ -48,7 +49,11 @@ test('entries applied from their submit\'s checked parse leave the state and res
         const truth = await replay(log);
         assert.equal(a.snapshot().state, truth.state);
         assert.equal(b.snapshot().state, truth.state);
-        for (const r of appended) assert.ok(isDeepStrictEqual(r, truth.results.get(r.index)), `result at ${r.index}: ${inspect(r)} ${inspect(truth.results.get(r.index))}`);
+        for (const r of appended)
+          assert.ok(
+            isDeepStrictEqual(r, truth.results.get(r.index)),
+            `result at ${r.index}: ${inspect(r)} ${inspect(truth.results.get(r.index))}`,
+          );
       } finally {
         await a.close();
         await b.close();
@@ -82,9 +87,15 @@ test('an object whose JSON is within a stamp of the size limit is applied from i
   }
 });
 
-test('the caller\'s command is neither stored nor changed: changing it after the submit changes nothing', async () => {
-  const command = register('n1', { service: serviceInput('web-1', 'web', { Meta: { v: '1' }, Tags: ['a'] }), nodeExtra: { Meta: { v: '1' } } });
-  const txn: Command = { type: 'txn', ops: [{ op: 'service-set', node: 'n1', service: serviceInput('web-2', 'web', { Meta: { v: '1' } }) }] };
+test("the caller's command is neither stored nor changed: changing it after the submit changes nothing", async () => {
+  const command = register('n1', {
+    service: serviceInput('web-1', 'web', { Meta: { v: '1' }, Tags: ['a'] }),
+    nodeExtra: { Meta: { v: '1' } },
+  });
+  const txn: Command = {
+    type: 'txn',
+    ops: [{ op: 'service-set', node: 'n1', service: serviceInput('web-2', 'web', { Meta: { v: '1' } }) }],
+  };
   const before = structuredClone([command, txn]);
   const log = createMemoryLog();
   const catalog = await createCatalog({ log, logger });
@@ -92,19 +103,23 @@ test('the caller\'s command is neither stored nor changed: changing it after the
     assert.equal((await catalog.submit(command)).ok, true);
     const result = await catalog.submit(txn);
     assert.equal(result.ok, true);
-    assert.deepEqual([command, txn], before, 'the submit wrote nothing into the caller\'s objects (no indexes stamped)');
+    assert.deepEqual([command, txn], before, "the submit wrote nothing into the caller's objects (no indexes stamped)");
     const stored = catalog.snapshot().state;
-    if (command.type !== 'register' || txn.type !== 'txn' || txn.ops[0]!.op !== 'service-set') throw new Error('unreachable');
+    if (command.type !== 'register' || txn.type !== 'txn' || txn.ops[0]!.op !== 'service-set')
+      throw new Error('unreachable');
     command.node.Meta!['v'] = '2';
     command.service!.Meta!['v'] = '2';
     command.service!.Tags!.push('b');
     txn.ops[0]!.service.Meta!['v'] = '2';
     assert.equal(catalog.snapshot().state, stored);
     assert.deepEqual(catalog.node('n1').value?.Node.Meta, { v: '1' });
-    assert.deepEqual(catalog.serviceInstances('web').value.map((i) => [i.Service.ID, i.Service.Meta, i.Service.Tags]), [
-      ['web-1', { v: '1' }, ['a']],
-      ['web-2', { v: '1' }, []],
-    ]);
+    assert.deepEqual(
+      catalog.serviceInstances('web').value.map((i) => [i.Service.ID, i.Service.Meta, i.Service.Tags]),
+      [
+        ['web-1', { v: '1' }, ['a']],
+        ['web-2', { v: '1' }, []],
+      ],
+    );
     // What the submit answered is the stored state: frozen, like every read.
     const [set] = result.txnResults as [{ Service: object }];
     assert.ok(Object.isFrozen(set.Service));
@@ -123,8 +138,14 @@ test('the same command submitted twice at once, around another change of its nod
   try {
     // All three pass their check against the same state, so all three are appended: x, y, x.
     const results = await Promise.all([a.submit(x), a.submit(y), a.submit(x)]);
-    assert.deepEqual(results.map((r) => r.ok), [true, true, true]);
-    assert.deepEqual(results.map((r) => r.index), [2n, 3n, 4n]);
+    assert.deepEqual(
+      results.map((r) => r.ok),
+      [true, true, true],
+    );
+    assert.deepEqual(
+      results.map((r) => r.index),
+      [2n, 3n, 4n],
+    );
     await b.waitForIndex(3n);
     assert.deepEqual(a.node('n1').value?.Node.Meta, { v: 'x' });
     assert.equal(a.node('n1').value?.Node.ModifyIndex, 4);

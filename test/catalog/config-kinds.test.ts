@@ -5,7 +5,13 @@
 // registry fails here (or in the build, where a record over every kind lacks it).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { CONFIG_ENTRY_KINDS, CONFIG_KINDS, KIND_BY_WIRE, XDS_WATCHED_KINDS, type ConfigEntryKind } from '../../src/catalog/config-kinds';
+import {
+  CONFIG_ENTRY_KINDS,
+  CONFIG_KINDS,
+  type ConfigEntryKind,
+  KIND_BY_WIRE,
+  XDS_WATCHED_KINDS,
+} from '../../src/catalog/config-kinds';
 import type { ConfigEntry } from '../../src/catalog/types';
 import type { Event__Output } from '../../src/gen/subscribe/subscribe/Event';
 import { parseConfigEntry } from '../../src/http/translate/config-entries';
@@ -65,7 +71,10 @@ describe('config-kind registry', () => {
   });
 
   test('the xDS translation watches exactly the kinds that say so', () => {
-    assert.deepEqual([...XDS_WATCHED_KINDS], CONFIG_ENTRY_KINDS.filter((k) => CONFIG_KINDS[k].xds));
+    assert.deepEqual(
+      [...XDS_WATCHED_KINDS],
+      CONFIG_ENTRY_KINDS.filter((k) => CONFIG_KINDS[k].xds),
+    );
   });
 
   test('writing an entry of any kind needs a right; reading one needs one unless the kind is global', () => {

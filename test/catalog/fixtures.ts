@@ -41,7 +41,12 @@ export function checkInput(id: string, extra: Partial<CheckInput> = {}): CheckIn
 
 export function register(
   node: string,
-  opts: { service?: ServiceInput; checks?: CheckInput[]; skipNodeUpdate?: boolean; nodeExtra?: Partial<NodeInput> } = {},
+  opts: {
+    service?: ServiceInput;
+    checks?: CheckInput[];
+    skipNodeUpdate?: boolean;
+    nodeExtra?: Partial<NodeInput>;
+  } = {},
 ): Command {
   return {
     type: 'register',

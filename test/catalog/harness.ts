@@ -1,7 +1,8 @@
 // A state machine plus a counter, so tests read as a sequence of log entries.
-import { createStateMachine, type Applied, type StateMachine } from '../../src/catalog/state';
+
 import type { Command } from '../../src/catalog/commands';
-import { Topic, type CatalogEvent } from '../../src/catalog/types';
+import { type Applied, createStateMachine, type StateMachine } from '../../src/catalog/state';
+import { type CatalogEvent, Topic } from '../../src/catalog/types';
 
 export interface Harness {
   sm: StateMachine;

@@ -10,7 +10,7 @@ import { startTtlScheduler } from '../../src/catalog/ttl';
 import { isHubError } from '../../src/errors';
 import type { Log, LogEntry } from '../../src/log/log';
 import { createRedisLog } from '../../src/log/redis';
-import { startRedis, type RunningRedis } from '../helpers/redis';
+import { type RunningRedis, startRedis } from '../helpers/redis';
 import { startProxy } from '../helpers/tcp-proxy';
 import { until } from '../helpers/until';
 import { checkInput, register, serviceInput } from './fixtures';
@@ -24,7 +24,7 @@ after(async () => {
   await redis.stop();
 });
 
-test('catalogs on two Redis clients apply each other\'s writes, converge, and expire a TTL check once', async () => {
+test("catalogs on two Redis clients apply each other's writes, converge, and expire a TTL check once", async () => {
   const keyPrefix = 'test:{converge}:';
   const logA = createRedisLog({ url: redis.url, keyPrefix });
   const logB = createRedisLog({ url: redis.url, keyPrefix });
@@ -47,7 +47,12 @@ test('catalogs on two Redis clients apply each other\'s writes, converge, and ex
   try {
     const writes: Command[] = [];
     for (let i = 0; i < 20; i++) {
-      writes.push(register(`n${i % 4}`, { service: serviceInput(`s${i}`, `svc${i % 3}`), checks: [checkInput(`c${i}`, { ServiceID: `s${i}` })] }));
+      writes.push(
+        register(`n${i % 4}`, {
+          service: serviceInput(`s${i}`, `svc${i % 3}`),
+          checks: [checkInput(`c${i}`, { ServiceID: `s${i}` })],
+        }),
+      );
     }
     const results = await Promise.all(writes.map((c, i) => (i % 2 === 0 ? a : b).submit(c)));
     assert.ok(results.every((r) => r.ok));
@@ -61,7 +66,9 @@ test('catalogs on two Redis clients apply each other\'s writes, converge, and ex
         }
       });
     });
-    const reg = await a.submit(register('n0', { checks: [checkInput('ttl', { Definition: { TTL: '150ms' }, Output: 'ok' })] }));
+    const reg = await a.submit(
+      register('n0', { checks: [checkInput('ttl', { Definition: { TTL: '150ms' }, Output: 'ok' })] }),
+    );
     const at = await critical;
     // Both schedulers submit an expiry naming the same refresh. The second is
     // appended and changes nothing, or (when its hub already applied the first)
@@ -94,7 +101,8 @@ test('a catalog on Redis reopened after another compacted the log loads the snap
   // compacted away by a before b reads it, and b's submit then has no known outcome.
   const a = await createCatalog({ log: logA, logger, compactEvery: 5, compactKeepTail: 2 });
   try {
-    for (let i = 0; i < 12; i++) await a.submit(register(`n${i % 3}`, { service: serviceInput(`s${i}`, 'web', { Port: i }) }));
+    for (let i = 0; i < 12; i++)
+      await a.submit(register(`n${i % 3}`, { service: serviceInput(`s${i}`, 'web', { Port: i }) }));
     await a.submit({ type: 'config-set', entry: { Kind: 'service-defaults', Name: 'web', Protocol: 'http' } });
     assert.ok((await logA.firstIndex()) > 1n, 'compaction dropped early entries');
     const logB = createRedisLog({ url: redis.url, keyPrefix });
@@ -130,7 +138,8 @@ test('a running catalog that fell behind the trimmed tail restores the snapshot 
     const behind = a.lastIndex();
     proxy.mode('refuse');
     proxy.cut();
-    for (let i = 1; i < 6; i++) await b.submit(register(`n${i}`, { service: serviceInput(`s${i}`, 'web', { Port: i }) }));
+    for (let i = 1; i < 6; i++)
+      await b.submit(register(`n${i}`, { service: serviceInput(`s${i}`, 'web', { Port: i }) }));
     await b.submit({ type: 'deregister', node: 'n0' });
     const snapshot = b.snapshot();
     await logB.compact(snapshot, 0);
@@ -141,7 +150,10 @@ test('a running catalog that fell behind the trimmed tail restores the snapshot 
     assert.equal(a.lastIndex(), snapshot.index);
     assert.deepEqual(resets, [snapshot.index], 'subscribers were told to reset, at the snapshot index');
     assert.equal(a.snapshot().state, snapshot.state, 'the same state as every other hub, blocking indexes included');
-    assert.deepEqual(a.serviceInstances('web').value.map((i) => i.Node.Node), ['n1', 'n2', 'n3', 'n4', 'n5']);
+    assert.deepEqual(
+      a.serviceInstances('web').value.map((i) => i.Node.Node),
+      ['n1', 'n2', 'n3', 'n4', 'n5'],
+    );
     const next = await a.submit(register('n9', { service: serviceInput('s9', 'web') }));
     await b.waitForIndex(next.index - 1n);
     assert.equal(a.snapshot().state, b.snapshot().state, 'and it follows the log again');
@@ -154,7 +166,7 @@ test('a running catalog that fell behind the trimmed tail restores the snapshot 
   }
 });
 
-test('a write Redis acknowledged but this hub has not applied yet ends with the log\'s 503 once Redis stays unreachable, and is applied when it is back', async () => {
+test("a write Redis acknowledged but this hub has not applied yet ends with the log's 503 once Redis stays unreachable, and is applied when it is back", async () => {
   const keyPrefix = 'test:{apply-wait}:';
   const proxy = await startProxy(redis.port);
   const real = createRedisLog({ url: `redis://127.0.0.1:${proxy.port}`, keyPrefix, writeTimeoutMs: 300 });
@@ -183,11 +195,17 @@ test('a write Redis acknowledged but this hub has not applied yet ends with the 
     proxy.cut();
     // Before the fix this waited for the whole outage (here: for ever). 15 s is a hang guard only.
     const refusal = await Promise.race([
-      write.then(() => new Error('acknowledged while this hub could not apply it'), (err: unknown) => err),
+      write.then(
+        () => new Error('acknowledged while this hub could not apply it'),
+        (err: unknown) => err,
+      ),
       new Promise<Error>((resolve) => setTimeout(() => resolve(new Error('no answer within 15 s')), 15_000).unref()),
     ]);
     assert.ok(isHubError(refusal, 'LOG_OUTCOME_UNKNOWN'), String(refusal));
-    assert.match(refusal.message, /^redis log redis:\/\/127\.0\.0\.1:\d+ is unavailable: .*the write is in the log at index \d+ and takes effect/);
+    assert.match(
+      refusal.message,
+      /^redis log redis:\/\/127\.0\.0\.1:\d+ is unavailable: .*the write is in the log at index \d+ and takes effect/,
+    );
     proxy.mode('pass');
     open();
     await a.waitForIndex(target - 1n);

@@ -41,7 +41,10 @@ test('config-delete: absent is a no-op success; cas mismatch is CONFLICT; delete
   const h = harness();
   assert.equal(h.apply({ type: 'config-delete', kind: 'service-defaults', name: 'x' }).result.ok, true);
   h.apply({ type: 'config-set', entry: { Kind: 'service-defaults', Name: 'x', Protocol: 'http' } });
-  assert.equal(h.apply({ type: 'config-delete', kind: 'service-defaults', name: 'x', cas: 1 }).result.error?.code, 'CONFLICT');
+  assert.equal(
+    h.apply({ type: 'config-delete', kind: 'service-defaults', name: 'x', cas: 1 }).result.error?.code,
+    'CONFLICT',
+  );
   const r = h.apply({ type: 'config-delete', kind: 'service-defaults', name: 'x', cas: 2 });
   assert.deepEqual(eventLines(r.events), ['ServiceDefaults default/default/x delete']);
   const p = r.events[0]!.payload;
@@ -52,9 +55,15 @@ test('config-delete: absent is a no-op success; cas mismatch is CONFLICT; delete
 
 test('config: unknown kinds and empty names are refused with INVALID_ARGUMENT', () => {
   const h = harness();
-  assert.equal(h.apply({ type: 'config-set', entry: { Kind: 'bogus' as never, Name: 'x' } }).result.error?.field, 'Kind');
+  assert.equal(
+    h.apply({ type: 'config-set', entry: { Kind: 'bogus' as never, Name: 'x' } }).result.error?.field,
+    'Kind',
+  );
   assert.equal(h.apply({ type: 'config-set', entry: { Kind: 'mesh', Name: '' } }).result.error?.field, 'Name');
-  assert.equal(h.apply({ type: 'config-delete', kind: 'nope' as never, name: 'x' }).result.error?.code, 'INVALID_ARGUMENT');
+  assert.equal(
+    h.apply({ type: 'config-delete', kind: 'nope' as never, name: 'x' }).result.error?.code,
+    'INVALID_ARGUMENT',
+  );
 });
 
 test('configEntries lists one kind sorted by name', () => {
@@ -62,7 +71,10 @@ test('configEntries lists one kind sorted by name', () => {
   for (const n of ['b', 'a', 'c']) h.apply({ type: 'config-set', entry: resolver(n) });
   h.apply({ type: 'config-set', entry: { Kind: 'service-defaults', Name: 'z' } });
   const list = h.sm.configEntries('service-resolver');
-  assert.deepEqual(list.value.map((e) => e.Name), ['a', 'b', 'c']);
+  assert.deepEqual(
+    list.value.map((e) => e.Name),
+    ['a', 'b', 'c'],
+  );
   assert.equal(list.index, 3);
 });
 
@@ -79,7 +91,10 @@ test('txn: all ops apply, set/cas ops return the written object, events cover th
   });
   assert.equal(r.result.ok, true);
   const results = r.result.txnResults as Record<string, { ModifyIndex: number }>[];
-  assert.deepEqual(results.map((x) => Object.keys(x)[0]), ['Node', 'Service', 'Check']);
+  assert.deepEqual(
+    results.map((x) => Object.keys(x)[0]),
+    ['Node', 'Service', 'Check'],
+  );
   assert.equal(results[2]!.Check!.ModifyIndex, 1);
   assert.deepEqual(eventLines(r.events), ['ServiceHealth api register s1@n1', 'ServiceList none register api']);
 });
@@ -99,7 +114,10 @@ test('txn: one failing op rolls back everything and reports every error with its
   });
   assert.equal(r.result.ok, false);
   assert.equal(r.result.error?.code, 'CONFLICT');
-  assert.deepEqual(r.result.txnErrors?.map((e) => e.OpIndex), [1, 2, 3]);
+  assert.deepEqual(
+    r.result.txnErrors?.map((e) => e.OpIndex),
+    [1, 2, 3],
+  );
   assert.match(r.result.txnErrors![0]!.What, /index is stale/);
   assert.deepEqual(r.events, []);
   assert.equal(h.sm.snapshot(), before.replace('"index":"1"', '"index":"2"'));
@@ -110,11 +128,27 @@ test('txn CAS ops: index 0 means absent; delete-cas needs the object and its Mod
   assert.equal(h.apply({ type: 'txn', ops: [{ op: 'node-cas', node: nodeInput('n1'), index: 0 }] }).result.ok, true);
   assert.equal(h.apply({ type: 'txn', ops: [{ op: 'node-cas', node: nodeInput('n1'), index: 0 }] }).result.ok, false);
   assert.equal(h.apply({ type: 'txn', ops: [{ op: 'node-delete-cas', node: 'ghost', index: 0 }] }).result.ok, false);
-  assert.equal(h.apply({ type: 'txn', ops: [{ op: 'service-cas', node: 'n1', service: serviceInput('s', 's'), index: 0 }] }).result.ok, true);
-  assert.equal(h.apply({ type: 'txn', ops: [{ op: 'service-delete-cas', node: 'n1', serviceId: 's', index: 1 }] }).result.ok, false);
-  assert.equal(h.apply({ type: 'txn', ops: [{ op: 'service-delete-cas', node: 'n1', serviceId: 's', index: 4 }] }).result.ok, true);
-  assert.equal(h.apply({ type: 'txn', ops: [{ op: 'check-cas', check: checkInput('c', { Node: 'n1' }), index: 0 }] }).result.ok, true);
-  assert.equal(h.apply({ type: 'txn', ops: [{ op: 'check-delete-cas', node: 'n1', checkId: 'c', index: 7 }] }).result.ok, true);
+  assert.equal(
+    h.apply({ type: 'txn', ops: [{ op: 'service-cas', node: 'n1', service: serviceInput('s', 's'), index: 0 }] }).result
+      .ok,
+    true,
+  );
+  assert.equal(
+    h.apply({ type: 'txn', ops: [{ op: 'service-delete-cas', node: 'n1', serviceId: 's', index: 1 }] }).result.ok,
+    false,
+  );
+  assert.equal(
+    h.apply({ type: 'txn', ops: [{ op: 'service-delete-cas', node: 'n1', serviceId: 's', index: 4 }] }).result.ok,
+    true,
+  );
+  assert.equal(
+    h.apply({ type: 'txn', ops: [{ op: 'check-cas', check: checkInput('c', { Node: 'n1' }), index: 0 }] }).result.ok,
+    true,
+  );
+  assert.equal(
+    h.apply({ type: 'txn', ops: [{ op: 'check-delete-cas', node: 'n1', checkId: 'c', index: 7 }] }).result.ok,
+    true,
+  );
   assert.deepEqual(h.sm.nodeChecks('n1').value, []);
   assert.equal(h.apply({ type: 'txn', ops: [{ op: 'node-delete-cas', node: 'n1', index: 1 }] }).result.ok, true);
   assert.equal(h.sm.node('n1').value, undefined);

@@ -27,7 +27,10 @@ test('a node-level check change re-emits every service; a service check change o
   assert.deepEqual(eventLines(r.events), ['ServiceHealth b register b@n1']);
   const p = r.events[0]!.payload;
   assert.ok(p.type === 'service-health');
-  assert.deepEqual(p.csn.Checks.map((c) => c.CheckID), ['bc', 'serf']);
+  assert.deepEqual(
+    p.csn.Checks.map((c) => c.CheckID),
+    ['bc', 'serf'],
+  );
 });
 
 test('a node with no services emits no health events on node or node-check changes', () => {
@@ -47,9 +50,18 @@ test('health subjects are lower-cased service names', () => {
 test('ServiceList: Register on the first instance of a name, Deregister when the last goes', () => {
   const h = harness();
   let r = h.apply(register('n1', { service: serviceInput('w1', 'web') }));
-  assert.deepEqual(eventLines(r.events).filter((d) => d.startsWith('ServiceList')), ['ServiceList none register web']);
+  assert.deepEqual(
+    eventLines(r.events).filter((d) => d.startsWith('ServiceList')),
+    ['ServiceList none register web'],
+  );
   const list = r.events.find((e) => e.topic === Topic.ServiceList)!;
-  assert.deepEqual(list.payload, { type: 'service-list', op: 'register', name: 'web', namespace: 'default', partition: 'default' });
+  assert.deepEqual(list.payload, {
+    type: 'service-list',
+    op: 'register',
+    name: 'web',
+    namespace: 'default',
+    partition: 'default',
+  });
   r = h.apply(register('n2', { service: serviceInput('w2', 'web') }));
   assert.deepEqual(eventLines(r.events), ['ServiceHealth web register w2@n2']);
   r = h.apply({ type: 'deregister', node: 'n1', serviceId: 'w1' });
@@ -76,10 +88,16 @@ test('a service rename deregisters under the old name and registers under the ne
 test('Connect: native services and proxies (keyed by destination) get a ServiceHealthConnect copy', () => {
   const h = harness();
   let r = h.apply(register('n1', { service: serviceInput('api', 'API', { Connect: { Native: true } }) }));
-  assert.deepEqual(eventLines(r.events).slice(0, 2), ['ServiceHealth api register api@n1', 'ServiceHealthConnect api register api@n1']);
+  assert.deepEqual(eventLines(r.events).slice(0, 2), [
+    'ServiceHealth api register api@n1',
+    'ServiceHealthConnect api register api@n1',
+  ]);
   r = h.apply(
     register('n1', {
-      service: serviceInput('web-proxy', 'web-sidecar-proxy', { Kind: 'connect-proxy', Proxy: { DestinationServiceName: 'Web' } }),
+      service: serviceInput('web-proxy', 'web-sidecar-proxy', {
+        Kind: 'connect-proxy',
+        Proxy: { DestinationServiceName: 'Web' },
+      }),
     }),
   );
   assert.deepEqual(eventLines(r.events).slice(0, 2), [
@@ -90,7 +108,10 @@ test('Connect: native services and proxies (keyed by destination) get a ServiceH
   assert.equal(r.events[0]!.payload, r.events[1]!.payload);
   r = h.apply(
     register('n1', {
-      service: serviceInput('web-proxy', 'web-sidecar-proxy', { Kind: 'connect-proxy', Proxy: { DestinationServiceName: 'db' } }),
+      service: serviceInput('web-proxy', 'web-sidecar-proxy', {
+        Kind: 'connect-proxy',
+        Proxy: { DestinationServiceName: 'db' },
+      }),
     }),
   );
   assert.deepEqual(eventLines(r.events), [
@@ -116,20 +137,20 @@ test('check-update: NOT_FOUND for an unknown check; status change emits; unchang
       checks: [checkInput('ttl', { ServiceID: 's', Type: 'ttl', Definition: { TTL: '10s' }, Status: 'critical' })],
     }),
   );
-  let r = h.apply({ type: 'check-update', node: 'n1', checkId: 'nope', status: 'passing', output: ''});
+  let r = h.apply({ type: 'check-update', node: 'n1', checkId: 'nope', status: 'passing', output: '' });
   assert.equal(r.result.error?.code, 'NOT_FOUND');
-  r = h.apply({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'passing', output: 'ok'});
+  r = h.apply({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'passing', output: 'ok' });
   assert.deepEqual(eventLines(r.events), ['ServiceHealth s register s@n1']);
   assert.deepEqual(r.ttlTouched, [{ node: 'n1', checkId: 'ttl' }]);
   assert.equal(h.sm.ttlCheck('n1', 'ttl')!.refreshIndex, 3);
-  r = h.apply({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'passing', output: 'ok'});
+  r = h.apply({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'passing', output: 'ok' });
   assert.deepEqual(r.events, []);
   assert.deepEqual(r.ttlTouched, [{ node: 'n1', checkId: 'ttl' }]);
   const state = h.sm.ttlCheck('n1', 'ttl')!;
   assert.deepEqual([state.refreshIndex, state.check.ModifyIndex], [4, 3]);
   assert.equal('refreshIndex' in state.check, false, 'the refresh index is not part of the HealthCheck');
   assert.equal(h.sm.serviceInstances('s').index, 3, 'a refresh alone does not move blocking indexes');
-  r = h.apply({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'bogus' as never, output: ''});
+  r = h.apply({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'bogus' as never, output: '' });
   assert.equal(r.result.error?.code, 'INVALID_ARGUMENT');
 });
 
@@ -137,26 +158,49 @@ test('check-ttl-expire applies once per refresh: stale or duplicate expiries cha
   const h = harness();
   h.apply(register('n1', { checks: [checkInput('ttl', { Definition: { TTL: '1s' }, Output: 'fine' })] }));
   const refresh = h.sm.ttlCheck('n1', 'ttl')!.refreshIndex;
-  let r = h.apply({ type: 'check-ttl-expire', node: 'n1', checkId: 'ttl', ifModifyIndex: refresh, output: 'TTL expired' });
+  let r = h.apply({
+    type: 'check-ttl-expire',
+    node: 'n1',
+    checkId: 'ttl',
+    ifModifyIndex: refresh,
+    output: 'TTL expired',
+  });
   assert.equal(r.result.ok, true);
   let c = h.sm.ttlCheck('n1', 'ttl')!;
-  assert.deepEqual([c.check.Status, c.check.Output, c.check.ModifyIndex, c.refreshIndex, c.expired], ['critical', 'TTL expired', 2, refresh, true]);
+  assert.deepEqual(
+    [c.check.Status, c.check.Output, c.check.ModifyIndex, c.refreshIndex, c.expired],
+    ['critical', 'TTL expired', 2, refresh, true],
+  );
   r = h.apply({ type: 'check-ttl-expire', node: 'n1', checkId: 'ttl', ifModifyIndex: refresh, output: 'another text' });
   assert.equal(r.result.ok, true);
   assert.equal(h.sm.ttlCheck('n1', 'ttl')!.check.Output, 'TTL expired', 'duplicate expiry is a no-op');
-  h.apply({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'passing', output: ''});
+  h.apply({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'passing', output: '' });
   r = h.apply({ type: 'check-ttl-expire', node: 'n1', checkId: 'ttl', ifModifyIndex: refresh, output: 'TTL expired' });
   c = h.sm.ttlCheck('n1', 'ttl')!;
-  assert.deepEqual([c.check.Status, c.expired, r.events.length], ['passing', false, 0], 'stale expiry after a refresh is a no-op');
+  assert.deepEqual(
+    [c.check.Status, c.expired, r.events.length],
+    ['passing', false, 0],
+    'stale expiry after a refresh is a no-op',
+  );
   r = h.apply({ type: 'check-ttl-expire', node: 'ghost', checkId: 'ttl', ifModifyIndex: 1, output: 'x' });
   assert.equal(r.result.ok, true);
 });
 
 test('ttlChecks/ttlCheckStates list only checks with a TTL; ttlTouched covers removal', () => {
   const h = harness();
-  h.apply(register('n1', { checks: [checkInput('t', { Definition: { TTL: '5s' } }), checkInput('h', { Definition: { HTTP: 'x' } })] }));
-  assert.deepEqual(h.sm.ttlChecks().map((c) => c.CheckID), ['t']);
-  assert.deepEqual(h.sm.ttlCheckStates().map((s) => [s.check.CheckID, s.refreshIndex]), [['t', 1]]);
+  h.apply(
+    register('n1', {
+      checks: [checkInput('t', { Definition: { TTL: '5s' } }), checkInput('h', { Definition: { HTTP: 'x' } })],
+    }),
+  );
+  assert.deepEqual(
+    h.sm.ttlChecks().map((c) => c.CheckID),
+    ['t'],
+  );
+  assert.deepEqual(
+    h.sm.ttlCheckStates().map((s) => [s.check.CheckID, s.refreshIndex]),
+    [['t', 1]],
+  );
   const r = h.apply({ type: 'deregister', node: 'n1' });
   assert.deepEqual(r.ttlTouched, [{ node: 'n1', checkId: 't' }]);
   assert.deepEqual(h.sm.ttlChecks(), []);

@@ -52,9 +52,12 @@ test('node, table and config indexes', () => {
   assert.equal(h.sm.nodeChecks('n2').index, 2);
   assert.equal(h.sm.checksInState('any').index, 2);
   assert.equal(h.sm.services().index, 1, 'no service yet: the table was never written');
-  h.apply({ type: 'check-update', node: 'n2', checkId: 'c', status: 'critical', output: ''}); // 3
+  h.apply({ type: 'check-update', node: 'n2', checkId: 'c', status: 'critical', output: '' }); // 3
   assert.equal(h.sm.checksInState('critical').index, 3);
-  assert.deepEqual(h.sm.checksInState('critical').value.map((c) => c.CheckID), ['c']);
+  assert.deepEqual(
+    h.sm.checksInState('critical').value.map((c) => c.CheckID),
+    ['c'],
+  );
   assert.equal(h.sm.nodes().index, 2, 'a check change does not touch the nodes table');
   h.apply({ type: 'deregister', node: 'n1' }); // 4
   assert.equal(h.sm.node('n1').index, 4);
@@ -72,7 +75,7 @@ test('node, table and config indexes', () => {
 test('a refused command moves lastIndex but no blocking index', () => {
   const h = harness();
   h.apply(register('n1', { service: serviceInput('s', 's') }));
-  h.apply({ type: 'check-update', node: 'n1', checkId: 'nope', status: 'passing', output: ''});
+  h.apply({ type: 'check-update', node: 'n1', checkId: 'nope', status: 'passing', output: '' });
   assert.equal(h.sm.lastIndex(), 2n);
   assert.equal(h.sm.serviceInstances('s').index, 1);
   assert.equal(h.sm.nodes().index, 1);
@@ -80,7 +83,12 @@ test('a refused command moves lastIndex but no blocking index', () => {
 
 test('snapshot → restore into a fresh machine gives identical reads and snapshot', () => {
   const h = harness();
-  h.apply(register('n1', { service: serviceInput('s', 's', { Tags: ['t'] }), checks: [checkInput('c', { ServiceID: 's', Definition: { TTL: '3s' } })] }));
+  h.apply(
+    register('n1', {
+      service: serviceInput('s', 's', { Tags: ['t'] }),
+      checks: [checkInput('c', { ServiceID: 's', Definition: { TTL: '3s' } })],
+    }),
+  );
   h.apply({ type: 'config-set', entry: { Kind: 'mesh', Name: 'mesh' } });
   h.apply({ type: 'deregister', node: 'n0' });
   const copy = harness();

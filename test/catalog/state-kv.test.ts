@@ -42,7 +42,10 @@ test('a missing key reads at the last deletion; a prefix never below it', () => 
   h.apply(kv({ verb: 'delete', key: 'p/b' }));
   assert.equal(h.sm.kvGet('nope').index, 3);
   assert.equal(h.sm.kvList('p/').index, 3, 'the deletion moved the prefix read past p/a');
-  assert.deepEqual(h.sm.kvList('p/').value.map((e) => e.Key), ['p/a']);
+  assert.deepEqual(
+    h.sm.kvList('p/').value.map((e) => e.Key),
+    ['p/a'],
+  );
 });
 
 test('a session on an unregistered node is refused unless it is the agent node', () => {
@@ -119,7 +122,11 @@ test('a snapshot keeps entries, sessions, lock delays, clock and indexes: restor
   const copy = createStateMachine();
   copy.restore(h.sm.snapshot());
   assert.equal(copy.snapshot(), h.sm.snapshot());
-  for (const read of [(s: typeof copy) => s.kvList(''), (s: typeof copy) => s.sessions(), (s: typeof copy) => s.kvGet('x')]) {
+  for (const read of [
+    (s: typeof copy) => s.kvList(''),
+    (s: typeof copy) => s.sessions(),
+    (s: typeof copy) => s.kvGet('x'),
+  ]) {
     assert.deepEqual(read(copy), read(h.sm));
   }
   assert.equal(copy.kvGet('l').value!.Flags, '3304740253564472344');
@@ -140,6 +147,9 @@ test('a txn with KV ops applies all or none and reports every failing op', () =>
     ],
   });
   assert.equal(r.result.ok, false);
-  assert.deepEqual(r.result.txnErrors!.map((e) => e.OpIndex), [1, 2]);
+  assert.deepEqual(
+    r.result.txnErrors!.map((e) => e.OpIndex),
+    [1, 2],
+  );
   assert.equal(h.sm.kvGet('t/b').value, undefined);
 });

@@ -17,16 +17,22 @@ test('register creates node, service and checks with Create/ModifyIndex and a fu
   assert.equal(node.Node.CreateIndex, 1);
   assert.equal(node.Services[0]!.ModifyIndex, 1);
   const checks = h.sm.nodeChecks('n1').value;
-  assert.deepEqual(checks.map((c) => [c.CheckID, c.Node, c.ServiceName, c.ServiceTags]), [
-    ['serfHealth', 'n1', '', []],
-    ['web-check', 'n1', 'Web', ['b', 'a']],
-  ]);
+  assert.deepEqual(
+    checks.map((c) => [c.CheckID, c.Node, c.ServiceName, c.ServiceTags]),
+    [
+      ['serfHealth', 'n1', '', []],
+      ['web-check', 'n1', 'Web', ['b', 'a']],
+    ],
+  );
   assert.deepEqual(eventLines(r.events), ['ServiceHealth web register web-1@n1', 'ServiceList none register Web']);
   const ev = r.events[0]!;
   assert.equal(ev.index, 1n);
   assert.equal(ev.payload.type === 'service-health' && ev.payload.csn.Checks.length, 2);
   assert.deepEqual(h.sm.services().value, { Web: ['a', 'b'] });
-  assert.deepEqual(h.sm.serviceInstances('Web').value.map((c) => c.Service.ID), ['web-1']);
+  assert.deepEqual(
+    h.sm.serviceInstances('Web').value.map((c) => c.Service.ID),
+    ['web-1'],
+  );
   assert.deepEqual(h.sm.serviceInstances('web').value, [], 'service name match is exact');
 });
 
@@ -60,7 +66,10 @@ test('a check naming a service not on the node refuses the whole register and ch
   h.apply(register('n1', { service: serviceInput('s1', 'api') }));
   const before = h.sm.snapshot();
   const r = h.apply(
-    register('n1', { nodeExtra: { Address: '10.9.9.9' }, checks: [checkInput('ok'), checkInput('bad', { ServiceID: 'nope' })] }),
+    register('n1', {
+      nodeExtra: { Address: '10.9.9.9' },
+      checks: [checkInput('ok'), checkInput('bad', { ServiceID: 'nope' })],
+    }),
   );
   assert.equal(r.result.ok, false);
   assert.equal(r.result.error?.code, 'INVALID_ARGUMENT');
@@ -72,7 +81,9 @@ test('a check naming a service not on the node refuses the whole register and ch
 
 test('a check may name the service registered in the same command', () => {
   const h = harness();
-  const r = h.apply(register('n1', { service: serviceInput('s1', 'api'), checks: [checkInput('c', { ServiceID: 's1' })] }));
+  const r = h.apply(
+    register('n1', { service: serviceInput('s1', 'api'), checks: [checkInput('c', { ServiceID: 's1' })] }),
+  );
   assert.equal(r.result.ok, true);
 });
 
@@ -158,14 +169,20 @@ test('what apply stores is frozen all the way down: nested objects and arrays of
   h.apply(
     register('n1', {
       nodeExtra: { Meta: { rack: 'r1' }, TaggedAddresses: { lan: '10.0.0.1' } },
-      service: serviceInput('web-1', 'Web', { Tags: ['b', 'a'], Meta: { v: '1' }, Weights: { Passing: 3, Warning: 1 } }),
+      service: serviceInput('web-1', 'Web', {
+        Tags: ['b', 'a'],
+        Meta: { v: '1' },
+        Weights: { Passing: 3, Warning: 1 },
+      }),
       checks: [checkInput('web-check', { ServiceID: 'web-1' })],
     }),
   );
   const frozenAllTheWay = (v: unknown): boolean =>
     v === null || typeof v !== 'object' || (Object.isFrozen(v) && Object.values(v).every(frozenAllTheWay));
   const node = h.sm.node('n1').value!;
-  assert.ok(frozenAllTheWay(node.Node) && Object.isFrozen(node.Node.Meta) && Object.isFrozen(node.Node.TaggedAddresses));
+  assert.ok(
+    frozenAllTheWay(node.Node) && Object.isFrozen(node.Node.Meta) && Object.isFrozen(node.Node.TaggedAddresses),
+  );
   const service = node.Services[0]!;
   assert.ok(frozenAllTheWay(service) && Object.isFrozen(service.Tags) && Object.isFrozen(service.Weights));
   assert.ok(h.sm.nodeChecks('n1').value.every(frozenAllTheWay));

@@ -6,8 +6,8 @@ import fc from 'fast-check';
 import type { CatalogReader, Indexed } from '../../src/catalog/catalog';
 import type { Command } from '../../src/catalog/commands';
 import { connectSubject } from '../../src/catalog/events';
-import { createStateMachine, type Applied, type StateMachine } from '../../src/catalog/state';
-import { Topic, type CatalogEvent, type CheckServiceNode } from '../../src/catalog/types';
+import { type Applied, createStateMachine, type StateMachine } from '../../src/catalog/state';
+import { type CatalogEvent, type CheckServiceNode, Topic } from '../../src/catalog/types';
 import { CHECK_IDS, commands, ENTRY_NAMES, KINDS, NODES, resolveCurrent, SERVICE_NAMES } from './arbitraries';
 
 const RUNS = { numRuns: 100 };
@@ -29,7 +29,14 @@ function run(cmds: readonly Command[]): { applied: Applied[]; sm: StateMachine; 
 
 /** Every read the HTTP layer can make over the test universe. */
 function reads(r: CatalogReader): unknown[] {
-  const out: unknown[] = [r.lastIndex(), r.nodes(), r.services(), r.serviceNames(), r.checksInState('any'), r.checksInState('critical')];
+  const out: unknown[] = [
+    r.lastIndex(),
+    r.nodes(),
+    r.services(),
+    r.serviceNames(),
+    r.checksInState('any'),
+    r.checksInState('critical'),
+  ];
   for (const n of [...NODES, 'ghost']) out.push(r.node(n), r.nodeChecks(n));
   for (const s of [...SERVICE_NAMES, 'ghost']) out.push(r.serviceInstances(s), r.serviceChecks(s));
   for (const k of KINDS) {
@@ -90,7 +97,14 @@ test('(a3) an owned entry with numbers JSON cannot hold (1e400, -0) is stored as
 test('(a4) an owned entry near the size limit is refused or stored exactly as its copy would be', () => {
   // Around 512 KiB of JSON, in one-byte, two-byte and escaped characters: the owned
   // apply skips writing the text only when a bound proves it small, else it measures.
-  for (const blob of ['x'.repeat(170 * 1024), 'x'.repeat(600 * 1024), 'é'.repeat(200 * 1024), 'é'.repeat(300 * 1024), '\n'.repeat(100 * 1024), '\u0001'.repeat(90 * 1024)]) {
+  for (const blob of [
+    'x'.repeat(170 * 1024),
+    'x'.repeat(600 * 1024),
+    'é'.repeat(200 * 1024),
+    'é'.repeat(300 * 1024),
+    '\n'.repeat(100 * 1024),
+    '\u0001'.repeat(90 * 1024),
+  ]) {
     const payload = JSON.stringify({
       type: 'register',
       node: { Node: 'n1', Address: '10.0.0.1', Meta: {} },
@@ -119,7 +133,8 @@ test('(b) indexes strictly increase, events carry their entry index, a read whos
         assert.equal(sm.lastIndex(), index);
         for (const e of a.events) assert.equal(e.index, index);
         const now = reads(sm).filter(
-          (r): r is { index: number; value: unknown } => typeof r === 'object' && r !== null && 'index' in r && 'value' in r,
+          (r): r is { index: number; value: unknown } =>
+            typeof r === 'object' && r !== null && 'index' in r && 'value' in r,
         );
         now.forEach(({ index: ix, value }, k) => {
           assert.ok(ix >= 1 && ix <= i + 1, `read ${k} index ${ix} within [1, ${i + 1}]`);
@@ -127,7 +142,8 @@ test('(b) indexes strictly increase, events carry their entry index, a read whos
           if (!before) return;
           assert.ok(ix >= before.index, `read ${k} went back from ${before.index} to ${ix}`);
           // Consul's blocking-query promise: what was read changed ⇒ its index moved past the old one.
-          if (!isDeepStrictEqual(value, before.value)) assert.ok(ix > before.index, `read ${k} changed at ${index} without moving its index`);
+          if (!isDeepStrictEqual(value, before.value))
+            assert.ok(ix > before.index, `read ${k} changed at ${index} without moving its index`);
         });
         previous = now;
       });
@@ -189,11 +205,23 @@ test('events folded like a materializer equal the reads (health, connect, servic
       const all = SERVICE_NAMES.flatMap((n) => sm.serviceInstances(n).value);
       const health = fold(events, Topic.ServiceHealth);
       const connect = fold(events, Topic.ServiceHealthConnect);
-      for (const subject of new Set([...SERVICE_NAMES.map((n) => n.toLowerCase()), ...health.keys(), ...connect.keys()])) {
+      for (const subject of new Set([
+        ...SERVICE_NAMES.map((n) => n.toLowerCase()),
+        ...health.keys(),
+        ...connect.keys(),
+      ])) {
         const expect = (pick: (c: CheckServiceNode) => boolean) =>
           new Map(all.filter(pick).map((c) => [`${c.Node.Node}/${c.Service.ID}`, c]));
-        assert.deepEqual(health.get(subject) ?? new Map(), expect((c) => c.Service.Service.toLowerCase() === subject), `health ${subject}`);
-        assert.deepEqual(connect.get(subject) ?? new Map(), expect((c) => connectSubject(c.Service) === subject), `connect ${subject}`);
+        assert.deepEqual(
+          health.get(subject) ?? new Map(),
+          expect((c) => c.Service.Service.toLowerCase() === subject),
+          `health ${subject}`,
+        );
+        assert.deepEqual(
+          connect.get(subject) ?? new Map(),
+          expect((c) => connectSubject(c.Service) === subject),
+          `connect ${subject}`,
+        );
       }
       const names = new Set<string>();
       for (const e of events) {
@@ -205,7 +233,10 @@ test('events folded like a materializer equal the reads (health, connect, servic
           assert.ok(names.delete(e.payload.name), 'deregister only for a listed name');
         }
       }
-      assert.deepEqual([...names].sort(), sm.serviceNames().value.map((s) => s.Name));
+      assert.deepEqual(
+        [...names].sort(),
+        sm.serviceNames().value.map((s) => s.Name),
+      );
       const entries = new Map<string, unknown>();
       for (const e of events) {
         if (e.payload.type !== 'config-entry') continue;
@@ -213,7 +244,9 @@ test('events folded like a materializer equal the reads (health, connect, servic
         else entries.delete(e.subject + e.topic);
       }
       const expected = new Map<string, unknown>();
-      for (const k of KINDS) for (const en of sm.configEntries(k).value) expected.set(`default/default/${en.Name}${k === 'mesh' ? Topic.MeshConfig : Topic.ServiceResolver}`, en);
+      for (const k of KINDS)
+        for (const en of sm.configEntries(k).value)
+          expected.set(`default/default/${en.Name}${k === 'mesh' ? Topic.MeshConfig : Topic.ServiceResolver}`, en);
       assert.deepEqual(entries, expected);
     }),
     RUNS,
@@ -244,11 +277,12 @@ test('(f) check() predicts apply without changing anything: same outcome, and "c
   );
 });
 
-test('(g) a read\'s index moves exactly when the entry moved one of the keys it watches (blocking queries wake for nothing else, and miss nothing)', () => {
+test("(g) a read's index moves exactly when the entry moved one of the keys it watches (blocking queries wake for nothing else, and miss nothing)", () => {
   fc.assert(
     fc.property(commands, (cmds) => {
       const sm = createStateMachine();
-      const watched = (r: CatalogReader) => reads(r).filter((x): x is Indexed<unknown> => typeof x === 'object' && x !== null && 'watch' in x);
+      const watched = (r: CatalogReader) =>
+        reads(r).filter((x): x is Indexed<unknown> => typeof x === 'object' && x !== null && 'watch' in x);
       cmds.forEach((c, i) => {
         const before = watched(sm);
         // From index 2, as in a catalog (1 is its origin entry): reads clamp index 0 to 1.
@@ -257,7 +291,11 @@ test('(g) a read\'s index moves exactly when the entry moved one of the keys it 
         after.forEach((now, k) => {
           const was = before[k]!;
           const woken = applied.moved === 'all' || was.watch!.some((key) => applied.moved.includes(key));
-          assert.equal(now.index !== was.index, woken, `read ${k} watching ${was.watch!.join(',')}: moved ${String(applied.moved)}`);
+          assert.equal(
+            now.index !== was.index,
+            woken,
+            `read ${k} watching ${was.watch!.join(',')}: moved ${String(applied.moved)}`,
+          );
         });
       });
     }),

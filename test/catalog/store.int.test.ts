@@ -20,10 +20,13 @@ const dir = mkdtempSync(join(tmpdir(), 'xdshub-catalog-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const workload: Command[] = [
-  register('n1', { service: serviceInput('web-1', 'web'), checks: [checkInput('serf'), checkInput('w', { ServiceID: 'web-1' })] }),
+  register('n1', {
+    service: serviceInput('web-1', 'web'),
+    checks: [checkInput('serf'), checkInput('w', { ServiceID: 'web-1' })],
+  }),
   register('n2', { service: serviceInput('web-2', 'web', { Tags: ['canary'] }) }),
   { type: 'config-set', entry: { Kind: 'service-resolver', Name: 'web', ConnectTimeout: '3s' } },
-  { type: 'check-update', node: 'n1', checkId: 'w', status: 'critical', output: 'down'},
+  { type: 'check-update', node: 'n1', checkId: 'w', status: 'critical', output: 'down' },
   { type: 'txn', ops: [{ op: 'service-delete', node: 'n2', serviceId: 'web-2' }] },
   { type: 'config-set', entry: { Kind: 'mesh', Name: 'mesh' }, cas: 99 }, // refused
   register('n3', { service: serviceInput('api-1', 'api') }),
@@ -36,7 +39,11 @@ const kvWorkload: Command[] = [
     { ID: 's2', Name: 'gone', Node: 'n3', LockDelay: 60e9, Behavior: 'release' as const, TTL: '' },
   ].flatMap((s): Command[] => [
     { type: 'session-create', session: { ...s, NodeChecks: ['serfHealth'], ServiceChecks: null }, now: 1_000 },
-    { type: 'kv', op: { verb: 'lock', key: `lock/${s.ID}`, value: 'eA==', flags: '3304740253564472344', session: s.ID }, now: 1_000 },
+    {
+      type: 'kv',
+      op: { verb: 'lock', key: `lock/${s.ID}`, value: 'eA==', flags: '3304740253564472344', session: s.ID },
+      now: 1_000,
+    },
   ]),
   { type: 'session-destroy', id: 's2', now: 2_000 },
   { type: 'kv', op: { verb: 'set', key: 'cfg/a', value: 'YQ==', flags: '0' }, now: 2_000 },
@@ -46,21 +53,38 @@ test('submit resolves with the entry result after it is applied; listeners see t
   const log = createMemoryLog();
   const catalog = await createCatalog({ log, logger });
   const seen: { index: bigint; events: readonly CatalogEvent[]; instances: number }[] = [];
-  catalog.onApplied((index, events) => seen.push({ index, events, instances: catalog.serviceInstances('web').value.length }));
+  catalog.onApplied((index, events) =>
+    seen.push({ index, events, instances: catalog.serviceInstances('web').value.length }),
+  );
   try {
     const r1 = await catalog.submit(workload[0]!);
     // Index 1 is the origin entry a fresh log starts with; real changes start at 2.
     assert.deepEqual([r1.ok, r1.index], [true, 2n]);
     assert.equal(catalog.serviceInstances('web').value.length, 1, 'read-your-write after submit');
     // Refused before append: no entry, the index stays where it was.
-    const r2 = await catalog.submit({ type: 'check-update', node: 'n1', checkId: 'nope', status: 'passing', output: ''});
+    const r2 = await catalog.submit({
+      type: 'check-update',
+      node: 'n1',
+      checkId: 'nope',
+      status: 'passing',
+      output: '',
+    });
     assert.deepEqual([r2.ok, r2.error?.code, r2.index], [false, 'NOT_FOUND', 2n]);
     assert.equal(await log.lastIndex(), 2n);
-    assert.deepEqual(seen.map((s) => [s.index, s.events.length, s.instances]), [[2n, 2, 1]]);
+    assert.deepEqual(
+      seen.map((s) => [s.index, s.events.length, s.instances]),
+      [[2n, 2, 1]],
+    );
     const results = [];
     for (const c of workload.slice(1)) results.push(await catalog.submit(c));
-    assert.deepEqual(results.map((r) => r.index), [3n, 4n, 5n, 6n, 6n, 7n]);
-    assert.deepEqual(results.map((r) => r.ok), [true, true, true, true, false, true]);
+    assert.deepEqual(
+      results.map((r) => r.index),
+      [3n, 4n, 5n, 6n, 6n, 7n],
+    );
+    assert.deepEqual(
+      results.map((r) => r.ok),
+      [true, true, true, true, false, true],
+    );
     assert.equal(catalog.lastIndex(), 7n);
     assert.equal(await log.lastIndex(), 7n, 'the refused config-set was never appended');
   } finally {
@@ -88,7 +112,7 @@ test('waitForIndex resolves when an entry passes the index and rejects on abort'
   }
 });
 
-test('two catalogs on one log apply each other\'s entries; each submit resolves with its own result', async () => {
+test("two catalogs on one log apply each other's entries; each submit resolves with its own result", async () => {
   const log = createMemoryLog();
   const a = await createCatalog({ log, logger });
   const b = await createCatalog({ log, logger });
@@ -97,8 +121,14 @@ test('two catalogs on one log apply each other\'s entries; each submit resolves 
     // command before it applied the other's latest entry; the outcome is the same.
     const results = [];
     for (const [i, c] of workload.entries()) results.push(await (i % 2 === 0 ? a : b).submit(c));
-    assert.deepEqual(results.map((r) => r.ok), [true, true, true, true, true, false, true]);
-    assert.deepEqual(results.filter((r) => r.ok).map((r) => r.index), [2n, 3n, 4n, 5n, 6n, 7n]);
+    assert.deepEqual(
+      results.map((r) => r.ok),
+      [true, true, true, true, true, false, true],
+    );
+    assert.deepEqual(
+      results.filter((r) => r.ok).map((r) => r.index),
+      [2n, 3n, 4n, 5n, 6n, 7n],
+    );
     assert.equal(await log.lastIndex(), 7n, 'the refused command was not appended');
     await a.waitForIndex(6n);
     await b.waitForIndex(6n);
@@ -145,7 +175,10 @@ test('SQLite: submit, close, reopen gives the identical state', async () => {
     assert.equal(state, before);
     assert.equal(catalog.serviceInstances('web').value[0]!.Checks[1]!.Status, 'critical');
     assert.equal(catalog.kvGet('lock/s1').value!.Session, 's1');
-    assert.deepEqual(catalog.sessions().value.map((x) => x.ID), ['s1']);
+    assert.deepEqual(
+      catalog.sessions().value.map((x) => x.ID),
+      ['s1'],
+    );
     const r = await catalog.submit(register('n4'));
     assert.equal(r.index, 14n, 'indexes continue after the reopened log');
   } finally {
@@ -168,7 +201,11 @@ test('SQLite with compaction: the reopened catalog loads the snapshot and replay
     assert.equal(state, before);
     assert.equal(catalog.kvGet('lock/s1').value!.Flags, '3304740253564472344');
     // s2's lock delay on lock/s2 survived the snapshot: another session cannot take it yet.
-    const delayed = await catalog.submit({ type: 'kv', op: { verb: 'lock', key: 'lock/s2', value: null, session: 's1' }, now: 3_000 });
+    const delayed = await catalog.submit({
+      type: 'kv',
+      op: { verb: 'lock', key: 'lock/s2', value: null, session: 's1' },
+      now: 3_000,
+    });
     assert.equal(delayed.ok, false);
     assert.match(delayed.error!.message, /lock delay/);
   } finally {
@@ -202,7 +239,7 @@ function gated(inner: Log): { log: Log; open(): void } {
   return { log, open };
 }
 
-test('a catalog overtaken by another process\'s compaction restores the snapshot, fires onReset and continues', async () => {
+test("a catalog overtaken by another process's compaction restores the snapshot, fires onReset and continues", async () => {
   const log = createMemoryLog();
   const a = await createCatalog({ log, logger });
   const slow = gated(log);
@@ -256,15 +293,24 @@ test('while sessions exist, catalog writes carry the time, and a lock delay they
   try {
     await catalog.submit(register('n1'));
     const s = { ID: 's', Name: '', Node: 'n1', LockDelay: 15e9, Behavior: 'release' as const, TTL: '' };
-    await catalog.submit({ type: 'session-create', session: { ...s, NodeChecks: [], ServiceChecks: null }, now: 1_000 });
+    await catalog.submit({
+      type: 'session-create',
+      session: { ...s, NodeChecks: [], ServiceChecks: null },
+      now: 1_000,
+    });
     await catalog.submit({ type: 'kv', op: { verb: 'lock', key: 'k', value: null, session: 's' }, now: 1_000 });
     await catalog.submit({ type: 'deregister', node: 'n1' });
     const payloads = (await log.read(1n, 100)).map((e) => JSON.parse(e.payload) as { type: string; now?: number });
     assert.equal(payloads.find((p) => p.type === 'register')!.now, undefined, 'no session yet: no time');
     assert.equal(payloads.at(-1)!.now, 42_000);
     await catalog.submit(register('n2'));
-    await catalog.submit({ type: 'session-create', session: { ...s, ID: 't', Node: 'n2', NodeChecks: [], ServiceChecks: null }, now: 1 });
-    const lock = (now: number) => catalog.submit({ type: 'kv', op: { verb: 'lock', key: 'k', value: null, session: 't' }, now });
+    await catalog.submit({
+      type: 'session-create',
+      session: { ...s, ID: 't', Node: 'n2', NodeChecks: [], ServiceChecks: null },
+      now: 1,
+    });
+    const lock = (now: number) =>
+      catalog.submit({ type: 'kv', op: { verb: 'lock', key: 'k', value: null, session: 't' }, now });
     assert.equal((await lock(42_000 + 14_999)).ok, false);
     assert.equal((await lock(42_000 + 15_000)).ok, true);
   } finally {

@@ -72,7 +72,10 @@ test('an expiry fires once and is applied once with two schedulers on two catalo
     assert.equal(criticalAt, 3n);
     assert.deepEqual(changes, [3n], 'only the first expiry changed anything');
     const state = a.ttlCheck('n1', 'ttl')!;
-    assert.deepEqual([state.check.Output, state.check.ModifyIndex], ['TTL expired (last output before timeout follows): fine', 3]);
+    assert.deepEqual(
+      [state.check.Output, state.check.ModifyIndex],
+      ['TTL expired (last output before timeout follows): fine', 3],
+    );
     await b.waitForIndex(BigInt(entries.length + 1));
     assert.equal(b.snapshot().state, a.snapshot().state);
   } finally {
@@ -92,16 +95,25 @@ test('a refresh re-arms the timer: the expiry is timed from the refresh and name
   const catalog = await createCatalog({ log, logger });
   // Every expiry the scheduler submits, applied or not.
   const expiries: Command[] = [];
-  const watched: Catalog = { ...catalog, submit: (cmd) => {
-    if (cmd.type === 'check-ttl-expire') expiries.push(cmd);
-    return catalog.submit(cmd);
-  } };
+  const watched: Catalog = {
+    ...catalog,
+    submit: (cmd) => {
+      if (cmd.type === 'check-ttl-expire') expiries.push(cmd);
+      return catalog.submit(cmd);
+    },
+  };
   const scheduler = startTtlScheduler({ catalog: watched, logger });
   try {
     const critical = whenCritical(catalog);
     await catalog.submit(ttlCheck('400ms'));
     t.mock.timers.tick(300);
-    const refresh = await catalog.submit({ type: 'check-update', node: 'n1', checkId: 'ttl', status: 'passing', output: 'alive' });
+    const refresh = await catalog.submit({
+      type: 'check-update',
+      node: 'n1',
+      checkId: 'ttl',
+      status: 'passing',
+      output: 'alive',
+    });
     assert.equal(refresh.index, 3n);
     t.mock.timers.tick(399); // 700 ms after the registration, 399 after the refresh
     assert.equal(expiries.length, 0, 'nothing expires 400 ms after the registration: the refresh re-armed the timer');
@@ -109,8 +121,15 @@ test('a refresh re-arms the timer: the expiry is timed from the refresh and name
     t.mock.timers.tick(1);
     const at = await critical;
     assert.equal(at, 4n);
-    assert.deepEqual(expiries.map((e) => e.type === 'check-ttl-expire' && e.ifModifyIndex), [3], 'one expiry, naming the refresh');
-    assert.equal(catalog.ttlCheck('n1', 'ttl')!.check.Output, 'TTL expired (last output before timeout follows): alive');
+    assert.deepEqual(
+      expiries.map((e) => e.type === 'check-ttl-expire' && e.ifModifyIndex),
+      [3],
+      'one expiry, naming the refresh',
+    );
+    assert.equal(
+      catalog.ttlCheck('n1', 'ttl')!.check.Output,
+      'TTL expired (last output before timeout follows): alive',
+    );
   } finally {
     scheduler.stop();
     await catalog.close();
@@ -136,7 +155,13 @@ test('timers follow the catalog: removed checks and stop() cancel them, unparsea
     await catalog.submit({ type: 'restore', state: catalog.snapshot().state });
     assert.equal(scheduler.pending(), 1, 'a reset keeps timers of checks whose refresh did not change');
     const refreshIndex = catalog.ttlCheck('n3', 'kept')!.refreshIndex;
-    await catalog.submit({ type: 'check-ttl-expire', node: 'n3', checkId: 'kept', ifModifyIndex: refreshIndex, output: 'TTL expired' });
+    await catalog.submit({
+      type: 'check-ttl-expire',
+      node: 'n3',
+      checkId: 'kept',
+      ifModifyIndex: refreshIndex,
+      output: 'TTL expired',
+    });
     assert.equal(catalog.ttlCheck('n3', 'kept')!.expired, true);
     const late = startTtlScheduler({ catalog, logger });
     assert.equal(late.pending(), 0, 'a check already expired for its refresh is not timed again');

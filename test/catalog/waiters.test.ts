@@ -2,8 +2,8 @@
 // Index waiters: woken once the index passes theirs; one that leaves is forgotten without a scan of the rest.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HubError } from '../../src/errors';
 import { createChangeWaiters, createIndexWaiters } from '../../src/catalog/waiters';
+import { HubError } from '../../src/errors';
 
 test('a waiter wakes once when one of its keys moves, and not for other keys', async () => {
   const w = createChangeWaiters(() => undefined);
@@ -41,7 +41,10 @@ test('abort forgets the waiter; close rejects the rest and every later wait', as
 
 test('index waiters wake once the index passes theirs, in any order of arrival, and not before', async () => {
   let index = 10n;
-  const w = createIndexWaiters(() => index, () => undefined);
+  const w = createIndexWaiters(
+    () => index,
+    () => undefined,
+  );
   const woken: bigint[] = [];
   const all = [12n, 10n, 11n, 10n, 13n].map((after) => w.wait(after).then(() => woken.push(after)));
   await assert.doesNotReject(w.wait(9n), 'an index already passed resolves at once');
@@ -98,7 +101,10 @@ async function arrayElementsVisited(run: () => Promise<void>): Promise<number> {
 
 test('waiters leaving cost no scan of the others: n leaving visit fewer than n list elements in all', async () => {
   const n = 5_000;
-  const index = createIndexWaiters(() => 100n, () => undefined);
+  const index = createIndexWaiters(
+    () => 100n,
+    () => undefined,
+  );
   const changes = createChangeWaiters(() => undefined);
   const controllers = Array.from({ length: n }, () => new AbortController());
   const pending = controllers.flatMap((c, i) => [

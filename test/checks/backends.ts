@@ -1,9 +1,10 @@
 // Probe targets for check tests: an HTTP health endpoint, a TCP listener and a
 // gRPC server answering grpc.health.v1 — each can be turned bad and good again.
-import * as grpc from '@grpc/grpc-js';
+
 import { once } from 'node:events';
 import { createServer as createHttpServer } from 'node:http';
-import { type AddressInfo, type Server, createServer as createTcpServer } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer, type Server } from 'node:net';
+import * as grpc from '@grpc/grpc-js';
 
 export interface HttpHealth {
   url: string;
@@ -93,17 +94,28 @@ export function addHealthService(server: grpc.Server): { setServing(serving: boo
     },
     {
       // HealthCheckResponse { status = 1 (SERVING) | 2 (NOT_SERVING) }
-      Check: (_call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => cb(null, Buffer.from([0x08, serving ? 1 : 2])),
+      Check: (_call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) =>
+        cb(null, Buffer.from([0x08, serving ? 1 : 2])),
     },
   );
   return { setServing: (s) => (serving = s) };
 }
 
-export async function startGrpcHealth(): Promise<{ address: string; setServing(serving: boolean): void; close(): Promise<void> }> {
+export async function startGrpcHealth(): Promise<{
+  address: string;
+  setServing(serving: boolean): void;
+  close(): Promise<void>;
+}> {
   const server = new grpc.Server();
   const health = addHealthService(server);
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
   );
-  return { address: `127.0.0.1:${port}`, setServing: health.setServing, close: () => new Promise((r) => server.tryShutdown(() => r())) };
+  return {
+    address: `127.0.0.1:${port}`,
+    setServing: health.setServing,
+    close: () => new Promise((r) => server.tryShutdown(() => r())),
+  };
 }

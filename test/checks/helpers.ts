@@ -2,7 +2,13 @@
 import type { Catalog } from '../../src/catalog/catalog';
 import type { HealthCheck } from '../../src/catalog/types';
 
-export function untilCheck(catalog: Catalog, node: string, checkId: string, ok: (c: HealthCheck | undefined) => boolean, capMs = 20_000): Promise<HealthCheck | undefined> {
+export function untilCheck(
+  catalog: Catalog,
+  node: string,
+  checkId: string,
+  ok: (c: HealthCheck | undefined) => boolean,
+  capMs = 20_000,
+): Promise<HealthCheck | undefined> {
   return new Promise((resolve, reject) => {
     const test = () => {
       const check = catalog.ttlCheck(node, checkId)?.check;
@@ -13,7 +19,11 @@ export function untilCheck(catalog: Catalog, node: string, checkId: string, ok: 
     };
     const timer = setTimeout(() => {
       cleanup();
-      reject(new Error(`check ${checkId}: condition not met in ${capMs} ms; now ${JSON.stringify(catalog.ttlCheck(node, checkId)?.check)}`));
+      reject(
+        new Error(
+          `check ${checkId}: condition not met in ${capMs} ms; now ${JSON.stringify(catalog.ttlCheck(node, checkId)?.check)}`,
+        ),
+      );
     }, capMs);
     const off = catalog.onApplied(() => void test());
     const cleanup = () => {

@@ -2,10 +2,11 @@
 // xds:///echo, each watched by a different kind of check (HTTP, TCP, gRPC
 // health). When a check's target goes bad, a real @grpc/grpc-js-xds client
 // stops reaching that backend; when it recovers, traffic comes back.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { ECHO_METHOD, startEcho, type EchoBackend } from '../xds/e2e/echo-backend';
-import { startGrpcJsClient, startXdsHub, type ClientProcess, type XdsHub } from '../xds/e2e/harness';
+import { after, before, test } from 'node:test';
+import { ECHO_METHOD, type EchoBackend, startEcho } from '../xds/e2e/echo-backend';
+import { type ClientProcess, startGrpcJsClient, startXdsHub, type XdsHub } from '../xds/e2e/harness';
 import { startGrpcHealth, startHttpHealth, startTcp } from './backends';
 import { status, untilCheck } from './helpers';
 
@@ -26,7 +27,11 @@ after(async () => {
 });
 
 test('HTTP, TCP and gRPC checks take instances out of xDS and back', async () => {
-  const [a, b, c] = (await Promise.all(['echo-a', 'echo-b', 'echo-c'].map((n) => startEcho(n)))) as [EchoBackend, EchoBackend, EchoBackend];
+  const [a, b, c] = (await Promise.all(['echo-a', 'echo-b', 'echo-c'].map((n) => startEcho(n)))) as [
+    EchoBackend,
+    EchoBackend,
+    EchoBackend,
+  ];
   const httpHealth = await startHttpHealth();
   const tcp = await startTcp();
   const grpcHealth = await startGrpcHealth();
@@ -39,7 +44,13 @@ test('HTTP, TCP and gRPC checks take instances out of xDS and back', async () =>
     'echo-c': { CheckID: 'echo-c-grpc', GRPC: grpcHealth.address, Interval: INTERVAL, Timeout: TIMEOUT },
   };
   for (const backend of [a, b, c]) {
-    await hub.put('/v1/agent/service/register', { ID: backend.name, Name: 'echo', Address: '127.0.0.1', Port: backend.port, Check: checks[backend.name as keyof typeof checks] });
+    await hub.put('/v1/agent/service/register', {
+      ID: backend.name,
+      Name: 'echo',
+      Address: '127.0.0.1',
+      Port: backend.port,
+      Check: checks[backend.name as keyof typeof checks],
+    });
   }
   // New checks start critical; the runner's first probes let every instance in.
   await Promise.all(Object.values(checks).map((k) => untilCheck(hub.hub.catalog, node, k.CheckID, status('passing'))));

@@ -6,9 +6,10 @@
 // check (Go's "0s" durations), one agent service blocking on its ContentHash, and Connect (the CA
 // configuration read and written back, roots, a leaf, intentions). scripts/ensure-go-consul.sh
 // fetches and builds it into .tmp/go/ (from the Go module proxy).
+
+import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import assert from 'node:assert/strict';
 import type { Hub } from '../../src/hub';
 import { REPO_ROOT, startHub } from '../helpers/hub';
 import { execFileTracked } from '../helpers/procs';
@@ -24,11 +25,11 @@ after(() => hub?.close());
 
 test('the Consul Go API client works against the hub unchanged', async () => {
   const binary = join(REPO_ROOT, '.tmp', 'go', 'consulapi-check');
-  const { stdout } = await run(binary, ['-addr', `127.0.0.1:${hub.httpPort}`, '-dc', 'dc-go', '-node', 'go-api-hub'], { timeout: 60_000 }).catch(
-    (err: Error & { stdout?: string; stderr?: string }) => {
-      throw new Error(`Go client failed:\n${err.stdout ?? ''}${err.stderr ?? ''}`);
-    },
-  );
+  const { stdout } = await run(binary, ['-addr', `127.0.0.1:${hub.httpPort}`, '-dc', 'dc-go', '-node', 'go-api-hub'], {
+    timeout: 60_000,
+  }).catch((err: Error & { stdout?: string; stderr?: string }) => {
+    throw new Error(`Go client failed:\n${err.stdout ?? ''}${err.stderr ?? ''}`);
+  });
   const steps = stdout.trim().split('\n');
   assert.deepEqual(steps, [
     'ok catalog datacenters',

@@ -4,14 +4,15 @@
 // Consul's sidecar shorthand, an endpoint the hub does not serve is an error
 // that names it, and under ACLs a token with only `service:write` registers
 // the first service.
+
+import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import assert from 'node:assert/strict';
 import type { Hub } from '../../src/hub';
+import { type ConsulTarget, runConsul } from '../helpers/consul-cli';
 import { startHub } from '../helpers/hub';
-import { runConsul, type ConsulTarget } from '../helpers/consul-cli';
 
 let hub: Hub;
 let target: ConsulTarget;

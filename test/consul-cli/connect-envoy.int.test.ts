@@ -4,15 +4,16 @@
 // -sidecar-for <id> -grpc-addr <hub>` for each, and a real Envoy on each of
 // those bootstraps. Proven: both get their config with nothing rejected, and
 // real traffic flows client → web's sidecar → mutual TLS → api's sidecar → api.
+
+import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import assert from 'node:assert/strict';
 import type { Hub } from '../../src/hub';
-import { startEnvoy, type Envoy } from '../helpers/envoy';
-import { runConsul, type ConsulTarget } from '../helpers/consul-cli';
-import { freePort, request, startBackend, startHubWithXds, untilServedBy, type Backend } from '../envoy/harness';
+import { type Backend, freePort, request, startBackend, startHubWithXds, untilServedBy } from '../envoy/harness';
+import { type ConsulTarget, runConsul } from '../helpers/consul-cli';
+import { type Envoy, startEnvoy } from '../helpers/envoy';
 
 let hub: Hub;
 let target: ConsulTarget;

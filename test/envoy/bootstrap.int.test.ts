@@ -2,11 +2,12 @@
 // validate`): the examples, the compose variant, and every kind that
 // `xdshub envoy bootstrap` prints. The examples are exactly what the CLI prints
 // for the flags docs/envoy.md gives, so they cannot drift from it.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { parseBootstrapArgs } from '../../src/cli/envoy';
 import { envoyBootstrap, HUB_RECONNECT_BACKOFF } from '../../src/cli/envoy-bootstrap';
 import { envoyBinary, envoyVersion, validateBootstrap } from '../helpers/envoy';
@@ -14,7 +15,10 @@ import { REPO_ROOT } from '../helpers/hub';
 import { envoyBinaries, validateWith } from './compat-envoy';
 
 function xdshub(args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), ...args], { cwd: REPO_ROOT, encoding: 'utf8' });
+  return spawnSync(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), ...args], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+  });
 }
 
 /** What `xdshub envoy bootstrap ARGS` prints, computed in-process (one real CLI run below checks they agree). */
@@ -46,7 +50,16 @@ const EXAMPLES = [
   { file: 'examples/envoy-bootstrap.json', args: ['--node-id', 'envoy-1', '--cluster', 'ingress-gateway'] },
   {
     file: 'examples/envoy-bootstrap.compose.json',
-    args: ['--node-id', 'envoy-1', '--cluster', 'ingress-gateway', '--grpc-addr', 'fanout:8502', '--admin-bind', '0.0.0.0:19000'],
+    args: [
+      '--node-id',
+      'envoy-1',
+      '--cluster',
+      'ingress-gateway',
+      '--grpc-addr',
+      'fanout:8502',
+      '--admin-bind',
+      '0.0.0.0:19000',
+    ],
   },
 ];
 
@@ -76,10 +89,24 @@ test('the compose file mounts the compose bootstrap into the Envoy it runs', () 
 });
 
 const KINDS: { args: string[]; source: (b: any) => unknown }[] = [
-  { args: ['--transport', 'delta'], source: (b) => b.dynamic_resources.ads_config.api_type === 'DELTA_GRPC' && b.dynamic_resources.cds_config.ads },
-  { args: ['--transport', 'sotw'], source: (b) => b.dynamic_resources.ads_config.api_type === 'GRPC' && b.dynamic_resources.lds_config.ads },
-  { args: ['--transport', 'delta', '--ads=false'], source: (b) => !b.dynamic_resources.ads_config && b.dynamic_resources.cds_config.api_config_source.api_type === 'DELTA_GRPC' },
-  { args: ['--transport', 'sotw', '--ads=false'], source: (b) => !b.dynamic_resources.ads_config && b.dynamic_resources.lds_config.api_config_source.api_type === 'GRPC' },
+  {
+    args: ['--transport', 'delta'],
+    source: (b) => b.dynamic_resources.ads_config.api_type === 'DELTA_GRPC' && b.dynamic_resources.cds_config.ads,
+  },
+  {
+    args: ['--transport', 'sotw'],
+    source: (b) => b.dynamic_resources.ads_config.api_type === 'GRPC' && b.dynamic_resources.lds_config.ads,
+  },
+  {
+    args: ['--transport', 'delta', '--ads=false'],
+    source: (b) =>
+      !b.dynamic_resources.ads_config && b.dynamic_resources.cds_config.api_config_source.api_type === 'DELTA_GRPC',
+  },
+  {
+    args: ['--transport', 'sotw', '--ads=false'],
+    source: (b) =>
+      !b.dynamic_resources.ads_config && b.dynamic_resources.lds_config.api_config_source.api_type === 'GRPC',
+  },
   // A boolean flag's bare form, as serve's take it.
   { args: ['--ads', '--transport', 'sotw'], source: (b) => b.dynamic_resources.ads_config.api_type === 'GRPC' },
   { args: ['--transport', 'delta', '--ads'], source: (b) => b.dynamic_resources.ads_config.api_type === 'DELTA_GRPC' },
@@ -88,7 +115,12 @@ const KINDS: { args: string[]; source: (b: any) => unknown }[] = [
     args: ['--transport', 'rest', '--http-addr', '10.1.2.3:8500', '--refresh-delay', '500ms'],
     source: (b) => {
       const src = b.dynamic_resources.cds_config.api_config_source;
-      return src.api_type === 'REST' && src.refresh_delay === '0.500s' && b.static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address.port_value === 8500;
+      return (
+        src.api_type === 'REST' &&
+        src.refresh_delay === '0.500s' &&
+        b.static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address
+          .port_value === 8500
+      );
     },
   },
 ];
@@ -104,12 +136,22 @@ for (const { args, source } of KINDS) {
 }
 
 test('every gRPC bootstrap caps the reconnect back-off at 1 s, and the pinned and the older Envoy both take it', () => {
-  for (const args of [['--transport', 'delta'], ['--transport', 'sotw'], ['--transport', 'delta', '--ads=false'], ['--transport', 'sotw', '--ads=false']]) {
+  for (const args of [
+    ['--transport', 'delta'],
+    ['--transport', 'sotw'],
+    ['--transport', 'delta', '--ads=false'],
+    ['--transport', 'sotw', '--ads=false'],
+  ]) {
     const b = printed(['--node-id', 'n1', ...args]);
     const d = b.dynamic_resources;
     const sources = [d.ads_config, d.cds_config.api_config_source, d.lds_config.api_config_source].filter(Boolean);
     assert.ok(sources.length > 0);
-    for (const src of sources) assert.deepEqual(src.grpc_services[0].envoy_grpc.retry_policy, { retry_back_off: HUB_RECONNECT_BACKOFF }, args.join(' '));
+    for (const src of sources)
+      assert.deepEqual(
+        src.grpc_services[0].envoy_grpc.retry_policy,
+        { retry_back_off: HUB_RECONNECT_BACKOFF },
+        args.join(' '),
+      );
     for (const { version, bin } of envoyBinaries()) {
       const { ok, output } = validateWith(bin, b);
       assert.ok(ok, `Envoy ${version} refuses ${args.join(' ')}:\n${output}`);

@@ -5,8 +5,9 @@
 // ServiceSplitter = 1002) as ConfigEntry payloads that decode back to the
 // same entry. Routers and splitters need a service speaking http, http2 or
 // grpc, as Consul's discovery chain does.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import type { Hub } from '../../src/hub';
 import { StreamReader, subscribeClient } from '../subscribe/grpc-helpers';
 import { hubCall, startHubWithXds } from './harness';
@@ -24,8 +25,23 @@ const ROUTER = {
   Name: 'web',
   Routes: [
     {
-      Match: { HTTP: { PathPrefix: '/admin', Header: [{ Name: 'x-debug', Exact: '1' }], QueryParam: [{ Name: 'v', Present: true }], Methods: ['GET', 'POST'] } },
-      Destination: { Service: 'admin', PrefixRewrite: '/', RequestTimeout: '2s', NumRetries: 3, RetryOnConnectFailure: true, RetryOnStatusCodes: [503], RetryOn: ['reset'] },
+      Match: {
+        HTTP: {
+          PathPrefix: '/admin',
+          Header: [{ Name: 'x-debug', Exact: '1' }],
+          QueryParam: [{ Name: 'v', Present: true }],
+          Methods: ['GET', 'POST'],
+        },
+      },
+      Destination: {
+        Service: 'admin',
+        PrefixRewrite: '/',
+        RequestTimeout: '2s',
+        NumRetries: 3,
+        RetryOnConnectFailure: true,
+        RetryOnStatusCodes: [503],
+        RetryOn: ['reset'],
+      },
     },
     { Match: { HTTP: { PathRegex: '^/v[0-9]+/.*' } }, Destination: { ServiceSubset: 'v2' } },
   ],
@@ -46,21 +62,59 @@ test('PUT /v1/config stores service-router and service-splitter; GET reads them 
   const router = await hubCall(hub.httpUrl, 'GET', '/v1/config/service-router/web');
   assert.deepEqual(router.Routes, ROUTER.Routes);
   const list = await hubCall(hub.httpUrl, 'GET', '/v1/config/service-splitter');
-  assert.deepEqual(list.map((e: { Name: string; Splits: unknown }) => [e.Name, e.Splits]), [['web', SPLITTER.Splits]]);
+  assert.deepEqual(
+    list.map((e: { Name: string; Splits: unknown }) => [e.Name, e.Splits]),
+    [['web', SPLITTER.Splits]],
+  );
 });
 
 test('bad routers and splitters are refused with 400 naming the field, and change nothing', async () => {
   const cases: [unknown, RegExp][] = [
-    [{ ...ROUTER, Name: 'bad', Routes: [{ Match: { HTTP: { PathExact: '/a', PathPrefix: '/b' } } }] }, /Routes\[0\]\.Match\.HTTP\.PathPrefix: path match: only one of/],
-    [{ ...ROUTER, Name: 'bad', Routes: [{ Match: { HTTP: { PathPrefix: 'x' } } }] }, /PathPrefix: must start with "\/"/],
-    [{ ...ROUTER, Name: 'bad', Routes: [{ Match: { HTTP: { PathRegex: '.*' } }, Destination: { PrefixRewrite: '/' } }] }, /PrefixRewrite: needs a PathExact or PathPrefix match/],
-    [{ ...ROUTER, Name: 'bad', Routes: [{ Match: { HTTP: { Methods: ['FETCH'] } } }] }, /Methods: "FETCH" is not an HTTP method/],
-    [{ ...ROUTER, Name: 'bad', Routes: [{ Destination: { RetryOn: ['sometimes'] } }] }, /RetryOn: "sometimes" is not one of/],
+    [
+      { ...ROUTER, Name: 'bad', Routes: [{ Match: { HTTP: { PathExact: '/a', PathPrefix: '/b' } } }] },
+      /Routes\[0\]\.Match\.HTTP\.PathPrefix: path match: only one of/,
+    ],
+    [
+      { ...ROUTER, Name: 'bad', Routes: [{ Match: { HTTP: { PathPrefix: 'x' } } }] },
+      /PathPrefix: must start with "\/"/,
+    ],
+    [
+      {
+        ...ROUTER,
+        Name: 'bad',
+        Routes: [{ Match: { HTTP: { PathRegex: '.*' } }, Destination: { PrefixRewrite: '/' } }],
+      },
+      /PrefixRewrite: needs a PathExact or PathPrefix match/,
+    ],
+    [
+      { ...ROUTER, Name: 'bad', Routes: [{ Match: { HTTP: { Methods: ['FETCH'] } } }] },
+      /Methods: "FETCH" is not an HTTP method/,
+    ],
+    [
+      { ...ROUTER, Name: 'bad', Routes: [{ Destination: { RetryOn: ['sometimes'] } }] },
+      /RetryOn: "sometimes" is not one of/,
+    ],
     [{ ...ROUTER, Name: 'bad', Routes: [{ Destination: { RequestTimeout: 'soon' } }] }, /RequestTimeout/],
-    [{ ...ROUTER, Name: 'bad', Routes: [{ Match: { HTTP: { Header: [{ Name: 'a', Exact: 'x', Regex: 'y' }] } } }] }, /header match: only one of/],
-    [{ ...SPLITTER, Name: 'bad', Splits: [{ Weight: 60 }, { Weight: 30, Service: 'b' }] }, /Splits: weights must add up to 100, got 90/],
+    [
+      { ...ROUTER, Name: 'bad', Routes: [{ Match: { HTTP: { Header: [{ Name: 'a', Exact: 'x', Regex: 'y' }] } } }] },
+      /header match: only one of/,
+    ],
+    [
+      { ...SPLITTER, Name: 'bad', Splits: [{ Weight: 60 }, { Weight: 30, Service: 'b' }] },
+      /Splits: weights must add up to 100, got 90/,
+    ],
     [{ ...SPLITTER, Name: 'bad', Splits: [{ Weight: 101 }] }, /Splits\[0\]\.Weight: must be a number from 0 to 100/],
-    [{ ...SPLITTER, Name: 'bad', Splits: [{ Weight: 50, Service: 'a' }, { Weight: 50, Service: 'a' }] }, /the same service and subset appear in two splits/],
+    [
+      {
+        ...SPLITTER,
+        Name: 'bad',
+        Splits: [
+          { Weight: 50, Service: 'a' },
+          { Weight: 50, Service: 'a' },
+        ],
+      },
+      /the same service and subset appear in two splits/,
+    ],
     [{ ...SPLITTER, Name: 'bad', Splits: [] }, /Splits: needs at least one split/],
   ];
   for (const [body, message] of cases) {
@@ -76,7 +130,10 @@ test('bad routers and splitters are refused with 400 naming the field, and chang
 /** PUT or DELETE that must be refused with 400 matching `message`, leaving the log as it was. */
 async function refused(method: 'PUT' | 'DELETE', path: string, body: unknown, message: RegExp): Promise<void> {
   const before = hub.catalog.lastIndex();
-  const res = await fetch(`${hub.httpUrl}${path}`, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const res = await fetch(`${hub.httpUrl}${path}`, {
+    method,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await res.text();
   assert.equal(res.status, 400, `${method} ${path} ${JSON.stringify(body)} → ${res.status} ${text}`);
   assert.match(text, message);
@@ -84,25 +141,63 @@ async function refused(method: 'PUT' | 'DELETE', path: string, body: unknown, me
 }
 
 test('routers and splitters need an L7 protocol (as Consul): refused for a tcp service, and no write may leave one on tcp', async () => {
-  const router = { Kind: 'service-router', Name: 'plain', Routes: [{ Match: { HTTP: { PathPrefix: '/a' } }, Destination: { Service: 'other' } }] };
+  const router = {
+    Kind: 'service-router',
+    Name: 'plain',
+    Routes: [{ Match: { HTTP: { PathPrefix: '/a' } }, Destination: { Service: 'other' } }],
+  };
   const splitter = { Kind: 'service-splitter', Name: 'plain', Splits: [{ Weight: 100, Service: 'other' }] };
   // No service-defaults, no proxy-defaults: tcp, Consul's default.
-  await refused('PUT', '/v1/config', router, /Name: discovery chain "plain" uses protocol "tcp" \(the default.*service-router/);
+  await refused(
+    'PUT',
+    '/v1/config',
+    router,
+    /Name: discovery chain "plain" uses protocol "tcp" \(the default.*service-router/,
+  );
   await hubCall(hub.httpUrl, 'PUT', '/v1/config', { Kind: 'service-defaults', Name: 'plain', Protocol: 'tcp' });
-  await refused('PUT', '/v1/config', splitter, /Name: discovery chain "plain" uses protocol "tcp" \(service-defaults "plain" Protocol\).*service-splitter/);
+  await refused(
+    'PUT',
+    '/v1/config',
+    splitter,
+    /Name: discovery chain "plain" uses protocol "tcp" \(service-defaults "plain" Protocol\).*service-splitter/,
+  );
   assert.equal((await fetch(`${hub.httpUrl}/v1/config/service-router/plain`)).status, 404);
   assert.equal((await fetch(`${hub.httpUrl}/v1/config/service-splitter/plain`)).status, 404);
 
   // With an L7 protocol the router stands; then no write may take that protocol away.
   await hubCall(hub.httpUrl, 'PUT', '/v1/config', { Kind: 'service-defaults', Name: 'plain', Protocol: 'http' });
   await hubCall(hub.httpUrl, 'PUT', '/v1/config', router);
-  await refused('PUT', '/v1/config', { Kind: 'service-defaults', Name: 'plain', Protocol: 'tcp' }, /Protocol: discovery chain "plain" uses protocol "tcp" \(service-defaults "plain" Protocol\).*service-router/);
-  await refused('PUT', '/v1/config', { Kind: 'service-defaults', Name: 'plain' }, /Protocol: discovery chain "plain" uses protocol "tcp" \(the default/);
-  await refused('DELETE', '/v1/config/service-defaults/plain', undefined, /name: discovery chain "plain" uses protocol "tcp" \(the default/);
+  await refused(
+    'PUT',
+    '/v1/config',
+    { Kind: 'service-defaults', Name: 'plain', Protocol: 'tcp' },
+    /Protocol: discovery chain "plain" uses protocol "tcp" \(service-defaults "plain" Protocol\).*service-router/,
+  );
+  await refused(
+    'PUT',
+    '/v1/config',
+    { Kind: 'service-defaults', Name: 'plain' },
+    /Protocol: discovery chain "plain" uses protocol "tcp" \(the default/,
+  );
+  await refused(
+    'DELETE',
+    '/v1/config/service-defaults/plain',
+    undefined,
+    /name: discovery chain "plain" uses protocol "tcp" \(the default/,
+  );
   await hubCall(hub.httpUrl, 'PUT', '/v1/config', { Kind: 'service-defaults', Name: 'plain', Protocol: 'grpc' });
   await hubCall(hub.httpUrl, 'PUT', '/v1/config', splitter);
-  await refused('PUT', '/v1/config', { Kind: 'service-defaults', Name: 'plain', Protocol: 'tcp' }, /service-router and service-splitter/);
-  assert.equal((await hubCall(hub.httpUrl, 'GET', '/v1/config/service-defaults/plain')).Protocol, 'grpc', 'the refused writes changed nothing');
+  await refused(
+    'PUT',
+    '/v1/config',
+    { Kind: 'service-defaults', Name: 'plain', Protocol: 'tcp' },
+    /service-router and service-splitter/,
+  );
+  assert.equal(
+    (await hubCall(hub.httpUrl, 'GET', '/v1/config/service-defaults/plain')).Protocol,
+    'grpc',
+    'the refused writes changed nothing',
+  );
   // Once the router and splitter are gone, tcp is fine again.
   await hubCall(hub.httpUrl, 'DELETE', '/v1/config/service-router/plain');
   await hubCall(hub.httpUrl, 'DELETE', '/v1/config/service-splitter/plain');
@@ -126,7 +221,9 @@ test('Subscribe streams routers and splitters on the extension topics as ConfigE
       while (!entry && seen.length < 10) {
         const e = (await reader.next()) as any;
         seen.push(e);
-        entry = [e.ConfigEntry, ...(e.EventBatch?.Events ?? []).map((x: any) => x.ConfigEntry)].find((c) => c?.ConfigEntry?.Name === 'web')?.ConfigEntry;
+        entry = [e.ConfigEntry, ...(e.EventBatch?.Events ?? []).map((x: any) => x.ConfigEntry)].find(
+          (c) => c?.ConfigEntry?.Name === 'web',
+        )?.ConfigEntry;
       }
       reader.call.cancel();
       assert.ok(entry, `${topic}: a ConfigEntry event for web, got ${JSON.stringify(seen).slice(0, 400)}`);
@@ -142,7 +239,13 @@ test('Subscribe streams routers and splitters on the extension topics as ConfigE
         assert.deepEqual(r.Destination.RetryOnStatusCodes, [503]);
         assert.equal(body.Routes[1].Destination.ServiceSubset, 'v2');
       } else {
-        assert.deepEqual(body.Splits.map((s: any) => [s.Weight, s.Service, s.ServiceSubset]), [[90, '', 'v1'], [10, 'web-canary', '']]);
+        assert.deepEqual(
+          body.Splits.map((s: any) => [s.Weight, s.Service, s.ServiceSubset]),
+          [
+            [90, '', 'v1'],
+            [10, 'web-canary', ''],
+          ],
+        );
         assert.deepEqual(body.Splits[1].RequestHeaders.Add, { 'x-canary': 'yes' });
       }
     }

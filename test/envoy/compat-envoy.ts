@@ -6,7 +6,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { envoyBinary, envoyVersion, installedEnvoy, pinnedEnvoyVersion, startEnvoy, type Envoy, type StartEnvoyOptions } from '../helpers/envoy';
+import {
+  type Envoy,
+  envoyBinary,
+  envoyVersion,
+  installedEnvoy,
+  pinnedEnvoyVersion,
+  type StartEnvoyOptions,
+  startEnvoy,
+} from '../helpers/envoy';
 
 const COMPAT_REQUIREMENTS = 'envoy-compat-requirements.txt';
 
@@ -32,7 +40,9 @@ export function validateWith(bin: string, bootstrap: unknown): { ok: boolean; ou
   const dir = mkdtempSync(join(tmpdir(), 'xdshub-envoy-validate-'));
   const file = join(dir, 'bootstrap.json');
   writeFileSync(file, JSON.stringify(bootstrap));
-  const res = spawnSync(bin, ['--mode', 'validate', '-c', file, '--disable-hot-restart', '-l', 'warn'], { encoding: 'utf8' });
+  const res = spawnSync(bin, ['--mode', 'validate', '-c', file, '--disable-hot-restart', '-l', 'warn'], {
+    encoding: 'utf8',
+  });
   rmSync(dir, { recursive: true, force: true });
   return { ok: res.status === 0, output: `${res.stdout}${res.stderr}` };
 }

@@ -9,7 +9,8 @@ import { hubCall } from './harness';
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type ByType = Record<'clusters' | 'endpoints' | 'listeners' | 'routes', Record<string, Json>>;
 
-const camel = (k: string) => (k.startsWith('@') || k.includes('.') ? k : k.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase()));
+const camel = (k: string) =>
+  k.startsWith('@') || k.includes('.') ? k : k.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 
 /** Keys in lowerCamelCase (map keys such as "envoy.extensions…" contain dots and are kept). */
 export function camelKeys(v: Json): Json {
@@ -24,17 +25,25 @@ export async function envoyHolds(envoy: Envoy): Promise<ByType> {
   const out: ByType = { clusters: {}, endpoints: {}, listeners: {}, routes: {} };
   for (const c of dump.configs) {
     const type = String(c['@type']);
-    if (type.endsWith('ClustersConfigDump')) for (const d of c['dynamic_active_clusters'] ?? []) out.clusters[d.cluster.name] = camelKeys(d.cluster);
-    if (type.endsWith('ListenersConfigDump')) for (const d of c['dynamic_listeners'] ?? []) if (d.active_state) out.listeners[d.name] = camelKeys(d.active_state.listener);
-    if (type.endsWith('RoutesConfigDump')) for (const d of c['dynamic_route_configs'] ?? []) out.routes[d.route_config.name] = camelKeys(d.route_config);
-    if (type.endsWith('EndpointsConfigDump')) for (const d of c['dynamic_endpoint_configs'] ?? []) out.endpoints[d.endpoint_config.cluster_name] = withoutEnvoyEdsDefaults(camelKeys(d.endpoint_config));
+    if (type.endsWith('ClustersConfigDump'))
+      for (const d of c['dynamic_active_clusters'] ?? []) out.clusters[d.cluster.name] = camelKeys(d.cluster);
+    if (type.endsWith('ListenersConfigDump'))
+      for (const d of c['dynamic_listeners'] ?? [])
+        if (d.active_state) out.listeners[d.name] = camelKeys(d.active_state.listener);
+    if (type.endsWith('RoutesConfigDump'))
+      for (const d of c['dynamic_route_configs'] ?? []) out.routes[d.route_config.name] = camelKeys(d.route_config);
+    if (type.endsWith('EndpointsConfigDump'))
+      for (const d of c['dynamic_endpoint_configs'] ?? [])
+        out.endpoints[d.endpoint_config.cluster_name] = withoutEnvoyEdsDefaults(camelKeys(d.endpoint_config));
   }
   return out;
 }
 
 /** What the hub's admin says the node gets now. */
 export async function hubSays(hubUrl: string, nodeId: string): Promise<ByType> {
-  const body = (await hubCall(hubUrl, 'GET', `/v1/xds/config/${encodeURIComponent(nodeId)}`)) as { resources: Record<string, Record<string, { resource: Json }>> };
+  const body = (await hubCall(hubUrl, 'GET', `/v1/xds/config/${encodeURIComponent(nodeId)}`)) as {
+    resources: Record<string, Record<string, { resource: Json }>>;
+  };
   const out: ByType = { clusters: {}, endpoints: {}, listeners: {}, routes: {} };
   for (const type of Object.keys(out) as (keyof ByType)[]) {
     for (const [name, r] of Object.entries(body.resources[type] ?? {})) out[type][name] = r.resource;
@@ -50,7 +59,8 @@ export async function hubSays(hubUrl: string, nodeId: string): Promise<ByType> {
  */
 export function withoutEnvoyEdsDefaults(cla: Json): Json {
   const c = structuredClone(cla) as Record<string, any>;
-  if (c['policy'] && Object.keys(c['policy']).length === 1 && c['policy'].overprovisioningFactor === 140) delete c['policy'];
+  if (c['policy'] && Object.keys(c['policy']).length === 1 && c['policy'].overprovisioningFactor === 140)
+    delete c['policy'];
   for (const group of c['endpoints'] ?? []) {
     for (const lb of group.lbEndpoints ?? []) {
       const hc = lb.endpoint?.healthCheckConfig;
@@ -71,7 +81,11 @@ export async function assertConfigDumpAgrees(envoy: Envoy, hubUrl: string, gatew
   for (const type of Object.keys(held) as (keyof ByType)[]) {
     for (const [name, resource] of Object.entries(held[type])) {
       assert.ok(name in said[type], `Envoy holds ${type} ${name}, which the hub does not list for ${envoy.id}`);
-      assert.deepStrictEqual(resource, type === 'endpoints' ? withoutEnvoyEdsDefaults(said[type][name]!) : said[type][name], `${type} ${name}`);
+      assert.deepStrictEqual(
+        resource,
+        type === 'endpoints' ? withoutEnvoyEdsDefaults(said[type][name]!) : said[type][name],
+        `${type} ${name}`,
+      );
     }
   }
   assert.deepEqual(Object.keys(held.clusters).sort(), Object.keys(said.clusters).sort(), 'clusters');

@@ -5,11 +5,12 @@
 // XDSHUB_GRPC_ADDR / XDSHUB_HTTP_ADDR, which `xdshub envoy bootstrap` reads).
 // Envoy itself is started from the envoy.json the doc's commands wrote, by
 // the test helper (which moves its admin to a free port).
-import { after, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, test } from 'node:test';
 import { envoyBinary, startEnvoy } from '../helpers/envoy';
 import { REPO_ROOT, spawnHub } from '../helpers/hub';
 import { execFileTracked } from '../helpers/procs';
@@ -26,7 +27,11 @@ function section(marker: string): string {
 }
 
 const QUICKSTART = /```sh\n([\s\S]*?)```/.exec(section('quickstart'))![1]!.trim().split('\n');
-const ROWS = [...section('transports').split('\n\n')[0]!.matchAll(/^\| ([^|]+?) \| `(xdshub envoy bootstrap [^`]+)` \|$/gm)].map((m) => ({ transport: m[1]!, bootstrap: m[2]! }));
+const ROWS = [
+  ...section('transports')
+    .split('\n\n')[0]!
+    .matchAll(/^\| ([^|]+?) \| `(xdshub envoy bootstrap [^`]+)` \|$/gm),
+].map((m) => ({ transport: m[1]!, bootstrap: m[2]! }));
 
 const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => {
@@ -34,8 +39,14 @@ after(async () => {
 });
 
 test('docs/envoy.md lists a bootstrap line for each of the five transports', () => {
-  assert.deepEqual(ROWS.map((r) => r.transport), ['Delta ADS', 'SotW ADS', 'per-type Delta gRPC', 'per-type SotW gRPC', 'REST polling']);
-  assert.ok(QUICKSTART.some((l) => l.startsWith('BOOTSTRAP > envoy.json')) && QUICKSTART.some((l) => l.startsWith('envoy -c envoy.json')));
+  assert.deepEqual(
+    ROWS.map((r) => r.transport),
+    ['Delta ADS', 'SotW ADS', 'per-type Delta gRPC', 'per-type SotW gRPC', 'REST polling'],
+  );
+  assert.ok(
+    QUICKSTART.some((l) => l.startsWith('BOOTSTRAP > envoy.json')) &&
+      QUICKSTART.some((l) => l.startsWith('envoy -c envoy.json')),
+  );
 });
 
 for (const row of ROWS) {
@@ -46,7 +57,10 @@ for (const row of ROWS) {
     const bin = join(dir.path, 'bin');
     execFileSync('mkdir', ['-p', bin]);
     // (tsx resolves from the repository; the caller's redirections happen in the caller's directory.)
-    writeFileSync(join(bin, 'xdshub'), `#!/bin/sh\ncd "${REPO_ROOT}" && exec "${process.execPath}" --import tsx src/cli/main.ts "$@"\n`);
+    writeFileSync(
+      join(bin, 'xdshub'),
+      `#!/bin/sh\ncd "${REPO_ROOT}" && exec "${process.execPath}" --import tsx src/cli/main.ts "$@"\n`,
+    );
     chmodSync(join(bin, 'xdshub'), 0o755);
     symlinkSync(envoyBinary(), join(bin, 'envoy'));
 
@@ -63,9 +77,15 @@ for (const row of ROWS) {
         .replaceAll('"Port":8080', `"Port":${gateway}`)
         .replaceAll('localhost:8080', `127.0.0.1:${gateway}`)
         .replace('BOOTSTRAP', row.bootstrap);
-    const env = { ...process.env, PATH: `${bin}:${process.env['PATH']}`, XDSHUB_GRPC_ADDR: hub.grpcAddress, XDSHUB_HTTP_ADDR: httpAddr };
+    const env = {
+      ...process.env,
+      PATH: `${bin}:${process.env['PATH']}`,
+      XDSHUB_GRPC_ADDR: hub.grpcAddress,
+      XDSHUB_HTTP_ADDR: httpAddr,
+    };
     // Asynchronous: the backend lives in this process and must answer while curl waits.
-    const sh = async (line: string) => (await run('bash', ['-c', swap(line)], { cwd: dir.path, env, encoding: 'utf8' })).stdout;
+    const sh = async (line: string) =>
+      (await run('bash', ['-c', swap(line)], { cwd: dir.path, env, encoding: 'utf8' })).stdout;
 
     const [last, ...rest] = [...QUICKSTART].reverse();
     for (const line of rest.reverse()) {
@@ -73,9 +93,19 @@ for (const row of ROWS) {
         const envoy = await startEnvoy({ bootstrap: JSON.parse(readFileSync(join(dir.path, 'envoy.json'), 'utf8')) });
         cleanups.push(() => envoy.stop());
         let answer = '';
-        await envoy.until(async () => (answer = (await sh(last!)).trim()) === 'hello from web', () => `${swap(last!)} answered by the backend (last answer: ${JSON.stringify(answer)}; envoy.json: ${readFileSync(join(dir.path, 'envoy.json'), 'utf8').slice(0, 1500)})`);
-        const clients = (await (await fetch(`${hub.httpUrl}/v1/xds/clients`)).json()) as { node: { id: string } | null }[];
-        if (!row.transport.startsWith('REST')) assert.ok(clients.some((c) => c.node?.id === 'edge-1'), 'the Envoy shows in /v1/xds/clients');
+        await envoy.until(
+          async () => (answer = (await sh(last!)).trim()) === 'hello from web',
+          () =>
+            `${swap(last!)} answered by the backend (last answer: ${JSON.stringify(answer)}; envoy.json: ${readFileSync(join(dir.path, 'envoy.json'), 'utf8').slice(0, 1500)})`,
+        );
+        const clients = (await (await fetch(`${hub.httpUrl}/v1/xds/clients`)).json()) as {
+          node: { id: string } | null;
+        }[];
+        if (!row.transport.startsWith('REST'))
+          assert.ok(
+            clients.some((c) => c.node?.id === 'edge-1'),
+            'the Envoy shows in /v1/xds/clients',
+          );
         assert.equal((await envoy.rejectedUpdates()).total, 0);
       } else {
         await sh(line);

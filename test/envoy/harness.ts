@@ -4,11 +4,11 @@
 // sends real HTTP requests through Envoy.
 import { once } from 'node:events';
 import http from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
+import { type EnvoyBootstrapOptions, envoyBootstrap } from '../../src/cli/envoy-bootstrap';
 import type { Config } from '../../src/config';
-import { envoyBootstrap, type EnvoyBootstrapOptions } from '../../src/cli/envoy-bootstrap';
 import { ALL_PARTS, type Hub, type HubWith } from '../../src/hub';
-import { HANG_CAP_MS, startEnvoy, type Envoy } from '../helpers/envoy';
+import { type Envoy, HANG_CAP_MS, startEnvoy } from '../helpers/envoy';
 import { startHub } from '../helpers/hub';
 
 export async function startHubWithXds(overrides: Partial<Config> = {}): Promise<HubWith<typeof ALL_PARTS>> {
@@ -50,7 +50,10 @@ export interface Backend {
 }
 
 /** A plain HTTP backend on 127.0.0.1:0 that answers 200 with its name (and the path it saw). */
-export async function startBackend(name: string, respond?: (req: http.IncomingMessage, res: http.ServerResponse) => boolean): Promise<Backend> {
+export async function startBackend(
+  name: string,
+  respond?: (req: http.IncomingMessage, res: http.ServerResponse) => boolean,
+): Promise<Backend> {
   let hits = 0;
   let last: { path: string; headers: http.IncomingHttpHeaders } | undefined;
   const server = http.createServer((req, res) => {
@@ -94,10 +97,22 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 export const REQUEST_GIVE_UP_MS = 30_000;
 
 /** One HTTP/1.1 request through Envoy's listener on 127.0.0.1:port. */
-export function request(port: number, path = '/', options: { host?: string; method?: string; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<Answer> {
+export function request(
+  port: number,
+  path = '/',
+  options: { host?: string; method?: string; headers?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, path, method: options.method ?? 'GET', agent, headers: { host: options.host ?? 'svc', ...options.headers }, timeout: options.timeoutMs ?? REQUEST_GIVE_UP_MS },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: options.method ?? 'GET',
+        agent,
+        headers: { host: options.host ?? 'svc', ...options.headers },
+        timeout: options.timeoutMs ?? REQUEST_GIVE_UP_MS,
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -116,7 +131,12 @@ export function request(port: number, path = '/', options: { host?: string; meth
  * Resolves once `count` requests in a row got 200 from one of `names` and each
  * name answered at least once; rejects after capMs with what was seen.
  */
-export async function untilServedBy(envoy: Envoy, port: number, names: string | readonly string[], opts: { path?: string; host?: string; count?: number; capMs?: number } = {}): Promise<void> {
+export async function untilServedBy(
+  envoy: Envoy,
+  port: number,
+  names: string | readonly string[],
+  opts: { path?: string; host?: string; count?: number; capMs?: number } = {},
+): Promise<void> {
   const wanted = new Set(typeof names === 'string' ? [names] : names);
   const count = opts.count ?? Math.max(6, wanted.size * 4);
   let recent: string[] = [];
@@ -130,7 +150,9 @@ export async function untilServedBy(envoy: Envoy, port: number, names: string | 
         answer = `error:${(err as Error).message}`;
       }
       recent = [...recent, answer].slice(-count);
-      return recent.length === count && recent.every((a) => wanted.has(a)) && [...wanted].every((w) => recent.includes(w));
+      return (
+        recent.length === count && recent.every((a) => wanted.has(a)) && [...wanted].every((w) => recent.includes(w))
+      );
     },
     () => `traffic served by ${[...wanted].join('+')} (last: ${recent.join(',')})`,
     opts.capMs ?? HANG_CAP_MS,
@@ -140,7 +162,12 @@ export async function untilServedBy(envoy: Envoy, port: number, names: string | 
 export type Transport = 'delta-ads' | 'sotw-ads' | 'delta' | 'sotw' | 'rest';
 export const TRANSPORTS: readonly Transport[] = ['delta-ads', 'sotw-ads', 'delta', 'sotw', 'rest'];
 
-export function bootstrapFor(hub: Hub, transport: Transport, node: { id: string; cluster: string }, extra: Partial<EnvoyBootstrapOptions> = {}): Record<string, any> {
+export function bootstrapFor(
+  hub: Hub,
+  transport: Transport,
+  node: { id: string; cluster: string },
+  extra: Partial<EnvoyBootstrapOptions> = {},
+): Record<string, any> {
   return envoyBootstrap({
     nodeId: node.id,
     cluster: node.cluster,
@@ -156,7 +183,12 @@ export function bootstrapFor(hub: Hub, transport: Transport, node: { id: string;
 }
 
 /** An Envoy gateway: node.cluster = the ingress-gateway entry's name. */
-export async function startGateway(hub: Hub, transport: Transport, gateway: string, id = `${gateway}-${transport}`): Promise<Envoy> {
+export async function startGateway(
+  hub: Hub,
+  transport: Transport,
+  gateway: string,
+  id = `${gateway}-${transport}`,
+): Promise<Envoy> {
   return startEnvoy({ bootstrap: bootstrapFor(hub, transport, { id, cluster: gateway }) });
 }
 

@@ -6,15 +6,17 @@
 // restarted hub restores traffic; an Envoy on SotW gets no TTL (X-TTL-5).
 // With endpoints alone TTL'd, Envoy lets the assignment's TTL run out and
 // keeps its endpoints (docs/envoy-lifecycle.md).
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { logTimes, type Envoy } from '../helpers/envoy';
+import { test } from 'node:test';
+import { type Envoy, logTimes } from '../helpers/envoy';
 import { request, untilServedBy } from './harness';
-import { CAP_MS, metrics, setup, TTL_ARGS, TTL_MS, type Gateway } from './lifecycle';
+import { CAP_MS, type Gateway, metrics, setup, TTL_ARGS, TTL_MS } from './lifecycle';
 import { clientFailures, envoyFailures, openLoop, summary } from './open-loop';
 
 /** Log lines: a Delta or SotW response of a type arriving, and Envoy applying a cluster removal or an empty EDS update. */
-const RECEIVED = (type: string) => new RegExp(`Received (?:DeltaDiscoveryResponse|gRPC message) for type\\.googleapis\\.com/envoy\\.config\\.${type} `);
+const RECEIVED = (type: string) =>
+  new RegExp(`Received (?:DeltaDiscoveryResponse|gRPC message) for type\\.googleapis\\.com/envoy\\.config\\.${type} `);
 const CLUSTER_REMOVED = /removing cluster web$/;
 const EDS_EMPTY = /Missing ClusterLoadAssignment for web in onConfigUpdate\(\)/;
 /** Envoy logs what this needs at debug level: xDS messages (config) and cluster changes (upstream). */
@@ -32,7 +34,9 @@ function lastMessageThen(envoy: Envoy, type: string, event: RegExp): { last: num
   assert.ok(closed !== undefined, 'Envoy logged no end of its stream to the hub');
   const at = logTimes(log, event).find((x) => x >= closed);
   assert.ok(at !== undefined, `no "${event.source}" in Envoy's log after the stream closed`);
-  const last = logTimes(log, RECEIVED(type)).filter((x) => x <= closed).pop();
+  const last = logTimes(log, RECEIVED(type))
+    .filter((x) => x <= closed)
+    .pop();
   assert.ok(last !== undefined, `no ${type} message in Envoy's log before the stream closed`);
   return { last, event: at };
 }
@@ -51,31 +55,56 @@ test('--resource-ttl on clusters and endpoints: heartbeats keep them over 3× th
   try {
     // Over 3× the TTL on Envoy's clock since it got its cluster, with only heartbeats in between.
     const firstCluster = logTimes(delta.envoy.log(), RECEIVED('cluster.v3.Cluster'))[0]!;
-    await delta.envoy.until(() => (logTimes(delta.envoy.log(), RECEIVED('cluster.v3.Cluster')).pop() ?? 0) - firstCluster > 3.5 * TTL_MS, 'three and a half TTLs of heartbeats', CAP_MS);
+    await delta.envoy.until(
+      () => (logTimes(delta.envoy.log(), RECEIVED('cluster.v3.Cluster')).pop() ?? 0) - firstCluster > 3.5 * TTL_MS,
+      'three and a half TTLs of heartbeats',
+      CAP_MS,
+    );
     assert.deepEqual(logTimes(delta.envoy.log(), CLUSTER_REMOVED), [], 'no cluster expired while the hub lived');
     const live = await metrics(s.hub().httpUrl);
     assert.match(live, /^xdshub_xds_heartbeats_total\{type="EDS",variant="delta"\} [1-9]/m, 'EDS heartbeats were sent');
     assert.match(live, /^xdshub_xds_heartbeats_total\{type="CDS",variant="delta"\} [1-9]/m, 'CDS heartbeats were sent');
     assert.doesNotMatch(live, /^xdshub_xds_heartbeats_total\{type="(LDS|RDS)"/m, 'listeners and routes carry no TTL');
-    assert.doesNotMatch(live, /^xdshub_xds_heartbeats_total\{type="\w+",variant="sotw"\}/m, 'Envoy on SotW takes no TTL, so no heartbeats (X-TTL-5)');
+    assert.doesNotMatch(
+      live,
+      /^xdshub_xds_heartbeats_total\{type="\w+",variant="sotw"\}/m,
+      'Envoy on SotW takes no TTL, so no heartbeats (X-TTL-5)',
+    );
     for (const [i, g] of [delta, sotw].entries()) {
       const c = traffic[i]!.counts;
-      assert.equal(clientFailures(c), 0, `while the hub lives every request is served: ${summary(['delta', 'sotw'][i]!, c)}`);
+      assert.equal(
+        clientFailures(c),
+        0,
+        `while the hub lives every request is served: ${summary(['delta', 'sotw'][i]!, c)}`,
+      );
       assert.equal(g.envoy.log().match(/Caught Segmentation fault/), null);
     }
 
     await s.hub().stop('SIGKILL');
-    await delta.envoy.until(() => afterClose(delta.envoy, CLUSTER_REMOVED), 'Envoy dropping the TTL\'d cluster', CAP_MS);
+    await delta.envoy.until(() => afterClose(delta.envoy, CLUSTER_REMOVED), "Envoy dropping the TTL'd cluster", CAP_MS);
     const { last, event } = lastMessageThen(delta.envoy, 'cluster.v3.Cluster', CLUSTER_REMOVED);
     t.diagnostic(`Delta Envoy dropped cluster web ${event - last} ms after the last message for it (TTL ${TTL_MS} ms)`);
     // Envoy's log stamps are whole milliseconds; its timer may round the TTL down by one.
-    assert.ok(event - last >= TTL_MS - 2, `cluster web dropped ${event - last} ms after the last heartbeat: not before its TTL`);
-    assert.equal((await request(delta.port, '/', { host: 'web' })).status, 503, 'the listener (no TTL) still answers; the cluster behind it is gone');
+    assert.ok(
+      event - last >= TTL_MS - 2,
+      `cluster web dropped ${event - last} ms after the last heartbeat: not before its TTL`,
+    );
+    assert.equal(
+      (await request(delta.port, '/', { host: 'web' })).status,
+      503,
+      'the listener (no TTL) still answers; the cluster behind it is gone',
+    );
     const dump = await delta.envoy.configDump();
     const clusters = dump.configs.find((c: any) => String(c['@type']).endsWith('ClustersConfigDump'));
-    assert.ok(!(clusters.dynamic_active_clusters ?? []).some((c: any) => c.cluster.name === 'web'), 'Cluster web (TTL) was dropped');
+    assert.ok(
+      !(clusters.dynamic_active_clusters ?? []).some((c: any) => c.cluster.name === 'web'),
+      'Cluster web (TTL) was dropped',
+    );
     const listeners = dump.configs.find((c: any) => String(c['@type']).endsWith('ListenersConfigDump'));
-    assert.ok(listeners.dynamic_listeners.some((l: any) => l.name.startsWith('edge-delta:')), 'the gateway Listener (no TTL) is kept');
+    assert.ok(
+      listeners.dynamic_listeners.some((l: any) => l.name.startsWith('edge-delta:')),
+      'the gateway Listener (no TTL) is kept',
+    );
 
     // The SotW Envoy has no TTL to run out: it keeps serving from its last configuration.
     await untilServedBy(sotw.envoy, sotw.port, 'life-a', { capMs: CAP_MS });
@@ -88,7 +117,11 @@ test('--resource-ttl on clusters and endpoints: heartbeats keep them over 3× th
   }
   t.diagnostic(summary('delta', traffic[0]!.counts));
   t.diagnostic(summary('sotw', traffic[1]!.counts));
-  assert.equal(clientFailures(traffic[1]!.counts) + envoyFailures(traffic[1]!.counts.envoy), 0, `SotW: ${summary('sotw', traffic[1]!.counts)}`);
+  assert.equal(
+    clientFailures(traffic[1]!.counts) + envoyFailures(traffic[1]!.counts.envoy),
+    0,
+    `SotW: ${summary('sotw', traffic[1]!.counts)}`,
+  );
   for (const g of [delta, sotw]) assert.equal((await g.envoy.rejectedUpdates()).total, 0);
 });
 
@@ -96,11 +129,14 @@ test('--resource-ttl on endpoints alone: Envoy lets the assignment expire no soo
   const s = await setup([...TTL_ARGS, '--resource-ttl-types', 'endpoints'], ['delta'], ENVOY_LOG);
   const { envoy, port } = s.gateways[0]!;
   await s.hub().stop('SIGKILL');
-  await envoy.until(() => afterClose(envoy, EDS_EMPTY), 'the assignment\'s TTL running out', CAP_MS);
+  await envoy.until(() => afterClose(envoy, EDS_EMPTY), "the assignment's TTL running out", CAP_MS);
   const { last, event } = lastMessageThen(envoy, 'endpoint.v3.ClusterLoadAssignment', EDS_EMPTY);
   t.diagnostic(`the ClusterLoadAssignment expired ${event - last} ms after the last message for it (TTL ${TTL_MS} ms)`);
   assert.ok(event - last >= TTL_MS - 2, `expired ${event - last} ms after the last heartbeat: not before its TTL`);
   // Envoy's EDS takes the expiry as an update without an assignment (update_empty) and keeps its hosts.
-  assert.ok(((await envoy.stats()).get('cluster.web.update_empty') ?? 0) >= 1, 'Envoy counted the expiry as an empty EDS update');
+  assert.ok(
+    ((await envoy.stats()).get('cluster.web.update_empty') ?? 0) >= 1,
+    'Envoy counted the expiry as an empty EDS update',
+  );
   await untilServedBy(envoy, port, 'life-a', { count: 10, capMs: CAP_MS });
 });

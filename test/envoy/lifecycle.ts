@@ -3,11 +3,11 @@
 // killed and restarted on the same ports, backends life-a and life-b, and one
 // Envoy gateway per transport carrying traffic to service `web`.
 import { after } from 'node:test';
-import { envoyBootstrap, type EnvoyTransport } from '../../src/cli/envoy-bootstrap';
-import { startEnvoy, type Envoy } from '../helpers/envoy';
-import { spawnHub, type SpawnedHub } from '../helpers/hub';
+import { type EnvoyTransport, envoyBootstrap } from '../../src/cli/envoy-bootstrap';
+import { type Envoy, startEnvoy } from '../helpers/envoy';
+import { type SpawnedHub, spawnHub } from '../helpers/hub';
 import { tmpDir } from '../helpers/tmp';
-import { freePort, hubCall, startBackend, untilServedBy, type Backend } from './harness';
+import { type Backend, freePort, hubCall, startBackend, untilServedBy } from './harness';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => {
@@ -32,8 +32,20 @@ interface Ports {
   grpc: number;
 }
 
-async function hubAt(dataDir: string, ports: Ports | undefined, args: string[] = []): Promise<{ hub: SpawnedHub; ports: Ports }> {
-  const hub = await spawnHub(['--data-dir', dataDir, '--http-port', String(ports?.http ?? 0), '--grpc-port', String(ports?.grpc ?? 0), ...args]);
+async function hubAt(
+  dataDir: string,
+  ports: Ports | undefined,
+  args: string[] = [],
+): Promise<{ hub: SpawnedHub; ports: Ports }> {
+  const hub = await spawnHub([
+    '--data-dir',
+    dataDir,
+    '--http-port',
+    String(ports?.http ?? 0),
+    '--grpc-port',
+    String(ports?.grpc ?? 0),
+    ...args,
+  ]);
   cleanups.push(() => hub.stop('SIGKILL'));
   return { hub, ports: { http: Number(new URL(hub.httpUrl).port), grpc: Number(hub.grpcAddress.split(':').pop()) } };
 }
@@ -48,7 +60,10 @@ export async function metrics(httpUrl: string): Promise<string> {
 
 export async function resourcesSent(httpUrl: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const m of (await metrics(httpUrl)).matchAll(/^xdshub_xds_resources_sent_total\{type="(\w+)",variant="(\w+)"\} (\d+)/gm)) out[`${m[2]}/${m[1]}`] = Number(m[3]);
+  for (const m of (await metrics(httpUrl)).matchAll(
+    /^xdshub_xds_resources_sent_total\{type="(\w+)",variant="(\w+)"\} (\d+)/gm,
+  ))
+    out[`${m[2]}/${m[1]}`] = Number(m[3]);
   return out;
 }
 
@@ -69,16 +84,31 @@ export async function setup(args: string[], transports: readonly EnvoyTransport[
   const backends: Backend[] = [await startBackend('life-a'), await startBackend('life-b')];
   cleanups.push(() => Promise.all(backends.map((b) => b.close())));
   const register = (h: SpawnedHub, b: Backend) =>
-    hubCall(h.httpUrl, 'PUT', '/v1/catalog/register', { Node: 'life-node', Address: '127.0.0.1', Service: { ID: b.name, Service: 'web', Port: b.port } });
+    hubCall(h.httpUrl, 'PUT', '/v1/catalog/register', {
+      Node: 'life-node',
+      Address: '127.0.0.1',
+      Service: { ID: b.name, Service: 'web', Port: b.port },
+    });
   await register(hub, backends[0]!);
   const gateways: Gateway[] = [];
   for (const transport of transports) {
     const port = await freePort();
     const name = `edge-${transport}`;
-    await hubCall(hub.httpUrl, 'PUT', '/v1/config', { Kind: 'ingress-gateway', Name: name, Listeners: [{ Port: port, Protocol: 'http', Services: [{ Name: 'web', Hosts: ['*'] }] }] });
+    await hubCall(hub.httpUrl, 'PUT', '/v1/config', {
+      Kind: 'ingress-gateway',
+      Name: name,
+      Listeners: [{ Port: port, Protocol: 'http', Services: [{ Name: 'web', Hosts: ['*'] }] }],
+    });
     const bootstrap = envoyBootstrap({
-      nodeId: `life-${transport}`, cluster: name, transport, ads: true, adminBind: '127.0.0.1:0',
-      grpcAddr: `127.0.0.1:${ports.grpc}`, httpAddr: `127.0.0.1:${ports.http}`, refreshDelayMs: 1000, datacenter: 'dc1',
+      nodeId: `life-${transport}`,
+      cluster: name,
+      transport,
+      ads: true,
+      adminBind: '127.0.0.1:0',
+      grpcAddr: `127.0.0.1:${ports.grpc}`,
+      httpAddr: `127.0.0.1:${ports.http}`,
+      refreshDelayMs: 1000,
+      datacenter: 'dc1',
     });
     // The bootstrap caps Envoy's reconnect back-off at 1 s (HUB_RECONNECT_BACKOFF), so a restart costs no 30 s wait.
     const envoy = await startEnvoy({ bootstrap, args: envoyArgs, capMs: CAP_MS });
@@ -87,7 +117,9 @@ export async function setup(args: string[], transports: readonly EnvoyTransport[
     gateways.push({ envoy, port });
   }
   return {
-    gateways, backends, register,
+    gateways,
+    backends,
+    register,
     hub: () => hub,
     async restart() {
       ({ hub, ports } = await hubAt(dir.path, ports, args));
@@ -95,4 +127,3 @@ export async function setup(args: string[], transports: readonly EnvoyTransport[
     },
   };
 }
-

@@ -4,9 +4,10 @@
 // 100 ms, and a splitter ramps from 0 to 100. Zero 5xx and zero connection
 // errors in each, as the client saw them and as Envoy counted them; the counts
 // are printed.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { mbbWorld, SCENARIOS, type MbbWorld } from './mbb-scenarios';
+import { after, before, test } from 'node:test';
+import { type MbbWorld, mbbWorld, SCENARIOS } from './mbb-scenarios';
 import { clientFailures, envoyFailures, summary } from './open-loop';
 
 const OPTIONS = { rate: 200, churnMs: 3_000, stepMs: 250 };

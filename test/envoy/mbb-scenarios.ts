@@ -12,8 +12,8 @@
 import type { Hub } from '../../src/hub';
 import type { Envoy } from '../helpers/envoy';
 import { letTimePass } from '../helpers/until';
-import { freePort, hubCall, startBackend, startGateway, startHubWithXds, untilServedBy, type Backend } from './harness';
-import { openLoop, untilOnly, type LoadCounts } from './open-loop';
+import { type Backend, freePort, hubCall, startBackend, startGateway, startHubWithXds, untilServedBy } from './harness';
+import { type LoadCounts, openLoop, untilOnly } from './open-loop';
 
 export interface MbbOptions {
   rate: number;
@@ -43,7 +43,11 @@ export async function mbbWorld(): Promise<MbbWorld> {
   const backends: Backend[] = [];
   const port = await freePort();
   const put = (entry: Record<string, unknown>) => hubCall(hub.httpUrl, 'PUT', '/v1/config', entry);
-  await put({ Kind: 'ingress-gateway', Name: 'edge', Listeners: [{ Port: port, Protocol: 'http', Services: SERVICES.map((s) => ({ Name: s, Hosts: [s] })) }] });
+  await put({
+    Kind: 'ingress-gateway',
+    Name: 'edge',
+    Listeners: [{ Port: port, Protocol: 'http', Services: SERVICES.map((s) => ({ Name: s, Hosts: [s] })) }],
+  });
   for (const s of SERVICES) await put({ Kind: 'service-defaults', Name: s, Protocol: 'http' });
   const envoy = await startGateway(hub, 'delta-ads', 'edge', 'mbb');
   return {
@@ -56,7 +60,11 @@ export async function mbbWorld(): Promise<MbbWorld> {
       return b;
     },
     register: (service, b) =>
-      hubCall(hub.httpUrl, 'PUT', '/v1/catalog/register', { Node: 'mbb-node', Address: '127.0.0.1', Service: { ID: b.name, Service: service, Port: b.port } }),
+      hubCall(hub.httpUrl, 'PUT', '/v1/catalog/register', {
+        Node: 'mbb-node',
+        Address: '127.0.0.1',
+        Service: { ID: b.name, Service: service, Port: b.port },
+      }),
     deregister: (b) => hubCall(hub.httpUrl, 'PUT', '/v1/catalog/deregister', { Node: 'mbb-node', ServiceID: b.name }),
     put,
     async close() {
@@ -73,7 +81,12 @@ export async function routeMoves(w: MbbWorld, o: MbbOptions): Promise<LoadCounts
   const b = await w.backend('move-b');
   await w.register('move-a', a);
   await w.register('move-b', b);
-  const routeTo = (service: string) => w.put({ Kind: 'service-router', Name: 'moving', Routes: [{ Match: { HTTP: { PathPrefix: '/' } }, Destination: { Service: service } }] });
+  const routeTo = (service: string) =>
+    w.put({
+      Kind: 'service-router',
+      Name: 'moving',
+      Routes: [{ Match: { HTTP: { PathPrefix: '/' } }, Destination: { Service: service } }],
+    });
   await routeTo('move-a');
   await untilServedBy(w.envoy, w.port, 'move-a', { host: 'moving' });
   const load = openLoop(w.port, 'moving', o.rate, w.envoy);
@@ -93,7 +106,14 @@ export async function serviceLeaves(w: MbbWorld, o: MbbOptions): Promise<LoadCou
   await w.register('leave-stay', stay);
   await w.register('leave-go', go);
   await w.put({ Kind: 'service-defaults', Name: 'leave-go', Protocol: 'http' });
-  await w.put({ Kind: 'service-splitter', Name: 'leaving', Splits: [{ Weight: 50, Service: 'leave-stay' }, { Weight: 50, Service: 'leave-go' }] });
+  await w.put({
+    Kind: 'service-splitter',
+    Name: 'leaving',
+    Splits: [
+      { Weight: 50, Service: 'leave-stay' },
+      { Weight: 50, Service: 'leave-go' },
+    ],
+  });
   await untilServedBy(w.envoy, w.port, ['leave-stay', 'leave-go'], { host: 'leaving' });
   const load = openLoop(w.port, 'leaving', o.rate, w.envoy);
   await letTimePass(o.stepMs, STEP);
@@ -109,7 +129,12 @@ export async function serviceLeaves(w: MbbWorld, o: MbbOptions): Promise<LoadCou
 /** (c) Half the endpoints churn every 100 ms (the backends stay up; only their registrations come and go). */
 export async function endpointChurn(w: MbbWorld, o: MbbOptions): Promise<LoadCounts> {
   const stable = [await w.backend('churn-s1'), await w.backend('churn-s2')];
-  const pool = [await w.backend('churn-c1'), await w.backend('churn-c2'), await w.backend('churn-c3'), await w.backend('churn-c4')];
+  const pool = [
+    await w.backend('churn-c1'),
+    await w.backend('churn-c2'),
+    await w.backend('churn-c3'),
+    await w.backend('churn-c4'),
+  ];
   for (const b of [...stable, pool[0]!, pool[1]!]) await w.register('churning', b);
   await untilServedBy(w.envoy, w.port, ['churn-s1', 'churn-s2', 'churn-c1', 'churn-c2'], { host: 'churning' });
   const load = openLoop(w.port, 'churning', o.rate, w.envoy);
@@ -131,7 +156,14 @@ export async function splitterRamp(w: MbbWorld, o: MbbOptions): Promise<LoadCoun
   await w.register('ramp-old', oldB);
   await w.register('ramp-new', newB);
   const split = (w2: number) =>
-    w.put({ Kind: 'service-splitter', Name: 'splitting', Splits: [{ Weight: 100 - w2, Service: 'ramp-old' }, { Weight: w2, Service: 'ramp-new' }] });
+    w.put({
+      Kind: 'service-splitter',
+      Name: 'splitting',
+      Splits: [
+        { Weight: 100 - w2, Service: 'ramp-old' },
+        { Weight: w2, Service: 'ramp-new' },
+      ],
+    });
   await split(0);
   await untilServedBy(w.envoy, w.port, 'ramp-old', { host: 'splitting' });
   const load = openLoop(w.port, 'splitting', o.rate, w.envoy);
@@ -143,4 +175,9 @@ export async function splitterRamp(w: MbbWorld, o: MbbOptions): Promise<LoadCoun
   return load.stop();
 }
 
-export const SCENARIOS = { 'route moves A→B': routeMoves, 'service leaves, then is deleted': serviceLeaves, 'half the endpoints churn every 100 ms': endpointChurn, 'splitter 0→100 in steps of 10': splitterRamp } as const;
+export const SCENARIOS = {
+  'route moves A→B': routeMoves,
+  'service leaves, then is deleted': serviceLeaves,
+  'half the endpoints churn every 100 ms': endpointChurn,
+  'splitter 0→100 in steps of 10': splitterRamp,
+} as const;

@@ -13,7 +13,7 @@
 //   4xx) and of the requests it reset or cut (`downstream_rq_tx_reset`,
 //   `downstream_cx_destroy_local_active_rq`) over the run.
 import http from 'node:http';
-import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
+import { setTimeout as sleep, setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Envoy } from '../helpers/envoy';
 
 export const CLIENT_GIVE_UP_MS = 45_000;
@@ -82,7 +82,17 @@ export function clientFailures(c: LoadCounts): number {
 /** Open loop at `rate` requests/s until stop(); resolves the counts once every request has answered. */
 export function openLoop(port: number, host: string, rate: number, envoy?: Envoy) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-  const counts: LoadCounts = { sent: 0, ok: 0, status5xx: 0, otherStatus: 0, connectionErrors: 0, clientTimeouts: 0, maxMs: 0, by: {}, samples: [] };
+  const counts: LoadCounts = {
+    sent: 0,
+    ok: 0,
+    status5xx: 0,
+    otherStatus: 0,
+    connectionErrors: 0,
+    clientTimeouts: 0,
+    maxMs: 0,
+    by: {},
+    samples: [],
+  };
   const inflight = new Set<Promise<void>>();
   const sample = (s: string) => {
     if (counts.samples.length < 5) counts.samples.push(s);
@@ -97,23 +107,26 @@ export function openLoop(port: number, host: string, rate: number, envoy?: Envoy
         resolve();
       };
       let gaveUp = false;
-      const req = http.request({ host: '127.0.0.1', port, path: '/', agent, headers: { host }, timeout: CLIENT_GIVE_UP_MS }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (body += d));
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          if (status === 200) {
-            counts.ok++;
-            counts.by[body] = (counts.by[body] ?? 0) + 1;
-          } else {
-            if (status >= 500) counts.status5xx++;
-            else counts.otherStatus++;
-            sample(`${status} ${body.slice(0, 80)}`);
-          }
-          done();
-        });
-      });
+      const req = http.request(
+        { host: '127.0.0.1', port, path: '/', agent, headers: { host }, timeout: CLIENT_GIVE_UP_MS },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => (body += d));
+          res.on('end', () => {
+            const status = res.statusCode ?? 0;
+            if (status === 200) {
+              counts.ok++;
+              counts.by[body] = (counts.by[body] ?? 0) + 1;
+            } else {
+              if (status >= 500) counts.status5xx++;
+              else counts.otherStatus++;
+              sample(`${status} ${body.slice(0, 80)}`);
+            }
+            done();
+          });
+        },
+      );
       req.on('timeout', () => {
         gaveUp = true;
         req.destroy(new Error(`no answer within ${CLIENT_GIVE_UP_MS} ms`));
@@ -150,7 +163,9 @@ export function openLoop(port: number, host: string, rate: number, envoy?: Envoy
       agent.destroy();
       if (envoy && before) {
         const [a, b] = [await before, await envoyAnswers(envoy)];
-        counts.envoy = Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v - a[k as keyof EnvoyAnswers]])) as unknown as EnvoyAnswers;
+        counts.envoy = Object.fromEntries(
+          Object.entries(b).map(([k, v]) => [k, v - a[k as keyof EnvoyAnswers]]),
+        ) as unknown as EnvoyAnswers;
       }
       return counts;
     },
@@ -164,10 +179,13 @@ export function openLoop(port: number, host: string, rate: number, envoy?: Envoy
  */
 export async function untilOnly(envoy: Envoy, counts: LoadCounts, name: string, n = 20): Promise<void> {
   let base = { ...counts.by };
-  await envoy.until(() => {
-    if (Object.keys(counts.by).some((k) => k !== name && counts.by[k] !== base[k])) base = { ...counts.by };
-    return (counts.by[name] ?? 0) - (base[name] ?? 0) >= n;
-  }, () => `only ${name} answering (${JSON.stringify(counts.by)})`);
+  await envoy.until(
+    () => {
+      if (Object.keys(counts.by).some((k) => k !== name && counts.by[k] !== base[k])) base = { ...counts.by };
+      return (counts.by[name] ?? 0) - (base[name] ?? 0) >= n;
+    },
+    () => `only ${name} answering (${JSON.stringify(counts.by)})`,
+  );
 }
 
 export function summary(name: string, c: LoadCounts): string {
@@ -175,7 +193,9 @@ export function summary(name: string, c: LoadCounts): string {
   return (
     `${name}: sent ${c.sent}, 200 ${c.ok}, 5xx ${c.status5xx}, other ${c.otherStatus}, connection errors ${c.connectionErrors}, ` +
     `client gave up ${c.clientTimeouts}; slowest ${Math.round(c.maxMs)} ms; by backend ${JSON.stringify(c.by)}` +
-    (e ? `; Envoy counted 2xx ${e.rq2xx}, 4xx ${e.rq4xx}, 5xx ${e.rq5xx}, resets it sent ${e.txReset}, connections it cut ${e.localCloseActive}, client resets ${e.rxReset}` : '') +
+    (e
+      ? `; Envoy counted 2xx ${e.rq2xx}, 4xx ${e.rq4xx}, 5xx ${e.rq5xx}, resets it sent ${e.txReset}, connections it cut ${e.localCloseActive}, client resets ${e.rxReset}`
+      : '') +
     (c.samples.length ? `; first failures ${JSON.stringify(c.samples)}` : '')
   );
 }

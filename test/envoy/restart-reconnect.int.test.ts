@@ -7,8 +7,9 @@
 // its reconnect-shaped first request, X-ACK-7); and a write made then reaches
 // each Envoy's traffic. The figures are printed (docs/envoy-lifecycle.md, "Reconnecting
 // after a hub restart"); the bounds asserted are generous guards.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import type { Envoy } from '../helpers/envoy';
 import { envoyBinaries } from './compat-envoy';
 import { clientFailures, envoyFailures, openLoop, summary } from './open-loop';
@@ -55,7 +56,11 @@ const NAME =
 
 test(NAME, async (t) => {
   const first = await timedBackend('restart-0');
-  const ways = [{ transport: 'sotw', ads: true }, { transport: 'delta', ads: true }, { transport: 'sotw', ads: false }] as const;
+  const ways = [
+    { transport: 'sotw', ads: true },
+    { transport: 'delta', ads: true },
+    { transport: 'sotw', ads: false },
+  ] as const;
   const w = await restartWorld(envoyBinaries(), ways, first);
   const rate = TOTAL_RATE / w.gateways.length;
   const loads = w.gateways.map((g) => ({ g, load: openLoop(g.port, g.nodeId, rate, g.envoy) }));
@@ -74,7 +79,11 @@ test(NAME, async (t) => {
       // Traffic goes on while the hub is away: Envoy keeps its last configuration.
       for (const { g, load } of loads) {
         const okBefore = load.counts.ok;
-        await g.envoy.until(() => load.counts.ok >= okBefore + 20, `${g.label}: twenty requests served while the hub is away`, CAP_MS);
+        await g.envoy.until(
+          () => load.counts.ok >= okBefore + 20,
+          `${g.label}: twenty requests served while the hub is away`,
+          CAP_MS,
+        );
       }
       const watch = watchConnected(adsGateways);
       const { hub, listeningAt, grpcOpenAt } = await w.restart();
@@ -86,17 +95,25 @@ test(NAME, async (t) => {
         const what = () => `${g.label} back in sync on the restarted hub (hub log: ${hub.stderr().slice(-800)})`;
         back.set(g.label, await g.envoy.until(() => inSyncSince(hub.httpUrl, g.nodeId), what, CAP_MS));
       }
-      for (const g of adsGateways) await g.envoy.until(() => watch.at.has(g.label), `${g.label}: connected_state 1`, CAP_MS);
+      for (const g of adsGateways)
+        await g.envoy.until(() => watch.at.has(g.label), `${g.label}: connected_state 1`, CAP_MS);
       await watch.stop();
       // A write once every Envoy is back: a new backend joins `web`.
       const next = await timedBackend(`restart-${++n}`);
       const writeAt = Date.now();
       await w.register(next);
-      for (const g of w.gateways) await g.envoy.until(() => next.firstHitAt.has(g.nodeId), `${g.label}: traffic reaches ${next.name}`, CAP_MS);
+      for (const g of w.gateways)
+        await g.envoy.until(() => next.firstHitAt.has(g.nodeId), `${g.label}: traffic reaches ${next.name}`, CAP_MS);
       for (const g of w.gateways) {
         const envoyAt = watch.at.get(g.label);
         const envoyMs = envoyAt === undefined ? undefined : envoyAt - from;
-        rows.push({ signal, label: g.label, hubMs: back.get(g.label)! - from, envoyMs, writeMs: next.firstHitAt.get(g.nodeId)! - writeAt });
+        rows.push({
+          signal,
+          label: g.label,
+          hubMs: back.get(g.label)! - from,
+          envoyMs,
+          writeMs: next.firstHitAt.get(g.nodeId)! - writeAt,
+        });
       }
     }
   } finally {

@@ -9,14 +9,14 @@ import { once } from 'node:events';
 import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import { after } from 'node:test';
-import { envoyBootstrap, type EnvoyTransport } from '../../src/cli/envoy-bootstrap';
+import { type EnvoyTransport, envoyBootstrap } from '../../src/cli/envoy-bootstrap';
 import type { Envoy } from '../helpers/envoy';
-import { spawnHub, type SpawnedHub } from '../helpers/hub';
+import { type SpawnedHub, spawnHub } from '../helpers/hub';
+import { spawnTracked } from '../helpers/procs';
 import { tmpDir } from '../helpers/tmp';
+import { letTimePass, until } from '../helpers/until';
 import { startEnvoyWith } from './compat-envoy';
 import { freePort, hubCall, untilServedBy } from './harness';
-import { spawnTracked } from '../helpers/procs';
-import { letTimePass, until } from '../helpers/until';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => {
@@ -111,7 +111,10 @@ export interface RestartWorld {
   restart(): Promise<{ hub: SpawnedHub; listeningAt: number; grpcOpenAt: number }>;
 }
 
-async function hubAt(dataDir: string, ports: Ports | undefined): Promise<{ hub: SpawnedHub; ports: Ports; listeningAt: number }> {
+async function hubAt(
+  dataDir: string,
+  ports: Ports | undefined,
+): Promise<{ hub: SpawnedHub; ports: Ports; listeningAt: number }> {
   const portArgs = ['--http-port', String(ports?.http ?? 0), '--grpc-port', String(ports?.grpc ?? 0)];
   const hub = await spawnHub(['--data-dir', dataDir, ...portArgs]);
   const listeningAt = Date.now();
@@ -131,7 +134,9 @@ export async function restartWorld(
   let { hub, ports } = await hubAt(dir.path, undefined);
   const register = (b: TimedBackend) =>
     hubCall(hub.httpUrl, 'PUT', '/v1/catalog/register', {
-      Node: 'restart-node', Address: '127.0.0.1', Service: { ID: b.name, Service: 'web', Port: b.port },
+      Node: 'restart-node',
+      Address: '127.0.0.1',
+      Service: { ID: b.name, Service: 'web', Port: b.port },
     });
   await register(first);
   const gateways: Gateway[] = [];
@@ -144,8 +149,15 @@ export async function restartWorld(
       await hubCall(hub.httpUrl, 'PUT', '/v1/config', { Kind: 'ingress-gateway', Name: nodeId, Listeners: listeners });
       // The bootstrap exactly as `xdshub envoy bootstrap` prints it: its reconnect back-off is what is measured.
       const bootstrap = envoyBootstrap({
-        nodeId, cluster: nodeId, transport, ads, adminBind: '127.0.0.1:0',
-        grpcAddr: `127.0.0.1:${ports.grpc}`, httpAddr: `127.0.0.1:${ports.http}`, refreshDelayMs: 1000, datacenter: 'dc1',
+        nodeId,
+        cluster: nodeId,
+        transport,
+        ads,
+        adminBind: '127.0.0.1:0',
+        grpcAddr: `127.0.0.1:${ports.grpc}`,
+        httpAddr: `127.0.0.1:${ports.http}`,
+        refreshDelayMs: 1000,
+        datacenter: 'dc1',
       });
       const envoy = await startEnvoyWith(bin, { bootstrap, capMs: CAP_MS });
       cleanups.push(() => envoy.stop());
@@ -241,7 +253,8 @@ export async function inSyncSince(hubUrl: string, nodeId: string): Promise<numbe
   }
   let since = 0;
   for (const type of ['CDS', 'EDS', 'LDS', 'RDS']) {
-    const held = (t: StreamInfo['types'][number]) => t.type === type && Object.keys(t.acked).length > 0 && t.pendingNonce === null;
+    const held = (t: StreamInfo['types'][number]) =>
+      t.type === type && Object.keys(t.acked).length > 0 && t.pendingNonce === null;
     const s = streams.find((x) => x.node?.id === nodeId && x.types.some(held));
     if (!s) return undefined;
     since = Math.max(since, Date.parse(s.connectedAt));

@@ -5,13 +5,25 @@
 // passing again) and a deregistration each move traffic; Envoy rejected no
 // update and the hub saw no NACK; Envoy's /config_dump holds what the hub's
 // GET /v1/xds/config/:node says the node gets.
-import { after, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
 import type { Hub } from '../../src/hub';
 import type { Envoy } from '../helpers/envoy';
 import { letTimePass } from '../helpers/until';
 import { assertConfigDumpAgrees } from './config-dump';
-import { TRANSPORTS, freePort, hubCall, hubNacks, startBackend, startGateway, startHubWithXds, untilServedBy, type Backend, type Transport } from './harness';
+import {
+  type Backend,
+  freePort,
+  hubCall,
+  hubNacks,
+  startBackend,
+  startGateway,
+  startHubWithXds,
+  TRANSPORTS,
+  type Transport,
+  untilServedBy,
+} from './harness';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => {
@@ -38,10 +50,20 @@ async function transportScenario(transport: Transport): Promise<{ hub: Hub; envo
   cleanups.push(() => Promise.all(backends.map((b) => b.close())));
   const [a, b] = backends as [Backend, Backend];
   const register = (backend: Backend, check: Record<string, unknown>) =>
-    hubCall(hub.httpUrl, 'PUT', '/v1/agent/service/register', { ID: backend.name, Name: 'web', Address: '127.0.0.1', Port: backend.port, Check: { CheckID: `${backend.name}-check`, ...check } });
+    hubCall(hub.httpUrl, 'PUT', '/v1/agent/service/register', {
+      ID: backend.name,
+      Name: 'web',
+      Address: '127.0.0.1',
+      Port: backend.port,
+      Check: { CheckID: `${backend.name}-check`, ...check },
+    });
 
   const port = await freePort();
-  await hubCall(hub.httpUrl, 'PUT', '/v1/config', { Kind: 'ingress-gateway', Name: 'edge', Listeners: [{ Port: port, Protocol: 'http', Services: [{ Name: 'web', Hosts: ['*'] }] }] });
+  await hubCall(hub.httpUrl, 'PUT', '/v1/config', {
+    Kind: 'ingress-gateway',
+    Name: 'edge',
+    Listeners: [{ Port: port, Protocol: 'http', Services: [{ Name: 'web', Hosts: ['*'] }] }],
+  });
   await register(a, { TTL: '10m', Status: 'passing' });
   const envoy = await startGateway(hub, transport, 'edge');
   cleanups.push(() => envoy.stop());
@@ -63,15 +85,35 @@ async function transportScenario(transport: Transport): Promise<{ hub: Hub; envo
   await untilServedBy(envoy, port, b.name);
   if (transport !== 'rest') {
     // The admin view stamps the response that carried the change (bench/envoy reads it for the hub's share).
-    const clients = (await hubCall(hub.httpUrl, 'GET', '/v1/xds/clients')) as { node: { id: string } | null; types: { type: string; lastPushAtMs: number | null }[] }[];
-    const eds = clients.filter((c) => c.node?.id === envoy.id).flatMap((c) => c.types).find((t) => t.type === 'EDS');
-    assert.ok(eds?.lastPushAtMs !== undefined && eds.lastPushAtMs !== null && eds.lastPushAtMs >= beforeDeregister, `EDS lastPushAtMs ${eds?.lastPushAtMs} after the write at ${beforeDeregister}`);
+    const clients = (await hubCall(hub.httpUrl, 'GET', '/v1/xds/clients')) as {
+      node: { id: string } | null;
+      types: { type: string; lastPushAtMs: number | null }[];
+    }[];
+    const eds = clients
+      .filter((c) => c.node?.id === envoy.id)
+      .flatMap((c) => c.types)
+      .find((t) => t.type === 'EDS');
+    assert.ok(
+      eds?.lastPushAtMs !== undefined && eds.lastPushAtMs !== null && eds.lastPushAtMs >= beforeDeregister,
+      `EDS lastPushAtMs ${eds?.lastPushAtMs} after the write at ${beforeDeregister}`,
+    );
   }
   stopBeat();
 
   const rejected = await envoy.rejectedUpdates();
-  assert.equal(rejected.total, 0, `Envoy rejected updates: ${JSON.stringify(rejected.by)}\n${envoy.log().split('\n').filter((l) => /rejected/.test(l)).join('\n')}`);
-  assert.ok(Object.keys(rejected.by).length >= 3, `the update_rejected counters exist (CDS, LDS, RDS, EDS): ${JSON.stringify(rejected.by)}`);
+  assert.equal(
+    rejected.total,
+    0,
+    `Envoy rejected updates: ${JSON.stringify(rejected.by)}\n${envoy
+      .log()
+      .split('\n')
+      .filter((l) => /rejected/.test(l))
+      .join('\n')}`,
+  );
+  assert.ok(
+    Object.keys(rejected.by).length >= 3,
+    `the update_rejected counters exist (CDS, LDS, RDS, EDS): ${JSON.stringify(rejected.by)}`,
+  );
   assert.equal(await hubNacks(hub), 0, 'the hub recorded no NACK');
   return { hub, envoy, port };
 }
@@ -90,7 +132,15 @@ test('X-DELTA-9: a new Delta Envoy on a hub with no service is answered at once 
   const envoy = await startGateway(hub, 'delta-ads', 'empty-gw');
   cleanups.push(() => envoy.stop());
   const stats = await envoy.stats();
-  assert.equal(stats.get('cluster_manager.cds.init_fetch_timeout') ?? 0, 0, 'CDS did not wait out its initial fetch timeout');
-  assert.equal(stats.get('listener_manager.lds.init_fetch_timeout') ?? 0, 0, 'LDS did not wait out its initial fetch timeout');
+  assert.equal(
+    stats.get('cluster_manager.cds.init_fetch_timeout') ?? 0,
+    0,
+    'CDS did not wait out its initial fetch timeout',
+  );
+  assert.equal(
+    stats.get('listener_manager.lds.init_fetch_timeout') ?? 0,
+    0,
+    'LDS did not wait out its initial fetch timeout',
+  );
   assert.ok((stats.get('cluster_manager.cds.update_success') ?? 0) >= 1, 'CDS got its (empty) first answer');
 });

@@ -6,18 +6,19 @@
 // its write back; a Subscribe client of the fan-out hub gets the core hub's
 // indexes; and the core hub killed and restarted under writes leaves the
 // fan-out's xDS clients serving throughout, then converging to a later change.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import Consul from 'consul';
-import { spawnHub, type SpawnedHub } from '../helpers/hub';
-import { tmpDir } from '../helpers/tmp';
-import { until } from '../helpers/until';
-import { startEcho, ECHO_METHOD, type EchoBackend } from '../xds/e2e/echo-backend';
-import { startGrpcJsClient, type ClientProcess } from '../xds/e2e/harness';
 import { createViewStore } from '../../src/materializer/index';
 import { grpcSource } from '../../src/materializer/sources/grpc';
+import { type SpawnedHub, spawnHub } from '../helpers/hub';
+import { tmpDir } from '../helpers/tmp';
+import { until } from '../helpers/until';
+import { ECHO_METHOD, type EchoBackend, startEcho } from '../xds/e2e/echo-backend';
+import { type ClientProcess, startGrpcJsClient } from '../xds/e2e/harness';
+import { decodeAny, node, type Plain, ScriptedClient } from '../xds/transport/helpers/client';
 import { DELTA_ADS } from '../xds/transport/helpers/harness';
-import { decodeAny, node, ScriptedClient, type Plain } from '../xds/transport/helpers/client';
 
 const CLA = 'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment';
 let dir: Awaited<ReturnType<typeof tmpDir>>;
@@ -33,18 +34,49 @@ async function put(hub: SpawnedHub, path: string, body: unknown): Promise<bigint
 }
 
 const register = (hub: SpawnedHub, name: string, backend: EchoBackend) =>
-  put(hub, '/v1/catalog/register', { Node: `node-${name}`, Address: '127.0.0.1', Service: { Service: 'echo', ID: name, Port: backend.port, Address: '127.0.0.1' } });
+  put(hub, '/v1/catalog/register', {
+    Node: `node-${name}`,
+    Address: '127.0.0.1',
+    Service: { Service: 'echo', ID: name, Port: backend.port, Address: '127.0.0.1' },
+  });
 const deregister = (hub: SpawnedHub, name: string) => put(hub, '/v1/catalog/deregister', { Node: `node-${name}` });
 
 function startCore(extra: string[] = []): Promise<SpawnedHub> {
-  return spawnHub(['--store', 'sqlite', '--data-dir', dir.path, '--node-name', 'core', '--xds-debounce', '10ms', '--xds-max-delay', '100ms', ...extra]);
+  return spawnHub([
+    '--store',
+    'sqlite',
+    '--data-dir',
+    dir.path,
+    '--node-name',
+    'core',
+    '--xds-debounce',
+    '10ms',
+    '--xds-max-delay',
+    '100ms',
+    ...extra,
+  ]);
 }
 
 before(async () => {
   dir = await tmpDir('fanout');
   [a, b, c] = await Promise.all([startEcho('a'), startEcho('b'), startEcho('c')]);
   core = await startCore(['--http-port', '0', '--grpc-port', '0']);
-  fanout = await spawnHub(['--upstream', core.grpcAddress, '--upstream-http', core.httpUrl, '--http-port', '0', '--grpc-port', '0', '--node-name', 'fanout', '--xds-debounce', '10ms', '--xds-max-delay', '100ms']);
+  fanout = await spawnHub([
+    '--upstream',
+    core.grpcAddress,
+    '--upstream-http',
+    core.httpUrl,
+    '--http-port',
+    '0',
+    '--grpc-port',
+    '0',
+    '--node-name',
+    'fanout',
+    '--xds-debounce',
+    '10ms',
+    '--xds-max-delay',
+    '100ms',
+  ]);
 });
 
 after(async () => {
@@ -56,7 +88,13 @@ after(async () => {
 
 test('a write on the core hub reaches a grpc-js-xds client of the fan-out hub; Subscribe on the fan-out carries the core index', async () => {
   await register(core, 'a', a);
-  const client: ClientProcess = startGrpcJsClient(port(fanout.grpcAddress), 'xds:///echo', ECHO_METHOD, {}, 'fanout-client-1');
+  const client: ClientProcess = startGrpcJsClient(
+    port(fanout.grpcAddress),
+    'xds:///echo',
+    ECHO_METHOD,
+    {},
+    'fanout-client-1',
+  );
   try {
     await client.untilServing('a');
     await register(core, 'b', b);
@@ -69,7 +107,10 @@ test('a write on the core hub reaches a grpc-js-xds client of the fan-out hub; S
     try {
       const view = await views.get({ kind: 'service-health', service: 'echo' }, { token: '', minIndex: index - 1n });
       assert.equal(view.index, index, 'the fan-out re-publishes with the upstream index');
-      assert.deepEqual(view.value.map((csn) => csn.Service.ID), ['b']);
+      assert.deepEqual(
+        view.value.map((csn) => csn.Service.ID),
+        ['b'],
+      );
     } finally {
       views.close();
       source.close();
@@ -84,10 +125,19 @@ test('the consul npm client pointed at the fan-out hub registers, reads its writ
   try {
     await consul.agent.service.register({ name: 'web', id: 'web1', port: 8080, tags: ['v1'] } as never);
     // Read-your-writes: the fan-out answered the write only once its views had it.
-    const healthy = (await consul.health.service({ service: 'web' })) as Array<{ Service: { ID: string; Tags: string[] }; Node: { Node: string } }>;
-    assert.deepEqual(healthy.map((h) => [h.Node.Node, h.Service.ID, h.Service.Tags]), [['core', 'web1', ['v1']]]);
+    const healthy = (await consul.health.service({ service: 'web' })) as Array<{
+      Service: { ID: string; Tags: string[] };
+      Node: { Node: string };
+    }>;
+    assert.deepEqual(
+      healthy.map((h) => [h.Node.Node, h.Service.ID, h.Service.Tags]),
+      [['core', 'web1', ['v1']]],
+    );
     const nodes = (await consul.catalog.service.nodes('web')) as Array<{ ServiceID: string }>;
-    assert.deepEqual(nodes.map((n) => n.ServiceID), ['web1']);
+    assert.deepEqual(
+      nodes.map((n) => n.ServiceID),
+      ['web1'],
+    );
     // Forwarded reads (what no Subscribe topic carries) come from the core hub.
     const services = (await consul.agent.service.list()) as Record<string, { Service: string }>;
     assert.equal(services.web1?.Service, 'web');
@@ -95,7 +145,11 @@ test('the consul npm client pointed at the fan-out hub registers, reads its writ
     const onCore = await fetch(`${core.httpUrl}/v1/health/service/web`);
     const onFanout = await fetch(`${fanout.httpUrl}/v1/health/service/web`);
     assert.equal(onFanout.headers.get('x-consul-index'), onCore.headers.get('x-consul-index'));
-    assert.equal(onFanout.headers.get('x-consul-query-backend'), 'streaming', 'served from the fan-out views, not forwarded');
+    assert.equal(
+      onFanout.headers.get('x-consul-query-backend'),
+      'streaming',
+      'served from the fan-out views, not forwarded',
+    );
     await consul.agent.service.deregister('web1');
     assert.deepEqual(await consul.health.service({ service: 'web' }), []);
   } finally {
@@ -121,7 +175,9 @@ function endpointsIn(response: Plain): string[] | 'removed' {
   const res = (response.resources as Plain[]).find((r) => r.name === 'echo');
   if (!res) return [];
   const cla = decodeAny(res.resource as Plain);
-  return ((cla.endpoints ?? []) as Plain[]).flatMap((l) => ((l.lbEndpoints ?? []) as Plain[]).map((e) => String(e.endpoint?.address?.socketAddress?.portValue)));
+  return ((cla.endpoints ?? []) as Plain[]).flatMap((l) =>
+    ((l.lbEndpoints ?? []) as Plain[]).map((e) => String(e.endpoint?.address?.socketAddress?.portValue)),
+  );
 }
 
 test('the core hub SIGKILLed and restarted under writes: the fan-out xDS clients keep serving, then converge to a change made after', async () => {
@@ -132,7 +188,14 @@ test('the core hub SIGKILLed and restarted under writes: the fan-out xDS clients
   const writer = (async () => {
     for (let i = 0; writing; i++) {
       // Load on the core hub: writes that fail while it is down are expected.
-      await fetch(`${core.httpUrl}/v1/catalog/register`, { method: 'PUT', body: JSON.stringify({ Node: `load-${i % 50}`, Address: '10.0.0.1', Service: { Service: `load-${i % 7}`, Port: 1000 + i } }) }).catch(() => undefined);
+      await fetch(`${core.httpUrl}/v1/catalog/register`, {
+        method: 'PUT',
+        body: JSON.stringify({
+          Node: `load-${i % 50}`,
+          Address: '10.0.0.1',
+          Service: { Service: `load-${i % 7}`, Port: 1000 + i },
+        }),
+      }).catch(() => undefined);
     }
   })();
   try {
@@ -182,13 +245,25 @@ test('the core hub replaced by one with another log (indexes start over): the fa
     const grpcPort = String(port(core.grpcAddress));
     assert.equal(await core.stop('SIGTERM'), 0);
     // A new hub at the same address, with an empty memory log: its indexes are far below the old ones.
-    core = await spawnHub(['--store', 'memory', '--node-name', 'core-2', '--http-port', httpPort, '--grpc-port', grpcPort]);
+    core = await spawnHub([
+      '--store',
+      'memory',
+      '--node-name',
+      'core-2',
+      '--http-port',
+      httpPort,
+      '--grpc-port',
+      grpcPort,
+    ]);
     await register(core, 'a', a);
     const index = await register(core, 'c', c);
     await client.untilServing(['a', 'c']);
     const onFanout = await fetch(`${fanout.httpUrl}/v1/health/service/echo`);
     assert.equal(onFanout.headers.get('x-consul-index'), String(index), "the fan-out answers with the new log's index");
-    assert.deepEqual(((await onFanout.json()) as Array<{ Service: { ID: string } }>).map((h) => h.Service.ID).sort(), ['a', 'c']);
+    assert.deepEqual(((await onFanout.json()) as Array<{ Service: { ID: string } }>).map((h) => h.Service.ID).sort(), [
+      'a',
+      'c',
+    ]);
   } finally {
     await client.stop();
   }

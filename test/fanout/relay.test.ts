@@ -1,9 +1,10 @@
 // The fan-out relay (src/fanout/relay.ts) against a scripted upstream: what its
 // downstream subscribers receive when they start, resume, and when the upstream
 // drops the stream, answers with a new snapshot, or comes back with a lower index.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { Topic, type CatalogEvent, type CheckServiceNode } from '../../src/catalog/types';
+import { test } from 'node:test';
+import { type CatalogEvent, type CheckServiceNode, Topic } from '../../src/catalog/types';
 import { HubError, isHubError } from '../../src/errors';
 import { createRelayPublisher } from '../../src/fanout/relay';
 import { createBackoff } from '../../src/materializer/backoff';
@@ -56,17 +57,34 @@ function scriptedUpstream() {
   return { source, call };
 }
 
-const csn = (node: string, id: string, port: number) => ({ Node: { Node: node }, Service: { ID: id, Service: 'web', Port: port }, Checks: [] }) as unknown as CheckServiceNode;
-const health = (index: bigint, op: 'register' | 'deregister', c: CheckServiceNode): CatalogEvent => ({ topic: Topic.ServiceHealth, subject: 'web', index, payload: { type: 'service-health', op, csn: c } });
+const csn = (node: string, id: string, port: number) =>
+  ({
+    Node: { Node: node },
+    Service: { ID: id, Service: 'web', Port: port },
+    Checks: [],
+  }) as unknown as CheckServiceNode;
+const health = (index: bigint, op: 'register' | 'deregister', c: CheckServiceNode): CatalogEvent => ({
+  topic: Topic.ServiceHealth,
+  subject: 'web',
+  index,
+  payload: { type: 'service-health', op, csn: c },
+});
 const events = (index: bigint, ...e: CatalogEvent[]): StreamItem => ({ kind: 'events', index, events: e });
 const end = (index: bigint): StreamItem => ({ kind: 'end-of-snapshot', index });
-const request = (index = 0n): SubscribeRequest => ({ topic: Topic.ServiceHealth, subject: { key: 'web' }, token: '', index });
+const request = (index = 0n): SubscribeRequest => ({
+  topic: Topic.ServiceHealth,
+  subject: { key: 'web' },
+  token: '',
+  index,
+});
 
 type Up = ReturnType<typeof scriptedUpstream>;
 type Relay = ReturnType<typeof createRelayPublisher>;
 
 /** A relay over a fresh scripted upstream (retries at once), and a subscribe that opens a stream; closed after `body`. */
-async function withRelay(body: (up: Up, relay: Relay, open: (index?: bigint) => AsyncIterator<StreamItem>) => Promise<void>): Promise<void> {
+async function withRelay(
+  body: (up: Up, relay: Relay, open: (index?: bigint) => AsyncIterator<StreamItem>) => Promise<void>,
+): Promise<void> {
   const up = scriptedUpstream();
   const relay = createRelayPublisher({ source: up.source, backoff: () => createBackoff({ baseMs: 1, maxMs: 1 }) });
   const stop = new AbortController();
@@ -89,7 +107,12 @@ async function take(it: AsyncIterator<StreamItem>, n: number): Promise<StreamIte
   return out;
 }
 
-const ports = (items: StreamItem[]) => items.map((i) => (i.kind === 'events' ? `${i.index}:${i.events.map((e) => `${e.payload.op}/${(e.payload as { csn: CheckServiceNode }).csn.Service.Port}`).join(',')}` : i.kind));
+const ports = (items: StreamItem[]) =>
+  items.map((i) =>
+    i.kind === 'events'
+      ? `${i.index}:${i.events.map((e) => `${e.payload.op}/${(e.payload as { csn: CheckServiceNode }).csn.Service.Port}`).join(',')}`
+      : i.kind,
+  );
 
 test('snapshot, live events, resume by index, and a new snapshot for an index the relay cannot vouch for', async () => {
   await withRelay(async (up, relay, open) => {
@@ -108,7 +131,12 @@ test('snapshot, live events, resume by index, and a new snapshot for an index th
     assert.deepEqual(ports(await take(resumed, 1)), ['11:register/2']);
     // A client from another log (index ahead of the relay) starts over.
     const ahead = open(99n);
-    assert.deepEqual(ports(await take(ahead, 4)), ['new-snapshot-to-follow', '11:register/1', '11:register/2', 'end-of-snapshot']);
+    assert.deepEqual(ports(await take(ahead, 4)), [
+      'new-snapshot-to-follow',
+      '11:register/1',
+      '11:register/2',
+      'end-of-snapshot',
+    ]);
   });
 });
 
@@ -168,7 +196,9 @@ test('waitApplied resolves once the relays for the changed keys reach the index 
     await take(sub, 1);
     await relay.waitApplied([`${Topic.ServiceHealth}|other`], 7n, AbortSignal.timeout(60_000));
     let done = false;
-    const waited = relay.waitApplied([`${Topic.ServiceHealth}|web`], 7n, AbortSignal.timeout(60_000)).then(() => (done = true));
+    const waited = relay
+      .waitApplied([`${Topic.ServiceHealth}|web`], 7n, AbortSignal.timeout(60_000))
+      .then(() => (done = true));
     upstream.push(events(6n, health(6n, 'register', csn('n1', 'a', 1))));
     await take(sub, 1);
     assert.equal(done, false, 'index 6 is not 7');

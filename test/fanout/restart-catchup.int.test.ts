@@ -7,7 +7,7 @@
 // leaves room for a loaded machine.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { spawnHub, type SpawnedHub } from '../helpers/hub';
+import { type SpawnedHub, spawnHub } from '../helpers/hub';
 import { tmpDir } from '../helpers/tmp';
 import { letTimePass, until } from '../helpers/until';
 

@@ -1,18 +1,37 @@
 // The filter language on its own: every operator matches and fails to match
 // the way go-bexpr does, and every way a filter can be wrong is refused with
 // Consul's text before any data is looked at.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { isHubError } from '../../src/errors';
-import { CHECK_SERVICE_NODE_FIELDS, HEALTH_CHECK_FIELDS, compileFilter, parseFilter } from '../../src/filter/index';
+import { CHECK_SERVICE_NODE_FIELDS, compileFilter, HEALTH_CHECK_FIELDS, parseFilter } from '../../src/filter/index';
 
 const web = {
-  Node: { ID: '', Node: 'n1', Address: '10.0.0.1', Datacenter: 'dc1', TaggedAddresses: {}, Meta: { env: 'prod', 'rack-id': 'r1' } },
-  Service: {
-    Kind: '', ID: 'web-1', Service: 'web', Tags: ['v1', 'blue'], Address: '', Meta: {}, Port: 80,
-    TaggedAddresses: { lan: { Address: '10.0.0.1', Port: 8080 } }, Weights: { Passing: 1, Warning: 1 }, EnableTagOverride: false,
+  Node: {
+    ID: '',
+    Node: 'n1',
+    Address: '10.0.0.1',
+    Datacenter: 'dc1',
+    TaggedAddresses: {},
+    Meta: { env: 'prod', 'rack-id': 'r1' },
   },
-  Checks: [{ CheckID: 'a', Status: 'passing', ServiceTags: ['v1'] }, { CheckID: 'b', Status: 'critical', ServiceTags: [] }],
+  Service: {
+    Kind: '',
+    ID: 'web-1',
+    Service: 'web',
+    Tags: ['v1', 'blue'],
+    Address: '',
+    Meta: {},
+    Port: 80,
+    TaggedAddresses: { lan: { Address: '10.0.0.1', Port: 8080 } },
+    Weights: { Passing: 1, Warning: 1 },
+    EnableTagOverride: false,
+  },
+  Checks: [
+    { CheckID: 'a', Status: 'passing', ServiceTags: ['v1'] },
+    { CheckID: 'b', Status: 'critical', ServiceTags: [] },
+  ],
 };
 const bare = {
   Node: { Node: 'n2', Meta: {} },
@@ -49,7 +68,10 @@ test('== and != on strings, ints and bools (values read as the field type)', () 
   assert.deepEqual(run('Service.Service == web'), [true, true]);
   assert.deepEqual(run('Service.EnableTagOverride == true'), [false, true]);
   assert.deepEqual(run('Service.EnableTagOverride != T'), [true, false]);
-  refused('Service.Port == abc', 'Failed to coerce value "abc" for selector "Service.Port": strconv.ParseInt: parsing "abc": invalid syntax');
+  refused(
+    'Service.Port == abc',
+    'Failed to coerce value "abc" for selector "Service.Port": strconv.ParseInt: parsing "abc": invalid syntax',
+  );
   refused('Service.Port == 1.5', /Failed to coerce value "1.5"/);
   refused('Service.EnableTagOverride == yes', /strconv.ParseBool: parsing "yes": invalid syntax/);
   refused('Service.Tags == v1', 'Invalid match operator "Equal" for selector "Service.Tags"');
@@ -130,7 +152,12 @@ test('syntax errors carry go-bexpr position and expectations', () => {
 });
 
 test('strings: Go escapes in "…", nothing escaped in `…`', () => {
-  assert.deepEqual(parseFilter('Name == "a\\tb\\u00e9"'), { type: 'match', selector: ['Name'], op: 'equal', value: 'a\tbé' });
+  assert.deepEqual(parseFilter('Name == "a\\tb\\u00e9"'), {
+    type: 'match',
+    selector: ['Name'],
+    op: 'equal',
+    value: 'a\tbé',
+  });
   assert.deepEqual(parseFilter('Name == `a\\tb`'), { type: 'match', selector: ['Name'], op: 'equal', value: 'a\\tb' });
   const p = compileFilter('Output contains "TTL expired"', HEALTH_CHECK_FIELDS);
   assert.equal(p({ Output: 'TTL expired (last output)' }), true);

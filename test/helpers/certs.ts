@@ -22,14 +22,34 @@ let made = 0;
 
 async function serialOf(certFile: string): Promise<string> {
   const { stdout } = await run('openssl', ['x509', '-in', certFile, '-noout', '-serial']);
-  return stdout.trim().replace(/^serial=/, '').toUpperCase();
+  return stdout
+    .trim()
+    .replace(/^serial=/, '')
+    .toUpperCase();
 }
 
 /** A CA in `dir` (ECDSA P-256, one day). */
 export async function makeCa(dir: string): Promise<Ca> {
   const key = join(dir, 'ca.key');
   const cert = join(dir, 'ca.pem');
-  await run('openssl', ['req', '-x509', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=xdshub test CA']);
+  await run('openssl', [
+    'req',
+    '-x509',
+    '-new',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    key,
+    '-out',
+    cert,
+    '-days',
+    '1',
+    '-subj',
+    '/CN=xdshub test CA',
+  ]);
   return {
     cert: await readFile(cert, 'utf8'),
     key: await readFile(key, 'utf8'),
@@ -40,10 +60,49 @@ export async function makeCa(dir: string): Promise<Ca> {
       const csr = join(dir, `leaf${n}.csr`);
       const leafCert = join(dir, `leaf${n}.pem`);
       const ext = join(dir, `leaf${n}.ext`);
-      await writeFile(ext, kind === 'server' ? 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' : 'extendedKeyUsage=clientAuth\n');
-      await run('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', leafKey, '-out', csr, '-subj', `/CN=${cn}`]);
-      await run('openssl', ['x509', '-req', '-in', csr, '-CA', cert, '-CAkey', key, '-CAcreateserial', '-out', leafCert, '-days', '1', '-extfile', ext]);
-      return { cert: await readFile(leafCert, 'utf8'), key: await readFile(leafKey, 'utf8'), serial: await serialOf(leafCert) };
+      await writeFile(
+        ext,
+        kind === 'server'
+          ? 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n'
+          : 'extendedKeyUsage=clientAuth\n',
+      );
+      await run('openssl', [
+        'req',
+        '-new',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        leafKey,
+        '-out',
+        csr,
+        '-subj',
+        `/CN=${cn}`,
+      ]);
+      await run('openssl', [
+        'x509',
+        '-req',
+        '-in',
+        csr,
+        '-CA',
+        cert,
+        '-CAkey',
+        key,
+        '-CAcreateserial',
+        '-out',
+        leafCert,
+        '-days',
+        '1',
+        '-extfile',
+        ext,
+      ]);
+      return {
+        cert: await readFile(leafCert, 'utf8'),
+        key: await readFile(leafKey, 'utf8'),
+        serial: await serialOf(leafCert),
+      };
     },
   };
 }

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './hub';
-import { execFileTracked, type ExecResult } from './procs';
+import { type ExecResult, execFileTracked } from './procs';
 
 export const CONSUL_CLI_VERSION = 'v1.16.1';
 

@@ -6,8 +6,8 @@
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './hub';
 import { spawnTracked } from './procs';
@@ -51,7 +51,8 @@ export function envoyVersion(): string {
   if (versionText) return versionText;
   const res = spawnSync(envoyBinary(), ['--version'], { encoding: 'utf8' });
   const m = /version: \S+?\/(\d+\.\d+\.\d+)\//.exec(res.stdout);
-  if (res.status !== 0 || !m) throw new Error(`envoy --version failed (${res.status}): ${res.stdout}${res.stderr}; reinstall with ${INSTALL}`);
+  if (res.status !== 0 || !m)
+    throw new Error(`envoy --version failed (${res.status}): ${res.stdout}${res.stderr}; reinstall with ${INSTALL}`);
   return (versionText = m[1]!);
 }
 
@@ -60,7 +61,9 @@ export function validateBootstrap(bootstrap: unknown): { ok: boolean; output: st
   const dir = mkdtempSync(join(tmpdir(), 'xdshub-envoy-validate-'));
   const file = join(dir, 'bootstrap.json');
   writeFileSync(file, typeof bootstrap === 'string' ? bootstrap : JSON.stringify(bootstrap));
-  const res = spawnSync(envoyBinary(), ['--mode', 'validate', '-c', file, '--disable-hot-restart', '-l', 'warn'], { encoding: 'utf8' });
+  const res = spawnSync(envoyBinary(), ['--mode', 'validate', '-c', file, '--disable-hot-restart', '-l', 'warn'], {
+    encoding: 'utf8',
+  });
   rmSync(dir, { recursive: true, force: true });
   return { ok: res.status === 0, output: `${res.stdout}${res.stderr}` };
 }
@@ -94,7 +97,11 @@ export interface Envoy {
   /** The port a listener of that name actually bound (the port in its config, or the OS's pick for 0). */
   listenerPort(name: string): Promise<number | undefined>;
   /** Polls `pred` every intervalMs until it returns a truthy value; rejects after capMs with the log's tail. */
-  until<T>(pred: () => Promise<T | undefined | false> | T | undefined | false, what: string | (() => string), capMs?: number): Promise<T>;
+  until<T>(
+    pred: () => Promise<T | undefined | false> | T | undefined | false,
+    what: string | (() => string),
+    capMs?: number,
+  ): Promise<T>;
   /** SIGTERM (or the given signal), resolves once the process has exited. */
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -122,21 +129,29 @@ export const HANG_CAP_MS = 60_000;
 export async function startEnvoy(options: StartEnvoyOptions): Promise<Envoy> {
   const bin = envoyBinary();
   const dir = await tmpDir('xdshub-envoy');
-  const bootstrap: Record<string, any> = { ...options.bootstrap, admin: { address: { socket_address: { address: '127.0.0.1', port_value: 0 } } } };
+  const bootstrap: Record<string, any> = {
+    ...options.bootstrap,
+    admin: { address: { socket_address: { address: '127.0.0.1', port_value: 0 } } },
+  };
   const configPath = join(dir.path, 'envoy.json');
   const adminPath = join(dir.path, 'admin-address');
   writeFileSync(configPath, JSON.stringify(bootstrap, null, 2));
   const child = spawnTracked(
     bin,
     [
-      '-c', configPath,
-      '--admin-address-path', adminPath,
+      '-c',
+      configPath,
+      '--admin-address-path',
+      adminPath,
       // Several Envoys run at once (parallel test files): no shared memory for hot restart.
       '--disable-hot-restart',
       // Two cores are shared by the whole suite: one worker thread is plenty for test traffic.
-      '--concurrency', String(options.concurrency ?? 1),
-      '--drain-time-s', '0',
-      '-l', options.logLevel ?? 'info',
+      '--concurrency',
+      String(options.concurrency ?? 1),
+      '--drain-time-s',
+      '0',
+      '-l',
+      options.logLevel ?? 'info',
       ...(options.args ?? []),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
@@ -208,7 +223,9 @@ export async function startEnvoy(options: StartEnvoyOptions): Promise<Envoy> {
       return JSON.parse(await admin(`/config_dump${query}`));
     },
     async listenerPort(name) {
-      const body = JSON.parse(await admin('/listeners?format=json')) as { listener_statuses?: { name: string; local_address?: { socket_address?: { port_value?: number } } }[] };
+      const body = JSON.parse(await admin('/listeners?format=json')) as {
+        listener_statuses?: { name: string; local_address?: { socket_address?: { port_value?: number } } }[];
+      };
       return body.listener_statuses?.find((l) => l.name === name)?.local_address?.socket_address?.port_value;
     },
     until,

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { DEFAULTS, type Config } from '../../src/config';
+import { type Config, DEFAULTS } from '../../src/config';
 import { createHub, type Hub, type HubOptions, type HubParts, type HubWith, type NoParts } from '../../src/hub';
 import { createLogger } from '../../src/logger';
 import { killTree, spawnTracked } from './procs';
@@ -31,7 +31,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
  * The one in-process test hub: the test config with `overrides`, and the parts
  * `options.parts` asks for (none: the HTTP API alone; ALL_PARTS: as `xdshub serve`).
  */
-export async function startHub<const P extends HubParts = NoParts>(overrides: Partial<Config> = {}, options: HubOptions<P> = {}): Promise<HubWith<P>> {
+export async function startHub<const P extends HubParts = NoParts>(
+  overrides: Partial<Config> = {},
+  options: HubOptions<P> = {},
+): Promise<HubWith<P>> {
   const config = testConfig(overrides);
   return createHub(config, createLogger(config.logLevel), options);
 }
@@ -46,7 +49,13 @@ export interface Answer {
 }
 
 /** One request through app.inject(); body objects are sent as JSON. */
-export async function call(hub: Hub, method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+export async function call(
+  hub: Hub,
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const res = await hub.http.inject({
     method: method as 'GET',
     url,
@@ -59,7 +68,13 @@ export async function call(hub: Hub, method: string, url: string, body?: unknown
   } catch {
     json = undefined;
   }
-  return { status: res.statusCode, headers: res.headers as Answer['headers'], text: res.body, json, index: BigInt(String(res.headers['x-consul-index'] ?? '0')) };
+  return {
+    status: res.statusCode,
+    headers: res.headers as Answer['headers'],
+    text: res.body,
+    json,
+    index: BigInt(String(res.headers['x-consul-index'] ?? '0')),
+  };
 }
 
 /**
@@ -102,7 +117,8 @@ export async function spawnHub(
     nodeArgs?: string[];
   } = {},
 ): Promise<SpawnedHub> {
-  if (options.built && !existsSync(BUILT_MAIN)) throw new Error(`${BUILT_MAIN} is missing: run \`npm run build\` first (npm test does)`);
+  if (options.built && !existsSync(BUILT_MAIN))
+    throw new Error(`${BUILT_MAIN} is missing: run \`npm run build\` first (npm test does)`);
   const entry = options.built ? [BUILT_MAIN] : ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts')];
   const [command, ...prefix] = options.wrap ?? [];
   const argv = [...(options.nodeArgs ?? []), ...entry, 'serve', ...args];
@@ -138,7 +154,9 @@ export async function spawnServer(
       const m = ready.exec(line);
       if (m) resolve(m);
     });
-    exited.then(([code, signal]) => reject(new Error(`${name} exited (${code ?? signal}) before starting:\n${stderr}`)));
+    exited.then(([code, signal]) =>
+      reject(new Error(`${name} exited (${code ?? signal}) before starting:\n${stderr}`)),
+    );
   });
   return {
     child,

@@ -4,12 +4,12 @@
 // that tree survives. Every process of a case carries a fresh PROC_TREE_TAG in
 // its environment, which is how the survivors are counted (from /proc).
 import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { REPO_ROOT } from './hub';
 import { spawnTracked } from './procs';
 import { tmpDir } from './tmp';
@@ -75,11 +75,14 @@ async function start(t: { after(fn: () => unknown): void }, argv: string[], mode
         timeout: 90_000,
       });
       // The whole tree is up: the test process, redis-server, the shell and its two sleeps.
-      await until(() => {
-        const cmds = tagged(tag).map((p) => p.cmd);
-        const sleeps = cmds.filter((c) => c.startsWith('sleep 600')).length;
-        return cmds.some((c) => c.startsWith('redis-server')) && sleeps === 2;
-      }, `redis-server and both sleeps running: ${JSON.stringify(tagged(tag))}`);
+      await until(
+        () => {
+          const cmds = tagged(tag).map((p) => p.cmd);
+          const sleeps = cmds.filter((c) => c.startsWith('sleep 600')).length;
+          return cmds.some((c) => c.startsWith('redis-server')) && sleeps === 2;
+        },
+        `redis-server and both sleeps running: ${JSON.stringify(tagged(tag))}`,
+      );
       writeFileSync(goFile, '');
       return { filePid: Number(text.split(' ')[0]) };
     },

@@ -11,8 +11,9 @@
 //   kills everything carrying this process's marker in its environment;
 // - scripts/run-tests.mjs sweeps the run's own marker after the suite and reports
 //   what it had to kill: a leak is a bug.
-import { fork, spawn } from 'node:child_process';
+
 import type { ChildProcess, ForkOptions, SpawnOptions } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { after } from 'node:test';

@@ -6,8 +6,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { createServer, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnTracked } from './procs';
 
@@ -66,7 +66,11 @@ function ping(port: number): Promise<boolean> {
 }
 
 /** Spawns a Redis binary and resolves once its output matches `ready` (an event, not a timer). */
-async function spawnUntil(command: string, args: string[], ready: RegExp): Promise<{ child: ChildProcess; output: () => string; exited: Promise<unknown> }> {
+async function spawnUntil(
+  command: string,
+  args: string[],
+  ready: RegExp,
+): Promise<{ child: ChildProcess; output: () => string; exited: Promise<unknown> }> {
   const child: ChildProcess = spawnTracked(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (c) => (output += c));
@@ -104,10 +108,34 @@ export async function startRedis(options: RedisOptions = {}): Promise<RunningRed
   // A replica's first sync starts at once (Redis otherwise waits 5 s for more replicas to join a diskless sync).
   // set-proc-title no: the title Redis writes over its argv would clobber the environment
   // /proc shows, and with it the marker the suite's leak sweep finds its processes by.
-  const args = ['--bind', '127.0.0.1', '--save', '', '--protected-mode', 'no', '--repl-diskless-sync-delay', '0', '--set-proc-title', 'no'];
+  const args = [
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--protected-mode',
+    'no',
+    '--repl-diskless-sync-delay',
+    '0',
+    '--set-proc-title',
+    'no',
+  ];
   if (options.tls) {
     const { cert, key, ca } = options.tls;
-    args.push('--port', '0', '--tls-port', String(port), '--tls-cert-file', cert, '--tls-key-file', key, '--tls-ca-cert-file', ca, '--tls-auth-clients', 'no');
+    args.push(
+      '--port',
+      '0',
+      '--tls-port',
+      String(port),
+      '--tls-cert-file',
+      cert,
+      '--tls-key-file',
+      key,
+      '--tls-ca-cert-file',
+      ca,
+      '--tls-auth-clients',
+      'no',
+    );
   } else {
     args.push('--port', String(port));
   }
@@ -120,7 +148,10 @@ export async function startRedis(options: RedisOptions = {}): Promise<RunningRed
   if (options.replicaOf !== undefined) args.push('--replicaof', '127.0.0.1', String(options.replicaOf));
 
   // A replica is ready once its first sync with the primary finished (full or partial).
-  const ready = options.replicaOf !== undefined ? /MASTER <-> REPLICA sync: (Finished with success|Master accepted a Partial Resynchronization)/ : /Ready to accept connections/;
+  const ready =
+    options.replicaOf !== undefined
+      ? /MASTER <-> REPLICA sync: (Finished with success|Master accepted a Partial Resynchronization)/
+      : /Ready to accept connections/;
   const { child, output, exited } = await spawnUntil('redis-server', args, ready);
   if (!options.tls && !options.password && !(await ping(port))) {
     child.kill('SIGKILL');

@@ -12,7 +12,10 @@ import { REPO_ROOT } from './hub';
 const ALLOWED = new Map([
   ['test/helpers/until.ts', "until's poll period and letTimePass: the one place a test's wait is a timer"],
   ['test/envoy/open-loop.ts', 'a load generator: each request leaves on its schedule (open loop)'],
-  ['test/xds/e2e/grpc-js-client.ts', "a client program run as a child process: its own retry pause, as a real client's"],
+  [
+    'test/xds/e2e/grpc-js-client.ts',
+    "a client program run as a child process: its own retry pause, as a real client's",
+  ],
 ]);
 
 const ST = 'setTimeout';
@@ -20,11 +23,15 @@ const SLEEPS: ReadonlyArray<{ what: string; pattern: RegExp }> = [
   {
     // A timer whose callback is the promise's own resolve: with or without braces, a type argument or `timer =`.
     what: 'a promise resolved by a bare timer',
-    pattern: new RegExp(String.raw`new\s+Promise\s*(?:<[^>]*>)?\(\s*\(?\s*(\w+)[^=]*=>\s*[{(]?\s*(?:\w+\s*=\s*)?${ST}\(\s*\1\s*[,)]`),
+    pattern: new RegExp(
+      String.raw`new\s+Promise\s*(?:<[^>]*>)?\(\s*\(?\s*(\w+)[^=]*=>\s*[{(]?\s*(?:\w+\s*=\s*)?${ST}\(\s*\1\s*[,)]`,
+    ),
   },
   {
-    what: "the promise form of setTimeout (node:timers/promises)",
-    pattern: new RegExp(String.raw`import\s*\{[^}]*\b${ST}\b[^}]*\}\s*from\s*['"](?:node:)?timers/promises['"]|timers/promises['"]\s*\)\s*\.\s*${ST}\b`),
+    what: 'the promise form of setTimeout (node:timers/promises)',
+    pattern: new RegExp(
+      String.raw`import\s*\{[^}]*\b${ST}\b[^}]*\}\s*from\s*['"](?:node:)?timers/promises['"]|timers/promises['"]\s*\)\s*\.\s*${ST}\b`,
+    ),
   },
 ];
 
@@ -76,5 +83,6 @@ test('no test file sleeps on a fixed timer outside the allow-list', () => {
     for (const hit of sleepsIn(readFileSync(join(REPO_ROOT, file), 'utf8'))) offenders.push(`${file}:${hit}`);
   }
   assert.deepEqual(offenders, [], 'wait with until(condition, what), or letTimePass(ms, why) when time is the subject');
-  for (const file of ALLOWED.keys()) assert.ok(files.includes(file), `allow-list entry ${file} names no file (remove it)`);
+  for (const file of ALLOWED.keys())
+    assert.ok(files.includes(file), `allow-list entry ${file} names no file (remove it)`);
 });

@@ -2,7 +2,7 @@
 // place exactly: cut every connection, refuse new ones, or let requests through
 // while swallowing the replies (the server acts, the client never hears back).
 import { once } from 'node:events';
-import { createServer, connect, type Socket } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 
 export type ProxyMode =
   /** Bytes flow both ways. */

@@ -7,7 +7,8 @@ import { test } from 'node:test';
 
 const ROOT = join(__dirname, '..');
 /** What opens a socket or starts a process: the shared helpers' names and Node's own calls. */
-const OPENS = /\b(startHub|aclHub|spawnHub|spawnServer|startRedis|spawnTracked|forkTracked|execFileTracked|bindAsync|createServer)\(|\.listen\(/;
+const OPENS =
+  /\b(startHub|aclHub|spawnHub|spawnServer|startRedis|spawnTracked|forkTracked|execFileTracked|bindAsync|createServer)\(|\.listen\(/;
 
 test('a test file that opens a socket or starts a process is named .int.test.ts', () => {
   const offenders: string[] = [];

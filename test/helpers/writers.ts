@@ -62,7 +62,11 @@ export function startWriters(options: WritersOptions): Writers {
       try {
         const res = await fetch(`${url}/v1/catalog/register`, {
           method: 'PUT',
-          body: JSON.stringify({ Node: node, Address: '10.1.0.1', Service: { Service: 'fault', ID: node, Port: 8080 } }),
+          body: JSON.stringify({
+            Node: node,
+            Address: '10.1.0.1',
+            Service: { Service: 'fault', ID: node, Port: 8080 },
+          }),
           signal: AbortSignal.timeout(timeoutMs),
         });
         const body = await res.text();

@@ -1,7 +1,8 @@
 // /v1/agent/*: the hub acts for its own node; TTL checks pass/warn/fail/update
 // and expire to critical through a logged command.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import type { Hub } from '../../src/hub';
 import { call, startHub } from '../helpers/hub';
 
@@ -13,7 +14,13 @@ after(() => hub.close());
 
 test('register with a TTL check: one write, node is the hub, check critical until passed', async () => {
   const before = hub.catalog.lastIndex();
-  const res = await call(hub, 'PUT', '/v1/agent/service/register', { Name: 'web', ID: 'web1', Port: 8080, Tags: ['a'], Check: { TTL: '10m' } });
+  const res = await call(hub, 'PUT', '/v1/agent/service/register', {
+    Name: 'web',
+    ID: 'web1',
+    Port: 8080,
+    Tags: ['a'],
+    Check: { TTL: '10m' },
+  });
   assert.equal(res.status, 200, res.text);
   assert.equal(hub.catalog.lastIndex(), before + 1n, 'one register command');
   assert.equal(res.index, hub.catalog.lastIndex());
@@ -98,7 +105,10 @@ test('agent self and deregister', async () => {
 });
 
 test('a TTL check not refreshed in time turns critical (awaited with blocking queries)', async () => {
-  const reg = await call(hub, 'PUT', '/v1/agent/service/register', { Name: 'beat', Check: { TTL: '300ms', Status: 'passing' } });
+  const reg = await call(hub, 'PUT', '/v1/agent/service/register', {
+    Name: 'beat',
+    Check: { TTL: '300ms', Status: 'passing' },
+  });
   assert.equal(reg.status, 200, reg.text);
   let res = await call(hub, 'GET', '/v1/health/checks/beat');
   assert.equal(res.json[0].Status, 'passing');

@@ -4,7 +4,7 @@
 // leaving at once held the next write back for seconds (bench/blocking.ts --leave).
 // Real sockets on loopback against an in-process hub.
 import assert from 'node:assert/strict';
-import { Agent, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { after, before, test } from 'node:test';
 import { DEFAULTS } from '../../src/config';
 import type { Hub } from '../../src/hub';
@@ -91,11 +91,14 @@ test(`${WAITERS} catalog and ${WAITERS} view blocking queries leaving at once ge
   const statuses = new Map<number, number>();
   for (const a of answers) statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
   assert.deepEqual([...statuses], [[499, 2 * WAITERS]], 'every answer is the short "client closed request"');
-  assert.ok(answers.every((a) => a.bytes < 100), 'no answer carries a serialized result');
+  assert.ok(
+    answers.every((a) => a.bytes < 100),
+    'no answer carries a serialized result',
+  );
 
   // The hub serves on: a write, then a blocking query woken by it.
   const later = call(hub, 'GET', `/v1/catalog/nodes?index=${nodes.index}&wait=5m`);
   const write = await call(hub, 'PUT', '/v1/catalog/register', { Node: 'node-new', Address: '10.2.0.1' });
   assert.equal(write.status, 200, write.text);
-  assert.equal((await later).json.length, 52, 'the 50 nodes, the hub\'s own and node-new');
+  assert.equal((await later).json.length, 52, "the 50 nodes, the hub's own and node-new");
 });

@@ -1,13 +1,14 @@
 // Blocking queries: ?index=N&wait=D returns when the read's own data changes
 // past N, or when the wait ends; writes elsewhere do not answer it.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import type { Hub } from '../../src/hub';
+import { after, before, test } from 'node:test';
 import { buildHttpApp } from '../../src/http/app';
+import type { Hub } from '../../src/hub';
 import { createLogger } from '../../src/logger';
 import { createMetrics } from '../../src/metrics';
-import { call, startHub, type Answer } from '../helpers/hub';
+import { type Answer, call, startHub } from '../helpers/hub';
 
 let hub: Hub;
 before(async () => {
@@ -16,7 +17,11 @@ before(async () => {
 after(() => hub.close());
 
 const register = (node: string, service: string, port: number) =>
-  call(hub, 'PUT', '/v1/catalog/register', { Node: node, Address: '10.9.0.1', Service: { Service: service, Port: port } });
+  call(hub, 'PUT', '/v1/catalog/register', {
+    Node: node,
+    Address: '10.9.0.1',
+    Service: { Service: service, Port: port },
+  });
 
 /** A pending request plus a flag saying whether it has answered yet. */
 function pending(url: string): { done: () => boolean; answer: Promise<Answer> } {
@@ -50,13 +55,46 @@ test('every blocking read endpoint wakes on its own data', async () => {
     ['/v1/catalog/service/gamma', () => register('b3', 'gamma', 2)],
     ['/v1/catalog/nodes', () => register('b4', 'delta', 1)],
     ['/v1/catalog/node/b4', () => register('b4', 'delta', 2)],
-    ['/v1/health/checks/gamma', () => call(hub, 'PUT', '/v1/catalog/register', { Node: 'b3', Address: '10.9.0.1', Check: { CheckID: 'g', ServiceID: 'gamma', Status: 'passing' } })],
-    ['/v1/health/node/b3', () => call(hub, 'PUT', '/v1/catalog/register', { Node: 'b3', Address: '10.9.0.1', Check: { CheckID: 'g', ServiceID: 'gamma', Status: 'warning' } })],
-    ['/v1/health/state/warning', () => call(hub, 'PUT', '/v1/catalog/register', { Node: 'b3', Address: '10.9.0.1', Check: { CheckID: 'g2', ServiceID: 'gamma', Status: 'warning' } })],
-    ['/v1/config/service-defaults', () => call(hub, 'PUT', '/v1/config', { Kind: 'service-defaults', Name: 'gamma', Protocol: 'http' })],
-    ['/v1/config/service-defaults/gamma', () => call(hub, 'PUT', '/v1/config', { Kind: 'service-defaults', Name: 'gamma', Protocol: 'grpc' })],
+    [
+      '/v1/health/checks/gamma',
+      () =>
+        call(hub, 'PUT', '/v1/catalog/register', {
+          Node: 'b3',
+          Address: '10.9.0.1',
+          Check: { CheckID: 'g', ServiceID: 'gamma', Status: 'passing' },
+        }),
+    ],
+    [
+      '/v1/health/node/b3',
+      () =>
+        call(hub, 'PUT', '/v1/catalog/register', {
+          Node: 'b3',
+          Address: '10.9.0.1',
+          Check: { CheckID: 'g', ServiceID: 'gamma', Status: 'warning' },
+        }),
+    ],
+    [
+      '/v1/health/state/warning',
+      () =>
+        call(hub, 'PUT', '/v1/catalog/register', {
+          Node: 'b3',
+          Address: '10.9.0.1',
+          Check: { CheckID: 'g2', ServiceID: 'gamma', Status: 'warning' },
+        }),
+    ],
+    [
+      '/v1/config/service-defaults',
+      () => call(hub, 'PUT', '/v1/config', { Kind: 'service-defaults', Name: 'gamma', Protocol: 'http' }),
+    ],
+    [
+      '/v1/config/service-defaults/gamma',
+      () => call(hub, 'PUT', '/v1/config', { Kind: 'service-defaults', Name: 'gamma', Protocol: 'grpc' }),
+    ],
     ['/v1/agent/services', () => call(hub, 'PUT', '/v1/agent/service/register', { Name: 'agent-svc' })],
-    ['/v1/agent/checks', () => call(hub, 'PUT', '/v1/agent/service/register', { Name: 'agent-svc', Check: { TTL: '1h' } })],
+    [
+      '/v1/agent/checks',
+      () => call(hub, 'PUT', '/v1/agent/service/register', { Name: 'agent-svc', Check: { TTL: '1h' } }),
+    ],
   ];
   for (const [url, write] of cases) {
     const first = await call(hub, 'GET', url);
@@ -102,7 +140,14 @@ test('closing the app answers blocking queries in flight (over a real socket)', 
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-  const app = buildHttpApp({ catalog, config: hub.config, logger: createLogger('silent'), metrics: createMetrics({ defaultMetrics: false }), views: hub.views, viewTarget: hub.viewTarget });
+  const app = buildHttpApp({
+    catalog,
+    config: hub.config,
+    logger: createLogger('silent'),
+    metrics: createMetrics({ defaultMetrics: false }),
+    views: hub.views,
+    viewTarget: hub.viewTarget,
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
   const first = await fetch(`http://127.0.0.1:${port}/v1/catalog/nodes`);
@@ -133,13 +178,22 @@ test('a client that disconnects ends its wait (the abort reaches the catalog wai
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-  const app = buildHttpApp({ catalog, config: hub.config, logger: createLogger('silent'), metrics: createMetrics({ defaultMetrics: false }), views: hub.views, viewTarget: hub.viewTarget });
+  const app = buildHttpApp({
+    catalog,
+    config: hub.config,
+    logger: createLogger('silent'),
+    metrics: createMetrics({ defaultMetrics: false }),
+    views: hub.views,
+    viewTarget: hub.viewTarget,
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   try {
     const { port } = app.server.address() as AddressInfo;
     const index = hub.catalog.nodes().index;
     const client = new AbortController();
-    const waiting = fetch(`http://127.0.0.1:${port}/v1/catalog/nodes?index=${index}&wait=10m`, { signal: client.signal });
+    const waiting = fetch(`http://127.0.0.1:${port}/v1/catalog/nodes?index=${index}&wait=10m`, {
+      signal: client.signal,
+    });
     const signal = await signalSeen;
     assert.equal(signal.aborted, false);
     const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));

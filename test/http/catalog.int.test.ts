@@ -1,6 +1,7 @@
 // /v1/catalog/*: writes, reads in Consul's shapes, headers, and bad input that changes nothing.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import type { Hub } from '../../src/hub';
 import { call, startHub } from '../helpers/hub';
 
@@ -33,10 +34,17 @@ test('register answers true with the write index; reads carry Consul headers', a
 });
 
 test('catalog service returns flattened ServiceNodes, filtered by ?tag', async () => {
-  await call(hub, 'PUT', '/v1/catalog/register', { Node: 'node-b', Address: '10.0.0.2', Service: { ID: 'web-2', Service: 'web', Tags: ['v2'], Port: 8081 } });
+  await call(hub, 'PUT', '/v1/catalog/register', {
+    Node: 'node-b',
+    Address: '10.0.0.2',
+    Service: { ID: 'web-2', Service: 'web', Tags: ['v2'], Port: 8081 },
+  });
   const all = await call(hub, 'GET', '/v1/catalog/service/web');
   assert.equal(all.status, 200);
-  assert.deepEqual(all.json.map((s: any) => s.ServiceID), ['web-1', 'web-2']);
+  assert.deepEqual(
+    all.json.map((s: any) => s.ServiceID),
+    ['web-1', 'web-2'],
+  );
   const first = all.json[0];
   assert.equal(first.Node, 'node-a');
   assert.equal(first.Address, '10.0.0.1');
@@ -48,9 +56,15 @@ test('catalog service returns flattened ServiceNodes, filtered by ?tag', async (
   assert.deepEqual(first.ServiceWeights, { Passing: 1, Warning: 1 });
   assert.equal(typeof first.CreateIndex, 'number');
   const tagged = await call(hub, 'GET', '/v1/catalog/service/web?tag=v2');
-  assert.deepEqual(tagged.json.map((s: any) => s.ServiceID), ['web-2']);
+  assert.deepEqual(
+    tagged.json.map((s: any) => s.ServiceID),
+    ['web-2'],
+  );
   const both = await call(hub, 'GET', '/v1/catalog/service/web?tag=v1&tag=primary');
-  assert.deepEqual(both.json.map((s: any) => s.ServiceID), ['web-1']);
+  assert.deepEqual(
+    both.json.map((s: any) => s.ServiceID),
+    ['web-1'],
+  );
   const none = await call(hub, 'GET', '/v1/catalog/service/nothing');
   assert.deepEqual(none.json, []);
 });
@@ -58,7 +72,10 @@ test('catalog service returns flattened ServiceNodes, filtered by ?tag', async (
 test('catalog nodes and node', async () => {
   const nodes = await call(hub, 'GET', '/v1/catalog/nodes');
   // The hub's own node is there from the start, as a Consul agent's is.
-  assert.deepEqual(nodes.json.map((n: any) => n.Node), ['hub-test', 'node-a', 'node-b']);
+  assert.deepEqual(
+    nodes.json.map((n: any) => n.Node),
+    ['hub-test', 'node-a', 'node-b'],
+  );
   const node = await call(hub, 'GET', '/v1/catalog/node/node-a');
   assert.equal(node.json.Node.Address, '10.0.0.1');
   assert.equal(node.json.Services['web-1'].Service, 'web');
@@ -68,7 +85,11 @@ test('catalog nodes and node', async () => {
 });
 
 test('deregister a service, then the node', async () => {
-  await call(hub, 'PUT', '/v1/catalog/register', { Node: 'node-c', Address: '10.0.0.3', Service: { Service: 'cache', Port: 6379 } });
+  await call(hub, 'PUT', '/v1/catalog/register', {
+    Node: 'node-c',
+    Address: '10.0.0.3',
+    Service: { Service: 'cache', Port: 6379 },
+  });
   let res = await call(hub, 'PUT', '/v1/catalog/deregister', { Node: 'node-c', ServiceID: 'cache' });
   assert.equal(res.status, 200);
   assert.equal(res.json, true);
@@ -83,7 +104,10 @@ test('bad input: 400 naming the field, and nothing changes', async () => {
   const snapshot = (await call(hub, 'GET', '/v1/catalog/nodes')).text;
   const cases: Array<[unknown, string]> = [
     [{ Address: '1.2.3.4' }, 'Node: is required'],
-    [{ Node: 'x', Address: '1.2.3.4', Service: { Service: 'web', Port: 'eighty' } }, 'Service.Port: must be an integer'],
+    [
+      { Node: 'x', Address: '1.2.3.4', Service: { Service: 'web', Port: 'eighty' } },
+      'Service.Port: must be an integer',
+    ],
     [{ Node: 'x', Address: '1.2.3.4', Service: { Service: 'web', Kind: 'sidecar' } }, 'Service.Kind: must be one of'],
     [{ Node: 'x', Address: '1.2.3.4', Checks: [{ Name: 'c', Status: 'ok' }] }, 'Checks[0].Status: must be one of'],
     ['{"Node": ', 'body: Request decoding failed'],
@@ -104,7 +128,10 @@ test('bad input: 400 naming the field, and nothing changes', async () => {
 test('a check for an unknown service is refused by apply and changes nothing', async () => {
   const before = (await call(hub, 'GET', '/v1/health/node/node-a')).json;
   const res = await call(hub, 'PUT', '/v1/catalog/register', {
-    Node: 'node-a', Address: '10.0.0.1', SkipNodeUpdate: true, Check: { CheckID: 'ghost', ServiceID: 'no-such-service' },
+    Node: 'node-a',
+    Address: '10.0.0.1',
+    SkipNodeUpdate: true,
+    Check: { CheckID: 'ghost', ServiceID: 'no-such-service' },
   });
   assert.ok(res.status >= 400 && res.status < 500, `${res.status} ${res.text}`);
   assert.deepEqual((await call(hub, 'GET', '/v1/health/node/node-a')).json, before);
@@ -118,6 +145,10 @@ test('curl-style bodies (form content type, no content type) are read as JSON', 
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
   });
   assert.equal(res.statusCode, 200, res.body);
-  const none = await hub.http.inject({ method: 'PUT', url: '/v1/catalog/deregister', payload: JSON.stringify({ Node: 'node-curl' }) });
+  const none = await hub.http.inject({
+    method: 'PUT',
+    url: '/v1/catalog/deregister',
+    payload: JSON.stringify({ Node: 'node-curl' }),
+  });
   assert.equal(none.statusCode, 200, none.body);
 });

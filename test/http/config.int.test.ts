@@ -1,6 +1,7 @@
 // /v1/config: set, read, list, delete, CAS answers, per-kind validation and unknown kinds.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import type { Hub } from '../../src/hub';
 import { call, startHub } from '../helpers/hub';
 
@@ -20,8 +21,15 @@ test('set answers true; get returns the entry with indexes; list by kind', async
   assert.equal(typeof entry.json.ModifyIndex, 'number');
   await call(hub, 'PUT', '/v1/config', { Kind: 'service-defaults', Name: 'api', Protocol: 'grpc' });
   const list = await call(hub, 'GET', '/v1/config/service-defaults');
-  assert.deepEqual(list.json.map((e: any) => e.Name), ['api', 'web']);
-  const mesh = await call(hub, 'PUT', '/v1/config', { Kind: 'mesh', DefaultIntentionPolicy: 'allow', Meta: { team: 'net' } });
+  assert.deepEqual(
+    list.json.map((e: any) => e.Name),
+    ['api', 'web'],
+  );
+  const mesh = await call(hub, 'PUT', '/v1/config', {
+    Kind: 'mesh',
+    DefaultIntentionPolicy: 'allow',
+    Meta: { team: 'net' },
+  });
   assert.equal(mesh.status, 200, mesh.text);
   const got = (await call(hub, 'GET', '/v1/config/mesh/mesh')).json;
   assert.equal(got.Name, 'mesh', 'the singleton gets its name');
@@ -41,19 +49,30 @@ test('missing entry: 404 in Consul words; unknown kind: 400 in Consul words', as
     const res = await call(hub, method, url, body);
     assert.equal(res.status, 400, url);
     // Consul's words; its PUT adds the decoding prefix.
-    assert.equal(res.text, `${method === 'PUT' ? 'Request decoding failed: ' : ''}invalid config entry kind: proxy-defaults`);
+    assert.equal(
+      res.text,
+      `${method === 'PUT' ? 'Request decoding failed: ' : ''}invalid config entry kind: proxy-defaults`,
+    );
   }
 });
 
 test('CAS: set with ?cas answers false on mismatch and true on match; 0 means create-only', async () => {
   const current = (await call(hub, 'GET', '/v1/config/service-defaults/web')).json;
   const before = hub.catalog.lastIndex();
-  const stale = await call(hub, 'PUT', `/v1/config?cas=${current.ModifyIndex + 1000}`, { Kind: 'service-defaults', Name: 'web', Protocol: 'tcp' });
+  const stale = await call(hub, 'PUT', `/v1/config?cas=${current.ModifyIndex + 1000}`, {
+    Kind: 'service-defaults',
+    Name: 'web',
+    Protocol: 'tcp',
+  });
   assert.equal(stale.status, 200);
   assert.equal(stale.json, false);
   assert.equal((await call(hub, 'GET', '/v1/config/service-defaults/web')).json.Protocol, 'http');
   assert.ok(hub.catalog.lastIndex() >= before);
-  const ok = await call(hub, 'PUT', `/v1/config?cas=${current.ModifyIndex}`, { Kind: 'service-defaults', Name: 'web', Protocol: 'tcp' });
+  const ok = await call(hub, 'PUT', `/v1/config?cas=${current.ModifyIndex}`, {
+    Kind: 'service-defaults',
+    Name: 'web',
+    Protocol: 'tcp',
+  });
   assert.equal(ok.json, true);
   assert.equal((await call(hub, 'GET', '/v1/config/service-defaults/web')).json.Protocol, 'tcp');
   assert.equal((await call(hub, 'PUT', '/v1/config?cas=0', { Kind: 'service-defaults', Name: 'web' })).json, false);
@@ -82,14 +101,32 @@ test('every kind validated: 400 naming the field, nothing stored', async () => {
   const cases: Array<[Record<string, unknown>, RegExp]> = [
     [{ Kind: 'service-defaults', Name: 'w', Protocol: 'udp' }, /^Protocol: must be one of/],
     [{ Kind: 'service-defaults' }, /^Name: is required/],
-    [{ Kind: 'service-resolver', Name: 'w', LoadBalancer: { Policy: 'fastest' } }, /^LoadBalancer.Policy: must be one of/],
-    [{ Kind: 'service-resolver', Name: 'w', Subsets: { v1: { OnlyPassing: 'yes' } } }, /^Subsets.v1.OnlyPassing: must be a boolean/],
-    [{ Kind: 'ingress-gateway', Name: 'ig', Listeners: [{ Port: 8080, Protocol: 'smtp', Services: [{ Name: 'a' }] }] }, /^Listeners\[0\].Protocol/],
-    [{ Kind: 'ingress-gateway', Name: 'ig', Listeners: [{ Port: 8080, Services: [{ Name: 'a' }, { Name: 'b' }] }] }, /^Listeners\[0\].Services: a tcp listener/],
+    [
+      { Kind: 'service-resolver', Name: 'w', LoadBalancer: { Policy: 'fastest' } },
+      /^LoadBalancer.Policy: must be one of/,
+    ],
+    [
+      { Kind: 'service-resolver', Name: 'w', Subsets: { v1: { OnlyPassing: 'yes' } } },
+      /^Subsets.v1.OnlyPassing: must be a boolean/,
+    ],
+    [
+      { Kind: 'ingress-gateway', Name: 'ig', Listeners: [{ Port: 8080, Protocol: 'smtp', Services: [{ Name: 'a' }] }] },
+      /^Listeners\[0\].Protocol/,
+    ],
+    [
+      { Kind: 'ingress-gateway', Name: 'ig', Listeners: [{ Port: 8080, Services: [{ Name: 'a' }, { Name: 'b' }] }] },
+      /^Listeners\[0\].Services: a tcp listener/,
+    ],
     [{ Kind: 'http-route', Name: 'r', Rules: [] }, /^Parents: needs at least one parent/],
-    [{ Kind: 'http-route', Name: 'r', Parents: [{ Name: 'gw' }], Rules: [{ Services: [{ Weight: 2 }] }] }, /^Rules\[0\].Services\[0\].Name: is required/],
+    [
+      { Kind: 'http-route', Name: 'r', Parents: [{ Name: 'gw' }], Rules: [{ Services: [{ Weight: 2 }] }] },
+      /^Rules\[0\].Services\[0\].Name: is required/,
+    ],
     [{ Kind: 'mesh', Name: 'not-mesh' }, /^Name: a mesh entry is a singleton/],
-    [{ Kind: 'service-intentions', Name: 'db', Sources: [{ Name: 'web', Action: 'permit' }] }, /^Sources\[0\].Action: must be one of/],
+    [
+      { Kind: 'service-intentions', Name: 'db', Sources: [{ Name: 'web', Action: 'permit' }] },
+      /^Sources\[0\].Action: must be one of/,
+    ],
     [{ Name: 'x' }, /^Kind: is required/],
   ];
   for (const [body, pattern] of cases) {
@@ -103,9 +140,25 @@ test('every kind validated: 400 naming the field, nothing stored', async () => {
 
 test('valid entries of every kind are stored as sent', async () => {
   const entries = [
-    { Kind: 'service-resolver', Name: 'web', DefaultSubset: 'v1', Subsets: { v1: { Filter: 'Service.Meta.version == 1' } }, ConnectTimeout: '5s', LoadBalancer: { Policy: 'least_request', LeastRequestConfig: { ChoiceCount: 3 } } },
-    { Kind: 'ingress-gateway', Name: 'ig', Listeners: [{ Port: 8080, Protocol: 'http', Services: [{ Name: 'web', Hosts: ['web.example.com'] }] }] },
-    { Kind: 'http-route', Name: 'route', Parents: [{ Kind: 'api-gateway', Name: 'gw' }], Rules: [{ Matches: [{ Path: { Match: 'prefix', Value: '/v1' } }], Services: [{ Name: 'web', Weight: 1 }] }] },
+    {
+      Kind: 'service-resolver',
+      Name: 'web',
+      DefaultSubset: 'v1',
+      Subsets: { v1: { Filter: 'Service.Meta.version == 1' } },
+      ConnectTimeout: '5s',
+      LoadBalancer: { Policy: 'least_request', LeastRequestConfig: { ChoiceCount: 3 } },
+    },
+    {
+      Kind: 'ingress-gateway',
+      Name: 'ig',
+      Listeners: [{ Port: 8080, Protocol: 'http', Services: [{ Name: 'web', Hosts: ['web.example.com'] }] }],
+    },
+    {
+      Kind: 'http-route',
+      Name: 'route',
+      Parents: [{ Kind: 'api-gateway', Name: 'gw' }],
+      Rules: [{ Matches: [{ Path: { Match: 'prefix', Value: '/v1' } }], Services: [{ Name: 'web', Weight: 1 }] }],
+    },
     { Kind: 'service-intentions', Name: 'web', Sources: [{ Name: 'api', Action: 'allow' }] },
   ];
   for (const entry of entries) {

@@ -2,11 +2,12 @@
 // export/import, `consul watch` on a key and a prefix, and `consul lock`: two holders of one prefix never run at
 // once, and killing the holder frees the lock only after its session's TTL and
 // lock delay (docs/kv.md).
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
+import { after, before, test } from 'node:test';
 import { consulCli } from '../helpers/consul-cli';
-import { spawnHub, type SpawnedHub } from '../helpers/hub';
+import { type SpawnedHub, spawnHub } from '../helpers/hub';
 import { execFileTracked, killTree, spawnTracked } from '../helpers/procs';
 import { letTimePass, until } from '../helpers/until';
 

@@ -1,7 +1,8 @@
 // The shared error handler: HubError → its status, fastify schema validation →
 // 400 naming the field, other 4xx kept, anything else 500; bodies are text.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import Fastify from 'fastify';
 import { HubError, invalid } from '../../src/errors';
 import { fieldFromInstancePath, installErrorHandler } from '../../src/http/errors';
@@ -17,7 +18,18 @@ test('each kind of error gets its status and a plain-text message', async () => 
   installErrorHandler(app);
   app.put(
     '/schema',
-    { schema: { body: { type: 'object', required: ['Name'], properties: { Name: { type: 'string' }, Service: { type: 'object', properties: { Port: { type: 'integer' } } } } } } },
+    {
+      schema: {
+        body: {
+          type: 'object',
+          required: ['Name'],
+          properties: {
+            Name: { type: 'string' },
+            Service: { type: 'object', properties: { Port: { type: 'integer' } } },
+          },
+        },
+      },
+    },
     async () => 'ok',
   );
   app.get('/invalid', async () => {
@@ -33,7 +45,11 @@ test('each kind of error gets its status and a plain-text message', async () => 
     throw new Error('boom');
   });
   try {
-    const typed = await app.inject({ method: 'PUT', url: '/schema', payload: { Name: 'x', Service: { Port: 'eighty' } } });
+    const typed = await app.inject({
+      method: 'PUT',
+      url: '/schema',
+      payload: { Name: 'x', Service: { Port: 'eighty' } },
+    });
     assert.equal(typed.statusCode, 400);
     assert.equal(typed.body, 'Service.Port: must be integer');
     const missing = await app.inject({ method: 'PUT', url: '/schema', payload: {} });
@@ -45,7 +61,11 @@ test('each kind of error gets its status and a plain-text message', async () => 
       ['/closing', 503, 'hub is shutting down'],
       ['/boom', 500, 'boom'],
       ['/nowhere', 404, 'GET /nowhere: no page or endpoint of this hub'],
-      ['/v1/kv/x', 501, `GET /v1/kv/x: ${'this endpoint is not served by this hub (docs/http-api.md lists those it serves)'}`],
+      [
+        '/v1/kv/x',
+        501,
+        `GET /v1/kv/x: ${'this endpoint is not served by this hub (docs/http-api.md lists those it serves)'}`,
+      ],
       ['/schema', 405, 'method GET not allowed'],
     ];
     for (const [url, status, text] of cases) {

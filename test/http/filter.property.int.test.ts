@@ -1,13 +1,18 @@
 // Property: for any filter over the fields a client filters /v1/health/service
 // by, what the hub answers to ?filter=F equals the unfiltered answer filtered
 // here, by a second, independent reading of the language's rules (below).
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import type { Hub } from '../../src/hub';
 import { call, startHub } from '../helpers/hub';
 
-type Csn = { Node: { Node: string; Meta: Record<string, string> }; Service: { ID: string; Service: string; Port: number; Tags: string[] }; Checks: Array<{ Status: string }> };
+type Csn = {
+  Node: { Node: string; Meta: Record<string, string> };
+  Service: { ID: string; Service: string; Port: number; Tags: string[] };
+  Checks: Array<{ Status: string }>;
+};
 /** A filter as the test sees it: its text and the test's own verdict per instance. */
 type Gen = { text: string; holds: (c: Csn) => boolean };
 
@@ -25,15 +30,30 @@ const leaf: fc.Arbitrary<Gen> = fc.oneof(
     holds: (c: Csn) => (c.Service.Port === port) === eq,
   })),
   fc.record({ tag: fc.constantFrom(...TAGS), form: fc.integer({ min: 0, max: 3 }) }).map(({ tag, form }) => ({
-    text: [`${q(tag)} in Service.Tags`, `${q(tag)} not in Service.Tags`, `Service.Tags contains ${q(tag)}`, `Service.Tags not contains ${q(tag)}`][form]!,
+    text: [
+      `${q(tag)} in Service.Tags`,
+      `${q(tag)} not in Service.Tags`,
+      `Service.Tags contains ${q(tag)}`,
+      `Service.Tags not contains ${q(tag)}`,
+    ][form]!,
     holds: (c: Csn) => c.Service.Tags.includes(tag) === (form === 0 || form === 2),
   })),
-  fc.boolean().map((empty) => ({ text: `Service.Tags is ${empty ? '' : 'not '}empty`, holds: (c: Csn) => (c.Service.Tags.length === 0) === empty })),
-  fc.record({ key: fc.constantFrom(...META_KEYS), value: fc.constantFrom(...META_VALUES), eq: fc.boolean(), index: fc.boolean() }).map(({ key, value, eq, index }) => ({
-    text: `${index ? `Node.Meta[${JSON.stringify(key)}]` : `Node.Meta.${key}`} ${eq ? '==' : '!='} ${q(value)}`,
-    // A missing key equals nothing and differs from everything.
-    holds: (c: Csn) => (Object.hasOwn(c.Node.Meta, key) && c.Node.Meta[key] === value) === eq,
+  fc.boolean().map((empty) => ({
+    text: `Service.Tags is ${empty ? '' : 'not '}empty`,
+    holds: (c: Csn) => (c.Service.Tags.length === 0) === empty,
   })),
+  fc
+    .record({
+      key: fc.constantFrom(...META_KEYS),
+      value: fc.constantFrom(...META_VALUES),
+      eq: fc.boolean(),
+      index: fc.boolean(),
+    })
+    .map(({ key, value, eq, index }) => ({
+      text: `${index ? `Node.Meta[${JSON.stringify(key)}]` : `Node.Meta.${key}`} ${eq ? '==' : '!='} ${q(value)}`,
+      // A missing key equals nothing and differs from everything.
+      holds: (c: Csn) => (Object.hasOwn(c.Node.Meta, key) && c.Node.Meta[key] === value) === eq,
+    })),
   fc.record({ key: fc.constantFrom(...META_KEYS), has: fc.boolean() }).map(({ key, has }) => ({
     text: `${q(key)} ${has ? 'in' : 'not in'} Node.Meta`,
     holds: (c: Csn) => Object.hasOwn(c.Node.Meta, key) === has,
@@ -43,28 +63,38 @@ const leaf: fc.Arbitrary<Gen> = fc.oneof(
     // Any check that matches.
     holds: (c: Csn) => c.Checks.some((k) => (k.Status === status) === eq),
   })),
-  fc.record({ part: fc.constantFrom('web-1', 'web-', '-3', 'n2', 'x'), field: fc.constantFrom('Service.ID', 'Node.Node'), op: fc.integer({ min: 0, max: 5 }) }).map(({ part, field, op }) => {
-    const get = (c: Csn) => (field === 'Service.ID' ? c.Service.ID : c.Node.Node);
-    const ops: Array<[string, (v: string) => boolean]> = [
-      ['==', (v) => v === part],
-      ['!=', (v) => v !== part],
-      ['contains', (v) => v.includes(part)],
-      ['not contains', (v) => !v.includes(part)],
-      ['matches', (v) => v.endsWith(part)],
-      ['not matches', (v) => !v.endsWith(part)],
-    ];
-    const [word, fn] = ops[op]!;
-    const value = op >= 4 ? JSON.stringify(`${part}$`) : JSON.stringify(part);
-    return { text: `${field} ${word} ${value}`, holds: (c: Csn) => fn(get(c)) };
-  }),
+  fc
+    .record({
+      part: fc.constantFrom('web-1', 'web-', '-3', 'n2', 'x'),
+      field: fc.constantFrom('Service.ID', 'Node.Node'),
+      op: fc.integer({ min: 0, max: 5 }),
+    })
+    .map(({ part, field, op }) => {
+      const get = (c: Csn) => (field === 'Service.ID' ? c.Service.ID : c.Node.Node);
+      const ops: Array<[string, (v: string) => boolean]> = [
+        ['==', (v) => v === part],
+        ['!=', (v) => v !== part],
+        ['contains', (v) => v.includes(part)],
+        ['not contains', (v) => !v.includes(part)],
+        ['matches', (v) => v.endsWith(part)],
+        ['not matches', (v) => !v.endsWith(part)],
+      ];
+      const [word, fn] = ops[op]!;
+      const value = op >= 4 ? JSON.stringify(`${part}$`) : JSON.stringify(part);
+      return { text: `${field} ${word} ${value}`, holds: (c: Csn) => fn(get(c)) };
+    }),
 );
 
 const filterArb: fc.Arbitrary<Gen> = fc.letrec<{ f: Gen }>((tie) => ({
   f: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     leaf,
-    fc.tuple(tie('f'), tie('f')).map(([a, b]) => ({ text: `(${a.text}) and (${b.text})`, holds: (c: Csn) => a.holds(c) && b.holds(c) })),
-    fc.tuple(tie('f'), tie('f')).map(([a, b]) => ({ text: `${a.text} or ${b.text}`, holds: (c: Csn) => a.holds(c) || b.holds(c) })),
+    fc
+      .tuple(tie('f'), tie('f'))
+      .map(([a, b]) => ({ text: `(${a.text}) and (${b.text})`, holds: (c: Csn) => a.holds(c) && b.holds(c) })),
+    fc
+      .tuple(tie('f'), tie('f'))
+      .map(([a, b]) => ({ text: `${a.text} or ${b.text}`, holds: (c: Csn) => a.holds(c) || b.holds(c) })),
     tie('f').map((a) => ({ text: `not (${a.text})`, holds: (c: Csn) => !a.holds(c) })),
   ),
 })).f;
@@ -86,7 +116,13 @@ before(async () => {
       Address: `10.0.0.${i % 4}`,
       NodeMeta: node.meta,
       Service: { ID: `web-${i}`, Service: 'web', Port: 8000 + i, Tags: TAGS.filter((_, t) => (i >> t) & 1) },
-      Checks: i % 3 === 0 ? [] : [{ CheckID: `c-${i}`, Name: 'c', ServiceID: `web-${i}`, Status: STATUSES[i % 3]! }, { CheckID: `d-${i}`, Name: 'd', ServiceID: `web-${i}`, Status: 'passing' }],
+      Checks:
+        i % 3 === 0
+          ? []
+          : [
+              { CheckID: `c-${i}`, Name: 'c', ServiceID: `web-${i}`, Status: STATUSES[i % 3]! },
+              { CheckID: `d-${i}`, Name: 'd', ServiceID: `web-${i}`, Status: 'passing' },
+            ],
     });
     assert.equal(res.status, 200, res.text);
   }
@@ -101,7 +137,11 @@ test('?filter results equal the unfiltered result filtered in the test', async (
       const res = await call(hub, 'GET', `/v1/health/service/web?filter=${encodeURIComponent(f.text)}`);
       assert.equal(res.status, 200, `${f.text}: ${res.text}`);
       const expected = all.filter(f.holds).map((c) => c.Service.ID);
-      assert.deepEqual(res.json.map((c: Csn) => c.Service.ID), expected, f.text);
+      assert.deepEqual(
+        res.json.map((c: Csn) => c.Service.ID),
+        expected,
+        f.text,
+      );
     }),
     { numRuns: 300 },
   );

@@ -1,6 +1,7 @@
 // /v1/health/*: instances with checks, ?passing (warning is not passing), ?tag, checks by service/node/state.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import type { Hub } from '../../src/hub';
 import { call, startHub } from '../helpers/hub';
 
@@ -18,10 +19,13 @@ before(async () => {
     reg('n1', '10.1.0.1', 'api-1', ['blue', 'eu'], 'passing'),
     reg('n2', '10.1.0.2', 'api-2', ['green', 'eu'], 'warning'),
     reg('n3', '10.1.0.3', 'api-3', ['blue'], 'critical'),
-  ])) assert.equal(r.status, 200, r.text);
+  ]))
+    assert.equal(r.status, 200, r.text);
   // A node-level check applies to every instance on the node.
   const nodeCheck = await call(hub, 'PUT', '/v1/catalog/register', {
-    Node: 'n1', Address: '10.1.0.1', Check: { CheckID: 'serfHealth', Name: 'Serf', Status: 'passing' },
+    Node: 'n1',
+    Address: '10.1.0.1',
+    Check: { CheckID: 'serfHealth', Name: 'Serf', Status: 'passing' },
   });
   assert.equal(nodeCheck.status, 200, nodeCheck.text);
 });
@@ -30,7 +34,10 @@ after(() => hub.close());
 test('health service returns Node, Service and Checks per instance', async () => {
   const res = await call(hub, 'GET', '/v1/health/service/api');
   assert.equal(res.status, 200);
-  assert.deepEqual(res.json.map((c: any) => c.Service.ID), ['api-1', 'api-2', 'api-3']);
+  assert.deepEqual(
+    res.json.map((c: any) => c.Service.ID),
+    ['api-1', 'api-2', 'api-3'],
+  );
   const first = res.json[0];
   assert.equal(first.Node.Node, 'n1');
   assert.deepEqual(first.Checks.map((c: any) => c.CheckID).sort(), ['api-1-check', 'serfHealth']);
@@ -38,9 +45,17 @@ test('health service returns Node, Service and Checks per instance', async () =>
 });
 
 test('?passing keeps only instances whose checks all pass (warning is not passing)', async () => {
-  for (const url of ['/v1/health/service/api?passing', '/v1/health/service/api?passing=true', '/v1/health/service/api?passing=1']) {
+  for (const url of [
+    '/v1/health/service/api?passing',
+    '/v1/health/service/api?passing=true',
+    '/v1/health/service/api?passing=1',
+  ]) {
     const res = await call(hub, 'GET', url);
-    assert.deepEqual(res.json.map((c: any) => c.Service.ID), ['api-1'], url);
+    assert.deepEqual(
+      res.json.map((c: any) => c.Service.ID),
+      ['api-1'],
+      url,
+    );
   }
   const off = await call(hub, 'GET', '/v1/health/service/api?passing=false');
   assert.equal(off.json.length, 3);
@@ -51,11 +66,20 @@ test('?passing keeps only instances whose checks all pass (warning is not passin
 
 test('?tag is repeatable and every tag is required', async () => {
   const blue = await call(hub, 'GET', '/v1/health/service/api?tag=blue');
-  assert.deepEqual(blue.json.map((c: any) => c.Service.ID), ['api-1', 'api-3']);
+  assert.deepEqual(
+    blue.json.map((c: any) => c.Service.ID),
+    ['api-1', 'api-3'],
+  );
   const blueEu = await call(hub, 'GET', '/v1/health/service/api?tag=blue&tag=eu');
-  assert.deepEqual(blueEu.json.map((c: any) => c.Service.ID), ['api-1']);
+  assert.deepEqual(
+    blueEu.json.map((c: any) => c.Service.ID),
+    ['api-1'],
+  );
   const passingEu = await call(hub, 'GET', '/v1/health/service/api?tag=eu&passing');
-  assert.deepEqual(passingEu.json.map((c: any) => c.Service.ID), ['api-1']);
+  assert.deepEqual(
+    passingEu.json.map((c: any) => c.Service.ID),
+    ['api-1'],
+  );
 });
 
 test('health checks by service, node and state', async () => {
@@ -64,9 +88,15 @@ test('health checks by service, node and state', async () => {
   const byNode = await call(hub, 'GET', '/v1/health/node/n1');
   assert.deepEqual(byNode.json.map((c: any) => c.CheckID).sort(), ['api-1-check', 'serfHealth']);
   const critical = await call(hub, 'GET', '/v1/health/state/critical');
-  assert.deepEqual(critical.json.map((c: any) => c.CheckID), ['api-3-check']);
+  assert.deepEqual(
+    critical.json.map((c: any) => c.CheckID),
+    ['api-3-check'],
+  );
   const warning = await call(hub, 'GET', '/v1/health/state/warning');
-  assert.deepEqual(warning.json.map((c: any) => c.CheckID), ['api-2-check']);
+  assert.deepEqual(
+    warning.json.map((c: any) => c.CheckID),
+    ['api-2-check'],
+  );
   const any = await call(hub, 'GET', '/v1/health/state/any');
   assert.equal(any.json.length, 4);
   const unknownNode = await call(hub, 'GET', '/v1/health/node/nobody');

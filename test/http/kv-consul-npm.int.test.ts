@@ -1,8 +1,9 @@
 // What the `consul` npm client does with KV and sessions, against a hub over a
 // real socket: kv set/get/keys/del (with flags and cas), and session
 // create/info/renew/destroy with a lock taken and freed.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import Consul from 'consul';
 import type { Hub } from '../../src/hub';
 import { startHub } from '../helpers/hub';
@@ -30,7 +31,13 @@ test('kv set, get, keys and del', async () => {
   assert.equal(((await consul.kv.get('npm/a')) as Entry).Value, 'hello');
   assert.equal(await consul.kv.set({ key: 'npm/a', value: 'next', cas: a.ModifyIndex }), true);
   const tree = (await consul.kv.get({ key: 'npm/', recurse: true })) as Entry[];
-  assert.deepEqual(tree.map((e) => [e.Key, e.Value]), [['npm/a', 'next'], ['npm/b/c', 'x']]);
+  assert.deepEqual(
+    tree.map((e) => [e.Key, e.Value]),
+    [
+      ['npm/a', 'next'],
+      ['npm/b/c', 'x'],
+    ],
+  );
   await consul.kv.del({ key: 'npm/', recurse: true });
   assert.equal(await consul.kv.get('npm/a'), undefined);
 });

@@ -1,7 +1,8 @@
 // /v1/kv: values in and out as Consul's API carries them, CAS, locks with
 // sessions, blocking queries, ?keys with separators, and /v1/txn KV operations.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import type { Hub } from '../../src/hub';
 import { call, startHub } from '../helpers/hub';
 

@@ -1,7 +1,8 @@
 // /v1/session: Consul's answers for create, info, node, list, renew and
 // destroy, its refusals, and a session ending with its node (its lock delay after).
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import type { Hub } from '../../src/hub';
 import { call, startHub } from '../helpers/hub';
 
@@ -29,7 +30,10 @@ test('create fills Consul defaults; info, node and list show the session', async
       ModifyIndex: Number(info.index),
     },
   ]);
-  assert.deepEqual((await call(hub, 'GET', '/v1/session/node/sess-node')).json.map((s: { ID: string }) => s.ID), [ID]);
+  assert.deepEqual(
+    (await call(hub, 'GET', '/v1/session/node/sess-node')).json.map((s: { ID: string }) => s.ID),
+    [ID],
+  );
   assert.ok((await call(hub, 'GET', '/v1/session/list')).json.some((s: { ID: string }) => s.ID === ID));
   assert.deepEqual((await call(hub, 'GET', '/v1/session/info/no-such-id')).json, []);
 });

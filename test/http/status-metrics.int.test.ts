@@ -1,6 +1,7 @@
 // /v1/status/* answers Consul clients accept; /metrics is Prometheus text with the hub's own figures.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import type { Hub } from '../../src/hub';
 import { call, startHub } from '../helpers/hub';
 

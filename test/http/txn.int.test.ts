@@ -1,6 +1,7 @@
 // /v1/txn: catalog operations applied atomically; one bad op rolls back all.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import type { Hub } from '../../src/hub';
 import { call, startHub } from '../helpers/hub';
 
@@ -15,7 +16,12 @@ test('a transaction applies every op in one entry and answers Results', async ()
   const res = await call(hub, 'PUT', '/v1/txn', [
     { Node: { Verb: 'set', Node: { Node: 'tx-1', Address: '10.2.0.1' } } },
     { Service: { Verb: 'set', Node: 'tx-1', Service: { ID: 'db-1', Service: 'db', Port: 5432 } } },
-    { Check: { Verb: 'set', Check: { Node: 'tx-1', CheckID: 'db-1-alive', Name: 'alive', ServiceID: 'db-1', Status: 'passing' } } },
+    {
+      Check: {
+        Verb: 'set',
+        Check: { Node: 'tx-1', CheckID: 'db-1-alive', Name: 'alive', ServiceID: 'db-1', Status: 'passing' },
+      },
+    },
   ]);
   assert.equal(res.status, 200, res.text);
   assert.equal(res.json.Errors, null);
@@ -45,7 +51,13 @@ test('one failing op rolls back all: 409 with Errors naming the op, nothing appl
 test('CAS and delete verbs', async () => {
   const svc = (await call(hub, 'GET', '/v1/catalog/service/db')).json[0];
   const ok = await call(hub, 'PUT', '/v1/txn', [
-    { Service: { Verb: 'cas', Node: 'tx-1', Service: { ID: 'db-1', Service: 'db', Port: 6543, ModifyIndex: svc.ModifyIndex } } },
+    {
+      Service: {
+        Verb: 'cas',
+        Node: 'tx-1',
+        Service: { ID: 'db-1', Service: 'db', Port: 6543, ModifyIndex: svc.ModifyIndex },
+      },
+    },
   ]);
   assert.equal(ok.status, 200, ok.text);
   assert.equal((await call(hub, 'GET', '/v1/catalog/service/db')).json[0].ServicePort, 6543);
@@ -61,9 +73,18 @@ test('bad transactions: Session ops, bad verbs and malformed ops are 400 naming 
     [[{ KV: { Verb: 'merge', Key: 'a' } }], /^\[0\].KV.Verb: must be one of/],
     [[{ KV: { Verb: 'set', Key: 'a', Value: 'not base64!' } }], /^\[0\].KV.Value: must be base64/],
     [[{ KV: { Verb: 'set', Value: 'Yg==' } }], /^\[0\].KV.Key: Missing key name/],
-    [[{ Node: { Verb: 'set', Node: { Node: 'ok', Address: '1.1.1.1' } } }, { Node: { Verb: 'merge', Node: { Node: 'x' } } }], /^\[1\].Node.Verb: must be one of/],
+    [
+      [
+        { Node: { Verb: 'set', Node: { Node: 'ok', Address: '1.1.1.1' } } },
+        { Node: { Verb: 'merge', Node: { Node: 'x' } } },
+      ],
+      /^\[1\].Node.Verb: must be one of/,
+    ],
     [[{ Node: { Verb: 'set', Node: { Address: '1.1.1.1' } } }], /^\[0\].Node.Node.Node: is required/],
-    [[{ Service: { Verb: 'set', Node: 'n', Service: { Service: 's', Port: 'x' } } }], /^\[0\].Service.Service.Port: must be an integer/],
+    [
+      [{ Service: { Verb: 'set', Node: 'n', Service: { Service: 's', Port: 'x' } } }],
+      /^\[0\].Service.Service.Port: must be an integer/,
+    ],
     [[{}], /^\[0\]: each operation needs exactly one of/],
     [{ Node: {} }, /^body: must be a JSON array/],
     [[], /^body: must contain at least one operation/],
@@ -73,7 +94,9 @@ test('bad transactions: Session ops, bad verbs and malformed ops are 400 naming 
     assert.equal(res.status, 400, JSON.stringify(body));
     assert.match(res.text, pattern);
   }
-  const tooMany = Array.from({ length: 129 }, (_, i) => ({ Node: { Verb: 'set', Node: { Node: `n${i}`, Address: '1.1.1.1' } } }));
+  const tooMany = Array.from({ length: 129 }, (_, i) => ({
+    Node: { Verb: 'set', Node: { Node: `n${i}`, Address: '1.1.1.1' } },
+  }));
   const big = await call(hub, 'PUT', '/v1/txn', tooMany);
   assert.equal(big.status, 413);
   assert.match(big.text, /too many operations \(129 > 128\)/);

@@ -2,12 +2,13 @@
 // (the `consul` CLI's `"Check":{}`) is no check; the "0s" durations HashiCorp's
 // Go API puts in every HealthCheckDefinition are unset; and the AgentService
 // GET /v1/agent/service/:id answers carries a Proxy block and a ContentHash.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { NodeService } from '../../src/catalog/types';
+import { agentServiceDetail } from '../../src/http/routes/agent-service';
 import { agentIdentity, agentRegisterCommand } from '../../src/http/translate/agent';
 import { registerCommand } from '../../src/http/translate/catalog';
-import { agentServiceDetail } from '../../src/http/routes/agent-service';
-import type { NodeService } from '../../src/catalog/types';
 
 const id = agentIdentity({ nodeName: 'hub-1', bind: '0.0.0.0', datacenter: 'dc1' });
 const sidecars = { datacenter: 'dc1', minPort: 21000, maxPort: 21255 };

@@ -5,16 +5,26 @@
 // refused with exit 2 naming it and its mode unless --data-dir-insecure-ok
 // (flag, bare or =true, or XDSHUB_DATA_DIR_INSECURE_OK) says otherwise; a file
 // left with a looser mode is made private when the hub opens the directory.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT, spawnHub, type SpawnedHub } from '../helpers/hub';
+import { test } from 'node:test';
+import { REPO_ROOT, type SpawnedHub, spawnHub } from '../helpers/hub';
 import { tmpDir } from '../helpers/tmp';
 
 const mode = (path: string): string => `0${(statSync(path).mode & 0o777).toString(8)}`;
-const flags = (dataDir: string): string[] => ['--data-dir', dataDir, '--http-port', '0', '--grpc-port', '0', '--node-name', 'keys'];
+const flags = (dataDir: string): string[] => [
+  '--data-dir',
+  dataDir,
+  '--http-port',
+  '0',
+  '--grpc-port',
+  '0',
+  '--node-name',
+  'keys',
+];
 /** Runs node under `umask <u>` (exec keeps the hub the child the test signals). */
 const underUmask = (u: string): string[] => ['sh', '-c', `umask ${u} && exec "$@"`, 'sh'];
 
@@ -28,7 +38,11 @@ function serveSync(args: string[], env: Record<string, string> = {}) {
 }
 
 async function put(url: string, body: unknown): Promise<number> {
-  const res = await fetch(url, { method: 'PUT', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  const res = await fetch(url, {
+    method: 'PUT',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json' },
+  });
   await res.arrayBuffer();
   return res.status;
 }
@@ -36,7 +50,14 @@ async function put(url: string, body: unknown): Promise<number> {
 /** Writes that reach both files: registrations, a leaf certificate (its key goes to the log), and an xDS-history read. */
 async function write(hub: SpawnedHub): Promise<void> {
   for (let i = 0; i < 5; i++) {
-    assert.equal(await put(`${hub.httpUrl}/v1/catalog/register`, { Node: `n${i}`, Address: '10.0.0.1', Service: { Service: 'web', ID: `web${i}`, Port: 80 } }), 200);
+    assert.equal(
+      await put(`${hub.httpUrl}/v1/catalog/register`, {
+        Node: `n${i}`,
+        Address: '10.0.0.1',
+        Service: { Service: 'web', ID: `web${i}`, Port: 80 },
+      }),
+      200,
+    );
   }
   const leaf = await fetch(`${hub.httpUrl}/v1/agent/connect/ca/leaf/web`);
   assert.equal(leaf.status, 200, await leaf.text());
@@ -52,7 +73,8 @@ for (const umask of ['022', '000']) {
     try {
       await write(hub);
       const files = readdirSync(dataDir).sort();
-      for (const f of ['xdshub.db', 'xdshub.db-wal', 'history.db', 'history.db-wal', 'history.db-shm']) assert.ok(files.includes(f), `${f} in ${files.join(', ')}`);
+      for (const f of ['xdshub.db', 'xdshub.db-wal', 'history.db', 'history.db-wal', 'history.db-shm'])
+        assert.ok(files.includes(f), `${f} in ${files.join(', ')}`);
       assert.equal(mode(dataDir), '0700');
       for (const f of files) assert.equal(mode(join(dataDir, f)), '0600', `${f} (umask ${umask})`);
     } finally {
@@ -87,12 +109,16 @@ test('a data dir group or others may enter is refused (exit 2, naming it and its
     chmodSync(dataDir, 0o755);
 
     // The bare flag, the =true form and the variable each let it start; files are still 0600.
-    for (const [args, env] of [[['--data-dir-insecure-ok'], {}], [['--data-dir-insecure-ok=true'], {}], [[], { XDSHUB_DATA_DIR_INSECURE_OK: 'true' }]] as const) {
+    for (const [args, env] of [
+      [['--data-dir-insecure-ok'], {}],
+      [['--data-dir-insecure-ok=true'], {}],
+      [[], { XDSHUB_DATA_DIR_INSECURE_OK: 'true' }],
+    ] as const) {
       const hub = await spawnHub([...flags(dataDir), ...args], env, { wrap: underUmask('000') });
       try {
         await write(hub);
         assert.match(hub.stderr(), /data directory is open to group or others/);
-        assert.equal(mode(dataDir), '0755', 'the operator\'s choice is left alone');
+        assert.equal(mode(dataDir), '0755', "the operator's choice is left alone");
         for (const f of readdirSync(dataDir)) assert.equal(mode(join(dataDir, f)), '0600', f);
       } finally {
         assert.equal(await hub.stop('SIGTERM'), 0, hub.stderr());

@@ -7,17 +7,18 @@
 // --data-dir lands there, as do the PEM files a TLS command names (made here
 // with openssl; the hub is then asked over mutual TLS). A Sentinel store is
 // parsed, not run.
-import { after, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
+import { after, test } from 'node:test';
 import { parseConfig } from '../../src/config';
 import { optionsHelp } from '../../src/config-options';
-import { BUILT_MAIN, REPO_ROOT, spawnServer, type SpawnedHub } from '../helpers/hub';
-import { startRedis, type RunningRedis } from '../helpers/redis';
 import { makeCa, type Pem } from '../helpers/certs';
+import { BUILT_MAIN, REPO_ROOT, type SpawnedHub, spawnServer } from '../helpers/hub';
+import { type RunningRedis, startRedis } from '../helpers/redis';
 import { tmpDir } from '../helpers/tmp';
 
 interface DocCommand {
@@ -27,7 +28,12 @@ interface DocCommand {
   args: string[];
 }
 
-const DOCS = ['README.md', ...readdirSync(join(REPO_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(REPO_ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 const COMMAND = /(?:^|[\s(`])((?:[A-Z_]+=\S+\s+)*(?:xdshub|node dist\/src\/cli\/main\.js) serve\b[^\n]*)/;
 /** What ends a command on its line: a comment, a pipe, a background `&`, `&&`, `;`, a redirection. */
 const END = /\s(?:#|\|\|?|&&?|;|>)\s?|\s&$/;
@@ -36,7 +42,8 @@ const END = /\s(?:#|\|\|?|&&?|;|>)\s?|\s&$/;
 function words(text: string): string[] {
   const out: string[] = [];
   const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
-  for (const m of text.replaceAll('$(uuidgen)', '0e1c5c2a-6c1f-4d1e-9a59-4c8a2f3b7d10').matchAll(re)) out.push(m[1] ?? m[2] ?? m[3]!);
+  for (const m of text.replaceAll('$(uuidgen)', '0e1c5c2a-6c1f-4d1e-9a59-4c8a2f3b7d10').matchAll(re))
+    out.push(m[1] ?? m[2] ?? m[3]!);
   return out;
 }
 
@@ -46,11 +53,13 @@ function commandsOf(file: string): DocCommand[] {
   // Code blocks: one command a line (a trailing backslash continues it).
   const withoutBlocks = text.replace(/```[^\n]*\n([\s\S]*?)```/g, (_all, body: string) => {
     // (A comment is no command, even one that names `xdshub serve`.)
-    for (const line of body.replace(/\\\n\s*/g, ' ').split('\n')) found.push({ where: `${file} (code block)`, line: line.split(/\s#\s/)[0]! });
+    for (const line of body.replace(/\\\n\s*/g, ' ').split('\n'))
+      found.push({ where: `${file} (code block)`, line: line.split(/\s#\s/)[0]! });
     return '';
   });
   // Inline code, which may run over a line break.
-  for (const m of withoutBlocks.matchAll(/`([^`]+)`/g)) found.push({ where: `${file} (inline)`, line: m[1]!.replace(/\s*\n\s*/g, ' ') });
+  for (const m of withoutBlocks.matchAll(/`([^`]+)`/g))
+    found.push({ where: `${file} (inline)`, line: m[1]!.replace(/\s*\n\s*/g, ' ') });
   const out: DocCommand[] = [];
   for (const { where, line } of found) {
     const m = COMMAND.exec(line);
@@ -78,8 +87,16 @@ after(async () => {
 
 test('the docs show serve commands (the ACL one of docs/security.md among them), and each parses', () => {
   assert.ok(RUNNABLE.length >= 8, RUNNABLE.map((c) => c.text).join('\n'));
-  assert.ok(RUNNABLE.some((c) => c.where.startsWith('docs/security.md') && c.args.includes('--acl-enabled')), 'docs/security.md: serve --acl-enabled …');
-  assert.ok(COMMANDS.filter(isTemplate).length <= 3, `templates: ${COMMANDS.filter(isTemplate).map((c) => c.text).join('; ')}`);
+  assert.ok(
+    RUNNABLE.some((c) => c.where.startsWith('docs/security.md') && c.args.includes('--acl-enabled')),
+    'docs/security.md: serve --acl-enabled …',
+  );
+  assert.ok(
+    COMMANDS.filter(isTemplate).length <= 3,
+    `templates: ${COMMANDS.filter(isTemplate)
+      .map((c) => c.text)
+      .join('; ')}`,
+  );
   for (const c of RUNNABLE.filter((r) => !r.args.includes('--help'))) {
     assert.doesNotThrow(() => parseConfig(c.args, c.env), `${c.where}: ${c.text}`);
   }
@@ -87,8 +104,13 @@ test('the docs show serve commands (the ACL one of docs/security.md among them),
 
 function spawnBuilt(args: string[], env: Record<string, string>, cwd: string): Promise<SpawnedHub> {
   const options = { cwd, env: { ...process.env, XDSHUB_LOG_LEVEL: 'warn', ...env } };
-  return spawnServer(process.execPath, [BUILT_MAIN, 'serve', ...args], options, /^xdshub listening http=(\S+) grpc=(\S+)/, 'hub')
-    .then(({ match, ...s }) => ({ ...s, httpUrl: match[1]!, grpcAddress: match[2]! }));
+  return spawnServer(
+    process.execPath,
+    [BUILT_MAIN, 'serve', ...args],
+    options,
+    /^xdshub listening http=(\S+) grpc=(\S+)/,
+    'hub',
+  ).then(({ match, ...s }) => ({ ...s, httpUrl: match[1]!, grpcAddress: match[2]! }));
 }
 
 /** The files a TLS command names, made in its directory; returns what a client needs to reach the hub. */
@@ -103,7 +125,10 @@ async function tlsFiles(args: string[], cwd: string): Promise<{ ca: string; clie
   return { ca: ca.cert, client: await ca.issue('docs-client', 'client') };
 }
 
-function leader(url: string, tls: { ca: string; client: Pem } | undefined): Promise<{ status: number; policy: string | undefined }> {
+function leader(
+  url: string,
+  tls: { ca: string; client: Pem } | undefined,
+): Promise<{ status: number; policy: string | undefined }> {
   if (!tls) {
     return fetch(`${url}/v1/status/leader`).then(async (r) => {
       await r.arrayBuffer();
@@ -111,10 +136,14 @@ function leader(url: string, tls: { ca: string; client: Pem } | undefined): Prom
     });
   }
   return new Promise((resolve, reject) => {
-    const req = request(`${url}/v1/status/leader`, { ca: tls.ca, cert: tls.client.cert, key: tls.client.key }, (res) => {
-      const policy = res.headers['x-consul-default-acl-policy'] as string | undefined;
-      res.resume().on('end', () => resolve({ status: res.statusCode ?? 0, policy }));
-    });
+    const req = request(
+      `${url}/v1/status/leader`,
+      { ca: tls.ca, cert: tls.client.cert, key: tls.client.key },
+      (res) => {
+        const policy = res.headers['x-consul-default-acl-policy'] as string | undefined;
+        res.resume().on('end', () => resolve({ status: res.statusCode ?? 0, policy }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -149,7 +178,11 @@ async function runnable(c: DocCommand, cwd: string): Promise<string[]> {
 for (const c of RUNNABLE) {
   const sentinel = c.args.some((a) => a.startsWith('redis-sentinel://'));
   const help = c.args.includes('--help');
-  const does = sentinel ? 'parses (a Sentinel store is not run here)' : help ? 'prints the flag table' : 'starts the compiled hub';
+  const does = sentinel
+    ? 'parses (a Sentinel store is not run here)'
+    : help
+      ? 'prints the flag table'
+      : 'starts the compiled hub';
   test(`${c.where}: \`${c.text}\` ${does}`, async () => {
     if (help) {
       const res = spawnSync(process.execPath, [BUILT_MAIN, 'serve', ...c.args], { cwd: REPO_ROOT, encoding: 'utf8' });

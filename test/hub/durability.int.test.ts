@@ -1,9 +1,10 @@
 // A SQLite-backed hub process takes concurrent writes over HTTP and is stopped
 // mid-stream — with SIGKILL, or SIGTERM (ordered shutdown) — then restarts on
 // the same data dir: every acknowledged write is there and indexes keep increasing.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { spawnHub, type SpawnedHub } from '../helpers/hub';
+import { test } from 'node:test';
+import { type SpawnedHub, spawnHub } from '../helpers/hub';
 import { tmpDir } from '../helpers/tmp';
 
 const WORKERS = 16;
@@ -38,7 +39,18 @@ function startWriters(url: string, onAck: (count: number) => void) {
 
 test('SIGTERM mid-stream: writes in flight finish, the hub exits 0, every acknowledged write is there', async () => {
   const dir = await tmpDir('xdshub-sigterm');
-  const args = ['--store', 'sqlite', '--data-dir', dir.path, '--http-port', '0', '--grpc-port', '0', '--node-name', 'term'];
+  const args = [
+    '--store',
+    'sqlite',
+    '--data-dir',
+    dir.path,
+    '--http-port',
+    '0',
+    '--grpc-port',
+    '0',
+    '--node-name',
+    'term',
+  ];
   let hub: SpawnedHub | undefined;
   try {
     hub = await spawnHub(args);
@@ -50,7 +62,8 @@ test('SIGTERM mid-stream: writes in flight finish, the hub exits 0, every acknow
     await writers.done;
     // Each request was answered 200 (finished before the log closed) or refused
     // with 503 while closing (or its connection closed): never a 500.
-    for (const status of writers.statuses.keys()) assert.ok(status === 200 || status === 503, `unexpected status ${status}`);
+    for (const status of writers.statuses.keys())
+      assert.ok(status === 200 || status === 503, `unexpected status ${status}`);
 
     hub = await spawnHub(args);
     const nodes = (await (await fetch(`${hub.httpUrl}/v1/catalog/nodes`)).json()) as Array<{ Node: string }>;
@@ -67,7 +80,18 @@ test('SIGTERM mid-stream: writes in flight finish, the hub exits 0, every acknow
 
 test('every acknowledged write survives SIGKILL', async () => {
   const dir = await tmpDir('xdshub-durability');
-  const args = ['--store', 'sqlite', '--data-dir', dir.path, '--http-port', '0', '--grpc-port', '0', '--node-name', 'dur'];
+  const args = [
+    '--store',
+    'sqlite',
+    '--data-dir',
+    dir.path,
+    '--http-port',
+    '0',
+    '--grpc-port',
+    '0',
+    '--node-name',
+    'dur',
+  ];
   let hub: SpawnedHub | undefined;
   try {
     hub = await spawnHub(args);

@@ -30,7 +30,10 @@ test('a stalled link to the log: a no-op write answers 503, a query ahead of the
   let bOpen = true;
   try {
     const register = async (name: string) => {
-      const res = await fetch(`${a.httpUrl}/v1/catalog/register`, { method: 'PUT', body: JSON.stringify({ Node: name, Address: '127.0.0.1' }) });
+      const res = await fetch(`${a.httpUrl}/v1/catalog/register`, {
+        method: 'PUT',
+        body: JSON.stringify({ Node: name, Address: '127.0.0.1' }),
+      });
       assert.equal(res.status, 200, await res.text());
       return BigInt(res.headers.get('x-consul-index') ?? '0');
     };
@@ -42,7 +45,11 @@ test('a stalled link to the log: a no-op write answers 503, a query ahead of the
     assert.ok(b.catalog.lastIndex() < held, 'B has not applied the write');
 
     // A write that changes nothing on B asks the log for its newest index before it answers: 503 naming the log, not a hang.
-    const noop = await fetch(`${b.httpUrl}/v1/catalog/register`, { method: 'PUT', body: JSON.stringify({ Node: 'n1', Address: '127.0.0.1' }), signal: AbortSignal.timeout(60_000) });
+    const noop = await fetch(`${b.httpUrl}/v1/catalog/register`, {
+      method: 'PUT',
+      body: JSON.stringify({ Node: 'n1', Address: '127.0.0.1' }),
+      signal: AbortSignal.timeout(60_000),
+    });
     const noopText = await noop.text();
     assert.equal(noop.status, 503, noopText);
     assert.match(noopText, /redis log .* is unavailable: bounds: no answer within \d+ ms/);
@@ -65,7 +72,10 @@ test('a stalled link to the log: a no-op write answers 503, a query ahead of the
     assert.ok(viewed.index < held);
 
     const { answer: asking } = await askingB('/v1/catalog/nodes');
-    await Promise.race([b.close(), new Promise((_, reject) => setTimeout(() => reject(new Error('closing B waited for the query')), guard).unref())]);
+    await Promise.race([
+      b.close(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('closing B waited for the query')), guard).unref()),
+    ]);
     bOpen = false;
     const closed = await asking;
     assert.equal(closed.status, 200);

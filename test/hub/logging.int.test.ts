@@ -10,8 +10,8 @@ import { DEFAULTS } from '../../src/config';
 import { ALL_PARTS, createHub } from '../../src/hub';
 import { moduleLogger } from '../../src/logger';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
-import { DELTA_ADS } from '../xds/transport/helpers/harness';
 import { ScriptedClient } from '../xds/transport/helpers/client';
+import { DELTA_ADS } from '../xds/transport/helpers/harness';
 
 /** Top-level keys of one JSON line, in order, repeats included. */
 function keys(line: string): string[] {
@@ -54,15 +54,29 @@ test('a running hub logs no line with a key twice', async () => {
     },
   });
   const logger = pino({ level: 'debug' }, sink);
-  const config = { ...DEFAULTS, store: { kind: 'memory' as const }, httpPort: 0, grpcPort: 0, nodeName: 'log-test', xdsDebounceMs: 5, xdsMaxDelayMs: 50 };
+  const config = {
+    ...DEFAULTS,
+    store: { kind: 'memory' as const },
+    httpPort: 0,
+    grpcPort: 0,
+    nodeName: 'log-test',
+    xdsDebounceMs: 5,
+    xdsMaxDelayMs: 50,
+  };
   const hub = await createHub(config, logger, { grpcGraceMs: 200, parts: ALL_PARTS });
   try {
-    const res = await fetch(`${hub.httpUrl}/v1/catalog/register`, { method: 'PUT', body: JSON.stringify({ Node: 'n1', Address: '10.0.0.1', Service: { Service: 'web', Port: 8080 } }) });
+    const res = await fetch(`${hub.httpUrl}/v1/catalog/register`, {
+      method: 'PUT',
+      body: JSON.stringify({ Node: 'n1', Address: '10.0.0.1', Service: { Service: 'web', Port: 8080 } }),
+    });
     assert.equal(res.status, 200);
     const client = new ScriptedClient({ port: hub.grpcPort, path: DELTA_ADS, kind: 'delta' });
     client.send({ node: { id: 'log-node' }, typeUrl: TypeUrl.Cluster, resourceNamesSubscribe: ['web'] });
     const r = await client.next();
-    assert.deepEqual(r.resources.map((x: { name: string }) => x.name), ['web']);
+    assert.deepEqual(
+      r.resources.map((x: { name: string }) => x.name),
+      ['web'],
+    );
     client.close();
   } finally {
     await hub.close();
@@ -75,5 +89,6 @@ test('a running hub logs no line with a key twice', async () => {
     if (m) modules.add(m);
   }
   // The modules that logged: enough of them to make the check mean something.
-  for (const m of ['subscribe', 'materializer', 'xds', 'xds-provider']) assert.ok(modules.has(m), `${m} logged (${[...modules].join(', ')})`);
+  for (const m of ['subscribe', 'materializer', 'xds', 'xds-provider'])
+    assert.ok(modules.has(m), `${m} logged (${[...modules].join(', ')})`);
 });

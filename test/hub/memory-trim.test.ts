@@ -2,12 +2,17 @@
 // it reports; and that glibc's malloc_trim, loaded through koffi, really gives
 // freed heap pages back on this machine.
 import assert from 'node:assert/strict';
-import { test, type TestContext } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { MEMORY_TRIM_DEFAULTS, createMemoryTrimmer, loadMallocTrim, type MemoryTrimOptions } from '../../src/memory-trim';
+import {
+  createMemoryTrimmer,
+  loadMallocTrim,
+  MEMORY_TRIM_DEFAULTS,
+  type MemoryTrimOptions,
+} from '../../src/memory-trim';
 
 const silent = pino({ level: 'silent' });
 

@@ -1,11 +1,12 @@
 // `xdshub serve` as a real process, started from the compiled build exactly as
 // `npm start` runs it, serves everything on its two ports: the HTTP API,
 // Consul's Subscribe on gRPC, xDS over REST-JSON and its admin view.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { spawnHub, type SpawnedHub } from '../helpers/hub';
+import { after, before, test } from 'node:test';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
-import { StreamReader, subscribeClient, type SubscribeClient } from '../subscribe/grpc-helpers';
+import { type SpawnedHub, spawnHub } from '../helpers/hub';
+import { StreamReader, type SubscribeClient, subscribeClient } from '../subscribe/grpc-helpers';
 import { ScriptedClient, sotwNames } from '../xds/transport/helpers/client';
 import { ADS } from '../xds/transport/helpers/harness';
 import { SotwScript } from '../xds/transport/helpers/scripts';
@@ -13,7 +14,11 @@ import { SotwScript } from '../xds/transport/helpers/scripts';
 let hub: SpawnedHub;
 let client: SubscribeClient;
 before(async () => {
-  hub = await spawnHub(['--store', 'memory', '--http-port', '0', '--grpc-port', '0', '--node-name', 'serve-test'], {}, { built: true });
+  hub = await spawnHub(
+    ['--store', 'memory', '--http-port', '0', '--grpc-port', '0', '--node-name', 'serve-test'],
+    {},
+    { built: true },
+  );
   client = subscribeClient(hub.grpcAddress);
   // The first write to a fresh hub: it must reach the xDS views (index 1 is
   // the log's origin entry, so it never shares an index with the empty snapshot).
@@ -62,8 +67,13 @@ test('xDS on the gRPC port (ADS) and over REST-JSON on the HTTP port serve the s
     assert.equal(res.status, 200, text);
     assert.ok(((JSON.parse(text) as { resources?: unknown[] }).resources ?? []).length > 0, text);
     assert.match(text, /web/);
-    const clients = (await (await fetch(`${hub.httpUrl}/v1/xds/clients`)).json()) as Array<{ node: { id: string } | null }>;
-    assert.deepEqual(clients.map((c) => c.node?.id), ['envoy-1']);
+    const clients = (await (await fetch(`${hub.httpUrl}/v1/xds/clients`)).json()) as Array<{
+      node: { id: string } | null;
+    }>;
+    assert.deepEqual(
+      clients.map((c) => c.node?.id),
+      ['envoy-1'],
+    );
   } finally {
     ads.close();
     await ads.status;

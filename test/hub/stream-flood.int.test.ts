@@ -13,9 +13,9 @@ import { test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { STREAM_HEADROOM } from '../../src/stream-limits';
 import { lookupType } from '../../src/xds/transport/envoy-proto';
-import { spawnHub, type SpawnedHub } from '../helpers/hub';
-import type { FloodResult } from './stream-flood-client';
+import { type SpawnedHub, spawnHub } from '../helpers/hub';
 import { forkTracked } from '../helpers/procs';
+import type { FloodResult } from './stream-flood-client';
 
 const LIMIT = 100;
 const FLOOD = 10_000;
@@ -78,7 +78,11 @@ function gets(httpUrl: string): { stop(): Promise<number[]> } {
 async function normalXdsStream(address: string): Promise<number> {
   const Req = lookupType('envoy.service.discovery.v3.DeltaDiscoveryRequest');
   const client = new grpc.Client(address, grpc.credentials.createInsecure(), insecure('test.normal'));
-  const call = client.makeBidiStreamRequest(DELTA_ADS, (b: Buffer) => b, (b: Buffer) => b);
+  const call = client.makeBidiStreamRequest(
+    DELTA_ADS,
+    (b: Buffer) => b,
+    (b: Buffer) => b,
+  );
   const first = Req.fromObject({ node: { id: 'normal', cluster: 'c' }, typeUrl: CDS, resourceNamesSubscribe: ['*'] });
   call.write(Buffer.from(Req.encode(first).finish()));
   try {
@@ -122,13 +126,15 @@ test(`${FLOOD} Subscribe streams on one connection: ${LIMIT} served, the rest re
     const statuses = await reads.stop();
 
     assert.equal(accepted, LIMIT);
-    const refusal =
-      `too many concurrent streams on this connection: at most ${LIMIT} (--grpc-max-streams-per-connection)`;
+    const refusal = `too many concurrent streams on this connection: at most ${LIMIT} (--grpc-max-streams-per-connection)`;
     assert.deepEqual([...ended], [[`RESOURCE_EXHAUSTED: ${refusal}`, FLOOD - LIMIT]]);
     assert.ok(statuses.length > 0);
     assert.deepEqual([...new Set(statuses)], [200], `every GET answered (${statuses.length} sent)`);
     // The refusals are logged with a count, at most one line a second, not one line each.
-    const refusalLines = hub.stderr().split('\n').filter((l) => l.includes('refusing Subscribe streams'));
+    const refusalLines = hub
+      .stderr()
+      .split('\n')
+      .filter((l) => l.includes('refusing Subscribe streams'));
     const lines = refusalLines.length;
     assert.ok(lines >= 1 && lines <= 1 + Math.ceil(floodSeconds), `${lines} refusal log lines in ${floodSeconds} s`);
   } finally {

@@ -14,13 +14,17 @@ import {
 
 function fakeCall(peer: string) {
   const emitted: unknown[] = [];
-  return { emitted, getPeer: () => peer, emit: (_event: 'error', status: unknown) => {
-    emitted.push(status);
-    return true;
-  } };
+  return {
+    emitted,
+    getPeer: () => peer,
+    emit: (_event: 'error', status: unknown) => {
+      emitted.push(status);
+      return true;
+    },
+  };
 }
 
-test('admitStream: streams past their connection\'s limit end with one shared status; a release frees a slot', () => {
+test("admitStream: streams past their connection's limit end with one shared status; a release frees a slot", () => {
   const counter = connectionStreamCounter(2);
   let refused = 0;
   const a = fakeCall('10.0.0.1:1000');
@@ -28,8 +32,14 @@ test('admitStream: streams past their connection\'s limit end with one shared st
   assert.ok(releases.every((r) => typeof r === 'function'));
   const third = fakeCall('10.0.0.1:1000');
   const fourth = fakeCall('10.0.0.1:1000');
-  assert.equal(admitStream(counter, third, () => refused++), undefined);
-  assert.equal(admitStream(counter, fourth, () => refused++), undefined);
+  assert.equal(
+    admitStream(counter, third, () => refused++),
+    undefined,
+  );
+  assert.equal(
+    admitStream(counter, fourth, () => refused++),
+    undefined,
+  );
   assert.equal(refused, 2);
   assert.equal(third.emitted[0], counter.refusal, 'the refusal is one object, made once per counter');
   assert.equal(fourth.emitted[0], counter.refusal);

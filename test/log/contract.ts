@@ -76,7 +76,10 @@ export function logContract(name: string, makeLog: () => Promise<LogFixture>): v
     withLog('payloads survive byte for byte', async ({ log }) => {
       const odd = ['', ' ', '{"a":1}', 'ü€😀\n\t\0', 'x'.repeat(100_000)];
       await log.append(odd);
-      assert.deepEqual((await log.read(1n)).map((e) => e.payload), odd);
+      assert.deepEqual(
+        (await log.read(1n)).map((e) => e.payload),
+        odd,
+      );
     });
 
     withLog('64 concurrent appends get disjoint, contiguous, gap-free blocks', async ({ log }) => {
@@ -102,8 +105,14 @@ export function logContract(name: string, makeLog: () => Promise<LogFixture>): v
 
     withLog('read honours from and limit', async ({ log }) => {
       await log.append(payloadsFor(1, 10));
-      assert.deepEqual((await log.read(3n, 2)).map((e) => e.index), [3n, 4n]);
-      assert.deepEqual((await log.read(9n, 5)).map((e) => e.index), [9n, 10n]);
+      assert.deepEqual(
+        (await log.read(3n, 2)).map((e) => e.index),
+        [3n, 4n],
+      );
+      assert.deepEqual(
+        (await log.read(9n, 5)).map((e) => e.index),
+        [9n, 10n],
+      );
       assert.deepEqual(await log.read(11n), []);
       assert.deepEqual(await log.read(50n, 3), []);
       assert.deepEqual(await log.read(1n, 0), []);
@@ -135,8 +144,14 @@ export function logContract(name: string, makeLog: () => Promise<LogFixture>): v
           await log.append([`live${live}`]);
         }
       });
-      assert.deepEqual(got.map((e) => e.index), [2n, 3n, 4n, 5n, 6n, 7n]);
-      assert.deepEqual(got.map((e) => e.payload), ['b', 'c', 'live1', 'live2', 'live3', 'live4']);
+      assert.deepEqual(
+        got.map((e) => e.index),
+        [2n, 3n, 4n, 5n, 6n, 7n],
+      );
+      assert.deepEqual(
+        got.map((e) => e.payload),
+        ['b', 'c', 'live1', 'live2', 'live3', 'live4'],
+      );
     });
 
     withLog('a waiting tail ends without error when aborted', async ({ log }) => {
@@ -170,7 +185,10 @@ export function logContract(name: string, makeLog: () => Promise<LogFixture>): v
 
     withLog('tail from 0 starts at the first entry of an uncompacted log', async ({ log }) => {
       await log.append(['a', 'b']);
-      assert.deepEqual((await takeFromTail(log, 0n, 2)).map((e) => e.index), [1n, 2n]);
+      assert.deepEqual(
+        (await takeFromTail(log, 0n, 2)).map((e) => e.index),
+        [1n, 2n],
+      );
     });
 
     withLog('compaction keeps the snapshot and at most keepTail entries at or below it', async ({ log }) => {
@@ -179,7 +197,10 @@ export function logContract(name: string, makeLog: () => Promise<LogFixture>): v
       assert.deepEqual(await log.loadSnapshot(), { index: 8n, state: 'state@8' });
       assert.equal(await log.firstIndex(), 6n);
       assert.equal(await log.lastIndex(), 10n);
-      assert.deepEqual((await log.read(6n)).map((e) => e.index), [6n, 7n, 8n, 9n, 10n]);
+      assert.deepEqual(
+        (await log.read(6n)).map((e) => e.index),
+        [6n, 7n, 8n, 9n, 10n],
+      );
       assert.deepEqual(await log.append(['p11']), [11n]);
       // A later snapshot replaces the earlier one.
       await log.compact({ index: 11n, state: 'state@11' }, 1);
@@ -196,7 +217,10 @@ export function logContract(name: string, makeLog: () => Promise<LogFixture>): v
       await assert.rejects(log.read(8n), hubCode('LOG_COMPACTED'));
       await assert.rejects(log.read(0n), hubCode('LOG_COMPACTED'));
       await assert.rejects(takeFromTail(log, 1n, 1), hubCode('LOG_COMPACTED'));
-      assert.deepEqual((await takeFromTail(log, 9n, 2)).map((e) => e.index), [9n, 10n]);
+      assert.deepEqual(
+        (await takeFromTail(log, 9n, 2)).map((e) => e.index),
+        [9n, 10n],
+      );
     });
 
     withLog('a tail overtaken by compaction throws LOG_COMPACTED instead of skipping', async ({ log }) => {
@@ -250,7 +274,10 @@ export function logContract(name: string, makeLog: () => Promise<LogFixture>): v
       assert.equal(await log.lastIndex(), 30n);
       assert.equal(await log.firstIndex(), 21n);
       assert.deepEqual(await log.loadSnapshot(), { index: 25n, state: 'state@25' });
-      assert.deepEqual((await log.read(21n)).map((e) => e.payload), payloadsFor(21, 10));
+      assert.deepEqual(
+        (await log.read(21n)).map((e) => e.payload),
+        payloadsFor(21, 10),
+      );
       assert.deepEqual(await log.append(['p31']), [31n]);
       // Compact everything, reopen: the next index is still fresh.
       await log.compact({ index: 31n, state: 'state@31' }, 0);

@@ -79,8 +79,17 @@ test('flushNow commits what is queued without waiting for the next turn', async 
 test('maxBatch splits a burst into several commits of whole appends, in order', async () => {
   const store = recordingStore();
   const gc = createGroupCommitter(store.commit, 3);
-  const results = await Promise.all([gc.submit(['a', 'b']), gc.submit(['c']), gc.submit(['d', 'e']), gc.submit(['f', 'g', 'h', 'i'])]);
-  assert.deepEqual(store.commits, [['a', 'b', 'c'], ['d', 'e'], ['f', 'g', 'h', 'i']]);
+  const results = await Promise.all([
+    gc.submit(['a', 'b']),
+    gc.submit(['c']),
+    gc.submit(['d', 'e']),
+    gc.submit(['f', 'g', 'h', 'i']),
+  ]);
+  assert.deepEqual(store.commits, [
+    ['a', 'b', 'c'],
+    ['d', 'e'],
+    ['f', 'g', 'h', 'i'],
+  ]);
   assert.deepEqual(results, [[1n, 2n], [3n], [4n, 5n], [6n, 7n, 8n, 9n]]);
 });
 
@@ -115,7 +124,10 @@ test('a commit is told when its oldest append arrived, so time spent queued behi
   const third = gc.submit(['c']);
   release();
   assert.deepEqual(await Promise.all([first, second, third]), [[1n], [2n], [3n]]);
-  assert.deepEqual(seen.map((s) => s.payloads), [['a'], ['b', 'c']]);
+  assert.deepEqual(
+    seen.map((s) => s.payloads),
+    [['a'], ['b', 'c']],
+  );
   assert.equal(seen[0]!.since, 1_000);
   assert.equal(seen[1]!.since, 1_010, "the batch's time is its oldest append's ('b'), not the newest's or the flush's");
 });

@@ -45,7 +45,10 @@ test('openLog redis connects to the url', async () => {
 });
 
 test('openLog redis without a url is a clear config error', async () => {
-  await assert.rejects(openLog({ kind: 'redis' }, '/unused'), (err) => isHubError(err, 'INVALID_ARGUMENT') && err.field === 'store');
+  await assert.rejects(
+    openLog({ kind: 'redis' }, '/unused'),
+    (err) => isHubError(err, 'INVALID_ARGUMENT') && err.field === 'store',
+  );
 });
 
 test('openLog redis fails fast with a clear error when nothing listens', async () => {

@@ -10,7 +10,7 @@ import { isHubError } from '../../src/errors';
 import type { Log, LogEntry } from '../../src/log/log';
 import { createRedisLog } from '../../src/log/redis';
 import { APPEND_LUA, WRITER_TTL_MS } from '../../src/log/redis-scripts';
-import { startRedis, type RunningRedis } from '../helpers/redis';
+import { type RunningRedis, startRedis } from '../helpers/redis';
 import { startProxy, type TcpProxy } from '../helpers/tcp-proxy';
 import { until } from '../helpers/until';
 
@@ -98,7 +98,10 @@ test('while the connection is down an append is refused at once with a 503 namin
     await assert.rejects(log.append(['refused']), (err) => {
       assert.ok(isHubError(err, 'LOG_UNAVAILABLE'), String(err));
       assert.equal(err.httpStatus, 503);
-      assert.match(err.message, /^redis log redis:\/\/127\.0\.0\.1:\d+ is unavailable: not connected; the write was not applied/);
+      assert.match(
+        err.message,
+        /^redis log redis:\/\/127\.0\.0\.1:\d+ is unavailable: not connected; the write was not applied/,
+      );
       return true;
     });
     await assert.rejects(log.read(1n), (err) => isHubError(err, 'LOG_UNAVAILABLE'));
@@ -108,32 +111,39 @@ test('while the connection is down an append is refused at once with a 503 namin
   }));
 
 test('an append that Redis does not answer in time is refused, fenced on reconnect, and a late copy of it appends nothing', () =>
-  withRig(
-    async ({ prefix, proxy, log }) => {
-      proxy.mode('blackhole');
-      await assert.rejects(log.append(['lost']), (err) => {
-        assert.ok(isHubError(err, 'LOG_OUTCOME_UNKNOWN'), String(err));
-        assert.match(err.message, /no answer within 300 ms; the write may have been applied/);
-        return true;
-      });
-      // The partition ends as partitions do: the connection breaks. On the new one the
-      // log fences batch 2 ('lost') before anything else.
-      proxy.mode('pass');
-      proxy.cut();
-      const [writerKey] = await admin.keys(`${prefix}writer:*`);
-      assert.ok(writerKey);
-      await untilRedis(async () => (await admin.hget(writerKey, 'seq')) === '2', 'the abandoned batch is fenced');
-      assert.equal(await admin.hget(writerKey, 'first'), '', 'fenced as never applied');
-      // A copy of that batch arriving late (e.g. delayed on the network) is refused by the script.
-      await assert.rejects(
-        admin.eval(APPEND_LUA, 4, `${prefix}last`, `${prefix}stream`, `${prefix}snapshot`, writerKey, String(WRITER_TTL_MS), '2', 'lost'),
-        /STALE_BATCH/,
-      );
-      assert.deepEqual(await log.append(['next']), [2n]);
-      assert.deepEqual(await payloads(log), ['warm', 'next']);
-    },
-    300,
-  ));
+  withRig(async ({ prefix, proxy, log }) => {
+    proxy.mode('blackhole');
+    await assert.rejects(log.append(['lost']), (err) => {
+      assert.ok(isHubError(err, 'LOG_OUTCOME_UNKNOWN'), String(err));
+      assert.match(err.message, /no answer within 300 ms; the write may have been applied/);
+      return true;
+    });
+    // The partition ends as partitions do: the connection breaks. On the new one the
+    // log fences batch 2 ('lost') before anything else.
+    proxy.mode('pass');
+    proxy.cut();
+    const [writerKey] = await admin.keys(`${prefix}writer:*`);
+    assert.ok(writerKey);
+    await untilRedis(async () => (await admin.hget(writerKey, 'seq')) === '2', 'the abandoned batch is fenced');
+    assert.equal(await admin.hget(writerKey, 'first'), '', 'fenced as never applied');
+    // A copy of that batch arriving late (e.g. delayed on the network) is refused by the script.
+    await assert.rejects(
+      admin.eval(
+        APPEND_LUA,
+        4,
+        `${prefix}last`,
+        `${prefix}stream`,
+        `${prefix}snapshot`,
+        writerKey,
+        String(WRITER_TTL_MS),
+        '2',
+        'lost',
+      ),
+      /STALE_BATCH/,
+    );
+    assert.deepEqual(await log.append(['next']), [2n]);
+    assert.deepEqual(await payloads(log), ['warm', 'next']);
+  }, 300));
 
 test('a tail rides out an outage: it waits, then delivers what was appended meanwhile, in order', () =>
   withRig(async ({ prefix, proxy, log }) => {
@@ -163,7 +173,15 @@ test('a tail rides out an outage: it waits, then delivers what was appended mean
       await writer.append(['c', 'd']);
       proxy.mode('pass');
       await until(4);
-      assert.deepEqual(got.map((e) => [e.index, e.payload]), [[1n, 'warm'], [2n, 'b'], [3n, 'c'], [4n, 'd']]);
+      assert.deepEqual(
+        got.map((e) => [e.index, e.payload]),
+        [
+          [1n, 'warm'],
+          [2n, 'b'],
+          [3n, 'c'],
+          [4n, 'd'],
+        ],
+      );
     } finally {
       ac.abort();
       await reading;
@@ -172,17 +190,14 @@ test('a tail rides out an outage: it waits, then delivers what was appended mean
   }));
 
 test('close() ends while Redis is unreachable with an append in flight: the append is refused, nothing hangs', () =>
-  withRig(
-    async ({ proxy, log }) => {
-      proxy.mode('blackhole');
-      const pending = log.append(['in-flight']);
-      const outcome = pending.then(
-        () => 'acknowledged',
-        // It went out, so the answer cannot be "not applied".
-        (err: unknown) => (isHubError(err, 'LOG_OUTCOME_UNKNOWN') ? 'outcome unknown' : String(err)),
-      );
-      await log.close();
-      assert.equal(await outcome, 'outcome unknown');
-    },
-    300,
-  ));
+  withRig(async ({ proxy, log }) => {
+    proxy.mode('blackhole');
+    const pending = log.append(['in-flight']);
+    const outcome = pending.then(
+      () => 'acknowledged',
+      // It went out, so the answer cannot be "not applied".
+      (err: unknown) => (isHubError(err, 'LOG_OUTCOME_UNKNOWN') ? 'outcome unknown' : String(err)),
+    );
+    await log.close();
+    assert.equal(await outcome, 'outcome unknown');
+  }, 300));

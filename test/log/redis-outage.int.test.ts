@@ -12,8 +12,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DEFAULTS } from '../../src/config';
 import { DEFAULT_WRITE_TIMEOUT_MS } from '../../src/log/redis';
-import { call, spawnHub, startHub, type SpawnedHub } from '../helpers/hub';
-import { startRedis, type RunningRedis } from '../helpers/redis';
+import { call, type SpawnedHub, spawnHub, startHub } from '../helpers/hub';
+import { type RunningRedis, startRedis } from '../helpers/redis';
 import { tmpDir } from '../helpers/tmp';
 import { letTimePass } from '../helpers/until';
 import { startWriters, type WriteOutcome, type Writers } from '../helpers/writers';
@@ -29,7 +29,15 @@ const LOG_503 = /^redis log redis:\/\/127\.0\.0\.1:\d+ is unavailable: /;
 async function within(writers: Writers, ms: number, what: string, predicate: (o: readonly WriteOutcome[]) => boolean) {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms; in flight: ${writers.inFlight().size}, outcomes: ${summary(writers.outcomes)}`)), ms);
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `${what}: not within ${ms} ms; in flight: ${writers.inFlight().size}, outcomes: ${summary(writers.outcomes)}`,
+          ),
+        ),
+      ms,
+    );
   });
   try {
     await Promise.race([writers.until(predicate), late]);
@@ -61,7 +69,11 @@ const CLOSING_503 = /"message":"Service Unavailable"/;
 
 function assertAnswers(outcomes: readonly WriteOutcome[], label: string, closing = false) {
   const hung = outcomes.filter((o) => o.status === 'timeout');
-  assert.deepEqual(hung.map((o) => o.node), [], `${label}: ${hung.length} writes got no answer within ${HANG_MS} ms`);
+  assert.deepEqual(
+    hung.map((o) => o.node),
+    [],
+    `${label}: ${hung.length} writes got no answer within ${HANG_MS} ms`,
+  );
   for (const o of outcomes) {
     if (o.status === 200) continue;
     // A hub that is shutting down refuses new requests, then stops listening.
@@ -86,7 +98,8 @@ async function outageCase(outageMs: number): Promise<void> {
 
     const writers = startWriters({ urls: [hub.httpUrl], workers: WRITERS, prefix: `o${outageMs}`, timeoutMs: HANG_MS });
     writerSets.push(writers);
-    const stopWriters = stopping && startWriters({ urls: [stopping.httpUrl], workers: 2, prefix: `s${outageMs}`, timeoutMs: HANG_MS });
+    const stopWriters =
+      stopping && startWriters({ urls: [stopping.httpUrl], workers: 2, prefix: `s${outageMs}`, timeoutMs: HANG_MS });
     if (stopWriters) writerSets.push(stopWriters);
     await within(writers, 30_000, 'warm-up', (o) => o.filter((x) => x.status === 200).length >= 100);
 
@@ -102,7 +115,12 @@ async function outageCase(outageMs: number): Promise<void> {
     redis = await startRedis({ appendonly: true, dir: dir.path, port: redis.port });
 
     // Writing resumes by itself: acknowledgements for writes sent after the restart.
-    await within(writers, 20_000, 'recovery after the restart', (o) => o.filter((x) => x.status === 200 && x.started > restartedAt).length >= 50);
+    await within(
+      writers,
+      20_000,
+      'recovery after the restart',
+      (o) => o.filter((x) => x.status === 200 && x.started > restartedAt).length >= 50,
+    );
     await writers.stop();
     await stopWriters?.stop();
 
@@ -121,7 +139,10 @@ async function outageCase(outageMs: number): Promise<void> {
     // Once the writes caught in flight have given up (after the write timeout), new
     // ones are refused at once; a 1 or 3 s outage may be over before that happens.
     if (outageMs >= 6_000) {
-      assert.ok(during.some((o) => o.status === 503 && o.ended < restartedAt), `writes during the outage were refused while it lasted (${summary(during)})`);
+      assert.ok(
+        during.some((o) => o.status === 503 && o.ended < restartedAt),
+        `writes during the outage were refused while it lasted (${summary(during)})`,
+      );
     }
 
     if (stopping && stopped && stopWriters) {
@@ -147,6 +168,7 @@ async function outageCase(outageMs: number): Promise<void> {
 
 describe('a Redis-backed hub under 8 writers while redis-server is killed and restarted', { concurrency: true }, () => {
   for (const outageMs of [1_000, 3_000, 6_000, 20_000]) {
-    test(`after ${outageMs / 1000} s: no hang, prompt 503s naming the log, recovery, no acknowledged write lost`, () => outageCase(outageMs));
+    test(`after ${outageMs / 1000} s: no hang, prompt 503s naming the log, recovery, no acknowledged write lost`, () =>
+      outageCase(outageMs));
   }
 });

@@ -11,7 +11,10 @@ test('own entries: contiguous runs across batches, nothing across a gap, oldest 
   own.add(5n, ['e']);
   own.add(8n, ['h', 'i']); // 6 and 7 belong to another writer
   assert.deepEqual(indexes(own.from(3n, 10)), [3n, 4n, 5n]);
-  assert.deepEqual(own.from(4n, 10).map((e) => e.payload), ['d', 'e']);
+  assert.deepEqual(
+    own.from(4n, 10).map((e) => e.payload),
+    ['d', 'e'],
+  );
   assert.deepEqual(indexes(own.from(4n, 1)), [4n]);
   assert.deepEqual(own.from(6n, 10), [], 'not ours: the tail must read Redis');
   assert.deepEqual(indexes(own.from(8n, 10)), [8n, 9n]);

@@ -36,10 +36,17 @@ test('--redis-wait-replicas 1: acknowledged once a replica holds the entry; with
     await replica.stop();
     await assert.rejects(log.append(['unconfirmed']), (err) => {
       assert.ok(isHubError(err, 'LOG_OUTCOME_UNKNOWN'), String(err));
-      assert.match(err.message, /reached the primary but 0 of 1 replicas confirmed it within 2000 ms; it may still take effect/);
+      assert.match(
+        err.message,
+        /reached the primary but 0 of 1 replicas confirmed it within 2000 ms; it may still take effect/,
+      );
       return true;
     });
-    assert.deepEqual((await log.read(1n)).map((e) => e.payload), ['kept', 'unconfirmed'], 'in the primary: every hub applies it');
+    assert.deepEqual(
+      (await log.read(1n)).map((e) => e.payload),
+      ['kept', 'unconfirmed'],
+      'in the primary: every hub applies it',
+    );
   } finally {
     onReplica.disconnect();
     await log.close();
@@ -85,7 +92,10 @@ test('a tail whose log lost entries it handed out (a failover) says LOG_REWOUND 
     // notices at once that its append landed below it (the entry is in the log all the same).
     await assert.rejects(writer.append(['B']), (err) => {
       assert.ok(isHubError(err, 'LOG_REWOUND'), String(err));
-      assert.match(err.message, /the write landed at index 2, but this hub had seen 3: the log lost entries in a failover/);
+      assert.match(
+        err.message,
+        /the write landed at index 2, but this hub had seen 3: the log lost entries in a failover/,
+      );
       return true;
     });
     await other.append(['C', 'D']); // another hub, which had seen nothing, appends as usual
@@ -95,7 +105,10 @@ test('a tail whose log lost entries it handed out (a failover) says LOG_REWOUND 
       assert.match(err.message, /entry 3, already applied here, is no longer in the log/);
       return true;
     });
-    assert.deepEqual(got.map((e) => e.payload), ['a', 'b', 'c']);
+    assert.deepEqual(
+      got.map((e) => e.payload),
+      ['a', 'b', 'c'],
+    );
   } finally {
     ac.abort();
     admin.disconnect();
@@ -127,10 +140,17 @@ test('a catalog whose log lost entries it had applied rebuilds its state from th
     const rebuilt = new Promise<bigint>((resolve) => a.onReset(resolve));
     proxy.mode('pass');
     assert.equal(await rebuilt, had - 1n, 'reset at the index the log now ends at');
-    assert.deepEqual(a.serviceInstances('web').value.map((i) => i.Node.Node), ['m0', 'n0', 'n1']);
+    assert.deepEqual(
+      a.serviceInstances('web').value.map((i) => i.Node.Node),
+      ['m0', 'n0', 'n1'],
+    );
     const fresh = await createCatalog({ log: writer, logger });
     try {
-      assert.equal(a.snapshot().state, fresh.snapshot().state, 'the same state as a catalog reading the log from scratch');
+      assert.equal(
+        a.snapshot().state,
+        fresh.snapshot().state,
+        'the same state as a catalog reading the log from scratch',
+      );
       const next = await a.submit(register('n9', { service: serviceInput('s9', 'web') }));
       await fresh.waitForIndex(next.index - 1n);
       assert.equal(a.snapshot().state, fresh.snapshot().state, 'and it follows the log again');
@@ -152,10 +172,51 @@ test('a catalog whose log lost entries it had applied rebuilds its state from th
 function makeCertificates(dir: string): { ca: string; cert: string; key: string } {
   const f = (name: string) => join(dir, name);
   const run = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-  run('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('ca.key'), '-out', f('ca.pem'), '-days', '1', '-subj', '/CN=xdshub test CA');
-  run('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('server.key'), '-out', f('server.csr'), '-subj', '/CN=127.0.0.1');
+  run(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    f('ca.key'),
+    '-out',
+    f('ca.pem'),
+    '-days',
+    '1',
+    '-subj',
+    '/CN=xdshub test CA',
+  );
+  run(
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    f('server.key'),
+    '-out',
+    f('server.csr'),
+    '-subj',
+    '/CN=127.0.0.1',
+  );
   writeFileSync(f('ext.cnf'), 'subjectAltName=IP:127.0.0.1\n');
-  run('x509', '-req', '-in', f('server.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('server.pem'), '-days', '1', '-extfile', f('ext.cnf'));
+  run(
+    'x509',
+    '-req',
+    '-in',
+    f('server.csr'),
+    '-CA',
+    f('ca.pem'),
+    '-CAkey',
+    f('ca.key'),
+    '-CAcreateserial',
+    '-out',
+    f('server.pem'),
+    '-days',
+    '1',
+    '-extfile',
+    f('ext.cnf'),
+  );
   return { ca: f('ca.pem'), cert: f('server.pem'), key: f('server.key') };
 }
 
@@ -165,16 +226,25 @@ test('rediss:// with --redis-tls-ca reaches a TLS-only Redis; without the CA the
   const redis = await startRedis({ tls: certs });
   try {
     assert.match(redis.url, /^rediss:/);
-    const log = await openLog({ kind: 'redis', url: redis.url }, '', undefined, { waitReplicas: 0, tlsCaFile: certs.ca });
+    const log = await openLog({ kind: 'redis', url: redis.url }, '', undefined, {
+      waitReplicas: 0,
+      tlsCaFile: certs.ca,
+    });
     assert.deepEqual(await log.append(['over tls']), [1n]);
-    assert.deepEqual((await log.read(1n)).map((e) => e.payload), ['over tls']);
+    assert.deepEqual(
+      (await log.read(1n)).map((e) => e.payload),
+      ['over tls'],
+    );
     await log.close();
     await assert.rejects(openLog({ kind: 'redis', url: redis.url }, ''), (err) => {
       assert.ok(isHubError(err, 'INTERNAL'), String(err));
       assert.match(err.message, /^cannot reach redis log rediss:\/\/127\.0\.0\.1:\d+: .*(certificate|self.signed)/i);
       return true;
     });
-    assert.throws(() => redisConnection(redis.url, { waitReplicas: 0, tlsCaFile: join(dir.path, 'missing.pem') }), /redis-tls-ca: cannot read/);
+    assert.throws(
+      () => redisConnection(redis.url, { waitReplicas: 0, tlsCaFile: join(dir.path, 'missing.pem') }),
+      /redis-tls-ca: cannot read/,
+    );
   } finally {
     await redis.stop();
     await dir.cleanup();
@@ -193,7 +263,10 @@ test('a password from --redis-password (or the URL) is used, and never shown in 
     await fromUrl.close();
     await assert.rejects(openLog({ kind: 'redis', url: redis.url.replace('s3cret', 'wrong') }, ''), (err) => {
       assert.ok(isHubError(err), String(err));
-      assert.match(err.message, /cannot reach redis log redis:\/\/:\*\*\*@127\.0\.0\.1:\d+: .*(WRONGPASS|invalid password)/);
+      assert.match(
+        err.message,
+        /cannot reach redis log redis:\/\/:\*\*\*@127\.0\.0\.1:\d+: .*(WRONGPASS|invalid password)/,
+      );
       assert.doesNotMatch(err.message, /wrong|s3cret/);
       return true;
     });

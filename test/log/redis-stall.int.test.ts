@@ -8,7 +8,7 @@
 // Afterwards the log (read by a fresh client straight from Redis) holds every write
 // answered 200 and none answered "the write was not applied".
 import assert from 'node:assert/strict';
-import { describe, test, type TestContext } from 'node:test';
+import { describe, type TestContext, test } from 'node:test';
 import { createRedisLog, DEFAULT_WRITE_TIMEOUT_MS } from '../../src/log/redis';
 import { startHub } from '../helpers/hub';
 import { startRedis } from '../helpers/redis';
@@ -134,7 +134,8 @@ async function stallCase(t: TestContext, how: Stall, stallMs: number): Promise<v
     const inLog = await nodesInLog(redis.url);
     for (const o of outcomes) {
       if (kindOf(o) === 'ok') assert.ok(inLog.has(o.node), `${o.node} was acknowledged, so it is in the log`);
-      if (kindOf(o) === 'not-applied') assert.ok(!inLog.has(o.node), `${o.node} was answered "not applied": not in log`);
+      if (kindOf(o) === 'not-applied')
+        assert.ok(!inLog.has(o.node), `${o.node} was answered "not applied": not in log`);
     }
   } finally {
     proxy.mode('pass');

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import Redis from 'ioredis';
 import type { Log, LogEntry } from '../../src/log/log';
 import { createRedisLog } from '../../src/log/redis';
-import { startRedis, type RunningRedis } from '../helpers/redis';
+import { type RunningRedis, startRedis } from '../helpers/redis';
 import { tmpDir } from '../helpers/tmp';
 import { logContract, takeFromTail } from './contract';
 
@@ -66,7 +66,10 @@ describe('redis log: several hubs on one log', () => {
       }
       const results = await Promise.all(writes);
       const all = results.flat().sort((x, y) => (x < y ? -1 : 1));
-      assert.deepEqual(all, Array.from({ length: 600 }, (_, i) => BigInt(i + 1)));
+      assert.deepEqual(
+        all,
+        Array.from({ length: 600 }, (_, i) => BigInt(i + 1)),
+      );
       for (const r of results) if (r.length === 2) assert.equal(r[1], r[0]! + 1n);
       // Both instances read the same log; every payload sits at its returned index.
       const fromA = await a.read(1n);
@@ -75,7 +78,10 @@ describe('redis log: several hubs on one log', () => {
       results.forEach((r, i) => {
         const w = Math.floor(i / 2);
         const expected = i % 2 === 0 ? [`a${w}`] : [`b${w}`, `b${w}+`];
-        assert.deepEqual(r.map((ix) => payloads.get(ix)), expected);
+        assert.deepEqual(
+          r.map((ix) => payloads.get(ix)),
+          expected,
+        );
       });
     } finally {
       await a.close();
@@ -90,7 +96,10 @@ describe('redis log: several hubs on one log', () => {
       const calls = Array.from({ length: 10 }, (_, c) => Array.from({ length: 700 }, (_, i) => `c${c}-${i}`));
       const results = await Promise.all(calls.map((p) => log.append(p)));
       results.forEach((r) => r.forEach((ix, i) => assert.equal(ix, r[0]! + BigInt(i))));
-      assert.deepEqual(results.map((r) => r[0]), Array.from({ length: 10 }, (_, c) => BigInt(c * 700 + 1)));
+      assert.deepEqual(
+        results.map((r) => r[0]),
+        Array.from({ length: 10 }, (_, c) => BigInt(c * 700 + 1)),
+      );
       const stored = await log.read(1n);
       assert.equal(stored.length, 7_000);
       assert.equal(stored[6_999]!.payload, 'c9-699');
@@ -108,7 +117,10 @@ describe('redis log: several hubs on one log', () => {
       const got = await takeFromTail(reader, 1n, 4, async (e: LogEntry) => {
         if (e.index < 4n) await writer.append([`x${e.index + 1n}`]);
       });
-      assert.deepEqual(got.map((e) => e.payload), ['x1', 'x2', 'x3', 'x4']);
+      assert.deepEqual(
+        got.map((e) => e.payload),
+        ['x1', 'x2', 'x3', 'x4'],
+      );
     } finally {
       await writer.close();
       await reader.close();
@@ -132,7 +144,10 @@ describe('redis log: several hubs on one log', () => {
         assert.equal(((await next).value as LogEntry).payload, `e${i}`);
       }
       // Waits for own appends that never came used to pile up, one per round.
-      assert.ok(getEventListeners(ac.signal, 'abort').length <= listenersAfterFirst + 1, `abort listeners: ${getEventListeners(ac.signal, 'abort').length}`);
+      assert.ok(
+        getEventListeners(ac.signal, 'abort').length <= listenersAfterFirst + 1,
+        `abort listeners: ${getEventListeners(ac.signal, 'abort').length}`,
+      );
       ac.abort();
       assert.deepEqual(await it.next(), { done: true, value: undefined });
     } finally {

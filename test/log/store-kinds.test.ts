@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isHubError } from '../../src/errors';
-import { STORE_KINDS, parseStore, storeKind, type StoreKind } from '../../src/log/store-kinds';
+import { parseStore, STORE_KINDS, type StoreKind, storeKind } from '../../src/log/store-kinds';
 
 /** A --store text for each kind: a record over every kind, so a new kind fails to build here. */
 const SPELLED: Record<StoreKind, string> = { sqlite: 'sqlite', memory: 'memory', redis: 'redis://127.0.0.1:6379' };
@@ -23,7 +23,8 @@ test('every store kind is named by --store and describes itself without secrets'
 test('a --store no kind takes is refused naming the field and every spelling', () => {
   assert.throws(
     () => parseStore('etcd'),
-    (e: unknown) => isHubError(e, 'INVALID_ARGUMENT') && e.field === 'store' && /sqlite, memory, redis:\/\//.test(e.message),
+    (e: unknown) =>
+      isHubError(e, 'INVALID_ARGUMENT') && e.field === 'store' && /sqlite, memory, redis:\/\//.test(e.message),
   );
 });
 

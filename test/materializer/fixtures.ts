@@ -1,5 +1,13 @@
 // Catalog values and stream items for the materializer's tests.
-import { CONFIG_TOPIC_BY_KIND, SUBJECT_NONE, Topic, type CatalogEvent, type CheckServiceNode, type ConfigEntry, type HealthStatus } from '../../src/catalog/types';
+import {
+  type CatalogEvent,
+  type CheckServiceNode,
+  CONFIG_TOPIC_BY_KIND,
+  type ConfigEntry,
+  type HealthStatus,
+  SUBJECT_NONE,
+  Topic,
+} from '../../src/catalog/types';
 import type { Backoff } from '../../src/materializer/backoff';
 import { createBackoff } from '../../src/materializer/backoff';
 import type { StreamItem } from '../../src/subscribe/types';
@@ -12,23 +20,59 @@ export function csn(
 ): CheckServiceNode {
   const index = opts.index ?? 1;
   return {
-    Node: { ID: '', Node: node, Address: '10.0.0.1', Datacenter: 'dc1', TaggedAddresses: { lan: '10.0.0.1' }, Meta: { rack: 'r1' }, CreateIndex: index, ModifyIndex: index },
+    Node: {
+      ID: '',
+      Node: node,
+      Address: '10.0.0.1',
+      Datacenter: 'dc1',
+      TaggedAddresses: { lan: '10.0.0.1' },
+      Meta: { rack: 'r1' },
+      CreateIndex: index,
+      ModifyIndex: index,
+    },
     Service: {
-      Kind: '', ID: id, Service: service, Tags: opts.tags ?? [], Address: '', TaggedAddresses: {}, Meta: {}, Port: opts.port ?? 8080,
-      Weights: { Passing: 1, Warning: 1 }, EnableTagOverride: false, CreateIndex: index, ModifyIndex: index,
+      Kind: '',
+      ID: id,
+      Service: service,
+      Tags: opts.tags ?? [],
+      Address: '',
+      TaggedAddresses: {},
+      Meta: {},
+      Port: opts.port ?? 8080,
+      Weights: { Passing: 1, Warning: 1 },
+      EnableTagOverride: false,
+      CreateIndex: index,
+      ModifyIndex: index,
     },
     Checks: [
       {
-        Node: node, CheckID: `service:${id}`, Name: 'alive', Status: opts.status ?? 'passing', Notes: '', Output: 'ok', ServiceID: id,
-        ServiceName: service, ServiceTags: opts.tags ?? [], Type: 'ttl', Interval: '', Timeout: '', Definition: { TTL: '30s' },
-        CreateIndex: index, ModifyIndex: index,
+        Node: node,
+        CheckID: `service:${id}`,
+        Name: 'alive',
+        Status: opts.status ?? 'passing',
+        Notes: '',
+        Output: 'ok',
+        ServiceID: id,
+        ServiceName: service,
+        ServiceTags: opts.tags ?? [],
+        Type: 'ttl',
+        Interval: '',
+        Timeout: '',
+        Definition: { TTL: '30s' },
+        CreateIndex: index,
+        ModifyIndex: index,
       },
     ],
   };
 }
 
 export function health(index: number, op: 'register' | 'deregister', c: CheckServiceNode): CatalogEvent {
-  return { topic: Topic.ServiceHealth, subject: c.Service.Service.toLowerCase(), index: BigInt(index), payload: { type: 'service-health', op, csn: c } };
+  return {
+    topic: Topic.ServiceHealth,
+    subject: c.Service.Service.toLowerCase(),
+    index: BigInt(index),
+    payload: { type: 'service-health', op, csn: c },
+  };
 }
 
 export function config(index: number, op: 'upsert' | 'delete', entry: ConfigEntry): CatalogEvent {
@@ -53,7 +97,11 @@ export function resolver(name: string, index: number, extra: Record<string, unkn
   return { Kind: 'service-resolver', Name: name, CreateIndex: index, ModifyIndex: index, ...extra };
 }
 
-export const items = (index: number, ...events: CatalogEvent[]): StreamItem => ({ kind: 'events', index: BigInt(index), events });
+export const items = (index: number, ...events: CatalogEvent[]): StreamItem => ({
+  kind: 'events',
+  index: BigInt(index),
+  events,
+});
 export const eos = (index: number): StreamItem => ({ kind: 'end-of-snapshot', index: BigInt(index) });
 export const nstf: StreamItem = { kind: 'new-snapshot-to-follow' };
 

@@ -3,7 +3,7 @@
 // the bytes as a grpc-js client would, and converting back gives the same item.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Topic, type CatalogEvent, type CheckServiceNode, type ConfigEntry } from '../../src/catalog/types';
+import { type CatalogEvent, type CheckServiceNode, type ConfigEntry, Topic } from '../../src/catalog/types';
 import type { Event__Output } from '../../src/gen/subscribe/subscribe/Event';
 import { createWireDecoder } from '../../src/materializer/from-wire';
 import { goDuration } from '../../src/materializer/go-duration';
@@ -24,7 +24,12 @@ function roundTrip(item: StreamItem, topic: Topic, key?: string): StreamItem {
 function richInstance(): CheckServiceNode {
   const c = csn('web', 'web-1', 'node-a', { index: 7, tags: ['v1', 'primary'] });
   return {
-    Node: { ...c.Node, ID: '6f1c2f0e-0000-4000-8000-000000000001', Partition: 'part', Locality: { Region: 'eu', Zone: 'eu-1a' } },
+    Node: {
+      ...c.Node,
+      ID: '6f1c2f0e-0000-4000-8000-000000000001',
+      Partition: 'part',
+      Locality: { Region: 'eu', Zone: 'eu-1a' },
+    },
     Service: {
       ...c.Service,
       Kind: 'connect-proxy',
@@ -34,7 +39,12 @@ function richInstance(): CheckServiceNode {
       Port: 21000,
       Weights: { Passing: 3, Warning: 1 },
       EnableTagOverride: true,
-      Proxy: { DestinationServiceName: 'web', DestinationServiceID: 'web-1', LocalServicePort: 8080, Mode: 'transparent' },
+      Proxy: {
+        DestinationServiceName: 'web',
+        DestinationServiceID: 'web-1',
+        LocalServicePort: 8080,
+        Mode: 'transparent',
+      },
       Connect: { Native: true },
       Namespace: 'ns1',
       Partition: 'part',
@@ -48,7 +58,13 @@ function richInstance(): CheckServiceNode {
         Type: 'http',
         Interval: '10s',
         Timeout: '1s',
-        Definition: { HTTP: 'http://10.0.0.9:8080/health', Method: 'GET', Interval: '10s', Timeout: '1s', DeregisterCriticalServiceAfter: '1m30s' },
+        Definition: {
+          HTTP: 'http://10.0.0.9:8080/health',
+          Method: 'GET',
+          Interval: '10s',
+          Timeout: '1s',
+          DeregisterCriticalServiceAfter: '1m30s',
+        },
         Namespace: 'ns1',
         Partition: 'part',
       },
@@ -70,7 +86,11 @@ describe('wire round trip (internal → wire → internal)', () => {
   });
 
   test('a batch keeps each event and the top-level index', () => {
-    const item = items(11, health(11, 'deregister', csn('web', 'a', 'n1', { index: 2 })), health(11, 'register', csn('web', 'b', 'n2', { index: 11 })));
+    const item = items(
+      11,
+      health(11, 'deregister', csn('web', 'a', 'n1', { index: 2 })),
+      health(11, 'register', csn('web', 'b', 'n2', { index: 11 })),
+    );
     assert.deepEqual(roundTrip(item, Topic.ServiceHealth, 'web'), item);
   });
 
@@ -82,10 +102,36 @@ describe('wire round trip (internal → wire → internal)', () => {
   // Zero enum values come back unless named …Default/…Unknown: an intention
   // source's Type is IntentionSourceTypeConsul (0), which Consul's JSON spells "consul".
   const entries: ConfigEntry[] = [
-    { Kind: 'service-resolver', Name: 'web', DefaultSubset: 'v1', ConnectTimeout: '5s', Subsets: { v1: { Filter: 'Service.Meta.version == 1' } }, CreateIndex: 3, ModifyIndex: 4 },
-    { Kind: 'service-defaults', Name: 'web', Protocol: 'http', Mode: 'transparent', MeshGateway: { Mode: 'local' }, Meta: { owner: 'team-a' }, CreateIndex: 1, ModifyIndex: 1 },
+    {
+      Kind: 'service-resolver',
+      Name: 'web',
+      DefaultSubset: 'v1',
+      ConnectTimeout: '5s',
+      Subsets: { v1: { Filter: 'Service.Meta.version == 1' } },
+      CreateIndex: 3,
+      ModifyIndex: 4,
+    },
+    {
+      Kind: 'service-defaults',
+      Name: 'web',
+      Protocol: 'http',
+      Mode: 'transparent',
+      MeshGateway: { Mode: 'local' },
+      Meta: { owner: 'team-a' },
+      CreateIndex: 1,
+      ModifyIndex: 1,
+    },
     { Kind: 'mesh', Name: 'mesh', TransparentProxy: { MeshDestinationsOnly: true }, CreateIndex: 2, ModifyIndex: 2 },
-    { Kind: 'service-intentions', Name: 'db', Sources: [{ Name: 'web', Action: 'allow', Type: 'consul' }, { Name: 'api', Action: 'deny', Precedence: 9, Type: 'consul' }], CreateIndex: 6, ModifyIndex: 8 },
+    {
+      Kind: 'service-intentions',
+      Name: 'db',
+      Sources: [
+        { Name: 'web', Action: 'allow', Type: 'consul' },
+        { Name: 'api', Action: 'deny', Precedence: 9, Type: 'consul' },
+      ],
+      CreateIndex: 6,
+      ModifyIndex: 8,
+    },
   ];
   for (const entry of entries) {
     test(`config entry: ${entry.Kind}`, () => {

@@ -10,8 +10,8 @@ import { createMaterializer } from '../../src/materializer/materializer';
 import { grpcSource, statusToHubError } from '../../src/materializer/sources/grpc';
 import { healthView } from '../../src/materializer/views/health';
 import { SUBSCRIBE_METHOD_PATH } from '../../src/subscribe/proto';
-import { recordingBackoff } from './fixtures';
 import { startSubscribeServer } from '../subscribe/grpc-helpers';
+import { recordingBackoff } from './fixtures';
 import { sourceContract } from './source-contract';
 
 sourceContract('gRPC', async (publisher) => {
@@ -37,14 +37,25 @@ test('gRPC status codes map to the materializer error classes', () => {
     [grpc.status.RESOURCE_EXHAUSTED, 'slow', 'SLOW_CONSUMER'],
     [grpc.status.INTERNAL, 'boom', 'INTERNAL'],
   ];
-  for (const [code, details, want] of cases) assert.equal(statusToHubError({ code, details }).code, want, `${code} ${details}`);
+  for (const [code, details, want] of cases)
+    assert.equal(statusToHubError({ code, details }).code, want, `${code} ${details}`);
 });
 
 test('a server answering UNKNOWN "ACL not found" (Consul) makes the view fail for good', async () => {
   const server = new grpc.Server();
   let calls = 0;
   server.addService(
-    { Subscribe: { path: SUBSCRIBE_METHOD_PATH, requestStream: false, responseStream: true, requestSerialize: (x: Buffer) => x, requestDeserialize: (x: Buffer) => x, responseSerialize: (x: Buffer) => x, responseDeserialize: (x: Buffer) => x } },
+    {
+      Subscribe: {
+        path: SUBSCRIBE_METHOD_PATH,
+        requestStream: false,
+        responseStream: true,
+        requestSerialize: (x: Buffer) => x,
+        requestDeserialize: (x: Buffer) => x,
+        responseSerialize: (x: Buffer) => x,
+        responseDeserialize: (x: Buffer) => x,
+      },
+    },
     {
       Subscribe: (call: grpc.ServerWritableStream<Buffer, Buffer>) => {
         calls++;
@@ -53,7 +64,9 @@ test('a server answering UNKNOWN "ACL not found" (Consul) makes the view fail fo
     },
   );
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
   );
   const source = grpcSource({ address: `127.0.0.1:${port}` });
   try {
@@ -63,7 +76,10 @@ test('a server answering UNKNOWN "ACL not found" (Consul) makes the view fail fo
       view: healthView({ service: 'web' }),
       backoff: recordingBackoff(),
     });
-    await assert.rejects(m.run(new AbortController().signal), (e: unknown) => e instanceof HubError && e.code === 'PERMISSION_DENIED');
+    await assert.rejects(
+      m.run(new AbortController().signal),
+      (e: unknown) => e instanceof HubError && e.code === 'PERMISSION_DENIED',
+    );
     assert.equal(calls, 1, 'no retry after a terminal error');
   } finally {
     source.close();
@@ -75,7 +91,9 @@ test('an unreachable server is a transient error: the materializer keeps retryin
   // Bind and close a server to get a port nobody listens on.
   const probe = new grpc.Server();
   const port = await new Promise<number>((resolve, reject) =>
-    probe.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    probe.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
   );
   probe.forceShutdown();
   const source = grpcSource({ address: `127.0.0.1:${port}` });

@@ -14,7 +14,13 @@ import { createScriptedPublisher } from './scripted-publisher';
 /** 'pending' if p has not settled once the current I/O turn is over. */
 async function state(p: Promise<unknown>): Promise<'pending' | 'settled'> {
   const turn = new Promise<'pending'>((resolve) => setImmediate(() => resolve('pending')));
-  return Promise.race([p.then(() => 'settled' as const, () => 'settled' as const), turn]);
+  return Promise.race([
+    p.then(
+      () => 'settled' as const,
+      () => 'settled' as const,
+    ),
+    turn,
+  ]);
 }
 
 function setup() {
@@ -124,7 +130,10 @@ describe('waitFor', () => {
     sub.push(items(1, health(1, 'register', csn('web', 'a', 'n1')))); // the real entry 1
     const r = await w;
     assert.equal(r.index, 1n);
-    assert.deepEqual(r.value.map((c) => c.Service.ID), ['a']);
+    assert.deepEqual(
+      r.value.map((c) => c.Service.ID),
+      ['a'],
+    );
     assert.deepEqual(stale.value, [], 'the stale result itself never changes');
     const next = m.waitFor(1n);
     assert.equal(await state(next), 'pending');
@@ -148,7 +157,10 @@ describe('waitFor', () => {
     sub.push(items(10, health(10, 'register', csn('web', 'a', 'n1'))));
     const r = await w;
     assert.equal(r.index, 10n);
-    assert.deepEqual(r.value.map((c) => c.Service.ID), ['a', 'b']);
+    assert.deepEqual(
+      r.value.map((c) => c.Service.ID),
+      ['a', 'b'],
+    );
     ac.abort();
     await done;
   });
@@ -194,7 +206,10 @@ describe('bursts', () => {
     const r = await m.waitFor(50n);
     assert.equal(r.index, 51n);
     assert.equal(r.value.length, 50);
-    assert.equal(sizes.reduce((a, b) => a + b, 0), 50);
+    assert.equal(
+      sizes.reduce((a, b) => a + b, 0),
+      50,
+    );
     assert.ok(sizes.length - 1 < 50, `50 entries folded in ${sizes.length - 1} updates`);
     ac.abort();
     await done;

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import pino from 'pino';
-import { createCatalog, createStateMachine, type Command, type StateMachine } from '../../src/catalog/index';
-import { Topic, type CheckServiceNode } from '../../src/catalog/types';
+import { type Command, createCatalog, createStateMachine, type StateMachine } from '../../src/catalog/index';
+import { type CheckServiceNode, Topic } from '../../src/catalog/types';
 import { HubError } from '../../src/errors';
 import { createMemoryLog } from '../../src/log/memory';
 import { createMaterializer, type Materializer } from '../../src/materializer/materializer';
@@ -61,17 +61,28 @@ const passingWithX = (c: CheckServiceNode) =>
   c.Service.Tags.some((t) => t.toLowerCase() === 'x') && c.Checks.every((k) => k.Status === 'passing');
 
 export const steps = fc.array(
-  fc.oneof({ weight: 12, arbitrary: command.map((cmd): Step => ({ cmd })) }, { weight: 1, arbitrary: fc.nat().map((n): Step => ({ restoreTo: n })) }),
+  fc.oneof(
+    { weight: 12, arbitrary: command.map((cmd): Step => ({ cmd })) },
+    { weight: 1, arbitrary: fc.nat().map((n): Step => ({ restoreTo: n })) },
+  ),
   { minLength: 1, maxLength: 30 },
 );
-export const faults = fc.array(fc.record({ after: fc.nat({ max: 6 }), kind: fc.constantFrom<Fault['kind']>('reset', 'drop') }), { maxLength: 12 });
+export const faults = fc.array(
+  fc.record({ after: fc.nat({ max: 6 }), kind: fc.constantFrom<Fault['kind']>('reset', 'drop') }),
+  { maxLength: 12 },
+);
 
 /** How the views reach the publisher: straight (default) or through something like a gRPC server. */
 export type SourceFactory = (publisher: Publisher) => Promise<{ source: Source; close(): void }>;
 
 const direct: SourceFactory = async (publisher) => ({ source: inProcessSource(publisher), close() {} });
 
-export async function check(plan: Step[], faultPlan: Fault[], snapshotCacheTtlMs: number, makeSource: SourceFactory = direct): Promise<void> {
+export async function check(
+  plan: Step[],
+  faultPlan: Fault[],
+  snapshotCacheTtlMs: number,
+  makeSource: SourceFactory = direct,
+): Promise<void> {
   const catalog = await createCatalog({ log: createMemoryLog(), logger: silent });
   const publisher = createPublisher({ catalog, snapshotCacheTtlMs, logger: silent });
   const transport = await makeSource(publisher);
@@ -83,25 +94,61 @@ export async function check(plan: Step[], faultPlan: Fault[], snapshotCacheTtlMs
   const handedOut: { probe: string; result: ViewResult<readonly unknown[]>; copy: unknown }[] = [];
   const ac = new AbortController();
 
-  const mk = <T>(name: string, request: Omit<SubscribeRequest, 'token' | 'index'>, view: ReturnType<typeof healthView> | ReturnType<typeof serviceListView> | ReturnType<typeof configEntriesView>, answer: (sm: StateMachine) => readonly T[]): Probe => ({
+  const mk = <T>(
+    name: string,
+    request: Omit<SubscribeRequest, 'token' | 'index'>,
+    view: ReturnType<typeof healthView> | ReturnType<typeof serviceListView> | ReturnType<typeof configEntriesView>,
+    answer: (sm: StateMachine) => readonly T[],
+  ): Probe => ({
     name,
-    m: createMaterializer({ source, request: { ...request, token: '', index: 0n }, view: view as never, backoff: recordingBackoff() }),
+    m: createMaterializer({
+      source,
+      request: { ...request, token: '', index: 0n },
+      view: view as never,
+      backoff: recordingBackoff(),
+    }),
     answer,
   });
   const probes: Probe[] = [
-    mk('web', { topic: Topic.ServiceHealth, subject: { key: 'web' } }, healthView({ service: 'web' }), (sm) => sm.serviceInstances('web').value),
-    mk('Db', { topic: Topic.ServiceHealth, subject: { key: 'Db' } }, healthView({ service: 'Db' }), (sm) => sm.serviceInstances('Db').value),
-    mk('web?tag=x&passing', { topic: Topic.ServiceHealth, subject: { key: 'web' } }, healthView({ service: 'web', tags: ['X'], passingOnly: true }), (sm) =>
-      sm.serviceInstances('web').value.filter(passingWithX),
+    mk(
+      'web',
+      { topic: Topic.ServiceHealth, subject: { key: 'web' } },
+      healthView({ service: 'web' }),
+      (sm) => sm.serviceInstances('web').value,
     ),
-    mk('services', { topic: Topic.ServiceList, subject: { wildcard: true } }, serviceListView(), (sm) => sm.serviceNames().value),
-    mk('resolvers', { topic: Topic.ServiceResolver, subject: { wildcard: true } }, configEntriesView({ kind: 'service-resolver' }), (sm) =>
-      sm.configEntries('service-resolver').value,
+    mk(
+      'Db',
+      { topic: Topic.ServiceHealth, subject: { key: 'Db' } },
+      healthView({ service: 'Db' }),
+      (sm) => sm.serviceInstances('Db').value,
     ),
-    mk('mesh/a', { topic: Topic.MeshConfig, subject: { key: 'a' } }, configEntriesView({ kind: 'mesh', name: 'a' }), (sm) => {
-      const e = sm.configEntry('mesh', 'a').value;
-      return e ? [e] : [];
-    }),
+    mk(
+      'web?tag=x&passing',
+      { topic: Topic.ServiceHealth, subject: { key: 'web' } },
+      healthView({ service: 'web', tags: ['X'], passingOnly: true }),
+      (sm) => sm.serviceInstances('web').value.filter(passingWithX),
+    ),
+    mk(
+      'services',
+      { topic: Topic.ServiceList, subject: { wildcard: true } },
+      serviceListView(),
+      (sm) => sm.serviceNames().value,
+    ),
+    mk(
+      'resolvers',
+      { topic: Topic.ServiceResolver, subject: { wildcard: true } },
+      configEntriesView({ kind: 'service-resolver' }),
+      (sm) => sm.configEntries('service-resolver').value,
+    ),
+    mk(
+      'mesh/a',
+      { topic: Topic.MeshConfig, subject: { key: 'a' } },
+      configEntriesView({ kind: 'mesh', name: 'a' }),
+      (sm) => {
+        const e = sm.configEntry('mesh', 'a').value;
+        return e ? [e] : [];
+      },
+    ),
   ];
   let runs: Promise<void>[] = [];
 
@@ -165,7 +212,14 @@ export async function check(plan: Step[], faultPlan: Fault[], snapshotCacheTtlMs
     });
     const r = await submit({ type: 'config-set', entry: { Kind: 'service-resolver', Name: 'zz' } });
     const mesh = await submit({ type: 'config-set', entry: { Kind: 'mesh', Name: 'a', Meta: { v: '99' } } });
-    const target: Record<string, bigint> = { web: t, Db: t, 'web?tag=x&passing': t, services: t, resolvers: r, 'mesh/a': mesh };
+    const target: Record<string, bigint> = {
+      web: t,
+      Db: t,
+      'web?tag=x&passing': t,
+      services: t,
+      resolvers: r,
+      'mesh/a': mesh,
+    };
     for (const p of probes) {
       const res = await p.m.waitFor(target[p.name]! - 1n);
       assert.ok(res.index >= target[p.name]!, `${p.name} reached ${res.index}, wanted ${target[p.name]}`);
@@ -183,4 +237,3 @@ export async function check(plan: Step[], faultPlan: Fault[], snapshotCacheTtlMs
     await catalog.close();
   }
 }
-

@@ -7,10 +7,13 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { grpcSource } from '../../src/materializer/sources/grpc';
 import { startSubscribeServer } from '../subscribe/grpc-helpers';
-import { check, faults, steps, type SourceFactory } from './property-harness';
+import { check, faults, type SourceFactory, steps } from './property-harness';
 
 test('views equal the state machine at every index, through resets, ABORTED and dropped streams', async () => {
-  await fc.assert(fc.asyncProperty(steps, faults, fc.constantFrom(0, 60_000), (plan, faultPlan, ttl) => check(plan, faultPlan, ttl)), { numRuns: 60 });
+  await fc.assert(
+    fc.asyncProperty(steps, faults, fc.constantFrom(0, 60_000), (plan, faultPlan, ttl) => check(plan, faultPlan, ttl)),
+    { numRuns: 60 },
+  );
 });
 
 // The same property with every event crossing the wire: the hub's gRPC server
@@ -29,7 +32,9 @@ const overGrpc: SourceFactory = async (publisher) => {
 
 test('the same holds over the gRPC source (wire round trip of real catalog events)', async () => {
   await fc.assert(
-    fc.asyncProperty(steps, faults, fc.constantFrom(0, 60_000), (plan, faultPlan, ttl) => check(plan, faultPlan, ttl, overGrpc)),
+    fc.asyncProperty(steps, faults, fc.constantFrom(0, 60_000), (plan, faultPlan, ttl) =>
+      check(plan, faultPlan, ttl, overGrpc),
+    ),
     { numRuns: 25 },
   );
 });

@@ -36,10 +36,14 @@ export function createScriptedPublisher(): ScriptedPublisher {
     };
     const cancelled = new Promise<void>((resolve) => {
       if (signal.aborted) resolve();
-      signal.addEventListener('abort', () => {
-        resolve();
-        wake?.();
-      }, { once: true });
+      signal.addEventListener(
+        'abort',
+        () => {
+          resolve();
+          wake?.();
+        },
+        { once: true },
+      );
     });
     const sub: ScriptedSubscription = {
       request,

@@ -3,7 +3,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { type Change, type Sharded, emptySharded, shardedApply, shardedGet, shardedValues } from '../../src/materializer/views/sharded-map';
+import {
+  type Change,
+  emptySharded,
+  type Sharded,
+  shardedApply,
+  shardedGet,
+  shardedValues,
+} from '../../src/materializer/views/sharded-map';
 
 const contents = (s: Sharded<{ v: number }>) => new Map(shardedValues(s).map((x) => [String(x.v), x]));
 

@@ -3,7 +3,7 @@
 // from the publisher or through a real gRPC server and client.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Topic, type CheckServiceNode, type ConfigEntry } from '../../src/catalog/types';
+import { type CheckServiceNode, type ConfigEntry, Topic } from '../../src/catalog/types';
 import { HubError } from '../../src/errors';
 import { createMaterializer, type Materializer } from '../../src/materializer/materializer';
 import type { Source } from '../../src/materializer/source';
@@ -12,7 +12,18 @@ import { configEntriesView } from '../../src/materializer/views/config-entries';
 import { healthView } from '../../src/materializer/views/health';
 import { serviceListView } from '../../src/materializer/views/service-list';
 import type { SubscribeRequest } from '../../src/subscribe/types';
-import { config, csn, eos, health, isDeepFrozen, items, nstf, recordingBackoff, resolver, serviceName } from './fixtures';
+import {
+  config,
+  csn,
+  eos,
+  health,
+  isDeepFrozen,
+  items,
+  nstf,
+  recordingBackoff,
+  resolver,
+  serviceName,
+} from './fixtures';
 import { createScriptedPublisher, type ScriptedPublisher } from './scripted-publisher';
 
 export interface SourceHarness {
@@ -22,7 +33,10 @@ export interface SourceHarness {
 
 const WEB: SubscribeRequest = { topic: Topic.ServiceHealth, subject: { key: 'web' }, token: 't', index: 0n };
 
-export function sourceContract(name: string, makeSource: (publisher: ScriptedPublisher) => Promise<SourceHarness>): void {
+export function sourceContract(
+  name: string,
+  makeSource: (publisher: ScriptedPublisher) => Promise<SourceHarness>,
+): void {
   describe(`source contract: ${name}`, () => {
     let publisher: ScriptedPublisher;
     let harness: SourceHarness;
@@ -136,7 +150,9 @@ export function sourceContract(name: string, makeSource: (publisher: ScriptedPub
       const sub = await publisher.next();
       sub.push(items(5, health(5, 'register', a)), eos(5));
       const r5 = await m.waitFor(0n);
-      sub.fail(new HubError('SUBSCRIPTION_RESET', 'subscription closed by server, client must reset state and resubscribe'));
+      sub.fail(
+        new HubError('SUBSCRIPTION_RESET', 'subscription closed by server, client must reset state and resubscribe'),
+      );
       const sub2 = await publisher.next();
       assert.equal(sub2.request.index, 0n);
       assert.equal(m.index(), 0n);
@@ -199,7 +215,10 @@ export function sourceContract(name: string, makeSource: (publisher: ScriptedPub
     test('terminal: a refused token fails the run and every waiter with PERMISSION_DENIED', async () => {
       const { m, done } = start(healthView({ service: 'web' }));
       const s1 = await publisher.next();
-      const waiter = assert.rejects(m.waitFor(0n), (e: unknown) => e instanceof HubError && e.code === 'PERMISSION_DENIED');
+      const waiter = assert.rejects(
+        m.waitFor(0n),
+        (e: unknown) => e instanceof HubError && e.code === 'PERMISSION_DENIED',
+      );
       s1.fail(new HubError('PERMISSION_DENIED', 'ACL not found'));
       await assert.rejects(done, (e: unknown) => e instanceof HubError && e.code === 'PERMISSION_DENIED');
       await waiter;
@@ -215,7 +234,12 @@ export function sourceContract(name: string, makeSource: (publisher: ScriptedPub
     });
 
     test('config entries: a wildcard snapshot in one batch, upserts and deletes', async () => {
-      const request: SubscribeRequest = { topic: Topic.ServiceResolver, subject: { wildcard: true }, token: 't', index: 0n };
+      const request: SubscribeRequest = {
+        topic: Topic.ServiceResolver,
+        subject: { wildcard: true },
+        token: 't',
+        index: 0n,
+      };
       const { m, ac } = start(configEntriesView({ kind: 'service-resolver' }), request);
       const sub = await publisher.next();
       assert.equal(sub.request.subject.wildcard, true);
@@ -224,16 +248,27 @@ export function sourceContract(name: string, makeSource: (publisher: ScriptedPub
       const api = resolver('api', 3);
       sub.push(items(4, config(4, 'upsert', web), config(4, 'upsert', api)), eos(4));
       const r4 = await m.waitFor(0n);
-      assert.deepEqual(r4.value.map((e: ConfigEntry) => e.Name), ['api', 'web']);
+      assert.deepEqual(
+        r4.value.map((e: ConfigEntry) => e.Name),
+        ['api', 'web'],
+      );
       assert.deepEqual(r4.value[1], web);
       sub.push(items(6, config(6, 'delete', api)));
       const r6 = await m.waitFor(4n);
-      assert.deepEqual(r6.value.map((e: ConfigEntry) => e.Name), ['web']);
+      assert.deepEqual(
+        r6.value.map((e: ConfigEntry) => e.Name),
+        ['web'],
+      );
       ac.abort();
     });
 
     test('service list: snapshot and changes', async () => {
-      const request: SubscribeRequest = { topic: Topic.ServiceList, subject: { wildcard: true }, token: 't', index: 0n };
+      const request: SubscribeRequest = {
+        topic: Topic.ServiceList,
+        subject: { wildcard: true },
+        token: 't',
+        index: 0n,
+      };
       const { m, ac } = start(serviceListView(), request);
       const sub = await publisher.next();
       sub.push(items(2, serviceName(2, 'register', 'web'), serviceName(2, 'register', 'api')), eos(2));
@@ -243,7 +278,10 @@ export function sourceContract(name: string, makeSource: (publisher: ScriptedPub
         { Name: 'web', Namespace: 'default', Partition: 'default' },
       ]);
       sub.push(items(3, serviceName(3, 'deregister', 'api')));
-      assert.deepEqual((await m.waitFor(2n)).value.map((s) => s.Name), ['web']);
+      assert.deepEqual(
+        (await m.waitFor(2n)).value.map((s) => s.Name),
+        ['web'],
+      );
       ac.abort();
     });
 

@@ -62,7 +62,10 @@ describe('view store', () => {
     assert.equal(store.size(), 8);
     const topics = [];
     for (let i = 0; i < 8; i++) topics.push((await publisher.next()).request.topic);
-    assert.deepEqual(topics.sort((x, y) => x - y), [1, 1, 1, 1, 2, 3, 3, 7]);
+    assert.deepEqual(
+      topics.sort((x, y) => x - y),
+      [1, 1, 1, 1, 2, 3, 3, 7],
+    );
     store.close();
   });
 
@@ -140,7 +143,10 @@ describe('view store', () => {
     arrived = next();
     sub.push(items(1, health(1, 'register', csn('web', 'a', 'n1'))));
     await arrived;
-    assert.deepEqual(seen, [[1n, 0], [1n, 1]]);
+    assert.deepEqual(seen, [
+      [1n, 0],
+      [1n, 1],
+    ]);
     stop();
     store.close();
   });
@@ -150,10 +156,15 @@ describe('view store', () => {
     const g = store.get(WEB, { token: 'bad', minIndex: 0n });
     let notified: Error | undefined;
     const errored = new Promise<void>((resolve) =>
-      store.notify(WEB, 'bad', () => {}, (err) => {
-        notified = err;
-        resolve();
-      }),
+      store.notify(
+        WEB,
+        'bad',
+        () => {},
+        (err) => {
+          notified = err;
+          resolve();
+        },
+      ),
     );
     const sub = await publisher.next();
     sub.fail(new HubError('PERMISSION_DENIED', 'ACL not found'));
@@ -171,7 +182,10 @@ describe('view store', () => {
 
   test('a bad key is refused with INVALID_ARGUMENT and starts nothing', async () => {
     const { publisher, store } = setup();
-    await assert.rejects(store.get({ kind: 'service-health', service: '' }, { token: '', minIndex: 0n }), isCode('INVALID_ARGUMENT'));
+    await assert.rejects(
+      store.get({ kind: 'service-health', service: '' }, { token: '', minIndex: 0n }),
+      isCode('INVALID_ARGUMENT'),
+    );
     await assert.rejects(
       store.get({ kind: 'config-entries', configKind: 'nope' as 'mesh' }, { token: '', minIndex: 0n }),
       isCode('INVALID_ARGUMENT'),

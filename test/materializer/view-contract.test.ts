@@ -1,15 +1,16 @@
 // The View contract (view-contract.ts) against every View implementation:
 // health, service list and config entries.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import fc from 'fast-check';
+import type { CatalogEvent } from '../../src/catalog/types';
 import { Topic } from '../../src/catalog/types';
+import type { View } from '../../src/materializer/view';
 import { configEntriesView } from '../../src/materializer/views/config-entries';
 import { healthView } from '../../src/materializer/views/health';
 import { serviceListView } from '../../src/materializer/views/service-list';
 import { config, csn, health, resolver, serviceName } from './fixtures';
-import assert from 'node:assert/strict';
-import { test } from 'node:test';
-import type { CatalogEvent } from '../../src/catalog/types';
-import type { View } from '../../src/materializer/view';
 import { checkImmutability, viewContract } from './view-contract';
 
 viewContract('health', {
@@ -23,14 +24,20 @@ viewContract('health', {
       status: fc.constantFrom('passing' as const, 'warning' as const, 'critical' as const),
       port: fc.integer({ min: 1, max: 3 }),
     })
-    .map((e) => (index: number) => health(index, e.op, csn('web', e.id, e.node, { index, status: e.status, port: 8080 + e.port }))),
+    .map(
+      (e) => (index: number) =>
+        health(index, e.op, csn('web', e.id, e.node, { index, status: e.status, port: 8080 + e.port })),
+    ),
 });
 
 viewContract('service list', {
   make: () => serviceListView(),
   request: { topic: Topic.ServiceList, subject: { wildcard: true }, token: '', index: 0n },
   event: fc
-    .record({ op: fc.constantFrom('register' as const, 'deregister' as const), name: fc.constantFrom('web', 'api', 'db') })
+    .record({
+      op: fc.constantFrom('register' as const, 'deregister' as const),
+      name: fc.constantFrom('web', 'api', 'db'),
+    })
     .map((e) => (index: number) => serviceName(index, e.op, e.name)),
 });
 
@@ -38,7 +45,11 @@ viewContract('config entries', {
   make: () => configEntriesView({ kind: 'service-resolver' }),
   request: { topic: Topic.ServiceResolver, subject: { wildcard: true }, token: '', index: 0n },
   event: fc
-    .record({ op: fc.constantFrom('upsert' as const, 'delete' as const), name: fc.constantFrom('web', 'api', 'db'), timeout: fc.constantFrom('1s', '5s') })
+    .record({
+      op: fc.constantFrom('upsert' as const, 'delete' as const),
+      name: fc.constantFrom('web', 'api', 'db'),
+      timeout: fc.constantFrom('1s', '5s'),
+    })
     .map((e) => (index: number) => config(index, e.op, resolver(e.name, index, { ConnectTimeout: e.timeout }))),
 });
 
@@ -52,5 +63,16 @@ test('the View contract can fail: a view that hands out its own mutable state is
     };
   };
   const event = fc.constant((index: number) => serviceName(index, 'register', 'web'));
-  assert.throws(() => checkImmutability({ make: leaky, request: { topic: Topic.ServiceList, subject: { wildcard: true }, token: '', index: 0n }, event }, 5), /Property failed/);
+  assert.throws(
+    () =>
+      checkImmutability(
+        {
+          make: leaky,
+          request: { topic: Topic.ServiceList, subject: { wildcard: true }, token: '', index: 0n },
+          event,
+        },
+        5,
+      ),
+    /Property failed/,
+  );
 });

@@ -29,7 +29,8 @@ export interface ViewContractSpec<T> {
 }
 
 /** Deliveries: each a list of events, at indexes 1, 2, 3, … */
-const deliveries = <T>(spec: ViewContractSpec<T>) => fc.array(fc.array(spec.event, { maxLength: 4 }), { minLength: 1, maxLength: 12 });
+const deliveries = <T>(spec: ViewContractSpec<T>) =>
+  fc.array(fc.array(spec.event, { maxLength: 4 }), { minLength: 1, maxLength: 12 });
 
 const at = (makers: ((index: number) => CatalogEvent)[], index: number) => makers.map((m) => m(index));
 
@@ -83,7 +84,12 @@ export function viewContract<T>(name: string, spec: ViewContractSpec<T>): void {
     await fc.assert(
       fc.asyncProperty(deliveries(spec), async (plan) => {
         const publisher = createScriptedPublisher();
-        const m = createMaterializer({ source: inProcessSource(publisher), request: spec.request, view: spec.make(), backoff: recordingBackoff() });
+        const m = createMaterializer({
+          source: inProcessSource(publisher),
+          request: spec.request,
+          view: spec.make(),
+          backoff: recordingBackoff(),
+        });
         const controller = new AbortController();
         const running = m.run(controller.signal);
         try {

@@ -9,7 +9,8 @@ import { serviceListView } from '../../src/materializer/views/service-list';
 import { changesBetween, sizeOf } from '../../src/materializer/views/sorted-sharded';
 import { config, csn, health, isDeepFrozen, resolver, serviceName } from './fixtures';
 
-const ids = (r: readonly { Node: { Node: string }; Service: { ID: string } }[]) => r.map((c) => `${c.Node.Node}/${c.Service.ID}`);
+const ids = (r: readonly { Node: { Node: string }; Service: { ID: string } }[]) =>
+  r.map((c) => `${c.Node.Node}/${c.Service.ID}`);
 
 describe('health view', () => {
   test('sorts by node then service ID, upserts and deletes', () => {
@@ -20,7 +21,10 @@ describe('health view', () => {
       health(1, 'register', csn('web', 'z', 'n1')),
     ]);
     assert.deepEqual(ids(v.result(1n)), ['n1/z', 'n2/a', 'n2/b']);
-    v.update([health(2, 'register', csn('web', 'a', 'n2', { port: 9 })), health(2, 'deregister', csn('web', 'z', 'n1'))]);
+    v.update([
+      health(2, 'register', csn('web', 'a', 'n2', { port: 9 })),
+      health(2, 'deregister', csn('web', 'z', 'n1')),
+    ]);
     const r = v.result(2n);
     assert.deepEqual(ids(r), ['n2/a', 'n2/b']);
     assert.equal(r[0]!.Service.Port, 9);
@@ -45,7 +49,10 @@ describe('health view', () => {
       health(1, 'register', csn('web', 'c', 'n1', { status: 'critical' })),
     ]);
     assert.deepEqual(ids(v.result(1n)), ['n1/a']);
-    v.update([health(2, 'register', csn('web', 'a', 'n1', { status: 'critical' })), health(2, 'register', csn('web', 'b', 'n1'))]);
+    v.update([
+      health(2, 'register', csn('web', 'a', 'n1', { status: 'critical' })),
+      health(2, 'register', csn('web', 'b', 'n1')),
+    ]);
     assert.deepEqual(ids(v.result(2n)), ['n1/b']);
   });
 
@@ -82,13 +89,18 @@ describe('health view', () => {
 
   test('an event of another type is refused', () => {
     const v = healthView({ service: 'web' });
-    assert.throws(() => v.update([serviceName(1, 'register', 'web')]), (e: unknown) => e instanceof HubError && e.code === 'INTERNAL');
+    assert.throws(
+      () => v.update([serviceName(1, 'register', 'web')]),
+      (e: unknown) => e instanceof HubError && e.code === 'INTERNAL',
+    );
   });
 
   test('a 1,000-instance view folded one event at a time matches a fold of all at once', () => {
     const one = healthView({ service: 'web' });
     const all = healthView({ service: 'web' });
-    const events = Array.from({ length: 1000 }, (_, i) => health(i + 1, 'register', csn('web', `s${i % 7}`, `node-${i}`)));
+    const events = Array.from({ length: 1000 }, (_, i) =>
+      health(i + 1, 'register', csn('web', `s${i % 7}`, `node-${i}`)),
+    );
     for (const e of events) one.update([e]);
     all.update(events);
     assert.deepEqual(one.result(1000n), all.result(1000n));
@@ -97,7 +109,11 @@ describe('health view', () => {
 });
 
 /** One delivery's events for `ops`, applied to `model` (instances by key) as the view should apply them. */
-function eventsOf(model: Map<string, ReturnType<typeof csn>>, ops: readonly { node: string; id: string; port: number; register: boolean }[], index: number) {
+function eventsOf(
+  model: Map<string, ReturnType<typeof csn>>,
+  ops: readonly { node: string; id: string; port: number; register: boolean }[],
+  index: number,
+) {
   return ops.map((o) => {
     const c = csn('web', o.id, o.node, { port: o.port });
     if (o.register) model.set(instanceKey(c), c);
@@ -143,13 +159,20 @@ describe('sorted results patched in place of a re-sort', () => {
       register: fc.boolean(),
     });
     // When to read a deferred result's value: at once, at the end (after later changes), or never.
-    const delivery = fc.record({ ops: fc.array(op, { minLength: 1, maxLength: 8 }), read: fc.constantFrom('now', 'later', 'never') });
+    const delivery = fc.record({
+      ops: fc.array(op, { minLength: 1, maxLength: 8 }),
+      read: fc.constantFrom('now', 'later', 'never'),
+    });
     fc.assert(
       fc.property(fc.array(delivery, { maxLength: 60 }), fc.boolean(), (deliveries, eagerToo) => {
         const lazy = healthView({ service: 'web' });
         const eager = healthView({ service: 'web' });
         const model = new Map<string, ReturnType<typeof csn>>();
-        const taken: { r: ReturnType<NonNullable<typeof lazy.deferred>>; want: ReturnType<typeof csn>[]; read: string }[] = [];
+        const taken: {
+          r: ReturnType<NonNullable<typeof lazy.deferred>>;
+          want: ReturnType<typeof csn>[];
+          read: string;
+        }[] = [];
         deliveries.forEach((d, i) => {
           const events = eventsOf(model, d.ops, i + 1);
           lazy.update(events);
@@ -194,15 +217,24 @@ describe('config entries view', () => {
   test('wildcard: every entry of the kind, sorted by name; deletes remove', () => {
     const v = configEntriesView({ kind: 'service-resolver' });
     v.update([config(1, 'upsert', resolver('web', 1)), config(1, 'upsert', resolver('api', 1))]);
-    assert.deepEqual(v.result(1n).map((e) => e.Name), ['api', 'web']);
+    assert.deepEqual(
+      v.result(1n).map((e) => e.Name),
+      ['api', 'web'],
+    );
     v.update([config(2, 'delete', resolver('api', 1))]);
-    assert.deepEqual(v.result(2n).map((e) => e.Name), ['web']);
+    assert.deepEqual(
+      v.result(2n).map((e) => e.Name),
+      ['web'],
+    );
     assert.ok(isDeepFrozen(v.result(2n)));
   });
 
   test('named: only that entry', () => {
     const v = configEntriesView({ kind: 'service-resolver', name: 'web' });
-    v.update([config(1, 'upsert', resolver('web', 1, { DefaultSubset: 'v2' })), config(1, 'upsert', resolver('api', 1))]);
+    v.update([
+      config(1, 'upsert', resolver('web', 1, { DefaultSubset: 'v2' })),
+      config(1, 'upsert', resolver('api', 1)),
+    ]);
     assert.deepEqual(v.result(1n), [resolver('web', 1, { DefaultSubset: 'v2' })]);
   });
 });
@@ -211,9 +243,15 @@ describe('service list view', () => {
   test('register adds a name, deregister removes it, sorted by name', () => {
     const v = serviceListView();
     v.update([serviceName(1, 'register', 'web'), serviceName(1, 'register', 'api'), serviceName(1, 'register', 'db')]);
-    assert.deepEqual(v.result(1n).map((s) => s.Name), ['api', 'db', 'web']);
+    assert.deepEqual(
+      v.result(1n).map((s) => s.Name),
+      ['api', 'db', 'web'],
+    );
     v.update([serviceName(2, 'deregister', 'db')]);
-    assert.deepEqual(v.result(2n).map((s) => s.Name), ['api', 'web']);
+    assert.deepEqual(
+      v.result(2n).map((s) => s.Name),
+      ['api', 'web'],
+    );
     v.reset();
     assert.deepEqual(v.result(0n), []);
   });

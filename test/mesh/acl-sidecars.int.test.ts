@@ -5,13 +5,14 @@
 // write` plus `service_prefix "" read` for their upstreams) get their whole
 // config, nothing rejected, their own leaf only, and real traffic flows web →
 // web's sidecar → mTLS → db's sidecar → db.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import { envoyBootstrap } from '../../src/cli/envoy-bootstrap';
 import type { Hub } from '../../src/hub';
-import { startEnvoy, type Envoy } from '../helpers/envoy';
-import { freePort, startBackend, type Backend } from '../envoy/harness';
-import { ROOT, aclHub, as, tokenWith, withToken } from '../acl/helpers';
+import { aclHub, as, ROOT, tokenWith, withToken } from '../acl/helpers';
+import { type Backend, freePort, startBackend } from '../envoy/harness';
+import { type Envoy, startEnvoy } from '../helpers/envoy';
 
 const READ_ALL = 'service_prefix "" { policy = "read" }\nnode_prefix "" { policy = "read" }';
 const sidecarToken = (service: string) => `service "${service}" { policy = "write" }\n${READ_ALL}`;
@@ -23,15 +24,29 @@ const closers: (() => Promise<unknown>)[] = [];
 
 function sidecarEnvoy(proxyId: string, token: string, waitReady: boolean): Promise<Envoy> {
   const bootstrap = envoyBootstrap({
-    nodeId: proxyId, cluster: proxyId, transport: 'delta', ads: true, adminBind: '127.0.0.1:0',
-    grpcAddr: `127.0.0.1:${hub.grpcPort}`, httpAddr: `127.0.0.1:${hub.httpPort}`, refreshDelayMs: 1000, datacenter: hub.config.datacenter,
+    nodeId: proxyId,
+    cluster: proxyId,
+    transport: 'delta',
+    ads: true,
+    adminBind: '127.0.0.1:0',
+    grpcAddr: `127.0.0.1:${hub.grpcPort}`,
+    httpAddr: `127.0.0.1:${hub.httpPort}`,
+    refreshDelayMs: 1000,
+    datacenter: hub.config.datacenter,
   });
   return startEnvoy({ bootstrap: withToken(bootstrap, token), waitReady });
 }
 
-async function register(name: string, port: number, sidecarPort: number, upstreams: { DestinationName: string; LocalBindPort: number }[] = []): Promise<void> {
+async function register(
+  name: string,
+  port: number,
+  sidecarPort: number,
+  upstreams: { DestinationName: string; LocalBindPort: number }[] = [],
+): Promise<void> {
   const r = await as(hub, ROOT, 'PUT', '/v1/agent/service/register', {
-    Name: name, ID: `${name}1`, Port: port,
+    Name: name,
+    ID: `${name}1`,
+    Port: port,
     Connect: {
       SidecarService: {
         Port: sidecarPort,
@@ -76,7 +91,9 @@ test('an Envoy with a read-everything token claiming db’s sidecar node id is r
   const outcome = await envoy.until(async () => {
     if (/config stream to xdshub closed: 7, Permission%20denied.*service:write.*db/.test(envoy.log())) return 'refused';
     const secrets = section(await dump(envoy), 'SecretsConfigDump');
-    const held = [...(secrets.dynamic_active_secrets ?? []), ...(secrets.dynamic_warming_secrets ?? [])].map((x: any) => x.name);
+    const held = [...(secrets.dynamic_active_secrets ?? []), ...(secrets.dynamic_warming_secrets ?? [])].map(
+      (x: any) => x.name,
+    );
     return held.some((n: string) => n.endsWith('/svc/db')) ? `holds db's leaf: ${held.join(', ')}` : undefined;
   }, 'Envoy to log the refusal');
   assert.equal(outcome, 'refused');
@@ -91,26 +108,52 @@ test('an Envoy with a read-everything token claiming db’s sidecar node id is r
 test('Consul-style sidecar tokens: whole configs, nothing rejected, each Envoy its own leaf only, traffic web → db over mTLS', async () => {
   const webToken = await tokenWith(hub, sidecarToken('web'));
   const dbToken = await tokenWith(hub, sidecarToken('db'));
-  const [webEnvoy, dbEnvoy] = await Promise.all([sidecarEnvoy('web1-sidecar-proxy', webToken.secret, true), sidecarEnvoy('db1-sidecar-proxy', dbToken.secret, true)]);
-  closers.push(() => webEnvoy.stop(), () => dbEnvoy.stop());
+  const [webEnvoy, dbEnvoy] = await Promise.all([
+    sidecarEnvoy('web1-sidecar-proxy', webToken.secret, true),
+    sidecarEnvoy('db1-sidecar-proxy', dbToken.secret, true),
+  ]);
+  closers.push(
+    () => webEnvoy.stop(),
+    () => dbEnvoy.stop(),
+  );
   let last = '';
-  await webEnvoy.until(async () => {
-    const res = await fetch(`http://127.0.0.1:${upstreamPort}/hello`).then(async (r) => `${r.status} ${await r.text()}`, (e: Error) => e.message);
-    last = res;
-    return res === '200 db' || undefined;
-  }, () => `web → db through the sidecars (last: ${last})`);
+  await webEnvoy.until(
+    async () => {
+      const res = await fetch(`http://127.0.0.1:${upstreamPort}/hello`).then(
+        async (r) => `${r.status} ${await r.text()}`,
+        (e: Error) => e.message,
+      );
+      last = res;
+      return res === '200 db' || undefined;
+    },
+    () => `web → db through the sidecars (last: ${last})`,
+  );
   assert.ok(db.hits() > 0);
   const td = hub.catalog.connectCa().trustDomain;
-  for (const [envoy, own, other] of [[webEnvoy, 'web', 'db'], [dbEnvoy, 'db', 'web']] as const) {
+  for (const [envoy, own, other] of [
+    [webEnvoy, 'web', 'db'],
+    [dbEnvoy, 'db', 'web'],
+  ] as const) {
     const d = await dump(envoy);
     const secrets = (section(d, 'SecretsConfigDump').dynamic_active_secrets ?? []).map((s: any) => s.name).sort();
-    assert.deepEqual(secrets, [`spiffe://${td}`, `spiffe://${td}/ns/default/dc/dc1/svc/${own}`], `${own}: its leaf and the bundle`);
+    assert.deepEqual(
+      secrets,
+      [`spiffe://${td}`, `spiffe://${td}/ns/default/dc/dc1/svc/${own}`],
+      `${own}: its leaf and the bundle`,
+    );
     assert.ok(!secrets.some((n: string) => n.endsWith(`/svc/${other}`)), `${own} never holds ${other}'s leaf`);
-    const clusters = (section(d, 'ClustersConfigDump').dynamic_active_clusters ?? []).map((c: any) => c.cluster.name).sort();
+    const clusters = (section(d, 'ClustersConfigDump').dynamic_active_clusters ?? [])
+      .map((c: any) => c.cluster.name)
+      .sort();
     assert.ok(clusters.includes('local_app'), `${own}: ${clusters.join(',')}`);
     if (own === 'web') assert.ok(clusters.includes(`db.default.dc1.internal.${td}`), clusters.join(','));
-    const listeners = (section(d, 'ListenersConfigDump').dynamic_listeners ?? []).filter((l: any) => l.active_state).map((l: any) => l.name);
-    assert.ok(listeners.some((n: string) => n.startsWith('public_listener:')), listeners.join(','));
+    const listeners = (section(d, 'ListenersConfigDump').dynamic_listeners ?? [])
+      .filter((l: any) => l.active_state)
+      .map((l: any) => l.name);
+    assert.ok(
+      listeners.some((n: string) => n.startsWith('public_listener:')),
+      listeners.join(','),
+    );
     if (own === 'web') assert.ok(listeners.includes(`db:127.0.0.1:${upstreamPort}`), listeners.join(','));
     const stats = await envoy.admin('/stats?filter=update_rejected');
     assert.doesNotMatch(stats, /update_rejected: [1-9]/, `${own}: nothing rejected\n${stats}`);

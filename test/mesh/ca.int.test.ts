@@ -3,9 +3,10 @@
 // with the service's SPIFFE ID signed by it, renewal before expiry, a root
 // rotation by a new key (cross-signed, both roots trusted, every leaf
 // reissued), configuration refusals, and the root kept across a restart.
-import { X509Certificate, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, X509Certificate } from 'node:crypto';
+import { after, before, test } from 'node:test';
 import { renewAt } from '../../src/connect/manager';
 import type { Hub } from '../../src/hub';
 import { call, startHub } from '../helpers/hub';
@@ -26,7 +27,9 @@ function spiffeOf(cert: X509Certificate): string | undefined {
 
 /** The certificates of a PEM chain, in order. */
 function chainOf(pem: string): X509Certificate[] {
-  return [...pem.matchAll(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)].map((m) => new X509Certificate(m[0]));
+  return [...pem.matchAll(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)].map(
+    (m) => new X509Certificate(m[0]),
+  );
 }
 
 before(async () => {
@@ -75,7 +78,10 @@ test('a leaf carries the service SPIFFE ID, is signed by the active root, lives 
   assert.ok(Math.abs(life - (72 * 3600e3 + 60e3)) < 5_000, `lifetime ${life} ms`);
   const key = createPrivateKey(leaf.PrivateKeyPEM);
   const signature = sign('sha256', Buffer.from('x'), key);
-  assert.ok(verify('sha256', Buffer.from('x'), cert!.publicKey, signature), 'the private key belongs to the certificate');
+  assert.ok(
+    verify('sha256', Buffer.from('x'), cert!.publicKey, signature),
+    'the private key belongs to the certificate',
+  );
   assert.equal(res.index, BigInt(leaf.ModifyIndex));
   const again = (await ok('GET', '/v1/agent/connect/ca/leaf/web')).json;
   assert.equal(again.SerialNumber, leaf.SerialNumber);
@@ -90,7 +96,11 @@ test('a leaf carries the service SPIFFE ID, is signed by the active root, lives 
 });
 
 test('registering a sidecar gets its service a leaf without anyone asking', async () => {
-  await ok('PUT', '/v1/agent/service/register', { Name: 'api', Port: 9000, Connect: { SidecarService: { Port: 26000, Checks: [{ TTL: '1m' }] } } });
+  await ok('PUT', '/v1/agent/service/register', {
+    Name: 'api',
+    Port: 9000,
+    Connect: { SidecarService: { Port: 26000, Checks: [{ TTL: '1m' }] } },
+  });
   await until(() => hub.catalog.connectCa().leaves.has('api'), 'a leaf for api');
   assert.ok(hub.catalog.connectCa().leaves.has('api'), 'leaf issued for api');
   assert.deepEqual(hub.connect.wanted(), ['api', 'web']);
@@ -112,8 +122,14 @@ test('CA configuration: what the hub does not serve is a 400 naming the field; L
   await bad({ Provider: 'consul', Config: { PrivateKey: rsa } }, /Config\.PrivateKey: must be an ECDSA P-256 key/);
   const other = (await ok('GET', '/v1/connect/ca/roots')).json.Roots[0].RootCert;
   const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' });
-  await bad({ Provider: 'consul', Config: { PrivateKey: key, RootCert: other } }, /Config\.RootCert: does not match Config\.PrivateKey/);
-  await ok('PUT', '/v1/connect/ca/configuration', { Provider: 'consul', Config: { LeafCertTTL: '1h', PrivateKeyType: 'ec', PrivateKeyBits: 256 } });
+  await bad(
+    { Provider: 'consul', Config: { PrivateKey: key, RootCert: other } },
+    /Config\.RootCert: does not match Config\.PrivateKey/,
+  );
+  await ok('PUT', '/v1/connect/ca/configuration', {
+    Provider: 'consul',
+    Config: { LeafCertTTL: '1h', PrivateKeyType: 'ec', PrivateKeyBits: 256 },
+  });
   const config = (await ok('GET', '/v1/connect/ca/configuration')).json;
   assert.equal(config.Config.LeafCertTTL, '1h0m0s');
   assert.equal((await ok('GET', '/v1/connect/ca/roots')).json.Roots.length, 1, 'a TTL change is no rotation');
@@ -152,8 +168,15 @@ test('CA configuration: an empty, unknown or partial body is a 400 naming the fi
 test('a new key rotates the root: both roots trusted, the new one cross-signed by the old, every leaf reissued under it', async () => {
   const before = (await ok('GET', '/v1/connect/ca/roots')).json;
   const oldRoot = before.Roots[0];
-  const waiting = call(hub, 'GET', `/v1/connect/ca/roots?index=${(await ok('GET', '/v1/connect/ca/roots')).index}&wait=10s`);
-  const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+  const waiting = call(
+    hub,
+    'GET',
+    `/v1/connect/ca/roots?index=${(await ok('GET', '/v1/connect/ca/roots')).index}&wait=10s`,
+  );
+  const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({
+    type: 'pkcs8',
+    format: 'pem',
+  }) as string;
   await ok('PUT', '/v1/connect/ca/configuration', { Provider: 'consul', Config: { PrivateKey: key } });
   const after = (await waiting).json;
   assert.equal(after.Roots.length, 2, 'the blocking query answered with both roots');
@@ -166,7 +189,11 @@ test('a new key rotates the root: both roots trusted, the new one cross-signed b
   assert.equal(after.TrustDomain, before.TrustDomain, 'the trust domain survives a rotation');
   const freshCert = new X509Certificate(fresh.RootCert);
   const spki = (k: string) => createPublicKey(k).export({ type: 'spki', format: 'der' }).toString('hex');
-  assert.equal(freshCert.publicKey.export({ type: 'spki', format: 'der' }).toString('hex'), spki(key), 'the new root is the operator key');
+  assert.equal(
+    freshCert.publicKey.export({ type: 'spki', format: 'der' }).toString('hex'),
+    spki(key),
+    'the new root is the operator key',
+  );
   const [cross] = chainOf(fresh.IntermediateCerts[0]);
   assert.equal(cross!.subject, freshCert.subject);
   assert.equal(cross!.issuer, new X509Certificate(old.RootCert).subject);
@@ -179,7 +206,11 @@ test('a new key rotates the root: both roots trusted, the new one cross-signed b
     assert.equal(leaf?.RootID, fresh.ID, `${service} reissued under the new root`);
     const chain = chainOf(leaf.CertPEM);
     assert.ok(chain[0]!.verify(freshCert.publicKey));
-    assert.equal(chain[1]?.issuer, cross!.issuer, 'the leaf chain carries the cross-signed root for peers that trust only the old one');
+    assert.equal(
+      chain[1]?.issuer,
+      cross!.issuer,
+      'the leaf chain carries the cross-signed root for peers that trust only the old one',
+    );
   }
   const again = (await ok('GET', '/v1/agent/connect/ca/leaf/web')).json;
   assert.ok(chainOf(again.CertPEM)[0]!.verify(freshCert.publicKey));

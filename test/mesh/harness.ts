@@ -6,8 +6,8 @@ import Consul from 'consul';
 import { envoyBootstrap } from '../../src/cli/envoy-bootstrap';
 import type { Config } from '../../src/config';
 import type { Hub } from '../../src/hub';
-import { startEnvoy, type Envoy } from '../helpers/envoy';
 import { freePort, startHubWithXds } from '../envoy/harness';
+import { type Envoy, startEnvoy } from '../helpers/envoy';
 
 export { freePort };
 
@@ -46,7 +46,17 @@ export async function registerApp(consul: Consul, spec: AppSpec): Promise<string
           { name: 'Connect Sidecar Listening', tcp: `127.0.0.1:${spec.sidecarPort}`, interval: '1s' },
           { name: `Connect Sidecar Aliasing ${spec.id}`, aliasservice: spec.id },
         ],
-        proxy: { destinationservicename: spec.name, ...(spec.upstreams ? { upstreams: spec.upstreams.map((u) => ({ DestinationName: u.destinationName, LocalBindPort: u.localBindPort })) } : {}) },
+        proxy: {
+          destinationservicename: spec.name,
+          ...(spec.upstreams
+            ? {
+                upstreams: spec.upstreams.map((u) => ({
+                  DestinationName: u.destinationName,
+                  LocalBindPort: u.localBindPort,
+                })),
+              }
+            : {}),
+        },
       },
     },
   } as never);
@@ -80,7 +90,10 @@ export interface EnvoyCert {
 /** What Envoy's /certs says it holds: its own certificates (with SAN URIs) and the CAs it trusts. */
 export async function envoyCerts(envoy: Envoy): Promise<{ chains: EnvoyCert[]; cas: EnvoyCert[] }> {
   const body = JSON.parse(await envoy.admin('/certs')) as {
-    certificates?: { ca_cert?: { serial_number: string; subject_alt_names?: { uri?: string }[] }[]; cert_chain?: { serial_number: string; subject_alt_names?: { uri?: string }[] }[] }[];
+    certificates?: {
+      ca_cert?: { serial_number: string; subject_alt_names?: { uri?: string }[] }[];
+      cert_chain?: { serial_number: string; subject_alt_names?: { uri?: string }[] }[];
+    }[];
   };
   const of = (c: { serial_number: string; subject_alt_names?: { uri?: string }[] }): EnvoyCert => ({
     serial: c.serial_number.toLowerCase(),

@@ -6,15 +6,16 @@
 // destination losing to an exact one, the default intention from the mesh
 // entry; and an intention change reaching only the destination's sidecar
 // (the other Envoys' LDS update counts do not move).
+
+import assert from 'node:assert/strict';
 import https from 'node:https';
 import net from 'node:net';
-import tls from 'node:tls';
 import { after, before, test } from 'node:test';
-import assert from 'node:assert/strict';
+import tls from 'node:tls';
 import type Consul from 'consul';
 import type { Hub } from '../../src/hub';
-import type { Envoy } from '../helpers/envoy';
 import { request, startBackend, untilServedBy } from '../envoy/harness';
+import type { Envoy } from '../helpers/envoy';
 import { freePort, registerApp, startMeshHub, startSidecar } from './harness';
 
 let hub: Hub;
@@ -38,24 +39,47 @@ async function hubCall(method: string, url: string, payload?: object) {
 
 before(async () => {
   ({ hub, consul } = await startMeshHub());
-  closers.push(async () => consul.destroy(), () => hub.close());
+  closers.push(
+    async () => consul.destroy(),
+    () => hub.close(),
+  );
   const appB = await startBackend('b');
   // A TCP echo app; the mesh resets its connections when intentions refuse them.
   const appD = net.createServer((s) => s.on('error', () => s.destroy()).pipe(s));
   await new Promise<void>((r) => appD.listen(0, '127.0.0.1', r));
-  closers.push(() => appB.close(), () => new Promise((r) => appD.close(r)));
+  closers.push(
+    () => appB.close(),
+    () => new Promise((r) => appD.close(r)),
+  );
   await hubCall('PUT', '/v1/config', { Kind: 'service-defaults', Name: 'b', Protocol: 'http' });
   [upB, upD, publicB, publicD] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const proxyB = await registerApp(consul, { name: 'b', id: 'b1', port: appB.port, sidecarPort: publicB });
-  const proxyD = await registerApp(consul, { name: 'd', id: 'd1', port: (appD.address() as net.AddressInfo).port, sidecarPort: publicD });
+  const proxyD = await registerApp(consul, {
+    name: 'd',
+    id: 'd1',
+    port: (appD.address() as net.AddressInfo).port,
+    sidecarPort: publicD,
+  });
   const proxyA = await registerApp(consul, {
-    name: 'a', id: 'a1', port: await freePort(), sidecarPort: await freePort(),
-    upstreams: [{ destinationName: 'b', localBindPort: upB }, { destinationName: 'd', localBindPort: upD }],
+    name: 'a',
+    id: 'a1',
+    port: await freePort(),
+    sidecarPort: await freePort(),
+    upstreams: [
+      { destinationName: 'b', localBindPort: upB },
+      { destinationName: 'd', localBindPort: upD },
+    ],
   });
   [envoyA, envoyB, envoyD] = await Promise.all([
-    startSidecar(hub, proxyA, 'a-sidecar-proxy'), startSidecar(hub, proxyB, 'b-sidecar-proxy'), startSidecar(hub, proxyD, 'd-sidecar-proxy'),
+    startSidecar(hub, proxyA, 'a-sidecar-proxy'),
+    startSidecar(hub, proxyB, 'b-sidecar-proxy'),
+    startSidecar(hub, proxyD, 'd-sidecar-proxy'),
   ]);
-  closers.push(() => envoyA.stop(), () => envoyB.stop(), () => envoyD.stop());
+  closers.push(
+    () => envoyA.stop(),
+    () => envoyB.stop(),
+    () => envoyD.stop(),
+  );
   const leaf = (await hubCall('GET', '/v1/agent/connect/ca/leaf/e')).json();
   leafE = { key: leaf.PrivateKeyPEM, cert: leaf.CertPEM };
   roots = (await hubCall('GET', '/v1/connect/ca/roots')).json().Roots.map((r: { RootCert: string }) => r.RootCert);
@@ -90,17 +114,34 @@ function tcpFromA(): Promise<string> {
 
 /** E → D's public listener, mutual TLS with E's leaf. */
 function tcpFromE(): Promise<string> {
-  const socket = tls.connect({ host: '127.0.0.1', port: publicD, ...leafE, ca: roots, checkServerIdentity: () => undefined }, () => socket.write('ping'));
+  const socket = tls.connect(
+    { host: '127.0.0.1', port: publicD, ...leafE, ca: roots, checkServerIdentity: () => undefined },
+    () => socket.write('ping'),
+  );
   return echo(socket);
 }
 
 /** E → B's public listener over mutual TLS: the status, or 0 when the connection was closed. */
 function httpFromE(path: string, method = 'GET', headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve) => {
-    const req = https.request({ host: '127.0.0.1', port: publicB, path, method, headers, agent: false, ...leafE, ca: roots, checkServerIdentity: () => undefined, timeout: 5_000 }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = https.request(
+      {
+        host: '127.0.0.1',
+        port: publicB,
+        path,
+        method,
+        headers,
+        agent: false,
+        ...leafE,
+        ca: roots,
+        checkServerIdentity: () => undefined,
+        timeout: 5_000,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('timeout', () => req.destroy());
     req.on('error', () => resolve(0));
     req.end();
@@ -114,18 +155,28 @@ async function httpFromA(path: string, method = 'GET'): Promise<number> {
 }
 
 /** Waits until every probe answers what it expects (Envoy applies a change on new connections). */
-async function until(envoy: Envoy, what: string, expected: Record<string, [() => Promise<unknown>, unknown]>): Promise<void> {
+async function until(
+  envoy: Envoy,
+  what: string,
+  expected: Record<string, [() => Promise<unknown>, unknown]>,
+): Promise<void> {
   let seen: Record<string, unknown> = {};
-  await envoy.until(async () => {
-    seen = {};
-    for (const [name, [probe]] of Object.entries(expected)) seen[name] = await probe();
-    return Object.entries(expected).every(([name, [, want]]) => seen[name] === want);
-  }, () => `${what}: ${JSON.stringify(seen)}`);
+  await envoy.until(
+    async () => {
+      seen = {};
+      for (const [name, [probe]] of Object.entries(expected)) seen[name] = await probe();
+      return Object.entries(expected).every(([name, [, want]]) => seen[name] === want);
+    },
+    () => `${what}: ${JSON.stringify(seen)}`,
+  );
 }
 
-const intention = (source: string, destination: string, body: object) => hubCall('PUT', `/v1/connect/intentions/exact?source=${source}&destination=${destination}`, body);
-const drop = (source: string, destination: string) => hubCall('DELETE', `/v1/connect/intentions/exact?source=${source}&destination=${destination}`);
-const meshDefault = (policy: 'allow' | 'deny') => hubCall('PUT', '/v1/config', { Kind: 'mesh', DefaultIntentionPolicy: policy });
+const intention = (source: string, destination: string, body: object) =>
+  hubCall('PUT', `/v1/connect/intentions/exact?source=${source}&destination=${destination}`, body);
+const drop = (source: string, destination: string) =>
+  hubCall('DELETE', `/v1/connect/intentions/exact?source=${source}&destination=${destination}`);
+const meshDefault = (policy: 'allow' | 'deny') =>
+  hubCall('PUT', '/v1/config', { Kind: 'mesh', DefaultIntentionPolicy: policy });
 
 test('L4 on a TCP service: a → d deny refuses A only; * → d deny refuses both sources; a → d allow (exact) beats it for A only; * → d beats * → *; the mesh default applies without intentions', async () => {
   await until(envoyD, 'default allow', { a: [tcpFromA, 'echo'], e: [tcpFromE, 'echo'] });
@@ -176,15 +227,25 @@ test('L7 on an HTTP service: * → b permissions (a header denies first, GET /pu
   });
   await meshDefault('allow');
   await drop('a', 'b');
-  await until(envoyB, 'without a → b, A falls under * → b', { aPublic: [() => httpFromA('/public/x'), 200], aAdmin: [() => httpFromA('/admin/x'), 403] });
+  await until(envoyB, 'without a → b, A falls under * → b', {
+    aPublic: [() => httpFromA('/public/x'), 200],
+    aAdmin: [() => httpFromA('/admin/x'), 403],
+  });
   await drop('*', 'b');
-  await until(envoyB, 'no intentions: default allow', { aAdmin: [() => httpFromA('/admin/x'), 200], eAdmin: [() => httpFromE('/admin/x'), 200] });
+  await until(envoyB, 'no intentions: default allow', {
+    aAdmin: [() => httpFromA('/admin/x'), 200],
+    eAdmin: [() => httpFromE('/admin/x'), 200],
+  });
 });
 
 test('an intention change reaches only its destination’s sidecar: the other Envoys get no listener update', async () => {
   const lds = async (envoy: Envoy) => (await envoy.stats()).get('listener_manager.lds.update_success') ?? 0;
   /** Resolves once the Envoy's public listener names E (its RBAC changed for E). */
-  const namesE = (envoy: Envoy) => envoy.until(async () => JSON.stringify(await envoy.configDump('?resource=dynamic_listeners')).includes('/svc/e'), `${envoy.id} has a rule for e`);
+  const namesE = (envoy: Envoy) =>
+    envoy.until(
+      async () => JSON.stringify(await envoy.configDump('?resource=dynamic_listeners')).includes('/svc/e'),
+      `${envoy.id} has a rule for e`,
+    );
   const [a0, b0, d0] = [await lds(envoyA), await lds(envoyB), await lds(envoyD)];
   await intention('e', 'd', { Action: 'deny' });
   await namesE(envoyD);
@@ -193,7 +254,22 @@ test('an intention change reaches only its destination’s sidecar: the other En
   await intention('e', 'a', { Action: 'deny' });
   await intention('e', 'b', { Action: 'deny' });
   await Promise.all([namesE(envoyA), namesE(envoyB)]);
-  assert.deepEqual([await lds(envoyA) - a0, await lds(envoyB) - b0, await lds(envoyD) - d0], [1, 1, 1], 'one listener update each: A and B only for their own change, D only for its own');
-  for (const [s, d] of [['e', 'd'], ['e', 'a'], ['e', 'b']]) await drop(s!, d!);
-  assert.equal((await envoyA.rejectedUpdates()).total + (await envoyB.rejectedUpdates()).total + (await envoyD.rejectedUpdates()).total, 0, 'no update was rejected');
+  assert.deepEqual(
+    [(await lds(envoyA)) - a0, (await lds(envoyB)) - b0, (await lds(envoyD)) - d0],
+    [1, 1, 1],
+    'one listener update each: A and B only for their own change, D only for its own',
+  );
+  for (const [s, d] of [
+    ['e', 'd'],
+    ['e', 'a'],
+    ['e', 'b'],
+  ])
+    await drop(s!, d!);
+  assert.equal(
+    (await envoyA.rejectedUpdates()).total +
+      (await envoyB.rejectedUpdates()).total +
+      (await envoyD.rejectedUpdates()).total,
+    0,
+    'no update was rejected',
+  );
 });

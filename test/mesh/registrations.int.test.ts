@@ -3,8 +3,9 @@
 // defaults, a port from the sidecar range, the two default checks), proxies
 // registered on their own, what catalog and health show, and every option the
 // hub does not implement refused with the field named.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import type { Hub } from '../../src/hub';
 import { call, startHub } from '../helpers/hub';
 import { until as poll } from '../helpers/until';
@@ -33,7 +34,11 @@ after(() => hub.close());
 
 test('Connect.SidecarService {} registers <id>-sidecar-proxy as Consul does: kind, name, inherited tags/meta, Proxy defaults, port 21000, default checks', async () => {
   await ok('PUT', '/v1/agent/service/register', {
-    Name: 'web', ID: 'web1', Port: 8080, Tags: ['v1'], Meta: { team: 'a' },
+    Name: 'web',
+    ID: 'web1',
+    Port: 8080,
+    Tags: ['v1'],
+    Meta: { team: 'a' },
     Connect: { SidecarService: {} },
   });
   const all = await services();
@@ -46,8 +51,13 @@ test('Connect.SidecarService {} registers <id>-sidecar-proxy as Consul does: kin
   assert.deepEqual(sidecar.Tags, ['v1']);
   assert.deepEqual(sidecar.Meta, { team: 'a' });
   assert.deepEqual(sidecar.Proxy, {
-    DestinationServiceName: 'web', DestinationServiceID: 'web1', LocalServiceAddress: '127.0.0.1', LocalServicePort: 8080,
-    Mode: '', MeshGateway: {}, Expose: {},
+    DestinationServiceName: 'web',
+    DestinationServiceID: 'web1',
+    LocalServiceAddress: '127.0.0.1',
+    LocalServicePort: 8080,
+    Mode: '',
+    MeshGateway: {},
+    Expose: {},
   });
   const checks = (await ok('GET', '/v1/health/checks/web-sidecar-proxy')).json as any[];
   assert.deepEqual(checks.map((c) => [c.CheckID, c.Name, c.Type]).sort(), [
@@ -59,23 +69,46 @@ test('Connect.SidecarService {} registers <id>-sidecar-proxy as Consul does: kin
   assert.equal(tcp.Interval, '10s');
   // Catalog and health show the proxy under the service it fronts (ServiceHealthConnect).
   const connect = (await ok('GET', '/v1/health/connect/web')).json as any[];
-  assert.deepEqual(connect.map((c) => c.Service.ID), ['web1-sidecar-proxy']);
+  assert.deepEqual(
+    connect.map((c) => c.Service.ID),
+    ['web1-sidecar-proxy'],
+  );
   const catalogConnect = (await ok('GET', '/v1/catalog/connect/web')).json as any[];
-  assert.deepEqual(catalogConnect.map((c) => [c.ServiceID, c.ServiceKind, c.ServicePort]), [['web1-sidecar-proxy', 'connect-proxy', 21000]]);
+  assert.deepEqual(
+    catalogConnect.map((c) => [c.ServiceID, c.ServiceKind, c.ServicePort]),
+    [['web1-sidecar-proxy', 'connect-proxy', 21000]],
+  );
   assert.deepEqual((await ok('GET', '/v1/health/connect/web-sidecar-proxy')).json, []);
 });
 
 test('sidecar ports: a re-registration keeps its port, the next sidecar takes the lowest free one, a full range is a 400', async () => {
-  await ok('PUT', '/v1/agent/service/register', { Name: 'web', ID: 'web1', Port: 8080, Connect: { SidecarService: {} } });
-  await ok('PUT', '/v1/agent/service/register', { Name: 'api', ID: 'api1', Port: 9090, Connect: { SidecarService: { Port: 21001 } } });
+  await ok('PUT', '/v1/agent/service/register', {
+    Name: 'web',
+    ID: 'web1',
+    Port: 8080,
+    Connect: { SidecarService: {} },
+  });
+  await ok('PUT', '/v1/agent/service/register', {
+    Name: 'api',
+    ID: 'api1',
+    Port: 9090,
+    Connect: { SidecarService: { Port: 21001 } },
+  });
   await ok('PUT', '/v1/agent/service/register', { Name: 'db', ID: 'db1', Port: 5432, Connect: { SidecarService: {} } });
   let all = await services();
   assert.equal(all['web1-sidecar-proxy'].Port, 21000);
   assert.equal(all['api1-sidecar-proxy'].Port, 21001);
   assert.equal(all['db1-sidecar-proxy'].Port, 21002);
-  const full = await call(hub, 'PUT', '/v1/agent/service/register', { Name: 'cache', Port: 6379, Connect: { SidecarService: {} } });
+  const full = await call(hub, 'PUT', '/v1/agent/service/register', {
+    Name: 'cache',
+    Port: 6379,
+    Connect: { SidecarService: {} },
+  });
   assert.equal(full.status, 400);
-  assert.match(full.text, /no port provided for sidecar_service and none left in the configured range \[21000, 21002\]/);
+  assert.match(
+    full.text,
+    /no port provided for sidecar_service and none left in the configured range \[21000, 21002\]/,
+  );
   assert.equal((await services())['cache'], undefined, 'a refused registration changes nothing');
   // Deregistering a parent takes its sidecar along; its port is free again.
   await ok('PUT', '/v1/agent/service/deregister/api1');
@@ -90,7 +123,11 @@ test('sidecar ports: a re-registration keeps its port, the next sidecar takes th
 
 test('concurrent sidecar registrations never share a port (apply refuses a taken port, the route picks again)', async () => {
   const names = ['c1', 'c2'];
-  await Promise.all(names.map((n, i) => ok('PUT', '/v1/agent/service/register', { Name: n, Port: 7000 + i, Connect: { SidecarService: {} } })));
+  await Promise.all(
+    names.map((n, i) =>
+      ok('PUT', '/v1/agent/service/register', { Name: n, Port: 7000 + i, Connect: { SidecarService: {} } }),
+    ),
+  );
   const all = await services();
   const ports = names.map((n) => all[`${n}-sidecar-proxy`].Port);
   assert.equal(new Set([...ports, all['web1-sidecar-proxy'].Port]).size, 3, `ports ${ports}`);
@@ -99,7 +136,9 @@ test('concurrent sidecar registrations never share a port (apply refuses a taken
 
 test('a SidecarService with its own port, checks, proxy config and upstreams keeps them (no default checks)', async () => {
   await ok('PUT', '/v1/agent/service/register', {
-    Name: 'front', ID: 'front1', Port: 3000,
+    Name: 'front',
+    ID: 'front1',
+    Port: 3000,
     Connect: {
       SidecarService: {
         Port: 25000,
@@ -107,7 +146,10 @@ test('a SidecarService with its own port, checks, proxy config and upstreams kee
         Proxy: {
           LocalServiceAddress: '127.0.0.2',
           Config: { protocol: 'http' },
-          Upstreams: [{ DestinationName: 'web', LocalBindPort: 9191, Config: { protocol: 'http' } }, { DestinationName: 'db', LocalBindAddress: '127.0.0.3', LocalBindPort: 9192 }],
+          Upstreams: [
+            { DestinationName: 'web', LocalBindPort: 9191, Config: { protocol: 'http' } },
+            { DestinationName: 'db', LocalBindAddress: '127.0.0.3', LocalBindPort: 9192 },
+          ],
         },
       },
     },
@@ -118,17 +160,42 @@ test('a SidecarService with its own port, checks, proxy config and upstreams kee
   assert.equal(sidecar.Proxy.LocalServicePort, 3000);
   assert.deepEqual(sidecar.Proxy.Config, { protocol: 'http' });
   assert.deepEqual(sidecar.Proxy.Upstreams, [
-    { DestinationType: 'service', DestinationName: 'web', Datacenter: '', LocalBindAddress: '', LocalBindPort: 9191, Config: { protocol: 'http' }, MeshGateway: {} },
-    { DestinationType: 'service', DestinationName: 'db', Datacenter: '', LocalBindAddress: '127.0.0.3', LocalBindPort: 9192, MeshGateway: {} },
+    {
+      DestinationType: 'service',
+      DestinationName: 'web',
+      Datacenter: '',
+      LocalBindAddress: '',
+      LocalBindPort: 9191,
+      Config: { protocol: 'http' },
+      MeshGateway: {},
+    },
+    {
+      DestinationType: 'service',
+      DestinationName: 'db',
+      Datacenter: '',
+      LocalBindAddress: '127.0.0.3',
+      LocalBindPort: 9192,
+      MeshGateway: {},
+    },
   ]);
   const checks = (await ok('GET', '/v1/health/checks/front-sidecar-proxy')).json as any[];
-  assert.deepEqual(checks.map((c) => [c.CheckID, c.Type]), [['service:front1-sidecar-proxy', 'ttl']]);
+  assert.deepEqual(
+    checks.map((c) => [c.CheckID, c.Type]),
+    [['service:front1-sidecar-proxy', 'ttl']],
+  );
   await ok('PUT', '/v1/agent/service/deregister/front1');
 });
 
 test('the alias check follows the parent: passing with it, critical when it fails', async () => {
-  await ok('PUT', '/v1/agent/service/register', { Name: 'pay', ID: 'pay1', Port: 4000, Check: { TTL: '30s' }, Connect: { SidecarService: { Port: 25001 } } });
-  const alias = async () => ((await ok('GET', '/v1/health/checks/pay-sidecar-proxy')).json as any[]).find((c) => c.Type === 'alias');
+  await ok('PUT', '/v1/agent/service/register', {
+    Name: 'pay',
+    ID: 'pay1',
+    Port: 4000,
+    Check: { TTL: '30s' },
+    Connect: { SidecarService: { Port: 25001 } },
+  });
+  const alias = async () =>
+    ((await ok('GET', '/v1/health/checks/pay-sidecar-proxy')).json as any[]).find((c) => c.Type === 'alias');
   const until = (status: string) =>
     poll(async () => {
       const c = await alias();
@@ -146,10 +213,19 @@ test('the alias check follows the parent: passing with it, critical when it fail
 
 test('a connect-proxy registered on its own through the catalog, with upstreams', async () => {
   await ok('PUT', '/v1/catalog/register', {
-    Node: 'n1', Address: '10.0.0.1',
+    Node: 'n1',
+    Address: '10.0.0.1',
     Service: {
-      ID: 'api-proxy-1', Service: 'api-proxy', Kind: 'connect-proxy', Port: 20000,
-      Proxy: { DestinationServiceName: 'api', DestinationServiceID: 'api-1', LocalServicePort: 9000, Upstreams: [{ DestinationName: 'db', LocalBindPort: 7000 }] },
+      ID: 'api-proxy-1',
+      Service: 'api-proxy',
+      Kind: 'connect-proxy',
+      Port: 20000,
+      Proxy: {
+        DestinationServiceName: 'api',
+        DestinationServiceID: 'api-1',
+        LocalServicePort: 9000,
+        Upstreams: [{ DestinationName: 'db', LocalBindPort: 7000 }],
+      },
     },
   });
   const [proxy] = (await ok('GET', '/v1/catalog/connect/api')).json as any[];
@@ -163,39 +239,143 @@ test('a connect-proxy registered on its own through the catalog, with upstreams'
 
 test('what the hub does not implement is refused, naming the field', async () => {
   const proxy = (p: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
-    Node: 'n1', Address: '10.0.0.1', Service: { Service: 'p', Kind: 'connect-proxy', Port: 20000, Proxy: { DestinationServiceName: 'api', ...p }, ...extra },
+    Node: 'n1',
+    Address: '10.0.0.1',
+    Service: {
+      Service: 'p',
+      Kind: 'connect-proxy',
+      Port: 20000,
+      Proxy: { DestinationServiceName: 'api', ...p },
+      ...extra,
+    },
   });
   const reg = '/v1/catalog/register';
-  await refused('PUT', reg, proxy({ DestinationServiceName: '' }), /Service\.Proxy\.DestinationServiceName: is required/);
+  await refused(
+    'PUT',
+    reg,
+    proxy({ DestinationServiceName: '' }),
+    /Service\.Proxy\.DestinationServiceName: is required/,
+  );
   await refused('PUT', reg, proxy({ DestinationServiceName: '*' }), /must not be a wildcard/);
-  await refused('PUT', reg, proxy({ DestinationServiceName: 'c/d' }), /Service\.Proxy\.DestinationServiceName: "c\/d" cannot be in the mesh: a certificate's SPIFFE ID carries only/);
+  await refused(
+    'PUT',
+    reg,
+    proxy({ DestinationServiceName: 'c/d' }),
+    /Service\.Proxy\.DestinationServiceName: "c\/d" cannot be in the mesh: a certificate's SPIFFE ID carries only/,
+  );
   await refused('PUT', reg, proxy({}, { Port: 0 }), /Service\.Port: must be set for a connect-proxy/);
   await refused('PUT', reg, proxy({ Mode: 'transparent' }), /Service\.Proxy\.Mode: not supported/);
-  await refused('PUT', reg, proxy({ TransparentProxy: { OutboundListenerPort: 15001 } }), /Service\.Proxy\.TransparentProxy: not supported/);
+  await refused(
+    'PUT',
+    reg,
+    proxy({ TransparentProxy: { OutboundListenerPort: 15001 } }),
+    /Service\.Proxy\.TransparentProxy: not supported/,
+  );
   await refused('PUT', reg, proxy({ LocalServiceSocketPath: '/tmp/s' }), /LocalServiceSocketPath: not supported/);
   await refused('PUT', reg, proxy({ LocalServiceAddress: 'localhost' }), /LocalServiceAddress: must be an IP address/);
-  await refused('PUT', reg, proxy({ Expose: { Paths: [{ Path: '/health', ListenerPort: 21500 }] } }), /Service\.Proxy\.Expose: not supported/);
-  await refused('PUT', reg, proxy({ MeshGateway: { Mode: 'local' } }), /Service\.Proxy\.MeshGateway\.Mode: not supported/);
-  await refused('PUT', reg, proxy({ Config: { envoy_public_listener_json: '{}' } }), /Service\.Proxy\.Config\.envoy_public_listener_json: not supported/);
+  await refused(
+    'PUT',
+    reg,
+    proxy({ Expose: { Paths: [{ Path: '/health', ListenerPort: 21500 }] } }),
+    /Service\.Proxy\.Expose: not supported/,
+  );
+  await refused(
+    'PUT',
+    reg,
+    proxy({ MeshGateway: { Mode: 'local' } }),
+    /Service\.Proxy\.MeshGateway\.Mode: not supported/,
+  );
+  await refused(
+    'PUT',
+    reg,
+    proxy({ Config: { envoy_public_listener_json: '{}' } }),
+    /Service\.Proxy\.Config\.envoy_public_listener_json: not supported/,
+  );
   await refused('PUT', reg, proxy({ Config: { protocol: 'udp' } }), /Service\.Proxy\.Config\.protocol: must be one of/);
-  const up = (u: Record<string, unknown>) => proxy({ Upstreams: [{ DestinationName: 'db', LocalBindPort: 7000, ...u }] });
-  await refused('PUT', reg, up({ DestinationType: 'prepared_query' }), /Upstreams\[0\]\.DestinationType: not supported/);
+  const up = (u: Record<string, unknown>) =>
+    proxy({ Upstreams: [{ DestinationName: 'db', LocalBindPort: 7000, ...u }] });
+  await refused(
+    'PUT',
+    reg,
+    up({ DestinationType: 'prepared_query' }),
+    /Upstreams\[0\]\.DestinationType: not supported/,
+  );
   await refused('PUT', reg, up({ DestinationPeer: 'other' }), /Upstreams\[0\]\.DestinationPeer: not supported/);
   await refused('PUT', reg, up({ Datacenter: 'dc2' }), /Upstreams\[0\]\.Datacenter: unknown datacenter "dc2"/);
   await refused('PUT', reg, up({ LocalBindPort: 0 }), /Upstreams\[0\]\.LocalBindPort: is required/);
   await refused('PUT', reg, up({ LocalBindSocketPath: '/tmp/u' }), /LocalBindSocketPath: not supported/);
-  await refused('PUT', reg, up({ Config: { envoy_cluster_json: '{}' } }), /Upstreams\[0\]\.Config\.envoy_cluster_json: not supported/);
-  await refused('PUT', reg, proxy({ Upstreams: [{ DestinationName: 'db', LocalBindPort: 7000 }, { DestinationName: 'db', LocalBindPort: 7001 }] }), /Upstreams\[1\]\.DestinationName: upstreams cannot contain duplicates/);
-  await refused('PUT', reg, proxy({ Upstreams: [{ DestinationName: 'db', LocalBindPort: 7000 }, { DestinationName: 'kv', LocalBindPort: 7000 }] }), /Upstreams\[1\]\.LocalBindPort: .*"127\.0\.0\.1:7000" is specified twice/);
-  await refused('PUT', reg, proxy({}, { Connect: { Native: true } }), /Service\.Connect\.Native: a proxy cannot also be Connect native/);
-  await refused('PUT', reg, { Node: 'n1', Address: '10.0.0.1', Service: { Service: 's', Port: 1, Connect: { SidecarService: {} } } }, /Service\.Connect\.SidecarService: sidecar services are registered through the agent/);
+  await refused(
+    'PUT',
+    reg,
+    up({ Config: { envoy_cluster_json: '{}' } }),
+    /Upstreams\[0\]\.Config\.envoy_cluster_json: not supported/,
+  );
+  await refused(
+    'PUT',
+    reg,
+    proxy({
+      Upstreams: [
+        { DestinationName: 'db', LocalBindPort: 7000 },
+        { DestinationName: 'db', LocalBindPort: 7001 },
+      ],
+    }),
+    /Upstreams\[1\]\.DestinationName: upstreams cannot contain duplicates/,
+  );
+  await refused(
+    'PUT',
+    reg,
+    proxy({
+      Upstreams: [
+        { DestinationName: 'db', LocalBindPort: 7000 },
+        { DestinationName: 'kv', LocalBindPort: 7000 },
+      ],
+    }),
+    /Upstreams\[1\]\.LocalBindPort: .*"127\.0\.0\.1:7000" is specified twice/,
+  );
+  await refused(
+    'PUT',
+    reg,
+    proxy({}, { Connect: { Native: true } }),
+    /Service\.Connect\.Native: a proxy cannot also be Connect native/,
+  );
+  await refused(
+    'PUT',
+    reg,
+    { Node: 'n1', Address: '10.0.0.1', Service: { Service: 's', Port: 1, Connect: { SidecarService: {} } } },
+    /Service\.Connect\.SidecarService: sidecar services are registered through the agent/,
+  );
   const agent = '/v1/agent/service/register';
-  await refused('PUT', agent, { Name: 's', Port: 1, Connect: { SidecarService: { ID: 'x' } } }, /Connect\.SidecarService\.ID: a SidecarService cannot specify an ID/);
-  await refused('PUT', agent, { Name: 's', Port: 1, Connect: { SidecarService: { Connect: { SidecarService: {} } } } }, /cannot have a nested SidecarService/);
-  await refused('PUT', agent, { Name: 's', Port: 1, Connect: { SidecarService: { Proxy: { Upstreams: [{ DestinationName: 'db' }] } } } }, /Connect\.SidecarService\.Proxy\.Upstreams\[0\]\.LocalBindPort: is required/);
-  await refused('PUT', agent, { Name: 'a b', Port: 1, Connect: { SidecarService: {} } }, /Name: "a b" cannot be in the mesh/);
+  await refused(
+    'PUT',
+    agent,
+    { Name: 's', Port: 1, Connect: { SidecarService: { ID: 'x' } } },
+    /Connect\.SidecarService\.ID: a SidecarService cannot specify an ID/,
+  );
+  await refused(
+    'PUT',
+    agent,
+    { Name: 's', Port: 1, Connect: { SidecarService: { Connect: { SidecarService: {} } } } },
+    /cannot have a nested SidecarService/,
+  );
+  await refused(
+    'PUT',
+    agent,
+    { Name: 's', Port: 1, Connect: { SidecarService: { Proxy: { Upstreams: [{ DestinationName: 'db' }] } } } },
+    /Connect\.SidecarService\.Proxy\.Upstreams\[0\]\.LocalBindPort: is required/,
+  );
+  await refused(
+    'PUT',
+    agent,
+    { Name: 'a b', Port: 1, Connect: { SidecarService: {} } },
+    /Name: "a b" cannot be in the mesh/,
+  );
   await refused('PUT', agent, { Name: 'a b', Port: 1, Connect: { Native: true } }, /Name: "a b" cannot be in the mesh/);
-  await refused('PUT', agent, { Name: 'gw', Kind: 'ingress-gateway', Port: 1, Connect: { SidecarService: {} } }, /a ingress-gateway cannot have a sidecar service/);
+  await refused(
+    'PUT',
+    agent,
+    { Name: 'gw', Kind: 'ingress-gateway', Port: 1, Connect: { SidecarService: {} } },
+    /a ingress-gateway cannot have a sidecar service/,
+  );
   const nodes = (await ok('GET', '/v1/catalog/nodes')).json as any[];
   assert.ok(!nodes.some((n) => n.Node === 'n1'), 'refused registrations left nothing behind');
 });

@@ -4,8 +4,9 @@
 // of the destination it affects, a node that becomes a sidecar told about
 // every name it now sees, and L7 permissions compiled with first-match
 // semantics.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import { ALL_PARTS, type Hub } from '../../src/hub';
 import type { CatalogXdsProvider } from '../../src/xds/translate/catalog-provider';
 import { l7Permission } from '../../src/xds/translate/sidecar/rbac';
@@ -27,7 +28,10 @@ async function put(url: string, body: unknown): Promise<void> {
  * The changes the provider announces once `done` says it has seen enough, and in a short
  * window after it: what the tests assert must not have been announced would come in it.
  */
-async function changesUntil(action: () => Promise<void>, done: (all: ResourceChange[]) => boolean): Promise<ResourceChange[]> {
+async function changesUntil(
+  action: () => Promise<void>,
+  done: (all: ResourceChange[]) => boolean,
+): Promise<ResourceChange[]> {
   const seen: ResourceChange[] = [];
   const stop = provider.onChange((c) => seen.push(...c));
   try {
@@ -47,12 +51,23 @@ before(async () => {
   const started = await startHub({ nodeName: 'prov-node' }, { parts: ALL_PARTS });
   hub = started;
   provider = started.provider;
-  for (const [name, id, port] of [['web', 'web1', 25001], ['web', 'web2', 25002], ['api', 'api1', 25003]] as const) {
-    await put('/v1/agent/service/register', { Name: name, ID: id, Port: 9000 + (port % 100), Connect: { SidecarService: { Port: port, Checks: [{ TTL: '1h', Status: 'passing' }] } } });
+  for (const [name, id, port] of [
+    ['web', 'web1', 25001],
+    ['web', 'web2', 25002],
+    ['api', 'api1', 25003],
+  ] as const) {
+    await put('/v1/agent/service/register', {
+      Name: name,
+      ID: id,
+      Port: 9000 + (port % 100),
+      Connect: { SidecarService: { Port: port, Checks: [{ TTL: '1h', Status: 'passing' }] } },
+    });
   }
   await provider.ready();
   await until(
-    () => ['web', 'api'].every((s) => hub.catalog.connectCa().leaves.has(s)) && provider.get(TypeUrl.Secret, node('api1-sidecar-proxy')).byName.size === 2,
+    () =>
+      ['web', 'api'].every((s) => hub.catalog.connectCa().leaves.has(s)) &&
+      provider.get(TypeUrl.Secret, node('api1-sidecar-proxy')).byName.size === 2,
     'leaves for web and api, and both secrets for api1-sidecar-proxy',
   );
 });
@@ -65,9 +80,16 @@ test('a sidecar gets its own sets: its service’s leaf and the trust bundle, li
   assert.deepEqual([...web1.wildcard], [], 'secrets are asked for by name');
   const api1 = provider.get(TypeUrl.Secret, node('api1-sidecar-proxy'));
   assert.ok(!api1.byName.has(`spiffe://${td}/ns/default/dc/dc1/svc/web`), 'no other service’s leaf');
-  assert.deepEqual([...provider.get(TypeUrl.Listener, node('web1-sidecar-proxy')).byName.keys()], ['public_listener:127.0.0.1:25001']);
+  assert.deepEqual(
+    [...provider.get(TypeUrl.Listener, node('web1-sidecar-proxy')).byName.keys()],
+    ['public_listener:127.0.0.1:25001'],
+  );
   assert.deepEqual([...provider.get(TypeUrl.Cluster, node('web1-sidecar-proxy')).byName.keys()], ['local_app']);
-  assert.equal(provider.get(TypeUrl.Secret, node('not-a-proxy')).byName.size, 0, 'an Envoy that is no sidecar gets no secret');
+  assert.equal(
+    provider.get(TypeUrl.Secret, node('not-a-proxy')).byName.size,
+    0,
+    'an Envoy that is no sidecar gets no secret',
+  );
 });
 
 test('an intention change for web is announced only to web’s sidecars', async () => {
@@ -87,12 +109,21 @@ test('a node that becomes a sidecar is told every name it now sees', async () =>
   const id = 'late1-sidecar-proxy';
   assert.equal(provider.get(TypeUrl.Secret, node(id)).byName.size, 0);
   const changes = await changesUntil(
-    () => put('/v1/agent/service/register', { Name: 'late', ID: 'late1', Port: 9050, Connect: { SidecarService: { Port: 25050, Checks: [{ TTL: '1h', Status: 'passing' }] } } }),
+    () =>
+      put('/v1/agent/service/register', {
+        Name: 'late',
+        ID: 'late1',
+        Port: 9050,
+        Connect: { SidecarService: { Port: 25050, Checks: [{ TTL: '1h', Status: 'passing' }] } },
+      }),
     (all) => all.some((c) => c.nodeIds?.has(id) && c.typeUrl === TypeUrl.Listener),
   );
   const forIt = changes.filter((c) => c.nodeIds?.has(id));
   assert.ok(forIt.find((c) => c.typeUrl === TypeUrl.Listener)?.names.has('public_listener:127.0.0.1:25050'));
-  assert.ok(forIt.find((c) => c.typeUrl === TypeUrl.Cluster)?.names.has('web'), 'the plain clusters it saw before are announced (they go away for it)');
+  assert.ok(
+    forIt.find((c) => c.typeUrl === TypeUrl.Cluster)?.names.has('web'),
+    'the plain clusters it saw before are announced (they go away for it)',
+  );
 });
 
 test('L7 permissions: the first match decides; requests no permission matches get the default', () => {
@@ -101,8 +132,21 @@ test('L7 permissions: the first match decides; requests no permission matches ge
     { action: 'allow' as const, http: { PathPrefix: '/', Methods: ['GET'] } },
   ];
   const admin = { url_path: { path: { prefix: '/admin' } } };
-  const get = { and_rules: { rules: [{ url_path: { path: { prefix: '/' } } }, { header: { name: ':method', string_match: { safe_regex: { regex: 'GET' } } } }] } };
+  const get = {
+    and_rules: {
+      rules: [
+        { url_path: { path: { prefix: '/' } } },
+        { header: { name: ':method', string_match: { safe_regex: { regex: 'GET' } } } },
+      ],
+    },
+  };
   assert.deepEqual(l7Permission(perms, 'deny'), { and_rules: { rules: [get, { not_rule: admin }] } });
-  assert.deepEqual(l7Permission(perms, 'allow'), { or_rules: { rules: [{ and_rules: { rules: [get, { not_rule: admin }] } }, { not_rule: admin }] } });
-  assert.equal(l7Permission([{ action: 'deny', http: { PathExact: '/x' } }], 'deny'), undefined, 'nothing can be allowed');
+  assert.deepEqual(l7Permission(perms, 'allow'), {
+    or_rules: { rules: [{ and_rules: { rules: [get, { not_rule: admin }] } }, { not_rule: admin }] },
+  });
+  assert.equal(
+    l7Permission([{ action: 'deny', http: { PathExact: '/x' } }], 'deny'),
+    undefined,
+    'nothing can be allowed',
+  );
 });

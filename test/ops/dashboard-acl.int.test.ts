@@ -11,10 +11,10 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { chromium, type Page } from 'playwright-core';
+import type { Hub } from '../../src/hub';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { AdsClient } from '../acl/ads-client';
-import { ROOT, aclHub, as, tokenWith } from '../acl/helpers';
-import type { Hub } from '../../src/hub';
+import { aclHub, as, ROOT, tokenWith } from '../acl/helpers';
 import { REPO_ROOT } from '../helpers/hub';
 import { guardProcesses } from '../helpers/procs';
 import { tmpDir } from '../helpers/tmp';
@@ -22,8 +22,14 @@ import { until } from './helpers';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 const OUT = join(REPO_ROOT, '.tmp', 'dashboard-shots');
 const NACK = 'cluster broken: unknown lb policy';
@@ -36,7 +42,9 @@ const READER = [
 type Shot = (page: Page, name: string) => Promise<unknown>;
 
 const registration = (name: string, port: number) => ({
-  Node: 'n1', Address: '127.0.0.1', Service: { Service: name, Port: port },
+  Node: 'n1',
+  Address: '127.0.0.1',
+  Service: { Service: name, Port: port },
 });
 
 /** A Delta client with a token: ACKs every response (with `nacks`: NACKs those carrying cluster `broken`). */
@@ -61,13 +69,20 @@ function ackingClient(port: number, id: string, token: string, nacks = false) {
 
 /** Three services, three intentions between them (one deny). */
 async function seed(hub: Hub): Promise<void> {
-  for (const [name, port] of [['web', 8080], ['api', 8081], ['db', 5432]] as const) {
+  for (const [name, port] of [
+    ['web', 8080],
+    ['api', 8081],
+    ['db', 5432],
+  ] as const) {
     const r = await as(hub, ROOT, 'PUT', '/v1/catalog/register', registration(name, port));
     assert.equal(r.status, 200, r.text);
   }
   const intentions = {
     api: [{ Name: 'web', Action: 'allow' }],
-    db: [{ Name: 'api', Action: 'allow' }, { Name: 'web', Action: 'deny' }],
+    db: [
+      { Name: 'api', Action: 'allow' },
+      { Name: 'web', Action: 'deny' },
+    ],
   };
   for (const [dst, sources] of Object.entries(intentions)) {
     const r = await as(hub, ROOT, 'PUT', '/v1/config', { Kind: 'service-intentions', Name: dst, Sources: sources });
@@ -101,7 +116,7 @@ async function checkLoginPrompt(page: Page, errors: string[], shot: Shot): Promi
 
 async function checkFilter(page: Page, shot: Shot): Promise<void> {
   await page.fill('#filter', 'bad');
-  await page.waitForFunction("document.querySelector('tr[data-node=\"envoy-good\"]').hidden === true");
+  await page.waitForFunction('document.querySelector(\'tr[data-node="envoy-good"]\').hidden === true');
   assert.equal(await page.textContent('#filter-count'), '1 of 2 node(s)');
   await page.fill('#filter', '');
   await page.selectOption('#filter-state', 'NACK');
@@ -142,7 +157,10 @@ test('dashboard with ACLs on: login, live disconnects, per-node resources and co
   const hub = await aclHub({ xdsDebounceMs: 5, xdsMaxDelayMs: 50 });
   guardProcesses(); // Chromium is Playwright's child: a watchdog kills it if this process is SIGKILLed
   const context = await chromium.launchPersistentContext(profile.path, {
-    executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 800 },
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 1280, height: 800 },
   });
   const shot: Shot = (page, name) => page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
   const clients: AdsClient[] = [];

@@ -7,27 +7,46 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { chromium, type Page } from 'playwright-core';
-import { REPO_ROOT, call } from '../helpers/hub';
+import { call, REPO_ROOT } from '../helpers/hub';
 import { guardProcesses } from '../helpers/procs';
 import { tmpDir } from '../helpers/tmp';
 import { autoClient, register, startOpsHub, until } from './helpers';
 
 const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const OUT = join(REPO_ROOT, '.tmp', 'test-output', 'ui');
 
 test('dashboard: live services, NACKs on client rows, history, dry run, rollouts', async () => {
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: bash scripts/ensure-system-deps.sh installs Debian's chromium`);
+  assert.ok(
+    existsSync(CHROMIUM),
+    `${CHROMIUM} is missing: bash scripts/ensure-system-deps.sh installs Debian's chromium`,
+  );
   mkdirSync(OUT, { recursive: true });
   const profile = await tmpDir('ops-ui-profile');
   const h = await startOpsHub();
   guardProcesses(); // Chromium is Playwright's child: a watchdog kills it if this process is SIGKILLed
-  const context = await chromium.launchPersistentContext(profile.path, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 800 } });
+  const context = await chromium.launchPersistentContext(profile.path, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 1280, height: 800 },
+  });
   const shot = (page: Page, name: string) => page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
   try {
     await register(h.hub, 'web', 8080);
     const good = autoClient(h.hub.grpcPort, 'envoy-good');
-    const bad = autoClient(h.hub.grpcPort, 'envoy-bad', { nack: (_t, res) => (res.some((r) => r.name === 'broken') ? 'cluster broken: unknown lb policy' : undefined) });
+    const bad = autoClient(h.hub.grpcPort, 'envoy-bad', {
+      nack: (_t, res) => (res.some((r) => r.name === 'broken') ? 'cluster broken: unknown lb policy' : undefined),
+    });
     await until(() => good.seen.length > 0 && bad.seen.length > 0, 'both clients synced');
 
     const page = await context.newPage();
@@ -51,7 +70,7 @@ test('dashboard: live services, NACKs on client rows, history, dry run, rollouts
     await page.waitForSelector('tr[data-node="envoy-bad"]');
     await register(h.hub, 'broken', 7070);
     const row = await page.waitForSelector('tr[data-node="envoy-bad"] .nack-msg');
-    assert.match(await row.textContent() ?? '', /cluster broken: unknown lb policy/);
+    assert.match((await row.textContent()) ?? '', /cluster broken: unknown lb policy/);
     assert.equal(await page.$('tr[data-node="envoy-good"] .nack-msg'), null, 'no NACK on the good client');
     await shot(page, 'clients');
 
@@ -67,7 +86,14 @@ test('dashboard: live services, NACKs on client rows, history, dry run, rollouts
     await shot(page, 'history');
 
     await page.goto(`${h.hub.httpUrl}/ui/#dry-run`);
-    await page.fill('#change', JSON.stringify({ Method: 'PUT', Path: '/v1/config', Body: { Kind: 'service-defaults', Name: 'payments', Protocol: 'grpc' } }));
+    await page.fill(
+      '#change',
+      JSON.stringify({
+        Method: 'PUT',
+        Path: '/v1/config',
+        Body: { Kind: 'service-defaults', Name: 'payments', Protocol: 'grpc' },
+      }),
+    );
     await page.click('#run');
     await page.waitForSelector('#prediction-table >> text=envoy-good');
     assert.match((await page.textContent('#prediction')) ?? '', /changed clusters payments/);
@@ -78,7 +104,12 @@ test('dashboard: live services, NACKs on client rows, history, dry run, rollouts
 
     await page.goto(`${h.hub.httpUrl}/ui/#rollouts`);
     await page.waitForSelector('#rollouts');
-    const res = await h.hub.http.inject({ method: 'PUT', url: '/v1/config', payload: JSON.stringify({ Kind: 'service-defaults', Name: 'payments', Protocol: 'http2' }), headers: { 'x-xdshub-rollout': 'canary=1,window=30s,select=id:envoy-good' } });
+    const res = await h.hub.http.inject({
+      method: 'PUT',
+      url: '/v1/config',
+      payload: JSON.stringify({ Kind: 'service-defaults', Name: 'payments', Protocol: 'http2' }),
+      headers: { 'x-xdshub-rollout': 'canary=1,window=30s,select=id:envoy-good' },
+    });
     assert.equal(res.statusCode, 200, res.body);
     await page.waitForSelector('#rollouts >> text=canary');
     await shot(page, 'rollouts');

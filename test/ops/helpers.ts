@@ -5,9 +5,9 @@ import type { Config } from '../../src/config';
 import { ALL_PARTS, type Hub } from '../../src/hub';
 import type { Ops } from '../../src/ops/index';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
-import { ScriptedClient, decodeAny, type Plain } from '../xds/transport/helpers/client';
 import { call, startHub } from '../helpers/hub';
 import { until as poll, UNTIL_TIMEOUT_MS } from '../helpers/until';
+import { decodeAny, type Plain, ScriptedClient } from '../xds/transport/helpers/client';
 
 export interface OpsHub {
   hub: Hub;
@@ -16,7 +16,10 @@ export interface OpsHub {
 }
 
 export async function startOpsHub(overrides: Partial<Config> = {}): Promise<OpsHub> {
-  const hub = await startHub({ xdsDebounceMs: 5, xdsMaxDelayMs: 50, ...overrides }, { grpcGraceMs: 200, parts: ALL_PARTS });
+  const hub = await startHub(
+    { xdsDebounceMs: 5, xdsMaxDelayMs: 50, ...overrides },
+    { grpcGraceMs: 200, parts: ALL_PARTS },
+  );
   return { hub, ops: hub.ops, close: () => hub.close() };
 }
 
@@ -26,7 +29,14 @@ export interface AutoClient {
   id: string;
   client: ScriptedClient;
   /** Every response received, with what the client answered. */
-  seen: { typeUrl: string; nonce: string; resources: Map<string, string>; removed: string[]; nacked: boolean; at: number }[];
+  seen: {
+    typeUrl: string;
+    nonce: string;
+    resources: Map<string, string>;
+    removed: string[];
+    nacked: boolean;
+    at: number;
+  }[];
   /** What the client holds now (ACKed), per type URL: name → version. */
   held: Map<string, Map<string, string>>;
   close(): void;
@@ -37,8 +47,22 @@ export interface AutoClient {
  * ClusterLoadAssignments named `eds`. `nack(typeUrl, resources)` returns a
  * message to NACK a response with, or undefined to ACK it.
  */
-export function autoClient(grpcPort: number, id: string, opts: { cluster?: string; eds?: string[]; token?: string; nack?: (typeUrl: string, resources: Plain[]) => string | undefined } = {}): AutoClient {
-  const client = new ScriptedClient({ port: grpcPort, path: DELTA_ADS, kind: 'delta', ...(opts.token === undefined ? {} : { token: opts.token }) });
+export function autoClient(
+  grpcPort: number,
+  id: string,
+  opts: {
+    cluster?: string;
+    eds?: string[];
+    token?: string;
+    nack?: (typeUrl: string, resources: Plain[]) => string | undefined;
+  } = {},
+): AutoClient {
+  const client = new ScriptedClient({
+    port: grpcPort,
+    path: DELTA_ADS,
+    kind: 'delta',
+    ...(opts.token === undefined ? {} : { token: opts.token }),
+  });
   const out: AutoClient = { id, client, seen: [], held: new Map(), close: () => client.close() };
   const node = { id, cluster: opts.cluster ?? 'test', userAgentName: 'scripted' };
   client.send({ node, typeUrl: TypeUrl.Cluster, resourceNamesSubscribe: ['*'] });
@@ -46,10 +70,19 @@ export function autoClient(grpcPort: number, id: string, opts: { cluster?: strin
   void (async () => {
     for (;;) {
       const r = await client.next();
-      const resources = new Map<string, string>((r.resources as Plain[]).map((x) => [String(x.name), String(x.version)]));
+      const resources = new Map<string, string>(
+        (r.resources as Plain[]).map((x) => [String(x.name), String(x.version)]),
+      );
       const decoded = (r.resources as Plain[]).map((x) => decodeAny(x.resource));
       const message = opts.nack?.(r.typeUrl, decoded);
-      out.seen.push({ typeUrl: r.typeUrl, nonce: r.nonce, resources, removed: r.removedResources, nacked: message !== undefined, at: Date.now() });
+      out.seen.push({
+        typeUrl: r.typeUrl,
+        nonce: r.nonce,
+        resources,
+        removed: r.removedResources,
+        nacked: message !== undefined,
+        at: Date.now(),
+      });
       if (message === undefined) {
         const held = out.held.get(r.typeUrl) ?? new Map<string, string>();
         for (const [n, v] of resources) held.set(n, v);
@@ -67,13 +100,27 @@ export function autoClient(grpcPort: number, id: string, opts: { cluster?: strin
  * it is generous because the machine may be loaded (teammates' suites), and a
  * passing test never waits for it.
  */
-export function until<T>(pred: () => T | undefined | false | Promise<T | undefined | false>, what: string, capMs = UNTIL_TIMEOUT_MS): Promise<T> {
+export function until<T>(
+  pred: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  capMs = UNTIL_TIMEOUT_MS,
+): Promise<T> {
   return poll(pred, { what, timeout: capMs });
 }
 
 /** Registers service `name` on node `node` through the HTTP API; returns the write's index. */
-export async function register(hub: Hub, name: string, port: number, node = 'n1', extra: Record<string, unknown> = {}): Promise<bigint> {
-  const res = await call(hub, 'PUT', '/v1/catalog/register', { Node: node, Address: '127.0.0.1', Service: { Service: name, ID: `${name}-${port}`, Port: port, ...extra } });
+export async function register(
+  hub: Hub,
+  name: string,
+  port: number,
+  node = 'n1',
+  extra: Record<string, unknown> = {},
+): Promise<bigint> {
+  const res = await call(hub, 'PUT', '/v1/catalog/register', {
+    Node: node,
+    Address: '127.0.0.1',
+    Service: { Service: name, ID: `${name}-${port}`, Port: port, ...extra },
+  });
   if (res.status !== 200) throw new Error(`register ${name}: ${res.status} ${res.text}`);
   return res.index;
 }

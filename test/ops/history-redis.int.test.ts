@@ -8,8 +8,8 @@ import { createHistory } from '../../src/ops/history';
 import { createRedisHistory, HISTORY_KEY_PREFIX, WRITE_LUA } from '../../src/ops/history-redis';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { call } from '../helpers/hub';
-import { startRedis, type RunningRedis } from '../helpers/redis';
-import { autoClient, register, startOpsHub, until, type OpsHub } from './helpers';
+import { type RunningRedis, startRedis } from '../helpers/redis';
+import { autoClient, type OpsHub, register, startOpsHub, until } from './helpers';
 
 let redis: RunningRedis;
 let r: Redis;
@@ -23,13 +23,17 @@ after(async () => {
 });
 
 const LOG_STREAM = 'xdshub:{log}:stream';
-const hubOn = (nodeName: string, extra: Record<string, unknown> = {}) => startOpsHub({ nodeName, store: { kind: 'redis', url: redis.url }, ...extra });
-const history = async (h: OpsHub, node: string) => (await call(h.hub, 'GET', `/v1/xds/history/${node}`)).json.records as any[];
+const hubOn = (nodeName: string, extra: Record<string, unknown> = {}) =>
+  startOpsHub({ nodeName, store: { kind: 'redis', url: redis.url }, ...extra });
+const history = async (h: OpsHub, node: string) =>
+  (await call(h.hub, 'GET', `/v1/xds/history/${node}`)).json.records as any[];
 
 test('history in Redis: kept apart from the log, across a restart, shared by the hubs on that Redis', async () => {
   let a = await hubOn('hub-a');
   await register(a.hub, 'web', 8080);
-  const c = autoClient(a.hub.grpcPort, 'envoy-1', { nack: (_t, res) => (res.some((x) => x.name === 'bad') ? 'cluster bad: rejected' : undefined) });
+  const c = autoClient(a.hub.grpcPort, 'envoy-1', {
+    nack: (_t, res) => (res.some((x) => x.name === 'bad') ? 'cluster bad: rejected' : undefined),
+  });
   await until(() => c.seen.length >= 1, 'first push');
   await register(a.hub, 'bad', 9090);
   await until(() => c.seen.some((s) => s.nacked), 'the NACK');
@@ -38,7 +42,11 @@ test('history in Redis: kept apart from the log, across a restart, shared by the
     return rs.some((x) => x.answer?.ack === true) && rs.some((x) => x.answer?.ack === false) ? rs : undefined;
   }, 'an ACK and a NACK in the history');
   assert.ok(records.every((x) => x.hub === 'hub-a'));
-  assert.deepEqual(records.map((x) => x.seq), records.map((_, i) => i + 1), 'Redis numbers the records 1, 2, …');
+  assert.deepEqual(
+    records.map((x) => x.seq),
+    records.map((_, i) => i + 1),
+    'Redis numbers the records 1, 2, …',
+  );
   const nacked = records.find((x) => x.answer?.ack === false);
   assert.equal(nacked.answer.message, 'cluster bad: rejected');
   assert.ok('bad' in nacked.resources);
@@ -57,7 +65,10 @@ test('history in Redis: kept apart from the log, across a restart, shared by the
   // A new process on the same Redis: the history is there, the node offline.
   a = await hubOn('hub-a');
   assert.deepEqual(await history(a, 'envoy-1'), records, 'every record and answer survived the restart');
-  assert.deepEqual((await call(a.hub, 'GET', '/v1/xds/nodes')).json.map((n: any) => [n.id, n.connected]), [['envoy-1', false]]);
+  assert.deepEqual(
+    (await call(a.hub, 'GET', '/v1/xds/nodes')).json.map((n: any) => [n.id, n.connected]),
+    [['envoy-1', false]],
+  );
 
   // A second hub on the same Redis: the node moves there; its history is one history, read from either hub.
   const b = await hubOn('hub-b');
@@ -68,11 +79,21 @@ test('history in Redis: kept apart from the log, across a restart, shared by the
       return rs.some((x) => x.hub === 'hub-b' && x.answer?.ack) ? rs : undefined;
     }, "hub-b's push, read on hub-a");
     assert.deepEqual(more.slice(0, records.length), records);
-    assert.deepEqual(more.map((x) => x.seq), more.map((_, i) => i + 1), 'one sequence across hubs');
+    assert.deepEqual(
+      more.map((x) => x.seq),
+      more.map((_, i) => i + 1),
+      'one sequence across hubs',
+    );
     assert.deepEqual(await history(b, 'envoy-1'), more);
     // Each hub tells its own streams: connected on hub-b, not on hub-a.
-    assert.deepEqual((await call(b.hub, 'GET', '/v1/xds/nodes')).json.map((n: any) => [n.id, n.connected]), [['envoy-1', true]]);
-    assert.deepEqual((await call(a.hub, 'GET', '/v1/xds/nodes')).json.map((n: any) => [n.id, n.connected]), [['envoy-1', false]]);
+    assert.deepEqual(
+      (await call(b.hub, 'GET', '/v1/xds/nodes')).json.map((n: any) => [n.id, n.connected]),
+      [['envoy-1', true]],
+    );
+    assert.deepEqual(
+      (await call(a.hub, 'GET', '/v1/xds/nodes')).json.map((n: any) => [n.id, n.connected]),
+      [['envoy-1', false]],
+    );
     c2.close();
   } finally {
     await b.close();
@@ -94,14 +115,25 @@ test('history in Redis is bounded per node; maps no record uses are removed', as
     }, 'the last push answered');
     assert.equal(records.length, 3);
     const last = records.at(-1).seq;
-    assert.deepEqual(records.map((x: any) => x.seq), [last - 2, last - 1, last]);
+    assert.deepEqual(
+      records.map((x: any) => x.seq),
+      [last - 2, last - 1, last],
+    );
     // In Redis: three records and their answers, nothing older; the shared maps are exactly the ones still used.
     const fields = Object.keys(await r.hgetall(`${HISTORY_KEY_PREFIX}n:envoy-bounded`)).filter((f) => /^\d+$/.test(f));
-    assert.deepEqual(fields.map(Number).sort((x, y) => x - y), [last - 2, last - 1, last]);
-    const used = new Set(Object.entries(await r.hgetall(`${HISTORY_KEY_PREFIX}n:envoy-bounded`)).filter(([f]) => /^\d+$/.test(f)).map(([, v]) => v.slice(0, 32)));
+    assert.deepEqual(
+      fields.map(Number).sort((x, y) => x - y),
+      [last - 2, last - 1, last],
+    );
+    const used = new Set(
+      Object.entries(await r.hgetall(`${HISTORY_KEY_PREFIX}n:envoy-bounded`))
+        .filter(([f]) => /^\d+$/.test(f))
+        .map(([, v]) => v.slice(0, 32)),
+    );
     for (const n of Object.keys(await r.hgetall(`${HISTORY_KEY_PREFIX}nodes`))) {
       if (n === 'envoy-bounded') continue;
-      for (const [f, v] of Object.entries(await r.hgetall(`${HISTORY_KEY_PREFIX}n:${n}`))) if (/^\d+$/.test(f)) used.add(v.slice(0, 32));
+      for (const [f, v] of Object.entries(await r.hgetall(`${HISTORY_KEY_PREFIX}n:${n}`)))
+        if (/^\d+$/.test(f)) used.add(v.slice(0, 32));
     }
     assert.deepEqual(new Set(await r.hkeys(`${HISTORY_KEY_PREFIX}sets`)), used);
     c.close();
@@ -127,7 +159,15 @@ test('a batch sent twice (resent after a dropped connection) is written once', a
   const p = `${HISTORY_KEY_PREFIX}resend-test:`;
   const keys = [`${p}nodes`, `${p}recent`, `${p}sets`, `${p}refs`, `${p}w:writer-1`];
   const set = 'f'.repeat(32);
-  const payload = JSON.stringify({ nodes: { n1: '{"id":"n1"}' }, sets: { [set]: '{"web":"v1"}' }, records: [['n1', set, '{"type":"CDS"}', ''], ['n1', set, '{"type":"CDS"}', '{"ack":true}']], answers: [] });
+  const payload = JSON.stringify({
+    nodes: { n1: '{"id":"n1"}' },
+    sets: { [set]: '{"web":"v1"}' },
+    records: [
+      ['n1', set, '{"type":"CDS"}', ''],
+      ['n1', set, '{"type":"CDS"}', '{"ack":true}'],
+    ],
+    answers: [],
+  });
   const argv = [`${p}n:`, '10', '100', '1', '60000', '1', payload];
   const first = await r.eval(WRITE_LUA, 5, ...keys, ...argv);
   const again = await r.eval(WRITE_LUA, 5, ...keys, ...argv);
@@ -140,18 +180,35 @@ test('a batch sent twice (resent after a dropped connection) is written once', a
 
 test("a node's identity is written again when it changes (its JSON is built once per identity)", async () => {
   const keyPrefix = `${HISTORY_KEY_PREFIX}identity-test:`;
-  const h = createHistory({ perNode: 5, hub: 'h1', index: () => 1n, persistence: createRedisHistory({ url: redis.url, perNode: 5, maxNodes: 100, keyPrefix, flushMs: 3_600_000 }) });
+  const h = createHistory({
+    perNode: 5,
+    hub: 'h1',
+    index: () => 1n,
+    persistence: createRedisHistory({ url: redis.url, perNode: 5, maxNodes: 100, keyPrefix, flushMs: 3_600_000 }),
+  });
   try {
     const set = new Map([['web', 'v1']]);
     const sent = (userAgent: string, nonce: string) =>
-      h.sent!({ stream: 1, node: { id: 'n1', cluster: 'edge', clientFeatures: [], userAgent }, typeUrl: TypeUrl.Cluster, nonce, version: 'v', resources: set, variant: 'sotw', at: 1 });
+      h.sent!({
+        stream: 1,
+        node: { id: 'n1', cluster: 'edge', clientFeatures: [], userAgent },
+        typeUrl: TypeUrl.Cluster,
+        nonce,
+        version: 'v',
+        resources: set,
+        variant: 'sotw',
+        at: 1,
+      });
     sent('envoy/1.30', 'a');
     await h.flush();
     sent('envoy/1.30', 'b');
     sent('envoy/1.31', 'c');
     await h.flush();
     assert.equal(JSON.parse((await r.hget(`${keyPrefix}nodes`, 'n1'))!).userAgent, 'envoy/1.31');
-    assert.deepEqual((await h.of('n1')).map((x) => x.nonce), ['a', 'b', 'c']);
+    assert.deepEqual(
+      (await h.of('n1')).map((x) => x.nonce),
+      ['a', 'b', 'c'],
+    );
   } finally {
     await h.close();
   }

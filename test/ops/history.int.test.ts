@@ -15,13 +15,19 @@ test('history: pushes, ACKs and NACKs per node, kept across a restart (SQLite)',
   try {
     let h = await startOpsHub({ store: { kind: 'sqlite' }, dataDir: dir.path });
     await register(h.hub, 'web', 8080);
-    const c = autoClient(h.hub.grpcPort, 'envoy-1', { nack: (_t, res) => (res.some((r) => r.name === 'bad') ? 'cluster bad: rejected' : undefined) });
+    const c = autoClient(h.hub.grpcPort, 'envoy-1', {
+      nack: (_t, res) => (res.some((r) => r.name === 'bad') ? 'cluster bad: rejected' : undefined),
+    });
     await until(() => c.seen.length >= 1, 'first CDS push');
     await register(h.hub, 'bad', 9090);
     await until(() => c.seen.some((s) => s.nacked), 'the NACK');
     const res = await until(async () => {
       const r = await call(h.hub, 'GET', '/v1/xds/history/envoy-1');
-      return r.status === 200 && r.json.records.some((x: any) => x.answer?.ack === false) && r.json.records.some((x: any) => x.answer?.ack === true) ? r : undefined;
+      return r.status === 200 &&
+        r.json.records.some((x: any) => x.answer?.ack === false) &&
+        r.json.records.some((x: any) => x.answer?.ack === true)
+        ? r
+        : undefined;
     }, 'history with an ACK and a NACK');
     const records = res.json.records;
     const acked = records.find((r: any) => r.answer?.ack === true);
@@ -31,7 +37,10 @@ test('history: pushes, ACKs and NACKs per node, kept across a restart (SQLite)',
     assert.equal(nacked.answer.message, 'cluster bad: rejected');
     assert.ok('bad' in nacked.resources);
     assert.ok(BigInt(nacked.index) > BigInt(acked.index), 'the NACKed push was translated at a later index');
-    assert.deepEqual(records.map((r: any) => r.seq), [...records.map((r: any) => r.seq)].sort((a: number, b: number) => a - b));
+    assert.deepEqual(
+      records.map((r: any) => r.seq),
+      [...records.map((r: any) => r.seq)].sort((a: number, b: number) => a - b),
+    );
     assert.equal((await call(h.hub, 'GET', '/v1/xds/history/nobody')).status, 404);
     assert.equal((await call(h.hub, 'GET', '/v1/xds/history/envoy-1?limit=x')).status, 400);
     c.close();
@@ -43,10 +52,16 @@ test('history: pushes, ACKs and NACKs per node, kept across a restart (SQLite)',
     assert.equal(after.status, 200);
     assert.deepEqual(after.json.records, records, 'every record and answer survived the restart');
     const nodes = await call(h.hub, 'GET', '/v1/xds/nodes');
-    assert.deepEqual(nodes.json.map((n: any) => [n.id, n.connected]), [['envoy-1', false]]);
+    assert.deepEqual(
+      nodes.json.map((n: any) => [n.id, n.connected]),
+      [['envoy-1', false]],
+    );
     // New pushes continue the sequence.
     const c2 = autoClient(h.hub.grpcPort, 'envoy-1');
-    await until(async () => (await call(h.hub, 'GET', '/v1/xds/history/envoy-1')).json.records.length > records.length, 'a push after the restart');
+    await until(
+      async () => (await call(h.hub, 'GET', '/v1/xds/history/envoy-1')).json.records.length > records.length,
+      'a push after the restart',
+    );
     const more = (await call(h.hub, 'GET', '/v1/xds/history/envoy-1')).json.records;
     assert.ok(more.at(-1).seq > records.at(-1).seq);
     c2.close();
@@ -95,9 +110,14 @@ test('config?index=N is what was pushed at N; diff?from&to shows the change fiel
       const cfg = await call(h.hub, 'GET', `/v1/xds/config/gw-1?index=${index}`);
       assert.equal(cfg.status, 200, cfg.text);
       for (const p of pushes) {
-        const rest = p.type === 'CDS' ? 'clusters' : p.type === 'EDS' ? 'endpoints' : p.type === 'LDS' ? 'listeners' : 'routes';
+        const rest =
+          p.type === 'CDS' ? 'clusters' : p.type === 'EDS' ? 'endpoints' : p.type === 'LDS' ? 'listeners' : 'routes';
         for (const [name, version] of Object.entries(p.resources as Record<string, string | null>)) {
-          assert.equal(cfg.json.resources[rest][name]?.version ?? null, strip(version), `${p.type} ${name} at index ${index}`);
+          assert.equal(
+            cfg.json.resources[rest][name]?.version ?? null,
+            strip(version),
+            `${p.type} ${name} at index ${index}`,
+          );
         }
       }
     }
@@ -106,9 +126,15 @@ test('config?index=N is what was pushed at N; diff?from&to shows the change fiel
     assert.equal(diff.status, 200, diff.text);
     const cluster = diff.json.changed.find((x: any) => x.type === 'clusters' && x.name === 'api');
     assert.ok(cluster, JSON.stringify(diff.json));
-    assert.ok(cluster.fields.some((f: any) => /typedExtensionProtocolOptions/.test(f.path)), JSON.stringify(cluster.fields));
+    assert.ok(
+      cluster.fields.some((f: any) => /typedExtensionProtocolOptions/.test(f.path)),
+      JSON.stringify(cluster.fields),
+    );
     const cla = diff.json.changed.find((x: any) => x.type === 'endpoints' && x.name === 'api');
-    assert.ok(cla.fields.some((f: any) => f.path.startsWith('endpoints[0].lbEndpoints[1]') && f.before === undefined), JSON.stringify(cla.fields));
+    assert.ok(
+      cla.fields.some((f: any) => f.path.startsWith('endpoints[0].lbEndpoints[1]') && f.before === undefined),
+      JSON.stringify(cla.fields),
+    );
     assert.equal((await call(h.hub, 'GET', '/v1/xds/diff/gw-1?from=x&to=2')).status, 400);
     assert.equal((await call(h.hub, 'GET', '/v1/xds/config/gw-1?index=999999')).status, 404);
     assert.equal((await call(h.hub, 'GET', '/v1/xds/config/gw-1?index=0')).status, 400);

@@ -3,19 +3,22 @@
 // the change through to everyone; a named service's check turning critical stops it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { parseRolloutSpec } from '../../src/ops/rollout';
-import { call, type Answer } from '../helpers/hub';
-import { autoClient, register, startOpsHub, until, type AutoClient, type OpsHub } from './helpers';
+import { TypeUrl } from '../../src/xds/transport/type-urls';
+import { type Answer, call } from '../helpers/hub';
+import { type AutoClient, autoClient, type OpsHub, register, startOpsHub, until } from './helpers';
 
-const put = (h: OpsHub, url: string, body: unknown, rollout: string): Promise<Answer> => call(h.hub, 'PUT', url, body, { 'x-xdshub-rollout': rollout });
+const put = (h: OpsHub, url: string, body: unknown, rollout: string): Promise<Answer> =>
+  call(h.hub, 'PUT', url, body, { 'x-xdshub-rollout': rollout });
 
 const webVersion = (c: AutoClient) => c.held.get(TypeUrl.Cluster)?.get('web');
 const everSaw = (c: AutoClient, version: string) => c.seen.some((s) => s.resources.get('web') === version);
 
 async function fleet(h: OpsHub, nack?: (res: any[]) => string | undefined) {
   await register(h.hub, 'web', 8080);
-  const canary = autoClient(h.hub.grpcPort, 'canary-1', { nack: (t, res) => (t === TypeUrl.Cluster ? nack?.(res) : undefined) });
+  const canary = autoClient(h.hub.grpcPort, 'canary-1', {
+    nack: (t, res) => (t === TypeUrl.Cluster ? nack?.(res) : undefined),
+  });
   const others = [autoClient(h.hub.grpcPort, 'edge-1'), autoClient(h.hub.grpcPort, 'edge-2')];
   const all = [canary, ...others];
   await until(() => all.every((c) => webVersion(c)), 'every node holds web');
@@ -26,8 +29,22 @@ async function fleet(h: OpsHub, nack?: (res: any[]) => string | undefined) {
 test('a canary NACK holds the change; the others never receive it; rollback writes the inverse', async () => {
   const h = await startOpsHub();
   try {
-    const { canary, others, all, original } = await fleet(h, (res) => (res.some((r) => r.name === 'web' && r.typedExtensionProtocolOptions && Object.keys(r.typedExtensionProtocolOptions).length > 0) ? 'web: http2 options refused by this proxy' : undefined));
-    const res = await put(h, '/v1/config', { Kind: 'service-defaults', Name: 'web', Protocol: 'http2' }, 'canary=1,window=30s,select=id:canary-*');
+    const { canary, others, all, original } = await fleet(h, (res) =>
+      res.some(
+        (r) =>
+          r.name === 'web' &&
+          r.typedExtensionProtocolOptions &&
+          Object.keys(r.typedExtensionProtocolOptions).length > 0,
+      )
+        ? 'web: http2 options refused by this proxy'
+        : undefined,
+    );
+    const res = await put(
+      h,
+      '/v1/config',
+      { Kind: 'service-defaults', Name: 'web', Protocol: 'http2' },
+      'canary=1,window=30s,select=id:canary-*',
+    );
     assert.equal(res.status, 200, res.text);
     const id = String(res.headers['x-xdshub-rollout-id']);
     const held = await until(async () => {
@@ -49,9 +66,16 @@ test('a canary NACK holds the change; the others never receive it; rollback writ
     const rb = await call(h.hub, 'POST', `/v1/xds/rollouts/${id}/rollback`);
     assert.equal(rb.status, 200, rb.text);
     assert.equal(rb.json.state, 'rolled-back');
-    assert.equal((await call(h.hub, 'GET', '/v1/config/service-defaults/web')).status, 404, 'the inverse deleted the entry the change created');
+    assert.equal(
+      (await call(h.hub, 'GET', '/v1/config/service-defaults/web')).status,
+      404,
+      'the inverse deleted the entry the change created',
+    );
     await until(() => webVersion(canary) === original, 'the canary back on the original cluster');
-    await until(() => others.every((o) => o.held.get(TypeUrl.Cluster)?.has('other')), 'the others catch up after the hold');
+    await until(
+      () => others.every((o) => o.held.get(TypeUrl.Cluster)?.has('other')),
+      'the others catch up after the hold',
+    );
     for (const o of others) {
       assert.ok(!everSaw(o, bad), `${o.id} never received the rolled-back change`);
       assert.equal(webVersion(o), original);
@@ -70,7 +94,12 @@ test('proceed releases a hold at once; a quiet window lets the change reach ever
     const { canary, others, all, original } = await fleet(h);
     const rollout = async (id: string) => (await call(h.hub, 'GET', `/v1/xds/rollouts/${id}`)).json;
     // A window no loaded machine outlasts: the canary has the change, the others do not, a second rollout waits.
-    const res = await put(h, '/v1/config', { Kind: 'service-defaults', Name: 'web', Protocol: 'http2' }, 'canary=1,window=10m,select=id:canary-*');
+    const res = await put(
+      h,
+      '/v1/config',
+      { Kind: 'service-defaults', Name: 'web', Protocol: 'http2' },
+      'canary=1,window=10m,select=id:canary-*',
+    );
     assert.equal(res.status, 200, res.text);
     const id = String(res.headers['x-xdshub-rollout-id']);
     await until(() => webVersion(canary) !== original, 'the canary gets the change');
@@ -85,7 +114,12 @@ test('proceed releases a hold at once; a quiet window lets the change reach ever
 
     // A short window that passes quietly: everyone gets the change, the others only once the window has ended.
     const mark = new Map(others.map((o) => [o, o.seen.length]));
-    const quiet = await put(h, '/v1/config', { Kind: 'service-defaults', Name: 'web', Protocol: 'http' }, 'canary=1,window=300ms,select=id:canary-*');
+    const quiet = await put(
+      h,
+      '/v1/config',
+      { Kind: 'service-defaults', Name: 'web', Protocol: 'http' },
+      'canary=1,window=300ms,select=id:canary-*',
+    );
     assert.equal(quiet.status, 200, quiet.text);
     const done = await until(async () => {
       const r = await rollout(String(quiet.headers['x-xdshub-rollout-id']));
@@ -96,7 +130,11 @@ test('proceed releases a hold at once; a quiet window lets the change reach ever
     for (const o of others) {
       const pushes = o.seen.slice(mark.get(o)).filter((s) => s.resources.has('web'));
       assert.ok(pushes.length > 0);
-      for (const p of pushes) assert.ok(p.at >= Date.parse(done.endsAt), `${o.id} got web at ${new Date(p.at).toISOString()}, before the window ended (${done.endsAt})`);
+      for (const p of pushes)
+        assert.ok(
+          p.at >= Date.parse(done.endsAt),
+          `${o.id} got web at ${new Date(p.at).toISOString()}, before the window ended (${done.endsAt})`,
+        );
     }
     assert.equal((await call(h.hub, 'GET', '/v1/xds/rollouts')).json[0].state, 'completed');
     all.forEach((c) => c.close());
@@ -109,11 +147,26 @@ test('a named service turning critical stops the rollout', async () => {
   const h = await startOpsHub();
   try {
     const { all } = await fleet(h);
-    await call(h.hub, 'PUT', '/v1/catalog/register', { Node: 'n1', Address: '127.0.0.1', Service: { Service: 'web', ID: 'web-8080', Port: 8080 }, Check: { CheckID: 'web-ok', Name: 'web', Status: 'passing', ServiceID: 'web-8080' } });
-    const res = await put(h, '/v1/catalog/register', { Node: 'n1', Address: '127.0.0.1', Service: { Service: 'web', ID: 'web-8081', Port: 8081 } }, 'canary=1,window=30s,health=web');
+    await call(h.hub, 'PUT', '/v1/catalog/register', {
+      Node: 'n1',
+      Address: '127.0.0.1',
+      Service: { Service: 'web', ID: 'web-8080', Port: 8080 },
+      Check: { CheckID: 'web-ok', Name: 'web', Status: 'passing', ServiceID: 'web-8080' },
+    });
+    const res = await put(
+      h,
+      '/v1/catalog/register',
+      { Node: 'n1', Address: '127.0.0.1', Service: { Service: 'web', ID: 'web-8081', Port: 8081 } },
+      'canary=1,window=30s,health=web',
+    );
     assert.equal(res.status, 200, res.text);
     const id = String(res.headers['x-xdshub-rollout-id']);
-    await call(h.hub, 'PUT', '/v1/catalog/register', { Node: 'n1', Address: '127.0.0.1', SkipNodeUpdate: true, Check: { CheckID: 'web-ok', Name: 'web', Status: 'critical', ServiceID: 'web-8080' } });
+    await call(h.hub, 'PUT', '/v1/catalog/register', {
+      Node: 'n1',
+      Address: '127.0.0.1',
+      SkipNodeUpdate: true,
+      Check: { CheckID: 'web-ok', Name: 'web', Status: 'critical', ServiceID: 'web-8080' },
+    });
     const r = await until(async () => {
       const x = (await call(h.hub, 'GET', `/v1/xds/rollouts/${id}`)).json;
       return x.state === 'held' ? x : undefined;
@@ -121,7 +174,11 @@ test('a named service turning critical stops the rollout', async () => {
     assert.match(r.reason, /health: n1\/web-ok turned critical/);
     const rb = await call(h.hub, 'POST', `/v1/xds/rollouts/${id}/rollback`);
     assert.equal(rb.status, 200, rb.text);
-    assert.equal((await call(h.hub, 'GET', '/v1/catalog/service/web')).json.some((s: any) => s.ServiceID === 'web-8081'), false, 'the inverse removed the new instance');
+    assert.equal(
+      (await call(h.hub, 'GET', '/v1/catalog/service/web')).json.some((s: any) => s.ServiceID === 'web-8081'),
+      false,
+      'the inverse removed the new instance',
+    );
     all.forEach((c) => c.close());
   } finally {
     await h.close();
@@ -129,8 +186,21 @@ test('a named service turning critical stops the rollout', async () => {
 });
 
 test('X-Xdshub-Rollout is parsed strictly', () => {
-  assert.deepEqual(parseRolloutSpec('canary=2,window=5s,select=cluster:gw,health=a+b'), { canary: 2, windowMs: 5000, select: { kind: 'cluster', cluster: 'gw' }, health: ['a', 'b'] });
-  for (const bad of ['', 'window=5s', 'canary=0', 'canary=x', 'canary=1,select=foo', 'canary=1,window=soon', 'canary=1,speed=9']) {
+  assert.deepEqual(parseRolloutSpec('canary=2,window=5s,select=cluster:gw,health=a+b'), {
+    canary: 2,
+    windowMs: 5000,
+    select: { kind: 'cluster', cluster: 'gw' },
+    health: ['a', 'b'],
+  });
+  for (const bad of [
+    '',
+    'window=5s',
+    'canary=0',
+    'canary=x',
+    'canary=1,select=foo',
+    'canary=1,window=soon',
+    'canary=1,speed=9',
+  ]) {
     assert.throws(() => parseRolloutSpec(bad), /X-Xdshub-Rollout/, bad);
   }
 });

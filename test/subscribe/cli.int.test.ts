@@ -1,11 +1,12 @@
 // `xdshub subscribe` as a child process: JSON lines, Ctrl-C exits 0, and a
 // server restart is survived by resuming with the last index (no new snapshot).
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { test } from 'node:test';
 import { createCatalog } from '../../src/catalog/index';
 import { createMemoryLog } from '../../src/log/memory';
 import { createPublisher } from '../../src/subscribe/publisher';
@@ -17,10 +18,14 @@ const ROOT = join(__dirname, '..', '..');
 
 /** The CLI's stdout and stderr as line queues. */
 function spawnCli(args: string[]) {
-  const child: ChildProcess = spawnTracked(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'subscribe', ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawnTracked(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'subscribe', ...args],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const queue = (stream: NodeJS.ReadableStream) => {
     const lines: string[] = [];
     let waiter: (() => void) | undefined;
@@ -86,7 +91,18 @@ test('after a server restart the CLI resubscribes with its index: a new snapshot
     catalog.submit({
       type: 'register',
       node: { ID: '', Node: 'n1', Address: '10.0.0.1', Datacenter: 'dc1', TaggedAddresses: {}, Meta: {} },
-      service: { Kind: '', ID: id, Service: 'web', Tags: [], Address: '', TaggedAddresses: {}, Meta: {}, Port: 80, Weights: { Passing: 1, Warning: 1 }, EnableTagOverride: false },
+      service: {
+        Kind: '',
+        ID: id,
+        Service: 'web',
+        Tags: [],
+        Address: '',
+        TaggedAddresses: {},
+        Meta: {},
+        Port: 80,
+        Weights: { Passing: 1, Warning: 1 },
+        EnableTagOverride: false,
+      },
       checks: [],
       skipNodeUpdate: false,
     });

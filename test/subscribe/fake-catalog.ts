@@ -2,30 +2,62 @@
 // (instances, config entries) and the onApplied/onReset hooks, in log order.
 import { emptyAclTables } from '../../src/acl/state';
 import type { Catalog, CatalogListener, CatalogReader } from '../../src/catalog/catalog';
-import { emptyConnectState } from '../../src/connect/state';
 import { createKvReader } from '../../src/catalog/kv-reads';
 import { emptyTables } from '../../src/catalog/tables';
 import {
-  CONFIG_TOPIC_BY_KIND,
-  SUBJECT_NONE,
-  Topic,
   type CatalogEvent,
   type CheckServiceNode,
+  CONFIG_TOPIC_BY_KIND,
   type ConfigEntry,
   type ConfigEntryKind,
+  SUBJECT_NONE,
+  Topic,
 } from '../../src/catalog/types';
+import { emptyConnectState } from '../../src/connect/state';
 
 export function csn(service: string, id: string, node = 'node1', index = 1): CheckServiceNode {
   return {
-    Node: { ID: '', Node: node, Address: '10.0.0.1', Datacenter: 'dc1', TaggedAddresses: {}, Meta: {}, CreateIndex: index, ModifyIndex: index },
+    Node: {
+      ID: '',
+      Node: node,
+      Address: '10.0.0.1',
+      Datacenter: 'dc1',
+      TaggedAddresses: {},
+      Meta: {},
+      CreateIndex: index,
+      ModifyIndex: index,
+    },
     Service: {
-      Kind: '', ID: id, Service: service, Tags: [], Address: '', TaggedAddresses: {}, Meta: {}, Port: 8080,
-      Weights: { Passing: 1, Warning: 1 }, EnableTagOverride: false, CreateIndex: index, ModifyIndex: index,
+      Kind: '',
+      ID: id,
+      Service: service,
+      Tags: [],
+      Address: '',
+      TaggedAddresses: {},
+      Meta: {},
+      Port: 8080,
+      Weights: { Passing: 1, Warning: 1 },
+      EnableTagOverride: false,
+      CreateIndex: index,
+      ModifyIndex: index,
     },
     Checks: [
       {
-        Node: node, CheckID: `service:${id}`, Name: 'alive', Status: 'passing', Notes: '', Output: 'ok', ServiceID: id, ServiceName: service,
-        ServiceTags: [], Type: 'ttl', Interval: '', Timeout: '', Definition: { TTL: '30s' }, CreateIndex: index, ModifyIndex: index,
+        Node: node,
+        CheckID: `service:${id}`,
+        Name: 'alive',
+        Status: 'passing',
+        Notes: '',
+        Output: 'ok',
+        ServiceID: id,
+        ServiceName: service,
+        ServiceTags: [],
+        Type: 'ttl',
+        Interval: '',
+        Timeout: '',
+        Definition: { TTL: '30s' },
+        CreateIndex: index,
+        ModifyIndex: index,
       },
     ],
   };
@@ -70,7 +102,13 @@ export function createFakeCatalog(): FakeCatalog {
     checksInState: () => idx([]),
     configEntries: (kind) => idx([...(configs.get(kind)?.values() ?? [])].sort((a, b) => a.Name.localeCompare(b.Name))),
     configEntry: (kind, name) => idx(configs.get(kind)?.get(name)),
-    serviceNames: () => idx([...instances.keys()].filter((n) => instances.get(n)!.size > 0).sort().map((Name) => ({ Name, Namespace: 'default', Partition: 'default' }))),
+    serviceNames: () =>
+      idx(
+        [...instances.keys()]
+          .filter((n) => instances.get(n)!.size > 0)
+          .sort()
+          .map((Name) => ({ Name, Namespace: 'default', Partition: 'default' })),
+      ),
     ttlChecks: () => [],
     ttlCheckStates: () => [],
     ttlCheck: () => undefined,
@@ -87,9 +125,18 @@ export function createFakeCatalog(): FakeCatalog {
     const value = csn(service, id, id.startsWith('secret') ? 'secret-node' : 'node1', Number(last + 1n));
     m.set(id, value);
     const events: Omit<CatalogEvent, 'index'>[] = [
-      { topic: Topic.ServiceHealth, subject: service.toLowerCase(), payload: { type: 'service-health', op: 'register', csn: value } },
+      {
+        topic: Topic.ServiceHealth,
+        subject: service.toLowerCase(),
+        payload: { type: 'service-health', op: 'register', csn: value },
+      },
     ];
-    if (isNew) events.push({ topic: Topic.ServiceList, subject: SUBJECT_NONE, payload: { type: 'service-list', op: 'register', name: service, namespace: 'default', partition: 'default' } });
+    if (isNew)
+      events.push({
+        topic: Topic.ServiceList,
+        subject: SUBJECT_NONE,
+        payload: { type: 'service-list', op: 'register', name: service, namespace: 'default', partition: 'default' },
+      });
     return events;
   }
 
@@ -116,14 +163,36 @@ export function createFakeCatalog(): FakeCatalog {
     deregister(service, id) {
       const value = instances.get(service)?.get(id);
       instances.get(service)?.delete(id);
-      return commit(value === undefined ? [] : [{ topic: Topic.ServiceHealth, subject: service.toLowerCase(), payload: { type: 'service-health', op: 'deregister', csn: value } }]);
+      return commit(
+        value === undefined
+          ? []
+          : [
+              {
+                topic: Topic.ServiceHealth,
+                subject: service.toLowerCase(),
+                payload: { type: 'service-health', op: 'deregister', csn: value },
+              },
+            ],
+      );
     },
     setConfig(kind, name, fields = {}) {
       let m = configs.get(kind);
       if (m === undefined) configs.set(kind, (m = new Map()));
-      const entry: ConfigEntry = { Kind: kind, Name: name, ...fields, CreateIndex: Number(last + 1n), ModifyIndex: Number(last + 1n) };
+      const entry: ConfigEntry = {
+        Kind: kind,
+        Name: name,
+        ...fields,
+        CreateIndex: Number(last + 1n),
+        ModifyIndex: Number(last + 1n),
+      };
       m.set(name, entry);
-      return commit([{ topic: CONFIG_TOPIC_BY_KIND[kind], subject: `default/default/${name}`, payload: { type: 'config-entry', op: 'upsert', entry } }]);
+      return commit([
+        {
+          topic: CONFIG_TOPIC_BY_KIND[kind],
+          subject: `default/default/${name}`,
+          payload: { type: 'config-entry', op: 'upsert', entry },
+        },
+      ]);
     },
     noop: () => commit([]),
     restore() {

@@ -3,11 +3,11 @@
 // stream as a queue of decoded Events plus its final status.
 import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
+import type { Event__Output } from '../../src/gen/subscribe/subscribe/Event';
+import type { SubscribeRequest } from '../../src/gen/subscribe/subscribe/SubscribeRequest';
 import { addSubscribeService } from '../../src/subscribe/grpc';
 import { loadSubscribeProto } from '../../src/subscribe/proto';
 import type { Publisher } from '../../src/subscribe/types';
-import type { Event__Output } from '../../src/gen/subscribe/subscribe/Event';
-import type { SubscribeRequest } from '../../src/gen/subscribe/subscribe/SubscribeRequest';
 
 export const silent = pino({ level: 'silent' });
 
@@ -18,7 +18,9 @@ export async function startSubscribeServer(
   const server = new grpc.Server();
   addSubscribeService(server, { publisher, logger: silent, datacenter: 'dc1' });
   const bound = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
   );
   return {
     server,

@@ -4,7 +4,7 @@
 import type { Hub } from '../../src/hub';
 import type { HubPublisher } from '../../src/subscribe/publisher';
 import { startHub } from '../helpers/hub';
-import { subscribeClient, type SubscribeClient } from './grpc-helpers';
+import { type SubscribeClient, subscribeClient } from './grpc-helpers';
 
 export interface SubscribeHub {
   hub: Hub;
@@ -24,13 +24,21 @@ export async function startSubscribeHub(
 ): Promise<SubscribeHub> {
   const hub = await startHub(
     { snapshotCacheTtlMs: options.snapshotCacheTtlMs ?? 10_000 },
-    { grpcGraceMs: 100, parts: { subscribe: true }, ...(options.maxLag !== undefined ? { publisher: { maxLag: options.maxLag } } : {}) },
+    {
+      grpcGraceMs: 100,
+      parts: { subscribe: true },
+      ...(options.maxLag !== undefined ? { publisher: { maxLag: options.maxLag } } : {}),
+    },
   );
   const { publisher } = hub;
   const client = subscribeClient(`127.0.0.1:${hub.grpcPort}`);
 
   async function put(path: string, body: Record<string, unknown>): Promise<bigint> {
-    const res = await fetch(`${hub.httpUrl}${path}`, { method: 'PUT', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    const res = await fetch(`${hub.httpUrl}${path}`, {
+      method: 'PUT',
+      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json' },
+    });
     const text = await res.text();
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${text}`);
     return BigInt(res.headers.get('x-consul-index') ?? '0');
@@ -50,7 +58,11 @@ export async function startSubscribeHub(
       let count = 0;
       const loop = (async () => {
         while (running) {
-          await register({ Node: 'churn-node', Address: '10.9.9.9', Service: { ID: `c${count % 20}`, Service: 'churn', Port: 1000 + count } });
+          await register({
+            Node: 'churn-node',
+            Address: '10.9.9.9',
+            Service: { ID: `c${count % 20}`, Service: 'churn', Port: 1000 + count },
+          });
           count++;
         }
       })();

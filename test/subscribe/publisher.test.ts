@@ -1,11 +1,11 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import pino from 'pino';
 import { createAuthorizer } from '../../src/acl/authorizer';
 import { emptyRules } from '../../src/acl/rules';
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
-import pino from 'pino';
 import { Topic } from '../../src/catalog/types';
 import { isHubError } from '../../src/errors';
-import { createPublisher, RESET_MESSAGE, type PublisherOptions } from '../../src/subscribe/publisher';
+import { createPublisher, type PublisherOptions, RESET_MESSAGE } from '../../src/subscribe/publisher';
 import type { StreamItem, SubscribeRequest } from '../../src/subscribe/types';
 import { createFakeCatalog } from './fake-catalog';
 
@@ -93,7 +93,7 @@ test('config and service-list snapshots arrive as one item; wildcard sees every 
   for (const s of [cfg, named, list]) s.ac.abort();
 });
 
-test('resume: index equal to the subject\'s newest event gives live events only', async () => {
+test("resume: index equal to the subject's newest event gives live events only", async () => {
   const { catalog, publisher } = setup();
   catalog.register('web', 'w1');
   const i2 = catalog.register('web', 'w2');
@@ -105,7 +105,7 @@ test('resume: index equal to the subject\'s newest event gives live events only'
   ac.abort();
 });
 
-test('resume also from a snapshot index newer than the subject\'s last change', async () => {
+test("resume also from a snapshot index newer than the subject's last change", async () => {
   const { catalog, publisher } = setup();
   catalog.register('web', 'w1');
   catalog.register('db', 'd1');
@@ -173,7 +173,10 @@ test('bad requests are refused with INVALID_ARGUMENT and Consul wording', () => 
     [req(Topic.ServiceList, 'web'), /topic ServiceList can only be consumed using WildcardSubject/],
   ];
   for (const [r, message] of cases) {
-    assert.throws(() => publisher.subscribe(r, ac.signal), (e: unknown) => isHubError(e, 'INVALID_ARGUMENT') && message.test(e.message));
+    assert.throws(
+      () => publisher.subscribe(r, ac.signal),
+      (e: unknown) => isHubError(e, 'INVALID_ARGUMENT') && message.test(e.message),
+    );
   }
   assert.equal(publisher.stats().buffers, 0);
 });
@@ -191,7 +194,10 @@ test('restore ends every stream with SUBSCRIPTION_RESET; close with SHUTTING_DOW
   await take(b.it, 1);
   publisher.close();
   await assert.rejects(b.it.next(), (e: unknown) => isHubError(e, 'SHUTTING_DOWN'));
-  assert.throws(() => publisher.subscribe(req(Topic.ServiceHealth, 'web'), new AbortController().signal), (e: unknown) => isHubError(e, 'SHUTTING_DOWN'));
+  assert.throws(
+    () => publisher.subscribe(req(Topic.ServiceHealth, 'web'), new AbortController().signal),
+    (e: unknown) => isHubError(e, 'SHUTTING_DOWN'),
+  );
   assert.equal(publisher.stats().subscribers, 0);
 });
 
@@ -209,9 +215,12 @@ test('a subscriber that falls more than maxLag behind is ended with SLOW_CONSUME
   }
   assert.ok(isHubError(await slow.sub.closed, 'SLOW_CONSUMER'));
   // The slow one may still hold items it was handed; draining ends in the error.
-  await assert.rejects(async () => {
-    for (;;) if ((await slow.it.next()).done) return;
-  }, (e: unknown) => isHubError(e, 'SLOW_CONSUMER') && e.message === 'subscriber too slow');
+  await assert.rejects(
+    async () => {
+      for (;;) if ((await slow.it.next()).done) return;
+    },
+    (e: unknown) => isHubError(e, 'SLOW_CONSUMER') && e.message === 'subscriber too slow',
+  );
   assert.equal(fastIndex, 41n);
   assert.equal(publisher.stats().slowConsumers, 1);
   const back = open(publisher, req(Topic.ServiceHealth, 'web', 1n));

@@ -1,15 +1,19 @@
 // Every Subscribe rule through a real grpc-js client built from the project's
 // protos, against a real hub whose catalog takes writes over HTTP while the
 // streams are open (a background writer churns an unrelated service).
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { credentials, makeGenericClientConstructor, status, type ClientReadableStream } from '@grpc/grpc-js';
+import { test } from 'node:test';
+import { type ClientReadableStream, credentials, makeGenericClientConstructor, status } from '@grpc/grpc-js';
 import { SUBSCRIBE_METHOD_PATH } from '../../src/subscribe/proto';
 import { RESET_MESSAGE } from '../../src/subscribe/publisher';
 import { describe, StreamReader } from './grpc-helpers';
-import { startSubscribeHub, type SubscribeHub } from './hub-harness';
+import { type SubscribeHub, startSubscribeHub } from './hub-harness';
 
-async function withHub(fn: (h: SubscribeHub) => Promise<void>, options?: Parameters<typeof startSubscribeHub>[0]): Promise<void> {
+async function withHub(
+  fn: (h: SubscribeHub) => Promise<void>,
+  options?: Parameters<typeof startSubscribeHub>[0],
+): Promise<void> {
   const h = await startSubscribeHub(options);
   const churn = h.churn();
   try {
@@ -53,7 +57,9 @@ test('Index equal to the newest index the server holds for the subject: live eve
     await first.status;
 
     await h.instance('other', 'o1'); // moves the hub's index, not web's
-    const resumed = new StreamReader(h.client.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Index: String(lastWeb) }));
+    const resumed = new StreamReader(
+      h.client.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Index: String(lastWeb) }),
+    );
     await resumed.subscribed();
     const i3 = await h.instance('web', 'w3');
     assert.equal(describe(await resumed.next()), `${i3}:register-w3`, 'the first message is the live event');
@@ -65,7 +71,9 @@ test('Index > 0 that is not the newest: NewSnapshotToFollow, snapshot, EndOfSnap
   withHub(async (h) => {
     const old = await h.instance('web', 'w1');
     await h.instance('web', 'w2');
-    const s = new StreamReader(h.client.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Index: String(old) }));
+    const s = new StreamReader(
+      h.client.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Index: String(old) }),
+    );
     const got = (await s.take(4)).map(describe);
     const eos = got[3]!.replace('eos@', '');
     assert.deepEqual(got, ['nstf', `${eos}:register-w1`, `${eos}:register-w2`, `eos@${eos}`]);
@@ -77,15 +85,22 @@ test('Index > 0 that is not the newest: NewSnapshotToFollow, snapshot, EndOfSnap
 test('deprecated top-level Key/Namespace/Partition work without NamedSubject', () =>
   withHub(async (h) => {
     await h.instance('Web', 'w1');
-    const s = new StreamReader(h.client.Subscribe({ Topic: 'ServiceHealth', Key: 'WEB', Namespace: '', Partition: '' }));
+    const s = new StreamReader(
+      h.client.Subscribe({ Topic: 'ServiceHealth', Key: 'WEB', Namespace: '', Partition: '' }),
+    );
     const [e, eos] = await s.take(2);
     assert.equal(e!.ServiceHealth?.CheckServiceNode?.Service?.Service, 'Web', 'subjects are case-insensitive');
     assert.equal(e!.Payload, 'ServiceHealth');
     assert.equal(eos!.Payload, 'EndOfSnapshot');
     const cfg = await (async () => {
-      const res = await fetch(`${h.hub.httpUrl}/v1/config`, { method: 'PUT', body: JSON.stringify({ Kind: 'service-defaults', Name: 'web', Protocol: 'http' }) });
+      const res = await fetch(`${h.hub.httpUrl}/v1/config`, {
+        method: 'PUT',
+        body: JSON.stringify({ Kind: 'service-defaults', Name: 'web', Protocol: 'http' }),
+      });
       assert.equal(res.status, 200, await res.text());
-      return new StreamReader(h.client.Subscribe({ Topic: 'ServiceDefaults', Key: 'web', Namespace: 'default', Partition: 'default' }));
+      return new StreamReader(
+        h.client.Subscribe({ Topic: 'ServiceDefaults', Key: 'web', Namespace: 'default', Partition: 'default' }),
+      );
     })();
     const [c] = await cfg.take(1);
     assert.equal(c!.ConfigEntry?.ConfigEntry?.ServiceDefaults?.Protocol, 'http');
@@ -110,7 +125,10 @@ test('restore ends every stream with ABORTED and the reset message; shutdown end
     }
     // The client resets and subscribes again from 0; then a clean shutdown says UNAVAILABLE.
     const c = new StreamReader(h.client.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' } }));
-    assert.deepEqual((await c.take(2)).map((e) => e.Payload), ['ServiceHealth', 'EndOfSnapshot']);
+    assert.deepEqual(
+      (await c.take(2)).map((e) => e.Payload),
+      ['ServiceHealth', 'EndOfSnapshot'],
+    );
     h.publisher.close();
     const st = await c.status;
     assert.equal(st.code, status.UNAVAILABLE);
@@ -124,8 +142,14 @@ test('bad requests get INVALID_ARGUMENT with a clear message and change nothing'
       [{ Topic: 'APIGateway', NamedSubject: { Key: 'gw' } }, /unknown topic 9/],
       [{ Topic: 'ServiceHealth', NamedSubject: { Key: '' } }, /either WildcardSubject or NamedSubject.Key is required/],
       [{ Topic: 'ServiceHealth' }, /either WildcardSubject or NamedSubject.Key is required/],
-      [{ Topic: 'ServiceHealth', WildcardSubject: true }, /topic ServiceHealth does not support wildcard subscriptions/],
-      [{ Topic: 'ServiceList', NamedSubject: { Key: 'web' } }, /topic ServiceList can only be consumed using WildcardSubject/],
+      [
+        { Topic: 'ServiceHealth', WildcardSubject: true },
+        /topic ServiceHealth does not support wildcard subscriptions/,
+      ],
+      [
+        { Topic: 'ServiceList', NamedSubject: { Key: 'web' } },
+        /topic ServiceList can only be consumed using WildcardSubject/,
+      ],
       [{ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Datacenter: 'dc9' }, /Datacenter: forwarding/],
     ];
     for (const [req, message] of cases) {
@@ -189,7 +213,18 @@ test('a subscriber that stops reading is ended with RESOURCE_EXHAUSTED, and on r
         await h.hub.catalog.submit({
           type: 'register',
           node: { ID: '', Node: 'n1', Address: '10.0.0.1', Datacenter: 'dc1', TaggedAddresses: {}, Meta: {} },
-          service: { Kind: '', ID: `w${i % 50}`, Service: 'web', Tags: [], Address: '', TaggedAddresses: {}, Meta: { ...big, i: String(i) }, Port: 1, Weights: { Passing: 1, Warning: 1 }, EnableTagOverride: false },
+          service: {
+            Kind: '',
+            ID: `w${i % 50}`,
+            Service: 'web',
+            Tags: [],
+            Address: '',
+            TaggedAddresses: {},
+            Meta: { ...big, i: String(i) },
+            Port: 1,
+            Weights: { Passing: 1, Warning: 1 },
+            EnableTagOverride: false,
+          },
           checks: [],
           skipNodeUpdate: false,
         });
@@ -200,7 +235,9 @@ test('a subscriber that stops reading is ended with RESOURCE_EXHAUSTED, and on r
       const st = await slow.status;
       assert.equal(st.code, status.RESOURCE_EXHAUSTED);
       assert.equal(st.details, 'subscriber too slow');
-      const back = new StreamReader(h.client.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Index: first!.Index }));
+      const back = new StreamReader(
+        h.client.Subscribe({ Topic: 'ServiceHealth', NamedSubject: { Key: 'web' }, Index: first!.Index }),
+      );
       assert.equal((await back.next()).Payload, 'NewSnapshotToFollow');
       back.call.cancel();
     },
@@ -210,8 +247,20 @@ test('a subscriber that stops reading is ended with RESOURCE_EXHAUSTED, and on r
 test('other topics: ServiceHealthConnect by destination, ServiceList and config entries by wildcard', () =>
   withHub(async (h) => {
     await h.instance('web', 'w1');
-    await h.register({ Node: 'n1', Address: '10.0.0.1', Service: { ID: 'w1-proxy', Service: 'web-sidecar-proxy', Kind: 'connect-proxy', Port: 21000, Proxy: { DestinationServiceName: 'web' } } });
-    const connect = new StreamReader(h.client.Subscribe({ Topic: 'ServiceHealthConnect', NamedSubject: { Key: 'web' } }));
+    await h.register({
+      Node: 'n1',
+      Address: '10.0.0.1',
+      Service: {
+        ID: 'w1-proxy',
+        Service: 'web-sidecar-proxy',
+        Kind: 'connect-proxy',
+        Port: 21000,
+        Proxy: { DestinationServiceName: 'web' },
+      },
+    });
+    const connect = new StreamReader(
+      h.client.Subscribe({ Topic: 'ServiceHealthConnect', NamedSubject: { Key: 'web' } }),
+    );
     const [proxy, eos] = await connect.take(2);
     assert.equal(proxy!.ServiceHealth?.CheckServiceNode?.Service?.ID, 'w1-proxy');
     assert.equal(proxy!.ServiceHealth?.CheckServiceNode?.Service?.Proxy?.DestinationServiceName, 'web');
@@ -220,7 +269,10 @@ test('other topics: ServiceHealthConnect by destination, ServiceList and config 
     const list = new StreamReader(h.client.Subscribe({ Topic: 'ServiceList', WildcardSubject: true }));
     const [names] = await list.take(2);
     const listed = (names!.EventBatch?.Events ?? []).map((e) => e.Service?.Name);
-    assert.ok(['churn', 'web', 'web-sidecar-proxy'].every((n) => listed.includes(n)), listed.join(','));
+    assert.ok(
+      ['churn', 'web', 'web-sidecar-proxy'].every((n) => listed.includes(n)),
+      listed.join(','),
+    );
 
     const put = async (body: Record<string, unknown>) => {
       const res = await fetch(`${h.hub.httpUrl}/v1/config`, { method: 'PUT', body: JSON.stringify(body) });
@@ -232,7 +284,12 @@ test('other topics: ServiceHealthConnect by destination, ServiceList and config 
     const [r1, reos] = await resolvers.take(2);
     assert.deepEqual(r1!.ConfigEntry?.ConfigEntry?.ServiceResolver?.ConnectTimeout, { seconds: '3', nanos: 0 });
     assert.equal(reos!.Payload, 'EndOfSnapshot');
-    const i = await put({ Kind: 'service-resolver', Name: 'api', DefaultSubset: 'v2', Subsets: { v2: { Filter: 'Service.Meta.version == 2' } } });
+    const i = await put({
+      Kind: 'service-resolver',
+      Name: 'api',
+      DefaultSubset: 'v2',
+      Subsets: { v2: { Filter: 'Service.Meta.version == 2' } },
+    });
     const live = await resolvers.next();
     assert.equal(live.Index, String(i));
     assert.equal(live.ConfigEntry?.ConfigEntry?.Name, 'api');

@@ -1,13 +1,14 @@
 // Decodes the Subscribe wire bytes field by field with a hand-written protobuf
 // reader, so a renamed or renumbered field in proto/ fails here even though a
 // client built from the same (wrong) protos would still agree with the server.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
-import { createPublisher } from '../../src/subscribe/publisher';
 import { SUBSCRIBE_METHOD_PATH } from '../../src/subscribe/proto';
+import { createPublisher } from '../../src/subscribe/publisher';
 import { createFakeCatalog } from './fake-catalog';
-import { silent, startSubscribeServer, StreamReader } from './grpc-helpers';
+import { StreamReader, silent, startSubscribeServer } from './grpc-helpers';
 
 interface Field {
   no: number;
@@ -108,7 +109,14 @@ test('Subscribe wire format: every field number checked against the spec', async
     await server.close();
   });
   const raw = (req: Buffer) =>
-    new StreamReader<Buffer>(client.makeServerStreamRequest(SUBSCRIBE_METHOD_PATH, (b: Buffer) => b, (b: Buffer) => b, req));
+    new StreamReader<Buffer>(
+      client.makeServerStreamRequest(
+        SUBSCRIBE_METHOD_PATH,
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+        req,
+      ),
+    );
 
   catalog.register('web', 'w1');
   catalog.register('web', 'w2');
@@ -155,7 +163,10 @@ test('Subscribe wire format: every field number checked against the spec', async
   assert.deepEqual(numbers(batch), [1, 4]);
   assert.equal(num(batch, 1), 4n);
   const inner = fields(msg(batch, 4));
-  assert.deepEqual(inner.map((f) => f.no), [1, 1]);
+  assert.deepEqual(
+    inner.map((f) => f.no),
+    [1, 1],
+  );
   assert.equal(num(inner[1]?.bytes as Buffer, 1), 4n, 'each batched Event carries its Index');
   assert.equal(str(msg(msg(msg(inner[1]?.bytes as Buffer, 10), 2), 2), 2), 'w4');
 

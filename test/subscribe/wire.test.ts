@@ -1,12 +1,13 @@
 // Catalog JSON → Event conversion: durations, enums, Struct, RaftIndex,
 // EnterpriseMeta, batches, and one encode per item.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { Topic, type CatalogEvent, type ConfigEntry } from '../../src/catalog/types';
+import { test } from 'node:test';
+import { type CatalogEvent, type ConfigEntry, Topic } from '../../src/catalog/types';
 import { durationOf } from '../../src/subscribe/pbjson';
 import { loadSubscribeProto } from '../../src/subscribe/proto';
-import { createEventEncoder } from '../../src/subscribe/wire';
 import type { StreamItem } from '../../src/subscribe/types';
+import { createEventEncoder } from '../../src/subscribe/wire';
 import { csn } from './fake-catalog';
 
 const proto = loadSubscribeProto();
@@ -31,16 +32,33 @@ test('Go duration strings become google.protobuf.Duration', () => {
 test('config entries: Kind enum, oneof member, durations, maps, enums by Consul spelling; unknown fields dropped', () => {
   const enc = createEventEncoder();
   const resolver: ConfigEntry = {
-    Kind: 'service-resolver', Name: 'web', Namespace: 'ns1', CreateIndex: 3, ModifyIndex: 9,
-    ConnectTimeout: '5s', DefaultSubset: 'v1', Subsets: { v1: { Filter: 'Service.Meta.version == 1', OnlyPassing: true } },
-    Failover: { '*': { Datacenters: ['dc2'] } }, LoadBalancer: { Policy: 'ring_hash', RingHashConfig: { MinimumRingSize: 1024 } },
+    Kind: 'service-resolver',
+    Name: 'web',
+    Namespace: 'ns1',
+    CreateIndex: 3,
+    ModifyIndex: 9,
+    ConnectTimeout: '5s',
+    DefaultSubset: 'v1',
+    Subsets: { v1: { Filter: 'Service.Meta.version == 1', OnlyPassing: true } },
+    Failover: { '*': { Datacenters: ['dc2'] } },
+    LoadBalancer: { Policy: 'ring_hash', RingHashConfig: { MinimumRingSize: 1024 } },
     NotAField: 'dropped',
   };
   const intentions: ConfigEntry = {
-    Kind: 'service-intentions', Name: 'db', CreateIndex: 4, ModifyIndex: 4,
-    Sources: [{ Name: 'web', Action: 'allow', Type: 'consul', LegacyCreateTime: '2024-01-02T03:04:05Z' }, { Name: '*', Action: 'deny' }],
+    Kind: 'service-intentions',
+    Name: 'db',
+    CreateIndex: 4,
+    ModifyIndex: 4,
+    Sources: [
+      { Name: 'web', Action: 'allow', Type: 'consul', LegacyCreateTime: '2024-01-02T03:04:05Z' },
+      { Name: '*', Action: 'deny' },
+    ],
   };
-  const item: StreamItem = { kind: 'events', index: 9n, events: [configEvent(resolver), configEvent(intentions, 'delete')] };
+  const item: StreamItem = {
+    kind: 'events',
+    index: 9n,
+    events: [configEvent(resolver), configEvent(intentions, 'delete')],
+  };
   const decoded = proto.decodeEvent(enc.encode(item)) as any;
   assert.equal(decoded.Payload, 'EventBatch');
   const [a, b] = decoded.EventBatch.Events;
@@ -56,7 +74,10 @@ test('config entries: Kind enum, oneof member, durations, maps, enums by Consul 
   assert.equal(e.ServiceResolver.LoadBalancer.RingHashConfig.MinimumRingSize, '1024');
   assert.equal(b.ConfigEntry.Op, 'Delete');
   const sources = b.ConfigEntry.ConfigEntry.ServiceIntentions.Sources;
-  assert.deepEqual(sources.map((s: any) => s.Action), ['IntentionActionAllow', 'IntentionActionDeny']);
+  assert.deepEqual(
+    sources.map((s: any) => s.Action),
+    ['IntentionActionAllow', 'IntentionActionDeny'],
+  );
   assert.equal(sources[0].LegacyCreateTime.seconds, String(Date.parse('2024-01-02T03:04:05Z') / 1000));
 });
 
@@ -64,9 +85,23 @@ test('health events: proxy config as Struct, header values, deregister op; one e
   const enc = createEventEncoder();
   const value = csn('web', 'w1');
   value.Service.Kind = 'connect-proxy';
-  value.Service.Proxy = { DestinationServiceName: 'web', Config: { protocol: 'http', retries: 3, nested: { on: true, list: ['a', null] } } };
+  value.Service.Proxy = {
+    DestinationServiceName: 'web',
+    Config: { protocol: 'http', retries: 3, nested: { on: true, list: ['a', null] } },
+  };
   (value.Checks[0]!.Definition as Record<string, unknown>).Header = { 'X-A': ['1', '2'] };
-  const item: StreamItem = { kind: 'events', index: 7n, events: [{ topic: Topic.ServiceHealth, subject: 'web', index: 7n, payload: { type: 'service-health', op: 'deregister', csn: value } }] };
+  const item: StreamItem = {
+    kind: 'events',
+    index: 7n,
+    events: [
+      {
+        topic: Topic.ServiceHealth,
+        subject: 'web',
+        index: 7n,
+        payload: { type: 'service-health', op: 'deregister', csn: value },
+      },
+    ],
+  };
   const bytes = enc.encode(item);
   assert.equal(enc.encode(item), bytes, 'the same Buffer for the same item');
   const d = proto.decodeEvent(bytes) as any;
@@ -83,6 +118,12 @@ test('health events: proxy config as Struct, header values, deregister op; one e
 
 test('framing items', () => {
   const enc = createEventEncoder();
-  assert.deepEqual(proto.Event.toObject(proto.Event.decode(enc.encode({ kind: 'end-of-snapshot', index: 12n })), { longs: String }), { Index: '12', EndOfSnapshot: true });
-  assert.deepEqual(proto.Event.toObject(proto.Event.decode(enc.encode({ kind: 'new-snapshot-to-follow' })), { longs: String }), { NewSnapshotToFollow: true });
+  assert.deepEqual(
+    proto.Event.toObject(proto.Event.decode(enc.encode({ kind: 'end-of-snapshot', index: 12n })), { longs: String }),
+    { Index: '12', EndOfSnapshot: true },
+  );
+  assert.deepEqual(
+    proto.Event.toObject(proto.Event.decode(enc.encode({ kind: 'new-snapshot-to-follow' })), { longs: String }),
+    { NewSnapshotToFollow: true },
+  );
 });

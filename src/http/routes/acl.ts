@@ -8,12 +8,12 @@ import { ACL_DISABLED, aclNotFound } from '../../acl/deny';
 import { newId } from '../../acl/secrets';
 import { ANONYMOUS_ACCESSOR_ID } from '../../acl/types';
 import { HubError } from '../../errors';
-import type { HttpContext } from '../context';
 import { authzOf, requireAccess, tokenFromRequest } from '../acl';
+import type { HttpContext } from '../context';
 import { sendJson, sendText } from '../reply';
+import { policy } from '../route-policy';
 import { managementToken, policyOut, policyWrite, shownSecret, tokenOut, tokenWrite } from '../translate/acl';
 import { refusal, submit } from '../write';
-import { policy } from '../route-policy';
 
 type IdParams = { Params: { id: string } };
 
@@ -60,7 +60,8 @@ function bootstrapRoute(app: FastifyInstance, d: Deps): void {
     const token = managementToken(secret, newId(), 'Bootstrap Token (Global Management)');
     const result = await submit(ctx, reply, { type: 'acl-bootstrap', token });
     if (!result.ok) {
-      if (result.error?.code === 'CONFLICT') throw new HubError('PERMISSION_DENIED', `Permission denied: ${result.error.message}`);
+      if (result.error?.code === 'CONFLICT')
+        throw new HubError('PERMISSION_DENIED', `Permission denied: ${result.error.message}`);
       throw refusal(result);
     }
     const stored = tables().tokens.get(token.AccessorID)!;
@@ -107,7 +108,8 @@ function tokenRoutes(app: FastifyInstance, d: Deps): void {
 
   app.delete<IdParams>('/v1/acl/token/:id', policy.checked, async (req, reply) => {
     const authz = requireAccess(acl, req, 'acl', 'write');
-    if (authz.accessorId === req.params.id) throw new HubError('INVALID_ARGUMENT', "Deletion of the request's authorization token is not permitted");
+    if (authz.accessorId === req.params.id)
+      throw new HubError('INVALID_ARGUMENT', "Deletion of the request's authorization token is not permitted");
     await write(d, reply, { type: 'acl-token-delete', accessorId: req.params.id });
     return sendJson(reply, true);
   });
@@ -129,7 +131,8 @@ async function cloneToken(d: Deps, req: FastifyRequest<IdParams>, reply: Fastify
   requireAccess(acl, req, 'acl', 'write');
   const source = tables().tokens.get(req.params.id);
   if (!source) throw aclNotFound();
-  if (source.AccessorID === ANONYMOUS_ACCESSOR_ID) throw new HubError('INVALID_ARGUMENT', 'Cannot clone the anonymous token');
+  if (source.AccessorID === ANONYMOUS_ACCESSOR_ID)
+    throw new HubError('INVALID_ARGUMENT', 'Cannot clone the anonymous token');
   const description = (req.body as { Description?: unknown } | undefined)?.Description;
   const body = {
     Description: typeof description === 'string' ? description : source.Description,
@@ -168,7 +171,8 @@ function policyRoutes(app: FastifyInstance, d: Deps): void {
 
   app.put<IdParams>('/v1/acl/policy/:id', policy.checked, async (req, reply) => {
     requireAccess(acl, req, 'acl', 'write');
-    if (!tables().policies.has(req.params.id)) throw new HubError('NOT_FOUND', `Cannot find policy ${JSON.stringify(req.params.id)}`);
+    if (!tables().policies.has(req.params.id))
+      throw new HubError('NOT_FOUND', `Cannot find policy ${JSON.stringify(req.params.id)}`);
     const policy = await policyWrite(req.body, req.params.id);
     await write(d, reply, { type: 'acl-policy-set', policy, create: false });
     return sendJson(reply, policyOut(tables().policies.get(policy.ID)!));
@@ -182,7 +186,9 @@ function policyRoutes(app: FastifyInstance, d: Deps): void {
 
   app.get('/v1/acl/policies', policy.checked, async (req, reply) => {
     requireAccess(acl, req, 'acl', 'read');
-    const list = [...tables().policies.values()].sort((a, b) => a.CreateIndex - b.CreateIndex || (a.ID < b.ID ? -1 : 1)).map((p) => policyOut(p, false));
+    const list = [...tables().policies.values()]
+      .sort((a, b) => a.CreateIndex - b.CreateIndex || (a.ID < b.ID ? -1 : 1))
+      .map((p) => policyOut(p, false));
     return sendJson(indexed(d, reply), list);
   });
 }

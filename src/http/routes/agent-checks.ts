@@ -4,23 +4,23 @@
 // _node_maintenance or _service_maintenance:<id>, so the instances leave every
 // passing-only read and xDS; turning it off removes the check.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { CheckInput } from '../../catalog/commands';
+import type { CheckInput, Command } from '../../catalog/commands';
 import { createAddressPolicy, parseTarget } from '../../checks/targets';
 import { parseGoBool } from '../../config';
 import { HubError, invalid } from '../../errors';
-import type { HttpContext } from '../context';
 import { Body } from '../body';
+import type { HttpContext } from '../context';
 import { required } from '../query';
+import { policy } from '../route-policy';
 import { many } from '../shapes';
 import { agentNode } from '../translate/agent';
 import { parseAgentCheck } from '../translate/checks';
 import { authorizeWrite, submitOrThrow } from '../write';
-import type { Command } from '../../catalog/commands';
 import { NODE_MAINT_ID, SERVICE_MAINT_PREFIX } from './agent-health';
-import { policy } from '../route-policy';
 
 const NODE_REASON = 'Maintenance mode is enabled for this node, but no reason was provided. This is a default message.';
-const SERVICE_REASON = 'Maintenance mode is enabled for this service, but no reason was provided. This is a default message.';
+const SERVICE_REASON =
+  'Maintenance mode is enabled for this service, but no reason was provided. This is a default message.';
 
 /** ?enable= as Go's strconv.ParseBool, with Consul's texts. */
 function enableParam(query: Record<string, unknown>): boolean {
@@ -40,7 +40,9 @@ export function unknownCheck(id: string): HubError {
  * target it cannot read, before anything is written (the runner refuses them
  * again at probe time, in case a name resolves elsewhere later).
  */
-export function checkTargetsVetter(ctx: HttpContext): (checks: readonly CheckInput[], fieldOf: (i: number) => string) => Promise<void> {
+export function checkTargetsVetter(
+  ctx: HttpContext,
+): (checks: readonly CheckInput[], fieldOf: (i: number) => string) => Promise<void> {
   const policy = createAddressPolicy(ctx.config.checkAllowCidrs);
   return async (checks, fieldOf) => {
     for (const [i, check] of checks.entries()) {
@@ -65,7 +67,12 @@ export function agentCheckRoutes(app: FastifyInstance, ctx: HttpContext): void {
     if (check.ServiceID !== '' && !services().some((s) => s.ID === check.ServiceID)) {
       throw invalid('ServiceID', `ServiceID "${check.ServiceID}" does not exist`);
     }
-    const command: Command = { type: 'register', node: agentNode(ctx.identity), checks: [check], skipNodeUpdate: nodeExists() };
+    const command: Command = {
+      type: 'register',
+      node: agentNode(ctx.identity),
+      checks: [check],
+      skipNodeUpdate: nodeExists(),
+    };
     authorizeWrite(ctx, req, command);
     return command;
   }
@@ -99,7 +106,8 @@ export function agentCheckRoutes(app: FastifyInstance, ctx: HttpContext): void {
 
   app.put('/v1/agent/maintenance', policy.checked, async (req: FastifyRequest, reply) => {
     const query = req.query as Record<string, unknown>;
-    if (!enableParam(query)) return exists(NODE_MAINT_ID) ? remove(req, reply, NODE_MAINT_ID) : reply.code(200).send('');
+    if (!enableParam(query))
+      return exists(NODE_MAINT_ID) ? remove(req, reply, NODE_MAINT_ID) : reply.code(200).send('');
     const reason = many(query.reason).at(-1) || NODE_REASON;
     return register(req, reply, maintenanceCheck(node, NODE_MAINT_ID, 'Node Maintenance Mode', reason, ''));
   });
@@ -108,7 +116,8 @@ export function agentCheckRoutes(app: FastifyInstance, ctx: HttpContext): void {
     const query = req.query as Record<string, unknown>;
     const id = required(req.params.id, 'id', 'Missing service ID');
     const enable = enableParam(query);
-    if (!services().some((s) => s.ID === id)) throw new HubError('NOT_FOUND', `No service registered with ID ${JSON.stringify(id)}`);
+    if (!services().some((s) => s.ID === id))
+      throw new HubError('NOT_FOUND', `No service registered with ID ${JSON.stringify(id)}`);
     const checkId = `${SERVICE_MAINT_PREFIX}${id}`;
     if (!enable) return exists(checkId) ? remove(req, reply, checkId) : reply.code(200).send('');
     const reason = many(query.reason).at(-1) || SERVICE_REASON;
@@ -117,5 +126,17 @@ export function agentCheckRoutes(app: FastifyInstance, ctx: HttpContext): void {
 }
 
 function maintenanceCheck(node: string, checkId: string, name: string, notes: string, serviceId: string): CheckInput {
-  return { Node: node, CheckID: checkId, Name: name, Status: 'critical', Notes: notes, Output: '', ServiceID: serviceId, Type: 'maintenance', Interval: '', Timeout: '', Definition: {} };
+  return {
+    Node: node,
+    CheckID: checkId,
+    Name: name,
+    Status: 'critical',
+    Notes: notes,
+    Output: '',
+    ServiceID: serviceId,
+    Type: 'maintenance',
+    Interval: '',
+    Timeout: '',
+    Definition: {},
+  };
 }

@@ -4,12 +4,12 @@
 // `?format=text` (or Accept: text/plain) answers the status alone.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HealthCheck, NodeService } from '../../catalog/types';
-import type { HttpContext } from '../context';
-import { sendJson, sendText } from '../reply';
-import { required } from '../query';
-import { agentService, many } from '../shapes';
 import { requireAccess } from '../acl';
+import type { HttpContext } from '../context';
+import { required } from '../query';
+import { sendJson, sendText } from '../reply';
 import { policy } from '../route-policy';
+import { agentService, many } from '../shapes';
 
 /** Check IDs of maintenance mode (Consul's): they make a service "maintenance" whatever their status. */
 export const NODE_MAINT_ID = '_node_maintenance';
@@ -43,7 +43,10 @@ export function agentHealthRoutes(app: FastifyInstance, ctx: HttpContext): void 
   function info(service: NodeService, all: readonly HealthCheck[]) {
     const checks = all.filter((c) => c.ServiceID === service.ID || c.ServiceID === '');
     const status = aggregatedStatus(checks);
-    return { code: CODES[status] ?? 503, body: { AggregatedStatus: status, Service: agentService(service, ctx.config.datacenter), Checks: checks } };
+    return {
+      code: CODES[status] ?? 503,
+      body: { AggregatedStatus: status, Service: agentService(service, ctx.config.datacenter), Checks: checks },
+    };
   }
 
   function answer(req: FastifyRequest, reply: FastifyReply, code: number, status: string, body: unknown): FastifyReply {

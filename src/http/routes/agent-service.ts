@@ -6,11 +6,11 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { NodeService } from '../../catalog/types';
+import { parseDurationMs } from '../../config';
 import { HubError } from '../../errors';
 import { requireAccess } from '../acl';
 import { DEFAULT_WAIT_MS, MAX_WAIT_MS, withinWait, withJitter } from '../blocking';
 import type { HttpContext } from '../context';
-import { parseDurationMs } from '../../config';
 import { sendJson } from '../reply';
 import { policy } from '../route-policy';
 import { agentService } from '../shapes';

@@ -2,26 +2,25 @@
 // Service registration, TTL check updates and listings all go through the
 // catalog, so every replica sees the same services and check states.
 import { availableParallelism } from 'node:os';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { canReadCheck } from '../../acl/catalog-rules';
+import type { Command } from '../../catalog/commands';
 import type { HealthStatus } from '../../catalog/types';
 import { HubError } from '../../errors';
-import type { HttpContext } from '../context';
-import { blockingRead } from '../blocking';
-import { sendJson } from '../reply';
 import { HEALTH_CHECK_FIELDS, NODE_SERVICE_FIELDS } from '../../filter/index';
+import { filterRead, requireAccess } from '../acl';
+import { blockingRead } from '../blocking';
+import type { HttpContext } from '../context';
 import { filterParam } from '../query';
+import { sendJson } from '../reply';
+import { policy } from '../route-policy';
 import { agentService, flag } from '../shapes';
 import { type AgentIdentity, agentRegisterCommand, checkUpdateFromBody } from '../translate/agent';
+import { sidecarId } from '../translate/sidecar';
+import { authorizeWrite, refusal, submit, submitOrThrow } from '../write';
+import { agentCheckRoutes, checkTargetsVetter, unknownCheck } from './agent-checks';
 import { agentHealthRoutes } from './agent-health';
 import { agentServiceRoute } from './agent-service';
-import { agentCheckRoutes, checkTargetsVetter, unknownCheck } from './agent-checks';
-import { authorizeWrite, submit, submitOrThrow, refusal } from '../write';
-import { canReadCheck } from '../../acl/catalog-rules';
-import { filterRead, requireAccess } from '../acl';
-import type { FastifyRequest } from 'fastify';
-import type { Command } from '../../catalog/commands';
-import { sidecarId } from '../translate/sidecar';
-import { policy } from '../route-policy';
 
 /** A sidecar's range port may be taken by a concurrent registration: this many tries, then the CONFLICT is the answer. */
 const SIDECAR_PORT_ATTEMPTS = 5;
@@ -86,7 +85,13 @@ function agentStats(ctx: HttpContext): Record<string, Record<string, string>> {
 export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
   const node = ctx.identity.nodeName;
 
-  async function updateCheck(req: FastifyRequest, reply: FastifyReply, id: string, status: HealthStatus, output: string) {
+  async function updateCheck(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    id: string,
+    status: HealthStatus,
+    output: string,
+  ) {
     const command: Command = { type: 'check-update', node, checkId: id, status, output };
     authorizeWrite(ctx, req, command);
     const result = await submit(ctx, reply, command);
@@ -95,7 +100,11 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
   }
 
   const vet = checkTargetsVetter(ctx);
-  const sidecarCtx = { datacenter: ctx.config.datacenter, minPort: ctx.config.sidecarMinPort, maxPort: ctx.config.sidecarMaxPort };
+  const sidecarCtx = {
+    datacenter: ctx.config.datacenter,
+    minPort: ctx.config.sidecarMinPort,
+    maxPort: ctx.config.sidecarMaxPort,
+  };
   app.put('/v1/agent/service/register', policy.write, async (req, reply) => {
     // A sidecar port from the range can be taken between reading the node and
     // applying the entry (another registration, another hub): apply refuses it
@@ -105,10 +114,17 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
       if (command.type !== 'register') throw new HubError('INTERNAL', 'agent registration is not a register command');
       authorizeWrite(ctx, req, command); // before the vetting probes: a refused caller makes the hub probe nothing
       const all = [...command.checks, ...(command.sidecar?.checks ?? [])];
-      await vet(all, (i) => (i >= command.checks.length ? `Connect.SidecarService.Checks[${i - command.checks.length}]` : command.checks.length > 1 ? `Checks[${i}]` : 'Check'));
+      await vet(all, (i) =>
+        i >= command.checks.length
+          ? `Connect.SidecarService.Checks[${i - command.checks.length}]`
+          : command.checks.length > 1
+            ? `Checks[${i}]`
+            : 'Check',
+      );
       const result = await submit(ctx, reply, command);
       if (result.ok) return reply.code(200).send('');
-      if (!(command.sidecar?.portFree && result.error?.code === 'CONFLICT' && attempt < SIDECAR_PORT_ATTEMPTS)) throw refusal(result);
+      if (!(command.sidecar?.portFree && result.error?.code === 'CONFLICT' && attempt < SIDECAR_PORT_ATTEMPTS))
+        throw refusal(result);
     }
   });
 
@@ -116,24 +132,43 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
     const id = req.params.id;
     const services = ctx.catalog.node(node).value?.Services ?? [];
     if (!services.some((s) => s.ID === id)) {
-      throw new HubError('NOT_FOUND', `Unknown service ID "${id}". Ensure that the service ID is passed, not the service name.`);
+      throw new HubError(
+        'NOT_FOUND',
+        `Unknown service ID "${id}". Ensure that the service ID is passed, not the service name.`,
+      );
     }
     // A sidecar registered with its parent goes with it (Consul's agent does the same).
-    const sidecar = services.find((s) => s.ID === sidecarId(id) && s.Kind === 'connect-proxy' && s.Proxy?.DestinationServiceID === id);
+    const sidecar = services.find(
+      (s) => s.ID === sidecarId(id) && s.Kind === 'connect-proxy' && s.Proxy?.DestinationServiceID === id,
+    );
     const command: Command = sidecar
-      ? { type: 'txn', ops: [{ op: 'service-delete', node, serviceId: sidecar.ID }, { op: 'service-delete', node, serviceId: id }] }
+      ? {
+          type: 'txn',
+          ops: [
+            { op: 'service-delete', node, serviceId: sidecar.ID },
+            { op: 'service-delete', node, serviceId: id },
+          ],
+        }
       : { type: 'deregister', node, serviceId: id };
     authorizeWrite(ctx, req, command);
     await submitOrThrow(ctx, reply, command);
     return reply.code(200).send('');
   });
 
-  const verbs: Array<[string, HealthStatus]> = [['pass', 'passing'], ['warn', 'warning'], ['fail', 'critical']];
+  const verbs: Array<[string, HealthStatus]> = [
+    ['pass', 'passing'],
+    ['warn', 'warning'],
+    ['fail', 'critical'],
+  ];
   for (const [verb, status] of verbs) {
-    app.put<IdParams & { Querystring: { note?: string } }>(`/v1/agent/check/${verb}/:id`, policy.checked, async (req, reply) => {
-      const note = req.query.note;
-      return updateCheck(req, reply, req.params.id, status, typeof note === 'string' ? note : '');
-    });
+    app.put<IdParams & { Querystring: { note?: string } }>(
+      `/v1/agent/check/${verb}/:id`,
+      policy.checked,
+      async (req, reply) => {
+        const note = req.query.note;
+        return updateCheck(req, reply, req.params.id, status, typeof note === 'string' ? note : '');
+      },
+    );
   }
 
   app.put<IdParams>('/v1/agent/check/update/:id', policy.checked, async (req, reply) => {
@@ -155,7 +190,10 @@ function agentSelfRoutes(app: FastifyInstance, ctx: HttpContext): void {
     const wan = flag(req.query as Query, 'wan');
     const self = member(ctx.identity);
     const members = filterRead(ctx.acl, req, reply, [self], (authz, m) => authz.allowed('node', 'read', m.Name));
-    return sendJson(reply, members.map((m) => (wan ? { ...m, Name: `${m.Name}.${ctx.identity.datacenter}` } : m)));
+    return sendJson(
+      reply,
+      members.map((m) => (wan ? { ...m, Name: `${m.Name}.${ctx.identity.datacenter}` } : m)),
+    );
   });
 
   app.get('/v1/agent/self', policy.checked, async (req, reply) => {
@@ -177,7 +215,11 @@ function agentSelfRoutes(app: FastifyInstance, ctx: HttpContext): void {
       Member: member(ctx.identity),
       Stats: agentStats(ctx),
       Meta: {},
-      xDS: { SupportedProxies: { envoy: ['1.28.0', '1.27.0', '1.26.0'] }, Port: ctx.config.grpcPort, Ports: { Plaintext: ctx.config.grpcPort, TLS: -1 } },
+      xDS: {
+        SupportedProxies: { envoy: ['1.28.0', '1.27.0', '1.26.0'] },
+        Port: ctx.config.grpcPort,
+        Ports: { Plaintext: ctx.config.grpcPort, TLS: -1 },
+      },
     });
   });
 }

@@ -1,20 +1,20 @@
 // /v1/catalog/*: register and deregister (writes) and the blocking reads, with
 // ?filter, ?node-meta and ?near where Consul takes them.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { canReadInstance, canReadNode } from '../../acl/catalog-rules';
 import { serviceNode } from '../../catalog/service-node';
 import { NODE_FIELDS, NODE_SERVICE_FIELDS, SERVICE_NODE_FIELDS } from '../../filter/index';
-import type { HttpContext } from '../context';
+import { authzOf, filterRead, markFiltered, requireAccess } from '../acl';
 import { blockingRead } from '../blocking';
-import { streamingRead } from '../views';
-import { sendJson } from '../reply';
-import { many } from '../shapes';
-import { filterParam, filterText, narrow, nearParam, nodeMetaParam, required, sortNear } from '../query';
+import type { HttpContext } from '../context';
 import { gatewayServices } from '../gateways';
-import { deregisterCommand, registerCommand } from '../translate/catalog';
-import { authorizeWrite, submitOrThrow } from '../write';
-import { canReadInstance, canReadNode } from '../../acl/catalog-rules';
-import { filterRead, markFiltered, requireAccess, authzOf } from '../acl';
+import { filterParam, filterText, narrow, nearParam, nodeMetaParam, required, sortNear } from '../query';
+import { sendJson } from '../reply';
 import { policy } from '../route-policy';
+import { many } from '../shapes';
+import { deregisterCommand, registerCommand } from '../translate/catalog';
+import { streamingRead } from '../views';
+import { authorizeWrite, submitOrThrow } from '../write';
 
 type NameParams = { Params: { name: string } };
 type Query = Record<string, unknown>;
@@ -29,7 +29,10 @@ export function catalogRoutes(app: FastifyInstance, ctx: HttpContext): void {
     const gateway = required(req.params.name, 'gateway', 'Missing gateway name');
     requireAccess(ctx.acl, req, 'service', 'read', gateway);
     const found = await blockingRead(ctx, req, reply, () => gatewayServices(ctx.catalog, gateway));
-    return sendJson(reply, filterRead(ctx.acl, req, reply, found, (authz, g) => authz.allowed('service', 'read', g.Service.Name)));
+    return sendJson(
+      reply,
+      filterRead(ctx.acl, req, reply, found, (authz, g) => authz.allowed('service', 'read', g.Service.Name)),
+    );
   });
 }
 
@@ -72,19 +75,44 @@ function serviceRoutes(app: FastifyInstance, ctx: HttpContext): void {
     // Filtered: a service is listed when one of its instances passes, with the tags of those that pass.
     const out: Record<string, string[]> = {};
     for (const { Name } of names) {
-      const kept = narrow(ctx.catalog.serviceInstances(Name).value, { filter, nodeMeta, metaOf: (c) => c.Node.Meta, view: serviceNode });
+      const kept = narrow(ctx.catalog.serviceInstances(Name).value, {
+        filter,
+        nodeMeta,
+        metaOf: (c) => c.Node.Meta,
+        view: serviceNode,
+      });
       if (kept.length > 0) out[Name] = [...new Set(kept.flatMap((c) => c.Service.Tags))].sort();
     }
     return sendJson(reply, out);
   });
 
   app.get<NameParams>('/v1/catalog/service/:name', policy.checked, async (req, reply) => {
-    return sendJson(reply, await serviceNodes(ctx, agentNode, req, reply, required(req.params.name, 'service', 'Missing service name'), false));
+    return sendJson(
+      reply,
+      await serviceNodes(
+        ctx,
+        agentNode,
+        req,
+        reply,
+        required(req.params.name, 'service', 'Missing service name'),
+        false,
+      ),
+    );
   });
 
   // Connect-capable instances of a service: its proxies and Connect-native instances.
   app.get<NameParams>('/v1/catalog/connect/:name', policy.checked, async (req, reply) => {
-    return sendJson(reply, await serviceNodes(ctx, agentNode, req, reply, required(req.params.name, 'service', 'Missing service name'), true));
+    return sendJson(
+      reply,
+      await serviceNodes(
+        ctx,
+        agentNode,
+        req,
+        reply,
+        required(req.params.name, 'service', 'Missing service name'),
+        true,
+      ),
+    );
   });
 }
 
@@ -107,7 +135,13 @@ async function serviceNodes(
     nodeMeta: nodeMetaParam(query),
     ...(filter ? { filter, filterOn: 'service-node' as const } : {}),
   } as const;
-  const found = filterRead(ctx.acl, req, reply, await streamingRead(ctx, req, reply, key, { untilChanged: filter !== undefined }), canReadInstance);
+  const found = filterRead(
+    ctx.acl,
+    req,
+    reply,
+    await streamingRead(ctx, req, reply, key, { untilChanged: filter !== undefined }),
+    canReadInstance,
+  );
   return sortNear(found, nearParam(query, agentNode), (c) => c.Node.Node).map(serviceNode);
 }
 
@@ -129,11 +163,18 @@ function nodeRoutes(app: FastifyInstance, ctx: HttpContext): void {
       },
       { untilChanged: narrowed },
     );
-    return sendJson(reply, sortNear(filterRead(ctx.acl, req, reply, nodes, canReadNode), nearParam(query, agentNode), (n) => n.Node));
+    return sendJson(
+      reply,
+      sortNear(filterRead(ctx.acl, req, reply, nodes, canReadNode), nearParam(query, agentNode), (n) => n.Node),
+    );
   });
 
   app.get<NameParams>('/v1/catalog/node/:name', policy.checked, async (req, reply) => {
-    const { filtered, read } = nodeRead(ctx, required(req.params.name, 'node', 'Missing node name'), req.query as Query);
+    const { filtered, read } = nodeRead(
+      ctx,
+      required(req.params.name, 'node', 'Missing node name'),
+      req.query as Query,
+    );
     const found = readableNode(ctx, req, reply, await blockingRead(ctx, req, reply, read, { untilChanged: filtered }));
     // Consul answers an unknown node with 200 and null; services are keyed by ID.
     if (!found) return sendJson(reply, null);
@@ -142,7 +183,11 @@ function nodeRoutes(app: FastifyInstance, ctx: HttpContext): void {
 
   // The same as /node/:n with the services as a list (Consul 1.7+); an unknown node is {Node: null, Services: null}.
   app.get<NameParams>('/v1/catalog/node-services/:name', policy.checked, async (req, reply) => {
-    const { filtered, read } = nodeRead(ctx, required(req.params.name, 'node', 'Missing node name'), req.query as Query);
+    const { filtered, read } = nodeRead(
+      ctx,
+      required(req.params.name, 'node', 'Missing node name'),
+      req.query as Query,
+    );
     const found = readableNode(ctx, req, reply, await blockingRead(ctx, req, reply, read, { untilChanged: filtered }));
     return sendJson(reply, found ? { Node: found.Node, Services: found.Services } : { Node: null, Services: null });
   });
@@ -173,5 +218,10 @@ function readableNode(
     markFiltered(req, reply);
     return undefined;
   }
-  return { ...found, Services: filterRead(ctx.acl, req, reply, found.Services, (authz, s) => authz.allowed('service', 'read', s.Service)) };
+  return {
+    ...found,
+    Services: filterRead(ctx.acl, req, reply, found.Services, (authz, s) =>
+      authz.allowed('service', 'read', s.Service),
+    ),
+  };
 }

@@ -1,16 +1,16 @@
 // /v1/config: config entries, with Consul's CAS answers (`true`/`false`).
 import type { FastifyInstance } from 'fastify';
-import { HubError, invalid } from '../../errors';
-import type { HttpContext } from '../context';
-import { streamingRead } from '../views';
-import { sendJson } from '../reply';
-import { checkKind, parseConfigEntry } from '../translate/config-entries';
-import { authorizeWrite, refusal, submit } from '../write';
 import { canReadConfigEntry } from '../../acl/catalog-rules';
-import { filterRead } from '../acl';
 import type { Command } from '../../catalog/commands';
-import { checkIntentionProtocol } from '../translate/intentions';
+import { HubError, invalid } from '../../errors';
+import { filterRead } from '../acl';
+import type { HttpContext } from '../context';
+import { sendJson } from '../reply';
 import { policy } from '../route-policy';
+import { checkKind, parseConfigEntry } from '../translate/config-entries';
+import { checkIntentionProtocol } from '../translate/intentions';
+import { streamingRead } from '../views';
+import { authorizeWrite, refusal, submit } from '../write';
 
 type KindParams = { Params: { kind: string } };
 type EntryParams = { Params: { kind: string; name: string } };
@@ -52,7 +52,12 @@ export function configRoutes(app: FastifyInstance, ctx: HttpContext): void {
   app.delete<EntryParams>('/v1/config/:kind/:name', policy.write, async (req, reply) => {
     const kind = checkKind(req.params.kind, 'kind');
     const cas = casParam(req.query as Record<string, unknown>);
-    const command: Command = { type: 'config-delete', kind, name: req.params.name, ...(cas === undefined ? {} : { cas }) };
+    const command: Command = {
+      type: 'config-delete',
+      kind,
+      name: req.params.name,
+      ...(cas === undefined ? {} : { cas }),
+    };
     authorizeWrite(ctx, req, command);
     const result = await submit(ctx, reply, command);
     if (!result.ok && result.error?.code !== 'CONFLICT') throw refusal(result);

@@ -6,17 +6,17 @@
 // leaf endpoint, as Consul's agent hands it to its proxies.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ConnectCa } from '../../connect/manager';
-import type { CaRoot, ConnectState } from '../../connect/types';
 import { meshNameProblem } from '../../connect/spiffe';
+import type { CaRoot, ConnectState } from '../../connect/types';
 import { HubError, invalid } from '../../errors';
+import { requireAccess } from '../acl';
 import { blockingRead } from '../blocking';
 import type { HttpContext } from '../context';
-import { sendJson } from '../reply';
-import { flag } from '../shapes';
 import { required } from '../query';
-import { parseCaConfiguration } from '../translate/connect-ca';
-import { requireAccess } from '../acl';
+import { sendJson } from '../reply';
 import { policy } from '../route-policy';
+import { flag } from '../shapes';
+import { parseCaConfiguration } from '../translate/connect-ca';
 
 type NameParams = { Params: { service: string } };
 
@@ -42,7 +42,9 @@ export function connectCaRoutes(app: FastifyInstance, ctx: HttpContext, ca: Conn
     });
     // ?pem: the roots as one PEM bundle (Consul 1.13+).
     if (flag(req.query as Record<string, unknown>, 'pem')) {
-      return reply.type('application/pem-certificate-chain').send(`${s.roots.map((r) => r.RootCert.trim()).join('\n')}\n`);
+      return reply
+        .type('application/pem-certificate-chain')
+        .send(`${s.roots.map((r) => r.RootCert.trim()).join('\n')}\n`);
     }
     return sendJson(reply, rootsAnswer(s));
   };

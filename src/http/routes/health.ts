@@ -1,20 +1,20 @@
 // /v1/health/*: instances with their checks, and checks by service, node and
 // state, with ?filter, ?node-meta and ?near where Consul takes them.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { canReadCheck, canReadInstance } from '../../acl/catalog-rules';
 import type { Indexed } from '../../catalog/catalog';
 import type { HealthCheck, HealthStatus } from '../../catalog/types';
-import { CHECK_SERVICE_NODE_FIELDS, HEALTH_CHECK_FIELDS } from '../../filter/index';
 import { invalid } from '../../errors';
-import type { HttpContext } from '../context';
-import { blockingRead } from '../blocking';
-import { ingressInstances } from '../gateways';
-import { streamingRead } from '../views';
-import { sendJson } from '../reply';
-import { flag, many } from '../shapes';
-import { filterParam, filterText, narrow, nearParam, nodeMetaParam, required, sortNear } from '../query';
-import { canReadCheck, canReadInstance } from '../../acl/catalog-rules';
+import { CHECK_SERVICE_NODE_FIELDS, HEALTH_CHECK_FIELDS } from '../../filter/index';
 import { filterRead } from '../acl';
+import { blockingRead } from '../blocking';
+import type { HttpContext } from '../context';
+import { ingressInstances } from '../gateways';
+import { filterParam, filterText, narrow, nearParam, nodeMetaParam, required, sortNear } from '../query';
+import { sendJson } from '../reply';
 import { policy } from '../route-policy';
+import { flag, many } from '../shapes';
+import { streamingRead } from '../views';
 
 type NameParams = { Params: { name: string } };
 type Query = Record<string, unknown>;
@@ -27,8 +27,12 @@ export function healthRoutes(app: FastifyInstance, ctx: HttpContext): void {
 }
 
 function instanceRoutes(app: FastifyInstance, ctx: HttpContext, agentNode: string): void {
-  app.get<NameParams>('/v1/health/service/:name', policy.checked, async (req, reply) => sendJson(reply, await instances(ctx, agentNode, req, reply, req.params.name, false)));
-  app.get<NameParams>('/v1/health/connect/:name', policy.checked, async (req, reply) => sendJson(reply, await instances(ctx, agentNode, req, reply, req.params.name, true)));
+  app.get<NameParams>('/v1/health/service/:name', policy.checked, async (req, reply) =>
+    sendJson(reply, await instances(ctx, agentNode, req, reply, req.params.name, false)),
+  );
+  app.get<NameParams>('/v1/health/connect/:name', policy.checked, async (req, reply) =>
+    sendJson(reply, await instances(ctx, agentNode, req, reply, req.params.name, true)),
+  );
 
   // Instances of the ingress gateways that expose the service.
   app.get<NameParams>('/v1/health/ingress/:name', policy.checked, async (req, reply) => {
@@ -46,13 +50,22 @@ function instanceRoutes(app: FastifyInstance, ctx: HttpContext, agentNode: strin
       () => {
         const all = ingressInstances(ctx.catalog, service);
         const value = narrow(all.value, { filter, nodeMeta, metaOf: (c) => c.Node.Meta }).filter(
-          (c) => (!passing || c.Checks.every((k) => k.Status === 'passing')) && tags.every((t) => c.Service.Tags.includes(t)),
+          (c) =>
+            (!passing || c.Checks.every((k) => k.Status === 'passing')) &&
+            tags.every((t) => c.Service.Tags.includes(t)),
         );
         return { ...all, value };
       },
       { untilChanged: narrowed },
     );
-    return sendJson(reply, sortNear(filterRead(ctx.acl, req, reply, found, canReadInstance), nearParam(query, agentNode), (c) => c.Node.Node));
+    return sendJson(
+      reply,
+      sortNear(
+        filterRead(ctx.acl, req, reply, found, canReadInstance),
+        nearParam(query, agentNode),
+        (c) => c.Node.Node,
+      ),
+    );
   });
 }
 
@@ -80,15 +93,30 @@ async function instances(
     nodeMeta: nodeMetaParam(query),
     ...(filter ? { filter } : {}),
   } as const;
-  const found = filterRead(ctx.acl, req, reply, await streamingRead(ctx, req, reply, key, { untilChanged: filter !== undefined }), canReadInstance);
+  const found = filterRead(
+    ctx.acl,
+    req,
+    reply,
+    await streamingRead(ctx, req, reply, key, { untilChanged: filter !== undefined }),
+    canReadInstance,
+  );
   return sortNear(found, nearParam(query, agentNode), (c) => c.Node.Node);
 }
 
 function checkRoutes(app: FastifyInstance, ctx: HttpContext, agentNode: string): void {
   const checksOf = (req: FastifyRequest, reply: FastifyReply, read: () => Indexed<HealthCheck[]>, withMeta: boolean) =>
     checks(ctx, agentNode, req, reply, read, withMeta);
-  app.get<NameParams>('/v1/health/checks/:name', policy.checked, async (req, reply) => checksOf(req, reply, () => ctx.catalog.serviceChecks(required(req.params.name, 'service', 'Missing service name')), true));
-  app.get<NameParams>('/v1/health/node/:name', policy.checked, async (req, reply) => checksOf(req, reply, () => ctx.catalog.nodeChecks(required(req.params.name, 'node', 'Missing node name')), false));
+  app.get<NameParams>('/v1/health/checks/:name', policy.checked, async (req, reply) =>
+    checksOf(
+      req,
+      reply,
+      () => ctx.catalog.serviceChecks(required(req.params.name, 'service', 'Missing service name')),
+      true,
+    ),
+  );
+  app.get<NameParams>('/v1/health/node/:name', policy.checked, async (req, reply) =>
+    checksOf(req, reply, () => ctx.catalog.nodeChecks(required(req.params.name, 'node', 'Missing node name')), false),
+  );
 
   app.get<{ Params: { state: string } }>('/v1/health/state/:state', policy.checked, async (req, reply) => {
     const state = req.params.state;

@@ -7,21 +7,35 @@
 // certificate.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Command, ConfigEntryInput } from '../../catalog/commands';
 import type { Indexed } from '../../catalog/catalog';
+import type { Command, ConfigEntryInput } from '../../catalog/commands';
 import type { ConfigEntry } from '../../catalog/types';
-import { allIntentions, checkConnection, defaultIntention, type Intention, type IntentionAction } from '../../connect/intentions';
+import {
+  allIntentions,
+  checkConnection,
+  defaultIntention,
+  type Intention,
+  type IntentionAction,
+} from '../../connect/intentions';
 import { HubError, invalid } from '../../errors';
-import { blockingRead } from '../blocking';
-import type { HttpContext } from '../context';
-import { sendJson } from '../reply';
-import { many } from '../shapes';
-import { filterParam } from '../query';
-import { Body } from '../body';
-import { checkIntentionProtocol, INTENTION_FIELDS, intentionJson, intentionName, sourceFromBody, withSource, withoutSource } from '../translate/intentions';
-import { authorizeWrite, refusal, submit } from '../write';
 import { filterRead, requireAccess } from '../acl';
+import { blockingRead } from '../blocking';
+import { Body } from '../body';
+import type { HttpContext } from '../context';
+import { filterParam } from '../query';
+import { sendJson } from '../reply';
 import { policy } from '../route-policy';
+import { many } from '../shapes';
+import {
+  checkIntentionProtocol,
+  INTENTION_FIELDS,
+  intentionJson,
+  intentionName,
+  sourceFromBody,
+  withoutSource,
+  withSource,
+} from '../translate/intentions';
+import { authorizeWrite, refusal, submit } from '../write';
 
 type Query = Record<string, unknown>;
 type IdParams = { Params: { id: string } };
@@ -65,7 +79,9 @@ async function rewrite(
     if (next === 'unchanged') return;
     if (next) checkIntentionProtocol(next, ctx.catalog);
     const cas = entry?.ModifyIndex ?? 0;
-    const command: Command = next ? { type: 'config-set', entry: next, cas } : { type: 'config-delete', kind: 'service-intentions', name: destination, cas };
+    const command: Command = next
+      ? { type: 'config-set', entry: next, cas }
+      : { type: 'config-delete', kind: 'service-intentions', name: destination, cas };
     authorizeWrite(ctx, req, command);
     const result = await submit(ctx, reply, command);
     if (result.ok) return;
@@ -79,7 +95,10 @@ function readable(ctx: HttpContext, req: FastifyRequest, reply: FastifyReply, li
 }
 
 function exactQuery(query: Query): { source: string; destination: string } {
-  return { source: intentionName(query.source, 'source'), destination: intentionName(query.destination, 'destination') };
+  return {
+    source: intentionName(query.source, 'source'),
+    destination: intentionName(query.destination, 'destination'),
+  };
 }
 
 function byId(d: Deps, id: string): Intention {
@@ -118,7 +137,8 @@ function exactRoutes(app: FastifyInstance, d: Deps): void {
   app.delete('/v1/connect/intentions/exact', policy.checked, async (req, reply) => {
     const { source, destination } = exactQuery(req.query as Query);
     await rewrite(ctx, req, reply, destination, (entry) => {
-      if (!entry || !(entry['Sources'] as Record<string, unknown>[]).some((s) => s['Name'] === source)) return 'unchanged';
+      if (!entry || !(entry['Sources'] as Record<string, unknown>[]).some((s) => s['Name'] === source))
+        return 'unchanged';
       return withoutSource(entry, source);
     });
     return sendJson(reply, true);
@@ -139,7 +159,11 @@ function matchRoutes(app: FastifyInstance, d: Deps): void {
     const list = readable(ctx, req, reply, await blockingRead(ctx, req, reply, intentions));
     const out: Record<string, unknown[]> = {};
     for (const name of names) {
-      out[name] = list.filter((i) => (by === 'source' ? i.source === name || i.source === '*' : i.destination === name || i.destination === '*')).map(intentionJson);
+      out[name] = list
+        .filter((i) =>
+          by === 'source' ? i.source === name || i.source === '*' : i.destination === name || i.destination === '*',
+        )
+        .map(intentionJson);
     }
     return sendJson(reply, out);
   });
@@ -181,19 +205,33 @@ function legacyRoutes(app: FastifyInstance, d: Deps): void {
   app.put<IdParams>('/v1/connect/intentions/:id', policy.checked, async (req, reply) => {
     const existing = byId(d, req.params.id);
     const body = Body.of(req.body ?? {});
-    for (const [field, want] of [['SourceName', existing.source], ['DestinationName', existing.destination]] as const) {
+    for (const [field, want] of [
+      ['SourceName', existing.source],
+      ['DestinationName', existing.destination],
+    ] as const) {
       const given = body.str(field);
-      if (given !== '' && given !== want) throw invalid(field, 'moving an intention to another source or destination is not supported: delete it and create another');
+      if (given !== '' && given !== want)
+        throw invalid(
+          field,
+          'moving an intention to another source or destination is not supported: delete it and create another',
+        );
     }
-    const created = typeof existing.raw['LegacyCreateTime'] === 'string' ? (existing.raw['LegacyCreateTime'] as string) : undefined;
-    const src = sourceFromBody(req.body, existing.source, existing.destination, { id: req.params.id, now: new Date().toISOString(), ...(created ? { created } : {}) });
+    const created =
+      typeof existing.raw['LegacyCreateTime'] === 'string' ? (existing.raw['LegacyCreateTime'] as string) : undefined;
+    const src = sourceFromBody(req.body, existing.source, existing.destination, {
+      id: req.params.id,
+      now: new Date().toISOString(),
+      ...(created ? { created } : {}),
+    });
     await rewrite(ctx, req, reply, existing.destination, (entry) => withSource(entry, existing.destination, src));
     return sendJson(reply, true);
   });
 
   app.delete<IdParams>('/v1/connect/intentions/:id', policy.checked, async (req, reply) => {
     const existing = byId(d, req.params.id);
-    await rewrite(ctx, req, reply, existing.destination, (entry) => (entry ? withoutSource(entry, existing.source) : 'unchanged'));
+    await rewrite(ctx, req, reply, existing.destination, (entry) =>
+      entry ? withoutSource(entry, existing.source) : 'unchanged',
+    );
     return sendJson(reply, true);
   });
 }
@@ -210,7 +248,8 @@ function authorizeRoute(app: FastifyInstance, d: Deps): void {
     const trustDomain = ctx.catalog.connectCa().trustDomain;
     const m = /^spiffe:\/\/([^/]+)\/ns\/([^/]+)\/dc\/([^/]+)\/svc\/([^/]+)$/.exec(uri);
     if (!m) throw invalid('ClientCertURI', `not a service SPIFFE ID: "${uri}"`);
-    if (m[1] !== trustDomain) return sendJson(reply, { Authorized: false, Reason: 'Client certificate is not from this trust domain' });
+    if (m[1] !== trustDomain)
+      return sendJson(reply, { Authorized: false, Reason: 'Client certificate is not from this trust domain' });
     const verdict = checkConnection(allIntentions(d.entries().value), m[4]!, target, d.fallback());
     return sendJson(reply, { Authorized: verdict.allowed, Reason: verdict.reason });
   });

@@ -3,9 +3,9 @@
 // routes live in their own fastify context because a PUT's body is the value's
 // raw bytes, not JSON.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { canReadKey, canReadKv } from '../../acl/catalog-rules';
 import type { Command } from '../../catalog/commands';
 import type { KvEntry } from '../../catalog/kv-types';
-import { canReadKey, canReadKv } from '../../acl/catalog-rules';
 import { filterRead, requireAccess } from '../acl';
 import { blockingRead } from '../blocking';
 import type { HttpContext } from '../context';

@@ -8,6 +8,8 @@ import { policy } from '../route-policy';
 
 export function statusRoutes(app: FastifyInstance, ctx: HttpContext): void {
   const self = `${ctx.identity.address}:${ctx.config.grpcPort}`;
-  app.get('/v1/status/leader', policy.public, async (_req, reply) => sendJson(reply, (ctx.hasLeader?.() ?? true) ? self : ''));
+  app.get('/v1/status/leader', policy.public, async (_req, reply) =>
+    sendJson(reply, (ctx.hasLeader?.() ?? true) ? self : ''),
+  );
   app.get('/v1/status/peers', policy.public, async (_req, reply) => sendJson(reply, [self]));
 }

@@ -7,10 +7,10 @@ import type { KvEntry } from '../../catalog/kv-types';
 import { authzOf, markFiltered } from '../acl';
 import type { HttpContext } from '../context';
 import { sendJson, sendText } from '../reply';
+import { policy } from '../route-policy';
 import { dirEntryJson } from '../translate/kv';
 import { TooManyOps, txnCommand } from '../translate/txn';
 import { authorizeWrite, submit } from '../write';
-import { policy } from '../route-policy';
 
 function resultsJson(ctx: HttpContext, req: FastifyRequest, reply: FastifyReply, results: readonly unknown[]): string {
   const authz = authzOf(ctx.acl, req);

@@ -5,7 +5,14 @@
 import { parseRules } from '../../acl/rules';
 import { contentHash, newId, sha256Hex } from '../../acl/secrets';
 import type { AclTables } from '../../acl/state';
-import { MANAGEMENT_POLICY_ID, REDACTED_SECRET, type PolicyInput, type StoredPolicy, type StoredToken, type TokenInput } from '../../acl/types';
+import {
+  MANAGEMENT_POLICY_ID,
+  type PolicyInput,
+  REDACTED_SECRET,
+  type StoredPolicy,
+  type StoredToken,
+  type TokenInput,
+} from '../../acl/types';
 import { parseDurationMs } from '../../config';
 import { invalid } from '../../errors';
 import { Body } from '../body';
@@ -13,7 +20,16 @@ import { Body } from '../body';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const POLICY_NAME = /^[A-Za-z0-9\-_]{1,128}$/;
 /** Token fields of Consul's that this hub has no model for: refused when given, never ignored. */
-const UNSUPPORTED_TOKEN_FIELDS = ['Roles', 'ServiceIdentities', 'NodeIdentities', 'TemplatedPolicies', 'AuthMethod', 'Rules', 'Namespace', 'Partition'];
+const UNSUPPORTED_TOKEN_FIELDS = [
+  'Roles',
+  'ServiceIdentities',
+  'NodeIdentities',
+  'TemplatedPolicies',
+  'AuthMethod',
+  'Rules',
+  'Namespace',
+  'Partition',
+];
 
 function uuid(body: Body, name: string): string {
   const v = body.str(name);
@@ -54,7 +70,8 @@ export interface TokenWrite {
 function expiration(body: Body, now: number): string | undefined {
   const time = body.str('ExpirationTime');
   const ttl = body.str('ExpirationTTL');
-  if (time !== '' && ttl !== '') throw invalid('ExpirationTTL', 'Expiration TTL and Expiration Time cannot both be set');
+  if (time !== '' && ttl !== '')
+    throw invalid('ExpirationTTL', 'Expiration TTL and Expiration Time cannot both be set');
   if (ttl !== '') {
     const ms = parseDurationMs(ttl, 'ExpirationTTL');
     if (ms <= 0) throw invalid('ExpirationTTL', 'Token Expiration TTL must be positive');
@@ -72,12 +89,19 @@ function tokenHash(t: Pick<TokenInput, 'Description' | 'PolicyIDs' | 'Local'>): 
 }
 
 /** PUT /v1/acl/token (create) or /v1/acl/token/:id (update, `existing` given). */
-export function tokenWrite(raw: unknown, acl: AclTables, existing: StoredToken | undefined, urlId: string | undefined, now = Date.now()): TokenWrite {
+export function tokenWrite(
+  raw: unknown,
+  acl: AclTables,
+  existing: StoredToken | undefined,
+  urlId: string | undefined,
+  now = Date.now(),
+): TokenWrite {
   const body = Body.of(raw ?? {});
   refuseUnsupported(body, UNSUPPORTED_TOKEN_FIELDS);
   const accessor = uuid(body, 'AccessorID');
   const secretGiven = uuid(body, 'SecretID');
-  if (urlId !== undefined && accessor !== '' && accessor !== urlId) throw invalid('AccessorID', 'Token Accessor ID in URL and payload do not match');
+  if (urlId !== undefined && accessor !== '' && accessor !== urlId)
+    throw invalid('AccessorID', 'Token Accessor ID in URL and payload do not match');
   const base = {
     Description: body.str('Description'),
     PolicyIDs: policyLinks(body, acl),
@@ -85,7 +109,8 @@ export function tokenWrite(raw: unknown, acl: AclTables, existing: StoredToken |
   };
   if (existing) {
     // A secret in an update must be the token's own (Consul refuses changing it).
-    if (secretGiven !== '' && sha256Hex(secretGiven) !== existing.SecretHash) throw invalid('SecretID', "Changing a token's SecretID is not permitted");
+    if (secretGiven !== '' && sha256Hex(secretGiven) !== existing.SecretHash)
+      throw invalid('SecretID', "Changing a token's SecretID is not permitted");
     const exp = body.str('ExpirationTime');
     const token: TokenInput = {
       AccessorID: existing.AccessorID,
@@ -95,7 +120,10 @@ export function tokenWrite(raw: unknown, acl: AclTables, existing: StoredToken |
       ...(existing.ExpirationTime ? { ExpirationTime: existing.ExpirationTime } : {}),
       Hash: tokenHash(base),
     };
-    if (exp !== '' && (Number.isNaN(Date.parse(exp)) || new Date(Date.parse(exp)).toISOString() !== existing.ExpirationTime)) {
+    if (
+      exp !== '' &&
+      (Number.isNaN(Date.parse(exp)) || new Date(Date.parse(exp)).toISOString() !== existing.ExpirationTime)
+    ) {
       throw invalid('ExpirationTime', 'Cannot change expiration time');
     }
     return { token, secret: '' };
@@ -116,7 +144,13 @@ export function tokenWrite(raw: unknown, acl: AclTables, existing: StoredToken |
 /** A management token for bootstrap or the initial management flag. */
 export function managementToken(secret: string, accessor: string, description: string, now = Date.now()): TokenInput {
   const base = { Description: description, PolicyIDs: [MANAGEMENT_POLICY_ID], Local: false };
-  return { AccessorID: accessor, SecretHash: sha256Hex(secret), ...base, CreateTime: new Date(now).toISOString(), Hash: tokenHash(base) };
+  return {
+    AccessorID: accessor,
+    SecretHash: sha256Hex(secret),
+    ...base,
+    CreateTime: new Date(now).toISOString(),
+    Hash: tokenHash(base),
+  };
 }
 
 /** PUT /v1/acl/policy (create) or /v1/acl/policy/:id (update). Parses the rules here, so apply never does. */
@@ -125,9 +159,11 @@ export async function policyWrite(raw: unknown, urlId: string | undefined): Prom
   refuseUnsupported(body, ['Namespace', 'Partition']);
   const id = uuid(body, 'ID');
   if (urlId === undefined && id !== '') throw invalid('ID', 'Cannot specify the ID when creating a new policy');
-  if (urlId !== undefined && id !== '' && id !== urlId) throw invalid('ID', 'Policy ID in URL and payload do not match');
+  if (urlId !== undefined && id !== '' && id !== urlId)
+    throw invalid('ID', 'Policy ID in URL and payload do not match');
   const name = body.requiredStr('Name');
-  if (!POLICY_NAME.test(name)) throw invalid('Name', "Invalid Policy: invalid Name. Only alphanumeric characters, '-' and '_' are allowed");
+  if (!POLICY_NAME.test(name))
+    throw invalid('Name', "Invalid Policy: invalid Name. Only alphanumeric characters, '-' and '_' are allowed");
   const rules = body.str('Rules');
   const parsed = await parseRules(rules);
   const policy = {
@@ -142,7 +178,9 @@ export async function policyWrite(raw: unknown, urlId: string | undefined): Prom
 
 /** A token as Consul's API shows it; `secret` is what may be shown of the SecretID. */
 export function tokenOut(acl: AclTables, t: StoredToken, secret: string): Record<string, unknown> {
-  const policies = t.PolicyIDs.map((id) => acl.policies.get(id)).filter((p) => p !== undefined).map((p) => ({ ID: p.ID, Name: p.Name }));
+  const policies = t.PolicyIDs.map((id) => acl.policies.get(id))
+    .filter((p) => p !== undefined)
+    .map((p) => ({ ID: p.ID, Name: p.Name }));
   return {
     AccessorID: t.AccessorID,
     SecretID: secret,

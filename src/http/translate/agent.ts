@@ -1,13 +1,13 @@
 // Agent endpoints act for the hub's own node: a service registration becomes
 // one catalog `register` command carrying the service and all its checks.
 import { createHash } from 'node:crypto';
-import { invalid } from '../../errors';
 import type { Command, NodeInput } from '../../catalog/commands';
 import type { HealthStatus, NodeService } from '../../catalog/types';
+import { invalid } from '../../errors';
 import { Body } from '../body';
 import { isEmptyCheck, parseAgentServiceCheck, parseStatus, uniqueCheckIds } from './checks';
 import { parseService } from './service';
-import { parseSidecar, sidecarChecks, sidecarPort, type SidecarContext } from './sidecar';
+import { parseSidecar, type SidecarContext, sidecarChecks, sidecarPort } from './sidecar';
 
 export interface AgentIdentity {
   nodeName: string;
@@ -25,7 +25,14 @@ export function agentIdentity(config: { nodeName: string; bind: string; datacent
 }
 
 export function agentNode(id: AgentIdentity): NodeInput {
-  return { ID: id.nodeId, Node: id.nodeName, Address: id.address, Datacenter: id.datacenter, TaggedAddresses: {}, Meta: {} };
+  return {
+    ID: id.nodeId,
+    Node: id.nodeName,
+    Address: id.address,
+    Datacenter: id.datacenter,
+    TaggedAddresses: {},
+    Meta: {},
+  };
 }
 
 /**
@@ -37,7 +44,12 @@ export function agentNode(id: AgentIdentity): NodeInput {
  * carries `portFree`: apply refuses it if another registration took that port
  * meanwhile, and the route asks again.
  */
-export function agentRegisterCommand(raw: unknown, id: AgentIdentity, nodeServices: readonly NodeService[] | undefined, ctx: SidecarContext): Command {
+export function agentRegisterCommand(
+  raw: unknown,
+  id: AgentIdentity,
+  nodeServices: readonly NodeService[] | undefined,
+  ctx: SidecarContext,
+): Command {
   const body = Body.of(raw);
   const service = parseService(body, 'Name', ctx, { sidecarAllowed: true });
   if (!service.Address) service.Address = '';
@@ -46,16 +58,27 @@ export function agentRegisterCommand(raw: unknown, id: AgentIdentity, nodeServic
   const single = isEmptyCheck(given) ? undefined : given;
   if (single && checkBodies.length > 0) throw invalid('Check', 'give either Check or Checks, not both');
   const all = single ? [single] : checkBodies;
-  const checks = all.map((c, index) =>
-    parseAgentServiceCheck(c, id.nodeName, service, { index, count: all.length }),
-  );
+  const checks = all.map((c, index) => parseAgentServiceCheck(c, id.nodeName, service, { index, count: all.length }));
   uniqueCheckIds(checks, all);
   const draft = parseSidecar(body.obj('Connect'), service, ctx);
-  const command: Command = { type: 'register', node: agentNode(id), service, checks, skipNodeUpdate: nodeServices !== undefined };
+  const command: Command = {
+    type: 'register',
+    node: agentNode(id),
+    service,
+    checks,
+    skipNodeUpdate: nodeServices !== undefined,
+  };
   if (!draft) return command;
   const port = sidecarPort(draft, nodeServices ?? [], ctx);
   const sidecar = { ...draft.service, Port: port };
-  return { ...command, sidecar: { service: sidecar, checks: sidecarChecks({ ...draft, service: sidecar }, port, id.nodeName, service.ID), portFree: draft.service.Port === 0 } };
+  return {
+    ...command,
+    sidecar: {
+      service: sidecar,
+      checks: sidecarChecks({ ...draft, service: sidecar }, port, id.nodeName, service.ID),
+      portFree: draft.service.Port === 0,
+    },
+  };
 }
 
 /** PUT /v1/agent/check/update/:id body: {Status, Output}. */

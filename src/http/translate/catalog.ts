@@ -1,6 +1,7 @@
 // Consul's catalog register/deregister bodies → catalog commands.
-import { invalid } from '../../errors';
+
 import type { CheckInput, Command, NodeInput } from '../../catalog/commands';
+import { invalid } from '../../errors';
 import { Body } from '../body';
 import { parseCatalogCheck, uniqueCheckIds } from './checks';
 import { parseService } from './service';
@@ -13,12 +14,18 @@ export interface NodeDefaults {
 
 function checkDatacenter(body: Body, field: string, defaults: NodeDefaults): string {
   const dc = body.str(field) || defaults.datacenter;
-  if (dc !== defaults.datacenter) throw invalid(body.field(field), `unknown datacenter "${dc}" (this hub serves "${defaults.datacenter}")`);
+  if (dc !== defaults.datacenter)
+    throw invalid(body.field(field), `unknown datacenter "${dc}" (this hub serves "${defaults.datacenter}")`);
   return dc;
 }
 
 /** A node: Node and Address required; `metaField` is NodeMeta in a register body, Meta in a txn Node. */
-export function parseNode(body: Body, defaults: NodeDefaults, metaField: 'NodeMeta' | 'Meta', addressRequired = true): NodeInput {
+export function parseNode(
+  body: Body,
+  defaults: NodeDefaults,
+  metaField: 'NodeMeta' | 'Meta',
+  addressRequired = true,
+): NodeInput {
   const id = body.str('ID');
   if (id !== '' && !UUID.test(id)) throw invalid(body.field('ID'), `must be a UUID, got "${id}"`);
   const node: NodeInput = {

@@ -1,9 +1,10 @@
 // Check definitions in their two Consul shapes → the catalog's CheckInput:
 // the agent's CheckType (flat: {TTL:"10s"} or {HTTP, Interval}) and the
 // catalog's HealthCheck (with a nested Definition).
-import { invalid } from '../../errors';
+
 import type { CheckInput } from '../../catalog/commands';
 import type { HealthCheckDefinition, HealthStatus } from '../../catalog/types';
+import { invalid } from '../../errors';
 import { type Body, isZeroValue } from '../body';
 
 export const CHECK_STATUSES: readonly HealthStatus[] = ['passing', 'warning', 'critical', 'maintenance'];
@@ -23,8 +24,19 @@ const AGENT_KINDS = [
 
 /** Everything an agent check may carry besides its selector, copied into Definition when present. */
 const DEFINITION_EXTRAS = [
-  'Header', 'Method', 'Body', 'TLSServerName', 'TLSSkipVerify', 'GRPCUseTLS', 'TCPUseTLS', 'H2PingUseTLS',
-  'OutputMaxSize', 'FailuresBeforeWarning', 'FailuresBeforeCritical', 'SuccessBeforePassing', 'DisableRedirects',
+  'Header',
+  'Method',
+  'Body',
+  'TLSServerName',
+  'TLSSkipVerify',
+  'GRPCUseTLS',
+  'TCPUseTLS',
+  'H2PingUseTLS',
+  'OutputMaxSize',
+  'FailuresBeforeWarning',
+  'FailuresBeforeCritical',
+  'SuccessBeforePassing',
+  'DisableRedirects',
 ];
 
 /** Go's zero time.Duration as text ("0s", "0", "0ms", "0h0m0s"): the Go API sends it for every unset one. */
@@ -75,7 +87,8 @@ function agentCheckType(body: Body): Pick<CheckInput, 'Type' | 'Interval' | 'Tim
   }
   const interval = body.duration('Interval', { positive: true });
   const timeout = body.duration('Timeout');
-  if (kind.needsInterval && interval === '') throw invalid(body.field('Interval'), `is required for a ${kind.field} check`);
+  if (kind.needsInterval && interval === '')
+    throw invalid(body.field('Interval'), `is required for a ${kind.field} check`);
   if (kind.field === 'TTL') body.duration('TTL', { positive: true });
   if (interval) definition.Interval = interval;
   if (timeout) definition.Timeout = timeout;
@@ -160,7 +173,8 @@ export function parseCatalogCheck(body: Body, defaultNode: string): CheckInput {
     if (ttl) definition.TTL = ttl;
     // The Go API sends every kind's field, "" for the ones not chosen: only a set one selects.
     const selected = ['TTL', 'HTTP', 'TCP', 'GRPC', 'UDP', 'H2PING'].filter((f) => !isZeroValue(def.get(f)));
-    if (selected.length > 1) throw invalid(def.field(selected[1]!), `a check can have only one of ${selected.join(', ')}`);
+    if (selected.length > 1)
+      throw invalid(def.field(selected[1]!), `a check can have only one of ${selected.join(', ')}`);
     if (type === '' && selected.length === 1) type = selected[0]!.toLowerCase();
   }
   if (interval) definition.Interval = interval;

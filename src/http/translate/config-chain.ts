@@ -10,8 +10,18 @@ import { regexField } from './re2';
 const METHODS = ['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE'];
 /** Envoy's retry conditions that Consul's RetryOn accepts. */
 export const RETRY_ON = [
-  '5xx', 'gateway-error', 'reset', 'connect-failure', 'envoy-ratelimited', 'retriable-4xx', 'refused-stream',
-  'cancelled', 'deadline-exceeded', 'internal', 'resource-exhausted', 'unavailable',
+  '5xx',
+  'gateway-error',
+  'reset',
+  'connect-failure',
+  'envoy-ratelimited',
+  'retriable-4xx',
+  'refused-stream',
+  'cancelled',
+  'deadline-exceeded',
+  'internal',
+  'resource-exhausted',
+  'unavailable',
 ] as const;
 
 function headerModifiers(parent: Body, name: string): void {
@@ -75,11 +85,15 @@ export function serviceRouter(e: Body): string[] {
     d.int('NumRetries', 0, { min: 0, max: 4294967295 });
     d.bool('RetryOnConnectFailure');
     for (const r of d.strArray('RetryOn')) {
-      if (!(RETRY_ON as readonly string[]).includes(r)) throw invalid(d.field('RetryOn'), `"${r}" is not one of ${RETRY_ON.join(', ')}`);
+      if (!(RETRY_ON as readonly string[]).includes(r))
+        throw invalid(d.field('RetryOn'), `"${r}" is not one of ${RETRY_ON.join(', ')}`);
     }
     const codes = d.get('RetryOnStatusCodes');
     if (codes !== undefined) {
-      if (!Array.isArray(codes) || codes.some((c) => typeof c !== 'number' || !Number.isInteger(c) || c < 100 || c > 599)) {
+      if (
+        !Array.isArray(codes) ||
+        codes.some((c) => typeof c !== 'number' || !Number.isInteger(c) || c < 100 || c > 599)
+      ) {
         throw invalid(d.field('RetryOnStatusCodes'), 'must be a list of HTTP status codes (100–599)');
       }
     }
@@ -96,7 +110,8 @@ export function serviceSplitter(e: Body): string[] {
   const seen = new Set<string>();
   for (const s of splits) {
     const w = s.get('Weight');
-    if (typeof w !== 'number' || !Number.isFinite(w) || w < 0 || w > 100) throw invalid(s.field('Weight'), `must be a number from 0 to 100, got ${JSON.stringify(w)}`);
+    if (typeof w !== 'number' || !Number.isFinite(w) || w < 0 || w > 100)
+      throw invalid(s.field('Weight'), `must be a number from 0 to 100, got ${JSON.stringify(w)}`);
     total += w;
     const key = `${s.name('Service')}/${s.name('ServiceSubset')}/${s.name('Namespace')}/${s.name('Partition')}`;
     if (seen.has(key)) throw invalid(s.field('Service'), 'the same service and subset appear in two splits');

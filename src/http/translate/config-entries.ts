@@ -1,11 +1,12 @@
 // Config entries: one validator per kind, checking what the xDS translation
 // relies on (required fields, types, enums). Known top-level keys are
 // re-spelled in Consul's PascalCase; unknown keys are kept as given.
-import { HubError, invalid } from '../../errors';
+
 import type { ConfigEntryInput } from '../../catalog/commands';
 import { isConfigEntryKind } from '../../catalog/config-kinds';
-import type { ConfigEntryKind } from '../../catalog/types';
 import { sizeProblem } from '../../catalog/limits';
+import type { ConfigEntryKind } from '../../catalog/types';
+import { HubError, invalid } from '../../errors';
 import { Body } from '../body';
 import { serviceRouter, serviceSplitter } from './config-chain';
 import { checkIntentionEntry, checkIntentionSource } from './intention-permissions';
@@ -43,9 +44,23 @@ function serviceDefaults(e: Body): string[] {
   e.oneOf('BalanceInboundConnections', ['', 'exact_balance'], '');
   e.obj('UpstreamConfig');
   e.obj('TransparentProxy');
-  return ['Protocol', 'Mode', 'MeshGateway', 'ExternalSNI', 'MaxInboundConnections', 'LocalConnectTimeoutMs',
-    'LocalRequestTimeoutMs', 'BalanceInboundConnections', 'UpstreamConfig', 'TransparentProxy', 'Expose', 'Destination',
-    'EnvoyExtensions', 'RateLimits', 'MutualTLSMode'];
+  return [
+    'Protocol',
+    'Mode',
+    'MeshGateway',
+    'ExternalSNI',
+    'MaxInboundConnections',
+    'LocalConnectTimeoutMs',
+    'LocalRequestTimeoutMs',
+    'BalanceInboundConnections',
+    'UpstreamConfig',
+    'TransparentProxy',
+    'Expose',
+    'Destination',
+    'EnvoyExtensions',
+    'RateLimits',
+    'MutualTLSMode',
+  ];
 }
 
 function serviceResolver(e: Body): string[] {
@@ -59,10 +74,12 @@ function serviceResolver(e: Body): string[] {
     throw invalid(e.field('DefaultSubset'), `"${defaultSubset}" is not a defined subset`);
   }
   const redirect = e.obj('Redirect');
-  if (redirect) for (const f of ['Service', 'ServiceSubset', 'Namespace', 'Partition', 'Datacenter', 'Peer']) redirect.name(f);
+  if (redirect)
+    for (const f of ['Service', 'ServiceSubset', 'Namespace', 'Partition', 'Datacenter', 'Peer']) redirect.name(f);
   for (const [key, failover] of e.objMap('Failover')) {
     // Failover is keyed by subset (Consul: "not a valid subset"), `*` for any.
-    if (key !== '*' && !subsets.has(key)) throw invalid(failover.path, `"${key}" is neither "*" nor a subset this resolver defines`);
+    if (key !== '*' && !subsets.has(key))
+      throw invalid(failover.path, `"${key}" is neither "*" nor a subset this resolver defines`);
     const service = failover.name('Service');
     const toSubset = failover.name('ServiceSubset');
     if (toSubset !== '' && (service === '' || service === e.str('Name')) && !subsets.has(toSubset)) {
@@ -91,11 +108,21 @@ function serviceResolver(e: Body): string[] {
       const field = hp.oneOf('Field', ['', ...HASH_FIELDS], '');
       const sourceIp = hp.bool('SourceIP');
       if (field !== '' && sourceIp) throw invalid(hp.field('SourceIP'), 'cannot be combined with Field');
-      if (field !== '' && hp.str('FieldValue') === '') throw invalid(hp.field('FieldValue'), `is required with Field "${field}"`);
+      if (field !== '' && hp.str('FieldValue') === '')
+        throw invalid(hp.field('FieldValue'), `is required with Field "${field}"`);
       hp.bool('Terminal');
     }
   }
-  return ['DefaultSubset', 'Subsets', 'Redirect', 'Failover', 'ConnectTimeout', 'RequestTimeout', 'LoadBalancer', 'PrioritizeByLocality'];
+  return [
+    'DefaultSubset',
+    'Subsets',
+    'Redirect',
+    'Failover',
+    'ConnectTimeout',
+    'RequestTimeout',
+    'LoadBalancer',
+    'PrioritizeByLocality',
+  ];
 }
 
 function ingressGateway(e: Body): string[] {
@@ -113,8 +140,10 @@ function ingressGateway(e: Body): string[] {
     for (const s of services) {
       const name = s.requiredName('Name');
       const hosts = s.strArray('Hosts');
-      if (name === '*' && proto === 'tcp') throw invalid(s.field('Name'), 'the wildcard "*" needs an http, http2 or grpc listener');
-      if (hosts.length > 0 && proto === 'tcp') throw invalid(s.field('Hosts'), 'hosts need an http, http2 or grpc listener');
+      if (name === '*' && proto === 'tcp')
+        throw invalid(s.field('Name'), 'the wildcard "*" needs an http, http2 or grpc listener');
+      if (hosts.length > 0 && proto === 'tcp')
+        throw invalid(s.field('Hosts'), 'hosts need an http, http2 or grpc listener');
     }
   }
   e.obj('TLS')?.bool('Enabled');
@@ -181,8 +210,10 @@ function serviceIntentions(e: Body): string[] {
     seen.add(key);
     const permissions = s.objArray('Permissions');
     const action = s.oneOf('Action', ['', 'allow', 'deny'], '');
-    if (action === '' && permissions.length === 0) throw invalid(s.field('Action'), 'must be "allow" or "deny" (or give Permissions)');
-    if (action !== '' && permissions.length > 0) throw invalid(s.field('Action'), 'cannot be combined with Permissions');
+    if (action === '' && permissions.length === 0)
+      throw invalid(s.field('Action'), 'must be "allow" or "deny" (or give Permissions)');
+    if (action !== '' && permissions.length > 0)
+      throw invalid(s.field('Action'), 'cannot be combined with Permissions');
     for (const p of permissions) p.oneOf('Action', ['allow', 'deny'], '' as 'allow');
     s.oneOf('Type', ['', 'consul'], '');
     s.str('Description');

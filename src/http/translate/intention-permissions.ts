@@ -17,13 +17,32 @@ function defaultOnly(body: Body, name: string): void {
 }
 
 /** A source's keys (Consul's SourceIntention); the Legacy* ones are what the legacy ID API stores. */
-const SOURCE_KEYS = ['Name', 'Peer', 'Namespace', 'Partition', 'SamenessGroup', 'Action', 'Permissions', 'Precedence', 'Type', 'Description', 'LegacyID', 'LegacyMeta', 'LegacyCreateTime', 'LegacyUpdateTime'];
+const SOURCE_KEYS = [
+  'Name',
+  'Peer',
+  'Namespace',
+  'Partition',
+  'SamenessGroup',
+  'Action',
+  'Permissions',
+  'Precedence',
+  'Type',
+  'Description',
+  'LegacyID',
+  'LegacyMeta',
+  'LegacyCreateTime',
+  'LegacyUpdateTime',
+];
 
 function httpPermission(http: Body): void {
   // A key the RBAC filter would not read (a typo such as "Method") would widen the permission: refused.
   http.onlyKeys(['PathExact', 'PathPrefix', 'PathRegex', 'Header', 'Methods']);
   const paths = ['PathExact', 'PathPrefix', 'PathRegex'].filter((p) => http.str(p) !== '');
-  if (paths.length > 1) throw invalid(http.field(paths[1]!), `at most one of PathExact, PathPrefix and PathRegex, got ${paths.join(' and ')}`);
+  if (paths.length > 1)
+    throw invalid(
+      http.field(paths[1]!),
+      `at most one of PathExact, PathPrefix and PathRegex, got ${paths.join(' and ')}`,
+    );
   for (const p of ['PathExact', 'PathPrefix']) {
     const v = http.str(p);
     if (v !== '' && !v.startsWith('/')) throw invalid(http.field(p), `must begin with "/", got "${v}"`);
@@ -42,7 +61,8 @@ function httpPermission(http: Body): void {
   const methods = http.strArray('Methods');
   const seen = new Set<string>();
   methods.forEach((m, i) => {
-    if (!METHODS.includes(m)) throw invalid(`${http.field('Methods')}[${i}]`, `not an HTTP method: "${m}" (one of ${METHODS.join(', ')})`);
+    if (!METHODS.includes(m))
+      throw invalid(`${http.field('Methods')}[${i}]`, `not an HTTP method: "${m}" (one of ${METHODS.join(', ')})`);
     if (seen.has(m)) throw invalid(`${http.field('Methods')}[${i}]`, `"${m}" is listed twice`);
     seen.add(m);
   });

@@ -3,12 +3,12 @@
 // after its destination, so the API reads and rewrites entries, as Consul has
 // since 1.9. Shapes: Consul's Intention JSON.
 import type { Catalog } from '../../catalog/catalog';
-import type { ConfigEntry, ConfigEntryKind } from '../../catalog/types';
 import type { ConfigEntryInput } from '../../catalog/commands';
+import type { ConfigEntry, ConfigEntryKind } from '../../catalog/types';
 import type { Intention } from '../../connect/intentions';
 import { MESH_SERVICE_NAME } from '../../connect/spiffe';
 import { invalid } from '../../errors';
-import { INT, STRING, STRING_MAP, type Fields } from '../../filter/index';
+import { type Fields, INT, STRING, STRING_MAP } from '../../filter/index';
 import { Body } from '../body';
 import { parseConfigEntry } from './config-entries';
 import { hasPermissions } from './intention-permissions';
@@ -35,8 +35,16 @@ export const INTENTION_FIELDS: Fields = {
  * included, and ignored as Consul ignores them). Any other key is refused.
  */
 const INTENTION_BODY = [
-  ...Object.keys(INTENTION_FIELDS), 'Permissions', 'SourceSamenessGroup', 'DefaultAddr', 'DefaultPort',
-  'CreatedAt', 'UpdatedAt', 'Hash', 'CreateIndex', 'ModifyIndex',
+  ...Object.keys(INTENTION_FIELDS),
+  'Permissions',
+  'SourceSamenessGroup',
+  'DefaultAddr',
+  'DefaultPort',
+  'CreatedAt',
+  'UpdatedAt',
+  'Hash',
+  'CreateIndex',
+  'ModifyIndex',
 ];
 
 /** An intention as Consul's API shows it. */
@@ -75,21 +83,35 @@ export function intentionName(value: unknown, field: string): string {
   const parts = given.split('/');
   if (parts.length > 3) throw invalid(field, `not a service name: "${given}"`);
   const text = parts.pop()!;
-  if (parts.some((p) => p !== 'default')) throw invalid(field, `only the "default" partition and namespace are served by this hub, got "${given}"`);
+  if (parts.some((p) => p !== 'default'))
+    throw invalid(field, `only the "default" partition and namespace are served by this hub, got "${given}"`);
   if (text === '') throw invalid(field, 'is required');
   if (text !== '*' && !MESH_SERVICE_NAME.test(text)) throw invalid(field, `not a service name: "${text}"`);
   return text;
 }
 
 /** The source object an intention body describes (what goes into the entry's Sources). */
-export function sourceFromBody(raw: unknown, source: string, destination: string, legacy?: { id: string; now: string; created?: string }): Record<string, unknown> {
+export function sourceFromBody(
+  raw: unknown,
+  source: string,
+  destination: string,
+  legacy?: { id: string; now: string; created?: string },
+): Record<string, unknown> {
   const body = Body.of(raw ?? {});
   body.onlyKeys(INTENTION_BODY);
-  for (const f of ['SourceSamenessGroup', 'DefaultAddr']) if (body.str(f) !== '') throw invalid(f, 'not supported by this hub');
+  for (const f of ['SourceSamenessGroup', 'DefaultAddr'])
+    if (body.str(f) !== '') throw invalid(f, 'not supported by this hub');
   if (body.int('DefaultPort') !== 0) throw invalid('DefaultPort', 'not supported by this hub');
-  for (const [field, want] of [['SourceName', source], ['DestinationName', destination]] as const) {
+  for (const [field, want] of [
+    ['SourceName', source],
+    ['DestinationName', destination],
+  ] as const) {
     const given = body.str(field);
-    if (given !== '' && given !== want) throw invalid(field, `"${given}" does not match the intention's ${field === 'SourceName' ? 'source' : 'destination'} "${want}"`);
+    if (given !== '' && given !== want)
+      throw invalid(
+        field,
+        `"${given}" does not match the intention's ${field === 'SourceName' ? 'source' : 'destination'} "${want}"`,
+      );
   }
   for (const f of ['SourceNS', 'DestinationNS', 'SourcePartition', 'DestinationPartition']) {
     const v = body.str(f);
@@ -99,8 +121,13 @@ export function sourceFromBody(raw: unknown, source: string, destination: string
   body.oneOf('SourceType', ['', 'consul'], '');
   const permissions = body.objArray('Permissions');
   const action = body.oneOf('Action', ['', 'allow', 'deny'], '');
-  if (permissions.length === 0 && action === '') throw invalid('Action', 'is required: "allow" or "deny" (or give Permissions)');
-  if (legacy && permissions.length > 0) throw invalid('Permissions', 'L7 permissions are only written through /v1/connect/intentions/exact or the config entry');
+  if (permissions.length === 0 && action === '')
+    throw invalid('Action', 'is required: "allow" or "deny" (or give Permissions)');
+  if (legacy && permissions.length > 0)
+    throw invalid(
+      'Permissions',
+      'L7 permissions are only written through /v1/connect/intentions/exact or the config entry',
+    );
   const out: Record<string, unknown> = { Name: source };
   if (permissions.length > 0) out['Permissions'] = body.get('Permissions');
   else out['Action'] = action;
@@ -118,10 +145,20 @@ export function sourceFromBody(raw: unknown, source: string, destination: string
 }
 
 /** The destination's entry with `source` replaced (or added), validated like PUT /v1/config. */
-export function withSource(entry: ConfigEntry | undefined, destination: string, source: Record<string, unknown>): ConfigEntryInput {
-  const sources = (Array.isArray(entry?.['Sources']) ? (entry!['Sources'] as Record<string, unknown>[]) : []).filter((s) => s['Name'] !== source['Name']);
+export function withSource(
+  entry: ConfigEntry | undefined,
+  destination: string,
+  source: Record<string, unknown>,
+): ConfigEntryInput {
+  const sources = (Array.isArray(entry?.['Sources']) ? (entry!['Sources'] as Record<string, unknown>[]) : []).filter(
+    (s) => s['Name'] !== source['Name'],
+  );
   sources.push(source);
-  const { CreateIndex: _c, ModifyIndex: _m, ...rest } = entry ?? { Kind: 'service-intentions' as ConfigEntryKind, Name: destination };
+  const {
+    CreateIndex: _c,
+    ModifyIndex: _m,
+    ...rest
+  } = entry ?? { Kind: 'service-intentions' as ConfigEntryKind, Name: destination };
   return parseConfigEntry({ ...rest, Kind: 'service-intentions', Name: destination, Sources: sources });
 }
 
@@ -144,6 +181,9 @@ export function checkIntentionProtocol(entry: ConfigEntryInput, catalog: Pick<Ca
   const defaults = catalog.configEntry('service-defaults', name).value;
   const protocol = String(defaults?.['Protocol'] || 'tcp').toLowerCase();
   if (!['http', 'http2', 'grpc'].includes(protocol)) {
-    throw invalid('Sources', `L7 permissions need service "${name}" to speak http, http2 or grpc (its service-defaults Protocol is "${protocol}")`);
+    throw invalid(
+      'Sources',
+      `L7 permissions need service "${name}" to speak http, http2 or grpc (its service-defaults Protocol is "${protocol}")`,
+    );
   }
 }

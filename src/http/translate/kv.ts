@@ -1,10 +1,11 @@
 // Consul's KV and session shapes on the wire (docs/kv.md): /v1/kv query
 // options → a KV operation, /v1/txn KV operations, session create bodies, and
 // DirEntry JSON written by hand so Flags (uint64) stay exact.
-import { parseDurationMs } from '../../config';
-import { invalid } from '../../errors';
+
 import type { KvEntry, KvOp, KvVerb, ServiceCheckRef, SessionInput } from '../../catalog/kv-types';
 import { SERF_CHECK_ID } from '../../catalog/kv-types';
+import { parseDurationMs } from '../../config';
+import { invalid } from '../../errors';
 import { Body } from '../body';
 import { many } from '../shapes';
 

@@ -12,7 +12,13 @@ import type { Body } from '../body';
 import { PROTOCOLS } from './config-entries';
 
 /** Keys of Proxy.Config the sidecar translation reads (docs/mesh.md). */
-const PROXY_CONFIG_KEYS = ['protocol', 'bind_address', 'bind_port', 'local_connect_timeout_ms', 'local_request_timeout_ms'];
+const PROXY_CONFIG_KEYS = [
+  'protocol',
+  'bind_address',
+  'bind_port',
+  'local_connect_timeout_ms',
+  'local_request_timeout_ms',
+];
 /** Keys of Upstreams[].Config the sidecar translation reads. */
 const UPSTREAM_CONFIG_KEYS = ['protocol', 'connect_timeout_ms'];
 
@@ -32,12 +38,14 @@ function opaqueConfig(body: Body, name: string, allowed: readonly string[]): Rec
   const cfg = body.obj(name);
   if (!cfg) return undefined;
   for (const key of Object.keys(cfg.raw)) {
-    if (!allowed.includes(key)) throw invalid(cfg.field(key), `not supported by this hub (it reads ${allowed.join(', ')})`);
+    if (!allowed.includes(key))
+      throw invalid(cfg.field(key), `not supported by this hub (it reads ${allowed.join(', ')})`);
   }
   if (cfg.has('protocol')) cfg.oneOf('protocol', PROTOCOLS, 'tcp');
   if (cfg.has('bind_address')) ipField(cfg, 'bind_address');
   if (cfg.has('bind_port')) cfg.int('bind_port', 0, { min: 1, max: 65535 });
-  for (const ms of ['local_connect_timeout_ms', 'local_request_timeout_ms', 'connect_timeout_ms']) if (cfg.has(ms)) cfg.int(ms, 0, { min: 0 });
+  for (const ms of ['local_connect_timeout_ms', 'local_request_timeout_ms', 'connect_timeout_ms'])
+    if (cfg.has(ms)) cfg.int(ms, 0, { min: 0 });
   return { ...cfg.raw };
 }
 
@@ -48,7 +56,8 @@ function meshGateway(body: Body): void {
 
 function upstream(u: Body, ctx: ProxyContext): Record<string, unknown> {
   const type = u.oneOf('DestinationType', ['', 'service', 'prepared_query'], '');
-  if (type === 'prepared_query') throw invalid(u.field('DestinationType'), 'not supported by this hub (prepared queries)');
+  if (type === 'prepared_query')
+    throw invalid(u.field('DestinationType'), 'not supported by this hub (prepared queries)');
   u.unsupported('DestinationPeer', 'cluster peering');
   u.unsupported('LocalBindSocketPath', 'unix sockets');
   u.unsupported('CentrallyConfigured', 'transparent proxy');
@@ -57,7 +66,8 @@ function upstream(u: Body, ctx: ProxyContext): Record<string, unknown> {
     if (v !== '' && v !== 'default') throw invalid(u.field(f), `only "default" is served by this hub, got "${v}"`);
   }
   const dc = u.str('Datacenter');
-  if (dc !== '' && dc !== ctx.datacenter) throw invalid(u.field('Datacenter'), `unknown datacenter "${dc}" (this hub serves "${ctx.datacenter}")`);
+  if (dc !== '' && dc !== ctx.datacenter)
+    throw invalid(u.field('Datacenter'), `unknown datacenter "${dc}" (this hub serves "${ctx.datacenter}")`);
   meshGateway(u);
   const out: Record<string, unknown> = {
     DestinationType: 'service',
@@ -77,7 +87,13 @@ function upstream(u: Body, ctx: ProxyContext): Record<string, unknown> {
  * The Proxy of a connect-proxy service. `defaults` fills fields the sidecar
  * shorthand derives from its parent (Consul's sidecar defaults).
  */
-export function parseProxy(body: Body | undefined, ctx: ProxyContext, defaults: Partial<Record<'DestinationServiceName' | 'DestinationServiceID' | 'LocalServiceAddress', string>> & { LocalServicePort?: number } = {}): Record<string, unknown> {
+export function parseProxy(
+  body: Body | undefined,
+  ctx: ProxyContext,
+  defaults: Partial<Record<'DestinationServiceName' | 'DestinationServiceID' | 'LocalServiceAddress', string>> & {
+    LocalServicePort?: number;
+  } = {},
+): Record<string, unknown> {
   const field = (name: string) => (body ? body.field(name) : `Proxy.${name}`);
   const dest = body?.name('DestinationServiceName') || defaults.DestinationServiceName || '';
   if (dest === '') throw invalid(field('DestinationServiceName'), 'is required for a connect-proxy service');
@@ -91,7 +107,8 @@ export function parseProxy(body: Body | undefined, ctx: ProxyContext, defaults: 
     body.unsupported('AccessLogs', 'access logs');
     body.unsupported('EnvoyExtensions', 'Envoy extensions');
     body.oneOf('Mode', ['', 'direct', 'transparent'], '');
-    if (body.str('Mode') === 'transparent') throw invalid(body.field('Mode'), 'not supported by this hub (transparent proxy)');
+    if (body.str('Mode') === 'transparent')
+      throw invalid(body.field('Mode'), 'not supported by this hub (transparent proxy)');
     meshGateway(body);
   }
   const proxy: Record<string, unknown> = { DestinationServiceName: dest };
@@ -109,10 +126,15 @@ export function parseProxy(body: Body | undefined, ctx: ProxyContext, defaults: 
   const binds = new Set<string>();
   upstreams.forEach((u, i) => {
     const at = `${field('Upstreams')}[${i}]`;
-    if (names.has(u.DestinationName as string)) throw invalid(`${at}.DestinationName`, `upstreams cannot contain duplicates of "${u.DestinationName}"`);
+    if (names.has(u.DestinationName as string))
+      throw invalid(`${at}.DestinationName`, `upstreams cannot contain duplicates of "${u.DestinationName}"`);
     names.add(u.DestinationName as string);
     const bind = `${(u.LocalBindAddress as string) || '127.0.0.1'}:${u.LocalBindPort}`;
-    if (binds.has(bind)) throw invalid(`${at}.LocalBindPort`, `upstreams cannot contain duplicates by local bind address and port; "${bind}" is specified twice`);
+    if (binds.has(bind))
+      throw invalid(
+        `${at}.LocalBindPort`,
+        `upstreams cannot contain duplicates by local bind address and port; "${bind}" is specified twice`,
+      );
     binds.add(bind);
   });
   if (upstreams.length > 0) proxy.Upstreams = upstreams;

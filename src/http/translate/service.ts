@@ -1,13 +1,21 @@
 // Consul's service definition (catalog `Service`, agent service register, txn
 // Service ops) → the catalog's ServiceInput, with Consul's defaults filled in.
-import { invalid } from '../../errors';
+
 import type { ServiceInput } from '../../catalog/commands';
 import type { ServiceAddress } from '../../catalog/types';
-import type { Body } from '../body';
 import { meshNameProblem } from '../../connect/spiffe';
-import { parseProxy, type ProxyContext } from './proxy';
+import { invalid } from '../../errors';
+import type { Body } from '../body';
+import { type ProxyContext, parseProxy } from './proxy';
 
-export const SERVICE_KINDS = ['', 'connect-proxy', 'mesh-gateway', 'terminating-gateway', 'ingress-gateway', 'api-gateway'] as const;
+export const SERVICE_KINDS = [
+  '',
+  'connect-proxy',
+  'mesh-gateway',
+  'terminating-gateway',
+  'ingress-gateway',
+  'api-gateway',
+] as const;
 
 function taggedServiceAddresses(body: Body): Record<string, ServiceAddress> {
   const out: Record<string, ServiceAddress> = {};
@@ -24,7 +32,12 @@ function taggedServiceAddresses(body: Body): Record<string, ServiceAddress> {
  * theirs as given. `Connect.SidecarService` is the agent's shorthand: only
  * the agent registration reads it (sidecar.ts), everywhere else it is refused.
  */
-export function parseService(body: Body, nameField: 'Service' | 'Name', ctx: ProxyContext, options: { sidecarAllowed?: boolean } = {}): ServiceInput {
+export function parseService(
+  body: Body,
+  nameField: 'Service' | 'Name',
+  ctx: ProxyContext,
+  options: { sidecarAllowed?: boolean } = {},
+): ServiceInput {
   const name = body.requiredName(nameField);
   const kind = body.oneOf('Kind', SERVICE_KINDS, '');
   // Go clients send the zero value {Passing: 0, Warning: 0} when they set no
@@ -57,15 +70,23 @@ export function parseService(body: Body, nameField: 'Service' | 'Name', ctx: Pro
   const connect = body.obj('Connect');
   if (connect) {
     const native = connect.bool('Native');
-    if (native && kind === 'connect-proxy') throw invalid(connect.field('Native'), 'a proxy cannot also be Connect native, only typical services');
+    if (native && kind === 'connect-proxy')
+      throw invalid(connect.field('Native'), 'a proxy cannot also be Connect native, only typical services');
     // A Connect-native service, or one with a sidecar, gets a leaf for its name.
     const bad = (native || connect.has('SidecarService')) && meshNameProblem(name);
     if (bad) throw invalid(body.field(nameField), bad);
     if (connect.has('SidecarService') && !options.sidecarAllowed) {
-      throw invalid(connect.field('SidecarService'), 'sidecar services are registered through the agent (PUT /v1/agent/service/register)');
+      throw invalid(
+        connect.field('SidecarService'),
+        'sidecar services are registered through the agent (PUT /v1/agent/service/register)',
+      );
     }
     // The shorthand is expanded by the agent, never stored (Consul keeps it out of the catalog too).
-    const rest = Object.fromEntries(Object.entries(connect.raw).filter(([k]) => !['sidecarservice', 'sidecar_service', 'native'].includes(k.toLowerCase())));
+    const rest = Object.fromEntries(
+      Object.entries(connect.raw).filter(
+        ([k]) => !['sidecarservice', 'sidecar_service', 'native'].includes(k.toLowerCase()),
+      ),
+    );
     service.Connect = { ...rest, Native: native };
   }
   const ns = body.name('Namespace');

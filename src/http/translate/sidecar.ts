@@ -6,12 +6,13 @@
 // lowest free port of the sidecar range when it names none, and gets two
 // checks when it names none: a TCP check on its own port and an alias of the
 // parent's health.
-import { invalid } from '../../errors';
+
 import type { CheckInput, ServiceInput } from '../../catalog/commands';
 import type { NodeService } from '../../catalog/types';
+import { invalid } from '../../errors';
 import { Body } from '../body';
 import { isEmptyCheck, parseAgentServiceCheck, uniqueCheckIds } from './checks';
-import { parseProxy, type ProxyContext } from './proxy';
+import { type ProxyContext, parseProxy } from './proxy';
 
 export const SIDECAR_SUFFIX = '-sidecar-proxy';
 
@@ -33,14 +34,21 @@ export function sidecarId(parentId: string): string {
 }
 
 /** Reads `Connect.SidecarService` of an agent registration; undefined when there is none. */
-export function parseSidecar(connect: Body | undefined, parent: ServiceInput, ctx: ProxyContext): SidecarDraft | undefined {
+export function parseSidecar(
+  connect: Body | undefined,
+  parent: ServiceInput,
+  ctx: ProxyContext,
+): SidecarDraft | undefined {
   const body = connect?.obj('SidecarService');
   if (!body) return undefined;
   if (parent.Kind !== '') throw invalid(body.path, `a ${parent.Kind} cannot have a sidecar service`);
-  if (body.str('ID') !== '') throw invalid(body.field('ID'), 'a SidecarService cannot specify an ID as this is managed by the agent');
+  if (body.str('ID') !== '')
+    throw invalid(body.field('ID'), 'a SidecarService cannot specify an ID as this is managed by the agent');
   const kind = body.oneOf('Kind', ['', 'connect-proxy'], '');
-  if (body.obj('Connect')?.has('SidecarService')) throw invalid(body.field('Connect.SidecarService'), 'a SidecarService cannot have a nested SidecarService');
-  if (body.obj('Connect')?.bool('Native')) throw invalid(body.field('Connect.Native'), 'a proxy cannot also be Connect native');
+  if (body.obj('Connect')?.has('SidecarService'))
+    throw invalid(body.field('Connect.SidecarService'), 'a SidecarService cannot have a nested SidecarService');
+  if (body.obj('Connect')?.bool('Native'))
+    throw invalid(body.field('Connect.Native'), 'a proxy cannot also be Connect native');
   const tags = body.strArray('Tags');
   const meta = body.meta('Meta');
   const weights = body.obj('Weights');
@@ -53,7 +61,9 @@ export function parseSidecar(connect: Body | undefined, parent: ServiceInput, ct
     TaggedAddresses: {},
     Meta: Object.keys(meta).length > 0 ? meta : { ...parent.Meta },
     Port: body.int('Port', 0, { min: 0, max: 65535 }),
-    Weights: weights ? { Passing: weights.int('Passing', 1, { min: 1 }), Warning: weights.int('Warning', 1, { min: 0 }) } : { Passing: 1, Warning: 1 },
+    Weights: weights
+      ? { Passing: weights.int('Passing', 1, { min: 1 }), Warning: weights.int('Warning', 1, { min: 0 }) }
+      : { Passing: 1, Warning: 1 },
     EnableTagOverride: body.bool('EnableTagOverride'),
     Proxy: parseProxy(body.obj('Proxy'), ctx, {
       DestinationServiceName: parent.Service,
@@ -84,7 +94,10 @@ export function sidecarPort(draft: SidecarDraft, nodeServices: readonly NodeServ
     used.add(s.Port);
   }
   for (let p = ctx.minPort; p <= ctx.maxPort; p++) if (!used.has(p)) return p;
-  throw invalid('Connect.SidecarService.Port', `no port provided for sidecar_service and none left in the configured range [${ctx.minPort}, ${ctx.maxPort}]`);
+  throw invalid(
+    'Connect.SidecarService.Port',
+    `no port provided for sidecar_service and none left in the configured range [${ctx.minPort}, ${ctx.maxPort}]`,
+  );
 }
 
 /** The sidecar's checks: as registered, or Consul's defaults (TCP on its port, alias of the parent). */
@@ -94,8 +107,18 @@ export function sidecarChecks(draft: SidecarDraft, port: number, node: string, p
     draft.checkBodies.length > 0
       ? draft.checkBodies
       : [
-          Body.of({ Name: 'Connect Sidecar Listening', TCP: `${tcpHost(service.Address || String(service.Proxy?.['LocalServiceAddress'] ?? '127.0.0.1'))}:${port}`, Interval: '10s' }, 'Connect.SidecarService.Checks[0]'),
-          Body.of({ Name: `Connect Sidecar Aliasing ${parentId}`, AliasService: parentId }, 'Connect.SidecarService.Checks[1]'),
+          Body.of(
+            {
+              Name: 'Connect Sidecar Listening',
+              TCP: `${tcpHost(service.Address || String(service.Proxy?.['LocalServiceAddress'] ?? '127.0.0.1'))}:${port}`,
+              Interval: '10s',
+            },
+            'Connect.SidecarService.Checks[0]',
+          ),
+          Body.of(
+            { Name: `Connect Sidecar Aliasing ${parentId}`, AliasService: parentId },
+            'Connect.SidecarService.Checks[1]',
+          ),
         ];
   const checks = bodies.map((c, index) => parseAgentServiceCheck(c, node, service, { index, count: bodies.length }));
   uniqueCheckIds(checks, bodies);

@@ -1,10 +1,11 @@
 // Consul's /v1/txn operations (Node, Service, Check) → one atomic `txn` command.
-import { HubError, invalid } from '../../errors';
+
 import type { AnyTxnOp, Command, TxnOp } from '../../catalog/commands';
-import { kvTxnOp } from './kv';
+import { HubError, invalid } from '../../errors';
 import { Body } from '../body';
+import { type NodeDefaults, parseNode } from './catalog';
 import { parseCatalogCheck } from './checks';
-import { parseNode, type NodeDefaults } from './catalog';
+import { kvTxnOp } from './kv';
 import { parseService } from './service';
 
 /** Consul's limit on operations per transaction. */
@@ -49,11 +50,21 @@ function serviceOp(op: Body, defaults: NodeDefaults): TxnOp {
     case 'set':
       return { op: 'service-set', node: nodeName, service: parseService(service, 'Service', defaults) };
     case 'cas':
-      return { op: 'service-cas', node: nodeName, service: parseService(service, 'Service', defaults), index: casIndex(service) };
+      return {
+        op: 'service-cas',
+        node: nodeName,
+        service: parseService(service, 'Service', defaults),
+        index: casIndex(service),
+      };
     case 'delete':
       return { op: 'service-delete', node: nodeName, serviceId: service.requiredName('ID') };
     case 'delete-cas':
-      return { op: 'service-delete-cas', node: nodeName, serviceId: service.requiredName('ID'), index: casIndex(service) };
+      return {
+        op: 'service-delete-cas',
+        node: nodeName,
+        serviceId: service.requiredName('ID'),
+        index: casIndex(service),
+      };
   }
 }
 
@@ -69,14 +80,23 @@ function checkOp(op: Body): TxnOp {
     case 'delete':
       return { op: 'check-delete', node: check.requiredName('Node'), checkId: check.requiredName('CheckID') };
     case 'delete-cas':
-      return { op: 'check-delete-cas', node: check.requiredName('Node'), checkId: check.requiredName('CheckID'), index: casIndex(check) };
+      return {
+        op: 'check-delete-cas',
+        node: check.requiredName('Node'),
+        checkId: check.requiredName('CheckID'),
+        index: casIndex(check),
+      };
   }
 }
 
 /** Thrown for more than MAX_TXN_OPS operations; Consul answers 413. */
 export class TooManyOps extends HubError {
   constructor(count: number, max: number) {
-    super('INVALID_ARGUMENT', `Transaction contains too many operations (${count} > ${max}), the limit set by --txn-max-ops`, { field: 'body' });
+    super(
+      'INVALID_ARGUMENT',
+      `Transaction contains too many operations (${count} > ${max}), the limit set by --txn-max-ops`,
+      { field: 'body' },
+    );
   }
 }
 
@@ -99,7 +119,10 @@ export function txnCommand(raw: unknown, defaults: NodeDefaults, maxOps = MAX_TX
       case 'Check':
         return checkOp(op.obj('Check')!);
       default:
-        throw invalid(`[${i}].${kinds[0]}`, `${kinds[0]} operations are not supported (only KV, Node, Service and Check)`);
+        throw invalid(
+          `[${i}].${kinds[0]}`,
+          `${kinds[0]} operations are not supported (only KV, Node, Service and Check)`,
+        );
     }
   });
   if (ops.some((o) => o.op === 'kv')) return { type: 'kv-txn', ops, now };

@@ -9,7 +9,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { HubError } from '../../errors';
 import type { Event__Output } from '../../gen/subscribe/subscribe/Event';
-import { SUBSCRIBE_METHOD_PATH, loadSubscribeProto } from '../../subscribe/proto';
+import { loadSubscribeProto, SUBSCRIBE_METHOD_PATH } from '../../subscribe/proto';
 import type { StreamItem, SubscribeRequest } from '../../subscribe/types';
 import { createWireDecoder } from '../from-wire';
 import type { Source } from '../source';
@@ -52,7 +52,12 @@ function wireRequest(request: SubscribeRequest, datacenter: string): Record<stri
   if (s.wildcard) return { ...base, WildcardSubject: true };
   return {
     ...base,
-    NamedSubject: { Key: s.key, Namespace: s.namespace ?? '', Partition: s.partition ?? '', PeerName: s.peerName ?? '' },
+    NamedSubject: {
+      Key: s.key,
+      Namespace: s.namespace ?? '',
+      Partition: s.partition ?? '',
+      PeerName: s.peerName ?? '',
+    },
   };
 }
 
@@ -65,7 +70,11 @@ export function grpcSource(options: GrpcSourceOptions): Source {
 
   function channel(): grpc.Client {
     if (closed) throw new HubError('SHUTTING_DOWN', 'gRPC source is closed');
-    client ??= new grpc.Client(options.address, options.credentials ?? grpc.credentials.createInsecure(), options.channelOptions);
+    client ??= new grpc.Client(
+      options.address,
+      options.credentials ?? grpc.credentials.createInsecure(),
+      options.channelOptions,
+    );
     return client;
   }
 

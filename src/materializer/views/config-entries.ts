@@ -3,7 +3,7 @@
 // results are sorted by Name.
 import { configSubject } from '../../catalog/events';
 import type { ConfigEntry, ConfigEntryKind } from '../../catalog/types';
-import { type View, deepFreeze } from '../view';
+import { deepFreeze, type View } from '../view';
 import { shardedView } from './sorted-sharded';
 
 export interface ConfigEntriesViewOptions {
@@ -11,7 +11,6 @@ export interface ConfigEntriesViewOptions {
   /** Absent: every entry of the kind. */
   name?: string;
 }
-
 
 function compareEntries(a: ConfigEntry, b: ConfigEntry): number {
   if (a.Name !== b.Name) return a.Name < b.Name ? -1 : 1;

@@ -5,8 +5,8 @@
 // service ID, built once per index and patched rather than re-sorted.
 import { serviceNode } from '../../catalog/service-node';
 import type { CheckServiceNode } from '../../catalog/types';
-import { CHECK_SERVICE_NODE_FIELDS, SERVICE_NODE_FIELDS, compileFilter } from '../../filter/index';
-import { type View, deepFreeze } from '../view';
+import { CHECK_SERVICE_NODE_FIELDS, compileFilter, SERVICE_NODE_FIELDS } from '../../filter/index';
+import { deepFreeze, type View } from '../view';
 import { shardedView } from './sorted-sharded';
 
 export interface HealthViewOptions {
@@ -34,7 +34,9 @@ export function healthMatcher(options: HealthViewOptions): (csn: CheckServiceNod
   const tags = (options.tags ?? []).map((t) => t.toLowerCase());
   const meta = Object.entries(options.nodeMeta ?? {});
   const flat = options.filterOn === 'service-node';
-  const filter = options.filter ? compileFilter(options.filter, flat ? SERVICE_NODE_FIELDS : CHECK_SERVICE_NODE_FIELDS) : undefined;
+  const filter = options.filter
+    ? compileFilter(options.filter, flat ? SERVICE_NODE_FIELDS : CHECK_SERVICE_NODE_FIELDS)
+    : undefined;
   return (csn) => {
     if (!options.connect && csn.Service.Service !== options.service) return false;
     if (tags.length > 0) {

@@ -53,7 +53,9 @@ function copyOf<V>(from: ReadonlyMap<string, V>): Bucket<V> {
 }
 
 const EMPTY_BUCKET: ReadonlyMap<string, never> = Object.freeze(new Bucket<never>());
-const EMPTY_ROW: readonly ReadonlyMap<string, never>[] = Object.freeze(Array.from({ length: INNER }, () => EMPTY_BUCKET));
+const EMPTY_ROW: readonly ReadonlyMap<string, never>[] = Object.freeze(
+  Array.from({ length: INNER }, () => EMPTY_BUCKET),
+);
 
 export function emptySharded<V>(): Sharded<V> {
   return Object.freeze(Array.from({ length: OUTER }, () => EMPTY_ROW));

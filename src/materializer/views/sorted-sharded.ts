@@ -13,7 +13,7 @@ import type { EventPayload } from '../../catalog/types';
 import { HubError } from '../../errors';
 import type { ViewResult } from '../types';
 import type { View } from '../view';
-import { type Change, type Sharded, emptySharded, shardedApply, shardedGet, shardedValues } from './sharded-map';
+import { type Change, emptySharded, type Sharded, shardedApply, shardedGet, shardedValues } from './sharded-map';
 
 export interface SortedSharded<V> {
   /** Applies one delivery's changes (in order) as one new version. */
@@ -66,7 +66,10 @@ const stamps = new WeakMap<object, Stamp>();
  * building their arrays). undefined when that is not known (another view, a reset
  * in between, or changes older than the log keeps): compare the arrays then.
  */
-export function changesBetween<V extends object>(before: object, after: object): { removed: V[]; added: V[] } | undefined {
+export function changesBetween<V extends object>(
+  before: object,
+  after: object,
+): { removed: V[]; added: V[] } | undefined {
   const a = stamps.get(before);
   const b = stamps.get(after);
   if (!a || !b || a.log !== b.log || a.seq > b.seq || a.seq < b.log.start) return undefined;

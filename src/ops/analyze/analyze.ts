@@ -5,7 +5,7 @@
 import { isHubError } from '../../errors';
 import { registerCommand } from '../../http/translate/catalog';
 import { parseConfigEntry } from '../../http/translate/config-entries';
-import { finding, type Finding } from './codes';
+import { type Finding, finding } from './codes';
 import { entryId, type Json } from './fields';
 import { checkChainProtocol, checkIntentionNames, checkTargets, worldOf } from './references';
 import { checkRegexes } from './regex';

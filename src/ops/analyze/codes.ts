@@ -13,14 +13,16 @@ export const CODES = {
   XA0001: {
     severity: 'error',
     title: 'regex RE2 rejects',
-    hint: 'RE2 has no lookarounds, backreferences or possessive quantifiers; rewrite the regex without them '
-      + '(Envoy and grpc-js-xds would reject the whole resource; the hub refuses the write)',
+    hint:
+      'RE2 has no lookarounds, backreferences or possessive quantifiers; rewrite the regex without them ' +
+      '(Envoy and grpc-js-xds would reject the whole resource; the hub refuses the write)',
   },
   XA0002: {
     severity: 'warning',
-    title: 'regex over Envoy\'s program size limit',
-    hint: 'Envoy refuses a regex whose RE2 program is over 100 instructions by default '
-      + '(runtime key re2.max_program_size.error_level): shorten large repeat counts or use a prefix match',
+    title: "regex over Envoy's program size limit",
+    hint:
+      'Envoy refuses a regex whose RE2 program is over 100 instructions by default ' +
+      '(runtime key re2.max_program_size.error_level): shorten large repeat counts or use a prefix match',
   },
   XA0003: {
     severity: 'error',
@@ -30,7 +32,7 @@ export const CODES = {
   XA0004: {
     severity: 'error',
     title: 'route or split to a subset its service does not define',
-    hint: 'define the subset in the target service\'s service-resolver Subsets, or fix the name',
+    hint: "define the subset in the target service's service-resolver Subsets, or fix the name",
   },
   XA0005: {
     severity: 'error',
@@ -55,8 +57,9 @@ export const CODES = {
   XA0009: {
     severity: 'error',
     title: 'discovery chain on a tcp service',
-    hint: 'a service-router or service-splitter needs its service\'s service-defaults Protocol '
-      + 'to be http, http2 or grpc',
+    hint:
+      "a service-router or service-splitter needs its service's service-defaults Protocol " +
+      'to be http, http2 or grpc',
   },
 } as const satisfies Record<string, CodeSpec>;
 

@@ -3,8 +3,8 @@
 // resolver that redirects (Consul routes to those without instances). A subset
 // exists when the target service's service-resolver defines it.
 import { record, str } from '../../xds/translate/inputs';
-import { finding, type Finding } from './codes';
-import { child, entryId, objects, root, routerMatches, text, type At, type Json } from './fields';
+import { type Finding, finding } from './codes';
+import { type At, child, entryId, type Json, objects, root, routerMatches, text } from './fields';
 
 export interface World {
   /** Every service name that exists (registered or virtual). */
@@ -61,12 +61,17 @@ function targetsOf(e: Json): Target[] {
       return [redirect, ...failovers].filter((t) => t !== undefined).map((t) => target(t, 'Service', name));
     }
     case 'ingress-gateway':
-      return objects(e, 'Listeners').flatMap((l) => objects(l.value, 'Services', l.field))
-        .map((s) => text(s, 'Name')).filter((s): s is At<string> => s !== undefined && s.value !== '*')
+      return objects(e, 'Listeners')
+        .flatMap((l) => objects(l.value, 'Services', l.field))
+        .map((s) => text(s, 'Name'))
+        .filter((s): s is At<string> => s !== undefined && s.value !== '*')
         .map((service) => ({ service }));
     case 'http-route':
-      return objects(e, 'Rules').flatMap((r) => objects(r.value, 'Services', r.field))
-        .map((s) => text(s, 'Name')).filter((s): s is At<string> => s !== undefined).map((service) => ({ service }));
+      return objects(e, 'Rules')
+        .flatMap((r) => objects(r.value, 'Services', r.field))
+        .map((s) => text(s, 'Name'))
+        .filter((s): s is At<string> => s !== undefined)
+        .map((service) => ({ service }));
     default:
       return [];
   }

@@ -2,8 +2,8 @@
 // (the fields the write refuses, docs/http-api.md "Config entries"), checked
 // with RE2's parser and against Envoy's default program size limit.
 import { ENVOY_MAX_PROGRAM_SIZE, re2Problem, re2ProgramSize } from '../../http/translate/re2';
-import { finding, type Finding } from './codes';
-import { child, entryId, objects, routerMatches, text, type At, type Json } from './fields';
+import { type Finding, finding } from './codes';
+import { type At, child, entryId, type Json, objects, routerMatches, text } from './fields';
 
 function routerRegexes(e: Json): At<string>[] {
   const out: (At<string> | undefined)[] = [];
@@ -74,4 +74,3 @@ export function checkRegexes(e: Json): Finding[] {
   }
   return out;
 }
-

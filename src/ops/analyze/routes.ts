@@ -4,8 +4,8 @@
 // that contains the other's, a subset of the other's header and query
 // conditions, a superset of its methods. Regexes cover only the same regex.
 import { list, record, str } from '../../xds/translate/inputs';
-import { finding, type Finding } from './codes';
-import { entryId, routerMatches, type Json } from './fields';
+import { type Finding, finding } from './codes';
+import { entryId, type Json, routerMatches } from './fields';
 
 interface Path {
   kind: 'any' | 'exact' | 'prefix' | 'regex';
@@ -39,8 +39,18 @@ function pathCovers(a: Path, b: Path): boolean {
 
 /** Conditions as comparable text: each header or query matcher with its keys sorted. */
 function conditions(http: Json | undefined, key: string): Set<string> {
-  const canonical = (o: Json) => JSON.stringify(Object.keys(o).sort().map((k) => [k, o[k]]));
-  return new Set(list(http?.[key]).map((c) => record(c)).filter((c): c is Json => c !== undefined).map(canonical));
+  const canonical = (o: Json) =>
+    JSON.stringify(
+      Object.keys(o)
+        .sort()
+        .map((k) => [k, o[k]]),
+    );
+  return new Set(
+    list(http?.[key])
+      .map((c) => record(c))
+      .filter((c): c is Json => c !== undefined)
+      .map(canonical),
+  );
 }
 
 function methods(http: Json | undefined): Set<string> | undefined {

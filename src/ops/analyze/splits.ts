@@ -1,8 +1,8 @@
 // XA0005: a service-splitter whose weights cannot make 100% — a weight that is
 // not a number from 0 to 100, or a total other than 100 (to two decimals, as
 // Consul keeps them).
-import { finding, type Finding } from './codes';
-import { entryId, objects, type Json } from './fields';
+import { type Finding, finding } from './codes';
+import { entryId, type Json, objects } from './fields';
 
 export function checkSplitWeights(e: Json): Finding[] {
   if (e['Kind'] !== 'service-splitter') return [];

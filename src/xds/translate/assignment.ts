@@ -24,7 +24,7 @@ import type { XdsResource } from '../transport/provider';
 import { TypeUrl } from '../transport/type-urls';
 import { versionOf } from './encode';
 import { byNodeThenId, memoEndpointOf, type PlainEndpoint } from './endpoints';
-import { type Instances, NO_INSTANCES, diffInstances } from './instance-diff';
+import { diffInstances, type Instances, NO_INSTANCES } from './instance-diff';
 
 export interface LiveAssignment {
   /**
@@ -179,7 +179,10 @@ function place(s: State, claim: Claim): void {
   let loc = s.localities.get(ep.localityKey);
   if (!loc) {
     const head = encodeResource(LOCALITY_LB_ENDPOINTS, { locality: { region: ep.region, zone: ep.zone } });
-    s.localities.set(ep.localityKey, (loc = { region: ep.region, zone: ep.zone, head, chunks: [], count: 0, healthyWeight: 0 }));
+    s.localities.set(
+      ep.localityKey,
+      (loc = { region: ep.region, zone: ep.zone, head, chunks: [], count: 0, healthyWeight: 0 }),
+    );
   }
   if (loc.chunks.length === 0) loc.chunks.push({ items: [claim], bytes: undefined });
   else {
@@ -255,7 +258,10 @@ function encode(s: State): XdsResource {
   // Localities in (region, zone) order, as buildLoadAssignment sorts them; all at priority 0.
   for (const key of [...s.localities.keys()].sort()) {
     const loc = s.localities.get(key)!;
-    const tail = encodeResource(LOCALITY_LB_ENDPOINTS, { load_balancing_weight: { value: Math.min(Math.max(loc.healthyWeight, 1), 0xffff_ffff) }, priority: 0 });
+    const tail = encodeResource(LOCALITY_LB_ENDPOINTS, {
+      load_balancing_weight: { value: Math.min(Math.max(loc.healthyWeight, 1), 0xffff_ffff) },
+      priority: 0,
+    });
     let length = loc.head.length + tail.length;
     for (const chunk of loc.chunks) {
       chunk.bytes ??= Buffer.concat(chunk.items.map((c) => framed(c.ep)));

@@ -6,21 +6,21 @@
 // transport gets shared, already-encoded resources (invariant 5, docs/architecture.md)
 // and the names that changed.
 import type { Logger } from 'pino';
+import type { IntentionAction } from '../../connect/intentions';
+import type { ConnectSource } from '../../connect/source';
+import { emptyConnectState } from '../../connect/state';
+import type { ConnectChange } from '../../connect/types';
 import { moduleLogger } from '../../logger';
 import type { ViewStore } from '../../materializer/types';
-import type { ConnectSource } from '../../connect/source';
-import type { ConnectChange } from '../../connect/types';
-import type { IntentionAction } from '../../connect/intentions';
-import { emptyConnectState } from '../../connect/state';
 import type { ResourceChange, ResourceProvider, XdsNode } from '../transport/provider';
 import { RESOURCE_TYPES } from '../transport/resource-types';
 import type { ChainEntries } from './chain';
-import { createSidecars, type CaChanges, type Sidecars } from './sidecar/sidecars';
 import { createEncodeCache, type EncodeCache } from './encode';
+import type { ServiceRef } from './names';
 import { createNodeSets, type NodeSets } from './node-sets';
 import { routesForService } from './route';
 import { createServiceResources, type ServiceResources } from './service-resources';
-import type { ServiceRef } from './names';
+import { type CaChanges, createSidecars, type Sidecars } from './sidecar/sidecars';
 import { type CatalogInputs, type InputChanges, watchCatalogInputs } from './view-inputs';
 
 export interface CatalogXdsProviderOptions {
@@ -47,7 +47,14 @@ export interface CatalogXdsProvider extends ResourceProvider {
    */
   forgetDeparted(): void;
   /** Counts for the admin page and tests. */
-  stats(): { services: number; gateways: number; sidecars: number; encodes: number; cacheHits: number; flushes: number };
+  stats(): {
+    services: number;
+    gateways: number;
+    sidecars: number;
+    encodes: number;
+    cacheHits: number;
+    flushes: number;
+  };
   close(): void;
 }
 
@@ -118,7 +125,14 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
     },
     stats() {
       const c = cache.stats();
-      return { services: [...s.services.services.values()].filter((x) => !x.departed).length, gateways: s.sets.gateways, sidecars: s.sidecars.count, encodes: c.encodes, cacheHits: c.hits, flushes: s.flushes };
+      return {
+        services: [...s.services.services.values()].filter((x) => !x.departed).length,
+        gateways: s.sets.gateways,
+        sidecars: s.sidecars.count,
+        encodes: c.encodes,
+        cacheHits: c.hits,
+        flushes: s.flushes,
+      };
     },
     close() {
       if (s.closed) return;
@@ -133,7 +147,11 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
 function foldCaChange(s: State, change: ConnectChange | 'all'): void {
   if (s.caChanges === 'all') return;
   if (change === 'all') s.caChanges = 'all';
-  else s.caChanges = { roots: s.caChanges.roots || change.roots, leaves: new Set([...s.caChanges.leaves, ...change.leaves]) };
+  else
+    s.caChanges = {
+      roots: s.caChanges.roots || change.roots,
+      leaves: new Set([...s.caChanges.leaves, ...change.leaves]),
+    };
 }
 
 function flush(s: State, inputs: CatalogInputs): void {
@@ -150,7 +168,10 @@ function flush(s: State, inputs: CatalogInputs): void {
   // Gateway resources depend on entries, routes and the service universe, never on health.
   if (changes.all) {
     const httpRoutes = inputs.entries('http-route');
-    const ctx = { services: [...universe.values()], routesFor: (ref: ServiceRef) => routesForService(ref, httpRoutes, chain) };
+    const ctx = {
+      services: [...universe.values()],
+      routesFor: (ref: ServiceRef) => routesForService(ref, httpRoutes, chain),
+    };
     out.push(...s.sets.updateGateways(inputs.entries('ingress-gateway'), ctx));
   }
   sidecarChanges(s, inputs, changes, chain, universe, out);
@@ -169,14 +190,24 @@ function sidecarChanges(
 ): void {
   const { sets, sidecars } = s;
   try {
-    const mesh = sidecars.update({ inputs, changes, chain, universe, ca: s.options.connect?.state() ?? emptyConnectState(), caChanges: s.caChanges });
+    const mesh = sidecars.update({
+      inputs,
+      changes,
+      chain,
+      universe,
+      ca: s.options.connect?.state() ?? emptyConnectState(),
+      caChanges: s.caChanges,
+    });
     s.caChanges = { roots: false, leaves: new Set() };
     out.push(...mesh.changes);
     // A node that became a sidecar (or stopped being one) sees another set of every type: all those names changed for it.
     for (const id of mesh.switched) {
       const node: XdsNode = { id, cluster: '', clientFeatures: [], userAgent: 'envoy' };
       for (const t of RESOURCE_TYPES) {
-        const names = new Set([...sets.get(t.typeUrl, node).byName.keys(), ...(sidecars.get(t.typeUrl, id)?.byName.keys() ?? [])]);
+        const names = new Set([
+          ...sets.get(t.typeUrl, node).byName.keys(),
+          ...(sidecars.get(t.typeUrl, id)?.byName.keys() ?? []),
+        ]);
         if (names.size > 0) out.push({ typeUrl: t.typeUrl, names, nodeIds: new Set([id]) });
       }
     }
@@ -188,7 +219,10 @@ function sidecarChanges(
 /** Hands the flush's changes to every listener. */
 function tell(s: State, out: readonly ResourceChange[], started: bigint): void {
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  s.logger.debug({ changes: out.map((c) => ({ type: c.typeUrl, n: c.names.size, node: c.nodeScope })), ms }, 'resources changed');
+  s.logger.debug(
+    { changes: out.map((c) => ({ type: c.typeUrl, n: c.names.size, node: c.nodeScope })), ms },
+    'resources changed',
+  );
   for (const l of s.listeners) {
     try {
       l(out);

@@ -13,7 +13,7 @@
 import type { CheckServiceNode, ConfigEntry } from '../../catalog/types';
 import { CHECK_SERVICE_NODE_FIELDS, compileFilter } from '../../filter/index';
 import { durationOfMs, entryDurationMs, entryUint, list, record, refOf, str } from './inputs';
-import { serviceResourceName, type ServiceRef } from './names';
+import { type ServiceRef, serviceResourceName } from './names';
 import { scaleWeights } from './route';
 
 /** The chain-shaping entries, each by the resource name of the service it is for. */
@@ -69,7 +69,8 @@ export function resolveTarget(ref: ServiceRef, subset: string | undefined, chain
     if (serviceResourceName(to) !== name || toSubset !== subset) return resolveTarget(to, toSubset, chain, depth + 1);
   }
   const wanted = subset ?? str(resolver?.['DefaultSubset']);
-  if (wanted !== undefined && record(resolver?.['Subsets'])?.[wanted] !== undefined) return { cluster: subsetClusterName(name, wanted) };
+  if (wanted !== undefined && record(resolver?.['Subsets'])?.[wanted] !== undefined)
+    return { cluster: subsetClusterName(name, wanted) };
   return { cluster: name };
 }
 
@@ -83,7 +84,11 @@ interface HeaderOps {
 /** Consul's HTTPHeaderModifiers {Add, Set, Remove} → Envoy header operations (Add appends, Set overwrites). */
 function headerOps(request: unknown, response: unknown): HeaderOps {
   const out: HeaderOps = {};
-  const side = (mods: Record<string, unknown> | undefined, add: 'request_headers_to_add' | 'response_headers_to_add', remove: 'request_headers_to_remove' | 'response_headers_to_remove') => {
+  const side = (
+    mods: Record<string, unknown> | undefined,
+    add: 'request_headers_to_add' | 'response_headers_to_add',
+    remove: 'request_headers_to_remove' | 'response_headers_to_remove',
+  ) => {
     if (!mods) return;
     const adds: Record<string, unknown>[] = [];
     for (const [key, value] of Object.entries(record(mods['Add']) ?? {})) {
@@ -109,10 +114,18 @@ interface Leaf {
 }
 
 /** A destination through splitters (nested ones flattened, weights multiplied) down to clusters. */
-function leavesOf(ref: ServiceRef, subset: string | undefined, chain: ChainEntries, share: number, ops: HeaderOps, depth: number): Leaf[] {
+function leavesOf(
+  ref: ServiceRef,
+  subset: string | undefined,
+  chain: ChainEntries,
+  share: number,
+  ops: HeaderOps,
+  depth: number,
+): Leaf[] {
   const name = serviceResourceName(ref);
   const splitter = subset === undefined ? chain.splitters.get(name) : undefined;
-  if (!splitter || depth >= MAX_DEPTH) return [{ cluster: resolveTarget(ref, subset, chain).cluster, weight: share, ops }];
+  if (!splitter || depth >= MAX_DEPTH)
+    return [{ cluster: resolveTarget(ref, subset, chain).cluster, weight: share, ops }];
   const out: Leaf[] = [];
   for (const raw of list(splitter['Splits'])) {
     const split = record(raw);
@@ -161,13 +174,24 @@ export type RouteFlavor = 'envoy' | 'grpc';
 type MatchKind = 'exact' | 'prefix' | 'suffix' | 'regex';
 
 /** One header matcher in the flavour's spelling. */
-export function headerMatcher(name: string, kind: MatchKind, value: string, flavor: RouteFlavor): Record<string, unknown> {
-  if (flavor === 'grpc') return kind === 'regex' ? { name, safe_regex_match: { regex: value } } : { name, [`${kind}_match`]: value };
+export function headerMatcher(
+  name: string,
+  kind: MatchKind,
+  value: string,
+  flavor: RouteFlavor,
+): Record<string, unknown> {
+  if (flavor === 'grpc')
+    return kind === 'regex' ? { name, safe_regex_match: { regex: value } } : { name, [`${kind}_match`]: value };
   return { name, string_match: kind === 'regex' ? { safe_regex: { regex: value } } : { [kind]: value } };
 }
 
 function headerOf(name: string, h: Record<string, unknown>, flavor: RouteFlavor): Record<string, unknown> {
-  for (const [field, kind] of [['Exact', 'exact'], ['Prefix', 'prefix'], ['Suffix', 'suffix'], ['Regex', 'regex']] as const) {
+  for (const [field, kind] of [
+    ['Exact', 'exact'],
+    ['Prefix', 'prefix'],
+    ['Suffix', 'suffix'],
+    ['Regex', 'regex'],
+  ] as const) {
     const value = str(h[field]);
     if (value !== undefined) return headerMatcher(name, kind, value, flavor);
   }
@@ -236,7 +260,11 @@ function destinationOptions(d: Record<string, unknown>): Record<string, unknown>
  * route (S through its splitter and resolver). Without any chain entry this
  * is the plain default route to cluster S.
  */
-export function chainRoutes(service: ServiceRef, chain: ChainEntries, flavor: RouteFlavor = 'envoy'): Record<string, unknown>[] {
+export function chainRoutes(
+  service: ServiceRef,
+  chain: ChainEntries,
+  flavor: RouteFlavor = 'envoy',
+): Record<string, unknown>[] {
   const name = serviceResourceName(service);
   const routes: Record<string, unknown>[] = [];
   for (const raw of list(chain.routers.get(name)?.['Routes'])) {
@@ -245,26 +273,39 @@ export function chainRoutes(service: ServiceRef, chain: ChainEntries, flavor: Ro
     const d = record(rule['Destination']) ?? {};
     const to = refOf(d, 'Service') ?? service;
     const action = { ...destinationAction(to, str(d['ServiceSubset']), chain), ...destinationOptions(d) };
-    routes.push({ match: routerMatch(record(record(rule['Match'])?.['HTTP']), flavor), route: action, ...headerOps(d['RequestHeaders'], d['ResponseHeaders']) });
+    routes.push({
+      match: routerMatch(record(record(rule['Match'])?.['HTTP']), flavor),
+      route: action,
+      ...headerOps(d['RequestHeaders'], d['ResponseHeaders']),
+    });
   }
   const action = destinationAction(service, undefined, chain);
   const timeout = entryDurationMs(chain.resolvers.get(name)?.['RequestTimeout']);
-  routes.push({ match: { prefix: '' }, route: timeout !== undefined && timeout > 0 ? { ...action, timeout: durationOfMs(timeout) } : action });
+  routes.push({
+    match: { prefix: '' },
+    route: timeout !== undefined && timeout > 0 ? { ...action, timeout: durationOfMs(timeout) } : action,
+  });
   return routes;
 }
 
 /** Every service a chain entry sends traffic to (they need clusters, X-WARM-2). */
-export function chainServices(routers: readonly ConfigEntry[], splitters: readonly ConfigEntry[], resolvers: readonly ConfigEntry[]): ServiceRef[] {
+export function chainServices(
+  routers: readonly ConfigEntry[],
+  splitters: readonly ConfigEntry[],
+  resolvers: readonly ConfigEntry[],
+): ServiceRef[] {
   const out: ServiceRef[] = [];
-  for (const e of routers) for (const r of list(e['Routes'])) {
-    const d = record(record(r)?.['Destination']);
-    const ref = d && refOf(d, 'Service');
-    if (ref) out.push(ref);
-  }
-  for (const e of splitters) for (const s of list(e['Splits'])) {
-    const ref = record(s) && refOf(record(s)!, 'Service');
-    if (ref) out.push(ref);
-  }
+  for (const e of routers)
+    for (const r of list(e['Routes'])) {
+      const d = record(record(r)?.['Destination']);
+      const ref = d && refOf(d, 'Service');
+      if (ref) out.push(ref);
+    }
+  for (const e of splitters)
+    for (const s of list(e['Splits'])) {
+      const ref = record(s) && refOf(record(s)!, 'Service');
+      if (ref) out.push(ref);
+    }
   for (const e of resolvers) {
     const ref = record(e['Redirect']) && refOf(record(e['Redirect'])!, 'Service');
     if (ref) out.push(ref);

@@ -1,8 +1,8 @@
 // Cluster `S` (docs/xds.md "Cluster `S`"): an EDS cluster fed over ADS.
 // SotW: full state in every response (CDS is a wildcard-capable type).
 import type { ConfigEntry } from '../../catalog/types';
-import { durationOfMs, entryDurationMs, entryUint, protocolOf, record, str } from './inputs';
 import { Extension, ExtensionType } from './extension-types';
+import { durationOfMs, entryDurationMs, entryUint, protocolOf, record, str } from './inputs';
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 

@@ -16,8 +16,8 @@
 // writes (docs/envoy.md). Each copy is encoded once per content change and
 // source kind and shared by every client of that kind (invariant 5, docs/architecture.md).
 import type * as protobuf from 'protobufjs';
-import type { ConfigSourceKind, ResourceProvider, ResourceSet, XdsNode, XdsResource } from '../transport/provider';
 import { lookupType } from '../transport/envoy-proto';
+import type { ConfigSourceKind, ResourceProvider, ResourceSet, XdsNode, XdsResource } from '../transport/provider';
 import { TypeUrl } from '../transport/type-urls';
 import { versionOf } from './encode';
 import { Extension, ExtensionType } from './extension-types';
@@ -36,7 +36,10 @@ export const HUB_RECONNECT_BACKOFF_MS = { base: 250, max: 1000 } as const;
 
 const duration = (ms: number) => ({ seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1_000_000 });
 const RECONNECT_POLICY = {
-  retryBackOff: { baseInterval: duration(HUB_RECONNECT_BACKOFF_MS.base), maxInterval: duration(HUB_RECONNECT_BACKOFF_MS.max) },
+  retryBackOff: {
+    baseInterval: duration(HUB_RECONNECT_BACKOFF_MS.base),
+    maxInterval: duration(HUB_RECONNECT_BACKOFF_MS.max),
+  },
 };
 
 /** The ConfigSource (protobufjs plain form) a client of this kind can follow. */
@@ -82,7 +85,8 @@ function rewrite(res: XdsResource, kind: Exclude<ConfigSourceKind, 'ads'>): XdsR
   } else {
     type = lookupType('envoy.config.listener.v3.Listener');
     m = type.toObject(type.decode(res.encoded)) as Msg;
-    for (const chain of m['filterChains'] ?? []) for (const f of chain['filters'] ?? []) changed = reencodeHcm(f['typedConfig'], source) || changed;
+    for (const chain of m['filterChains'] ?? [])
+      for (const f of chain['filters'] ?? []) changed = reencodeHcm(f['typedConfig'], source) || changed;
     changed = reencodeHcm(m['apiListener']?.['apiListener'], source) || changed;
   }
   if (!changed) return res;

@@ -24,17 +24,27 @@ export interface FailoverTarget {
  * as in Consul; a target naming neither another service nor another subset
  * nor a datacenter is the source itself and is dropped.
  */
-export function failoverTargets(self: ServiceRef, resolver: ConfigEntry | undefined, subset?: string): FailoverTarget[] {
+export function failoverTargets(
+  self: ServiceRef,
+  resolver: ConfigEntry | undefined,
+  subset?: string,
+): FailoverTarget[] {
   const byKey = record(resolver?.['Failover']);
   const failover = record((subset !== undefined ? byKey?.[subset] : undefined) ?? byKey?.['*']);
   if (!failover) return [];
   const targetOf = (t: Record<string, unknown>, datacenter?: string): FailoverTarget => {
     const ref = refOf(t, 'Service') ?? self;
     const toSubset = str(t['ServiceSubset']);
-    return { ref, ...(toSubset !== undefined ? { subset: toSubset } : {}), ...(datacenter !== undefined ? { datacenter } : {}) };
+    return {
+      ref,
+      ...(toSubset !== undefined ? { subset: toSubset } : {}),
+      ...(datacenter !== undefined ? { datacenter } : {}),
+    };
   };
   const isSource = (t: FailoverTarget) => t.ref.name === self.name && t.subset === subset && t.datacenter === undefined;
-  const targets = list(failover['Targets']).map(record).filter((t) => t !== undefined);
+  const targets = list(failover['Targets'])
+    .map(record)
+    .filter((t) => t !== undefined);
   if (targets.length > 0) return targets.map((t) => targetOf(t, str(t['Datacenter']))).filter((t) => !isSource(t));
   const dcs = list(failover['Datacenters']).filter((d): d is string => typeof d === 'string' && d !== '');
   if (dcs.length > 0) return dcs.map((datacenter) => targetOf(failover, datacenter));
@@ -81,7 +91,10 @@ export interface PlainEndpoint {
 // not change, so each one is turned into an endpoint once, not on every rebuild of
 // its service's assignment (a service's assignment is rebuilt whenever any of its
 // instances changes: the per-instance work was most of the hub's CPU per write).
-const endpointMemo = { keep: new WeakMap<CheckServiceNode, PlainEndpoint | null>(), drop: new WeakMap<CheckServiceNode, PlainEndpoint | null>() };
+const endpointMemo = {
+  keep: new WeakMap<CheckServiceNode, PlainEndpoint | null>(),
+  drop: new WeakMap<CheckServiceNode, PlainEndpoint | null>(),
+};
 
 /** endpointOf, once per instance object and keepUnhealthy (the same object every time, so callers may compare by identity). */
 export function memoEndpointOf(csn: CheckServiceNode, keepUnhealthy: boolean): PlainEndpoint | undefined {
@@ -121,7 +134,15 @@ function endpointOf(csn: CheckServiceNode, keepUnhealthy: boolean): PlainEndpoin
 
 /** The order of the health views (node name, then service ID): the order of an assignment's endpoints. */
 export const byNodeThenId = (a: CheckServiceNode, b: CheckServiceNode): number =>
-  a.Node.Node < b.Node.Node ? -1 : a.Node.Node > b.Node.Node ? 1 : a.Service.ID < b.Service.ID ? -1 : a.Service.ID > b.Service.ID ? 1 : 0;
+  a.Node.Node < b.Node.Node
+    ? -1
+    : a.Node.Node > b.Node.Node
+      ? 1
+      : a.Service.ID < b.Service.ID
+        ? -1
+        : a.Service.ID > b.Service.ID
+          ? 1
+          : 0;
 
 function isSorted(list: readonly CheckServiceNode[]): boolean {
   for (let i = 1; i < list.length; i++) if (byNodeThenId(list[i - 1]!, list[i]!) > 0) return false;
@@ -132,19 +153,26 @@ function isSorted(list: readonly CheckServiceNode[]): boolean {
 export function buildLoadAssignment(input: LoadAssignmentInput): Record<string, unknown> {
   const keepUnhealthy = input.keepUnhealthy ?? false;
   const failoverDcs = new Set(
-    (input.failover ?? []).filter((f) => f.target.datacenter !== undefined && f.target.ref.name === (input.service ?? input.name)).map((f) => f.target.datacenter),
+    (input.failover ?? [])
+      .filter((f) => f.target.datacenter !== undefined && f.target.ref.name === (input.service ?? input.name))
+      .map((f) => f.target.datacenter),
   );
   const groups: (readonly CheckServiceNode[])[] = [
     failoverDcs.size > 0 ? input.instances.filter((i) => !failoverDcs.has(i.Node.Datacenter)) : input.instances,
     ...(input.failover ?? []).map((f) =>
-      f.target.datacenter === undefined ? f.instances : f.instances.filter((i) => i.Node.Datacenter === f.target.datacenter),
+      f.target.datacenter === undefined
+        ? f.instances
+        : f.instances.filter((i) => i.Node.Datacenter === f.target.datacenter),
     ),
   ];
   const seen = new Set<string>();
   const localities: Record<string, unknown>[] = [];
   let priority = 0;
   for (const group of groups) {
-    const byLocality = new Map<string, { region: string; zone: string; weight: number; lbs: Record<string, unknown>[] }>();
+    const byLocality = new Map<
+      string,
+      { region: string; zone: string; weight: number; lbs: Record<string, unknown>[] }
+    >();
     // The views deliver instances in this order already: sort only when they are not.
     for (const csn of isSorted(group) ? group : [...group].sort(byNodeThenId)) {
       const ep = memoEndpointOf(csn, keepUnhealthy);
@@ -159,7 +187,9 @@ export function buildLoadAssignment(input: LoadAssignmentInput): Record<string, 
     // Priorities must be contiguous from 0 (gRPC NACKs a gap), so a failover
     // group with nothing to offer takes no priority.
     if (byLocality.size === 0) continue;
-    const sorted = [...byLocality.values()].sort((a, b) => (`${a.region}\n${a.zone}` < `${b.region}\n${b.zone}` ? -1 : 1));
+    const sorted = [...byLocality.values()].sort((a, b) =>
+      `${a.region}\n${a.zone}` < `${b.region}\n${b.zone}` ? -1 : 1,
+    );
     for (const loc of sorted) {
       localities.push({
         locality: { region: loc.region, zone: loc.zone },

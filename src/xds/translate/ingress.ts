@@ -2,10 +2,10 @@
 // "Ingress gateways"). Per node: only an Envoy whose node.cluster
 // (else node.id) names the gateway receives them, on its wildcard LDS.
 import type { ConfigEntry } from '../../catalog/types';
+import { ExtensionType } from './extension-types';
 import { list, record, refOf, str } from './inputs';
 import { httpConnectionManager, statPrefixOf } from './listener';
-import { gatewayListenerName, serviceResourceName, type ServiceRef } from './names';
-import { ExtensionType } from './extension-types';
+import { gatewayListenerName, type ServiceRef, serviceResourceName } from './names';
 
 export interface GatewayResources {
   /** Listener name → plain Listener. */
@@ -68,7 +68,11 @@ export function buildGateway(entry: ConfigEntry, ctx: IngressContext): GatewayRe
             filters: [
               {
                 name: 'envoy.filters.network.tcp_proxy',
-                typed_config: { '@type': ExtensionType.TcpProxy, stat_prefix: statPrefixOf(`ingress_${name}`), cluster },
+                typed_config: {
+                  '@type': ExtensionType.TcpProxy,
+                  stat_prefix: statPrefixOf(`ingress_${name}`),
+                  cluster,
+                },
               },
             ],
           },
@@ -86,7 +90,10 @@ export function buildGateway(entry: ConfigEntry, ctx: IngressContext): GatewayRe
             {
               name: 'envoy.filters.network.http_connection_manager',
               // Hosts are matched without the port (a "*:port" domain would put a wildcard mid-pattern).
-              typed_config: { ...httpConnectionManager(name, statPrefixOf(`ingress_${name}`)), strip_any_host_port: true },
+              typed_config: {
+                ...httpConnectionManager(name, statPrefixOf(`ingress_${name}`)),
+                strip_any_host_port: true,
+              },
             },
           ],
         },

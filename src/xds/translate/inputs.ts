@@ -41,7 +41,9 @@ export function entryUint(value: unknown): number | undefined {
 }
 
 export function record(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 export function list(value: unknown): readonly unknown[] {

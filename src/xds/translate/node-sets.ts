@@ -95,19 +95,49 @@ function gatewaySets(s: State, gw: GatewayOutput): { lds: ResourceSet; rds: Reso
 
 function rebuild(state: State, services: ReadonlyMap<string, ServiceOutput>, changed: ChangedNames): void {
   const pick = (f: (s: ServiceOutput) => XdsResource, fsub?: (s: SubsetOutput) => XdsResource) =>
-    new Map([...services].flatMap(([n, s]): [string, XdsResource][] => [[n, f(s)], ...(fsub ? [...s.subsets].map(([sn, o]): [string, XdsResource] => [sn, fsub(o)]) : [])]));
+    new Map(
+      [...services].flatMap(([n, s]): [string, XdsResource][] => [
+        [n, f(s)],
+        ...(fsub ? [...s.subsets].map(([sn, o]): [string, XdsResource] => [sn, fsub(o)]) : []),
+      ]),
+    );
   // Departed services are kept for the clients that name them, never for a wildcard subscriber.
   const departed = new Set([...services].filter(([, s]) => s.departed).flatMap(([n, s]) => [n, ...s.subsets.keys()]));
-  const setOfLive = (byName: Map<string, XdsResource>) => setOf(byName, departed.size === 0 ? undefined : new Set([...byName.keys()].filter((n) => !departed.has(n))));
+  const setOfLive = (byName: Map<string, XdsResource>) =>
+    setOf(byName, departed.size === 0 ? undefined : new Set([...byName.keys()].filter((n) => !departed.has(n))));
   if (changed.get(TypeUrl.Cluster)!.size > 0) {
-    state.cds = setOfLive(pick((s) => s.cluster, (o) => o.cluster));
-    const grpcDiffers = [...services.values()].some((s) => s.grpcCluster !== s.cluster || [...s.subsets.values()].some((o) => o.grpcCluster !== o.cluster));
-    state.cdsGrpc = grpcDiffers ? setOfLive(pick((s) => s.grpcCluster, (o) => o.grpcCluster)) : state.cds;
+    state.cds = setOfLive(
+      pick(
+        (s) => s.cluster,
+        (o) => o.cluster,
+      ),
+    );
+    const grpcDiffers = [...services.values()].some(
+      (s) => s.grpcCluster !== s.cluster || [...s.subsets.values()].some((o) => o.grpcCluster !== o.cluster),
+    );
+    state.cdsGrpc = grpcDiffers
+      ? setOfLive(
+          pick(
+            (s) => s.grpcCluster,
+            (o) => o.grpcCluster,
+          ),
+        )
+      : state.cds;
   }
-  if (changed.get(TypeUrl.ClusterLoadAssignment)!.size > 0) state.eds = setOfLive(pick((s) => s.endpoints, (o) => o.endpoints));
+  if (changed.get(TypeUrl.ClusterLoadAssignment)!.size > 0)
+    state.eds = setOfLive(
+      pick(
+        (s) => s.endpoints,
+        (o) => o.endpoints,
+      ),
+    );
   if (changed.get(TypeUrl.RouteConfiguration)!.size > 0) state.rds = setOfLive(pick((s) => s.route));
   // API listeners are never part of a wildcard LDS subscription.
-  if (changed.get(TypeUrl.Listener)!.size > 0) state.lds = setOf(pick((s) => s.listener), new Set());
+  if (changed.get(TypeUrl.Listener)!.size > 0)
+    state.lds = setOf(
+      pick((s) => s.listener),
+      new Set(),
+    );
   for (const g of state.gateways.values()) {
     g.lds = undefined;
     g.rds = undefined;
@@ -120,7 +150,8 @@ function updateGateways(s: State, entries: readonly ConfigEntry[], ctx: IngressC
   for (const entry of entries) {
     try {
       const built = buildGateway(entry, ctx);
-      if (built.skipped.length > 0) logger.warn({ gateway: entry.Name, skipped: built.skipped }, 'ingress listeners left out');
+      if (built.skipped.length > 0)
+        logger.warn({ gateway: entry.Name, skipped: built.skipped }, 'ingress listeners left out');
       const gw: GatewayOutput = { listeners: new Map(), routes: new Map() };
       for (const [n, plain] of built.listeners) gw.listeners.set(n, cache.encode(TypeUrl.Listener, n, plain));
       for (const [n, plain] of built.routes) gw.routes.set(n, cache.encode(TypeUrl.RouteConfiguration, n, plain));

@@ -3,9 +3,9 @@
 // default route to cluster S last. SotW: not full state (X-RESP-3).
 // The same route list is reused by ingress gateways (ingress.ts).
 import type { ConfigEntry } from '../../catalog/types';
-import { chainRoutes, headerMatcher, NO_CHAIN, type ChainEntries, type RouteFlavor } from './chain';
+import { type ChainEntries, chainRoutes, headerMatcher, NO_CHAIN, type RouteFlavor } from './chain';
 import { list, record, refOf, str } from './inputs';
-import { serviceResourceName, type ServiceRef } from './names';
+import { type ServiceRef, serviceResourceName } from './names';
 
 /** Weighted backends are scaled to sum to 100: the total C-core 1.51 assumes when total_weight is unset (it is deprecated). */
 const WEIGHT_TOTAL = 100;
@@ -36,16 +36,25 @@ export function routeBackends(entry: ConfigEntry): ServiceRef[] {
  * order), then S's discovery chain (its service-router rules, then the
  * default route through its splitter and resolver; chain.ts).
  */
-export function routesForService(service: ServiceRef, httpRoutes: readonly ConfigEntry[], chain: ChainEntries = NO_CHAIN, flavor: RouteFlavor = 'envoy'): Record<string, unknown>[] {
+export function routesForService(
+  service: ServiceRef,
+  httpRoutes: readonly ConfigEntry[],
+  chain: ChainEntries = NO_CHAIN,
+  flavor: RouteFlavor = 'envoy',
+): Record<string, unknown>[] {
   const routes: Record<string, unknown>[] = [];
-  const entries = httpRoutes.filter((e) => routeNamesParent(e, service)).sort((a, b) => (a.Name < b.Name ? -1 : a.Name > b.Name ? 1 : 0));
+  const entries = httpRoutes
+    .filter((e) => routeNamesParent(e, service))
+    .sort((a, b) => (a.Name < b.Name ? -1 : a.Name > b.Name ? 1 : 0));
   for (const entry of entries) {
     for (const rule of list(entry['Rules'])) {
       const r = record(rule);
       if (!r) continue;
       const action = routeActionOf(r);
       if (!action) continue;
-      const matches = list(r['Matches']).map(record).filter((m) => m !== undefined);
+      const matches = list(r['Matches'])
+        .map(record)
+        .filter((m) => m !== undefined);
       // No Matches = every request (Consul's default for a rule).
       for (const match of matches.length > 0 ? matches : [{}]) {
         routes.push({ match: routeMatchOf(match, flavor), route: action });
@@ -57,7 +66,11 @@ export function routesForService(service: ServiceRef, httpRoutes: readonly Confi
 }
 
 /** The RouteConfiguration as a plain object for encodeResource. */
-export function buildRouteConfiguration(service: ServiceRef, httpRoutes: readonly ConfigEntry[], chain: ChainEntries = NO_CHAIN): Record<string, unknown> {
+export function buildRouteConfiguration(
+  service: ServiceRef,
+  httpRoutes: readonly ConfigEntry[],
+  chain: ChainEntries = NO_CHAIN,
+): Record<string, unknown> {
   const name = serviceResourceName(service);
   return {
     name,
@@ -98,7 +111,8 @@ function routeMatchOf(match: Record<string, unknown>, flavor: RouteFlavor): Reco
     if (kind === 'present') headers.push({ name, present_match: true });
     else {
       const k = (kind ?? 'exact') as 'exact' | 'prefix' | 'suffix' | 'regex';
-      if (['exact', 'prefix', 'suffix', 'regex'].includes(k)) headers.push(headerMatcher(name, k, str(h['Value']) ?? '', flavor));
+      if (['exact', 'prefix', 'suffix', 'regex'].includes(k))
+        headers.push(headerMatcher(name, k, str(h['Value']) ?? '', flavor));
     }
   }
   const method = str(match['Method']);
@@ -133,7 +147,9 @@ function routeActionOf(rule: Record<string, unknown>): Record<string, unknown> |
   if (backends.length === 1 || positive.length === 1) {
     action['cluster'] = (positive[0] ?? backends[0]!).name;
   } else {
-    action['weighted_clusters'] = { clusters: scaleWeights(positive.length > 0 ? positive : backends.map((b) => ({ ...b, weight: 1 }))) };
+    action['weighted_clusters'] = {
+      clusters: scaleWeights(positive.length > 0 ? positive : backends.map((b) => ({ ...b, weight: 1 }))),
+    };
   }
   const rewrite = str(record(record(rule['Filters'])?.['URLRewrite'])?.['Path']);
   if (rewrite !== undefined) action['prefix_rewrite'] = rewrite;
@@ -144,7 +160,9 @@ function routeActionOf(rule: Record<string, unknown>): Record<string, unknown> |
  * Scales weights to sum exactly to WEIGHT_TOTAL (largest remainder). A backend
  * whose share rounds to 0 is dropped rather than sent with weight 0.
  */
-export function scaleWeights(backends: readonly { name: string; weight: number }[]): { name: string; weight: { value: number } }[] {
+export function scaleWeights(
+  backends: readonly { name: string; weight: number }[],
+): { name: string; weight: { value: number } }[] {
   const sum = backends.reduce((s, b) => s + b.weight, 0);
   const exact = backends.map((b) => (b.weight * WEIGHT_TOTAL) / sum);
   const floors = exact.map(Math.floor);

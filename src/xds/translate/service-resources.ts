@@ -9,15 +9,15 @@ import type { Logger } from 'pino';
 import type { CheckServiceNode, ConfigEntry, ConfigEntryKind } from '../../catalog/types';
 import type { XdsResource } from '../transport/provider';
 import { TypeUrl } from '../transport/type-urls';
-import { resolverSubsets, subsetClusterName, type ChainEntries } from './chain';
+import { createLiveAssignment, type LiveAssignment } from './assignment';
+import { type ChainEntries, resolverSubsets, subsetClusterName } from './chain';
 import { buildCluster, clusterDiffersByFlavor } from './cluster';
 import type { EncodeCache } from './encode';
-import { createLiveAssignment, type LiveAssignment } from './assignment';
-import { buildLoadAssignment, failoverTargets, type FailoverTarget } from './endpoints';
-import { type Instances, NO_INSTANCES } from './instance-diff';
+import { buildLoadAssignment, type FailoverTarget, failoverTargets } from './endpoints';
 import { record } from './inputs';
+import { type Instances, NO_INSTANCES } from './instance-diff';
 import { buildApiListener } from './listener';
-import { serviceResourceName, type ServiceRef } from './names';
+import { type ServiceRef, serviceResourceName } from './names';
 import { buildRouteConfiguration, routeNamesParent } from './route';
 import { serviceUniverse } from './universe';
 import type { CatalogInputs, InputChanges } from './view-inputs';
@@ -89,14 +89,21 @@ export interface ServiceResources {
   update(inputs: CatalogInputs, changes: InputChanges, forgetDeparted?: boolean): Retranslated;
 }
 
-const sameList = <T>(a: readonly T[], b: readonly T[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameList = <T>(a: readonly T[], b: readonly T[]): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
 
 function sameGroups(a: readonly FailoverGroup[], b: readonly FailoverGroup[]): boolean {
   return (
     a.length === b.length &&
     a.every((f, i) => {
       const g = b[i]!;
-      return f.instances === g.instances && f.resolver === g.resolver && f.target.ref.name === g.target.ref.name && f.target.subset === g.target.subset && f.target.datacenter === g.target.datacenter;
+      return (
+        f.instances === g.instances &&
+        f.resolver === g.resolver &&
+        f.target.ref.name === g.target.ref.name &&
+        f.target.subset === g.target.subset &&
+        f.target.datacenter === g.target.datacenter
+      );
     })
   );
 }
@@ -115,7 +122,9 @@ function sameInputs(a: ServiceInputs, b: ServiceInputs): boolean {
 }
 
 /** The groups as buildLoadAssignment takes them: a target subset keeps only the instances its filter selects. */
-function failoverInstances(groups: readonly FailoverGroup[]): { target: FailoverTarget; instances: readonly CheckServiceNode[] }[] {
+function failoverInstances(
+  groups: readonly FailoverGroup[],
+): { target: FailoverTarget; instances: readonly CheckServiceNode[] }[] {
   return groups.map(({ target, instances, resolver }) => {
     if (target.subset === undefined) return { target, instances: instances.value };
     const selects = resolverSubsets(resolver).get(target.subset);
@@ -124,7 +133,9 @@ function failoverInstances(groups: readonly FailoverGroup[]): { target: Failover
 }
 
 function byName(entries: readonly ConfigEntry[]): Map<string, ConfigEntry> {
-  return new Map(entries.map((e) => [serviceResourceName({ name: e.Name, namespace: e.Namespace, partition: e.Partition }), e]));
+  return new Map(
+    entries.map((e) => [serviceResourceName({ name: e.Name, namespace: e.Namespace, partition: e.Partition }), e]),
+  );
 }
 
 /** What the service resources keep between updates. */
@@ -177,7 +188,10 @@ function chainOf(
 ): ChainEntries {
   const from = [entries('service-router'), entries('service-splitter'), entries('service-resolver')];
   if (!s.chainMemo || !sameList(s.chainMemo.from, from)) {
-    s.chainMemo = { from, chain: { routers: byName(entries('service-router')), splitters: byName(entries('service-splitter')), resolvers } };
+    s.chainMemo = {
+      from,
+      chain: { routers: byName(entries('service-router')), splitters: byName(entries('service-splitter')), resolvers },
+    };
   }
   return s.chainMemo.chain;
 }
@@ -200,7 +214,10 @@ function assignment(
     let kept = live.get(name);
     // Another resolver entry may define the subset differently: start over from its filter.
     if (!kept || kept.resolver !== subset?.resolver) {
-      kept = { state: createLiveAssignment(name, { keepUnhealthy, ...(subset ? { selects: subset.selects } : {}) }), resolver: subset?.resolver };
+      kept = {
+        state: createLiveAssignment(name, { keepUnhealthy, ...(subset ? { selects: subset.selects } : {}) }),
+        resolver: subset?.resolver,
+      };
       live.set(name, kept);
     }
     const before = kept.state.encodes;
@@ -213,7 +230,11 @@ function assignment(
   }
   live.delete(name);
   const selected = subset ? instances.value.filter(subset.selects) : instances.value;
-  return cache.encode(TypeUrl.ClusterLoadAssignment, name, buildLoadAssignment({ name, service, instances: selected, failover: failoverInstances(failover), keepUnhealthy }));
+  return cache.encode(
+    TypeUrl.ClusterLoadAssignment,
+    name,
+    buildLoadAssignment({ name, service, instances: selected, failover: failoverInstances(failover), keepUnhealthy }),
+  );
 }
 
 /**
@@ -227,7 +248,14 @@ function assignment(
  */
 function reassign(s: State, name: string, previous: ServiceOutput, inputs: ServiceInputs): ServiceOutput | undefined {
   const was = previous.inputs;
-  if (previous.departed || was.defaults !== inputs.defaults || was.resolver !== inputs.resolver || was.chain !== inputs.chain || !sameList(was.routes, inputs.routes)) return undefined;
+  if (
+    previous.departed ||
+    was.defaults !== inputs.defaults ||
+    was.resolver !== inputs.resolver ||
+    was.chain !== inputs.chain ||
+    !sameList(was.routes, inputs.routes)
+  )
+    return undefined;
   const selectors = resolverSubsets(inputs.resolver);
   for (const subset of selectors.keys()) if (!previous.subsets.has(subsetClusterName(name, subset))) return undefined;
   // In translate's order: the service's own assignment, then each subset's.
@@ -241,20 +269,38 @@ function reassign(s: State, name: string, previous: ServiceOutput, inputs: Servi
     subsets.set(sub, {
       cluster: kept.cluster,
       grpcCluster: kept.grpcCluster,
-      endpoints: assignment(s, sub, name, inputs.instances, inputs.subsetFailover.get(subset) ?? [], { selects, resolver: inputs.resolver }),
+      endpoints: assignment(s, sub, name, inputs.instances, inputs.subsetFailover.get(subset) ?? [], {
+        selects,
+        resolver: inputs.resolver,
+      }),
     });
   }
   for (let i = 0; i < reused; i++) s.cache.tally(false);
-  return { inputs, cluster: previous.cluster, grpcCluster: previous.grpcCluster, endpoints, route: previous.route, listener: previous.listener, subsets, departed: false };
+  return {
+    inputs,
+    cluster: previous.cluster,
+    grpcCluster: previous.grpcCluster,
+    endpoints,
+    route: previous.route,
+    listener: previous.listener,
+    subsets,
+    departed: false,
+  };
 }
 
 function translate(s: State, name: string, inputs: ServiceInputs, departed = false): ServiceOutput {
   const { cache } = s;
   const clusterInput = { name, defaults: inputs.defaults, resolver: inputs.resolver };
   const cluster = cache.encode(TypeUrl.Cluster, name, buildCluster(clusterInput, 'envoy'));
-  const grpcCluster = clusterDiffersByFlavor(clusterInput) ? cache.encode(TypeUrl.Cluster, `grpc\n${name}`, buildCluster(clusterInput, 'grpc')) : cluster;
+  const grpcCluster = clusterDiffersByFlavor(clusterInput)
+    ? cache.encode(TypeUrl.Cluster, `grpc\n${name}`, buildCluster(clusterInput, 'grpc'))
+    : cluster;
   const endpoints = assignment(s, name, name, inputs.instances, inputs.failover);
-  const route = cache.encode(TypeUrl.RouteConfiguration, name, buildRouteConfiguration(inputs.ref, inputs.routes, inputs.chain));
+  const route = cache.encode(
+    TypeUrl.RouteConfiguration,
+    name,
+    buildRouteConfiguration(inputs.ref, inputs.routes, inputs.chain),
+  );
   const listener = cache.encode(TypeUrl.Listener, name, buildApiListener(name));
   const subsets = new Map<string, SubsetOutput>();
   for (const [subset, selects] of resolverSubsets(inputs.resolver)) {
@@ -263,8 +309,13 @@ function translate(s: State, name: string, inputs: ServiceInputs, departed = fal
     const c = cache.encode(TypeUrl.Cluster, sub, buildCluster(input, 'envoy'));
     subsets.set(sub, {
       cluster: c,
-      grpcCluster: clusterDiffersByFlavor(input) ? cache.encode(TypeUrl.Cluster, `grpc\n${sub}`, buildCluster(input, 'grpc')) : c,
-      endpoints: assignment(s, sub, name, inputs.instances, inputs.subsetFailover.get(subset) ?? [], { selects, resolver: inputs.resolver }),
+      grpcCluster: clusterDiffersByFlavor(input)
+        ? cache.encode(TypeUrl.Cluster, `grpc\n${sub}`, buildCluster(input, 'grpc'))
+        : c,
+      endpoints: assignment(s, sub, name, inputs.instances, inputs.subsetFailover.get(subset) ?? [], {
+        selects,
+        resolver: inputs.resolver,
+      }),
     });
   }
   return { inputs, cluster, grpcCluster, endpoints, route, listener, subsets, departed };
@@ -280,7 +331,12 @@ function forgetSubset(s: State, sub: string, out: SubsetOutput): void {
 const mark = (changed: ChangedNames, typeUrl: string, name: string) => changed.get(typeUrl)!.add(name);
 
 function update(s: State, inputs: CatalogInputs, changes: InputChanges, forgetDeparted: boolean): Retranslated {
-  const changed: ChangedNames = new Map([TypeUrl.Cluster, TypeUrl.ClusterLoadAssignment, TypeUrl.RouteConfiguration, TypeUrl.Listener].map((t) => [t, new Set<string>()]));
+  const changed: ChangedNames = new Map(
+    [TypeUrl.Cluster, TypeUrl.ClusterLoadAssignment, TypeUrl.RouteConfiguration, TypeUrl.Listener].map((t) => [
+      t,
+      new Set<string>(),
+    ]),
+  );
   const defaults = byName(inputs.entries('service-defaults'));
   const resolvers = byName(inputs.entries('service-resolver'));
   const httpRoutes = inputs.entries('http-route');
@@ -312,7 +368,11 @@ function failoverGroups(
     let set = pass.dependents.get(target.ref.name);
     if (!set) pass.dependents.set(target.ref.name, (set = new Set()));
     set.add(ref.name);
-    return { target, instances: pass.inputs.instances(target.ref.name), resolver: pass.resolvers.get(serviceResourceName(target.ref)) };
+    return {
+      target,
+      instances: pass.inputs.instances(target.ref.name),
+      resolver: pass.resolvers.get(serviceResourceName(target.ref)),
+    };
   });
 }
 
@@ -322,7 +382,9 @@ function retranslate(s: State, pass: Pass, name: string, ref: ServiceRef): void 
   const resolver = pass.resolvers.get(name);
   const failover = failoverGroups(pass, ref, resolver);
   const subsetFailover = new Map(
-    Object.keys(record(resolver?.['Subsets']) ?? {}).map((subset) => [subset, failoverGroups(pass, ref, resolver, subset)] as const),
+    Object.keys(record(resolver?.['Subsets']) ?? {}).map(
+      (subset) => [subset, failoverGroups(pass, ref, resolver, subset)] as const,
+    ),
   );
   if (!changes.all && !changes.services.has(ref.name)) return;
   const next: ServiceInputs = {
@@ -382,7 +444,8 @@ function replace(
     if (before && before.version === o.endpoints.version) o.endpoints = before;
   }
   s.services.set(name, out);
-  if (all || previous?.cluster !== out.cluster || previous?.grpcCluster !== out.grpcCluster) mark(changed, TypeUrl.Cluster, name);
+  if (all || previous?.cluster !== out.cluster || previous?.grpcCluster !== out.grpcCluster)
+    mark(changed, TypeUrl.Cluster, name);
   if (all || previous?.endpoints !== out.endpoints) mark(changed, TypeUrl.ClusterLoadAssignment, name);
   if (all || previous?.route !== out.route) mark(changed, TypeUrl.RouteConfiguration, name);
   if (all || previous?.listener !== out.listener) mark(changed, TypeUrl.Listener, name);

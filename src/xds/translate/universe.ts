@@ -7,7 +7,7 @@ import type { ConfigEntry, ConfigEntryKind } from '../../catalog/types';
 import { chainServices } from './chain';
 import { failoverTargets } from './endpoints';
 import { list, record, refOf } from './inputs';
-import { serviceResourceName, type ServiceRef } from './names';
+import { type ServiceRef, serviceResourceName } from './names';
 import { routeBackends } from './route';
 
 /** Resource name → service, in a stable order (listed services first). */
@@ -26,7 +26,8 @@ export function serviceUniverse(
   for (const e of entries('service-defaults')) add(own(e));
   for (const e of entries('service-resolver')) {
     add(own(e));
-    for (const key of Object.keys(record(e['Failover']) ?? {})) for (const t of failoverTargets(own(e), e, key)) add(t.ref);
+    for (const key of Object.keys(record(e['Failover']) ?? {}))
+      for (const t of failoverTargets(own(e), e, key)) add(t.ref);
   }
   for (const e of entries('http-route')) {
     for (const p of list(e['Parents'])) add(record(p) && refOf(record(p)!));

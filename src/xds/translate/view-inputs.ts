@@ -12,7 +12,6 @@ import type { ConfigEntry, ConfigEntryKind } from '../../catalog/types';
 import type { ViewStore } from '../../materializer/types';
 import { type Instances, NO_INSTANCES } from './instance-diff';
 
-
 /** Which services need retranslation: all of them, or these names. */
 export interface InputChanges {
   all: boolean;
@@ -54,7 +53,12 @@ interface State {
   closed: boolean;
 }
 
-export function watchCatalogInputs(views: ViewStore, token: string, logger: Logger, onChange: () => void): CatalogInputs {
+export function watchCatalogInputs(
+  views: ViewStore,
+  token: string,
+  logger: Logger,
+  onChange: () => void,
+): CatalogInputs {
   const s: State = {
     views,
     token,

@@ -1,11 +1,12 @@
 // What the admin endpoints show: per stream state, and a node's resources as
 // proto3 JSON.
-import type { ResourceProvider, XdsNode, XdsResource } from './provider';
-import { RESOURCE_TYPES, Secrets } from './resource-types';
-import type { XdsStream } from './stream';
-import { coveredNames } from './rules/subscription';
+
 import { typeOfUrl } from './envoy-proto';
 import { bytesToJson } from './proto-json';
+import type { ResourceProvider, XdsNode, XdsResource } from './provider';
+import { RESOURCE_TYPES, Secrets } from './resource-types';
+import { coveredNames } from './rules/subscription';
+import type { XdsStream } from './stream';
 
 export interface TypeInfo {
   type: string;
@@ -95,7 +96,11 @@ export function nodeConfig(provider: ResourceProvider, node: XdsNode, streams: r
     for (const n of [...names].sort()) {
       const res = set.byName.get(n);
       // Secrets carry private keys: the admin view names them and their version, never their content.
-      if (res) out[n] = { version: res.version, resource: t === Secrets ? { '@type': res.typeUrl, name: res.name } : resourceJson(res) };
+      if (res)
+        out[n] = {
+          version: res.version,
+          resource: t === Secrets ? { '@type': res.typeUrl, name: res.name } : resourceJson(res),
+        };
     }
     resources[t.rest] = out;
   }

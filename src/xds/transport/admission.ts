@@ -35,13 +35,19 @@ export function createAdmission(options: AdmissionOptions): Admission {
   return {
     check(open) {
       if (options.maxStreams > 0 && open >= options.maxStreams) {
-        return new HubError('OVER_CAPACITY', `xDS: ${open} streams open, the most this hub takes (--xds-max-streams ${options.maxStreams}); connect to another hub or retry later`);
+        return new HubError(
+          'OVER_CAPACITY',
+          `xDS: ${open} streams open, the most this hub takes (--xds-max-streams ${options.maxStreams}); connect to another hub or retry later`,
+        );
       }
       if (options.maxHeapShare > 0) {
         const { used, limit } = heap();
         if (used > options.maxHeapShare * limit) {
           const mib = (n: number) => Math.round(n / 1048576);
-          return new HubError('OVER_CAPACITY', `xDS: heap at ${mib(used)} of ${mib(limit)} MiB, above ${Math.round(options.maxHeapShare * 100)}% of its limit; new streams refused until it falls`);
+          return new HubError(
+            'OVER_CAPACITY',
+            `xDS: heap at ${mib(used)} of ${mib(limit)} MiB, above ${Math.round(options.maxHeapShare * 100)}% of its limit; new streams refused until it falls`,
+          );
         }
       }
       return undefined;

@@ -8,8 +8,8 @@
 // Nothing here changes what a stream sends: holds and pins happen in the
 // provider layers the transport is given, never here.
 import type { XdsNode } from './provider';
-import type { StreamState } from './stream-state';
 import type { Outgoing } from './rules/decide';
+import type { StreamState } from './stream-state';
 
 export interface SentEvent {
   stream: number;
@@ -65,7 +65,18 @@ export function reportSent(observer: XdsCallbacks | undefined, state: StreamStat
   if (!observer?.sent || out.heartbeat || !state.node) return;
   const p = state.types.get(out.type.typeUrl)?.pending;
   if (!p || p.nonce !== out.nonce) return;
-  guard(() => observer.sent!({ stream: state.id, node: state.node!, typeUrl: out.type.typeUrl, nonce: p.nonce, version: p.version, resources: p.sent, variant: state.variant, at }));
+  guard(() =>
+    observer.sent!({
+      stream: state.id,
+      node: state.node!,
+      typeUrl: out.type.typeUrl,
+      nonce: p.nonce,
+      version: p.version,
+      resources: p.sent,
+      variant: state.variant,
+      at,
+    }),
+  );
 }
 
 /**
@@ -73,13 +84,19 @@ export function reportSent(observer: XdsCallbacks | undefined, state: StreamStat
  * response of `before` that `after` no longer holds was answered by it — a
  * NACK when the rules recorded one with that nonce, else an ACK.
  */
-export function reportAnswers(observer: XdsCallbacks | undefined, before: StreamState, after: StreamState, at: number): void {
+export function reportAnswers(
+  observer: XdsCallbacks | undefined,
+  before: StreamState,
+  after: StreamState,
+  at: number,
+): void {
   if (!observer?.answered || !after.node) return;
   for (const [typeUrl, st] of before.types) {
     const p = st.pending;
     if (!p || p.heartbeat || after.types.get(typeUrl)?.pending?.nonce === p.nonce) continue;
     const nack = after.types.get(typeUrl)?.lastNack;
-    const error = nack && nack.nonce === p.nonce && nack !== st.lastNack ? { code: nack.code, message: nack.message } : undefined;
+    const error =
+      nack && nack.nonce === p.nonce && nack !== st.lastNack ? { code: nack.code, message: nack.message } : undefined;
     guard(() => observer.answered!({ stream: after.id, node: after.node!, typeUrl, nonce: p.nonce, error, at }));
   }
 }

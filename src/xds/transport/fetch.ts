@@ -2,9 +2,9 @@
 // gRPC methods. No stream, so no nonce and no ACK; an unchanged version is
 // reported so REST can answer 304.
 import { invalid } from '../../errors';
-import type { ResourceSet, XdsNode } from './provider';
-import { resourceTypeOf, type ResourceType } from './resource-types';
 import type { BodyCache } from './body-cache';
+import type { ResourceSet, XdsNode } from './provider';
+import { type ResourceType, resourceTypeOf } from './resource-types';
 import { computeSotw } from './rules/response';
 import { applySotwNames, sendWholeSet } from './rules/subscription';
 import { newTypeState } from './stream-state';
@@ -33,6 +33,12 @@ export function fetchSotw(
   const fresh = newTypeState(type, wire);
   const { sub } = applySotwNames(fresh.sub, type, req.resourceNames);
   const st = sendWholeSet({ ...fresh, sub });
-  const out = computeSotw(st, { set: get(type.typeUrl, req.node), ttlMs: 0, sotwWrap: false, holdRemovals: false, memo: bodyCache }).response!;
+  const out = computeSotw(st, {
+    set: get(type.typeUrl, req.node),
+    ttlMs: 0,
+    sotwWrap: false,
+    holdRemovals: false,
+    memo: bodyCache,
+  }).response!;
   return { version: out.pending.version, notModified: req.versionInfo === out.pending.version, body: out.body };
 }

@@ -4,12 +4,12 @@
 // table and the same body (plain text, "field: reason") as every other route.
 import type { FastifyInstance, RouteShorthandOptions } from 'fastify';
 import { HubError } from '../../errors';
+import { tokenFromRequest } from '../../request-token';
 import { lookupType } from './envoy-proto';
+import { bytesToJson, jsonToBytes } from './proto-json';
 import { RESOURCE_TYPES, Secrets } from './resource-types';
 import type { XdsServer } from './server';
-import { bytesToJson, jsonToBytes } from './proto-json';
 import { decodeSotwRequest } from './wire';
-import { tokenFromRequest } from '../../request-token';
 
 export interface XdsHttpDeps {
   xds: XdsServer;
@@ -48,15 +48,26 @@ export function registerXdsHttp(app: FastifyInstance, deps: XdsHttpDeps): void {
 
   app.get('/v1/xds/clients', deps.routes.admin, async () => xds.clients());
 
-  app.get<{ Params: { node: string }; Querystring: { cluster?: string; index?: string } }>('/v1/xds/config/:node', deps.routes.admin, async (request) => {
-    if (request.query.index !== undefined) {
-      if (!deps.configAt) throw new HubError('INVALID_ARGUMENT', 'index: this hub keeps no history to rebuild from', { field: 'index' });
-      return deps.configAt(request.params.node, request.query.index, request.query.cluster);
-    }
-    const config = xds.configFor(request.params.node, request.query.cluster);
-    if (!config) {
-      throw new HubError('NOT_FOUND', `node: "${request.params.node}" has no xDS stream here; pass ?cluster= to see what it would get`, { field: 'node' });
-    }
-    return config;
-  });
+  app.get<{ Params: { node: string }; Querystring: { cluster?: string; index?: string } }>(
+    '/v1/xds/config/:node',
+    deps.routes.admin,
+    async (request) => {
+      if (request.query.index !== undefined) {
+        if (!deps.configAt)
+          throw new HubError('INVALID_ARGUMENT', 'index: this hub keeps no history to rebuild from', {
+            field: 'index',
+          });
+        return deps.configAt(request.params.node, request.query.index, request.query.cluster);
+      }
+      const config = xds.configFor(request.params.node, request.query.cluster);
+      if (!config) {
+        throw new HubError(
+          'NOT_FOUND',
+          `node: "${request.params.node}" has no xDS stream here; pass ?cluster= to see what it would get`,
+          { field: 'node' },
+        );
+      }
+      return config;
+    },
+  );
 }

@@ -93,7 +93,12 @@ export function createXdsMetrics(
       labelNames: ['type', 'variant'],
       registers,
     }),
-    nacks: new Counter({ name: 'xdshub_xds_nacks_total', help: 'Responses rejected by clients', labelNames: ['type'], registers }),
+    nacks: new Counter({
+      name: 'xdshub_xds_nacks_total',
+      help: 'Responses rejected by clients',
+      labelNames: ['type'],
+      registers,
+    }),
     rejectedStreams: new Counter({
       name: 'xdshub_xds_streams_rejected_total',
       help: 'New xDS streams refused at a capacity bound (--xds-max-streams, or a nearly full heap)',

@@ -4,8 +4,9 @@
 // initial syncs (sync-gate.ts), and the note of each large write that lets the
 // memory trimmer give freed buffers back (memory-trim.ts). The xDS server
 // builds one from its config; a test or a bench may hand its own.
-import type { SyncGate } from './sync-gate';
+
 import type { XdsStream } from './stream';
+import type { SyncGate } from './sync-gate';
 
 export interface StreamPacing {
   /** X-STREAM-4: whether the push window is open now (queued changes go out at once). */

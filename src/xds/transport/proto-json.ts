@@ -10,7 +10,17 @@ import { typeOfUrl } from './envoy-proto';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-const WRAPPERS = new Set(['DoubleValue', 'FloatValue', 'Int64Value', 'UInt64Value', 'Int32Value', 'UInt32Value', 'BoolValue', 'StringValue', 'BytesValue']);
+const WRAPPERS = new Set([
+  'DoubleValue',
+  'FloatValue',
+  'Int64Value',
+  'UInt64Value',
+  'Int32Value',
+  'UInt32Value',
+  'BoolValue',
+  'StringValue',
+  'BytesValue',
+]);
 const LONG_TYPES = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
 
 /** proto3 JSON name: underscores dropped, the next character upper-cased (protobufjs keeps "_5" in e.g. consecutive_5xx). */
@@ -88,7 +98,9 @@ function isDefault(field: protobuf.Field, v: unknown): boolean {
 }
 
 function fieldJson(field: protobuf.Field, v: unknown): Json {
-  return field.resolvedType instanceof protobuf.Type ? messageJson(field.resolvedType, v as Record<string, unknown>) : scalarJson(field, v);
+  return field.resolvedType instanceof protobuf.Type
+    ? messageJson(field.resolvedType, v as Record<string, unknown>)
+    : scalarJson(field, v);
 }
 
 /** A decoded message (protobufjs instance or plain object with the Root's field names) as canonical proto3 JSON. */
@@ -99,7 +111,12 @@ export function messageJson(type: protobuf.Type, m: Record<string, unknown>): Js
       const inner = typeOfUrl(url);
       const body = messageJson(inner, inner.decode(m['value'] as Uint8Array) as unknown as Record<string, unknown>);
       // A well-known type with a non-object JSON form goes under "value".
-      return body !== null && typeof body === 'object' && !Array.isArray(body) && !inner.fullName.startsWith('.google.protobuf.') ? { '@type': url, ...body } : { '@type': url, value: body };
+      return body !== null &&
+        typeof body === 'object' &&
+        !Array.isArray(body) &&
+        !inner.fullName.startsWith('.google.protobuf.')
+        ? { '@type': url, ...body }
+        : { '@type': url, value: body };
     }
     case '.google.protobuf.Duration':
       return durationText(m);
@@ -123,7 +140,8 @@ export function messageJson(type: protobuf.Type, m: Record<string, unknown>): Js
     const v = m[field.name];
     if (field.map) {
       const entries = Object.entries((v ?? {}) as Record<string, unknown>);
-      if (entries.length > 0) out[jsonName(field)] = Object.fromEntries(entries.map(([k, x]) => [k, fieldJson(field, x)]));
+      if (entries.length > 0)
+        out[jsonName(field)] = Object.fromEntries(entries.map(([k, x]) => [k, fieldJson(field, x)]));
     } else if (field.repeated) {
       const list = (v ?? []) as unknown[];
       if (list.length > 0) out[jsonName(field)] = list.map((x) => fieldJson(field, x));
@@ -145,7 +163,9 @@ export function bytesToJson(type: protobuf.Type, bytes: Uint8Array): Json {
 const join2 = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`);
 
 function fieldByJsonKey(type: protobuf.Type, key: string): protobuf.Field | undefined {
-  return type.fields[key] ?? type.fieldsArray.find((f) => jsonName(f) === key || f.name === protobuf.util.camelCase(key));
+  return (
+    type.fields[key] ?? type.fieldsArray.find((f) => jsonName(f) === key || f.name === protobuf.util.camelCase(key))
+  );
 }
 
 function secondsAndNanos(text: unknown, path: string, pattern: RegExp): { seconds: number; nanos: number } {
@@ -186,14 +206,17 @@ function scalarPlain(field: protobuf.Field, v: unknown, path: string): unknown {
   } else if (NUMBER_TYPES.has(t)) {
     const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
     if (typeof n !== 'number' || !Number.isFinite(n)) throw invalid(path, `expected a number (${t})`);
-    if (t !== 'double' && t !== 'float' && (!Number.isInteger(n) || (/^(uint|fixed)/.test(t) && n < 0))) throw invalid(path, `expected an integer of ${t}`);
+    if (t !== 'double' && t !== 'float' && (!Number.isInteger(n) || (/^(uint|fixed)/.test(t) && n < 0)))
+      throw invalid(path, `expected an integer of ${t}`);
   }
   return v;
 }
 
 function fieldPlain(field: protobuf.Field, v: unknown, path: string): unknown {
   field.resolve();
-  return field.resolvedType instanceof protobuf.Type ? plainFromJson(field.resolvedType, v, path) : scalarPlain(field, v, path);
+  return field.resolvedType instanceof protobuf.Type
+    ? plainFromJson(field.resolvedType, v, path)
+    : scalarPlain(field, v, path);
 }
 
 /**
@@ -222,8 +245,10 @@ function plainFromJson(type: protobuf.Type, json: unknown, path = ''): Record<st
       if (!Array.isArray(json)) throw invalid(path, 'expected a list');
       return { values: json.map(valuePlain) };
   }
-  if (type.fullName.startsWith('.google.protobuf.') && WRAPPERS.has(type.name)) return { value: scalarPlain(type.fields['value']!, json, path || type.name) };
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw invalid(path || type.name, `expected an object (${type.fullName.slice(1)})`);
+  if (type.fullName.startsWith('.google.protobuf.') && WRAPPERS.has(type.name))
+    return { value: scalarPlain(type.fields['value']!, json, path || type.name) };
+  if (json === null || typeof json !== 'object' || Array.isArray(json))
+    throw invalid(path || type.name, `expected an object (${type.fullName.slice(1)})`);
   const src = json as Record<string, unknown>;
   if (type.fullName === '.google.protobuf.Any') {
     const url = src['@type'];
@@ -253,7 +278,9 @@ function plainFromJson(type: protobuf.Type, json: unknown, path = ''): Record<st
     }
     if (field.map) {
       if (typeof value !== 'object' || Array.isArray(value)) throw invalid(at, 'expected a map');
-      out[field.name] = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, fieldPlain(field, v, `${at}[${k}]`)]));
+      out[field.name] = Object.fromEntries(
+        Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, fieldPlain(field, v, `${at}[${k}]`)]),
+      );
     } else if (field.repeated) {
       if (!Array.isArray(value)) throw invalid(at, 'expected a list');
       out[field.name] = value.map((v, i) => fieldPlain(field, v, `${at}[${i}]`));

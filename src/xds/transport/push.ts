@@ -11,8 +11,8 @@
 // changes queued while the window is open does not send them at once but
 // waits here for the next delivery (X-STREAM-4).
 import type { ResourceChange, ResourceProvider } from './provider';
-import type { XdsStream } from './stream';
 import type { SubscriptionDelta } from './rules/subscription';
+import type { XdsStream } from './stream';
 
 export interface PushOptions {
   /** The shortest coalescing window (--xds-debounce). */
@@ -58,7 +58,10 @@ export class PushPipeline {
   /** Instrumentation: coalesced deliveries. */
   deliveries = 0;
 
-  constructor(provider: ResourceProvider, private readonly opts: PushOptions) {
+  constructor(
+    provider: ResourceProvider,
+    private readonly opts: PushOptions,
+  ) {
     this.windowMs = opts.debounceMs;
     this.unsubscribe = provider.onChange((changes) => this.enqueue(changes));
   }
@@ -72,7 +75,13 @@ export class PushPipeline {
   }
 
   /** Keeps the index in step with one stream's subscription of one type. */
-  update(stream: XdsStream, typeUrl: string, delta: SubscriptionDelta, names: ReadonlySet<string>, wildcard: boolean): void {
+  update(
+    stream: XdsStream,
+    typeUrl: string,
+    delta: SubscriptionDelta,
+    names: ReadonlySet<string>,
+    wildcard: boolean,
+  ): void {
     let groups = this.groups.get(typeUrl);
     if (!groups) this.groups.set(typeUrl, (groups = new Map()));
     if (delta.before !== names) this.leave(groups, delta.before, stream);
@@ -109,7 +118,11 @@ export class PushPipeline {
       const ids = c.nodeIds ? [...c.nodeIds].sort().join('\0') : undefined;
       const key = `${c.typeUrl}|${c.nodeScope ?? ''}|${ids ?? '*'}`;
       let b = this.batches.get(key);
-      if (!b) this.batches.set(key, (b = { typeUrl: c.typeUrl, nodeScope: c.nodeScope, nodeIds: c.nodeIds, names: new Set() }));
+      if (!b)
+        this.batches.set(
+          key,
+          (b = { typeUrl: c.typeUrl, nodeScope: c.nodeScope, nodeIds: c.nodeIds, names: new Set() }),
+        );
       for (const n of c.names) b.names.add(n);
     }
     if (this.timer) return; // folded: goes when the window ends

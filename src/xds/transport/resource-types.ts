@@ -28,29 +28,75 @@ export interface ResourceType {
 const make = (t: ResourceType): ResourceType => t;
 
 export const Listeners = make({
-  typeUrl: TypeUrl.Listener, v2TypeUrl: TypeUrlV2.Listener, short: 'LDS', order: 2,
-  sotwFullState: true, wildcardAllowed: true, waitsForClusters: true, rest: 'listeners',
-  services: { v3: 'envoy.service.listener.v3.ListenerDiscoveryService', v2: 'envoy.api.v2.ListenerDiscoveryService', noun: 'Listeners' },
+  typeUrl: TypeUrl.Listener,
+  v2TypeUrl: TypeUrlV2.Listener,
+  short: 'LDS',
+  order: 2,
+  sotwFullState: true,
+  wildcardAllowed: true,
+  waitsForClusters: true,
+  rest: 'listeners',
+  services: {
+    v3: 'envoy.service.listener.v3.ListenerDiscoveryService',
+    v2: 'envoy.api.v2.ListenerDiscoveryService',
+    noun: 'Listeners',
+  },
 });
 export const Routes = make({
-  typeUrl: TypeUrl.RouteConfiguration, v2TypeUrl: TypeUrlV2.RouteConfiguration, short: 'RDS', order: 3,
-  sotwFullState: false, wildcardAllowed: false, waitsForClusters: true, rest: 'routes',
-  services: { v3: 'envoy.service.route.v3.RouteDiscoveryService', v2: 'envoy.api.v2.RouteDiscoveryService', noun: 'Routes' },
+  typeUrl: TypeUrl.RouteConfiguration,
+  v2TypeUrl: TypeUrlV2.RouteConfiguration,
+  short: 'RDS',
+  order: 3,
+  sotwFullState: false,
+  wildcardAllowed: false,
+  waitsForClusters: true,
+  rest: 'routes',
+  services: {
+    v3: 'envoy.service.route.v3.RouteDiscoveryService',
+    v2: 'envoy.api.v2.RouteDiscoveryService',
+    noun: 'Routes',
+  },
 });
 export const Clusters = make({
-  typeUrl: TypeUrl.Cluster, v2TypeUrl: TypeUrlV2.Cluster, short: 'CDS', order: 0,
-  sotwFullState: true, wildcardAllowed: true, waitsForClusters: false, rest: 'clusters',
-  services: { v3: 'envoy.service.cluster.v3.ClusterDiscoveryService', v2: 'envoy.api.v2.ClusterDiscoveryService', noun: 'Clusters' },
+  typeUrl: TypeUrl.Cluster,
+  v2TypeUrl: TypeUrlV2.Cluster,
+  short: 'CDS',
+  order: 0,
+  sotwFullState: true,
+  wildcardAllowed: true,
+  waitsForClusters: false,
+  rest: 'clusters',
+  services: {
+    v3: 'envoy.service.cluster.v3.ClusterDiscoveryService',
+    v2: 'envoy.api.v2.ClusterDiscoveryService',
+    noun: 'Clusters',
+  },
 });
 export const Endpoints = make({
-  typeUrl: TypeUrl.ClusterLoadAssignment, v2TypeUrl: TypeUrlV2.ClusterLoadAssignment, short: 'EDS', order: 1,
-  sotwFullState: false, wildcardAllowed: false, waitsForClusters: false, rest: 'endpoints',
-  services: { v3: 'envoy.service.endpoint.v3.EndpointDiscoveryService', v2: 'envoy.api.v2.EndpointDiscoveryService', noun: 'Endpoints' },
+  typeUrl: TypeUrl.ClusterLoadAssignment,
+  v2TypeUrl: TypeUrlV2.ClusterLoadAssignment,
+  short: 'EDS',
+  order: 1,
+  sotwFullState: false,
+  wildcardAllowed: false,
+  waitsForClusters: false,
+  rest: 'endpoints',
+  services: {
+    v3: 'envoy.service.endpoint.v3.EndpointDiscoveryService',
+    v2: 'envoy.api.v2.EndpointDiscoveryService',
+    noun: 'Endpoints',
+  },
 });
 
 export const Secrets = make({
-  typeUrl: TypeUrl.Secret, v2TypeUrl: TypeUrlV2.Secret, short: 'SDS', order: 4,
-  sotwFullState: false, wildcardAllowed: false, waitsForClusters: false, rest: 'secrets',
+  typeUrl: TypeUrl.Secret,
+  v2TypeUrl: TypeUrlV2.Secret,
+  short: 'SDS',
+  order: 4,
+  sotwFullState: false,
+  wildcardAllowed: false,
+  waitsForClusters: false,
+  rest: 'secrets',
   // No legacy v2 SDS service here: v2 secrets go over v2 ADS.
   services: { v3: 'envoy.service.secret.v3.SecretDiscoveryService', noun: 'Secrets' },
 });

@@ -1,29 +1,40 @@
 // The xDS server: every v3 and v2 service on one grpc.Server, the push
 // pipeline, heartbeats, admission of new streams, metrics and admin views.
-import type { Server, ServerDuplexStream, ServerUnaryCall, sendUnaryData, UntypedServiceImplementation } from '@grpc/grpc-js';
+import type {
+  Server,
+  ServerDuplexStream,
+  ServerUnaryCall,
+  sendUnaryData,
+  UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '../../config';
-import { MEMORY_TRIM_DEFAULTS, createMemoryTrimmer, type MemoryTrimOptions, type MemoryTrimStats } from '../../memory-trim';
 import { grpcStatusOf, HubError, isHubError } from '../../errors';
 import { moduleLogger } from '../../logger';
-import { clientInfo, nodeConfig, type ClientInfo, type NodeConfig } from './admin';
-import { fetchSotw, type FetchResult } from './fetch';
-import { createXdsMetrics, type XdsMetrics } from './metrics';
+import {
+  createMemoryTrimmer,
+  MEMORY_TRIM_DEFAULTS,
+  type MemoryTrimOptions,
+  type MemoryTrimStats,
+} from '../../memory-trim';
+import { admitStream, refusalLog, type StreamCounter } from '../../stream-limits';
+import { type ClientInfo, clientInfo, type NodeConfig, nodeConfig } from './admin';
+import { createAdmission, MAX_HEAP_SHARE } from './admission';
+import { BodyCache } from './body-cache';
 import type { XdsCallbacks } from './callbacks';
+import { type FetchResult, fetchSotw } from './fetch';
+import { tooManyNames } from './limits';
+import { createXdsMetrics, type XdsMetrics } from './metrics';
+import { nameInterner } from './name-sets';
 import type { StreamPacing } from './pacing';
 import type { ResourceProvider, XdsNode } from './provider';
-import { nameInterner } from './name-sets';
 import { PushPipeline } from './push';
-import { createAdmission, MAX_HEAP_SHARE } from './admission';
 import { RESOURCE_TYPES, type ResourceType } from './resource-types';
-import { BodyCache } from './body-cache';
-import { XdsStream, type StreamDeps } from './stream';
-import { createSyncGate, type SyncGateOptions } from './sync-gate';
 import { serviceDefinitions, type XdsMethod } from './services';
-import { decodeSotwRequest, type ApiVersion, type SotwRequest, type XdsResponse } from './wire';
-import { admitStream, refusalLog, type StreamCounter } from '../../stream-limits';
-import { tooManyNames } from './limits';
+import { type StreamDeps, XdsStream } from './stream';
+import { createSyncGate, type SyncGateOptions } from './sync-gate';
+import { type ApiVersion, decodeSotwRequest, type SotwRequest, type XdsResponse } from './wire';
 
 export type XdsConfig = Pick<
   Config,
@@ -103,7 +114,13 @@ function serverCore(options: XdsServerOptions): ServerCore {
   const pipeline = new PushPipeline(provider, { debounceMs: config.xdsDebounceMs, maxDelayMs: config.xdsMaxDelayMs });
   const bodyCache = new BodyCache();
   // Initial syncs are the large writes; the trim after a burst of them gives their freed memory back (memory-trim.ts).
-  const trimmer = createMemoryTrimmer({ ...MEMORY_TRIM_DEFAULTS, ...options.memoryTrim, enabled: config.memoryTrim, logger, ...(options.registry ? { registry: options.registry } : {}) });
+  const trimmer = createMemoryTrimmer({
+    ...MEMORY_TRIM_DEFAULTS,
+    ...options.memoryTrim,
+    enabled: config.memoryTrim,
+    logger,
+    ...(options.registry ? { registry: options.registry } : {}),
+  });
   const syncGate = createSyncGate(options.syncGate);
   const deps: StreamDeps = {
     get: (typeUrl, node) => provider.get(typeUrl, node),
@@ -119,7 +136,8 @@ function serverCore(options: XdsServerOptions): ServerCore {
       defer: (stream, at) => pipeline.defer(stream, at),
     },
     registry: {
-      subscriptionChanged: (stream, typeUrl, delta, names, wildcard) => pipeline.update(stream, typeUrl, delta, names, wildcard),
+      subscriptionChanged: (stream, typeUrl, delta, names, wildcard) =>
+        pipeline.update(stream, typeUrl, delta, names, wildcard),
       names: nameInterner(),
       closed: (stream) => {
         if (!live.delete(stream)) return;
@@ -179,13 +197,17 @@ function streamOpener(core: ServerCore): (m: XdsMethod, call: ServerDuplexStream
         deps.registry.closed(s);
       },
     };
-    const stream = new XdsStream(call, { ...deps, registry }, {
-      id: nextId++,
-      variant: m.kind === 'delta' ? 'delta' : 'sotw',
-      transport: m.transport,
-      api: m.api,
-      ...(typeof credential === 'string' ? { credential } : {}),
-    });
+    const stream = new XdsStream(
+      call,
+      { ...deps, registry },
+      {
+        id: nextId++,
+        variant: m.kind === 'delta' ? 'delta' : 'sotw',
+        transport: m.transport,
+        api: m.api,
+        ...(typeof credential === 'string' ? { credential } : {}),
+      },
+    );
     live.add(stream);
     metrics.streams.inc({ variant: stream.variant, transport: stream.transport, api: stream.api });
   };
@@ -195,7 +217,8 @@ function streamOpener(core: ServerCore): (m: XdsMethod, call: ServerDuplexStream
 function fetchOnce(core: ServerCore, type: ResourceType, api: ApiVersion, req: SotwRequest): FetchResult {
   const { options, polled } = core;
   if (req.node) options.callbacks?.admit?.(req.node);
-  if (options.maxResourceNames && req.resourceNames.length > options.maxResourceNames) throw tooManyNames(req.resourceNames.length, options.maxResourceNames);
+  if (options.maxResourceNames && req.resourceNames.length > options.maxResourceNames)
+    throw tooManyNames(req.resourceNames.length, options.maxResourceNames);
   const result = fetchSotw(core.deps.get, type, api, req, core.bodyCache);
   if (req.node) {
     polled.delete(req.node.id);
@@ -205,7 +228,12 @@ function fetchOnce(core: ServerCore, type: ResourceType, api: ApiVersion, req: S
   return result;
 }
 
-function unaryFetch(core: ServerCore, m: XdsMethod, call: ServerUnaryCall<Buffer, Buffer>, cb: sendUnaryData<Buffer>): void {
+function unaryFetch(
+  core: ServerCore,
+  m: XdsMethod,
+  call: ServerUnaryCall<Buffer, Buffer>,
+  cb: sendUnaryData<Buffer>,
+): void {
   const type = RESOURCE_TYPES.find((t) => t.short === m.transport)!;
   let req: SotwRequest;
   try {
@@ -216,7 +244,8 @@ function unaryFetch(core: ServerCore, m: XdsMethod, call: ServerUnaryCall<Buffer
   }
   try {
     const credential = call.metadata.get(TOKEN_METADATA_KEY)[0];
-    if (req.node) req.node = { ...req.node, configSource: 'grpc', ...(typeof credential === 'string' ? { credential } : {}) };
+    if (req.node)
+      req.node = { ...req.node, configSource: 'grpc', ...(typeof credential === 'string' ? { credential } : {}) };
     cb(null, Buffer.from(fetchOnce(core, type, m.api, req).body));
   } catch (err) {
     // A HubError is the request's (bad node, too many names, refused); anything else is the hub's own fault.
@@ -249,7 +278,9 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     configFor(nodeId, cluster) {
       const streams = [...live].filter((s) => s.node?.id === nodeId);
       const node: XdsNode | undefined =
-        streams[0]?.node ?? core.polled.get(nodeId) ?? (cluster !== undefined ? { id: nodeId, cluster, clientFeatures: [], userAgent: '' } : undefined);
+        streams[0]?.node ??
+        core.polled.get(nodeId) ??
+        (cluster !== undefined ? { id: nodeId, cluster, clientFeatures: [], userAgent: '' } : undefined);
       return node ? nodeConfig(options.provider, node, streams) : undefined;
     },
     fetch: (type, api, req) => fetchOnce(core, type, api, req),

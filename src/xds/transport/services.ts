@@ -4,8 +4,8 @@
 // shared, pre-encoded bodies (see wire.ts).
 import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
 import { RESOURCE_TYPES } from './resource-types';
-import { serializeResponse, type ApiVersion, type XdsResponse } from './wire';
 import type { Transport } from './stream';
+import { type ApiVersion, serializeResponse, type XdsResponse } from './wire';
 
 export type MethodKind = 'sotw' | 'delta' | 'fetch';
 
@@ -16,7 +16,6 @@ export interface XdsMethod {
   transport: Transport;
   api: ApiVersion;
 }
-
 
 const ADS: readonly { service: string; api: ApiVersion }[] = [
   { service: 'envoy.service.discovery.v3.AggregatedDiscoveryService', api: 'v3' },

@@ -4,10 +4,11 @@
 // the last NACK. The rules return new values; the stream (stream.ts) keeps the
 // latest. Small by design: names and versions point at strings the provider
 // already holds, and sets and maps are shared until something differs.
-import type { XdsNode, XdsResource } from './provider';
-import type { ResourceType } from './resource-types';
+
 import { copyMap, HeldVersions } from './held-versions';
 import { EMPTY_NAMES } from './name-sets';
+import type { XdsNode, XdsResource } from './provider';
+import type { ResourceType } from './resource-types';
 import type { V3TypeUrl } from './type-urls';
 import type { ApiVersion } from './wire';
 

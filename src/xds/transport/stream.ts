@@ -9,20 +9,36 @@ import type { ServerDuplexStream } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { grpcStatusOf, HubError } from '../../errors';
 import type { BodyCache } from './body-cache';
+import { reportAnswers, reportSent, type XdsCallbacks } from './callbacks';
+import { tooManyNames } from './limits';
 import type { XdsMetrics } from './metrics';
 import type { NameInterner } from './name-sets';
-import { reportAnswers, reportSent, type XdsCallbacks } from './callbacks';
 import type { StreamPacing } from './pacing';
 import type { ResourceSet, XdsNode } from './provider';
 import type { ResourceType } from './resource-types';
-import { nextHeartbeat, nextResponse, onDeltaRequest, onSotwRequest, resourcesChanged, resumeDeferred, type Outgoing, type RequestOutcome, type RuleContext } from './rules/decide';
+import {
+  nextHeartbeat,
+  nextResponse,
+  type Outgoing,
+  onDeltaRequest,
+  onSotwRequest,
+  type RequestOutcome,
+  type RuleContext,
+  resourcesChanged,
+  resumeDeferred,
+} from './rules/decide';
 import type { SubscriptionDelta } from './rules/subscription';
 import { newStreamState, type StreamState, type Transport, type TypeState, type Variant } from './stream-state';
 import type { SyncGate, SyncTicket } from './sync-gate';
 import type { V3TypeUrl } from './type-urls';
-import { decodeDeltaRequest, decodeSotwRequest, type ApiVersion, type DeltaRequest, type SotwRequest, type XdsResponse }
-  from './wire';
-import { tooManyNames } from './limits';
+import {
+  type ApiVersion,
+  type DeltaRequest,
+  decodeDeltaRequest,
+  decodeSotwRequest,
+  type SotwRequest,
+  type XdsResponse,
+} from './wire';
 
 export type { Transport, Variant } from './stream-state';
 
@@ -70,7 +86,13 @@ export interface StreamDeps {
 
 export interface StreamRegistry {
   /** Keeps the name → streams index in step with subscriptions. */
-  subscriptionChanged(stream: XdsStream, typeUrl: V3TypeUrl, delta: SubscriptionDelta, names: ReadonlySet<string>, wildcard: boolean): void;
+  subscriptionChanged(
+    stream: XdsStream,
+    typeUrl: V3TypeUrl,
+    delta: SubscriptionDelta,
+    names: ReadonlySet<string>,
+    wildcard: boolean,
+  ): void;
   /** Shares equal subscription name sets between streams. */
   names: NameInterner;
   closed(stream: XdsStream): void;
@@ -151,7 +173,10 @@ export class XdsStream {
   private log(level: 'debug' | 'info' | 'warn', obj: object, msg: string): void {
     const base = this.deps.logger;
     if (!base.isLevelEnabled(level)) return;
-    base[level]({ stream: this.id, variant: this.variant, transport: this.transport, api: this.api, node: this.node?.id, ...obj }, msg);
+    base[level](
+      { stream: this.id, variant: this.variant, transport: this.transport, api: this.api, node: this.node?.id, ...obj },
+      msg,
+    );
   }
 
   /** The rule context, refilled for this stream (one object for all streams: no per-request allocation). */
@@ -213,13 +238,23 @@ export class XdsStream {
     const before = this.state;
     this.state = outcome.state;
     reportAnswers(this.deps.callbacks, before, this.state, this.deps.now?.() ?? Date.now());
-    if (outcome.opened) this.log('info', { node: outcome.opened.id, cluster: outcome.opened.cluster, userAgent: outcome.opened.userAgent }, 'xds stream opened');
+    if (outcome.opened)
+      this.log(
+        'info',
+        { node: outcome.opened.id, cluster: outcome.opened.cluster, userAgent: outcome.opened.userAgent },
+        'xds stream opened',
+      );
     if (outcome.end) return this.fail(outcome.end);
-    if (outcome.ignored !== undefined) this.log('debug', { typeUrl: outcome.ignored }, 'ignoring request for a type the hub does not serve');
+    if (outcome.ignored !== undefined)
+      this.log('debug', { typeUrl: outcome.ignored }, 'ignoring request for a type the hub does not serve');
     if (outcome.nack) {
       const { type, record } = outcome.nack;
       this.deps.metrics.nacks.inc({ type: type.short });
-      this.log('warn', { type: type.short, code: record.code, message: record.message }, 'NACK: client keeps its last accepted state');
+      this.log(
+        'warn',
+        { type: type.short, code: record.code, message: record.message },
+        'NACK: client keeps its last accepted state',
+      );
     }
     const sub = outcome.subscription;
     if (sub) this.deps.registry.subscriptionChanged(this, sub.typeUrl, sub.delta, sub.names, sub.wildcard);
@@ -241,7 +276,13 @@ export class XdsStream {
   private internal(err: unknown, what: string): void {
     if (err instanceof HubError && err.code !== 'INTERNAL') return this.fail(err);
     const e = err instanceof Error ? err : new Error(String(err));
-    const where = { stream: this.id, variant: this.variant, transport: this.transport, api: this.api, node: this.node?.id };
+    const where = {
+      stream: this.id,
+      variant: this.variant,
+      transport: this.transport,
+      api: this.api,
+      node: this.node?.id,
+    };
     this.deps.logger.error({ ...where, err: e }, `ending stream: internal error: ${what}`);
     this.close(new HubError('INTERNAL', `internal error: ${e.message}`, { cause: err }));
   }
@@ -274,7 +315,8 @@ export class XdsStream {
         this.state = step.state;
         if (!step.response) return;
         this.write(step.response);
-        if (report && this.deps.callbacks) reportSent(this.deps.callbacks, this.state, step.response, this.deps.now?.() ?? Date.now());
+        if (report && this.deps.callbacks)
+          reportSent(this.deps.callbacks, this.state, step.response, this.deps.now?.() ?? Date.now());
       }
     } catch (err) {
       // Called from the push pipeline, timers and grpc-js events: a throw here would reach none of them usefully.
@@ -330,7 +372,8 @@ export class XdsStream {
     } else {
       this.lastPushAt.set(out.type.typeUrl, performance.timeOrigin + performance.now());
       this.deps.metrics.countPush(out.type.short, this.variant, out.count);
-      if (out.changeAt !== undefined) this.deps.metrics.pushLatency.observe(labels, ((this.deps.now?.() ?? Date.now()) - out.changeAt) / 1000);
+      if (out.changeAt !== undefined)
+        this.deps.metrics.pushLatency.observe(labels, ((this.deps.now?.() ?? Date.now()) - out.changeAt) / 1000);
     }
     if (!ok) {
       // Slow consumer: stop writing; dirty types are recomputed from the latest state on drain.

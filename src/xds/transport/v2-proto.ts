@@ -7,7 +7,11 @@ let root: protobuf.Root | undefined;
 
 export function v2Root(): protobuf.Root {
   return (root ??= loadProtoRoot(
-    [protoDir(), join(dirname(require.resolve('@grpc/grpc-js-xds/package.json')), 'deps', 'googleapis'), dirname(require.resolve('protobufjs/package.json'))],
+    [
+      protoDir(),
+      join(dirname(require.resolve('@grpc/grpc-js-xds/package.json')), 'deps', 'googleapis'),
+      dirname(require.resolve('protobufjs/package.json')),
+    ],
     [
       'envoy/api/v2/discovery.proto',
       'envoy/api/v2/ads.proto',

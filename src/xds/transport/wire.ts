@@ -5,9 +5,9 @@
 // nonce (field 5 in both response messages) is appended per stream — protobuf
 // merges fields in any order, so body ++ nonce is a valid message.
 import * as protobuf from 'protobufjs';
+import { lookupType } from './envoy-proto';
 import type { XdsNode, XdsResource } from './provider';
 import { TypeUrl } from './type-urls';
-import { lookupType } from './envoy-proto';
 import { v2Root } from './v2-proto';
 
 export type ApiVersion = 'v3' | 'v2';
@@ -36,14 +36,21 @@ export interface DeltaRequest {
   errorDetail: ErrorDetail | undefined;
 }
 
-const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: String, defaults: true, arrays: true, objects: true };
+const TO_OBJECT: protobuf.IConversionOptions = {
+  longs: String,
+  enums: String,
+  defaults: true,
+  arrays: true,
+  objects: true,
+};
 
 type MessageName = 'DiscoveryRequest' | 'DeltaDiscoveryRequest' | 'DiscoveryResponse' | 'DeltaDiscoveryResponse';
 const messageTypes: Record<ApiVersion, Partial<Record<MessageName, protobuf.Type>>> = { v3: {}, v2: {} };
 
 /** Looked up once per (API, message): every request decodes through here. */
 function messageType(api: ApiVersion, name: MessageName): protobuf.Type {
-  return (messageTypes[api][name] ??= api === 'v3' ? lookupType(`envoy.service.discovery.v3.${name}`) : v2Root().lookupType(`envoy.api.v2.${name}`));
+  return (messageTypes[api][name] ??=
+    api === 'v3' ? lookupType(`envoy.service.discovery.v3.${name}`) : v2Root().lookupType(`envoy.api.v2.${name}`));
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a protobufjs discovery message, decoded or to encode, read and written by the field names its proto declares
@@ -102,7 +109,10 @@ function checkFraming(bytes: Uint8Array): void {
     const tag = r.uint32();
     if ((tag & 7) === 2) {
       const length = r.uint32();
-      if (r.pos + length > r.len) throw new RangeError(`field ${tag >>> 3} claims ${length} bytes, ${r.len - r.pos} left: the message is cut short`);
+      if (r.pos + length > r.len)
+        throw new RangeError(
+          `field ${tag >>> 3} claims ${length} bytes, ${r.len - r.pos} left: the message is cut short`,
+        );
       r.pos += length;
     } else r.skipType(tag & 7);
   }
@@ -132,12 +142,20 @@ export function decodeDeltaRequest(api: ApiVersion, bytes: Uint8Array): DeltaReq
 }
 
 /** Plain (camelCase) request objects for test clients and REST, encoded with the same types. */
-export function encodeRequest(api: ApiVersion, kind: 'DiscoveryRequest' | 'DeltaDiscoveryRequest', plain: Plain): Buffer {
+export function encodeRequest(
+  api: ApiVersion,
+  kind: 'DiscoveryRequest' | 'DeltaDiscoveryRequest',
+  plain: Plain,
+): Buffer {
   const t = messageType(api, kind);
   return Buffer.from(t.encode(t.fromObject(plain)).finish());
 }
 
-export function decodeResponse(api: ApiVersion, kind: 'DiscoveryResponse' | 'DeltaDiscoveryResponse', bytes: Uint8Array): Plain {
+export function decodeResponse(
+  api: ApiVersion,
+  kind: 'DiscoveryResponse' | 'DeltaDiscoveryResponse',
+  bytes: Uint8Array,
+): Plain {
   const t = messageType(api, kind);
   return t.toObject(t.decode(bytes), TO_OBJECT);
 }
@@ -207,7 +225,9 @@ function resourceWrapper(res: XdsResource, typeUrl: string, ttlMs: number, body:
   return bytes;
 }
 
-export type SotwItem = { res: XdsResource; wrap: false } | { res: XdsResource; wrap: true; ttlMs: number; body: boolean };
+export type SotwItem =
+  | { res: XdsResource; wrap: false }
+  | { res: XdsResource; wrap: true; ttlMs: number; body: boolean };
 
 /** DiscoveryResponse without its nonce. */
 export function sotwBody(versionInfo: string, typeUrl: string, items: readonly SotwItem[]): Uint8Array {
@@ -231,7 +251,12 @@ export interface DeltaItem {
 }
 
 /** DeltaDiscoveryResponse without its nonce. */
-export function deltaBody(systemVersion: string, typeUrl: string, items: readonly DeltaItem[], removed: readonly string[]): Uint8Array {
+export function deltaBody(
+  systemVersion: string,
+  typeUrl: string,
+  items: readonly DeltaItem[],
+  removed: readonly string[],
+): Uint8Array {
   const w = protobuf.Writer.create();
   if (systemVersion !== '') w.uint32(10).string(systemVersion);
   for (const it of items) w.uint32(18).bytes(resourceWrapper(it.res, typeUrl, it.ttlMs, it.body));

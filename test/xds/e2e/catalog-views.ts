@@ -25,7 +25,11 @@ export function catalogViews(catalog: Catalog): ViewStore {
     get: () => Promise.reject(new Error('catalogViews: get is not used by the xDS provider')),
     notify<K extends ViewKey>(key: K, _token: string, onResult: (r: ViewResult<ViewValue<K>>) => void) {
       const value = read(key);
-      const w = { read: () => read(key), last: JSON.stringify(value), deliver: onResult as (r: ViewResult<unknown>) => void };
+      const w = {
+        read: () => read(key),
+        last: JSON.stringify(value),
+        deliver: onResult as (r: ViewResult<unknown>) => void,
+      };
       watchers.add(w);
       queueMicrotask(() => watchers.has(w) && w.deliver({ index: catalog.lastIndex(), value: Object.freeze(value) }));
       return () => watchers.delete(w);

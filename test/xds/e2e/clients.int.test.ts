@@ -3,10 +3,11 @@
 // gRPC servers registered through the HTTP API with TTL checks. RPCs must move
 // when a check turns critical and when an instance is deregistered and another
 // registered; neither client may NACK anything the hub sent.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { ECHO_METHOD, startEcho, type EchoBackend } from './echo-backend';
-import { startCCoreClient, startGrpcJsClient, startXdsHub, type ClientProcess, type XdsHub } from './harness';
+import { after, before, test } from 'node:test';
+import { ECHO_METHOD, type EchoBackend, startEcho } from './echo-backend';
+import { type ClientProcess, startCCoreClient, startGrpcJsClient, startXdsHub, type XdsHub } from './harness';
 
 let hub: XdsHub;
 const backends: EchoBackend[] = [];
@@ -51,7 +52,8 @@ test('grpc-js-xds and C-core follow health and registrations through xds:///echo
   for (const s of streams) {
     const lds = s.types.find((t) => t.type === 'LDS');
     assert.ok(lds && !lds.wildcard && lds.names.includes('echo'), `${s.node!.id} subscribes to Listener echo by name`);
-    for (const t of s.types) assert.ok(t.ackedVersion !== '' || Object.keys(t.acked).length > 0, `${s.node!.id} acked ${t.type}`);
+    for (const t of s.types)
+      assert.ok(t.ackedVersion !== '' || Object.keys(t.acked).length > 0, `${s.node!.id} acked ${t.type}`);
   }
 
   // A second instance, then the first one's TTL check fails: traffic moves to B only.

@@ -2,8 +2,9 @@
 // (else node.id) names an ingress gateway gets that gateway's listeners on a
 // wildcard LDS subscription and their routes by name; any other Envoy gets no
 // listener at all by wildcard (API listeners are for gRPC clients that name them).
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { lookupType } from '../../../src/xds/transport/envoy-proto';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
@@ -41,7 +42,11 @@ function envoyLike(port: number, node: { id: string; cluster: string }) {
   call.on('error', () => {});
   let first = true;
   const subscribe = (typeUrl: string, names: string[]) => {
-    call.write({ ...(first ? { node: { ...node, userAgentName: 'envoy' } } : {}), typeUrl, resourceNamesSubscribe: names });
+    call.write({
+      ...(first ? { node: { ...node, userAgentName: 'envoy' } } : {}),
+      typeUrl,
+      resourceNamesSubscribe: names,
+    });
     first = false;
   };
   /** Resolves when `pred` holds on what the client holds; rejects after capMs. */
@@ -55,23 +60,41 @@ function envoyLike(port: number, node: { id: string; cluster: string }) {
       };
       const timer = setTimeout(() => {
         listeners.delete(check);
-        reject(new Error(`${node.id}: ${what} not reached; holds ${JSON.stringify([...held].map(([t, m]) => [t, [...m.keys()]]))}`));
+        reject(
+          new Error(
+            `${node.id}: ${what} not reached; holds ${JSON.stringify([...held].map(([t, m]) => [t, [...m.keys()]]))}`,
+          ),
+        );
       }, capMs);
       listeners.add(check);
       check();
     });
   const names = (typeUrl: string) => [...(held.get(typeUrl)?.keys() ?? [])].sort();
-  return { subscribe, until, names, held, close: () => {
-    call.cancel();
-    client.close();
-  } };
+  return {
+    subscribe,
+    until,
+    names,
+    held,
+    close: () => {
+      call.cancel();
+      client.close();
+    },
+  };
 }
 
 let hub: XdsHub;
 before(async () => {
   hub = await startXdsHub();
-  await hub.put('/v1/catalog/register', { Node: 'n1', Address: '10.0.0.1', Service: { ID: 'web-1', Service: 'web', Port: 8080 } });
-  await hub.put('/v1/config', { Kind: 'ingress-gateway', Name: 'edge', Listeners: [{ Port: 8443, Protocol: 'http', Services: [{ Name: 'web' }] }] });
+  await hub.put('/v1/catalog/register', {
+    Node: 'n1',
+    Address: '10.0.0.1',
+    Service: { ID: 'web-1', Service: 'web', Port: 8080 },
+  });
+  await hub.put('/v1/config', {
+    Kind: 'ingress-gateway',
+    Name: 'edge',
+    Listeners: [{ Port: 8443, Protocol: 'http', Services: [{ Name: 'web' }] }],
+  });
 });
 after(async () => {
   await hub?.close();
@@ -91,7 +114,9 @@ test('gateway Envoy (node.cluster = gateway) gets its listener on wildcard LDS a
     assert.deepEqual(other.names(TypeUrl.Listener), []);
     gw.subscribe(TypeUrl.RouteConfiguration, ['edge:8443']);
     await gw.until(() => gw.names(TypeUrl.RouteConfiguration).includes('edge:8443'), 'gateway route');
-    const rc = lookupType('envoy.config.route.v3.RouteConfiguration').decode(gw.held.get(TypeUrl.RouteConfiguration)!.get('edge:8443')!) as unknown as {
+    const rc = lookupType('envoy.config.route.v3.RouteConfiguration').decode(
+      gw.held.get(TypeUrl.RouteConfiguration)!.get('edge:8443')!,
+    ) as unknown as {
       virtualHosts: { domains: string[]; routes: { route: { cluster: string } }[] }[];
     };
     assert.deepEqual(rc.virtualHosts[0]!.domains, ['web.ingress.*']);

@@ -3,6 +3,7 @@
 // Bootstrap comes from GRPC_XDS_BOOTSTRAP_CONFIG (set by the parent).
 // Prints one JSON line per RPC: {"ok":true,"server":"<instance>"} or {"ok":false,"error":"..."}.
 import * as grpc from '@grpc/grpc-js';
+
 const xds = require('@grpc/grpc-js-xds');
 
 const target = process.argv[2];
@@ -15,14 +16,25 @@ const raw = (b: Buffer) => b;
 
 // Optional request metadata (JSON object in RPC_METADATA), for route header matches.
 const metadata = new grpc.Metadata();
-for (const [k, v] of Object.entries(JSON.parse(process.env['RPC_METADATA'] ?? '{}') as Record<string, string>)) metadata.set(k, v);
+for (const [k, v] of Object.entries(JSON.parse(process.env['RPC_METADATA'] ?? '{}') as Record<string, string>))
+  metadata.set(k, v);
 
 function once(): Promise<void> {
   return new Promise((resolve) => {
-    client.makeUnaryRequest(method!, raw, raw, Buffer.alloc(0), metadata, { deadline: Date.now() + 2_000 }, (err, reply) => {
-      process.stdout.write(`${JSON.stringify(err ? { ok: false, error: `${err.code} ${err.details}` } : { ok: true, server: reply!.toString() })}\n`);
-      resolve();
-    });
+    client.makeUnaryRequest(
+      method!,
+      raw,
+      raw,
+      Buffer.alloc(0),
+      metadata,
+      { deadline: Date.now() + 2_000 },
+      (err, reply) => {
+        process.stdout.write(
+          `${JSON.stringify(err ? { ok: false, error: `${err.code} ${err.details}` } : { ok: true, server: reply!.toString() })}\n`,
+        );
+        resolve();
+      },
+    );
   });
 }
 

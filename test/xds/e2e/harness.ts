@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 import { ALL_PARTS, type Hub } from '../../../src/hub';
-import { startHub } from '../../helpers/hub';
 import type { CatalogXdsProvider } from '../../../src/xds/translate/catalog-provider';
 import type { XdsServer } from '../../../src/xds/transport/server';
+import { startHub } from '../../helpers/hub';
 import { spawnTracked } from '../../helpers/procs';
 
 export interface XdsHub {
@@ -24,11 +24,17 @@ export interface XdsHub {
 export async function startXdsHub(): Promise<XdsHub> {
   const dataDir = mkdtempSync(join(tmpdir(), 'xdshub-e2e-'));
   const logLevel = (process.env['E2E_LOG'] ?? 'silent') as 'silent';
-  const hub = await startHub({ dataDir, nodeName: 'e2e-hub', logLevel, xdsDebounceMs: 10, xdsMaxDelayMs: 100 }, { grpcGraceMs: 200, parts: ALL_PARTS });
+  const hub = await startHub(
+    { dataDir, nodeName: 'e2e-hub', logLevel, xdsDebounceMs: 10, xdsMaxDelayMs: 100 },
+    { grpcGraceMs: 200, parts: ALL_PARTS },
+  );
   const { xds, provider } = hub;
   await provider.ready();
   const put = async (path: string, body?: unknown) => {
-    const res = await fetch(`${hub.httpUrl}${path}`, { method: 'PUT', body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${hub.httpUrl}${path}`, {
+      method: 'PUT',
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     if (!res.ok) throw new Error(`PUT ${path}: ${res.status} ${await res.text()}`);
   };
   return {
@@ -86,7 +92,10 @@ export class ClientProcess {
     return this.until(`serving from ${[...wanted].join('+')}`, capMs, () => {
       if (this.lines.length < count) return false;
       const recent = this.lines.slice(-count);
-      return recent.every((l) => l.ok && wanted.has(l.server!)) && [...wanted].every((w) => recent.some((l) => l.server === w));
+      return (
+        recent.every((l) => l.ok && wanted.has(l.server!)) &&
+        [...wanted].every((w) => recent.some((l) => l.server === w))
+      );
     });
   }
 
@@ -108,7 +117,11 @@ export class ClientProcess {
       };
       const timer = setTimeout(() => {
         cleanup();
-        reject(new Error(`${this.name}: not ${what} after ${capMs} ms; last: ${JSON.stringify(this.lines.slice(-5))}; stderr: ${this.stderr}`));
+        reject(
+          new Error(
+            `${this.name}: not ${what} after ${capMs} ms; last: ${JSON.stringify(this.lines.slice(-5))}; stderr: ${this.stderr}`,
+          ),
+        );
       }, capMs);
       const cleanup = () => {
         clearTimeout(timer);
@@ -131,16 +144,32 @@ export class ClientProcess {
 /** xDS bootstrap for proxyless clients (grpc-js-xds and C-core read the same JSON). */
 export function bootstrapJson(grpcPort: number, nodeId: string): string {
   return JSON.stringify({
-    xds_servers: [{ server_uri: `127.0.0.1:${grpcPort}`, channel_creds: [{ type: 'insecure' }], server_features: ['xds_v3'] }],
+    xds_servers: [
+      { server_uri: `127.0.0.1:${grpcPort}`, channel_creds: [{ type: 'insecure' }], server_features: ['xds_v3'] },
+    ],
     node: { id: nodeId, cluster: 'e2e', locality: {} },
   });
 }
 
-export function startGrpcJsClient(grpcPort: number, target: string, method: string, metadata: Record<string, string> = {}, nodeId = 'grpc-js-e2e'): ClientProcess {
-  const child = spawnTracked(process.execPath, ['--import', 'tsx', join(__dirname, 'grpc-js-client.ts'), target, method], {
-    env: { ...process.env, GRPC_XDS_BOOTSTRAP_CONFIG: bootstrapJson(grpcPort, nodeId), RPC_METADATA: JSON.stringify(metadata) },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+export function startGrpcJsClient(
+  grpcPort: number,
+  target: string,
+  method: string,
+  metadata: Record<string, string> = {},
+  nodeId = 'grpc-js-e2e',
+): ClientProcess {
+  const child = spawnTracked(
+    process.execPath,
+    ['--import', 'tsx', join(__dirname, 'grpc-js-client.ts'), target, method],
+    {
+      env: {
+        ...process.env,
+        GRPC_XDS_BOOTSTRAP_CONFIG: bootstrapJson(grpcPort, nodeId),
+        RPC_METADATA: JSON.stringify(metadata),
+      },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   return new ClientProcess('grpc-js-xds client', child);
 }
 

@@ -4,10 +4,11 @@
 // compiles route regexes with RE2 and throws out of its resource handler on
 // one RE2 rejects, taking its process down: this test fails that way if the
 // refusal goes.)
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { ECHO_METHOD, startEcho, type EchoBackend } from './echo-backend';
-import { startGrpcJsClient, startXdsHub, type ClientProcess, type XdsHub } from './harness';
+import { after, before, test } from 'node:test';
+import { ECHO_METHOD, type EchoBackend, startEcho } from './echo-backend';
+import { type ClientProcess, startGrpcJsClient, startXdsHub, type XdsHub } from './harness';
 
 let hub: XdsHub;
 const echoes: EchoBackend[] = [];
@@ -16,7 +17,9 @@ let client: ClientProcess | undefined;
 const router = (regex: string, to: string) => ({
   Kind: 'service-router',
   Name: 'rx',
-  Routes: [{ Match: { HTTP: { PathRegex: regex, Header: [{ Name: 'x-pick', Exact: 'yes' }] } }, Destination: { Service: to } }],
+  Routes: [
+    { Match: { HTTP: { PathRegex: regex, Header: [{ Name: 'x-pick', Exact: 'yes' }] } }, Destination: { Service: to } },
+  ],
 });
 
 before(async () => {
@@ -24,9 +27,17 @@ before(async () => {
   for (const name of ['rx-a', 'rx-b']) {
     const e = await startEcho(name);
     echoes.push(e);
-    await hub.put('/v1/catalog/register', { Node: 'rx-node', Address: '127.0.0.1', Service: { ID: name, Service: name, Port: e.port } });
+    await hub.put('/v1/catalog/register', {
+      Node: 'rx-node',
+      Address: '127.0.0.1',
+      Service: { ID: name, Service: name, Port: e.port },
+    });
   }
-  await hub.put('/v1/catalog/register', { Node: 'rx-node', Address: '127.0.0.1', Service: { ID: 'rx', Service: 'rx', Port: echoes[0]!.port } });
+  await hub.put('/v1/catalog/register', {
+    Node: 'rx-node',
+    Address: '127.0.0.1',
+    Service: { ID: 'rx', Service: 'rx', Port: echoes[0]!.port },
+  });
   await hub.put('/v1/config', { Kind: 'service-defaults', Name: 'rx', Protocol: 'grpc' });
   await hub.put('/v1/config', router('/xdshub\\.test\\..*', 'rx-b'));
 });
@@ -46,9 +57,16 @@ test('a router regex RE2 rejects is a 400 naming the field, nothing is appended,
   client = startGrpcJsClient(hub.hub.grpcPort, 'xds:///rx', ECHO_METHOD, { 'x-pick': 'yes' }, 'rx-js');
   await client.untilServing('rx-b');
 
-  for (const [regex, reason] of [['/xdshub[', /missing closing \]/], ['/(?=xdshub).*', /\(\?=/], ['/(x)\\1', /\\1/]] as const) {
+  for (const [regex, reason] of [
+    ['/xdshub[', /missing closing \]/],
+    ['/(?=xdshub).*', /\(\?=/],
+    ['/(x)\\1', /\\1/],
+  ] as const) {
     const before = hub.hub.catalog.lastIndex();
-    const res = await fetch(`${hub.hub.httpUrl}/v1/config`, { method: 'PUT', body: JSON.stringify(router(regex, 'rx-a')) });
+    const res = await fetch(`${hub.hub.httpUrl}/v1/config`, {
+      method: 'PUT',
+      body: JSON.stringify(router(regex, 'rx-a')),
+    });
     const text = await res.text();
     assert.equal(res.status, 400, text);
     assert.match(text, /^Routes\[0\]\.Match\.HTTP\.PathRegex: not a valid RE2 regex/);

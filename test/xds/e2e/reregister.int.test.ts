@@ -6,16 +6,18 @@
 // is departed the hub keeps its Listener, route and Cluster for clients that
 // name it, with no endpoints. The client's RDS subscription (the hub's admin
 // view, what GET /v1/xds/config/:node shows) must still name the route.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { ECHO_METHOD, startEcho, type EchoBackend } from './echo-backend';
-import { startGrpcJsClient, startXdsHub, type ClientProcess, type XdsHub } from './harness';
+import { after, before, test } from 'node:test';
+import { ECHO_METHOD, type EchoBackend, startEcho } from './echo-backend';
+import { type ClientProcess, startGrpcJsClient, startXdsHub, type XdsHub } from './harness';
 
 let hub: XdsHub;
 const backends: EchoBackend[] = [];
 const clients: ClientProcess[] = [];
 
-const register = (b: EchoBackend) => hub.put('/v1/agent/service/register', { ID: b.name, Name: 'again', Address: '127.0.0.1', Port: b.port });
+const register = (b: EchoBackend) =>
+  hub.put('/v1/agent/service/register', { ID: b.name, Name: 'again', Address: '127.0.0.1', Port: b.port });
 
 before(async () => {
   hub = await startXdsHub();
@@ -43,7 +45,11 @@ test('grpc-js-xds recovers when the only instance of a service is deregistered a
   const before = js.lines.length;
   await hub.put(`/v1/agent/service/deregister/${first.name}`);
   await js.untilFailing(before);
-  assert.deepEqual(routes('grpc-js-again'), ['again'], 'the client still subscribes to the route while the service is departed');
+  assert.deepEqual(
+    routes('grpc-js-again'),
+    ['again'],
+    'the client still subscribes to the route while the service is departed',
+  );
 
   // Registered again, on another port: the client must be served again.
   await register(second);

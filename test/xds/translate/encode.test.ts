@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { createEncodeCache, encodeXdsResource } from '../../../src/xds/translate/encode';
+import { test } from 'node:test';
 import { buildCluster } from '../../../src/xds/translate/cluster';
+import { createEncodeCache, encodeXdsResource } from '../../../src/xds/translate/encode';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { entry } from './helpers';
 
@@ -12,7 +12,11 @@ test('version = sha256 of the encoded bytes (128-bit hex): equal content, equal 
   assert.equal(a.version, createHash('sha256').update(a.encoded).digest('hex').slice(0, 32));
   assert.equal(a.version, b.version);
   assert.ok(Object.isFrozen(a));
-  const c = encodeXdsResource(TypeUrl.Cluster, 'web', buildCluster({ name: 'web', resolver: entry('service-resolver', 'web', { ConnectTimeout: '1s' }) }, 'grpc'));
+  const c = encodeXdsResource(
+    TypeUrl.Cluster,
+    'web',
+    buildCluster({ name: 'web', resolver: entry('service-resolver', 'web', { ConnectTimeout: '1s' }) }, 'grpc'),
+  );
   assert.notEqual(c.version, a.version);
 });
 
@@ -26,7 +30,11 @@ test('cache: identical input returns the same object without encoding; same byte
   const same = cache.encode(TypeUrl.Cluster, 'other', { type: 'EDS', name: 'other' });
   assert.equal(same, a);
   assert.equal(cache.stats().encodes, 3);
-  const changed = cache.encode(TypeUrl.Cluster, 'web', buildCluster({ name: 'web', resolver: entry('service-resolver', 'web', { ConnectTimeout: '2s' }) }, 'grpc'));
+  const changed = cache.encode(
+    TypeUrl.Cluster,
+    'web',
+    buildCluster({ name: 'web', resolver: entry('service-resolver', 'web', { ConnectTimeout: '2s' }) }, 'grpc'),
+  );
   assert.notEqual(changed, first);
   cache.delete(TypeUrl.Cluster, 'web');
   assert.equal(cache.stats().size, 1);

@@ -2,8 +2,8 @@
 // protobufjs, and the validation a real gRPC client (grpc-js-xds, the same code
 // that NACKs in production) applies to each resource.
 import type { CheckServiceNode, ConfigEntry, HealthStatus } from '../../../src/catalog/types';
-import { lookupType } from '../../../src/xds/transport/envoy-proto';
 import { messageNameOf } from '../../../src/xds/translate/encode';
+import { lookupType } from '../../../src/xds/transport/envoy-proto';
 import type { XdsResource } from '../../../src/xds/transport/provider';
 
 /** Decodes a resource to proto3-JSON-like plain data (lowerCamel keys, Any expanded with @type). */
@@ -84,16 +84,21 @@ const xds = require('@grpc/grpc-js-xds');
 xds.register();
 const TYPES: Record<string, { get(): { decode(ctx: unknown, any: unknown): { name: string; error?: string } } }> = {
   Cluster: require('@grpc/grpc-js-xds/build/src/xds-resource-type/cluster-resource-type').ClusterResourceType,
-  ClusterLoadAssignment: require('@grpc/grpc-js-xds/build/src/xds-resource-type/endpoint-resource-type').EndpointResourceType,
+  ClusterLoadAssignment: require('@grpc/grpc-js-xds/build/src/xds-resource-type/endpoint-resource-type')
+    .EndpointResourceType,
   Listener: require('@grpc/grpc-js-xds/build/src/xds-resource-type/listener-resource-type').ListenerResourceType,
-  RouteConfiguration: require('@grpc/grpc-js-xds/build/src/xds-resource-type/route-config-resource-type').RouteConfigurationResourceType,
+  RouteConfiguration: require('@grpc/grpc-js-xds/build/src/xds-resource-type/route-config-resource-type')
+    .RouteConfigurationResourceType,
 };
 const CONTEXT = { bootstrap: { certificateProviders: {}, node: { id: 'test' } }, server: {} };
 
 /** The error grpc-js-xds would NACK this resource with, or undefined when it accepts it. */
 export function grpcJsError(resource: XdsResource): string | undefined {
   const short = messageNameOf(resource.typeUrl).split('.').pop()!;
-  const result = TYPES[short]!.get().decode(CONTEXT, { type_url: resource.typeUrl, value: Buffer.from(resource.encoded) });
+  const result = TYPES[short]!.get().decode(CONTEXT, {
+    type_url: resource.typeUrl,
+    value: Buffer.from(resource.encoded),
+  });
   return result.error;
 }
 
@@ -106,7 +111,8 @@ export function cCoreError(resource: XdsResource): string | undefined {
         const wc = r.route?.weightedClusters;
         if (!wc) continue;
         const sum = wc.clusters.reduce((s: number, c: any) => s + (c.weight?.value ?? 0), 0);
-        if (sum !== (wc.totalWeight?.value ?? 100)) return `weighted_clusters sum ${sum} != ${wc.totalWeight?.value ?? 100}`;
+        if (sum !== (wc.totalWeight?.value ?? 100))
+          return `weighted_clusters sum ${sum} != ${wc.totalWeight?.value ?? 100}`;
       }
     }
   }

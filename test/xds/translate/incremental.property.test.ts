@@ -49,7 +49,10 @@ const attrs: fc.Arbitrary<Attrs> = fc.record({
   address: fc.constantFrom('', '10.0.0.1', '10.0.0.2', '10.0.0.3', 'fd00::1', 'backend.example'),
   nodeAddress: fc.constantFrom('10.0.0.1', '10.0.0.4', 'node.example'),
   port: fc.constantFrom(8080, 8080, 9090, 0),
-  statuses: fc.array(fc.constantFrom<HealthStatus>('passing', 'passing', 'warning', 'critical', 'maintenance'), { minLength: 0, maxLength: 2 }),
+  statuses: fc.array(fc.constantFrom<HealthStatus>('passing', 'passing', 'warning', 'critical', 'maintenance'), {
+    minLength: 0,
+    maxLength: 2,
+  }),
   weights: fc.record({ Passing: fc.integer({ min: 0, max: 4 }), Warning: fc.integer({ min: 0, max: 2 }) }),
   datacenter: fc.constantFrom('dc1', 'dc2'),
   zone: fc.constantFrom('', 'a', 'b'),
@@ -58,11 +61,30 @@ const attrs: fc.Arbitrary<Attrs> = fc.record({
   destination: fc.constantFrom('web', 'api'),
 });
 
-type Op = { op: 'set'; service: number; node: number; id: number; attrs: Attrs } | { op: 'remove'; service: number; node: number; id: number };
+type Op =
+  | { op: 'set'; service: number; node: number; id: number; attrs: Attrs }
+  | { op: 'remove'; service: number; node: number; id: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ op: fc.constant('set' as const), service: fc.nat(SERVICES.length - 1), node: fc.nat(5), id: fc.nat(3), attrs }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('remove' as const), service: fc.nat(SERVICES.length - 1), node: fc.nat(5), id: fc.nat(3) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      op: fc.constant('set' as const),
+      service: fc.nat(SERVICES.length - 1),
+      node: fc.nat(5),
+      id: fc.nat(3),
+      attrs,
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant('remove' as const),
+      service: fc.nat(SERVICES.length - 1),
+      node: fc.nat(5),
+      id: fc.nat(3),
+    }),
+  },
 );
 
 function make(service: string, node: number, id: number, a: Attrs): CheckServiceNode {
@@ -116,27 +138,35 @@ const fromScratch = (name: string, instances: readonly CheckServiceNode[], keepU
 
 test('a kept assignment has the bytes and version of one built from scratch, after every change', () => {
   fc.assert(
-    fc.property(fc.array(op, { minLength: 1, maxLength: 60 }), fc.boolean(), fc.constantFrom(1, 2, 256), fc.constantFrom(...SUBSETS), (ops, keepUnhealthy, chunk, subset) => {
-      const selects = SELECTS[subset];
-      const live = createLiveAssignment('web', { keepUnhealthy, chunk, ...(selects ? { selects } : {}) });
-      let list: readonly CheckServiceNode[] = [];
-      let last = live.update(asInstances(list));
-      for (const o of ops) {
-        // Every instance is of one service here; the service index only varies the instance's content.
-        list = apply(list, o);
-        const before = last;
-        last = live.update(asInstances(list));
-        const want = fromScratch('web', selects ? list.filter(selects) : list, keepUnhealthy);
-        assert.equal(Buffer.compare(Buffer.from(last.encoded), Buffer.from(want.encoded)), 0, 'same bytes');
-        assert.equal(last.version, want.version);
-        assert.equal(last.name, 'web');
-        assert.equal(last.typeUrl, TypeUrl.ClusterLoadAssignment);
-        // Same bytes: the same object, so the provider reports no change.
-        if (before.version === last.version) assert.equal(last, before);
-      }
-      const fresh = createLiveAssignment('web', { keepUnhealthy, chunk, ...(selects ? { selects } : {}) }).update(asInstances(list));
-      assert.equal(fresh.version, last.version);
-    }),
+    fc.property(
+      fc.array(op, { minLength: 1, maxLength: 60 }),
+      fc.boolean(),
+      fc.constantFrom(1, 2, 256),
+      fc.constantFrom(...SUBSETS),
+      (ops, keepUnhealthy, chunk, subset) => {
+        const selects = SELECTS[subset];
+        const live = createLiveAssignment('web', { keepUnhealthy, chunk, ...(selects ? { selects } : {}) });
+        let list: readonly CheckServiceNode[] = [];
+        let last = live.update(asInstances(list));
+        for (const o of ops) {
+          // Every instance is of one service here; the service index only varies the instance's content.
+          list = apply(list, o);
+          const before = last;
+          last = live.update(asInstances(list));
+          const want = fromScratch('web', selects ? list.filter(selects) : list, keepUnhealthy);
+          assert.equal(Buffer.compare(Buffer.from(last.encoded), Buffer.from(want.encoded)), 0, 'same bytes');
+          assert.equal(last.version, want.version);
+          assert.equal(last.name, 'web');
+          assert.equal(last.typeUrl, TypeUrl.ClusterLoadAssignment);
+          // Same bytes: the same object, so the provider reports no change.
+          if (before.version === last.version) assert.equal(last, before);
+        }
+        const fresh = createLiveAssignment('web', { keepUnhealthy, chunk, ...(selects ? { selects } : {}) }).update(
+          asInstances(list),
+        );
+        assert.equal(fresh.version, last.version);
+      },
+    ),
     { numRuns: 300 },
   );
 });
@@ -165,12 +195,16 @@ test('a kept proxy index equals one built from scratch, and reports every proxy 
         for (const [id, p] of scratch.byId) {
           assert.equal(kept.byId.get(id)!.csn, p.csn, `proxy ${id}`);
           assert.equal(kept.byId.get(id)!.destination, p.destination);
-          if (beforeIds.get(id)?.csn !== p.csn) assert.ok(touched.proxies.has(id), `proxy ${id} moved but was not reported`);
+          if (beforeIds.get(id)?.csn !== p.csn)
+            assert.ok(touched.proxies.has(id), `proxy ${id} moved but was not reported`);
         }
-        for (const id of beforeIds.keys()) if (!scratch.byId.has(id)) assert.ok(touched.proxies.has(id), `proxy ${id} left but was not reported`);
+        for (const id of beforeIds.keys())
+          if (!scratch.byId.has(id)) assert.ok(touched.proxies.has(id), `proxy ${id} left but was not reported`);
         for (const d of destinations) {
           assert.deepEqual(kept.endpointsOf(d), scratch.endpointsOf(d), `endpoints of ${d}`);
-          const same = beforeEps.get(d)!.length === kept.endpointsOf(d).length && beforeEps.get(d)!.every((c, i) => c === kept.endpointsOf(d)[i]);
+          const same =
+            beforeEps.get(d)!.length === kept.endpointsOf(d).length &&
+            beforeEps.get(d)!.every((c, i) => c === kept.endpointsOf(d)[i]);
           if (!same) assert.ok(touched.destinations.has(d), `endpoints of ${d} moved but were not reported`);
           // An unchanged list stays the same array, so the mesh assignment built from it is not rebuilt.
           else assert.equal(kept.endpointsOf(d), beforeEps.get(d));
@@ -184,35 +218,56 @@ test('a kept proxy index equals one built from scratch, and reports every proxy 
 test('fed by a real health view: what it says changed between results is exact, and the kept assignment matches', () => {
   const idOf = (c: CheckServiceNode) => `${c.Node.Node}/${c.Service.ID}`;
   fc.assert(
-    fc.property(fc.array(fc.tuple(fc.array(op, { minLength: 1, maxLength: 20 }), fc.boolean()), { minLength: 1, maxLength: 25 }), fc.boolean(), (batches, keepUnhealthy) => {
-      const view = healthView({ service: 'web' });
-      const live = createLiveAssignment('web', { keepUnhealthy, chunk: 2 });
-      let index = 0;
-      let taken: readonly CheckServiceNode[] | undefined;
-      for (const [ops, take] of batches) {
-        index++;
-        view.update(ops.map((o) => (o.op === 'remove' ? health(index, 'deregister', make('web', o.node, o.id, FIXED)) : health(index, 'register', make('web', o.node, o.id, o.attrs)))));
-        // Results are taken only now and then, as a busy notify folds deliveries.
-        if (!take) continue;
-        // The kept assignment is fed the deferred result, as the provider is: it learns the changes from the view, the array unbuilt.
-        const got = live.update(view.deferred!(BigInt(index)));
-        const result = view.result(BigInt(index));
-        if (taken) {
-          const known = changesBetween(taken, result);
-          if (known) {
-            const was = new Set(taken);
-            const is = new Set(result);
-            assert.deepEqual(new Set(known.removed), new Set(taken.filter((c) => !is.has(c))), 'removed');
-            assert.deepEqual(new Set(known.added), new Set(result.filter((c) => !was.has(c))), 'added');
+    fc.property(
+      fc.array(fc.tuple(fc.array(op, { minLength: 1, maxLength: 20 }), fc.boolean()), { minLength: 1, maxLength: 25 }),
+      fc.boolean(),
+      (batches, keepUnhealthy) => {
+        const view = healthView({ service: 'web' });
+        const live = createLiveAssignment('web', { keepUnhealthy, chunk: 2 });
+        let index = 0;
+        let taken: readonly CheckServiceNode[] | undefined;
+        for (const [ops, take] of batches) {
+          index++;
+          view.update(
+            ops.map((o) =>
+              o.op === 'remove'
+                ? health(index, 'deregister', make('web', o.node, o.id, FIXED))
+                : health(index, 'register', make('web', o.node, o.id, o.attrs)),
+            ),
+          );
+          // Results are taken only now and then, as a busy notify folds deliveries.
+          if (!take) continue;
+          // The kept assignment is fed the deferred result, as the provider is: it learns the changes from the view, the array unbuilt.
+          const got = live.update(view.deferred!(BigInt(index)));
+          const result = view.result(BigInt(index));
+          if (taken) {
+            const known = changesBetween(taken, result);
+            if (known) {
+              const was = new Set(taken);
+              const is = new Set(result);
+              assert.deepEqual(new Set(known.removed), new Set(taken.filter((c) => !is.has(c))), 'removed');
+              assert.deepEqual(new Set(known.added), new Set(result.filter((c) => !was.has(c))), 'added');
+            }
           }
+          taken = result;
+          assert.deepEqual(result.map(idOf), [...result].sort(byNodeThenId).map(idOf));
+          assert.equal(got.version, fromScratch('web', result, keepUnhealthy).version);
         }
-        taken = result;
-        assert.deepEqual(result.map(idOf), [...result].sort(byNodeThenId).map(idOf));
-        assert.equal(got.version, fromScratch('web', result, keepUnhealthy).version);
-      }
-    }),
+      },
+    ),
     { numRuns: 200 },
   );
 });
 
-const FIXED: Attrs = { address: '10.0.0.1', nodeAddress: '10.0.0.1', port: 8080, statuses: [], weights: { Passing: 1, Warning: 1 }, datacenter: 'dc1', zone: '', zoneBy: 'meta', mesh: 'none', destination: 'web' };
+const FIXED: Attrs = {
+  address: '10.0.0.1',
+  nodeAddress: '10.0.0.1',
+  port: 8080,
+  statuses: [],
+  weights: { Passing: 1, Warning: 1 },
+  datacenter: 'dc1',
+  zone: '',
+  zoneBy: 'meta',
+  mesh: 'none',
+  destination: 'web',
+};

@@ -1,10 +1,10 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildApiListener } from '../../../src/xds/translate/listener';
-import { buildGateway } from '../../../src/xds/translate/ingress';
-import { routesForService } from '../../../src/xds/translate/route';
+import { test } from 'node:test';
 import { encodeXdsResource } from '../../../src/xds/translate/encode';
+import { buildGateway } from '../../../src/xds/translate/ingress';
+import { buildApiListener } from '../../../src/xds/translate/listener';
 import { gatewayNameOf, serviceResourceName } from '../../../src/xds/translate/names';
+import { routesForService } from '../../../src/xds/translate/route';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { cCoreError, decode, entry, grpcJsError } from './helpers';
 
@@ -17,7 +17,12 @@ test('API listener S: HCM with RDS S over ADS v3 and exactly one http filter, th
   const hcm = l.apiListener.apiListener;
   assert.equal(hcm['@type'], HCM);
   assert.deepEqual(hcm.rds, { routeConfigName: 'web', configSource: { ads: {}, resourceApiVersion: 'V3' } });
-  assert.deepEqual(hcm.httpFilters, [{ name: 'envoy.filters.http.router', typedConfig: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } }]);
+  assert.deepEqual(hcm.httpFilters, [
+    {
+      name: 'envoy.filters.http.router',
+      typedConfig: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' },
+    },
+  ]);
   assert.ok(hcm.statPrefix.length > 0, 'Envoy requires a stat_prefix');
   assert.equal(grpcJsError(r), undefined);
   assert.equal(cCoreError(r), undefined);
@@ -40,7 +45,10 @@ const gateway = entry('ingress-gateway', 'gw', {
     { Port: 8443, Protocol: 'http', Services: [{ Name: '*' }] },
   ],
 });
-const ctx = { services: [{ name: 'web' }, { name: 'api' }, { name: 'gw' }], routesFor: (ref: { name: string }) => routesForService(ref, []) };
+const ctx = {
+  services: [{ name: 'web' }, { name: 'api' }, { name: 'gw' }],
+  routesFor: (ref: { name: string }) => routesForService(ref, []),
+};
 
 test('ingress http listener: <gateway>:<port> on 0.0.0.0, HCM with RDS of the same name, a virtual host per service', () => {
   const built = buildGateway(gateway, ctx);
@@ -67,7 +75,10 @@ test('ingress http listener: <gateway>:<port> on 0.0.0.0, HCM with RDS of the sa
   assert.equal(grpcJsError(rr), undefined);
   // '*' lists every service but the gateway itself.
   const star = decode(encodeXdsResource(TypeUrl.RouteConfiguration, 'gw:8443', built.routes.get('gw:8443')!));
-  assert.deepEqual(star.virtualHosts.map((v: any) => v.name), ['web', 'api']);
+  assert.deepEqual(
+    star.virtualHosts.map((v: any) => v.name),
+    ['web', 'api'],
+  );
 });
 
 test('ingress tcp listener: tcp_proxy to the single listed service cluster', () => {

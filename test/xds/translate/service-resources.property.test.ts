@@ -36,8 +36,22 @@ type Step =
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('add' as const), service: fc.nat(1), version: fc.nat(1) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('remove' as const), service: fc.nat(1), at: fc.nat(20) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('resolver' as const), subsets: fc.boolean(), leastRequest: fc.boolean(), failover: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('defaults' as const), protocol: fc.constantFrom('tcp' as const, 'http' as const, 'grpc' as const) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('resolver' as const),
+      subsets: fc.boolean(),
+      leastRequest: fc.boolean(),
+      failover: fc.boolean(),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('defaults' as const),
+      protocol: fc.constantFrom('tcp' as const, 'http' as const, 'grpc' as const),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('route' as const), on: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('touch' as const), service: fc.nat(1) }) },
 );
@@ -62,7 +76,9 @@ test('service resources: an instances-only change keeps the other resources and 
   fc.assert(
     fc.property(fc.array(step, { minLength: 1, maxLength: 40 }), (steps) => {
       const list: ServiceName[] = SERVICES.map((Name) => ({ Name, Namespace: 'default', Partition: 'default' }));
-      const instances = new Map<string, Instances>(SERVICES.map((s) => [s, { value: Object.freeze([]) as readonly CheckServiceNode[] }]));
+      const instances = new Map<string, Instances>(
+        SERVICES.map((s) => [s, { value: Object.freeze([]) as readonly CheckServiceNode[] }]),
+      );
       const entries = new Map<ConfigEntryKind, readonly ConfigEntry[]>();
       const inputs: CatalogInputs = {
         serviceList: () => list,
@@ -99,7 +115,11 @@ test('service resources: an instances-only change keeps the other resources and 
           SERVICES.forEach((name) => touched.add(name));
           if (s.kind === 'resolver') {
             const fields: Record<string, unknown> = {};
-            if (s.subsets) fields['Subsets'] = { v0: { Filter: 'Service.Meta.version == v0' }, v1: { Filter: 'Service.Meta.version == v1' } };
+            if (s.subsets)
+              fields['Subsets'] = {
+                v0: { Filter: 'Service.Meta.version == v0' },
+                v1: { Filter: 'Service.Meta.version == v1' },
+              };
             if (s.leastRequest) fields['LoadBalancer'] = { Policy: 'least_request' };
             failover = s.failover;
             if (s.failover) fields['Failover'] = { '*': { Service: 'api' } };
@@ -107,7 +127,17 @@ test('service resources: an instances-only change keeps the other resources and 
           } else if (s.kind === 'defaults') {
             entries.set('service-defaults', [entry('service-defaults', 'web', { Protocol: s.protocol })]);
           } else {
-            entries.set('http-route', s.on ? [entry('http-route', 'web-route', { Parents: [{ Kind: 'api-gateway', Name: 'web' }], Rules: [{ Services: [{ Name: 'web' }] }] })] : []);
+            entries.set(
+              'http-route',
+              s.on
+                ? [
+                    entry('http-route', 'web-route', {
+                      Parents: [{ Kind: 'api-gateway', Name: 'web' }],
+                      Rules: [{ Services: [{ Name: 'web' }] }],
+                    }),
+                  ]
+                : [],
+            );
           }
         }
 
@@ -118,7 +148,8 @@ test('service resources: an instances-only change keeps the other resources and 
         scratch.update(inputs, { all: true, services: new Set() });
 
         assert.deepEqual([...kept.services.keys()].sort(), [...scratch.services.keys()].sort());
-        for (const [name, out] of kept.services) assert.deepEqual(versions(out), versions(scratch.services.get(name)!), name);
+        for (const [name, out] of kept.services)
+          assert.deepEqual(versions(out), versions(scratch.services.get(name)!), name);
 
         if (instancesOnly) {
           assert.equal(changed.get(TypeUrl.Cluster)!.size, 0);

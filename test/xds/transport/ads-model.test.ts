@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { decodeResponse } from '../../../src/xds/transport/wire';
 import { recordingCall, startFakeStream } from './helpers/fake-stream';
-import { TestProvider, cla, cluster, listener, route } from './helpers/fixtures';
+import { cla, cluster, listener, route, TestProvider } from './helpers/fixtures';
 
 const { Cluster: CDS, ClusterLoadAssignment: EDS, Listener: LDS, RouteConfiguration: RDS } = TypeUrl;
 const CLUSTERS = ['c1', 'c2', 'c3'];
@@ -25,7 +25,11 @@ type Op =
   | { op: 'answer'; type: number; nack: boolean };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ op: fc.constant('cluster' as const), name: fc.constantFrom(...CLUSTERS), v: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({
+    op: fc.constant('cluster' as const),
+    name: fc.constantFrom(...CLUSTERS),
+    v: fc.integer({ min: 1, max: 3 }),
+  }),
   fc.record({ op: fc.constant('dropCluster' as const), name: fc.constantFrom(...CLUSTERS) }),
   fc.record({ op: fc.constant('cla' as const), name: fc.constantFrom(...CLUSTERS), v: fc.integer({ min: 1, max: 3 }) }),
   fc.record({ op: fc.constant('route' as const), name: fc.constantFrom(...ROUTES), to: fc.constantFrom(...CLUSTERS) }),
@@ -49,7 +53,8 @@ function run(ops: Op[]): void {
       const r = decodeResponse('v3', 'DeltaDiscoveryResponse', written[read]!);
       const t = r.typeUrl as string;
       assert.ok(!unanswered.has(t), `a second ${t} response before the first was answered`);
-      if (t === LDS || t === RDS) assert.ok(!unanswered.has(CDS) && !unanswered.has(EDS), 'LDS/RDS sent while CDS/EDS un-ACKed');
+      if (t === LDS || t === RDS)
+        assert.ok(!unanswered.has(CDS) && !unanswered.has(EDS), 'LDS/RDS sent while CDS/EDS un-ACKed');
       const h = held.get(t)!;
       unanswered.set(t, { nonce: r.nonce, before: new Map(h) });
       for (const x of r.resources as { name: string; version: string }[]) h.set(x.name, x.version);
@@ -97,7 +102,12 @@ function run(ops: Op[]): void {
   }
   // Everything changes once more, to content no step above can make (so whatever was NACKed is
   // superseded: a rejected version is never resent unchanged, X-ACK-5), then the client ACKs until quiet.
-  p.set(...CLUSTERS.map((c) => cluster(c, 7)), ...CLUSTERS.map((c) => cla(c, [9000])), listener('l1', 'r2', 'last'), ...ROUTES.map((r) => route(r, 'c2', 'last')));
+  p.set(
+    ...CLUSTERS.map((c) => cluster(c, 7)),
+    ...CLUSTERS.map((c) => cla(c, [9000])),
+    listener('l1', 'r2', 'last'),
+    ...ROUTES.map((r) => route(r, 'c2', 'last')),
+  );
   for (const t of TYPES) changed(t, [...CLUSTERS, ...ROUTES, 'l1']);
   readNew();
   for (let i = 0; unanswered.size > 0 && i < 50; i++) {
@@ -107,7 +117,12 @@ function run(ops: Op[]): void {
   assert.equal(unanswered.size, 0, 'the exchange settles');
   const want = (t: string, names: Iterable<string>) => {
     const set = p.get(t, stream.node!);
-    return new Map([...names].filter((n) => set.byName.has(n)).map((n) => [n, set.byName.get(n)!.version] as const).sort());
+    return new Map(
+      [...names]
+        .filter((n) => set.byName.has(n))
+        .map((n) => [n, set.byName.get(n)!.version] as const)
+        .sort(),
+    );
   };
   assert.deepEqual(new Map([...held.get(CDS)!].sort()), want(CDS, CLUSTERS));
   assert.deepEqual(new Map([...held.get(EDS)!].sort()), want(EDS, edsNames));
@@ -116,5 +131,8 @@ function run(ops: Op[]): void {
 }
 
 test('ADS model: make-before-break holds never deadlock, and every type converges', () => {
-  fc.assert(fc.property(fc.array(opArb, { maxLength: 30 }), (ops) => run(ops)), { numRuns: 200 });
+  fc.assert(
+    fc.property(fc.array(opArb, { maxLength: 30 }), (ops) => run(ops)),
+    { numRuns: 200 },
+  );
 });

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { decodeResponse } from '../../../src/xds/transport/wire';
 import { recordingCall, startFakeStream } from './helpers/fake-stream';
-import { TestProvider, cluster } from './helpers/fixtures';
+import { cluster, TestProvider } from './helpers/fixtures';
 
 const CDS = TypeUrl.Cluster;
 const NAMES = ['a', 'b', 'c', 'd'];
@@ -25,7 +25,11 @@ type Op =
 
 const name = fc.constantFrom(...NAMES, '*');
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ op: fc.constant('put' as const), name: fc.constantFrom(...NAMES), content: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({
+    op: fc.constant('put' as const),
+    name: fc.constantFrom(...NAMES),
+    content: fc.integer({ min: 1, max: 3 }),
+  }),
   fc.record({ op: fc.constant('remove' as const), name: fc.constantFrom(...NAMES) }),
   fc.record({ op: fc.constant('subscribe' as const), names: fc.array(name, { maxLength: 3 }) }),
   fc.record({ op: fc.constant('unsubscribe' as const), names: fc.array(name, { minLength: 1, maxLength: 2 }) }),
@@ -66,7 +70,11 @@ function run(first: readonly string[], ops: Op[]): void {
   const answer = (nack: boolean) => {
     if (!unanswered) return;
     oldNonce = unanswered.nonce;
-    send({ typeUrl: CDS, responseNonce: unanswered.nonce, ...(nack ? { errorDetail: { code: 3, message: 'no' } } : {}) });
+    send({
+      typeUrl: CDS,
+      responseNonce: unanswered.nonce,
+      ...(nack ? { errorDetail: { code: 3, message: 'no' } } : {}),
+    });
     if (nack) {
       // A rejecting client keeps its last good state, minus what it unsubscribed since.
       held.clear();
@@ -110,14 +118,17 @@ function run(first: readonly string[], ops: Op[]): void {
   }
   const set = p.get(CDS, stream.node!);
   const expected = new Map<string, string>();
-  for (const [n, res] of set.byName) if ((wildcard && set.wildcard.has(n)) || named.has(n)) expected.set(n, res.version);
+  for (const [n, res] of set.byName)
+    if ((wildcard && set.wildcard.has(n)) || named.has(n)) expected.set(n, res.version);
   // Names the client holds because the wildcard once covered them go when it ends (the server says so).
   assert.deepEqual(new Map([...held].sort()), new Map([...expected].sort()));
 }
 
 test('Delta model: bounded in flight, only subscribed names, converges to the subscription', () => {
   fc.assert(
-    fc.property(fc.constantFrom([], ['*'], ['a'], ['a', 'c']), fc.array(opArb, { maxLength: 30 }), (first, ops) => run(first, ops)),
+    fc.property(fc.constantFrom([], ['*'], ['a'], ['a', 'c']), fc.array(opArb, { maxLength: 30 }), (first, ops) =>
+      run(first, ops),
+    ),
     { numRuns: 300 },
   );
 });

@@ -2,9 +2,9 @@
 // ADS and the per-type Delta services, including a reconnect to a restarted
 // hub with initial_resource_versions.
 import assert from 'node:assert/strict';
-import { test, type TestContext } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
-import { TestProvider, cla, cluster, listener, seed } from './helpers/fixtures';
+import { cla, cluster, listener, seed, TestProvider } from './helpers/fixtures';
 import { type Hub, seededHub, startHub } from './helpers/harness';
 import { DeltaScript, deltaVersions } from './helpers/scripts';
 

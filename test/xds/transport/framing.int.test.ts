@@ -7,18 +7,27 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
+import { lookupType } from '../../../src/xds/transport/envoy-proto';
 import { serviceDefinitions } from '../../../src/xds/transport/services';
 import type { XdsResponse } from '../../../src/xds/transport/wire';
-import { lookupType } from '../../../src/xds/transport/envoy-proto';
 
 const SERVICE = 'envoy.service.discovery.v3.AggregatedDiscoveryService';
 const Res = lookupType('envoy.service.discovery.v3.DeltaDiscoveryResponse');
 
-test('queued writes of shared bodies reach the client intact, each with its own nonce', { timeout: 20_000 }, async (t) => {
+test('queued writes of shared bodies reach the client intact, each with its own nonce', {
+  timeout: 20_000,
+}, async (t) => {
   const COUNT = 200;
   // Bodies of different sizes (some large enough to grow the buffer, then smaller ones after them).
   const bodies = Array.from({ length: COUNT }, (_, i) =>
-    Buffer.from(Res.encode(Res.fromObject({ systemVersionInfo: `v${i}-${'x'.repeat((i * 7919) % 70_000)}`, typeUrl: 'type.googleapis.com/t' })).finish()),
+    Buffer.from(
+      Res.encode(
+        Res.fromObject({
+          systemVersionInfo: `v${i}-${'x'.repeat((i * 7919) % 70_000)}`,
+          typeUrl: 'type.googleapis.com/t',
+        }),
+      ).finish(),
+    ),
   );
   const server = new grpc.Server();
   const { definition } = serviceDefinitions().get(SERVICE)!;
@@ -37,7 +46,11 @@ test('queued writes of shared bodies reach the client intact, each with its own 
   t.after(() => server.forceShutdown());
   const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   t.after(() => client.close());
-  const call = client.makeBidiStreamRequest(`/${SERVICE}/DeltaAggregatedResources`, (b: Buffer) => b, (b: Buffer) => b);
+  const call = client.makeBidiStreamRequest(
+    `/${SERVICE}/DeltaAggregatedResources`,
+    (b: Buffer) => b,
+    (b: Buffer) => b,
+  );
   const got: Buffer[] = [];
   const done = new Promise<void>((resolve, reject) => {
     call.on('data', (b: Buffer) => got.push(b));

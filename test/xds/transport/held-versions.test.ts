@@ -23,27 +23,35 @@ function assertSame(h: HeldVersions, model: ReadonlyMap<string, string>, names: 
 
 test('HeldVersions: random updates from a shared base read exactly as a plain Map; earlier values never change; lookups read O(log n) layers', () => {
   fc.assert(
-    fc.property(fc.array(fc.tuple(name, version), { maxLength: 200, size: 'max' }), fc.array(update, { minLength: 1, maxLength: 60, size: 'max' }), (baseEntries, updates) => {
-      const base = new Map(baseEntries);
-      const baseCopy = new Map(base);
-      let h = HeldVersions.of(base);
-      let model = new Map([...base].filter((e): e is [string, string] => e[1] !== null));
-      const names = [...new Set([...baseEntries.map(([n]) => n), ...updates.flat().map(([n]) => n), 'absent'])];
-      const history: [HeldVersions, Map<string, string>][] = [[h, model]];
-      for (const changes of updates) {
-        h = h.with(changes);
-        model = new Map(model);
-        for (const [n, v] of changes) {
-          if (v === null) model.delete(n);
-          else model.set(n, v);
+    fc.property(
+      fc.array(fc.tuple(name, version), { maxLength: 200, size: 'max' }),
+      fc.array(update, { minLength: 1, maxLength: 60, size: 'max' }),
+      (baseEntries, updates) => {
+        const base = new Map(baseEntries);
+        const baseCopy = new Map(base);
+        let h = HeldVersions.of(base);
+        let model = new Map([...base].filter((e): e is [string, string] => e[1] !== null));
+        const names = [...new Set([...baseEntries.map(([n]) => n), ...updates.flat().map(([n]) => n), 'absent'])];
+        const history: [HeldVersions, Map<string, string>][] = [[h, model]];
+        for (const changes of updates) {
+          h = h.with(changes);
+          model = new Map(model);
+          for (const [n, v] of changes) {
+            if (v === null) model.delete(n);
+            else model.set(n, v);
+          }
+          history.push([h, model]);
+          assertSame(h, model, names);
+          assert.ok(
+            h.depth <= Math.log2(names.length + base.size + 1) + 3,
+            `${h.depth} layers for ${names.length} names`,
+          );
         }
-        history.push([h, model]);
-        assertSame(h, model, names);
-        assert.ok(h.depth <= Math.log2(names.length + base.size + 1) + 3, `${h.depth} layers for ${names.length} names`);
-      }
-      for (const [old, m] of history) assert.deepEqual(new Map(old), m, 'a value never changes: updates make a new one');
-      assert.deepEqual(base, baseCopy, 'the shared base is never written');
-    }),
+        for (const [old, m] of history)
+          assert.deepEqual(new Map(old), m, 'a value never changes: updates make a new one');
+        assert.deepEqual(base, baseCopy, 'the shared base is never written');
+      },
+    ),
     { numRuns: 100 },
   );
 });

@@ -3,13 +3,13 @@
 // responses never count. Real grpc-js server and client; the trim is counted,
 // not run, so the test does not depend on the allocator.
 import assert from 'node:assert/strict';
-import { test, type TestContext } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { SYNC_GATE_DEFAULTS } from '../../../src/xds/transport/sync-gate';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
-import { TestProvider, cluster } from './helpers/fixtures';
-import { startHub, type Hub } from './helpers/harness';
-import { DeltaScript } from './helpers/scripts';
 import { until as poll, UNTIL_TIMEOUT_MS } from '../../helpers/until';
+import { cluster, TestProvider } from './helpers/fixtures';
+import { type Hub, startHub } from './helpers/harness';
+import { DeltaScript } from './helpers/scripts';
 
 const CDS = TypeUrl.Cluster;
 
@@ -17,7 +17,9 @@ async function setup(t: TestContext, clusters: number, memoryTrim: boolean, idle
   const p = new TestProvider();
   p.set(...Array.from({ length: clusters }, (_, i) => cluster(`cluster-${i}`)));
   let trims = 0;
-  const hub = await startHub(p, { memoryTrim }, 0, { memoryTrim: { minBytes: 1, idleMs, maxDelayMs: 60_000, trim: () => void trims++ } });
+  const hub = await startHub(p, { memoryTrim }, 0, {
+    memoryTrim: { minBytes: 1, idleMs, maxDelayMs: 60_000, trim: () => void trims++ },
+  });
   t.after(() => hub.stop());
   return { hub, trims: () => trims };
 }
@@ -34,7 +36,9 @@ async function syncCds(hub: Hub): Promise<number> {
   return (r.resources as unknown[]).length;
 }
 
-test('a large initial set is noted after HTTP/2 takes it, and trimmed once the burst is quiet', { timeout: 20_000 }, async (t) => {
+test('a large initial set is noted after HTTP/2 takes it, and trimmed once the burst is quiet', {
+  timeout: 20_000,
+}, async (t) => {
   const { hub, trims } = await setup(t, 600, true);
   assert.equal(await syncCds(hub), 600);
   await until(() => trims() === 1, 'the trim after the initial CDS set');
@@ -52,13 +56,19 @@ test('responses below the sync gate size are never noted', { timeout: 20_000 }, 
   // The same path with a large set shows its note by the time the client has the response (the write callback runs first).
   const large = await setup(t, 600, true, 60_000);
   assert.equal(await syncCds(large.hub), 600);
-  assert.ok(large.hub.xds.memoryTrim().pendingBytes >= SYNC_GATE_DEFAULTS.largeBytes, `noted ${large.hub.xds.memoryTrim().pendingBytes} bytes`);
+  assert.ok(
+    large.hub.xds.memoryTrim().pendingBytes >= SYNC_GATE_DEFAULTS.largeBytes,
+    `noted ${large.hub.xds.memoryTrim().pendingBytes} bytes`,
+  );
   assert.equal(small.trims() + large.trims(), 0);
 });
 
 test('--memory-trim=false: large writes are not noted and nothing is trimmed', { timeout: 20_000 }, async (t) => {
   const { hub, trims } = await setup(t, 600, false);
   assert.equal(await syncCds(hub), 600);
-  assert.deepEqual({ ...hub.xds.memoryTrim(), lastDurationMs: 0 }, { available: false, trims: 0, pendingBytes: 0, lastDurationMs: 0, releasedBytes: 0 });
+  assert.deepEqual(
+    { ...hub.xds.memoryTrim(), lastDurationMs: 0 },
+    { available: false, trims: 0, pendingBytes: 0, lastDurationMs: 0, releasedBytes: 0 },
+  );
   assert.equal(trims(), 0);
 });

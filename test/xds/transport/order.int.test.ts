@@ -1,12 +1,12 @@
 // Ordering and warming on ADS (X-ORDER-*, X-WARM-*), with the scripted
 // Envoy-like Delta client and the SotW client.
 import assert from 'node:assert/strict';
-import { test, type TestContext } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { sotwNames } from './helpers/client';
-import { type TestProvider, cla, cluster, listener, route } from './helpers/fixtures';
+import { cla, cluster, listener, route, type TestProvider } from './helpers/fixtures';
 import { type Hub, seededHub } from './helpers/harness';
-import { DeltaScript, SotwScript, deltaVersions } from './helpers/scripts';
+import { DeltaScript, deltaVersions, SotwScript } from './helpers/scripts';
 
 const T = { timeout: 20_000 };
 const CDS = TypeUrl.Cluster;
@@ -132,16 +132,20 @@ test('X-ORDER-1 (SotW): a cluster that the old route needed is removed only afte
   assert.deepEqual(sotwNames(c2), ['c2']);
 });
 
-test('X-ACK-7 with X-WARM-2: a reconnecting SotW Envoy that holds the current clusters gets its routes', T, async (t) => {
-  const { hub } = await seededHub(t);
-  const first = new SotwScript(hub.sotw(), 'envoy-1');
-  first.request(CDS, []);
-  const c = await first.expect(CDS);
-  first.ack(c);
-  first.client.close();
-  const again = new SotwScript(hub.sotw(), 'envoy-1');
-  again.request(CDS, [], { versionInfo: c.versionInfo }); // holds the current clusters: not resent
-  again.request(RDS, ['r1']);
-  const r = await again.expect(RDS);
-  assert.deepEqual(sotwNames(r), ['r1']);
-});
+test(
+  'X-ACK-7 with X-WARM-2: a reconnecting SotW Envoy that holds the current clusters gets its routes',
+  T,
+  async (t) => {
+    const { hub } = await seededHub(t);
+    const first = new SotwScript(hub.sotw(), 'envoy-1');
+    first.request(CDS, []);
+    const c = await first.expect(CDS);
+    first.ack(c);
+    first.client.close();
+    const again = new SotwScript(hub.sotw(), 'envoy-1');
+    again.request(CDS, [], { versionInfo: c.versionInfo }); // holds the current clusters: not resent
+    again.request(RDS, ['r1']);
+    const r = await again.expect(RDS);
+    assert.deepEqual(sotwNames(r), ['r1']);
+  },
+);

@@ -4,13 +4,13 @@
 // is open, and go on the ACK when it is closed; what a request asks is
 // answered at once.
 import assert from 'node:assert/strict';
-import { test, type TestContext } from 'node:test';
-import { PushPipeline, type PushOptions } from '../../../src/xds/transport/push';
+import { type TestContext, test } from 'node:test';
 import { NO_INTERNING } from '../../../src/xds/transport/name-sets';
+import { type PushOptions, PushPipeline } from '../../../src/xds/transport/push';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { decodeResponse } from '../../../src/xds/transport/wire';
 import { recordingCall, startFakeStream } from './helpers/fake-stream';
-import { TestProvider, cla, seed } from './helpers/fixtures';
+import { cla, seed, TestProvider } from './helpers/fixtures';
 
 function rig(t: TestContext, opts: PushOptions = { debounceMs: 50, maxDelayMs: 1000 }) {
   t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
@@ -34,7 +34,12 @@ function rig(t: TestContext, opts: PushOptions = { debounceMs: 50, maxDelayMs: 1
   /** Whether response i carries c1 at its current version (the latest change). */
   const latest = (i: number) => {
     const res = response(i).resources.find((x: { name: string }) => x.name === 'c1');
-    return res?.version === p.get(TypeUrl.ClusterLoadAssignment, { id: 'n', cluster: '', clientFeatures: [], userAgent: '' }).byName.get('c1')!.version;
+    return (
+      res?.version ===
+      p
+        .get(TypeUrl.ClusterLoadAssignment, { id: 'n', cluster: '', clientFeatures: [], userAgent: '' })
+        .byName.get('c1')!.version
+    );
   };
   // Subscribed to c1's endpoints and holding them (ACKed); then a quiet second, so the window is closed.
   send({ node: { id: 'n' }, typeUrl: TypeUrl.ClusterLoadAssignment, resourceNamesSubscribe: ['c1'] });
@@ -88,7 +93,14 @@ test('X-STREAM-4: a new subscription is answered at once even inside the window,
   assert.equal(r.written.length, 2);
   r.send({ typeUrl: TypeUrl.ClusterLoadAssignment, resourceNamesSubscribe: ['c2'] });
   assert.equal(r.written.length, 3, 'the subscription is answered inside the window');
-  assert.deepEqual(r.response(2).resources.map((x: { name: string }) => x.name).sort(), ['c1', 'c2'], 'and the queued change rides along');
+  assert.deepEqual(
+    r
+      .response(2)
+      .resources.map((x: { name: string }) => x.name)
+      .sort(),
+    ['c1', 'c2'],
+    'and the queued change rides along',
+  );
   assert.ok(r.latest(2), 'carrying the latest c1');
 });
 

@@ -2,10 +2,10 @@
 // delivery only to interested streams.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PushPipeline } from '../../../src/xds/transport/push';
-import type { XdsStream } from '../../../src/xds/transport/stream';
-import type { SubscriptionDelta } from '../../../src/xds/transport/rules/subscription';
 import { EMPTY_NAMES } from '../../../src/xds/transport/name-sets';
+import { PushPipeline } from '../../../src/xds/transport/push';
+import type { SubscriptionDelta } from '../../../src/xds/transport/rules/subscription';
+import type { XdsStream } from '../../../src/xds/transport/stream';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { TestProvider } from './helpers/fixtures';
 
@@ -33,7 +33,13 @@ function fake(id: string, cluster = 'web'): Fake {
   };
 }
 
-const subscribed = (names: ReadonlySet<string>): SubscriptionDelta => ({ changed: true, before: EMPTY_NAMES, added: [...names], removed: [], wildcardChanged: false });
+const subscribed = (names: ReadonlySet<string>): SubscriptionDelta => ({
+  changed: true,
+  before: EMPTY_NAMES,
+  added: [...names],
+  removed: [],
+  wildcardChanged: false,
+});
 
 test('an idle change goes at once; changes inside the window are folded and go at its end', (t) => {
   t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
@@ -71,7 +77,8 @@ test('under churn, deliveries stay at one per window; --xds-max-delay bounds the
   for (let ms = 0; ms < 1000; ms++) {
     p.announce([{ typeUrl: TypeUrl.Cluster, names: new Set([`c${ms}`]) }]); // 1,000 changes per second, c<ms> at ms
     t.mock.timers.tick(1);
-    for (const batch of s.got.slice(seen)) for (const n of batch) waited = Math.max(waited, ms + 1 - Number(n.slice(1)));
+    for (const batch of s.got.slice(seen))
+      for (const n of batch) waited = Math.max(waited, ms + 1 - Number(n.slice(1)));
     seen = s.got.length;
   }
   assert.ok(push.deliveries <= 1000 / 50 + 1, `${push.deliveries} deliveries in one second (window 50 ms)`);

@@ -13,7 +13,8 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { BodyCache } from '../../../src/xds/transport/body-cache';
 import { NO_INTERNING } from '../../../src/xds/transport/name-sets';
-import { Clusters, RESOURCE_TYPES, Routes, type ResourceType } from '../../../src/xds/transport/resource-types';
+import type { XdsNode } from '../../../src/xds/transport/provider';
+import { Clusters, RESOURCE_TYPES, type ResourceType, Routes } from '../../../src/xds/transport/resource-types';
 import * as ack from '../../../src/xds/transport/rules/ack';
 import * as decide from '../../../src/xds/transport/rules/decide';
 import * as ordering from '../../../src/xds/transport/rules/ordering';
@@ -21,10 +22,16 @@ import * as response from '../../../src/xds/transport/rules/response';
 import * as subscription from '../../../src/xds/transport/rules/subscription';
 import * as ttl from '../../../src/xds/transport/rules/ttl';
 import * as warming from '../../../src/xds/transport/rules/warming';
-import { newStreamState, newTypeState, type StreamState, type Transport, type TypeState, type Variant } from '../../../src/xds/transport/stream-state';
-import type { XdsNode } from '../../../src/xds/transport/provider';
+import {
+  newStreamState,
+  newTypeState,
+  type StreamState,
+  type Transport,
+  type TypeState,
+  type Variant,
+} from '../../../src/xds/transport/stream-state';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
-import { TestProvider, cla, cluster, listener, route } from './helpers/fixtures';
+import { cla, cluster, listener, route, TestProvider } from './helpers/fixtures';
 import { withoutIo } from './helpers/no-io';
 
 const MODULES = { ack, decide, ordering, response, subscription, ttl, warming } as const;
@@ -34,7 +41,14 @@ const names = fc.array(fc.constantFrom(...NAMES, '*'), { maxLength: 3 });
 
 type Op =
   | { op: 'sotw'; type: number; names: string[]; reply: 'ack' | 'nack' | 'stale' | 'none'; version: boolean }
-  | { op: 'delta'; type: number; subscribe: string[]; unsubscribe: string[]; reply: 'ack' | 'nack' | 'stale' | 'none'; initial: string[] }
+  | {
+      op: 'delta';
+      type: number;
+      subscribe: string[];
+      unsubscribe: string[];
+      reply: 'ack' | 'nack' | 'stale' | 'none';
+      initial: string[];
+    }
   | { op: 'change'; type: number; name: string; v: number }
   | { op: 'remove'; type: number; name: string }
   | { op: 'heartbeat' }
@@ -45,7 +59,14 @@ const reply = fc.constantFrom('ack' as const, 'nack' as const, 'stale' as const,
 const typeIndex = fc.integer({ min: 0, max: 3 });
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant('sotw' as const), type: typeIndex, names, reply, version: fc.boolean() }),
-  fc.record({ op: fc.constant('delta' as const), type: typeIndex, subscribe: names, unsubscribe: names, reply, initial: fc.array(name, { maxLength: 2 }) }),
+  fc.record({
+    op: fc.constant('delta' as const),
+    type: typeIndex,
+    subscribe: names,
+    unsubscribe: names,
+    reply,
+    initial: fc.array(name, { maxLength: 2 }),
+  }),
   fc.record({ op: fc.constant('change' as const), type: typeIndex, name, v: fc.integer({ min: 1, max: 3 }) }),
   fc.record({ op: fc.constant('remove' as const), type: typeIndex, name }),
   fc.constant({ op: 'heartbeat' as const }),
@@ -99,74 +120,158 @@ type Probe = (s: StreamState, st: TypeState, ctx: decide.RuleContext, label: str
 
 /** One probe per export of every rule module (checked below), each calling it with inputs drawn from the current state. */
 const PROBES: Record<string, Probe> = {
-  'ack.setVersion': (_s, st, ctx, l) => pure(l, [st], () => ack.setVersion(ctx.resources(st.type, PROBE_NODE).byName.values(), 5000)),
+  'ack.setVersion': (_s, st, ctx, l) =>
+    pure(l, [st], () => ack.setVersion(ctx.resources(st.type, PROBE_NODE).byName.values(), 5000)),
   'ack.nonceFor': (s, _st, _ctx, l) => pure(l, [s], () => ack.nonceFor(s.id, s.nonceSeq + 1)),
   'ack.settle': (_s, st, ctx, l) => {
     for (const error of [undefined, { code: 3, message: 'no' }]) {
-      for (const open of [false, true]) pure(l, [st], () => ack.settle(st, { nonce: st.pending?.nonce ?? 'x', error, versionInfo: st.lastSentVersion, at: ctx.now }, open));
+      for (const open of [false, true])
+        pure(l, [st], () =>
+          ack.settle(
+            st,
+            { nonce: st.pending?.nonce ?? 'x', error, versionInfo: st.lastSentVersion, at: ctx.now },
+            open,
+          ),
+        );
     }
   },
   'ack.withPending': (s, st, _ctx, l) =>
-    pure(l, [st], () => ack.withPending(st, { version: 'v', sent: new Map([['c1', '1']]), resources: undefined, heartbeat: false }, 'n', s.variant === 'sotw')),
-  'ack.heldOnReconnect': (s, st, ctx, l) => pure(l, [st], () => ack.heldOnReconnect(st, st.lastSentVersion, ctx.resources(st.type, PROBE_NODE), s.ttlMs)),
-  'ack.adoptInitialVersions': (_s, st, _ctx, l) => pure(l, [st], () => ack.adoptInitialVersions(st, new Map([['c1', 'v1']]))),
-  'subscription.applySotwNames': (_s, st, _ctx, l) => pure(l, [st], () => subscription.applySotwNames(st.sub, st.type, ['c1', '*'])),
-  'subscription.applyDeltaChange': (_s, st, _ctx, l) => pure(l, [st], () => subscription.applyDeltaChange(st.sub, st.type, ['c2'], ['c1', '*'], !st.started)),
-  'subscription.covers': (_s, st, ctx, l) => pure(l, [st], () => NAMES.map((n) => subscription.covers(st.sub, ctx.resources(st.type, PROBE_NODE), n))),
-  'subscription.coveredNames': (_s, st, ctx, l) => pure(l, [st], () => subscription.coveredNames(st.sub, ctx.resources(st.type, PROBE_NODE))),
+    pure(l, [st], () =>
+      ack.withPending(
+        st,
+        { version: 'v', sent: new Map([['c1', '1']]), resources: undefined, heartbeat: false },
+        'n',
+        s.variant === 'sotw',
+      ),
+    ),
+  'ack.heldOnReconnect': (s, st, ctx, l) =>
+    pure(l, [st], () => ack.heldOnReconnect(st, st.lastSentVersion, ctx.resources(st.type, PROBE_NODE), s.ttlMs)),
+  'ack.adoptInitialVersions': (_s, st, _ctx, l) =>
+    pure(l, [st], () => ack.adoptInitialVersions(st, new Map([['c1', 'v1']]))),
+  'subscription.applySotwNames': (_s, st, _ctx, l) =>
+    pure(l, [st], () => subscription.applySotwNames(st.sub, st.type, ['c1', '*'])),
+  'subscription.applyDeltaChange': (_s, st, _ctx, l) =>
+    pure(l, [st], () => subscription.applyDeltaChange(st.sub, st.type, ['c2'], ['c1', '*'], !st.started)),
+  'subscription.covers': (_s, st, ctx, l) =>
+    pure(l, [st], () => NAMES.map((n) => subscription.covers(st.sub, ctx.resources(st.type, PROBE_NODE), n))),
+  'subscription.coveredNames': (_s, st, ctx, l) =>
+    pure(l, [st], () => subscription.coveredNames(st.sub, ctx.resources(st.type, PROBE_NODE))),
   'subscription.sendWholeSet': (_s, st, _ctx, l) => pure(l, [st], () => subscription.sendWholeSet(st)),
   'subscription.deltaSubscription': (_s, st, _ctx, l) =>
-    pure(l, [st], () => subscription.deltaSubscription(st, ['c1', 'r1'], ['c2', '*'], !st.started, new Map([['c1', 'x']]), NO_INTERNING)),
+    pure(l, [st], () =>
+      subscription.deltaSubscription(st, ['c1', 'r1'], ['c2', '*'], !st.started, new Map([['c1', 'x']]), NO_INTERNING),
+    ),
   'response.computeSotw': (s, st, ctx, l) => {
     for (const holdRemovals of [false, true]) {
-      const rctx = { set: ctx.resources(st.type, PROBE_NODE), ttlMs: s.ttlMs, sotwWrap: s.sotwWrap, holdRemovals, memo: ctx.memo, routeAllowed: (r: { name: string }) => r.name !== 'r2' };
+      const rctx = {
+        set: ctx.resources(st.type, PROBE_NODE),
+        ttlMs: s.ttlMs,
+        sotwWrap: s.sotwWrap,
+        holdRemovals,
+        memo: ctx.memo,
+        routeAllowed: (r: { name: string }) => r.name !== 'r2',
+      };
       pure(l, [st], () => response.computeSotw(st, rctx));
     }
   },
   'response.computeDelta': (s, st, ctx, l) => {
     for (const holdRemovals of [false, true]) {
-      const rctx = { set: ctx.resources(st.type, PROBE_NODE), ttlMs: s.ttlMs, sotwWrap: false, holdRemovals, memo: ctx.memo };
+      const rctx = {
+        set: ctx.resources(st.type, PROBE_NODE),
+        ttlMs: s.ttlMs,
+        sotwWrap: false,
+        holdRemovals,
+        memo: ctx.memo,
+      };
       pure(l, [st], () => response.computeDelta(st, rctx));
     }
   },
   'ordering.waitsForClusters': (s, st, _ctx, l) => pure(l, [s], () => ordering.waitsForClusters(s, st.type)),
   'ordering.holdsRemovals': (s, st, _ctx, l) => pure(l, [s], () => ordering.holdsRemovals(s, st.type)),
-  'warming.routeClusters': (_s, _st, ctx, l) => pure(l, [], () => [...ctx.resources(Routes, PROBE_NODE).byName.values()].map((r) => warming.routeClusters(r))),
+  'warming.routeClusters': (_s, _st, ctx, l) =>
+    pure(l, [], () => [...ctx.resources(Routes, PROBE_NODE).byName.values()].map((r) => warming.routeClusters(r))),
   'warming.routeGate': (s, st, ctx, l) =>
     pure(l, [s], () => {
       const gate = warming.routeGate(s, st.type, () => ctx.resources(Clusters, PROBE_NODE));
       return gate && [...ctx.resources(Routes, PROBE_NODE).byName.values()].map(gate);
     }),
   'warming.warmEndpoints': (s, st, ctx, l) =>
-    pure(l, [s, st], () => warming.warmEndpoints(s, st, new Map([['c1', 'v9'], ['c2', null]]), () => ctx.resources(RESOURCE_TYPES[1]!, PROBE_NODE))),
+    pure(l, [s, st], () =>
+      warming.warmEndpoints(
+        s,
+        st,
+        new Map([
+          ['c1', 'v9'],
+          ['c2', null],
+        ]),
+        () => ctx.resources(RESOURCE_TYPES[1]!, PROBE_NODE),
+      ),
+    ),
   'ttl.clientTtl': (s, _st, _ctx, l) => pure(l, [s], () => s.node && ttl.clientTtl(s.api, s.node, 30_000)),
   'ttl.responseTtl': (s, _st, _ctx, l) => pure(l, [s], () => ttl.responseTtl(s)),
   'ttl.takesHeartbeats': (s, _st, _ctx, l) => pure(l, [s], () => ttl.takesHeartbeats(s)),
-  'ttl.ttlTypesAdvice': (s, _st, _ctx, l) => pure(l, [s], () => [[], ['EDS'], ['CDS', 'EDS']].map((types) => ttl.ttlTypesAdvice(s.ttlMs, types))),
-  'ttl.heartbeatFor': (s, st, ctx, l) => pure(l, [s, st], () => ttl.heartbeatFor(s, st, ctx.resources(st.type, PROBE_NODE))),
+  'ttl.ttlTypesAdvice': (s, _st, _ctx, l) =>
+    pure(l, [s], () => [[], ['EDS'], ['CDS', 'EDS']].map((types) => ttl.ttlTypesAdvice(s.ttlMs, types))),
+  'ttl.heartbeatFor': (s, st, ctx, l) =>
+    pure(l, [s, st], () => ttl.heartbeatFor(s, st, ctx.resources(st.type, PROBE_NODE))),
   'decide.onSotwRequest': (s, st, ctx, l) =>
-    pure(l, [s], () => decide.onSotwRequest(s, { versionInfo: st.lastSentVersion, node: undefined, resourceNames: ['c1'], typeUrl: st.wireTypeUrl, responseNonce: st.pending?.nonce ?? '', errorDetail: undefined }, ctx)),
+    pure(l, [s], () =>
+      decide.onSotwRequest(
+        s,
+        {
+          versionInfo: st.lastSentVersion,
+          node: undefined,
+          resourceNames: ['c1'],
+          typeUrl: st.wireTypeUrl,
+          responseNonce: st.pending?.nonce ?? '',
+          errorDetail: undefined,
+        },
+        ctx,
+      ),
+    ),
   'decide.onDeltaRequest': (s, st, ctx, l) =>
-    pure(l, [s], () => decide.onDeltaRequest(s, { node: undefined, typeUrl: st.wireTypeUrl, subscribe: ['c2'], unsubscribe: ['c1'], initialVersions: new Map(), responseNonce: st.pending?.nonce ?? '', errorDetail: { code: 13, message: 'x' } }, ctx)),
-  'decide.resourcesChanged': (s, st, ctx, l) => pure(l, [s], () => decide.resourcesChanged(s, st.type.typeUrl, new Set(['c1', 'r1']), ctx.now)),
+    pure(l, [s], () =>
+      decide.onDeltaRequest(
+        s,
+        {
+          node: undefined,
+          typeUrl: st.wireTypeUrl,
+          subscribe: ['c2'],
+          unsubscribe: ['c1'],
+          initialVersions: new Map(),
+          responseNonce: st.pending?.nonce ?? '',
+          errorDetail: { code: 13, message: 'x' },
+        },
+        ctx,
+      ),
+    ),
+  'decide.resourcesChanged': (s, st, ctx, l) =>
+    pure(l, [s], () => decide.resourcesChanged(s, st.type.typeUrl, new Set(['c1', 'r1']), ctx.now)),
   'decide.resumeDeferred': (s, _st, _ctx, l) => pure(l, [s], () => decide.resumeDeferred(s)),
   'decide.nextResponse': (s, _st, ctx, l) => pure(l, [s], () => decide.nextResponse(s, ctx)),
   'decide.nextHeartbeat': (s, _st, ctx, l) => pure(l, [s], () => decide.nextHeartbeat(s, ctx)),
 };
 
 const exported = () =>
-  Object.entries(MODULES).flatMap(([m, mod]) => Object.entries(mod).filter(([, v]) => typeof v === 'function').map(([k]) => `${m}.${k}`));
+  Object.entries(MODULES).flatMap(([m, mod]) =>
+    Object.entries(mod)
+      .filter(([, v]) => typeof v === 'function')
+      .map(([k]) => `${m}.${k}`),
+  );
 
 test('every function a rule module exports has a purity probe', () => {
   assert.deepEqual(exported().sort(), Object.keys(PROBES).sort());
   // And the rule modules are all here.
-  const files = readdirSync(join(__dirname, '../../../src/xds/transport/rules')).map((f) => f.replace(/\.ts$/, '')).sort();
+  const files = readdirSync(join(__dirname, '../../../src/xds/transport/rules'))
+    .map((f) => f.replace(/\.ts$/, ''))
+    .sort();
   assert.deepEqual(files, Object.keys(MODULES).sort());
 });
 
 test('rule modules import nothing that does I/O: only other rules, the state and framing modules, and protobufjs for reading bytes', () => {
   const dir = join(__dirname, '../../../src/xds/transport/rules');
-  const allowed = /^(\.\/\w+|\.\.\/(provider|held-versions|stream-state|name-sets|resource-types|type-urls|wire|body-cache)|\.\.\/\.\.\/\.\.\/errors|protobufjs|node:crypto)$/;
+  const allowed =
+    /^(\.\/\w+|\.\.\/(provider|held-versions|stream-state|name-sets|resource-types|type-urls|wire|body-cache)|\.\.\/\.\.\/\.\.\/errors|protobufjs|node:crypto)$/;
   for (const f of readdirSync(dir)) {
     for (const m of readFileSync(join(dir, f), 'utf8').matchAll(/^import (type )?.*? from '([^']+)';$/gm)) {
       if (m[1]) continue; // type-only imports carry no code
@@ -188,7 +293,14 @@ test('rule modules are pure: same input, same output, no I/O, input untouched (f
       const memo = new BodyCache();
       const node: XdsNode = { id: 'n1', cluster: 'c', clientFeatures: cfg.features, userAgent: 'envoy' };
       let windowOpen = false;
-      const ctx = (): decide.RuleContext => ({ resources: (t, n) => provider.get(t.typeUrl, n), memo, names: NO_INTERNING, now, resourceTtlMs: cfg.ttlMs, windowOpen });
+      const ctx = (): decide.RuleContext => ({
+        resources: (t, n) => provider.get(t.typeUrl, n),
+        memo,
+        names: NO_INTERNING,
+        now,
+        resourceTtlMs: cfg.ttlMs,
+        windowOpen,
+      });
       let s: StreamState = newStreamState(7, cfg.variant, cfg.transport, cfg.api);
       const fixed = cfg.transport === 'ads' ? undefined : RESOURCE_TYPES.find((t) => t.short === cfg.transport);
       const typeAt = (i: number) => fixed ?? RESOURCE_TYPES[i]!;
@@ -207,7 +319,8 @@ test('rule modules are pure: same input, same output, no I/O, input untouched (f
         return out!;
       };
       const drain = () => {
-        for (let i = 0; i < 10; i++) if (!step('decide.nextResponse', () => decide.nextResponse(s, ctx())).response) return;
+        for (let i = 0; i < 10; i++)
+          if (!step('decide.nextResponse', () => decide.nextResponse(s, ctx())).response) return;
         assert.fail('more than 10 responses in one flush');
       };
       for (const op of ops) {
@@ -219,13 +332,36 @@ test('rule modules are pure: same input, same output, no I/O, input untouched (f
         if (op.op === 'resume') s = decide.resumeDeferred(s);
         const type = typeAt(op.op === 'heartbeat' || op.op === 'resume' ? 0 : op.type);
         const st = s.types.get(type.typeUrl);
-        const nonce = op.op === 'sotw' || op.op === 'delta' ? (op.reply === 'stale' ? 'stale-nonce' : op.reply === 'none' ? '' : (st?.pending?.nonce ?? '')) : '';
-        const errorDetail = (op.op === 'sotw' || op.op === 'delta') && op.reply === 'nack' ? { code: 3, message: 'rejected' } : undefined;
+        const nonce =
+          op.op === 'sotw' || op.op === 'delta'
+            ? op.reply === 'stale'
+              ? 'stale-nonce'
+              : op.reply === 'none'
+                ? ''
+                : (st?.pending?.nonce ?? '')
+            : '';
+        const errorDetail =
+          (op.op === 'sotw' || op.op === 'delta') && op.reply === 'nack' ? { code: 3, message: 'rejected' } : undefined;
         if (op.op === 'sotw') {
-          const req = { versionInfo: op.version ? (st?.lastSentVersion ?? '') : '', node, resourceNames: op.names, typeUrl: wire(type), responseNonce: nonce, errorDetail };
+          const req = {
+            versionInfo: op.version ? (st?.lastSentVersion ?? '') : '',
+            node,
+            resourceNames: op.names,
+            typeUrl: wire(type),
+            responseNonce: nonce,
+            errorDetail,
+          };
           if (cfg.variant === 'sotw') step('decide.onSotwRequest', () => decide.onSotwRequest(s, req, ctx()));
         } else if (op.op === 'delta') {
-          const req = { node, typeUrl: wire(type), subscribe: op.subscribe, unsubscribe: op.unsubscribe, initialVersions: new Map(op.initial.map((n) => [n, 'old'])), responseNonce: nonce, errorDetail };
+          const req = {
+            node,
+            typeUrl: wire(type),
+            subscribe: op.subscribe,
+            unsubscribe: op.unsubscribe,
+            initialVersions: new Map(op.initial.map((n) => [n, 'old'])),
+            responseNonce: nonce,
+            errorDetail,
+          };
           if (cfg.variant === 'delta') step('decide.onDeltaRequest', () => decide.onDeltaRequest(s, req, ctx()));
         } else if (op.op === 'change') {
           provider.set(resourceOf(type, op.name, op.v));
@@ -234,7 +370,8 @@ test('rule modules are pure: same input, same output, no I/O, input untouched (f
           provider.remove(type.typeUrl, op.name);
           s = decide.resourcesChanged(s, type.typeUrl, new Set([op.name]), now);
         } else if (op.op === 'heartbeat') {
-          for (let i = 0; i < 5; i++) if (!step('decide.nextHeartbeat', () => decide.nextHeartbeat(s, ctx())).response) break;
+          for (let i = 0; i < 5; i++)
+            if (!step('decide.nextHeartbeat', () => decide.nextHeartbeat(s, ctx())).response) break;
         }
         drain();
         probeAll();

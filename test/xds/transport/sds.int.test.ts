@@ -4,7 +4,7 @@
 // clients that named it; a change scoped to node ids reaches only those nodes.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { test, type TestContext } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { encodeResource } from '../../../src/xds/transport/envoy-proto';
 import type { XdsResource } from '../../../src/xds/transport/provider';
 import { resourceTypeOf } from '../../../src/xds/transport/resource-types';
@@ -17,7 +17,10 @@ import { DeltaScript, SotwScript } from './helpers/scripts';
 const SDS = TypeUrl.Secret;
 
 function secret(name: string, pem: string): XdsResource {
-  const encoded = encodeResource('envoy.extensions.transport_sockets.tls.v3.Secret', { name, validation_context: { trusted_ca: { inline_string: pem } } });
+  const encoded = encodeResource('envoy.extensions.transport_sockets.tls.v3.Secret', {
+    name,
+    validation_context: { trusted_ca: { inline_string: pem } },
+  });
   return { name, typeUrl: SDS, encoded, version: createHash('sha256').update(encoded).digest('hex').slice(0, 16) };
 }
 
@@ -43,12 +46,23 @@ test('Delta ADS: secrets by name; a change is pushed; a change for other node id
   const d = new DeltaScript(hub.delta(), 'sidecar-1');
   d.send(SDS, ['roots']);
   const r1 = await d.expect(SDS);
-  assert.deepEqual(r1.resources.map((r: any) => r.name), ['roots']);
-  assert.equal(decodeAs('envoy.extensions.transport_sockets.tls.v3.Secret', r1.resources[0].resource.value).validationContext.trustedCa.inlineString, 'ROOT-1');
+  assert.deepEqual(
+    r1.resources.map((r: any) => r.name),
+    ['roots'],
+  );
+  assert.equal(
+    decodeAs('envoy.extensions.transport_sockets.tls.v3.Secret', r1.resources[0].resource.value).validationContext
+      .trustedCa.inlineString,
+    'ROOT-1',
+  );
   d.ack(r1);
   p.set(secret('roots', 'ROOT-2'));
   const r2 = await d.expect(SDS);
-  assert.equal(decodeAs('envoy.extensions.transport_sockets.tls.v3.Secret', r2.resources[0].resource.value).validationContext.trustedCa.inlineString, 'ROOT-2');
+  assert.equal(
+    decodeAs('envoy.extensions.transport_sockets.tls.v3.Secret', r2.resources[0].resource.value).validationContext
+      .trustedCa.inlineString,
+    'ROOT-2',
+  );
   d.ack(r2);
   p.set(secret('leaf:web', 'LEAF-2'));
   await d.quiet(); // leaf:web is not subscribed: nothing comes
@@ -59,7 +73,11 @@ test('Delta ADS: secrets by name; a change is pushed; a change for other node id
   await d.quiet();
   p.announce([{ typeUrl: SDS, names: new Set(['roots']), nodeIds: new Set(['sidecar-1']) }]);
   const r3 = await d.expect(SDS);
-  assert.equal(decodeAs('envoy.extensions.transport_sockets.tls.v3.Secret', r3.resources[0].resource.value).validationContext.trustedCa.inlineString, 'ROOT-3');
+  assert.equal(
+    decodeAs('envoy.extensions.transport_sockets.tls.v3.Secret', r3.resources[0].resource.value).validationContext
+      .trustedCa.inlineString,
+    'ROOT-3',
+  );
 });
 
 test('SotW ADS: the named secrets, and only those; an update of one carries that one', async (t) => {

@@ -5,11 +5,13 @@ import { test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { lookupType } from '../../../src/xds/transport/envoy-proto';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
-import { node, decodeAny, type Plain } from './helpers/client';
+import { decodeAny, node, type Plain } from './helpers/client';
 import { cluster } from './helpers/fixtures';
 import { ADS, seededHub } from './helpers/harness';
 
-test('slow consumer: 50 changes to a client that does not read give one response, then the latest state', { timeout: 20_000 }, async (t) => {
+test('slow consumer: 50 changes to a client that does not read give one response, then the latest state', {
+  timeout: 20_000,
+}, async (t) => {
   const { p, hub } = await seededHub(t);
   const Req = lookupType('envoy.service.discovery.v3.DiscoveryRequest');
   const Res = lookupType('envoy.service.discovery.v3.DiscoveryResponse');
@@ -44,7 +46,8 @@ test('slow consumer: 50 changes to a client that does not read give one response
   const second = new Promise<Plain>((resolve) =>
     call.on('data', (r: Plain) => {
       responses.push(r);
-      if (responses.length === 1) call.write({ typeUrl: r.typeUrl, versionInfo: r.versionInfo, responseNonce: r.nonce, resourceNames: [] });
+      if (responses.length === 1)
+        call.write({ typeUrl: r.typeUrl, versionInfo: r.versionInfo, responseNonce: r.nonce, resourceNames: [] });
       else resolve(r);
     }),
   );

@@ -10,7 +10,7 @@ import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { decodeResponse } from '../../../src/xds/transport/wire';
 import { decodeAny } from './helpers/client';
 import { recordingCall, startFakeStream } from './helpers/fake-stream';
-import { TestProvider, cluster } from './helpers/fixtures';
+import { cluster, TestProvider } from './helpers/fixtures';
 
 const CDS = TypeUrl.Cluster;
 const NAMES = ['a', 'b', 'c', 'd'];
@@ -24,9 +24,16 @@ type Op =
   | { op: 'stale' };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ op: fc.constant('put' as const), name: fc.constantFrom(...NAMES), content: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({
+    op: fc.constant('put' as const),
+    name: fc.constantFrom(...NAMES),
+    content: fc.integer({ min: 1, max: 3 }),
+  }),
   fc.record({ op: fc.constant('remove' as const), name: fc.constantFrom(...NAMES) }),
-  fc.record({ op: fc.constant('request' as const), names: fc.uniqueArray(fc.constantFrom(...NAMES, '*'), { maxLength: 3 }) }),
+  fc.record({
+    op: fc.constant('request' as const),
+    names: fc.uniqueArray(fc.constantFrom(...NAMES, '*'), { maxLength: 3 }),
+  }),
   fc.constant({ op: 'ack' as const }),
   fc.constant({ op: 'nack' as const }),
   fc.constant({ op: 'stale' as const }),
@@ -69,7 +76,13 @@ function run(first: string[], ops: Op[]): void {
       held = unanswered.set;
       heldVersion = unanswered.version;
     }
-    send({ typeUrl: CDS, versionInfo: heldVersion, responseNonce: unanswered.nonce, resourceNames: names, ...(nack ? { errorDetail: { code: 3, message: 'no' } } : {}) });
+    send({
+      typeUrl: CDS,
+      versionInfo: heldVersion,
+      responseNonce: unanswered.nonce,
+      resourceNames: names,
+      ...(nack ? { errorDetail: { code: 3, message: 'no' } } : {}),
+    });
     unanswered = undefined;
   };
 
@@ -108,7 +121,9 @@ function run(first: string[], ops: Op[]): void {
 
 test('SotW model: bounded in flight, only subscribed names, converges to the subscription', () => {
   fc.assert(
-    fc.property(fc.constantFrom([], ['*'], ['a'], ['a', 'c']), fc.array(opArb, { maxLength: 30 }), (first, ops) => run([...first], ops)),
+    fc.property(fc.constantFrom([], ['*'], ['a'], ['a', 'c']), fc.array(opArb, { maxLength: 30 }), (first, ops) =>
+      run([...first], ops),
+    ),
     { numRuns: 300 },
   );
 });

@@ -1,11 +1,11 @@
 // SotW rules (docs/xds-rules.md) with a scripted SotW client on ADS and on the
 // per-type services, over real grpc-js.
 import assert from 'node:assert/strict';
-import { test, type TestContext } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { status } from '@grpc/grpc-js';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
-import { node, sotwNames, decodeAny } from './helpers/client';
-import { type TestProvider, cla, cluster, listener, route } from './helpers/fixtures';
+import { decodeAny, node, sotwNames } from './helpers/client';
+import { cla, cluster, listener, route, type TestProvider } from './helpers/fixtures';
 import { type Hub, seededHub, startHub } from './helpers/harness';
 import { SotwScript } from './helpers/scripts';
 
@@ -64,23 +64,27 @@ test('X-STREAM-3: the latest request of a type supersedes earlier ones', T, asyn
   await s.quiet(RDS);
 });
 
-test('X-ACK-1: the version changes when any resource of the type changes, and equal sets get equal versions', T, async (t) => {
-  const { p, hub, s } = await setup(t);
-  s.request(CDS, []);
-  const r1 = await s.expect(CDS);
-  s.ack(r1);
-  p.set(cluster('c2', 9));
-  const r2 = await s.expect(CDS);
-  assert.notEqual(r2.versionInfo, r1.versionInfo);
-  s.ack(r2);
-  // Another hub with the same content computes the same version (stable across hubs and restarts).
-  const other = await startHub(p);
-  t.after(() => other.stop());
-  const o = new SotwScript(other.sotw());
-  o.request(CDS, []);
-  assert.equal((await o.expect(CDS)).versionInfo, r2.versionInfo);
-  void hub;
-});
+test(
+  'X-ACK-1: the version changes when any resource of the type changes, and equal sets get equal versions',
+  T,
+  async (t) => {
+    const { p, hub, s } = await setup(t);
+    s.request(CDS, []);
+    const r1 = await s.expect(CDS);
+    s.ack(r1);
+    p.set(cluster('c2', 9));
+    const r2 = await s.expect(CDS);
+    assert.notEqual(r2.versionInfo, r1.versionInfo);
+    s.ack(r2);
+    // Another hub with the same content computes the same version (stable across hubs and restarts).
+    const other = await startHub(p);
+    t.after(() => other.stop());
+    const o = new SotwScript(other.sotw());
+    o.request(CDS, []);
+    assert.equal((await o.expect(CDS)).versionInfo, r2.versionInfo);
+    void hub;
+  },
+);
 
 test('X-ACK-2: every response carries a fresh nonce', T, async (t) => {
   const { p, s } = await setup(t);
@@ -250,31 +254,35 @@ test('X-SUB-5: a requested name that does not exist is pushed when it appears', 
   assert.deepEqual(sotwNames(await s.expect(EDS)), ['later']);
 });
 
-test('X-SUB-6: Envoy (wildcard LDS/CDS, named RDS/EDS) and proxyless gRPC (named, from the listener) both converge', T, async (t) => {
-  const { hub, s } = await setup(t);
-  // proxyless: LDS [l1] → RDS [r1] → CDS [c1] → EDS [c1], each ACKed.
-  s.request(LDS, ['l1']);
-  s.ack(await s.expect(LDS));
-  s.request(RDS, ['r1']);
-  s.ack(await s.expect(RDS));
-  s.request(CDS, ['c1']);
-  s.ack(await s.expect(CDS));
-  s.request(EDS, ['c1']);
-  const e = await s.expect(EDS);
-  assert.deepEqual(sotwNames(e), ['c1']);
-  // Envoy: wildcard LDS and CDS, then named.
-  const envoy = new SotwScript(hub.sotw(), 'envoy-1');
-  envoy.request(CDS, []);
-  envoy.request(LDS, []);
-  const c = await envoy.expect(CDS);
-  assert.deepEqual(sotwNames(c), ['c1', 'c2']);
-  envoy.request(EDS, ['c1', 'c2']); // clusters warm: EDS is requested before CDS is ACKed
-  envoy.ack(c);
-  const ee = await envoy.expect(EDS);
-  envoy.ack(ee);
-  const l = await envoy.expect(LDS);
-  assert.deepEqual(sotwNames(l), ['l1']);
-});
+test(
+  'X-SUB-6: Envoy (wildcard LDS/CDS, named RDS/EDS) and proxyless gRPC (named, from the listener) both converge',
+  T,
+  async (t) => {
+    const { hub, s } = await setup(t);
+    // proxyless: LDS [l1] → RDS [r1] → CDS [c1] → EDS [c1], each ACKed.
+    s.request(LDS, ['l1']);
+    s.ack(await s.expect(LDS));
+    s.request(RDS, ['r1']);
+    s.ack(await s.expect(RDS));
+    s.request(CDS, ['c1']);
+    s.ack(await s.expect(CDS));
+    s.request(EDS, ['c1']);
+    const e = await s.expect(EDS);
+    assert.deepEqual(sotwNames(e), ['c1']);
+    // Envoy: wildcard LDS and CDS, then named.
+    const envoy = new SotwScript(hub.sotw(), 'envoy-1');
+    envoy.request(CDS, []);
+    envoy.request(LDS, []);
+    const c = await envoy.expect(CDS);
+    assert.deepEqual(sotwNames(c), ['c1', 'c2']);
+    envoy.request(EDS, ['c1', 'c2']); // clusters warm: EDS is requested before CDS is ACKed
+    envoy.ack(c);
+    const ee = await envoy.expect(EDS);
+    envoy.ack(ee);
+    const l = await envoy.expect(LDS);
+    assert.deepEqual(sotwNames(l), ['l1']);
+  },
+);
 
 test('X-RESP-2: SotW CDS/LDS responses carry the whole subscribed set; a removal is an absence', T, async (t) => {
   const { p, s } = await setup(t);
@@ -312,7 +320,10 @@ test('X-RESP-5: one changed endpoint resends the whole ClusterLoadAssignment', T
   p.set(cla('c1', [1, 2, 4]));
   const r = await s.expect(EDS);
   const lb = decodeAny(r.resources[0]).endpoints[0].lbEndpoints;
-  assert.deepEqual(lb.map((e: any) => e.endpoint.address.socketAddress.portValue), [1, 2, 4]);
+  assert.deepEqual(
+    lb.map((e: any) => e.endpoint.address.socketAddress.portValue),
+    [1, 2, 4],
+  );
 });
 
 test('per-type SotW streams (StreamClusters) serve their one type and refuse others', T, async (t) => {

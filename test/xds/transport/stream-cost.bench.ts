@@ -1,25 +1,46 @@
 import { EventEmitter } from 'node:events';
 import pino from 'pino';
-import { createXdsMetrics } from '../../../src/xds/transport/metrics';
 import { BodyCache } from '../../../src/xds/transport/body-cache';
-import { XdsStream, type StreamDeps } from '../../../src/xds/transport/stream';
-import { PushPipeline } from '../../../src/xds/transport/push';
+import { createXdsMetrics } from '../../../src/xds/transport/metrics';
 import { nameInterner } from '../../../src/xds/transport/name-sets';
+import { PushPipeline } from '../../../src/xds/transport/push';
+import { type StreamDeps, XdsStream } from '../../../src/xds/transport/stream';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
-import { decodeResponse, encodeRequest } from '../../../src/xds/transport/wire';
-import { TestProvider, cluster, cla } from './helpers/fixtures';
-import { framed } from './helpers/fake-stream';
 import type { XdsResponse } from '../../../src/xds/transport/wire';
+import { decodeResponse, encodeRequest } from '../../../src/xds/transport/wire';
+import { framed } from './helpers/fake-stream';
+import { cla, cluster, TestProvider } from './helpers/fixtures';
+
 const N = Number(process.argv[2] ?? 300);
 const S = Number(process.argv[4] ?? 300);
 const p = new TestProvider();
 for (let i = 0; i < S; i++) p.set(cluster(`c${i}`), cla(`c${i}`));
 const pipeline = new PushPipeline(p, { debounceMs: 1, maxDelayMs: 5 });
-class FakeCall extends EventEmitter { last?: Buffer; writableEnded=false; write(m: XdsResponse) { this.last = framed(m); return true; } end() {} }
-const deps: StreamDeps = { get: (u, n) => p.get(u, n), resourceTtlMs: 0, logger: pino({ level: 'silent' }), metrics: createXdsMetrics(undefined, () => []), bodyCache: new BodyCache(), registry: { subscriptionChanged: (s, u, d, names, w) => pipeline.update(s, u, d, names, w), names: nameInterner(), closed: () => {} } };
+class FakeCall extends EventEmitter {
+  last?: Buffer;
+  writableEnded = false;
+  write(m: XdsResponse) {
+    this.last = framed(m);
+    return true;
+  }
+  end() {}
+}
+const deps: StreamDeps = {
+  get: (u, n) => p.get(u, n),
+  resourceTtlMs: 0,
+  logger: pino({ level: 'silent' }),
+  metrics: createXdsMetrics(undefined, () => []),
+  bodyCache: new BodyCache(),
+  registry: {
+    subscriptionChanged: (s, u, d, names, w) => pipeline.update(s, u, d, names, w),
+    names: nameInterner(),
+    closed: () => {},
+  },
+};
 const names = Array.from({ length: S }, (_, i) => `c${i}`);
 const keep: XdsStream[] = [];
-(globalThis as any).gc(); const before = process.memoryUsage().heapUsed;
+(globalThis as any).gc();
+const before = process.memoryUsage().heapUsed;
 let t = Date.now();
 for (let i = 0; i < N; i++) {
   const call = new FakeCall();
@@ -29,12 +50,18 @@ for (let i = 0; i < N; i++) {
   send({ node: { id: `n${i}` }, typeUrl: TypeUrl.Cluster, resourceNamesSubscribe: ['*'] });
   send({ typeUrl: TypeUrl.Cluster, responseNonce: decodeResponse('v3', 'DeltaDiscoveryResponse', call.last!).nonce });
   send({ typeUrl: TypeUrl.ClusterLoadAssignment, resourceNamesSubscribe: names });
-  send({ typeUrl: TypeUrl.ClusterLoadAssignment, responseNonce: decodeResponse('v3', 'DeltaDiscoveryResponse', call.last!).nonce });
+  send({
+    typeUrl: TypeUrl.ClusterLoadAssignment,
+    responseNonce: decodeResponse('v3', 'DeltaDiscoveryResponse', call.last!).nonce,
+  });
   call.last = undefined;
 }
 const setupMs = Date.now() - t;
-(globalThis as any).gc(); const after = process.memoryUsage().heapUsed;
-console.log(`N=${N} S=${S}: heap per stream ${((after - before) / N / 1024).toFixed(1)} KiB; setup ${setupMs} ms (${(setupMs / N).toFixed(2)} ms/stream)`);
+(globalThis as any).gc();
+const after = process.memoryUsage().heapUsed;
+console.log(
+  `N=${N} S=${S}: heap per stream ${((after - before) / N / 1024).toFixed(1)} KiB; setup ${setupMs} ms (${(setupMs / N).toFixed(2)} ms/stream)`,
+);
 const rounds = Number(process.argv[3] ?? 1);
 t = performance.now();
 for (let r = 0; r < rounds; r++) {
@@ -44,7 +71,14 @@ for (let r = 0; r < rounds; r++) {
   for (const s of keep) {
     const st = s.types.get(TypeUrl.ClusterLoadAssignment)!;
     const call = (s as any).call as FakeCall;
-    if (st.pending) call.emit('data', encodeRequest('v3', 'DeltaDiscoveryRequest', { typeUrl: TypeUrl.ClusterLoadAssignment, responseNonce: st.pending.nonce }));
+    if (st.pending)
+      call.emit(
+        'data',
+        encodeRequest('v3', 'DeltaDiscoveryRequest', {
+          typeUrl: TypeUrl.ClusterLoadAssignment,
+          responseNonce: st.pending.nonce,
+        }),
+      );
   }
 }
 console.log(`one CLA change to N streams (incl. N ACKs): ${((performance.now() - t) / rounds).toFixed(1)} ms`);

@@ -4,11 +4,10 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
-import { decodeResponse } from '../../../src/xds/transport/wire';
-import { startFakeStream } from './helpers/fake-stream';
-import { TestProvider, cluster, seed } from './helpers/fixtures';
-import { framed } from './helpers/fake-stream';
 import type { XdsResponse } from '../../../src/xds/transport/wire';
+import { decodeResponse } from '../../../src/xds/transport/wire';
+import { framed, startFakeStream } from './helpers/fake-stream';
+import { cluster, seed, TestProvider } from './helpers/fixtures';
 
 class FakeCall extends EventEmitter {
   written: Buffer[] = [];
@@ -48,8 +47,14 @@ test('a blocked stream writes nothing until drain, then only the latest state', 
   call.emit('drain');
   assert.equal(call.written.length, 3, 'one CDS response with the latest c2, one EDS response');
   const cds = response(1);
-  assert.deepEqual(cds.resources.map((r: { name: string }) => r.name), ['c2']);
-  assert.equal(cds.resources[0].version, p.get(TypeUrl.Cluster, { id: 'n', cluster: '', clientFeatures: [], userAgent: '' }).byName.get('c2')!.version);
+  assert.deepEqual(
+    cds.resources.map((r: { name: string }) => r.name),
+    ['c2'],
+  );
+  assert.equal(
+    cds.resources[0].version,
+    p.get(TypeUrl.Cluster, { id: 'n', cluster: '', clientFeatures: [], userAgent: '' }).byName.get('c2')!.version,
+  );
   assert.equal(response(2).typeUrl, TypeUrl.ClusterLoadAssignment);
   assert.equal(stream.stats.blockedWrites, 1);
 });

@@ -4,14 +4,13 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
+import { CHANGE_GATE_FACTOR } from '../../../src/xds/transport/stream';
 import { createSyncGate, type SyncGate } from '../../../src/xds/transport/sync-gate';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
-import { decodeResponse } from '../../../src/xds/transport/wire';
-import { startFakeStream } from './helpers/fake-stream';
-import { TestProvider, cluster, seed } from './helpers/fixtures';
-import { CHANGE_GATE_FACTOR } from '../../../src/xds/transport/stream';
-import { framed } from './helpers/fake-stream';
 import type { XdsResponse } from '../../../src/xds/transport/wire';
+import { decodeResponse } from '../../../src/xds/transport/wire';
+import { framed, startFakeStream } from './helpers/fake-stream';
+import { cluster, seed, TestProvider } from './helpers/fixtures';
 
 /** A call whose writes complete only when the test says so (as grpc-js calls back once HTTP/2 took the message). */
 class ManualCall extends EventEmitter {
@@ -30,7 +29,10 @@ class ManualCall extends EventEmitter {
 
 function open(p: TestProvider, gate: SyncGate, id: number) {
   const call = new ManualCall();
-  const { stream, send } = startFakeStream(call, p, 'delta', 'ads', { id, deps: { pacing: { syncGate: gate, windowOpen: () => false, defer: () => undefined } } });
+  const { stream, send } = startFakeStream(call, p, 'delta', 'ads', {
+    id,
+    deps: { pacing: { syncGate: gate, windowOpen: () => false, defer: () => undefined } },
+  });
   const responses = () => call.written.map((b) => decodeResponse('v3', 'DeltaDiscoveryResponse', b));
   return { call, stream, send, responses };
 }
@@ -43,7 +45,11 @@ function envoy(c: ReturnType<typeof open>) {
     for (; seen < all.length; seen++) {
       const r = all[seen]!;
       c.send({ typeUrl: r.typeUrl, responseNonce: r.nonce });
-      if (r.typeUrl === TypeUrl.Cluster) c.send({ typeUrl: TypeUrl.ClusterLoadAssignment, resourceNamesSubscribe: r.resources.map((x: { name: string }) => x.name) });
+      if (r.typeUrl === TypeUrl.Cluster)
+        c.send({
+          typeUrl: TypeUrl.ClusterLoadAssignment,
+          resourceNamesSubscribe: r.resources.map((x: { name: string }) => x.name),
+        });
     }
   };
 }
@@ -53,7 +59,8 @@ test('at most `limit` large writes are in flight, and every stream converges', (
   seed(p);
   const gate = createSyncGate({ limit: 2, largeBytes: 1, holdMs: 0 }); // every response counts as large
   const clients = Array.from({ length: 7 }, (_, i) => open(p, gate, i + 1));
-  for (const c of clients) c.send({ node: { id: `n${c.stream.id}` }, typeUrl: TypeUrl.Cluster, resourceNamesSubscribe: ['*'] });
+  for (const c of clients)
+    c.send({ node: { id: `n${c.stream.id}` }, typeUrl: TypeUrl.Cluster, resourceNamesSubscribe: ['*'] });
 
   const inFlight = () => clients.reduce((n, c) => n + c.call.inFlight.length, 0);
   const acks = clients.map(envoy);
@@ -70,9 +77,15 @@ test('at most `limit` large writes are in flight, and every stream converges', (
   assert.equal(gate.stats().maxActive, 2);
   assert.equal(gate.stats().waiting, 0);
   for (const c of clients) {
-    const byType = new Map(c.responses().map((r) => [r.typeUrl, r.resources.map((x: { name: string }) => x.name).sort()]));
+    const byType = new Map(
+      c.responses().map((r) => [r.typeUrl, r.resources.map((x: { name: string }) => x.name).sort()]),
+    );
     assert.deepEqual(byType.get(TypeUrl.Cluster), ['c1', 'c2'], `stream ${c.stream.id} got its clusters`);
-    assert.deepEqual(byType.get(TypeUrl.ClusterLoadAssignment), ['c1', 'c2'], `stream ${c.stream.id} got its endpoints`);
+    assert.deepEqual(
+      byType.get(TypeUrl.ClusterLoadAssignment),
+      ['c1', 'c2'],
+      `stream ${c.stream.id} got its endpoints`,
+    );
   }
 });
 
@@ -80,13 +93,24 @@ test('a stream that closes gives back its slot and its place in the queue', () =
   const p = new TestProvider();
   seed(p);
   const gate = createSyncGate({ limit: 1, largeBytes: 1, holdMs: 0 });
-  const [a, b, c] = [1, 2, 3].map((id) => open(p, gate, id)) as [ReturnType<typeof open>, ReturnType<typeof open>, ReturnType<typeof open>];
-  for (const x of [a, b, c]) x.send({ node: { id: `n${x.stream.id}` }, typeUrl: TypeUrl.Cluster, resourceNamesSubscribe: ['*'] });
-  assert.deepEqual([a, b, c].map((x) => x.call.written.length), [1, 0, 0]);
+  const [a, b, c] = [1, 2, 3].map((id) => open(p, gate, id)) as [
+    ReturnType<typeof open>,
+    ReturnType<typeof open>,
+    ReturnType<typeof open>,
+  ];
+  for (const x of [a, b, c])
+    x.send({ node: { id: `n${x.stream.id}` }, typeUrl: TypeUrl.Cluster, resourceNamesSubscribe: ['*'] });
+  assert.deepEqual(
+    [a, b, c].map((x) => x.call.written.length),
+    [1, 0, 0],
+  );
   assert.deepEqual(gate.stats(), { active: 1, waiting: 2, maxActive: 1, granted: 1 });
   b.call.emit('cancelled'); // waiting: leaves the queue
   a.call.emit('cancelled'); // holding, write never completed: the slot goes to c
-  assert.deepEqual([a, b, c].map((x) => x.call.written.length), [1, 0, 1]);
+  assert.deepEqual(
+    [a, b, c].map((x) => x.call.written.length),
+    [1, 0, 1],
+  );
   assert.deepEqual(gate.stats(), { active: 1, waiting: 0, maxActive: 1, granted: 2 });
   c.call.inFlight.shift()!();
   assert.equal(gate.stats().active, 0);
@@ -97,7 +121,8 @@ test('small responses do not wait for a slot', () => {
   seed(p);
   const gate = createSyncGate({ limit: 1, largeBytes: 1 << 20, holdMs: 0 });
   const [a, b] = [1, 2].map((id) => open(p, gate, id)) as [ReturnType<typeof open>, ReturnType<typeof open>];
-  for (const x of [a, b]) x.send({ node: { id: `n${x.stream.id}` }, typeUrl: TypeUrl.Cluster, resourceNamesSubscribe: ['*'] });
+  for (const x of [a, b])
+    x.send({ node: { id: `n${x.stream.id}` }, typeUrl: TypeUrl.Cluster, resourceNamesSubscribe: ['*'] });
   assert.deepEqual([a.call.written.length, b.call.written.length], [1, 1]);
   assert.equal(gate.stats().granted, 0);
 });
@@ -123,5 +148,8 @@ test('a change push below CHANGE_GATE_FACTOR × largeBytes does not wait at the 
   synced.stream.flush();
   assert.equal(synced.call.written.length, 2, 'the change went at once, past the held slot');
   const change = synced.call.written[1]!.length;
-  assert.ok(change >= 64 && change < 64 * CHANGE_GATE_FACTOR, `a ${change} B change: over largeBytes, under the change bound`);
+  assert.ok(
+    change >= 64 && change < 64 * CHANGE_GATE_FACTOR,
+    `a ${change} B change: over largeBytes, under the change bound`,
+  );
 });

@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { ECHO_METHOD, startEcho, type EchoBackend } from '../e2e/echo-backend';
-import { startGrpcJsClient, type ClientProcess } from '../e2e/harness';
-import { startHub, type Hub } from './helpers/harness';
-import { tableProvider, type TableRow } from './helpers/table-provider';
+import { ECHO_METHOD, type EchoBackend, startEcho } from '../e2e/echo-backend';
+import { type ClientProcess, startGrpcJsClient } from '../e2e/harness';
+import { type Hub, startHub } from './helpers/harness';
+import { type TableRow, tableProvider } from './helpers/table-provider';
 
 const HCM = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 const ROUTER = 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router';
@@ -39,14 +39,22 @@ function table(backendPort: number, clusterName: string): TableRow[] {
       name: 'greeter-routes',
       resource: {
         name: 'greeter-routes',
-        virtual_hosts: [{ name: 'any', domains: ['*'], routes: [{ match: { prefix: '' }, route: { cluster: clusterName } }] }],
+        virtual_hosts: [
+          { name: 'any', domains: ['*'], routes: [{ match: { prefix: '' }, route: { cluster: clusterName } }] },
+        ],
       },
     },
     ...['blue', 'green'].flatMap((c): TableRow[] => [
       {
         type: 'cluster',
         name: c,
-        resource: { name: c, type: 'EDS', eds_cluster_config: { eds_config: { ads: {}, resource_api_version: 'V3' } }, connect_timeout: { seconds: 1 }, lb_policy: 'ROUND_ROBIN' },
+        resource: {
+          name: c,
+          type: 'EDS',
+          eds_cluster_config: { eds_config: { ads: {}, resource_api_version: 'V3' } },
+          connect_timeout: { seconds: 1 },
+          lb_policy: 'ROUND_ROBIN',
+        },
       },
       {
         type: 'endpoints',
@@ -57,7 +65,9 @@ function table(backendPort: number, clusterName: string): TableRow[] {
             {
               locality: { region: 'table' },
               load_balancing_weight: { value: 1 },
-              lb_endpoints: [{ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: backendPort } } } }],
+              lb_endpoints: [
+                { endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: backendPort } } } },
+              ],
             },
           ],
         },
@@ -74,7 +84,10 @@ after(async () => {
 test('a table-driven provider served through the real transport: grpc-js-xds follows it', async () => {
   const one: EchoBackend = await startEcho('table-one');
   const two: EchoBackend = await startEcho('table-two');
-  closers.push(() => one.close(), () => two.close());
+  closers.push(
+    () => one.close(),
+    () => two.close(),
+  );
   const provider = tableProvider(table(one.port, 'blue'));
   const hub: Hub = await startHub(provider);
   closers.push(() => hub.stop());
@@ -84,7 +97,9 @@ test('a table-driven provider served through the real transport: grpc-js-xds fol
 
   // The route now names cluster green, whose endpoints are the second backend.
   const next = table(one.port, 'green').map((r) =>
-    r.type === 'endpoints' && r.name === 'green' ? table(two.port, 'green').find((x) => x.type === 'endpoints' && x.name === 'green')! : r,
+    r.type === 'endpoints' && r.name === 'green'
+      ? table(two.port, 'green').find((x) => x.type === 'endpoints' && x.name === 'green')!
+      : r,
   );
   provider.load(next);
   await client.untilServing('table-two', 8);
@@ -103,7 +118,8 @@ test('the transport imports nothing of the catalog, its views or the translation
     if (!file.endsWith('.ts')) continue;
     const text = readFileSync(join(dir, file), 'utf8');
     for (const m of text.matchAll(/from '([^']+)'/g)) {
-      if (/\/(catalog|materializer|subscribe|translate|http)\//.test(`${m[1]}/`) && m[1]!.startsWith('.')) offenders.push(`${file}: ${m[1]}`);
+      if (/\/(catalog|materializer|subscribe|translate|http)\//.test(`${m[1]}/`) && m[1]!.startsWith('.'))
+        offenders.push(`${file}: ${m[1]}`);
     }
   }
   assert.deepEqual(offenders, []);

@@ -1,12 +1,12 @@
 // TTL and heartbeats (X-TTL-*): for clients that announce support, and for Envoy by its name.
 import assert from 'node:assert/strict';
-import { test, type TestContext } from 'node:test';
-import { TypeUrl } from '../../../src/xds/transport/type-urls';
+import { type TestContext, test } from 'node:test';
 import { FEATURE_RESOURCE_IN_SOTW, FEATURE_TTL } from '../../../src/xds/transport/rules/ttl';
+import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { decodeAny, type Plain } from './helpers/client';
-import { TestProvider, cluster, seed } from './helpers/fixtures';
+import { cluster, seed, TestProvider } from './helpers/fixtures';
 import { seededHub, startHub } from './helpers/harness';
-import { DeltaScript, SotwScript, deltaVersions } from './helpers/scripts';
+import { DeltaScript, deltaVersions, SotwScript } from './helpers/scripts';
 
 const CDS = TypeUrl.Cluster;
 /** A long TTL and quick heartbeats: heartbeats are awaited as events, never timed. */
@@ -57,7 +57,10 @@ test('X-TTL-3: SotW uses the Resource wrapper only for clients that also announc
   const r = await wrapped.expect(CDS);
   assert.ok(r.resources.every((a: Plain) => a.type_url === TypeUrl.Resource));
   const inner = r.resources.map(decodeAny);
-  assert.deepEqual(inner.map((x: Plain) => x.name), ['c1', 'c2']);
+  assert.deepEqual(
+    inner.map((x: Plain) => x.name),
+    ['c1', 'c2'],
+  );
   assert.deepEqual(inner.map(ttlSeconds), [30, 30]);
   wrapped.ack(r);
   const hb = await wrapped.expect(CDS);
@@ -106,7 +109,11 @@ test('X-TTL-5: Envoy (user_agent_name "envoy", no client features) gets a TTL an
   const s = new SotwScript(hub.sotw(), 'envoy-sotw');
   s.request(CDS, [], { node: envoy('envoy-sotw') });
   const sr = await s.expect(CDS);
-  assert.deepEqual(sr.resources.map((a: Plain) => a.type_url), [CDS, CDS], 'plain Clusters, no Resource wrapper');
+  assert.deepEqual(
+    sr.resources.map((a: Plain) => a.type_url),
+    [CDS, CDS],
+    'plain Clusters, no Resource wrapper',
+  );
   assert.deepEqual(sr.resources.map(decodeAny).map(ttlSeconds), [null, null]);
   s.ack(sr);
   await s.quiet(); // the ACK was taken, and nothing came after it
@@ -118,7 +125,10 @@ test('X-TTL-5: Envoy (user_agent_name "envoy", no client features) gets a TTL an
   d.ack(r);
   for (let i = 0; i < 2; i++) {
     const hb = await d.expect(CDS);
-    assert.ok(hb.resources.every((x: Plain) => x.resource === null), 'a heartbeat carries no bodies');
+    assert.ok(
+      hb.resources.every((x: Plain) => x.resource === null),
+      'a heartbeat carries no bodies',
+    );
     d.ack(hb);
   }
   // The server-wide heartbeat timer ticked at least twice since the SotW ACK: the SotW Envoy got none.

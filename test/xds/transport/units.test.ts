@@ -3,25 +3,33 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { status } from '@grpc/grpc-js';
-import { encodeResource, envoyRoot, lookupType } from '../../../src/xds/transport/envoy-proto';
 import { isHubError } from '../../../src/errors';
-import { HeldVersions } from '../../../src/xds/transport/held-versions';
 import { createAdmission } from '../../../src/xds/transport/admission';
-import { Clusters, Endpoints, Listeners, RESOURCE_TYPES, resourceTypeOf, v3TypeUrlOf } from '../../../src/xds/transport/resource-types';
-import { XDS_METHODS } from '../../../src/xds/transport/services';
+import { BodyCache } from '../../../src/xds/transport/body-cache';
+import { encodeResource, envoyRoot, lookupType } from '../../../src/xds/transport/envoy-proto';
+import { HeldVersions } from '../../../src/xds/transport/held-versions';
+import {
+  Clusters,
+  Endpoints,
+  Listeners,
+  RESOURCE_TYPES,
+  resourceTypeOf,
+  v3TypeUrlOf,
+} from '../../../src/xds/transport/resource-types';
+import { computeDelta } from '../../../src/xds/transport/rules/response';
 import { applyDeltaChange, applySotwNames } from '../../../src/xds/transport/rules/subscription';
-import { NO_SUBSCRIPTION, type Subscription } from '../../../src/xds/transport/stream-state';
+import { routeClusters } from '../../../src/xds/transport/rules/warming';
+import { XDS_METHODS } from '../../../src/xds/transport/services';
+import { NO_SUBSCRIPTION, newTypeState, type Subscription } from '../../../src/xds/transport/stream-state';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { v2Root } from '../../../src/xds/transport/v2-proto';
-import { anyOf, serializeResponse, sotwBody } from '../../../src/xds/transport/wire';
-import { BodyCache } from '../../../src/xds/transport/body-cache';
-import { routeClusters } from '../../../src/xds/transport/rules/warming';
+import { anyOf, decodeResponse, serializeResponse, sotwBody } from '../../../src/xds/transport/wire';
 import { cla, cluster } from './helpers/fixtures';
-import { computeDelta } from '../../../src/xds/transport/rules/response';
-import { newTypeState } from '../../../src/xds/transport/stream-state';
-import { decodeResponse } from '../../../src/xds/transport/wire';
 
-const state = (s: { wildcard: boolean; names: ReadonlySet<string> }) => ({ wildcard: s.wildcard, names: [...s.names].sort() });
+const state = (s: { wildcard: boolean; names: ReadonlySet<string> }) => ({
+  wildcard: s.wildcard,
+  names: [...s.names].sort(),
+});
 
 test('X-SUB-3 (unit): SotW legacy wildcard sequence', () => {
   let sub: Subscription = NO_SUBSCRIPTION;
@@ -35,12 +43,17 @@ test('X-SUB-3 (unit): SotW legacy wildcard sequence', () => {
 
 test('X-SUB-3 (unit): Delta legacy wildcard sequence', () => {
   let sub: Subscription = NO_SUBSCRIPTION;
-  const step = (s: string[], u: string[], first = false) => state((sub = applyDeltaChange(sub, Clusters, s, u, first).sub));
+  const step = (s: string[], u: string[], first = false) =>
+    state((sub = applyDeltaChange(sub, Clusters, s, u, first).sub));
   assert.deepEqual(step([], [], true), { wildcard: true, names: [] });
   assert.deepEqual(step(['A'], []), { wildcard: true, names: ['A'] });
   assert.deepEqual(step([], ['*']), { wildcard: false, names: ['A'] });
   assert.deepEqual(step([], ['A']), { wildcard: false, names: [] });
-  assert.equal(applyDeltaChange(NO_SUBSCRIPTION, Clusters, ['A'], [], true).sub.wildcard, false, 'a first request with names is not wildcard');
+  assert.equal(
+    applyDeltaChange(NO_SUBSCRIPTION, Clusters, ['A'], [], true).sub.wildcard,
+    false,
+    'a first request with names is not wildcard',
+  );
 });
 
 test('admission: admits by count and heap, refuses past either bound with OVER_CAPACITY naming it; 0 means no count limit', () => {
@@ -64,7 +77,16 @@ test('framing: a shared body plus a nonce decodes like a normally encoded Discov
   const Res = lookupType('envoy.service.discovery.v3.DiscoveryResponse');
   const framed = Res.toObject(Res.decode(serializeResponse({ body, nonce: 'n-1' })), { longs: String });
   const normal = Res.toObject(
-    Res.decode(Res.encode(Res.fromObject({ versionInfo: 'v1', typeUrl: TypeUrl.Cluster, nonce: 'n-1', resources: [{ type_url: TypeUrl.Cluster, value: c.encoded }] })).finish()),
+    Res.decode(
+      Res.encode(
+        Res.fromObject({
+          versionInfo: 'v1',
+          typeUrl: TypeUrl.Cluster,
+          nonce: 'n-1',
+          resources: [{ type_url: TypeUrl.Cluster, value: c.encoded }],
+        }),
+      ).finish(),
+    ),
     { longs: String },
   );
   assert.deepEqual(framed, normal);
@@ -90,14 +112,20 @@ test('encodeResource accepts snake_case and camelCase and names an unknown field
   const a = encodeResource('envoy.config.cluster.v3.Cluster', { name: 'x', connect_timeout: { seconds: 1 } });
   const b = encodeResource('envoy.config.cluster.v3.Cluster', { name: 'x', connectTimeout: { seconds: 1 } });
   assert.deepEqual(a, b);
-  const od = encodeResource('envoy.config.cluster.v3.Cluster', { name: 'x', outlier_detection: { enforcing_consecutive_5xx: { value: 10 } } });
+  const od = encodeResource('envoy.config.cluster.v3.Cluster', {
+    name: 'x',
+    outlier_detection: { enforcing_consecutive_5xx: { value: 10 } },
+  });
   assert.ok(od.length > 3);
   assert.throws(
     () => encodeResource('envoy.config.cluster.v3.Cluster', { name: 'x', eds_cluster_config: { eds_confg: {} } }),
     (e: unknown) => isHubError(e, 'INVALID_ARGUMENT') && e.field === 'eds_cluster_config.eds_confg',
   );
   assert.throws(
-    () => encodeResource('envoy.config.listener.v3.Listener', { api_listener: { api_listener: { '@type': 'type.googleapis.com/no.Such' } } }),
+    () =>
+      encodeResource('envoy.config.listener.v3.Listener', {
+        api_listener: { api_listener: { '@type': 'type.googleapis.com/no.Such' } },
+      }),
     (e: unknown) => isHubError(e) && e.field === 'api_listener.api_listener.@type',
   );
   assert.equal(envoyRoot(), envoyRoot(), 'loaded once');
@@ -122,13 +150,41 @@ test('HeldVersions: a shared base is never written; the overlay holds difference
     ['gone', null],
   ]);
   const h = HeldVersions.of(base);
-  assert.deepEqual([...h], [['a', '1'], ['b', '2']]);
-  const h2 = h.with([['a', '9'], ['b', null], ['c', '3']]);
-  assert.deepEqual([...h2].sort(), [['a', '9'], ['c', '3']]);
-  assert.deepEqual([...h], [['a', '1'], ['b', '2']], 'a value never changes: updates make a new one');
+  assert.deepEqual(
+    [...h],
+    [
+      ['a', '1'],
+      ['b', '2'],
+    ],
+  );
+  const h2 = h.with([
+    ['a', '9'],
+    ['b', null],
+    ['c', '3'],
+  ]);
+  assert.deepEqual([...h2].sort(), [
+    ['a', '9'],
+    ['c', '3'],
+  ]);
+  assert.deepEqual(
+    [...h],
+    [
+      ['a', '1'],
+      ['b', '2'],
+    ],
+    'a value never changes: updates make a new one',
+  );
   assert.equal(h2.has('b'), false);
   assert.equal(h2.get('gone'), undefined);
-  assert.deepEqual([...base], [['a', '1'], ['b', '2'], ['gone', null]], 'the shared map is untouched');
+  assert.deepEqual(
+    [...base],
+    [
+      ['a', '1'],
+      ['b', '2'],
+      ['gone', null],
+    ],
+    'the shared map is untouched',
+  );
   const h3 = h2.with([['a', '1']]); // back to the base version: the overlay entry goes
   assert.equal(h3.get('a'), '1');
   const big = h3.with(Array.from({ length: 100 }, (_, i): [string, string] => [`n${i}`, 'v'])); // large overlay: compacts into its own map
@@ -141,10 +197,11 @@ test('BodyCache: LRU bounded by entries and by bytes', () => {
   const cache = new BodyCache(2, 10);
   const entry = (n: number) => ({ body: new Uint8Array(n), sent: new Map() });
   let builds = 0;
-  const get = (k: string, n: number) => cache.get(k, () => {
-    builds++;
-    return entry(n);
-  });
+  const get = (k: string, n: number) =>
+    cache.get(k, () => {
+      builds++;
+      return entry(n);
+    });
   get('a', 4);
   get('b', 4);
   get('a', 4); // hit, and now the most recent
@@ -165,11 +222,30 @@ test('X-WARM-2 (unit): routeClusters reads cluster and weighted_clusters names s
   const rc = {
     name: 'r',
     virtual_hosts: [
-      { name: 'a', domains: ['*'], routes: [{ match: { prefix: '/x' }, route: { cluster: 'one' } }, { match: { prefix: '/r' }, redirect: { host_redirect: 'elsewhere' } }] },
+      {
+        name: 'a',
+        domains: ['*'],
+        routes: [
+          { match: { prefix: '/x' }, route: { cluster: 'one' } },
+          { match: { prefix: '/r' }, redirect: { host_redirect: 'elsewhere' } },
+        ],
+      },
       {
         name: 'b',
         domains: ['b'],
-        routes: [{ match: { prefix: '' }, route: { weighted_clusters: { clusters: [{ name: 'two', weight: { value: 60 } }, { name: 'three', weight: { value: 40 } }] } } }],
+        routes: [
+          {
+            match: { prefix: '' },
+            route: {
+              weighted_clusters: {
+                clusters: [
+                  { name: 'two', weight: { value: 60 } },
+                  { name: 'three', weight: { value: 40 } },
+                ],
+              },
+            },
+          },
+        ],
       },
     ],
   };
@@ -177,8 +253,12 @@ test('X-WARM-2 (unit): routeClusters reads cluster and weighted_clusters names s
   const res = { name: 'r', typeUrl: TypeUrl.RouteConfiguration, version: 'v', encoded };
   assert.deepEqual([...routeClusters(res)].sort(), ['one', 'three', 'two']);
   const t = lookupType('envoy.config.route.v3.RouteConfiguration');
-  const decoded = t.toObject(t.decode(encoded), { arrays: true }) as { virtualHosts: { routes: { route?: { cluster?: string; weightedClusters?: { clusters: { name: string }[] } } }[] }[] };
-  const viaSchema = decoded.virtualHosts.flatMap((vh) => vh.routes.flatMap((r) => [r.route?.cluster, ...(r.route?.weightedClusters?.clusters ?? []).map((c) => c.name)]));
+  const decoded = t.toObject(t.decode(encoded), { arrays: true }) as {
+    virtualHosts: { routes: { route?: { cluster?: string; weightedClusters?: { clusters: { name: string }[] } } }[] }[];
+  };
+  const viaSchema = decoded.virtualHosts.flatMap((vh) =>
+    vh.routes.flatMap((r) => [r.route?.cluster, ...(r.route?.weightedClusters?.clusters ?? []).map((c) => c.name)]),
+  );
   assert.deepEqual(viaSchema.filter(Boolean).sort(), ['one', 'three', 'two']);
   assert.equal(routeClusters(res), routeClusters(res), 'read once per resource object');
 });
@@ -188,12 +268,24 @@ test('Delta responses through one body cache: the memo of the last one-resource 
   const a1 = cla('a', [1]);
   const a2 = cla('a', [2]);
   const b1 = cla('b', [1]);
-  const st = (names: string[]) => ({ ...newTypeState(Endpoints, TypeUrl.ClusterLoadAssignment), started: true, answered: true, sub: { wildcard: false, names: new Set(names), everNamed: true }, changed: new Set(names), dirty: true });
-  const set = (...rs: ReturnType<typeof cla>[]) => ({ byName: new Map(rs.map((r) => [r.name, r])), wildcard: new Set<string>() });
+  const st = (names: string[]) => ({
+    ...newTypeState(Endpoints, TypeUrl.ClusterLoadAssignment),
+    started: true,
+    answered: true,
+    sub: { wildcard: false, names: new Set(names), everNamed: true },
+    changed: new Set(names),
+    dirty: true,
+  });
+  const set = (...rs: ReturnType<typeof cla>[]) => ({
+    byName: new Map(rs.map((r) => [r.name, r])),
+    wildcard: new Set<string>(),
+  });
   const body = (s: ReturnType<typeof st>, resources: ReturnType<typeof set>, ttlMs: number) => {
     const r = computeDelta(s, { set: resources, ttlMs, sotwWrap: false, holdRemovals: false, memo }).response;
     assert.ok(r, 'a response');
-    return decodeResponse('v3', 'DeltaDiscoveryResponse', r.body).resources.map((x: { name: string; version: string; ttl?: unknown }) => `${x.name}@${x.version}${x.ttl ? '+ttl' : ''}`);
+    return decodeResponse('v3', 'DeltaDiscoveryResponse', r.body).resources.map(
+      (x: { name: string; version: string; ttl?: unknown }) => `${x.name}@${x.version}${x.ttl ? '+ttl' : ''}`,
+    );
   };
   // The same change to several streams: the same shared body.
   assert.deepEqual(body(st(['a']), set(a1), 0), [`a@${a1.version}`]);
@@ -209,7 +301,10 @@ test('Delta responses through one body cache: the memo of the last one-resource 
 test('the resource-type registry: each type whole, one push position each, every URL resolving to it', () => {
   const orders = RESOURCE_TYPES.map((t) => t.order);
   assert.deepEqual(orders, [...orders.keys()], 'push positions 0..n-1, RESOURCE_TYPES in that order');
-  assert.deepEqual(RESOURCE_TYPES.map((t) => t.short), ['CDS', 'EDS', 'LDS', 'RDS', 'SDS']);
+  assert.deepEqual(
+    RESOURCE_TYPES.map((t) => t.short),
+    ['CDS', 'EDS', 'LDS', 'RDS', 'SDS'],
+  );
   for (const t of RESOURCE_TYPES) {
     assert.equal(resourceTypeOf(t.typeUrl), t, t.short);
     assert.equal(resourceTypeOf(t.v2TypeUrl), t, `${t.short} v2`);

@@ -6,7 +6,7 @@
 // instances a change touched are looked at again (instance-diff.ts).
 import type { CheckServiceNode } from '../../../catalog/types';
 import { byNodeThenId } from '../endpoints';
-import { type Instances, NO_INSTANCES, diffInstances, noInstances } from '../instance-diff';
+import { diffInstances, type Instances, NO_INSTANCES, noInstances } from '../instance-diff';
 import type { CatalogInputs, InputChanges } from '../view-inputs';
 
 export interface Proxy {
@@ -39,12 +39,20 @@ const destOf = (csn: CheckServiceNode): string | undefined => {
 };
 
 const isProxy = (c: CheckServiceNode): boolean => c.Service.Kind === 'connect-proxy' && destOf(c) !== undefined;
-const isNative = (c: CheckServiceNode): boolean => c.Service.Kind !== 'connect-proxy' && c.Service.Connect?.Native === true;
+const isNative = (c: CheckServiceNode): boolean =>
+  c.Service.Kind !== 'connect-proxy' && c.Service.Connect?.Native === true;
 
 /** `list` without `gone`, with `extra` merged in the views' order; `list` itself when neither has any. */
-function patched(list: readonly CheckServiceNode[], gone: ReadonlySet<CheckServiceNode>, extra: readonly CheckServiceNode[]): readonly CheckServiceNode[] {
+function patched(
+  list: readonly CheckServiceNode[],
+  gone: ReadonlySet<CheckServiceNode>,
+  extra: readonly CheckServiceNode[],
+): readonly CheckServiceNode[] {
   if (extra.length === 0 && (gone.size === 0 || !list.some((c) => gone.has(c)))) return list;
-  const out = list.filter((c) => !gone.has(c)).concat(extra).sort(byNodeThenId);
+  const out = list
+    .filter((c) => !gone.has(c))
+    .concat(extra)
+    .sort(byNodeThenId);
   return out.length === 0 ? NONE : out;
 }
 
@@ -66,7 +74,9 @@ export function createProxyIndex(): ProxyIndex {
     },
     endpointsOf: (destination) => s.endpoints.get(destination) ?? NONE,
     update(inputs, changes) {
-      const names = changes.all ? new Set([...inputs.serviceList().map((x) => x.Name), ...s.slots.keys()]) : changes.services;
+      const names = changes.all
+        ? new Set([...inputs.serviceList().map((x) => x.Name), ...s.slots.keys()])
+        : changes.services;
       const touched: Touched = { proxies: new Set<string>(), destinations: new Set<string>() };
       for (const name of names) lookAgain(s, name, inputs.instances(name), touched);
       if (touched.proxies.size > 0 || touched.destinations.size > 0) rebuild(s);
@@ -137,7 +147,10 @@ function rebuild(s: State): void {
     const sorted = list.sort(byNodeThenId);
     const old = s.endpoints.get(dest);
     // Keep the old array when nothing in it changed, so the assignment built from it is not rebuilt.
-    next.set(dest, old && old.length === sorted.length && old.every((c, i) => c === sorted[i]) ? old : Object.freeze(sorted));
+    next.set(
+      dest,
+      old && old.length === sorted.length && old.every((c, i) => c === sorted[i]) ? old : Object.freeze(sorted),
+    );
   }
   s.endpoints = next;
 }

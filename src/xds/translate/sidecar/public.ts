@@ -8,10 +8,10 @@
 // address as a static cluster.
 import type { CheckServiceNode } from '../../../catalog/types';
 import type { DestinationPolicy, IntentionAction } from '../../../connect/intentions';
+import { Extension, ExtensionType } from '../extension-types';
 import { durationOfMs, entryUint, record, str } from '../inputs';
 import { LOCAL_APP, publicListenerName, sdsRef } from './names';
-import { httpRbacFilter, networkRbacFilter, type Identity } from './rbac';
-import { Extension, ExtensionType } from '../extension-types';
+import { httpRbacFilter, type Identity, networkRbacFilter } from './rbac';
 
 const DEFAULT_LOCAL_CONNECT_MS = 5_000;
 
@@ -25,7 +25,10 @@ export function alpnOf(protocol: string): string[] {
 
 export function http2Options(): Record<string, unknown> {
   return {
-    [Extension.HttpProtocolOptions]: { '@type': ExtensionType.HttpProtocolOptions, explicit_http_config: { http2_protocol_options: {} } },
+    [Extension.HttpProtocolOptions]: {
+      '@type': ExtensionType.HttpProtocolOptions,
+      explicit_http_config: { http2_protocol_options: {} },
+    },
   };
 }
 
@@ -65,7 +68,15 @@ export function localAppCluster(input: Pick<PublicInput, 'proxy' | 'protocol' | 
     connect_timeout: durationOfMs(connectMs),
     load_assignment: {
       cluster_name: LOCAL_APP,
-      endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: input.local.address, port_value: input.local.port } } } }] }],
+      endpoints: [
+        {
+          lb_endpoints: [
+            {
+              endpoint: { address: { socket_address: { address: input.local.address, port_value: input.local.port } } },
+            },
+          ],
+        },
+      ],
     },
     ...(isHttp2(input.protocol) ? { typed_extension_protocol_options: http2Options() } : {}),
   };
@@ -90,7 +101,10 @@ function downstreamTls(input: PublicInput): Record<string, unknown> {
 
 function appFilter(input: PublicInput): Record<string, unknown> {
   if (!isHttp(input.protocol)) {
-    return { name: 'envoy.filters.network.tcp_proxy', typed_config: { '@type': ExtensionType.TcpProxy, stat_prefix: 'public_listener', cluster: LOCAL_APP } };
+    return {
+      name: 'envoy.filters.network.tcp_proxy',
+      typed_config: { '@type': ExtensionType.TcpProxy, stat_prefix: 'public_listener', cluster: LOCAL_APP },
+    };
   }
   const timeoutMs = entryUint(proxyConfig(input.proxy)['local_request_timeout_ms']);
   return {
@@ -105,11 +119,19 @@ function appFilter(input: PublicInput): Record<string, unknown> {
           {
             name: 'public_listener',
             domains: ['*'],
-            routes: [{ match: { prefix: '/' }, route: { cluster: LOCAL_APP, ...(timeoutMs !== undefined ? { timeout: durationOfMs(timeoutMs) } : {}) } }],
+            routes: [
+              {
+                match: { prefix: '/' },
+                route: { cluster: LOCAL_APP, ...(timeoutMs !== undefined ? { timeout: durationOfMs(timeoutMs) } : {}) },
+              },
+            ],
           },
         ],
       },
-      http_filters: [httpRbacFilter(input.policy, input.id, input.fallback), { name: 'envoy.filters.http.router', typed_config: { '@type': ExtensionType.Router } }],
+      http_filters: [
+        httpRbacFilter(input.policy, input.id, input.fallback),
+        { name: 'envoy.filters.http.router', typed_config: { '@type': ExtensionType.Router } },
+      ],
       // The app learns who called: the caller's SPIFFE ID (and certificate) in X-Forwarded-Client-Cert.
       forward_client_cert_details: 'APPEND_FORWARD',
       set_current_client_cert_details: { subject: { value: true }, cert: true, chain: true, dns: true, uri: true },

@@ -33,7 +33,13 @@ function principalOf(source: string, id: Identity): Plain {
 
 /** Any service of this trust domain but the named sources. */
 function othersPrincipal(named: readonly string[], id: Identity): Plain {
-  const any = { authenticated: { principal_name: { safe_regex: { regex: `^spiffe://${escapeRegex(id.trustDomain)}/ns/default/dc/[^/]+/svc/[^/]+$` } } } };
+  const any = {
+    authenticated: {
+      principal_name: {
+        safe_regex: { regex: `^spiffe://${escapeRegex(id.trustDomain)}/ns/default/dc/[^/]+/svc/[^/]+$` },
+      },
+    },
+  };
   if (named.length === 0) return any;
   return { and_ids: { ids: [any, ...named.map((s) => ({ not_id: principalOf(s, id) }))] } };
 }
@@ -43,11 +49,16 @@ function headerPermission(h: Record<string, unknown>): Plain {
   const matcher: Plain = { name };
   const ignoreCase = h['IgnoreCase'] === true ? { ignore_case: true } : {};
   if (h['Present'] === true) matcher['present_match'] = true;
-  else if (typeof h['Exact'] === 'string' && h['Exact'] !== '') matcher['string_match'] = { exact: h['Exact'], ...ignoreCase };
-  else if (typeof h['Prefix'] === 'string' && h['Prefix'] !== '') matcher['string_match'] = { prefix: h['Prefix'], ...ignoreCase };
-  else if (typeof h['Suffix'] === 'string' && h['Suffix'] !== '') matcher['string_match'] = { suffix: h['Suffix'], ...ignoreCase };
-  else if (typeof h['Contains'] === 'string' && h['Contains'] !== '') matcher['string_match'] = { contains: h['Contains'], ...ignoreCase };
-  else if (typeof h['Regex'] === 'string' && h['Regex'] !== '') matcher['string_match'] = { safe_regex: { regex: h['Regex'] } };
+  else if (typeof h['Exact'] === 'string' && h['Exact'] !== '')
+    matcher['string_match'] = { exact: h['Exact'], ...ignoreCase };
+  else if (typeof h['Prefix'] === 'string' && h['Prefix'] !== '')
+    matcher['string_match'] = { prefix: h['Prefix'], ...ignoreCase };
+  else if (typeof h['Suffix'] === 'string' && h['Suffix'] !== '')
+    matcher['string_match'] = { suffix: h['Suffix'], ...ignoreCase };
+  else if (typeof h['Contains'] === 'string' && h['Contains'] !== '')
+    matcher['string_match'] = { contains: h['Contains'], ...ignoreCase };
+  else if (typeof h['Regex'] === 'string' && h['Regex'] !== '')
+    matcher['string_match'] = { safe_regex: { regex: h['Regex'] } };
   else matcher['present_match'] = true;
   if (h['Invert'] === true) matcher['invert_match'] = true;
   return { header: matcher };
@@ -59,10 +70,15 @@ function httpMatch(http: Record<string, unknown>): Plain {
   const path = (m: Plain) => parts.push({ url_path: { path: m } });
   if (typeof http['PathExact'] === 'string' && http['PathExact'] !== '') path({ exact: http['PathExact'] });
   else if (typeof http['PathPrefix'] === 'string' && http['PathPrefix'] !== '') path({ prefix: http['PathPrefix'] });
-  else if (typeof http['PathRegex'] === 'string' && http['PathRegex'] !== '') path({ safe_regex: { regex: http['PathRegex'] } });
-  for (const h of Array.isArray(http['Header']) ? (http['Header'] as Record<string, unknown>[]) : []) parts.push(headerPermission(h));
+  else if (typeof http['PathRegex'] === 'string' && http['PathRegex'] !== '')
+    path({ safe_regex: { regex: http['PathRegex'] } });
+  for (const h of Array.isArray(http['Header']) ? (http['Header'] as Record<string, unknown>[]) : [])
+    parts.push(headerPermission(h));
   const methods = Array.isArray(http['Methods']) ? (http['Methods'] as string[]) : [];
-  if (methods.length > 0) parts.push({ header: { name: ':method', string_match: { safe_regex: { regex: methods.map(escapeRegex).join('|') } } } });
+  if (methods.length > 0)
+    parts.push({
+      header: { name: ':method', string_match: { safe_regex: { regex: methods.map(escapeRegex).join('|') } } },
+    });
   if (parts.length === 0) return { any: true };
   return parts.length === 1 ? parts[0]! : { and_rules: { rules: parts } };
 }
@@ -99,20 +115,34 @@ function admitsConnection(rule: Rule, http: boolean, fallback: IntentionAction):
 function groups(policy: DestinationPolicy, id: Identity): { key: string; principal: Plain; rule: Rule }[] {
   const named = [...policy.named.keys()];
   return [
-    ...[...policy.named].map(([source, rule]) => ({ key: `source:${source}`, principal: principalOf(source, id), rule })),
+    ...[...policy.named].map(([source, rule]) => ({
+      key: `source:${source}`,
+      principal: principalOf(source, id),
+      rule,
+    })),
     { key: 'others', principal: othersPrincipal(named, id), rule: policy.others },
   ];
 }
 
 /** The network RBAC filter of a public listener. */
-export function networkRbacFilter(policy: DestinationPolicy, id: Identity, http: boolean, fallback: IntentionAction): Plain {
+export function networkRbacFilter(
+  policy: DestinationPolicy,
+  id: Identity,
+  http: boolean,
+  fallback: IntentionAction,
+): Plain {
   const policies: Record<string, Plain> = {};
   for (const g of groups(policy, id)) {
-    if (admitsConnection(g.rule, http, fallback)) policies[g.key] = { permissions: [{ any: true }], principals: [g.principal] };
+    if (admitsConnection(g.rule, http, fallback))
+      policies[g.key] = { permissions: [{ any: true }], principals: [g.principal] };
   }
   return {
     name: 'envoy.filters.network.rbac',
-    typed_config: { '@type': ExtensionType.NetworkRbac, stat_prefix: 'connect_authz', rules: { action: 'ALLOW', policies } },
+    typed_config: {
+      '@type': ExtensionType.NetworkRbac,
+      stat_prefix: 'connect_authz',
+      rules: { action: 'ALLOW', policies },
+    },
   };
 }
 
@@ -120,8 +150,16 @@ export function networkRbacFilter(policy: DestinationPolicy, id: Identity, http:
 export function httpRbacFilter(policy: DestinationPolicy, id: Identity, fallback: IntentionAction): Plain {
   const policies: Record<string, Plain> = {};
   for (const g of groups(policy, id)) {
-    const permission = g.rule.kind === 'allow' ? { any: true } : g.rule.kind === 'l7' ? l7Permission(g.rule.permissions, fallback) : undefined;
+    const permission =
+      g.rule.kind === 'allow'
+        ? { any: true }
+        : g.rule.kind === 'l7'
+          ? l7Permission(g.rule.permissions, fallback)
+          : undefined;
     if (permission) policies[g.key] = { permissions: [permission], principals: [g.principal] };
   }
-  return { name: 'envoy.filters.http.rbac', typed_config: { '@type': ExtensionType.HttpRbac, rules: { action: 'ALLOW', policies } } };
+  return {
+    name: 'envoy.filters.http.rbac',
+    typed_config: { '@type': ExtensionType.HttpRbac, rules: { action: 'ALLOW', policies } },
+  };
 }

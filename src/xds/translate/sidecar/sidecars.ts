@@ -9,20 +9,34 @@
 // the destinations it affects, and a leaf renewal only that service's sidecars.
 import type { Logger } from 'pino';
 import type { ConfigEntry } from '../../../catalog/types';
-import { allIntentions, defaultIntention, destinationPolicy, type DestinationPolicy, type Intention, type IntentionAction } from '../../../connect/intentions';
+import {
+  allIntentions,
+  type DestinationPolicy,
+  defaultIntention,
+  destinationPolicy,
+  type Intention,
+  type IntentionAction,
+} from '../../../connect/intentions';
 import type { ConnectState } from '../../../connect/types';
 import type { ResourceChange, ResourceSet, XdsResource } from '../../transport/provider';
 import { TypeUrl } from '../../transport/type-urls';
-import { resolverSubsets, subsetClusterName, type ChainEntries } from '../chain';
-import { protocolOf, record, str, entryUint } from '../inputs';
-import { serviceResourceName, type ServiceRef } from '../names';
+import { type ChainEntries, resolverSubsets, subsetClusterName } from '../chain';
+import { entryUint, protocolOf, record, str } from '../inputs';
+import { type ServiceRef, serviceResourceName } from '../names';
 import type { CatalogInputs, InputChanges } from '../view-inputs';
-import { createContentCache, type ContentCache } from './cache';
+import { type ContentCache, createContentCache } from './cache';
 import { LOCAL_APP, leafSecretName, meshClusterName, rootsSecretName } from './names';
 import { createProxyIndex, type Proxy as MeshProxy, type ProxyIndex } from './proxies';
 import { localAppCluster, proxyConfig, publicListener } from './public';
-import { buildUpstream, meshAssignment, meshCluster, upstreamProtocol, upstreamsOf, type MeshContext } from './upstream';
 import { leafSecret, rootsSecret } from './secrets';
+import {
+  buildUpstream,
+  type MeshContext,
+  meshAssignment,
+  meshCluster,
+  upstreamProtocol,
+  upstreamsOf,
+} from './upstream';
 
 type Sets = Map<string, ResourceSet>;
 const EMPTY: ResourceSet = Object.freeze({ byName: new Map(), wildcard: new Set<string>() });
@@ -152,10 +166,23 @@ function buildProxy(
   const routes = new Map<string, XdsResource>();
   const clusters = new Set<string>();
   const proxy = record(csn.Service.Proxy) ?? {};
-  const local = { address: str(proxy['LocalServiceAddress']) ?? '127.0.0.1', port: entryUint(proxy['LocalServicePort']) ?? 0 };
+  const local = {
+    address: str(proxy['LocalServiceAddress']) ?? '127.0.0.1',
+    port: entryUint(proxy['LocalServicePort']) ?? 0,
+  };
   if (local.port > 0) {
     cds.set(LOCAL_APP, cache.encode(TypeUrl.Cluster, LOCAL_APP, localAppCluster({ proxy: csn, protocol, local })));
-    const pub = publicListener({ proxy: csn, destination, protocol, policy: policyOf(destination), fallback, id: ctx.id, leafSecret: leaf, rootsSecret: roots, local });
+    const pub = publicListener({
+      proxy: csn,
+      destination,
+      protocol,
+      policy: policyOf(destination),
+      fallback,
+      id: ctx.id,
+      leafSecret: leaf,
+      rootsSecret: roots,
+      local,
+    });
     lds.set(String(pub['name']), cache.encode(TypeUrl.Listener, String(pub['name']), pub));
   } else {
     s.logger.warn({ proxy: p.id }, 'proxy has no LocalServicePort: no public listener');
@@ -171,7 +198,15 @@ function buildProxy(
       cds.set(String(c['name']), cache.encode(TypeUrl.Cluster, String(c['name']), c));
     }
   }
-  return { own: new Map<string, Map<string, XdsResource>>([[TypeUrl.Cluster, cds], [TypeUrl.Listener, lds], [TypeUrl.Secret, new Map()]]), clusters, routes };
+  return {
+    own: new Map<string, Map<string, XdsResource>>([
+      [TypeUrl.Cluster, cds],
+      [TypeUrl.Listener, lds],
+      [TypeUrl.Secret, new Map()],
+    ]),
+    clusters,
+    routes,
+  };
 }
 
 /** Names whose resource differs between two maps (same version counts as the same). */
@@ -204,7 +239,10 @@ function update(s: State, input: SidecarInputs): SidecarUpdate {
   if (!all && !caTouched && touched.proxies.size === 0 && touched.destinations.size === 0) return { changes, switched };
 
   const ctx = meshContext(s, input, td);
-  const fallback = defaultIntention(input.inputs.entries('mesh').find((e) => e.Name === 'mesh'), s.options.defaultIntention);
+  const fallback = defaultIntention(
+    input.inputs.entries('mesh').find((e) => e.Name === 'mesh'),
+    s.options.defaultIntention,
+  );
   const intentions = intentionsOf(s, input.inputs.entries('service-intentions'));
   const policies = new Map<string, DestinationPolicy>();
   const policyOf = (d: string) => {
@@ -226,13 +264,24 @@ function update(s: State, input: SidecarInputs): SidecarUpdate {
 }
 
 function meshContext(s: State, input: SidecarInputs, td: string): MeshContext {
-  const defaults = new Map(input.inputs.entries('service-defaults').map((e) => [serviceResourceName({ name: e.Name, namespace: e.Namespace, partition: e.Partition }), e]));
+  const defaults = new Map(
+    input.inputs
+      .entries('service-defaults')
+      .map((e) => [serviceResourceName({ name: e.Name, namespace: e.Namespace, partition: e.Partition }), e]),
+  );
   const targets = new Map<string, { ref: ServiceRef; subset?: string }>();
   for (const [name, ref] of input.universe) {
     targets.set(name, { ref });
-    for (const sub of resolverSubsets(input.chain.resolvers.get(name)).keys()) targets.set(subsetClusterName(name, sub), { ref, subset: sub });
+    for (const sub of resolverSubsets(input.chain.resolvers.get(name)).keys())
+      targets.set(subsetClusterName(name, sub), { ref, subset: sub });
   }
-  return { id: { trustDomain: td, datacenter: s.datacenter }, chain: input.chain, defaults, targets, endpointsOf: s.index.endpointsOf };
+  return {
+    id: { trustDomain: td, datacenter: s.datacenter },
+    chain: input.chain,
+    defaults,
+    targets,
+    endpointsOf: s.index.endpointsOf,
+  };
 }
 
 function updateSecrets(s: State, pass: Pass): { secrets: Map<string, XdsResource>; secretChanges: Set<string> } {
@@ -243,7 +292,12 @@ function updateSecrets(s: State, pass: Pass): { secrets: Map<string, XdsResource
   if (td !== '') {
     const rootsName = rootsSecretName(td);
     const oldRoots = s.shared.secrets.get(rootsName);
-    secrets.set(rootsName, oldRoots && ca !== 'all' && !ca.roots ? oldRoots : s.cache.encode(TypeUrl.Secret, rootsName, rootsSecret(rootsName, input.ca.roots)));
+    secrets.set(
+      rootsName,
+      oldRoots && ca !== 'all' && !ca.roots
+        ? oldRoots
+        : s.cache.encode(TypeUrl.Secret, rootsName, rootsSecret(rootsName, input.ca.roots)),
+    );
     for (const p of s.index.byId.values()) {
       const name = leafSecretName(td, s.datacenter, p.destination);
       if (secrets.has(name)) continue;
@@ -329,12 +383,19 @@ function updateShared(s: State, pass: Pass, next: Map<string, Built>, secrets: M
       const meshName = meshClusterName(plain, s.datacenter, td);
       if (eds.has(meshName)) continue;
       const old = s.shared.eds.get(meshName);
-      const failover = (input.chain.resolvers.get(t) && record(input.chain.resolvers.get(t)!['Failover'])) !== undefined;
+      const failover =
+        (input.chain.resolvers.get(t) && record(input.chain.resolvers.get(t)!['Failover'])) !== undefined;
       const fresh = all || !old || touched.destinations.has(t) || failover;
-      eds.set(meshName, fresh ? s.cache.encode(TypeUrl.ClusterLoadAssignment, meshName, meshAssignment(plain, ctx)) : old);
+      eds.set(
+        meshName,
+        fresh ? s.cache.encode(TypeUrl.ClusterLoadAssignment, meshName, meshAssignment(plain, ctx)) : old,
+      );
     }
   }
-  for (const [typeUrl, before, after] of [[TypeUrl.ClusterLoadAssignment, s.shared.eds, eds], [TypeUrl.RouteConfiguration, s.shared.rds, rds]] as const) {
+  for (const [typeUrl, before, after] of [
+    [TypeUrl.ClusterLoadAssignment, s.shared.eds, eds],
+    [TypeUrl.RouteConfiguration, s.shared.rds, rds],
+  ] as const) {
     const keep = new Map<string, XdsResource>();
     const names = changedNames(before, after, keep);
     for (const [n, r] of keep) after.set(n, r);

@@ -9,15 +9,15 @@
 // S's SPIFFE ID (SAN match) to check the other end.
 import type { CheckServiceNode, ConfigEntry } from '../../../catalog/types';
 import { serviceSpiffeId } from '../../../connect/spiffe';
-import { chainRoutes, resolveTarget, resolverSubsets, type ChainEntries } from '../chain';
+import { type ChainEntries, chainRoutes, resolverSubsets, resolveTarget } from '../chain';
 import { buildCluster } from '../cluster';
 import { buildLoadAssignment, failoverTargets } from '../endpoints';
+import { ExtensionType } from '../extension-types';
 import { durationOfMs, entryUint, protocolOf, record, str } from '../inputs';
 import type { ServiceRef } from '../names';
 import { meshClusterName, sdsRef, upstreamListenerName } from './names';
 import { alpnOf, http2Options, isHttp, isHttp2 } from './public';
 import type { Identity } from './rbac';
-import { ExtensionType } from '../extension-types';
 
 type Plain = Record<string, unknown>;
 
@@ -47,7 +47,9 @@ export function upstreamsOf(proxy: CheckServiceNode): Upstream[] {
     const destination = str(u?.['DestinationName']);
     const port = entryUint(u?.['LocalBindPort']);
     if (!u || destination === undefined || !port) return [];
-    return [{ destination, address: str(u['LocalBindAddress']) ?? '127.0.0.1', port, config: record(u['Config']) ?? {} }];
+    return [
+      { destination, address: str(u['LocalBindAddress']) ?? '127.0.0.1', port, config: record(u['Config']) ?? {} },
+    ];
   });
 }
 
@@ -69,7 +71,10 @@ function meshRoutes(routes: readonly Plain[], ctx: MeshContext, used: Set<string
     if (typeof action['cluster'] === 'string') out['cluster'] = mesh(action['cluster']);
     const weighted = record(action['weighted_clusters']);
     if (weighted) {
-      out['weighted_clusters'] = { ...weighted, clusters: (weighted['clusters'] as Plain[]).map((c) => ({ ...c, name: mesh(String(c['name'])) })) };
+      out['weighted_clusters'] = {
+        ...weighted,
+        clusters: (weighted['clusters'] as Plain[]).map((c) => ({ ...c, name: mesh(String(c['name'])) })),
+      };
     }
     return { ...r, route: out };
   });
@@ -90,7 +95,12 @@ export function buildUpstream(u: Upstream, protocol: string, ctx: MeshContext): 
   let filter: Plain;
   let route: Plain | undefined;
   if (isHttp(protocol)) {
-    route = { name: u.destination, virtual_hosts: [{ name: u.destination, domains: ['*'], routes: meshRoutes(chainRoutes(ref, ctx.chain, 'envoy'), ctx, used) }] };
+    route = {
+      name: u.destination,
+      virtual_hosts: [
+        { name: u.destination, domains: ['*'], routes: meshRoutes(chainRoutes(ref, ctx.chain, 'envoy'), ctx, used) },
+      ],
+    };
     filter = {
       name: 'envoy.filters.network.http_connection_manager',
       typed_config: {
@@ -106,10 +116,18 @@ export function buildUpstream(u: Upstream, protocol: string, ctx: MeshContext): 
     used.add(target);
     filter = {
       name: 'envoy.filters.network.tcp_proxy',
-      typed_config: { '@type': ExtensionType.TcpProxy, stat_prefix: `upstream.${u.destination}`, cluster: meshClusterName(target, ctx.id.datacenter, ctx.id.trustDomain) },
+      typed_config: {
+        '@type': ExtensionType.TcpProxy,
+        stat_prefix: `upstream.${u.destination}`,
+        cluster: meshClusterName(target, ctx.id.datacenter, ctx.id.trustDomain),
+      },
     };
   }
-  const listener = { name, address: { socket_address: { address: u.address, port_value: u.port } }, filter_chains: [{ filters: [filter] }] };
+  const listener = {
+    name,
+    address: { socket_address: { address: u.address, port_value: u.port } },
+    filter_chains: [{ filters: [filter] }],
+  };
   return { listener, ...(route ? { route } : {}), clusters: [...used] };
 }
 
@@ -118,18 +136,34 @@ function targetOf(plain: string, ctx: MeshContext): { ref: ServiceRef; subset?: 
 }
 
 /** The services whose sidecars a mesh cluster reaches: its own and, without a subset, its resolver's failover targets. */
-function servicesOf(plain: string, ctx: MeshContext): { ref: ServiceRef; subset?: string; failover: ReturnType<typeof failoverTargets> } {
+function servicesOf(
+  plain: string,
+  ctx: MeshContext,
+): { ref: ServiceRef; subset?: string; failover: ReturnType<typeof failoverTargets> } {
   const t = targetOf(plain, ctx);
   const resolver = ctx.chain.resolvers.get(t.ref.name);
   return { ...t, failover: t.subset === undefined ? failoverTargets(t.ref, resolver) : [] };
 }
 
 /** A mesh cluster for a source service (its leaf is the client certificate). */
-export function meshCluster(plain: string, protocol: string, upstreamConfig: Record<string, unknown>, leafSecret: string, rootsSecret: string, ctx: MeshContext): Plain {
+export function meshCluster(
+  plain: string,
+  protocol: string,
+  upstreamConfig: Record<string, unknown>,
+  leafSecret: string,
+  rootsSecret: string,
+  ctx: MeshContext,
+): Plain {
   const { ref, failover } = servicesOf(plain, ctx);
   const name = meshClusterName(plain, ctx.id.datacenter, ctx.id.trustDomain);
-  const base = buildCluster({ name: plain, defaults: ctx.defaults.get(ref.name), resolver: ctx.chain.resolvers.get(ref.name) }, 'envoy');
-  const sans = [...new Set([ref.name, ...failover.map((f) => f.ref.name)])].map((s) => ({ san_type: 'URI', matcher: { exact: serviceSpiffeId(ctx.id.trustDomain, ctx.id.datacenter, s) } }));
+  const base = buildCluster(
+    { name: plain, defaults: ctx.defaults.get(ref.name), resolver: ctx.chain.resolvers.get(ref.name) },
+    'envoy',
+  );
+  const sans = [...new Set([ref.name, ...failover.map((f) => f.ref.name)])].map((s) => ({
+    san_type: 'URI',
+    matcher: { exact: serviceSpiffeId(ctx.id.trustDomain, ctx.id.datacenter, s) },
+  }));
   const alpn = alpnOf(protocol);
   const connectMs = entryUint(upstreamConfig['connect_timeout_ms']);
   const { typed_extension_protocol_options: _h2, ...rest } = base as Plain;

@@ -4,10 +4,10 @@
 // error_detail makes it a NACK, nothing else does (never a version
 // comparison). What the client holds moves only on ACK.
 import { createHash } from 'node:crypto';
-import type { ResourceSet, XdsResource } from '../provider';
 import { HeldVersions } from '../held-versions';
-import { hasWork, typeWith, type NackRecord, type Pending, type TypeState } from '../stream-state';
-import { wireVersion, type ErrorDetail } from '../wire';
+import type { ResourceSet, XdsResource } from '../provider';
+import { hasWork, type NackRecord, type Pending, type TypeState, typeWith } from '../stream-state';
+import { type ErrorDetail, wireVersion } from '../wire';
 import { coveredNames } from './subscription';
 
 /** X-ACK-1: hash over (name, version) pairs, so equal sets get equal versions on every hub and after restarts. */
@@ -42,13 +42,23 @@ export interface Reply {
  * `windowOpen`: the push window is open (X-STREAM-4): changes that came while
  * the response was in flight wait for the next delivery instead of going now.
  */
-export function settle(st: TypeState, reply: Reply, windowOpen = false): { state: TypeState; nack: NackRecord | undefined } {
+export function settle(
+  st: TypeState,
+  reply: Reply,
+  windowOpen = false,
+): { state: TypeState; nack: NackRecord | undefined } {
   const p = st.pending;
   if (reply.nonce === '' || !p || p.nonce !== reply.nonce) return { state: st, nack: undefined };
   let nack: NackRecord | undefined;
   let next: TypeState;
   if (reply.error) {
-    nack = { nonce: reply.nonce, code: reply.error.code, message: reply.error.message, at: reply.at, versionInfo: reply.versionInfo };
+    nack = {
+      nonce: reply.nonce,
+      code: reply.error.code,
+      message: reply.error.message,
+      at: reply.at,
+      versionInfo: reply.versionInfo,
+    };
     next = recordNack(st, p, nack);
   } else next = commitAck(st, p);
   // Anything that changed while this response was in flight goes now (X-STREAM-3: the latest state) —
@@ -68,10 +78,12 @@ function commitAck(st: TypeState, p: Pending): TypeState {
   if (p.resources || st.acked.empty) {
     // SotW carries the whole set, and a first Delta response is all the client holds: share the response's map.
     acked = HeldVersions.of(p.sent);
-    if (rejected.size > 0 && [...rejected.keys()].some((n) => p.sent.get(n))) rejected = new Map([...rejected].filter(([n]) => !p.sent.get(n)));
+    if (rejected.size > 0 && [...rejected.keys()].some((n) => p.sent.get(n)))
+      rejected = new Map([...rejected].filter(([n]) => !p.sent.get(n)));
   } else {
     acked = st.acked.with(p.sent);
-    if (rejected.size > 0 && [...p.sent].some(([n, v]) => v !== null && rejected.has(n))) rejected = new Map([...rejected].filter(([n]) => p.sent.get(n) == null));
+    if (rejected.size > 0 && [...p.sent].some(([n, v]) => v !== null && rejected.has(n)))
+      rejected = new Map([...rejected].filter(([n]) => p.sent.get(n) == null));
   }
   return typeWith(st, {
     acked,
@@ -91,9 +103,21 @@ function recordNack(st: TypeState, p: Pending, nack: NackRecord): TypeState {
 }
 
 /** X-ACK-2: a response goes out under a fresh nonce and becomes the type's one pending response. */
-export function withPending(st: TypeState, pending: Omit<Pending, 'nonce' | 'changeAt'>, nonce: string, sotw: boolean): TypeState {
+export function withPending(
+  st: TypeState,
+  pending: Omit<Pending, 'nonce' | 'changeAt'>,
+  nonce: string,
+  sotw: boolean,
+): TypeState {
   // Written out, not `{ ...pending, nonce }`: a spread that adds fields is V8's slow clone (stream-state.ts typeWith).
-  const p: Pending = { nonce, version: pending.version, sent: pending.sent, resources: pending.resources, heartbeat: pending.heartbeat, changeAt: st.changeAt };
+  const p: Pending = {
+    nonce,
+    version: pending.version,
+    sent: pending.sent,
+    resources: pending.resources,
+    heartbeat: pending.heartbeat,
+    changeAt: st.changeAt,
+  };
   return typeWith(st, {
     pending: p,
     // X-ACK-5/8: SotW remembers the set version sent, so equal content is not sent again (a heartbeat is not new content).
@@ -108,7 +132,12 @@ export function withPending(st: TypeState, pending: Omit<Pending, 'nonce' | 'cha
  * that names the current set's version already holds that set: record it as
  * held (so warming sees it) and send nothing. undefined: the version differs.
  */
-export function heldOnReconnect(st: TypeState, versionInfo: string, set: ResourceSet, ttlMs: number): TypeState | undefined {
+export function heldOnReconnect(
+  st: TypeState,
+  versionInfo: string,
+  set: ResourceSet,
+  ttlMs: number,
+): TypeState | undefined {
   const current = new Map<string, XdsResource>();
   for (const name of coveredNames(st.sub, set)) {
     const res = set.byName.get(name);
@@ -116,7 +145,12 @@ export function heldOnReconnect(st: TypeState, versionInfo: string, set: Resourc
   }
   if (setVersion(current.values(), ttlMs) !== versionInfo) return undefined;
   const held = new Map<string, string | null>([...current].map(([name, res]) => [name, wireVersion(res, ttlMs)]));
-  return typeWith(st, { lastSentVersion: versionInfo, ackedVersion: versionInfo, ackedResources: current, acked: HeldVersions.of(held) });
+  return typeWith(st, {
+    lastSentVersion: versionInfo,
+    ackedVersion: versionInfo,
+    ackedResources: current,
+    acked: HeldVersions.of(held),
+  });
 }
 
 /** X-DELTA-6: what a reconnecting Delta client announces it holds counts as ACKed; only differences are sent. */

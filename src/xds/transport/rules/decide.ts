@@ -6,14 +6,24 @@ import { HubError } from '../../../errors';
 import type { BodyCache } from '../body-cache';
 import type { NameInterner } from '../name-sets';
 import type { ResourceSet, XdsNode } from '../provider';
-import { Clusters, Endpoints, RESOURCE_TYPES, resourceTypeOf, type ResourceType } from '../resource-types';
-import { isDeferred, newTypeState, streamWith, typeWith, withType, markChanged, type NackRecord, type StreamState, type TypeState } from '../stream-state';
+import { Clusters, Endpoints, RESOURCE_TYPES, type ResourceType, resourceTypeOf } from '../resource-types';
+import {
+  isDeferred,
+  markChanged,
+  type NackRecord,
+  newTypeState,
+  type StreamState,
+  streamWith,
+  type TypeState,
+  typeWith,
+  withType,
+} from '../stream-state';
 import type { V3TypeUrl } from '../type-urls';
 import type { DeltaRequest, SotwRequest } from '../wire';
 import { adoptInitialVersions, heldOnReconnect, nonceFor, settle, withPending } from './ack';
 import { holdsRemovals, waitsForClusters } from './ordering';
-import { computeDelta, computeSotw, type Computed } from './response';
-import { applySotwNames, deltaSubscription, sendWholeSet, type SubscriptionDelta } from './subscription';
+import { type Computed, computeDelta, computeSotw } from './response';
+import { applySotwNames, deltaSubscription, type SubscriptionDelta, sendWholeSet } from './subscription';
 import { clientTtl, heartbeatFor, responseTtl, takesHeartbeats } from './ttl';
 import { routeGate, warmEndpoints } from './warming';
 
@@ -68,9 +78,19 @@ export interface RequestOutcome {
 }
 
 /** X-STREAM-1: identity comes from the first request; later ones may omit node. */
-function identify(s: StreamState, node: XdsNode | undefined, ctx: RuleContext): { state: StreamState; end?: HubError; opened?: XdsNode } {
+function identify(
+  s: StreamState,
+  node: XdsNode | undefined,
+  ctx: RuleContext,
+): { state: StreamState; end?: HubError; opened?: XdsNode } {
   if (s.node) return { state: s };
-  if (!node || node.id === '') return { state: s, end: new HubError('INVALID_ARGUMENT', 'node.id: the first request of a stream must identify the node', { field: 'node.id' }) };
+  if (!node || node.id === '')
+    return {
+      state: s,
+      end: new HubError('INVALID_ARGUMENT', 'node.id: the first request of a stream must identify the node', {
+        field: 'node.id',
+      }),
+    };
   const { ttlMs, sotwWrap } = clientTtl(s.api, node, ctx.resourceTtlMs);
   // How this client reaches the hub: resources that point at others must name a config source it has.
   const configSource = s.transport === 'ads' ? 'ads' : s.variant === 'delta' ? 'delta-grpc' : 'grpc';
@@ -79,12 +99,21 @@ function identify(s: StreamState, node: XdsNode | undefined, ctx: RuleContext): 
 }
 
 /** The type a request is for; per-type streams serve one type and may leave type_url empty. */
-function typeOf(s: StreamState, typeUrl: string): { type?: ResourceType; wire: string; end?: HubError; ignored?: string } {
+function typeOf(
+  s: StreamState,
+  typeUrl: string,
+): { type?: ResourceType; wire: string; end?: HubError; ignored?: string } {
   const fixed = s.transport === 'ads' ? undefined : RESOURCE_TYPES.find((t) => t.short === s.transport)!;
   const wire = typeUrl === '' && fixed ? (s.api === 'v3' ? fixed.typeUrl : fixed.v2TypeUrl) : typeUrl;
   const type = resourceTypeOf(wire);
   if (type && (!fixed || type === fixed)) return { type, wire };
-  if (fixed || wire === '') return { wire, end: new HubError('INVALID_ARGUMENT', `type_url: "${wire}" is not served on this ${s.transport} stream`, { field: 'type_url' }) };
+  if (fixed || wire === '')
+    return {
+      wire,
+      end: new HubError('INVALID_ARGUMENT', `type_url: "${wire}" is not served on this ${s.transport} stream`, {
+        field: 'type_url',
+      }),
+    };
   // ADS may carry types the hub does not serve (SDS, LEDS...); answering nothing is what the client can live with.
   return { wire, ignored: wire };
 }
@@ -94,7 +123,8 @@ function begin(s: StreamState, node: XdsNode | undefined, typeUrl: string, ctx: 
   const who = identify(s, node, ctx);
   if (who.end) return { out: { state: s, end: who.end } as RequestOutcome };
   const t = typeOf(who.state, typeUrl);
-  if (!t.type) return { out: { state: who.state, end: t.end, ignored: t.ignored, opened: who.opened } as RequestOutcome };
+  if (!t.type)
+    return { out: { state: who.state, end: t.end, ignored: t.ignored, opened: who.opened } as RequestOutcome };
   const st = who.state.types.get(t.type.typeUrl) ?? newTypeState(t.type, t.wire);
   return { state: who.state, st, opened: who.opened };
 }
@@ -103,7 +133,11 @@ export function onSotwRequest(s: StreamState, req: SotwRequest, ctx: RuleContext
   const b = begin(s, req.node, req.typeUrl, ctx);
   if (b.out) return b.out;
   const first = !b.st.started;
-  const settled = settle(b.st.started ? b.st : typeWith(b.st, { started: true }), { nonce: req.responseNonce, error: req.errorDetail, versionInfo: req.versionInfo, at: ctx.now }, ctx.windowOpen);
+  const settled = settle(
+    b.st.started ? b.st : typeWith(b.st, { started: true }),
+    { nonce: req.responseNonce, error: req.errorDetail, versionInfo: req.versionInfo, at: ctx.now },
+    ctx.windowOpen,
+  );
   const { sub, delta } = applySotwNames(settled.state.sub, b.st.type, req.resourceNames, ctx.names);
   let st: TypeState = sub === settled.state.sub ? settled.state : typeWith(settled.state, { sub });
   const wildcardOnly = sub.wildcard && sub.names.size === 0;
@@ -112,7 +146,8 @@ export function onSotwRequest(s: StreamState, req: SotwRequest, ctx: RuleContext
   const node = b.state.node;
   const ttlMs = responseTtl(b.state, st.type, ctx.resourceTtlTypes);
   const held = reconnect && node ? heldOnReconnect(st, req.versionInfo, ctx.resources(st.type, node), ttlMs) : null;
-  if (held) st = held; // X-ACK-7: it already holds the current set; nothing to resend
+  if (held)
+    st = held; // X-ACK-7: it already holds the current set; nothing to resend
   else if (first || delta.changed) st = sendWholeSet(st); // X-SUB-2
   return finish(b.state, st, first, delta, settled.nack, b.opened, ctx.now);
 }
@@ -123,18 +158,38 @@ export function onDeltaRequest(s: StreamState, req: DeltaRequest, ctx: RuleConte
   const first = !b.st.started;
   let st: TypeState = b.st.started ? b.st : typeWith(b.st, { started: true });
   if (first && req.initialVersions.size > 0) st = adoptInitialVersions(st, req.initialVersions); // X-DELTA-6
-  const settled = settle(st, { nonce: req.responseNonce, error: req.errorDetail, versionInfo: '', at: ctx.now }, ctx.windowOpen);
+  const settled = settle(
+    st,
+    { nonce: req.responseNonce, error: req.errorDetail, versionInfo: '', at: ctx.now },
+    ctx.windowOpen,
+  );
   // X-DELTA-4: subscription changes apply whatever the nonce.
-  const { state, delta } = deltaSubscription(settled.state, req.subscribe, req.unsubscribe, first, req.initialVersions, ctx.names);
+  const { state, delta } = deltaSubscription(
+    settled.state,
+    req.subscribe,
+    req.unsubscribe,
+    first,
+    req.initialVersions,
+    ctx.names,
+  );
   return finish(b.state, state, first, delta, settled.nack, b.opened, ctx.now);
 }
 
-function finish(s: StreamState, st: TypeState, first: boolean, delta: SubscriptionDelta, nack: NackRecord | undefined, opened: XdsNode | undefined, now: number): RequestOutcome {
+function finish(
+  s: StreamState,
+  st: TypeState,
+  first: boolean,
+  delta: SubscriptionDelta,
+  nack: NackRecord | undefined,
+  opened: XdsNode | undefined,
+  now: number,
+): RequestOutcome {
   const out: RequestOutcome = { state: withType(s, st) };
   if (isDeferred(st)) out.deferred = st.changeAt ?? now;
   if (opened) out.opened = opened;
   if (nack) out.nack = { type: st.type, record: nack };
-  if (first || delta.changed) out.subscription = { typeUrl: st.type.typeUrl, delta, names: st.sub.names, wildcard: st.sub.wildcard };
+  if (first || delta.changed)
+    out.subscription = { typeUrl: st.type.typeUrl, delta, names: st.sub.names, wildcard: st.sub.wildcard };
   return out;
 }
 
@@ -203,12 +258,24 @@ export function nextHeartbeat(s: StreamState, ctx: RuleContext): { state: Stream
   return { state: s };
 }
 
-function send(s: StreamState, st: TypeState, out: Computed, isHeartbeat: boolean): { state: StreamState; response: Outgoing } {
+function send(
+  s: StreamState,
+  st: TypeState,
+  out: Computed,
+  isHeartbeat: boolean,
+): { state: StreamState; response: Outgoing } {
   const seq = s.nonceSeq + 1;
   const nonce = nonceFor(s.id, seq);
   const next = withPending(st, out.pending, nonce, s.variant === 'sotw');
   return {
     state: streamWith(withType(s, next), { nonceSeq: seq }),
-    response: { type: st.type, body: out.body, nonce, count: out.count, heartbeat: isHeartbeat, changeAt: isHeartbeat ? undefined : st.changeAt },
+    response: {
+      type: st.type,
+      body: out.body,
+      nonce,
+      count: out.count,
+      heartbeat: isHeartbeat,
+      changeAt: isHeartbeat ? undefined : st.changeAt,
+    },
   };
 }

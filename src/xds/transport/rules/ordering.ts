@@ -4,7 +4,7 @@
 // wait while a CDS or EDS response is un-ACKed; CDS and EDS keep what the
 // client holds but is gone until LDS and RDS have settled (removals last).
 // Per-type streams are independent: none of this applies to them.
-import { Clusters, Endpoints, Listeners, Routes, type ResourceType } from '../resource-types';
+import { Clusters, Endpoints, Listeners, type ResourceType, Routes } from '../resource-types';
 import { isDeferred, type StreamState } from '../stream-state';
 
 const busy = (s: StreamState, t: ResourceType): boolean => {

@@ -3,12 +3,13 @@
 // ordering and warming allow) → (new type state, the framed response or
 // nothing). SotW carries the whole covered set; Delta only what differs from
 // what the client holds, and removals.
-import type { ResourceSet, XdsResource } from '../provider';
+
 import type { BodyCache, SharedResponse } from '../body-cache';
-import { typeWith, type Pending, type TypeState } from '../stream-state';
-import { deltaBody, sotwBody, wireVersion, type DeltaItem, type SotwItem } from '../wire';
+import type { ResourceSet, XdsResource } from '../provider';
+import { type Pending, type TypeState, typeWith } from '../stream-state';
+import { type DeltaItem, deltaBody, type SotwItem, sotwBody, wireVersion } from '../wire';
 import { setVersion } from './ack';
-import { covers, coveredNames } from './subscription';
+import { coveredNames, covers } from './subscription';
 
 export interface ResponseContext {
   set: ResourceSet;
@@ -69,7 +70,9 @@ export function computeSotw(st: TypeState, ctx: ResponseContext): Decided {
   const key = `s\0${st.wireTypeUrl}\0${ctx.sotwWrap ? ctx.ttlMs : 'plain'}\0${version}`;
   const shared = ctx.memo.get(key, () => {
     const resources = [...chosen.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
-    const items = resources.map((res): SotwItem => (ctx.sotwWrap ? { res, wrap: true, ttlMs: ctx.ttlMs, body: true } : { res, wrap: false }));
+    const items = resources.map(
+      (res): SotwItem => (ctx.sotwWrap ? { res, wrap: true, ttlMs: ctx.ttlMs, body: true } : { res, wrap: false }),
+    );
     return {
       body: sotwBody(version, st.wireTypeUrl, items),
       sent: new Map(resources.map((r) => [r.name, wireVersion(r, ctx.ttlMs)])),
@@ -78,7 +81,11 @@ export function computeSotw(st: TypeState, ctx: ResponseContext): Decided {
   });
   return {
     state,
-    response: { body: shared.body, pending: { version, sent: shared.sent, resources: shared.resources, heartbeat: false }, count: shared.sent.size },
+    response: {
+      body: shared.body,
+      pending: { version, sent: shared.sent, resources: shared.resources, heartbeat: false },
+      count: shared.sent.size,
+    },
   };
 }
 
@@ -111,11 +118,16 @@ export function computeDelta(st: TypeState, ctx: ResponseContext): Decided {
   const state = typeWith(st, { changed: later, holding, force, forceAll: false, dirty: holding });
   // X-DELTA-9: a wildcard subscriber is answered once even when there is nothing to send; Envoy
   // waits for that first answer (its initial_fetch_timeout, 15 s) before it counts as initialized.
-  if (items.length === 0 && removed.length === 0 && (st.answered || !st.sub.wildcard || holding)) return { state, response: undefined };
+  if (items.length === 0 && removed.length === 0 && (st.answered || !st.sub.wildcard || holding))
+    return { state, response: undefined };
   const shared = sharedDelta(st.wireTypeUrl, ctx, items, removed);
   return {
     state: state.answered ? state : typeWith(state, { answered: true }),
-    response: { body: shared.body, pending: { version: '', sent: shared.sent, resources: undefined, heartbeat: false }, count: items.length + removed.length },
+    response: {
+      body: shared.body,
+      pending: { version: '', sent: shared.sent, resources: undefined, heartbeat: false },
+      count: items.length + removed.length,
+    },
   };
 }
 
@@ -149,7 +161,12 @@ function sortedOnce(names: ReadonlySet<string>): readonly string[] {
  * out to N clients, or N Envoys' identical initial syncs. The key names every
  * item and removal, so a hit is exactly what would have been built.
  */
-function sharedDelta(typeUrl: string, ctx: ResponseContext, items: readonly DeltaItem[], removed: readonly string[]): SharedResponse {
+function sharedDelta(
+  typeUrl: string,
+  ctx: ResponseContext,
+  items: readonly DeltaItem[],
+  removed: readonly string[],
+): SharedResponse {
   const one = items.length === 1 && removed.length === 0 ? items[0]!.res : undefined;
   const last = ctx.memo.lastDelta;
   if (one && last && last.res === one && last.typeUrl === typeUrl && last.ttlMs === ctx.ttlMs) return last.shared;
@@ -158,7 +175,12 @@ function sharedDelta(typeUrl: string, ctx: ResponseContext, items: readonly Delt
   return shared;
 }
 
-function sharedDeltaByKey(typeUrl: string, ctx: ResponseContext, items: readonly DeltaItem[], removed: readonly string[]): SharedResponse {
+function sharedDeltaByKey(
+  typeUrl: string,
+  ctx: ResponseContext,
+  items: readonly DeltaItem[],
+  removed: readonly string[],
+): SharedResponse {
   // NUL separators: names are free text, but never contain NUL.
   let key = `d\0${typeUrl}\0${ctx.ttlMs}`;
   for (const it of items) key += `\0${it.res.name}\0${it.res.version}`;

@@ -3,10 +3,11 @@
 // subscription moved). What the stream wants of a type is replaced (SotW) or
 // changed (Delta); names that come, and a subscription that changed, are sent
 // even at a version the client may hold.
+
+import { type NameInterner, NO_INTERNING } from '../name-sets';
 import type { ResourceSet } from '../provider';
-import { NO_INTERNING, type NameInterner } from '../name-sets';
 import type { ResourceType } from '../resource-types';
-import { markChanged, typeWith, withNames, type Subscription, type TypeState } from '../stream-state';
+import { markChanged, type Subscription, type TypeState, typeWith, withNames } from '../stream-state';
 
 export interface SubscriptionDelta {
   changed: boolean;
@@ -39,7 +40,13 @@ function moved(before: Subscription, after: Subscription): SubscriptionDelta {
   const added = before.names === after.names ? [] : [...after.names].filter((n) => !before.names.has(n));
   const removed = before.names === after.names ? [] : [...before.names].filter((n) => !after.names.has(n));
   const wildcardChanged = before.wildcard !== after.wildcard;
-  return { changed: wildcardChanged || added.length > 0 || removed.length > 0, before: before.names, added, removed, wildcardChanged };
+  return {
+    changed: wildcardChanged || added.length > 0 || removed.length > 0,
+    before: before.names,
+    added,
+    removed,
+    wildcardChanged,
+  };
 }
 
 /** X-SUB-1, X-SUB-3 (SotW): the request lists the whole interest. Empty before any name = `*`; empty after = nothing. */
@@ -55,7 +62,11 @@ export function applySotwNames(
   // Most SotW requests are ACKs restating the same names: check before building anything.
   const same = sameNames(sub.names, names);
   if (same && wildcard === sub.wildcard && everNamed === sub.everNamed) return { sub, delta: moved(sub, sub) };
-  const next: Subscription = { wildcard, everNamed, names: same ? sub.names : interner.intern(new Set(names.filter((n) => n !== '*'))) };
+  const next: Subscription = {
+    wildcard,
+    everNamed,
+    names: same ? sub.names : interner.intern(new Set(names.filter((n) => n !== '*'))),
+  };
   return { sub: next, delta: moved(sub, next) };
 }
 
@@ -133,7 +144,8 @@ export function deltaSubscription(
   const gone: [string, null][] = [];
   for (const n of unsubscribe) {
     if (n === '*') continue;
-    if (sub.wildcard) answer.push(n); // X-DELTA-8: say whether it stays under `*` or goes
+    if (sub.wildcard)
+      answer.push(n); // X-DELTA-8: say whether it stays under `*` or goes
     else if (dropped.has(n)) gone.push([n, null]); // the client dropped it; no answer
     // else: never subscribed by name, ignored (X-DELTA-8); if `*` went, the markChanged below settles it
   }
@@ -143,7 +155,10 @@ export function deltaSubscription(
   if (gone.length > 0) {
     const rejected = new Map(next.rejected);
     for (const [n] of gone) rejected.delete(n);
-    next = typeWith(next, { acked: next.acked.with(gone), rejected: rejected.size === next.rejected.size ? next.rejected : rejected });
+    next = typeWith(next, {
+      acked: next.acked.with(gone),
+      rejected: rejected.size === next.rejected.size ? next.rejected : rejected,
+    });
   }
   if (delta.wildcardChanged || (first && sub.wildcard)) next = markChanged(next, 'all');
   return { state: next, delta };

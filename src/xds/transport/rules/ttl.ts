@@ -6,7 +6,7 @@
 import type { ResourceSet, XdsNode } from '../provider';
 import type { ResourceType } from '../resource-types';
 import { isDeferred, type StreamState, type TypeState } from '../stream-state';
-import { deltaBody, sotwBody, wireVersion, type ApiVersion, type DeltaItem, type SotwItem } from '../wire';
+import { type ApiVersion, type DeltaItem, deltaBody, type SotwItem, sotwBody, wireVersion } from '../wire';
 import type { Computed } from './response';
 
 export const FEATURE_TTL = 'xds.config.supports-resource-ttl';
@@ -45,14 +45,27 @@ export function takesHeartbeats(s: StreamState): boolean {
  * bodies; for a type with nothing in flight and nothing waiting. SotW: the whole
  * held set, under the same version_info, once that set is ACKed.
  */
-export function heartbeatFor(s: StreamState, st: TypeState, set: ResourceSet, ttlTypes: readonly string[] = []): Computed | undefined {
+export function heartbeatFor(
+  s: StreamState,
+  st: TypeState,
+  set: ResourceSet,
+  ttlTypes: readonly string[] = [],
+): Computed | undefined {
   const ttlMs = responseTtl(s, st.type, ttlTypes);
   if (ttlMs === 0 || st.pending || st.dirty || isDeferred(st)) return undefined;
   if (s.variant === 'sotw') {
     if (st.ackedResources.size === 0 || st.lastSentVersion !== st.ackedVersion) return undefined;
     const resources = [...st.ackedResources.values()];
-    const body = sotwBody(st.ackedVersion, st.wireTypeUrl, resources.map((res): SotwItem => ({ res, wrap: true, ttlMs, body: false })));
-    return { body, pending: { version: st.ackedVersion, sent: new Map(st.acked), resources: st.ackedResources, heartbeat: true }, count: resources.length };
+    const body = sotwBody(
+      st.ackedVersion,
+      st.wireTypeUrl,
+      resources.map((res): SotwItem => ({ res, wrap: true, ttlMs, body: false })),
+    );
+    return {
+      body,
+      pending: { version: st.ackedVersion, sent: new Map(st.acked), resources: st.ackedResources, heartbeat: true },
+      count: resources.length,
+    };
   }
   const items: DeltaItem[] = [];
   for (const [name, version] of st.acked) {
@@ -62,7 +75,12 @@ export function heartbeatFor(s: StreamState, st: TypeState, set: ResourceSet, tt
   if (items.length === 0) return undefined;
   return {
     body: deltaBody('', st.wireTypeUrl, items, []),
-    pending: { version: '', sent: new Map(items.map((i) => [i.res.name, wireVersion(i.res, ttlMs)])), resources: undefined, heartbeat: true },
+    pending: {
+      version: '',
+      sent: new Map(items.map((i) => [i.res.name, wireVersion(i.res, ttlMs)])),
+      resources: undefined,
+      heartbeat: true,
+    },
     count: items.length,
   };
 }
@@ -79,10 +97,9 @@ export function ttlTypesAdvice(ttlMs: number, ttlTypes: readonly string[]): stri
   const carries = (t: string) => ttlTypes.length === 0 || ttlTypes.includes(t);
   if (carries('EDS') && !carries('CDS')) {
     return (
-      '--resource-ttl on endpoints without clusters: Envoy lets an assignment\'s TTL run out but keeps routing to its endpoints ' +
+      "--resource-ttl on endpoints without clusters: Envoy lets an assignment's TTL run out but keeps routing to its endpoints " +
       '(its EDS ignores the removal); add clusters (--resource-ttl-types clusters,endpoints) to have Envoy drop them with the cluster'
     );
   }
   return undefined;
 }
-

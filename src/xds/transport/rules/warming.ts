@@ -9,8 +9,8 @@
 // (a walk over five field numbers, no schema to load) once per resource
 // content: a cache keyed by the shared resource object.
 import type { ResourceSet, XdsResource } from '../provider';
-import { Clusters, Endpoints, Routes, type ResourceType } from '../resource-types';
-import { markChanged, typeWith, withNames, withType, type StreamState, type TypeState } from '../stream-state';
+import { Clusters, Endpoints, type ResourceType, Routes } from '../resource-types';
+import { markChanged, type StreamState, type TypeState, typeWith, withNames, withType } from '../stream-state';
 import { eachField } from '../wire';
 import { covers } from './subscription';
 
@@ -47,7 +47,11 @@ export function routeClusters(res: XdsResource): readonly string[] {
  * subscription will bring is one the client holds. By-name CDS clients
  * (proxyless gRPC) learn which clusters to ask for from the route: no check.
  */
-export function routeGate(s: StreamState, type: ResourceType, clusters: () => ResourceSet): ((res: XdsResource) => boolean) | undefined {
+export function routeGate(
+  s: StreamState,
+  type: ResourceType,
+  clusters: () => ResourceSet,
+): ((res: XdsResource) => boolean) | undefined {
   const cds = s.types.get(Clusters.typeUrl);
   if (s.transport !== 'ads' || type !== Routes || !cds?.sub.wildcard) return undefined;
   const set = clusters();
@@ -59,7 +63,12 @@ export function routeGate(s: StreamState, type: ResourceType, clusters: () => Re
  * already hold at that version gets its ClusterLoadAssignment (same name) again,
  * even if unchanged — when the client subscribes to it on this stream (ADS).
  */
-export function warmEndpoints(s: StreamState, cds: TypeState, sent: ReadonlyMap<string, string | null>, endpoints: () => ResourceSet): StreamState {
+export function warmEndpoints(
+  s: StreamState,
+  cds: TypeState,
+  sent: ReadonlyMap<string, string | null>,
+  endpoints: () => ResourceSet,
+): StreamState {
   const eds = s.types.get(Endpoints.typeUrl);
   if (!eds) return s;
   const set = endpoints();
@@ -70,6 +79,7 @@ export function warmEndpoints(s: StreamState, cds: TypeState, sent: ReadonlyMap<
   }
   if (names.length === 0) return s;
   let next = markChanged(eds, names);
-  next = s.variant === 'sotw' ? typeWith(next, { forceAll: true }) : typeWith(next, { force: withNames(next.force, names) });
+  next =
+    s.variant === 'sotw' ? typeWith(next, { forceAll: true }) : typeWith(next, { force: withNames(next.force, names) });
   return withType(s, next);
 }

@@ -103,4 +103,9 @@ export function decodeAs(typeName: string, bytes: Uint8Array): Plain {
   return t.toObject(t.decode(bytes), OPTS);
 }
 
-export const node = (id: string, features: string[] = []): Plain => ({ id, cluster: 'test', clientFeatures: features, userAgentName: 'scripted' });
+export const node = (id: string, features: string[] = []): Plain => ({
+  id,
+  cluster: 'test',
+  clientFeatures: features,
+  userAgentName: 'scripted',
+});

@@ -3,11 +3,11 @@
 import { EventEmitter } from 'node:events';
 import type { ServerDuplexStream } from '@grpc/grpc-js';
 import pino from 'pino';
+import { BodyCache } from '../../../../src/xds/transport/body-cache';
 import { createXdsMetrics } from '../../../../src/xds/transport/metrics';
 import { NO_INTERNING } from '../../../../src/xds/transport/name-sets';
-import { BodyCache } from '../../../../src/xds/transport/body-cache';
 import type { XdsResource } from '../../../../src/xds/transport/provider';
-import { XdsStream, type StreamDeps } from '../../../../src/xds/transport/stream';
+import { type StreamDeps, XdsStream } from '../../../../src/xds/transport/stream';
 import { encodeRequest, serializeResponse, type XdsResponse } from '../../../../src/xds/transport/wire';
 import type { TestProvider } from './fixtures';
 
@@ -64,9 +64,13 @@ export function framed(m: XdsResponse): Buffer {
 /** A call that keeps every response written to it, framed as grpc-js would frame it. */
 export function recordingCall(): { call: EventEmitter; written: Buffer[] } {
   const written: Buffer[] = [];
-  const call = Object.assign(new EventEmitter(), { writableEnded: false, write: (m: XdsResponse) => {
-    written.push(framed(m));
-    return true;
-  }, end: () => undefined });
+  const call = Object.assign(new EventEmitter(), {
+    writableEnded: false,
+    write: (m: XdsResponse) => {
+      written.push(framed(m));
+      return true;
+    },
+    end: () => undefined,
+  });
   return { call, written };
 }

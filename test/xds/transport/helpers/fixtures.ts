@@ -1,7 +1,13 @@
 // Real, encoded Envoy resources and a provider tests can mutate.
 import { createHash } from 'node:crypto';
 import { encodeResource } from '../../../../src/xds/transport/envoy-proto';
-import type { ResourceChange, ResourceProvider, ResourceSet, XdsNode, XdsResource } from '../../../../src/xds/transport/provider';
+import type {
+  ResourceChange,
+  ResourceProvider,
+  ResourceSet,
+  XdsNode,
+  XdsResource,
+} from '../../../../src/xds/transport/provider';
 import { TypeUrl } from '../../../../src/xds/transport/type-urls';
 
 const HCM = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
@@ -29,7 +35,9 @@ export function cla(name: string, ports: number[] = [8080]): XdsResource {
       {
         locality: { region: 'r1' },
         load_balancing_weight: { value: 1 },
-        lb_endpoints: ports.map((port) => ({ endpoint: { address: { socket_address: { address: '10.0.0.1', port_value: port } } } })),
+        lb_endpoints: ports.map((port) => ({
+          endpoint: { address: { socket_address: { address: '10.0.0.1', port_value: port } } },
+        })),
       },
     ],
   });
@@ -53,7 +61,9 @@ export function listener(name: string, routeName: string, statPrefix = ''): XdsR
 export function route(name: string, clusterName: string, vhost = 'vh'): XdsResource {
   return resource(TypeUrl.RouteConfiguration, 'envoy.config.route.v3.RouteConfiguration', name, {
     name,
-    virtual_hosts: [{ name: vhost, domains: ['*'], routes: [{ match: { prefix: '/' }, route: { cluster: clusterName } }] }],
+    virtual_hosts: [
+      { name: vhost, domains: ['*'], routes: [{ match: { prefix: '/' }, route: { cluster: clusterName } }] },
+    ],
   });
 }
 

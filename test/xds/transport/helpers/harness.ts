@@ -1,12 +1,18 @@
 // A real grpc-js server on port 0 with the xDS server on it, and clients for it.
+
+import type { TestContext } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
 import { DEFAULTS } from '../../../../src/config';
 import type { ResourceProvider } from '../../../../src/xds/transport/provider';
-import { createXdsServer, type XdsConfig, type XdsServer, type XdsServerOptions } from '../../../../src/xds/transport/server';
-import type { TestContext } from 'node:test';
-import { ScriptedClient, type ClientOptions } from './client';
-import { TestProvider, seed } from './fixtures';
+import {
+  createXdsServer,
+  type XdsConfig,
+  type XdsServer,
+  type XdsServerOptions,
+} from '../../../../src/xds/transport/server';
+import { type ClientOptions, ScriptedClient } from './client';
+import { seed, TestProvider } from './fixtures';
 
 export const ADS = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
 export const DELTA_ADS = '/envoy.service.discovery.v3.AggregatedDiscoveryService/DeltaAggregatedResources';
@@ -44,7 +50,9 @@ export async function startHub(
   const server = new grpc.Server();
   xds.addTo(server);
   const bound = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
   );
   const hub: Hub = {
     xds,
@@ -67,7 +75,10 @@ export async function startHub(
 }
 
 /** A hub over a provider holding the seed set (fixtures.ts), stopped when the test ends. */
-export async function seededHub(t: TestContext, config: Partial<XdsConfig> = {}): Promise<{ p: TestProvider; hub: Hub }> {
+export async function seededHub(
+  t: TestContext,
+  config: Partial<XdsConfig> = {},
+): Promise<{ p: TestProvider; hub: Hub }> {
   const p = new TestProvider();
   seed(p);
   const hub = await startHub(p, config);

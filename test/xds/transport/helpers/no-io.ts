@@ -18,7 +18,26 @@ const { Readable, Writable } = stream;
 type Target = Record<string, unknown>;
 
 const TRAPS: [Target, string[], string][] = [
-  [fs as unknown as Target, ['readFileSync', 'writeFileSync', 'appendFileSync', 'openSync', 'readSync', 'writeSync', 'existsSync', 'statSync', 'readdirSync', 'readFile', 'writeFile', 'open', 'createReadStream', 'createWriteStream'], 'fs'],
+  [
+    fs as unknown as Target,
+    [
+      'readFileSync',
+      'writeFileSync',
+      'appendFileSync',
+      'openSync',
+      'readSync',
+      'writeSync',
+      'existsSync',
+      'statSync',
+      'readdirSync',
+      'readFile',
+      'writeFile',
+      'open',
+      'createReadStream',
+      'createWriteStream',
+    ],
+    'fs',
+  ],
   [fs.promises as unknown as Target, ['readFile', 'writeFile', 'open', 'stat', 'readdir'], 'fs.promises'],
   [net as unknown as Target, ['connect', 'createConnection', 'createServer'], 'net'],
   [net.Socket.prototype as unknown as Target, ['connect', 'write'], 'net.Socket'],
@@ -27,7 +46,11 @@ const TRAPS: [Target, string[], string][] = [
   [childProcess as unknown as Target, ['spawn', 'fork', 'exec', 'execSync', 'spawnSync'], 'child_process'],
   [Writable.prototype as unknown as Target, ['write', 'end'], 'Writable'],
   [Readable.prototype as unknown as Target, ['read', 'push'], 'Readable'],
-  [globalThis as unknown as Target, ['setTimeout', 'setInterval', 'setImmediate', 'queueMicrotask', 'fetch'], 'globalThis'],
+  [
+    globalThis as unknown as Target,
+    ['setTimeout', 'setInterval', 'setImmediate', 'queueMicrotask', 'fetch'],
+    'globalThis',
+  ],
   [process as unknown as Target, ['nextTick', 'hrtime', 'cpuUsage', 'memoryUsage'], 'process'],
   [console as unknown as Target, ['log', 'info', 'warn', 'error', 'debug', 'trace'], 'console'],
   [performance as unknown as Target, ['now'], 'performance'],
@@ -59,7 +82,12 @@ export function withoutIo<T>(fn: () => T): { value: T; touched: string[] } {
         const desc = Object.getOwnPropertyDescriptor(target, name);
         if (!desc) continue;
         if (desc.configurable) {
-          Object.defineProperty(target, name, { configurable: true, enumerable: desc.enumerable ?? false, writable: true, value: trap(`${label}.${name}`) });
+          Object.defineProperty(target, name, {
+            configurable: true,
+            enumerable: desc.enumerable ?? false,
+            writable: true,
+            value: trap(`${label}.${name}`),
+          });
           restore.push(() => Object.defineProperty(target, name, desc));
         } else if (desc.writable) {
           target[name] = trap(`${label}.${name}`);

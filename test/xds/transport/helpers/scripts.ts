@@ -12,7 +12,11 @@ let barrierSeq = 0;
 abstract class Script {
   protected first = true;
 
-  constructor(readonly client: ScriptedClient, readonly nodeId = 'node-1', readonly features: string[] = []) {}
+  constructor(
+    readonly client: ScriptedClient,
+    readonly nodeId = 'node-1',
+    readonly features: string[] = [],
+  ) {}
 
   next(): Promise<Plain> {
     return this.client.next();
@@ -31,12 +35,22 @@ export class SotwScript extends Script {
 
   request(typeUrl: string, names: string[], extra: Plain = {}): void {
     this.names.set(typeUrl, names);
-    this.client.send({ ...(this.first ? { node: node(this.nodeId, this.features) } : {}), typeUrl, resourceNames: names, ...extra });
+    this.client.send({
+      ...(this.first ? { node: node(this.nodeId, this.features) } : {}),
+      typeUrl,
+      resourceNames: names,
+      ...extra,
+    });
     this.first = false;
   }
 
   ack(r: Plain): void {
-    this.client.send({ typeUrl: r.typeUrl, versionInfo: r.versionInfo, responseNonce: r.nonce, resourceNames: this.names.get(r.typeUrl) ?? [] });
+    this.client.send({
+      typeUrl: r.typeUrl,
+      versionInfo: r.versionInfo,
+      responseNonce: r.nonce,
+      resourceNames: this.names.get(r.typeUrl) ?? [],
+    });
   }
 
   nack(r: Plain, message: string, versionInfo = r.versionInfo as string): void {

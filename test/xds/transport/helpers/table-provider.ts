@@ -4,7 +4,13 @@
 // catalog's (docs/xds-transport.md, "Seams").
 import { createHash } from 'node:crypto';
 import { encodeResource } from '../../../../src/xds/transport/envoy-proto';
-import type { ResourceChange, ResourceProvider, ResourceSet, XdsNode, XdsResource } from '../../../../src/xds/transport/provider';
+import type {
+  ResourceChange,
+  ResourceProvider,
+  ResourceSet,
+  XdsNode,
+  XdsResource,
+} from '../../../../src/xds/transport/provider';
 import { TypeUrl } from '../../../../src/xds/transport/type-urls';
 
 export type TableType = 'listener' | 'route' | 'cluster' | 'endpoints';
@@ -40,7 +46,12 @@ export function tableProvider(initial: readonly TableRow[] = []): TableProvider 
     for (const row of rows) {
       const { typeUrl, message } = TYPES[row.type];
       const encoded = encodeResource(message, row.resource);
-      const res: XdsResource = { name: row.name, typeUrl, encoded, version: createHash('sha256').update(encoded).digest('hex').slice(0, 24) };
+      const res: XdsResource = {
+        name: row.name,
+        typeUrl,
+        encoded,
+        version: createHash('sha256').update(encoded).digest('hex').slice(0, 24),
+      };
       let set = out.get(typeUrl);
       if (!set) out.set(typeUrl, (set = { byName: new Map(), wildcard: new Set() }));
       set.byName.set(row.name, res);
