@@ -210,6 +210,47 @@ function forkTables(t: Tables): Tables {
   };
 }
 
+/** Runs the command on a draft at `index`: the staged draft and extra result fields, or the refusal. */
+function execute(
+  tables: Tables,
+  index: bigint,
+  command: Command,
+  dry = false,
+  owned = false,
+): { draft: Draft; extra: Partial<ApplyResult> } | { refusal: ApplyResult } {
+  const draft = new Draft(tables, Number(index), dry, owned);
+  const now = commandNow(command);
+  if (now !== undefined) draft.kv.now = now;
+  try {
+    const extra = run(draft, command);
+    invalidateBound(draft);
+    return { draft, extra };
+  } catch (err) {
+    if (err instanceof TxnRollback) {
+      return {
+        refusal: {
+          index,
+          ok: false,
+          error: { code: 'CONFLICT', message: `transaction rolled back: ${err.message}` },
+          txnErrors: err.errors,
+        },
+      };
+    }
+    return { refusal: refused(index, err).result };
+  }
+}
+
+/** Whether a restore entry's state parses: a restore changes everything, so it always has changes. */
+function checkRestore(lastIndex: bigint, state: string): Verdict {
+  try {
+    parse(state);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return { result: refused(lastIndex, new ApplyError('INVALID_ARGUMENT', message, 'state')).result, changes: false };
+  }
+  return { result: { index: lastIndex, ok: true }, changes: true };
+}
+
 function machineOver(initial: Tables, initialIndex: bigint): StateMachine {
   let tables: Tables = initial;
   let lastIndex = initialIndex;
@@ -220,35 +261,6 @@ function machineOver(initial: Tables, initialIndex: bigint): StateMachine {
     ),
     ...createKvReader(() => tables),
   };
-
-  /** Runs the command on a draft at `index`: the staged draft and extra result fields, or the refusal. */
-  function execute(
-    index: bigint,
-    command: Command,
-    dry = false,
-    owned = false,
-  ): { draft: Draft; extra: Partial<ApplyResult> } | { refusal: ApplyResult } {
-    const draft = new Draft(tables, Number(index), dry, owned);
-    const now = commandNow(command);
-    if (now !== undefined) draft.kv.now = now;
-    try {
-      const extra = run(draft, command);
-      invalidateBound(draft);
-      return { draft, extra };
-    } catch (err) {
-      if (err instanceof TxnRollback) {
-        return {
-          refusal: {
-            index,
-            ok: false,
-            error: { code: 'CONFLICT', message: `transaction rolled back: ${err.message}` },
-            txnErrors: err.errors,
-          },
-        };
-      }
-      return { refusal: refused(index, err).result };
-    }
-  }
 
   function apply(index: bigint, command: Command, owned = false): Applied {
     if (index <= lastIndex) {
@@ -261,7 +273,7 @@ function machineOver(initial: Tables, initialIndex: bigint): StateMachine {
       tables = restored.tables;
       return restored.applied;
     }
-    const outcome = execute(index, command, false, owned);
+    const outcome = execute(tables, index, command, false, owned);
     lastIndex = index;
     if ('refusal' in outcome) return { result: outcome.refusal, events: [], ttlTouched: [], moved: [] };
     const { events, ttlTouched, moved, aclAffected, connect, sessionsTouched } = commit(tables, outcome.draft, index);
@@ -274,20 +286,9 @@ function machineOver(initial: Tables, initialIndex: bigint): StateMachine {
   }
 
   function check(command: Command, owned = false): Verdict {
-    if (command?.type === 'restore') {
-      try {
-        parse(command.state);
-      } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
-        return {
-          result: refused(lastIndex, new ApplyError('INVALID_ARGUMENT', message, 'state')).result,
-          changes: false,
-        };
-      }
-      return { result: { index: lastIndex, ok: true }, changes: true };
-    }
+    if (command?.type === 'restore') return checkRestore(lastIndex, command.state);
     // The draft is stamped with the index the entry would get if appended now; only the verdict is kept.
-    const outcome = execute(lastIndex + 1n, command, true, owned);
+    const outcome = execute(tables, lastIndex + 1n, command, true, owned);
     if ('refusal' in outcome) return { result: { ...outcome.refusal, index: lastIndex }, changes: false };
     return { result: { index: lastIndex, ok: true, ...outcome.extra }, changes: hasChanges(outcome.draft) };
   }

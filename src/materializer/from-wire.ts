@@ -146,90 +146,103 @@ export interface WireDecoder {
   item(event: Event__Output, topic: Topic, subjectKey: string | undefined): StreamItem;
 }
 
+/** The protobuf types the decoder reads records with. */
+interface WireTypes {
+  t(name: string): ReturnType<SubscribeProto['root']['lookupType']>;
+  CSN: ReturnType<SubscribeProto['root']['lookupType']>;
+  ConfigEntryType: ReturnType<SubscribeProto['root']['lookupType']>;
+}
+
+function csnJson(w: WireTypes, raw: Obj): Obj {
+  const csn = messageJson(w.CSN, raw);
+  // Records always carry their indexes and the fields the hub's types require.
+  for (const part of [
+    csn.Node as Obj | undefined,
+    csn.Service as Obj | undefined,
+    ...((csn.Checks as Obj[] | undefined) ?? []),
+  ]) {
+    if (part && part.CreateIndex === undefined) {
+      part.CreateIndex = 0;
+      part.ModifyIndex = 0;
+    }
+  }
+  if (csn.Checks === undefined) csn.Checks = [];
+  const svc = csn.Service as Obj | undefined;
+  if (svc && svc.Weights === undefined) svc.Weights = { Passing: 1, Warning: 1 };
+  for (const c of csn.Checks as Obj[]) if (c.Definition === undefined) c.Definition = {};
+  return csn;
+}
+
+function configEntryJson(w: WireTypes, raw: Obj): ConfigEntry {
+  const kind = KIND_BY_WIRE.get(String(raw.Kind));
+  if (kind === undefined) throw new HubError('INTERNAL', `config entry of unsupported kind ${String(raw.Kind)}`);
+  const { member } = CONFIG_KINDS[kind].wire;
+  const head = messageJson(w.ConfigEntryType, { ...raw, [member]: undefined, Kind: undefined });
+  const body = raw[member]
+    ? messageJson(w.t(`hashicorp.consul.internal.configentry.${member}`), raw[member] as Obj)
+    : {};
+  return {
+    ...body,
+    ...head,
+    Kind: kind,
+    Name: String(raw.Name ?? ''),
+    CreateIndex: Number(head.CreateIndex ?? 0),
+    ModifyIndex: Number(head.ModifyIndex ?? 0),
+  } as ConfigEntry;
+}
+
+function payloadOf(
+  w: WireTypes,
+  e: Event__Output,
+): { payload: EventPayload; subject: (topic: Topic, key?: string) => string } {
+  if (e.ServiceHealth) {
+    const csn = csnJson(w, e.ServiceHealth.CheckServiceNode as unknown as Obj) as unknown as Extract<
+      EventPayload,
+      { type: 'service-health' }
+    >['csn'];
+    const op = e.ServiceHealth.Op === 'Deregister' ? 'deregister' : 'register';
+    return {
+      payload: { type: 'service-health', op, csn },
+      subject: (topic, key) =>
+        (topic === Topic.ServiceHealth || key === undefined ? csn.Service.Service : key).toLowerCase(),
+    };
+  }
+  if (e.ConfigEntry) {
+    const entry = configEntryJson(w, e.ConfigEntry.ConfigEntry as unknown as Obj);
+    const op = e.ConfigEntry.Op === 'Delete' ? 'delete' : 'upsert';
+    return {
+      payload: { type: 'config-entry', op, entry },
+      subject: () => configSubject(entry),
+    };
+  }
+  if (e.Service) {
+    const em = (e.Service.EnterpriseMeta ?? {}) as Obj;
+    return {
+      payload: {
+        type: 'service-list',
+        op: e.Service.Op === 'Deregister' ? 'deregister' : 'register',
+        name: e.Service.Name,
+        namespace: String(em.Namespace || 'default'),
+        partition: String(em.Partition || 'default'),
+      },
+      subject: () => SUBJECT_NONE,
+    };
+  }
+  throw new HubError('INTERNAL', `event at index ${e.Index} has no payload the hub knows (${e.Payload ?? 'none'})`);
+}
+
+function catalogEvent(w: WireTypes, e: Event__Output, topic: Topic, key: string | undefined): CatalogEvent {
+  const { payload, subject } = payloadOf(w, e);
+  return { topic, subject: subject(topic, key), index: BigInt(e.Index || '0'), payload };
+}
+
 export function createWireDecoder(proto: SubscribeProto = loadSubscribeProto()): WireDecoder {
   const t = (name: string) => proto.root.lookupType(name);
-  const CSN = t(`${SVC}.CheckServiceNode`);
-  const ConfigEntryType = t('hashicorp.consul.internal.configentry.ConfigEntry');
-
-  function csnJson(raw: Obj): Obj {
-    const csn = messageJson(CSN, raw);
-    // Records always carry their indexes and the fields the hub's types require.
-    for (const part of [
-      csn.Node as Obj | undefined,
-      csn.Service as Obj | undefined,
-      ...((csn.Checks as Obj[] | undefined) ?? []),
-    ]) {
-      if (part && part.CreateIndex === undefined) {
-        part.CreateIndex = 0;
-        part.ModifyIndex = 0;
-      }
-    }
-    if (csn.Checks === undefined) csn.Checks = [];
-    const svc = csn.Service as Obj | undefined;
-    if (svc && svc.Weights === undefined) svc.Weights = { Passing: 1, Warning: 1 };
-    for (const c of csn.Checks as Obj[]) if (c.Definition === undefined) c.Definition = {};
-    return csn;
-  }
-
-  function configEntryJson(raw: Obj): ConfigEntry {
-    const kind = KIND_BY_WIRE.get(String(raw.Kind));
-    if (kind === undefined) throw new HubError('INTERNAL', `config entry of unsupported kind ${String(raw.Kind)}`);
-    const { member } = CONFIG_KINDS[kind].wire;
-    const head = messageJson(ConfigEntryType, { ...raw, [member]: undefined, Kind: undefined });
-    const body = raw[member]
-      ? messageJson(t(`hashicorp.consul.internal.configentry.${member}`), raw[member] as Obj)
-      : {};
-    return {
-      ...body,
-      ...head,
-      Kind: kind,
-      Name: String(raw.Name ?? ''),
-      CreateIndex: Number(head.CreateIndex ?? 0),
-      ModifyIndex: Number(head.ModifyIndex ?? 0),
-    } as ConfigEntry;
-  }
-
-  function payloadOf(e: Event__Output): { payload: EventPayload; subject: (topic: Topic, key?: string) => string } {
-    if (e.ServiceHealth) {
-      const csn = csnJson(e.ServiceHealth.CheckServiceNode as unknown as Obj) as unknown as Extract<
-        EventPayload,
-        { type: 'service-health' }
-      >['csn'];
-      const op = e.ServiceHealth.Op === 'Deregister' ? 'deregister' : 'register';
-      return {
-        payload: { type: 'service-health', op, csn },
-        subject: (topic, key) =>
-          (topic === Topic.ServiceHealth || key === undefined ? csn.Service.Service : key).toLowerCase(),
-      };
-    }
-    if (e.ConfigEntry) {
-      const entry = configEntryJson(e.ConfigEntry.ConfigEntry as unknown as Obj);
-      const op = e.ConfigEntry.Op === 'Delete' ? 'delete' : 'upsert';
-      return {
-        payload: { type: 'config-entry', op, entry },
-        subject: () => configSubject(entry),
-      };
-    }
-    if (e.Service) {
-      const em = (e.Service.EnterpriseMeta ?? {}) as Obj;
-      return {
-        payload: {
-          type: 'service-list',
-          op: e.Service.Op === 'Deregister' ? 'deregister' : 'register',
-          name: e.Service.Name,
-          namespace: String(em.Namespace || 'default'),
-          partition: String(em.Partition || 'default'),
-        },
-        subject: () => SUBJECT_NONE,
-      };
-    }
-    throw new HubError('INTERNAL', `event at index ${e.Index} has no payload the hub knows (${e.Payload ?? 'none'})`);
-  }
-
-  function catalogEvent(e: Event__Output, topic: Topic, key: string | undefined): CatalogEvent {
-    const { payload, subject } = payloadOf(e);
-    return { topic, subject: subject(topic, key), index: BigInt(e.Index || '0'), payload };
-  }
+  const w: WireTypes = {
+    t,
+    CSN: t(`${SVC}.CheckServiceNode`),
+    ConfigEntryType: t('hashicorp.consul.internal.configentry.ConfigEntry'),
+  };
 
   return {
     item(event, topic, key) {
@@ -241,10 +254,10 @@ export function createWireDecoder(proto: SubscribeProto = loadSubscribeProto()):
         return {
           kind: 'events',
           index,
-          events: event.EventBatch.Events.map((inner) => catalogEvent(inner, topic, key)),
+          events: event.EventBatch.Events.map((inner) => catalogEvent(w, inner, topic, key)),
         };
       }
-      return { kind: 'events', index, events: [catalogEvent(event, topic, key)] };
+      return { kind: 'events', index, events: [catalogEvent(w, event, topic, key)] };
     },
   };
 }

@@ -82,23 +82,24 @@ function agentStats(ctx: HttpContext): Record<string, Record<string, string>> {
   };
 }
 
-export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
+async function updateCheck(
+  ctx: HttpContext,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  id: string,
+  status: HealthStatus,
+  output: string,
+) {
+  const command: Command = { type: 'check-update', node: ctx.identity.nodeName, checkId: id, status, output };
+  authorizeWrite(ctx, req, command);
+  const result = await submit(ctx, reply, command);
+  if (!result.ok) throw result.error?.code === 'NOT_FOUND' ? unknownCheck(id) : refusal(result);
+  return reply.code(200).send('');
+}
+
+/** PUT /v1/agent/service/register: the service, its checks vetted, and its sidecar (Connect.SidecarService). */
+function registerRoute(app: FastifyInstance, ctx: HttpContext): void {
   const node = ctx.identity.nodeName;
-
-  async function updateCheck(
-    req: FastifyRequest,
-    reply: FastifyReply,
-    id: string,
-    status: HealthStatus,
-    output: string,
-  ) {
-    const command: Command = { type: 'check-update', node, checkId: id, status, output };
-    authorizeWrite(ctx, req, command);
-    const result = await submit(ctx, reply, command);
-    if (!result.ok) throw result.error?.code === 'NOT_FOUND' ? unknownCheck(id) : refusal(result);
-    return reply.code(200).send('');
-  }
-
   const vet = checkTargetsVetter(ctx);
   const sidecarCtx = {
     datacenter: ctx.config.datacenter,
@@ -127,7 +128,11 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
         throw refusal(result);
     }
   });
+}
 
+/** PUT /v1/agent/service/deregister/:id: the service and the sidecar registered with it. */
+function deregisterRoute(app: FastifyInstance, ctx: HttpContext): void {
+  const node = ctx.identity.nodeName;
   app.put<IdParams>('/v1/agent/service/deregister/:id', policy.checked, async (req, reply) => {
     const id = req.params.id;
     const services = ctx.catalog.node(node).value?.Services ?? [];
@@ -154,7 +159,10 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
     await submitOrThrow(ctx, reply, command);
     return reply.code(200).send('');
   });
+}
 
+/** PUT /v1/agent/check/pass|warn|fail|update/:id: a check's status from the agent API. */
+function checkUpdateRoutes(app: FastifyInstance, ctx: HttpContext): void {
   const verbs: Array<[string, HealthStatus]> = [
     ['pass', 'passing'],
     ['warn', 'warning'],
@@ -166,16 +174,21 @@ export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
       policy.checked,
       async (req, reply) => {
         const note = req.query.note;
-        return updateCheck(req, reply, req.params.id, status, typeof note === 'string' ? note : '');
+        return updateCheck(ctx, req, reply, req.params.id, status, typeof note === 'string' ? note : '');
       },
     );
   }
 
   app.put<IdParams>('/v1/agent/check/update/:id', policy.checked, async (req, reply) => {
     const { status, output } = checkUpdateFromBody(req.body);
-    return updateCheck(req, reply, req.params.id, status, output);
+    return updateCheck(ctx, req, reply, req.params.id, status, output);
   });
+}
 
+export function agentRoutes(app: FastifyInstance, ctx: HttpContext): void {
+  registerRoute(app, ctx);
+  deregisterRoute(app, ctx);
+  checkUpdateRoutes(app, ctx);
   agentListRoutes(app, ctx);
   agentHealthRoutes(app, ctx);
   agentCheckRoutes(app, ctx);
