@@ -22,7 +22,9 @@ export function consulBinary(): string {
     return fromEnv;
   }
   const bin = join(REPO_ROOT, '.tmp', 'consul', `consul-${CONSUL_VERSION}`);
-  if (!existsSync(bin)) throw new Error(`consul ${CONSUL_VERSION} is not built (${bin} is missing): run bash scripts/ensure-consul-cli.sh`);
+  if (!existsSync(bin)) {
+    throw new Error(`consul ${CONSUL_VERSION} is not built (${bin} is missing): run bash scripts/ensure-consul-cli.sh`);
+  }
   return bin;
 }
 
@@ -52,7 +54,13 @@ export interface ConsulAgent {
 export async function startConsulAgent(node = 'oracle'): Promise<ConsulAgent> {
   const bin = consulBinary();
   const dir = await tmpDir('consul-oracle');
-  const [http, grpc, serfLan, serfWan, server] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+  const ports: number[] = [];
+  // The OS may hand a just-released port out again: five distinct ones.
+  while (ports.length < 5) {
+    const port = await freePort();
+    if (!ports.includes(port)) ports.push(port);
+  }
+  const [http, grpc, serfLan, serfWan, server] = ports as [number, number, number, number, number];
   const hcl = `ports {\n  http = ${http}\n  grpc = ${grpc}\n  grpc_tls = -1\n  https = -1\n  dns = -1\n` +
     `  serf_lan = ${serfLan}\n  serf_wan = ${serfWan}\n  server = ${server}\n}\n`;
   await writeFile(join(dir.path, 'ports.hcl'), hcl);

@@ -66,7 +66,8 @@ export const CAUSES = {
     noticeable: true,
   },
   ownNode: {
-    what: 'the server\'s own node has no `lan`/`wan` tagged addresses and no `consul-version`/`consul-network-segment` meta',
+    what: 'the server\'s own node has no `lan`/`wan` tagged addresses and no ' +
+      '`consul-version`/`consul-network-segment` meta',
     why: 'the hub is no Serf agent and no Consul version',
     noticeable: true,
   },
@@ -117,7 +118,8 @@ export const CAUSES = {
     noticeable: false,
   },
   checkDefinition: {
-    what: 'a check\'s `Definition` keeps `TTL`, `TCP`/`Interval`, `AliasService` in catalog and health reads; Consul\'s is `{}`',
+    what: 'a check\'s `Definition` keeps `TTL`, `TCP`/`Interval`, `AliasService` in catalog and health reads; ' +
+      'Consul\'s is `{}`',
     why: 'the hub stores the definition it runs with the check; Consul\'s agent keeps it local',
     noticeable: true,
   },
@@ -226,7 +228,6 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
     ['GET /v1/health/service/web?passing', '$[*].Service.Connect.Native (hub only)'],
     ['GET /v1/health/service/worker', '$[*].Service.{Kind,TaggedAddresses} (hub only)'],
     ['GET /v1/agent/services', '$[*].{Kind,TaggedAddresses,Connect} (hub only)'],
-    ['GET /v1/agent/services', '$[*].TaggedAddresses (hub only)'],
     ['GET /v1/agent/services', '$[*].{Kind,TaggedAddresses} (hub only)'],
     ['GET /v1/agent/health/service/id/worker1', '$.Service.{Kind,TaggedAddresses} (hub only)'],
     ['GET /v1/agent/health/service/name/web', '$[*].Service.{Kind,TaggedAddresses,Connect} (hub only)'],
@@ -235,6 +236,7 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
     ['GET /v1/catalog/service/web-sidecar-proxy', '$[*].ServiceTaggedAddresses.consul-virtual (hub lacks)'],
     ['GET /v1/catalog/connect/web', '$[*].ServiceTaggedAddresses.consul-virtual (hub lacks)'],
     ['GET /v1/health/connect/web', '$[*].Service.TaggedAddresses.consul-virtual (hub lacks)'],
+    ['GET /v1/agent/services', '$[*].TaggedAddresses.consul-virtual (hub lacks)'],
   ]),
   ...on('centralConfig', [
     ['GET /v1/catalog/service/web-sidecar-proxy', '$[*].ServiceProxy.Config (hub lacks)'],
@@ -299,11 +301,15 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
     ['GET /v1/agent/health/service/id/worker1', '$.Checks[*].{Interval,Timeout} (hub only)'],
     ['GET /v1/agent/health/service/id/worker1', '$.Checks[*].ServiceTags'],
     ['GET /v1/agent/health/service/id/worker1', '$.Checks[*].Type'],
-    ['GET /v1/agent/health/service/id/worker1', '$.Checks[*].Definition.{Interval,Timeout,DeregisterCriticalServiceAfter,HTTP,Header,Method,Body,TLSServerName,TLSSkipVerify,TCP,UDP,GRPC,OSService,GRPCUseTLS} (hub lacks)'],
+    ['GET /v1/agent/health/service/id/worker1',
+      '$.Checks[*].Definition.{Interval,Timeout,DeregisterCriticalServiceAfter,HTTP,Header,Method,' +
+      'Body,TLSServerName,TLSSkipVerify,TCP,UDP,GRPC,OSService,GRPCUseTLS} (hub lacks)'],
     ['GET /v1/agent/health/service/id/worker1', '$.Checks[*].Definition.TTL (hub only)'],
     ['GET /v1/agent/health/service/name/web', '$[*].Checks[*].{Interval,Timeout} (hub only)'],
     ['GET /v1/agent/health/service/name/web', '$[*].Checks[*].Type'],
-    ['GET /v1/agent/health/service/name/web', '$[*].Checks[*].Definition.{Interval,Timeout,DeregisterCriticalServiceAfter,HTTP,Header,Method,Body,TLSServerName,TLSSkipVerify,TCP,UDP,GRPC,OSService,GRPCUseTLS} (hub lacks)'],
+    ['GET /v1/agent/health/service/name/web',
+      '$[*].Checks[*].Definition.{Interval,Timeout,DeregisterCriticalServiceAfter,HTTP,Header,Method,' +
+      'Body,TLSServerName,TLSSkipVerify,TCP,UDP,GRPC,OSService,GRPCUseTLS} (hub lacks)'],
     ['GET /v1/agent/health/service/name/web', '$[*].Checks[*].Definition.TTL (hub only)'],
   ]),
   ...on('configZeroFields', [
@@ -315,9 +321,12 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
   ]),
   ...on('intentionEmpty', [
     ['GET /v1/connect/intentions', '$[*].{ID,SourcePartition,DestinationPartition,SourcePeer,Meta} (hub only)'],
-    ['GET /v1/connect/intentions', '$[*].{ID,Description,SourcePartition,DestinationPartition,SourcePeer,Meta} (hub only)'],
-    ['GET /v1/connect/intentions/exact?source=web&destination=api', '$.{ID,SourcePartition,DestinationPartition,SourcePeer,Meta} (hub only)'],
-    ['GET /v1/connect/intentions/match?by=destination&name=db', '$.db[*].{ID,Description,SourcePartition,DestinationPartition,SourcePeer,Meta} (hub only)'],
+    ['GET /v1/connect/intentions',
+      '$[*].{ID,Description,SourcePartition,DestinationPartition,SourcePeer,Meta} (hub only)'],
+    ['GET /v1/connect/intentions/exact?source=web&destination=api',
+      '$.{ID,SourcePartition,DestinationPartition,SourcePeer,Meta} (hub only)'],
+    ['GET /v1/connect/intentions/match?by=destination&name=db',
+      '$.db[*].{ID,Description,SourcePartition,DestinationPartition,SourcePeer,Meta} (hub only)'],
   ]),
   ...on('txnGet', [
     ['PUT /v1/txn (node get)', 'status 400 vs 200'],
@@ -344,7 +353,8 @@ export function renderTable(): string {
   const rows = ['| what differs | where (request: path) | why | a client notices |', '|---|---|---|---|'];
   for (const [key, cause] of Object.entries(CAUSES) as Array<[keyof typeof CAUSES, Cause]>) {
     const where = KNOWN_DIFFERENCES.filter((d) => d.cause === key).map((d) => `\`${d.request}\`: \`${d.path}\``);
-    rows.push(`| ${cell(cause.what)} | ${cell(where.join('; '))} | ${cell(cause.why)} | ${cause.noticeable ? 'yes' : 'no'} |`);
+    const notices = cause.noticeable ? 'yes' : 'no';
+    rows.push(`| ${cell(cause.what)} | ${cell(where.join('; '))} | ${cell(cause.why)} | ${notices} |`);
   }
   return rows.join('\n');
 }

@@ -7,13 +7,32 @@ export interface Step {
   method: 'GET' | 'PUT' | 'POST' | 'DELETE';
   path: string;
   body?: unknown;
-  /** Overrides `METHOD path` as the step's name in KNOWN_DIFFERENCES (a request sent twice). */
+  /** Overrides `METHOD path` as the step's name in KNOWN_DIFFERENCES. */
   label?: string;
 }
 
 const ttl = (name: string) => ({ Name: name, TTL: '10m' });
+const put = (path: string, body?: unknown, label?: string): Step =>
+  ({ method: 'PUT', path, body, ...(label ? { label } : {}) });
+const get = (path: string): Step => ({ method: 'GET', path });
+const configEntry = (label: string, body: unknown) => put('/v1/config', body, `PUT /v1/config ${label}`);
 
-export const WRITES: Step[] = [
+/** A step's name in KNOWN_DIFFERENCES: its label, else `METHOD path`. */
+export function stepName(step: Step): string {
+  return step.label ?? `${step.method} ${step.path}`;
+}
+
+/** Names a request sent more than once `METHOD path #2`, `#3`…, so that every step's name is its own. */
+function numbered(steps: Step[]): Step[] {
+  const seen = new Map<string, number>();
+  return steps.map((step) => {
+    const n = (seen.get(stepName(step)) ?? 0) + 1;
+    seen.set(stepName(step), n);
+    return n === 1 ? step : { ...step, label: `${stepName(step)} #${n}` };
+  });
+}
+
+export const WRITES: Step[] = numbered([
   {
     method: 'PUT', path: '/v1/catalog/register', body: {
       Node: 'n1', Address: '10.0.0.1', NodeMeta: { rack: 'r1' }, TaggedAddresses: { lan: '10.0.0.1' },
@@ -24,18 +43,23 @@ export const WRITES: Step[] = [
   {
     method: 'PUT', path: '/v1/catalog/register', body: {
       Node: 'n2', Address: '10.0.0.2',
-      Service: { ID: 'api2', Service: 'api', Port: 9091, Tags: ['v2'], Meta: { version: '2' }, Weights: { Passing: 3, Warning: 1 } },
+      Service: {
+        ID: 'api2', Service: 'api', Port: 9091, Tags: ['v2'], Meta: { version: '2' },
+        Weights: { Passing: 3, Warning: 1 },
+      },
       Checks: [
         { CheckID: 'api2-alive', Name: 'api alive', Status: 'critical', ServiceID: 'api2', Notes: 'down on purpose' },
         { CheckID: 'n2-disk', Name: 'disk', Status: 'warning' },
       ],
     },
   },
-  { method: 'PUT', path: '/v1/catalog/register', body: { Node: 'n2', Address: '10.0.0.2', Service: { ID: 'cache1', Service: 'cache', Port: 6379 } } },
+  put('/v1/catalog/register', {
+    Node: 'n2', Address: '10.0.0.2', Service: { ID: 'cache1', Service: 'cache', Port: 6379 },
+  }),
   { method: 'PUT', path: '/v1/catalog/deregister', body: { Node: 'n2', ServiceID: 'cache1' } },
-  { method: 'PUT', path: '/v1/catalog/register', body: { Node: 'n3', Address: '10.0.0.3', Service: { ID: 'db1', Service: 'db', Port: 5432 } } },
+  put('/v1/catalog/register', { Node: 'n3', Address: '10.0.0.3', Service: { ID: 'db1', Service: 'db', Port: 5432 } }),
   { method: 'PUT', path: '/v1/catalog/deregister', body: { Node: 'n3' } },
-  { method: 'PUT', path: '/v1/catalog/register', label: 'PUT /v1/catalog/register (no Node)', body: { Address: '10.0.0.9' } },
+  put('/v1/catalog/register', { Address: '10.0.0.9' }, 'PUT /v1/catalog/register (no Node)'),
   {
     method: 'PUT', path: '/v1/agent/service/register', body: {
       Name: 'web', ID: 'web1', Port: 8080, Tags: ['edge'], Meta: { team: 'a' }, Check: ttl('web ttl'),
@@ -43,15 +67,15 @@ export const WRITES: Step[] = [
     },
   },
   { method: 'PUT', path: '/v1/agent/check/pass/service:web1?note=fine' },
-  { method: 'PUT', path: '/v1/agent/service/register', body: { Name: 'worker', ID: 'worker1', Port: 7000, Checks: [ttl('w1'), ttl('w2')] } },
+  put('/v1/agent/service/register', { Name: 'worker', ID: 'worker1', Port: 7000, Checks: [ttl('w1'), ttl('w2')] }),
   { method: 'PUT', path: '/v1/agent/check/warn/service:worker1:1?note=slow' },
   { method: 'PUT', path: '/v1/agent/check/update/service:worker1:2', body: { Status: 'passing', Output: 'all good' } },
   { method: 'PUT', path: '/v1/agent/service/register', body: { Name: 'tmp', ID: 'tmp1', Port: 1 } },
   { method: 'PUT', path: '/v1/agent/service/deregister/tmp1' },
   { method: 'PUT', path: '/v1/agent/service/deregister/nope' },
   { method: 'PUT', path: '/v1/agent/check/pass/nope' },
-  { method: 'PUT', path: '/v1/config', label: 'PUT /v1/config proxy-defaults', body: { Kind: 'proxy-defaults', Name: 'global', Config: { protocol: 'http' } } },
-  { method: 'PUT', path: '/v1/config', label: 'PUT /v1/config service-defaults', body: { Kind: 'service-defaults', Name: 'api', Protocol: 'http' } },
+  configEntry('proxy-defaults', { Kind: 'proxy-defaults', Name: 'global', Config: { protocol: 'http' } }),
+  configEntry('service-defaults', { Kind: 'service-defaults', Name: 'api', Protocol: 'http' }),
   {
     method: 'PUT', path: '/v1/config', label: 'PUT /v1/config service-resolver', body: {
       Kind: 'service-resolver', Name: 'api', DefaultSubset: 'v1', ConnectTimeout: '5s',
@@ -66,67 +90,71 @@ export const WRITES: Step[] = [
   },
   {
     method: 'PUT', path: '/v1/config', label: 'PUT /v1/config service-splitter', body: {
-      Kind: 'service-splitter', Name: 'api', Splits: [{ Weight: 90, ServiceSubset: 'v1' }, { Weight: 10, ServiceSubset: 'v2' }],
+      Kind: 'service-splitter', Name: 'api',
+      Splits: [{ Weight: 90, ServiceSubset: 'v1' }, { Weight: 10, ServiceSubset: 'v2' }],
     },
   },
-  { method: 'PUT', path: '/v1/config', label: 'PUT /v1/config service-defaults web', body: { Kind: 'service-defaults', Name: 'web', Protocol: 'http' } },
-  { method: 'PUT', path: '/v1/config', label: 'PUT /v1/config (unknown kind)', body: { Kind: 'no-such-kind', Name: 'x' } },
-  { method: 'PUT', path: '/v1/connect/intentions/exact?source=web&destination=api', body: { Action: 'allow', Description: 'web calls api' } },
+  configEntry('service-defaults web', { Kind: 'service-defaults', Name: 'web', Protocol: 'http' }),
+  configEntry('(unknown kind)', { Kind: 'no-such-kind', Name: 'x' }),
+  put('/v1/connect/intentions/exact?source=web&destination=api', { Action: 'allow', Description: 'web calls api' }),
   {
     method: 'PUT', path: '/v1/config', label: 'PUT /v1/config service-intentions', body: {
-      Kind: 'service-intentions', Name: 'db', Sources: [{ Name: 'web', Action: 'deny' }, { Name: '*', Action: 'allow' }],
+      Kind: 'service-intentions', Name: 'db',
+      Sources: [{ Name: 'web', Action: 'deny' }, { Name: '*', Action: 'allow' }],
     },
   },
   { method: 'DELETE', path: '/v1/config/service-defaults/web' },
-];
+]);
 
-export const READS: Step[] = [
-  { method: 'GET', path: '/v1/catalog/datacenters' },
-  { method: 'GET', path: '/v1/catalog/nodes' },
-  { method: 'GET', path: '/v1/catalog/services' },
-  { method: 'GET', path: '/v1/catalog/service/api' },
-  { method: 'GET', path: '/v1/catalog/service/api?tag=v1' },
-  { method: 'GET', path: '/v1/catalog/service/web' },
-  { method: 'GET', path: '/v1/catalog/service/web-sidecar-proxy' },
-  { method: 'GET', path: '/v1/catalog/connect/web' },
-  { method: 'GET', path: '/v1/catalog/service/nope' },
-  { method: 'GET', path: '/v1/catalog/node/n1' },
-  { method: 'GET', path: '/v1/catalog/node/n3' },
-  { method: 'GET', path: '/v1/catalog/node-services/n2' },
-  { method: 'GET', path: '/v1/health/service/api' },
-  { method: 'GET', path: '/v1/health/service/api?passing' },
-  { method: 'GET', path: '/v1/health/service/web?passing' },
-  { method: 'GET', path: '/v1/health/service/worker' },
-  { method: 'GET', path: '/v1/health/connect/web' },
-  { method: 'GET', path: '/v1/health/checks/api' },
-  { method: 'GET', path: '/v1/health/checks/worker' },
-  { method: 'GET', path: '/v1/health/node/n2' },
-  { method: 'GET', path: '/v1/health/state/critical' },
-  { method: 'GET', path: '/v1/health/state/warning' },
-  { method: 'GET', path: '/v1/health/state/bogus' },
-  { method: 'GET', path: '/v1/agent/services' },
-  { method: 'GET', path: '/v1/agent/checks' },
-  { method: 'GET', path: '/v1/agent/service/web1' },
-  { method: 'GET', path: '/v1/agent/service/web1-sidecar-proxy' },
-  { method: 'GET', path: '/v1/agent/health/service/id/worker1' },
-  { method: 'GET', path: '/v1/agent/health/service/name/web' },
-  { method: 'GET', path: '/v1/config/proxy-defaults' },
-  { method: 'GET', path: '/v1/config/service-defaults' },
-  { method: 'GET', path: '/v1/config/service-defaults/web' },
-  { method: 'GET', path: '/v1/config/service-resolver/api' },
-  { method: 'GET', path: '/v1/config/service-router/api' },
-  { method: 'GET', path: '/v1/config/service-splitter/api' },
-  { method: 'GET', path: '/v1/config/service-intentions' },
-  { method: 'GET', path: '/v1/connect/intentions' },
-  { method: 'GET', path: '/v1/connect/intentions/exact?source=web&destination=api' },
-  { method: 'GET', path: '/v1/connect/intentions/match?by=destination&name=db' },
-  { method: 'GET', path: '/v1/connect/intentions/check?source=web&destination=db' },
-  { method: 'GET', path: '/v1/connect/intentions/check?source=other&destination=db' },
-  { method: 'PUT', path: '/v1/txn', label: 'PUT /v1/txn (node get)', body: [{ Node: { Verb: 'get', Node: { Node: 'n1' } } }] },
+export const READS: Step[] = numbered([
+  get('/v1/catalog/datacenters'),
+  get('/v1/status/leader'),
+  get('/v1/status/peers'),
+  get('/v1/catalog/nodes'),
+  get('/v1/catalog/services'),
+  get('/v1/catalog/service/api'),
+  get('/v1/catalog/service/api?tag=v1'),
+  get('/v1/catalog/service/web'),
+  get('/v1/catalog/service/web-sidecar-proxy'),
+  get('/v1/catalog/connect/web'),
+  get('/v1/catalog/service/nope'),
+  get('/v1/catalog/node/n1'),
+  get('/v1/catalog/node/n3'),
+  get('/v1/catalog/node-services/n2'),
+  get('/v1/health/service/api'),
+  get('/v1/health/service/api?passing'),
+  get('/v1/health/service/web?passing'),
+  get('/v1/health/service/worker'),
+  get('/v1/health/connect/web'),
+  get('/v1/health/checks/api'),
+  get('/v1/health/checks/worker'),
+  get('/v1/health/node/n2'),
+  get('/v1/health/state/critical'),
+  get('/v1/health/state/warning'),
+  get('/v1/health/state/bogus'),
+  get('/v1/agent/services'),
+  get('/v1/agent/checks'),
+  get('/v1/agent/service/web1'),
+  get('/v1/agent/service/web1-sidecar-proxy'),
+  get('/v1/agent/health/service/id/worker1'),
+  get('/v1/agent/health/service/name/web'),
+  get('/v1/config/proxy-defaults'),
+  get('/v1/config/service-defaults'),
+  get('/v1/config/service-defaults/web'),
+  get('/v1/config/service-resolver/api'),
+  get('/v1/config/service-router/api'),
+  get('/v1/config/service-splitter/api'),
+  get('/v1/config/service-intentions'),
+  get('/v1/connect/intentions'),
+  get('/v1/connect/intentions/exact?source=web&destination=api'),
+  get('/v1/connect/intentions/match?by=destination&name=db'),
+  get('/v1/connect/intentions/check?source=web&destination=db'),
+  get('/v1/connect/intentions/check?source=other&destination=db'),
+  put('/v1/txn', [{ Node: { Verb: 'get', Node: { Node: 'n1' } } }], 'PUT /v1/txn (node get)'),
   {
     method: 'PUT', path: '/v1/txn', label: 'PUT /v1/txn (missing service)',
     body: [{ Service: { Verb: 'get', Node: 'n1', Service: { ID: 'nope' } } }],
   },
   { method: 'PUT', path: '/v1/txn', label: 'PUT /v1/txn (KV)', body: [{ KV: { Verb: 'get', Key: 'nope' } }] },
-  { method: 'PUT', path: '/v1/txn', label: 'PUT /v1/txn (bad verb)', body: [{ Node: { Verb: 'explode', Node: { Node: 'n1' } } }] },
-];
+  put('/v1/txn', [{ Node: { Verb: 'explode', Node: { Node: 'n1' } } }], 'PUT /v1/txn (bad verb)'),
+]);
