@@ -228,6 +228,7 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
     ['GET /v1/health/service/web?passing', '$[*].Service.Connect.Native (hub only)'],
     ['GET /v1/health/service/worker', '$[*].Service.{Kind,TaggedAddresses} (hub only)'],
     ['GET /v1/agent/services', '$[*].{Kind,TaggedAddresses,Connect} (hub only)'],
+    ['GET /v1/agent/services', '$[*].TaggedAddresses (hub only)'],
     ['GET /v1/agent/services', '$[*].{Kind,TaggedAddresses} (hub only)'],
     ['GET /v1/agent/health/service/id/worker1', '$.Service.{Kind,TaggedAddresses} (hub only)'],
     ['GET /v1/agent/health/service/name/web', '$[*].Service.{Kind,TaggedAddresses,Connect} (hub only)'],
@@ -236,7 +237,6 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
     ['GET /v1/catalog/service/web-sidecar-proxy', '$[*].ServiceTaggedAddresses.consul-virtual (hub lacks)'],
     ['GET /v1/catalog/connect/web', '$[*].ServiceTaggedAddresses.consul-virtual (hub lacks)'],
     ['GET /v1/health/connect/web', '$[*].Service.TaggedAddresses.consul-virtual (hub lacks)'],
-    ['GET /v1/agent/services', '$[*].TaggedAddresses.consul-virtual (hub lacks)'],
   ]),
   ...on('centralConfig', [
     ['GET /v1/catalog/service/web-sidecar-proxy', '$[*].ServiceProxy.Config (hub lacks)'],

@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { ALL_PARTS, type HubWith } from '../../src/hub';
-import { startConsulAgent, type ConsulAgent } from '../helpers/consul-agent';
+import { consulBinary, startConsulAgent, type ConsulAgent } from '../helpers/consul-agent';
 import { startHub } from '../helpers/hub';
 import { until } from '../helpers/until';
 import { diffKey, KNOWN_DIFFERENCES } from './consul-differences';
@@ -25,6 +25,7 @@ let consul: ConsulAgent;
 const selfAddresses: string[] = [];
 
 before(async () => {
+  consulBinary(); // a missing binary fails here, before anything starts
   // Each assigned as it starts, so that `after` closes whichever did when the other fails.
   await Promise.all([
     startConsulAgent('oracle').then((c) => (consul = c)),
@@ -161,9 +162,22 @@ function diff(hubValue: unknown, oracle: unknown, path: string, out: string[]): 
   out.push(path);
 }
 
+/**
+ * Whether Consul's agent copies the catalog's virtual IP into its own service is a race
+ * (seen both ways on the same script): left out; the catalog reads still compare it.
+ */
+function withoutVirtualIps(services: unknown): void {
+  for (const s of Object.values(services as Record<string, { TaggedAddresses?: Record<string, unknown> }>)) {
+    if (!s.TaggedAddresses) continue;
+    delete s.TaggedAddresses['consul-virtual'];
+    if (Object.keys(s.TaggedAddresses).length === 0) delete s.TaggedAddresses;
+  }
+}
+
 function compare(step: Step, hubReply: Reply, oracle: Reply): string[] {
   const paths: string[] = [];
   const [h, o] = [normalize(hubReply.body), normalize(oracle.body)];
+  if (stepName(step) === 'GET /v1/agent/services') withoutVirtualIps(o);
   // A different status: the bodies are different answers, not one answer with different fields.
   if (hubReply.status !== oracle.status) {
     paths.push(`status ${hubReply.status} vs ${oracle.status}`, ...(same(h, o) ? [] : ['$']));
@@ -177,7 +191,7 @@ let lastSync = '';
 async function inSync(base: string): Promise<boolean> {
   const get = async (path: string) => (await fetch(base + path)).json();
   type Check = { CheckID: string; Status: string; Output: string; Type: string };
-  type Service = { Proxy?: { Config?: unknown }; TaggedAddresses?: unknown };
+  type Service = { Proxy?: { Config?: unknown } };
   const agentChecks = (await get('/v1/agent/checks')) as Record<string, Check>;
   const nodeChecks = (await get('/v1/health/node/oracle')) as Check[];
   const agentServices = (await get('/v1/agent/services')) as Record<string, Service>;
@@ -185,12 +199,11 @@ async function inSync(base: string): Promise<boolean> {
   // Consul defers syncing a probe's output while its status holds (check_update_interval): statuses only there.
   const checksSynced = Object.entries(agentChecks).every(([id, c]) => nodeChecks.some((n) =>
     n.CheckID === id && n.Status === c.Status && (PROBES.has(c.Type) || n.Output === c.Output)));
-  // A proxy's Config (central config) and virtual IP (the catalog's) reach the other side of Consul's agent later.
+  // A proxy's Config follows central config (proxy-defaults) on Consul's agent, and reaches the catalog later.
   const catalogued = node?.Services ?? {};
   const ids = Object.keys(catalogued).filter((id) => id !== 'consul');
   const servicesSynced = same(Object.keys(agentServices).sort(), ids.sort())
-    && Object.entries(agentServices).every(([id, s]) => same(s.Proxy?.Config, catalogued[id]?.Proxy?.Config)
-      && same(s.TaggedAddresses ?? {}, catalogued[id]?.TaggedAddresses ?? {}));
+    && Object.entries(agentServices).every(([id, s]) => same(s.Proxy?.Config, catalogued[id]?.Proxy?.Config));
   lastSync = JSON.stringify({ agentChecks, nodeChecks, agentServices, catalogued });
   return checksSynced && servicesSynced;
 }
