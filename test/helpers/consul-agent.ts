@@ -61,11 +61,26 @@ export async function startConsulAgent(node = 'oracle'): Promise<ConsulAgent> {
     if (!ports.includes(port)) ports.push(port);
   }
   const [http, grpc, serfLan, serfWan, server] = ports as [number, number, number, number, number];
-  const hcl = `ports {\n  http = ${http}\n  grpc = ${grpc}\n  grpc_tls = -1\n  https = -1\n  dns = -1\n` +
+  const hcl =
+    `ports {\n  http = ${http}\n  grpc = ${grpc}\n  grpc_tls = -1\n  https = -1\n  dns = -1\n` +
     `  serf_lan = ${serfLan}\n  serf_wan = ${serfWan}\n  server = ${server}\n}\n`;
   await writeFile(join(dir.path, 'ports.hcl'), hcl);
-  const args = ['agent', '-dev', '-bind', '127.0.0.1', '-client', '127.0.0.1', '-node', node, '-datacenter', 'dc1',
-    '-config-file', join(dir.path, 'ports.hcl'), '-log-level', 'warn'];
+  const args = [
+    'agent',
+    '-dev',
+    '-bind',
+    '127.0.0.1',
+    '-client',
+    '127.0.0.1',
+    '-node',
+    node,
+    '-datacenter',
+    'dc1',
+    '-config-file',
+    join(dir.path, 'ports.hcl'),
+    '-log-level',
+    'warn',
+  ];
   const env: NodeJS.ProcessEnv = {};
   // The caller's CONSUL_* (an address, a token) must not reach the oracle.
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CONSUL_')) env[k] = v;
@@ -77,13 +92,16 @@ export async function startConsulAgent(node = 'oracle'): Promise<ConsulAgent> {
   const httpUrl = `http://127.0.0.1:${http}`;
   let gone = false;
   void exited.then(() => (gone = true));
-  await until(async () => {
-    if (gone) throw new Error(`consul agent exited before electing a leader:\n${output}`);
-    const res = await fetch(`${httpUrl}/v1/status/leader`).catch(() => undefined);
-    if (!res?.ok) return false;
-    const leader = (await res.json()) as string;
-    return leader !== '';
-  }, { what: () => `consul agent's leader at ${httpUrl}\n${output}` });
+  await until(
+    async () => {
+      if (gone) throw new Error(`consul agent exited before electing a leader:\n${output}`);
+      const res = await fetch(`${httpUrl}/v1/status/leader`).catch(() => undefined);
+      if (!res?.ok) return false;
+      const leader = (await res.json()) as string;
+      return leader !== '';
+    },
+    { what: () => `consul agent's leader at ${httpUrl}\n${output}` },
+  );
   return {
     httpUrl,
     httpPort: http,

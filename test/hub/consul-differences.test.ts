@@ -1,9 +1,10 @@
 // The known differences from Consul (consul-differences.ts) are what docs/consul-differences.md
 // lists, name steps the oracle's script has, and are not listed twice.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { REPO_ROOT } from '../helpers/hub';
 import { CAUSES, diffKey, KNOWN_DIFFERENCES, renderTable } from './consul-differences';
 import { READS, stepName, WRITES } from './consul-oracle-script';
@@ -21,8 +22,16 @@ test('every known difference names a step of the script, once, under a cause tha
   const steps = new Set(names);
   assert.equal(steps.size, names.length, 'two steps share a name');
   const keys = KNOWN_DIFFERENCES.map((d) => diffKey(d.request, d.path));
-  assert.deepEqual(keys.filter((k, i) => keys.indexOf(k) !== i), [], 'listed twice');
-  assert.deepEqual(KNOWN_DIFFERENCES.filter((d) => !steps.has(d.request)).map((d) => d.request), [], 'not a step');
+  assert.deepEqual(
+    keys.filter((k, i) => keys.indexOf(k) !== i),
+    [],
+    'listed twice',
+  );
+  assert.deepEqual(
+    KNOWN_DIFFERENCES.filter((d) => !steps.has(d.request)).map((d) => d.request),
+    [],
+    'not a step',
+  );
   const unused = Object.keys(CAUSES).filter((c) => !KNOWN_DIFFERENCES.some((d) => d.cause === c));
   assert.deepEqual(unused, [], 'causes without differences');
 });

@@ -12,8 +12,12 @@ export interface Step {
 }
 
 const ttl = (name: string) => ({ Name: name, TTL: '10m' });
-const put = (path: string, body?: unknown, label?: string): Step =>
-  ({ method: 'PUT', path, body, ...(label ? { label } : {}) });
+const put = (path: string, body?: unknown, label?: string): Step => ({
+  method: 'PUT',
+  path,
+  body,
+  ...(label ? { label } : {}),
+});
 const get = (path: string): Step => ({ method: 'GET', path });
 const configEntry = (label: string, body: unknown) => put('/v1/config', body, `PUT /v1/config ${label}`);
 
@@ -34,17 +38,29 @@ function numbered(steps: Step[]): Step[] {
 
 export const WRITES: Step[] = numbered([
   {
-    method: 'PUT', path: '/v1/catalog/register', body: {
-      Node: 'n1', Address: '10.0.0.1', NodeMeta: { rack: 'r1' }, TaggedAddresses: { lan: '10.0.0.1' },
+    method: 'PUT',
+    path: '/v1/catalog/register',
+    body: {
+      Node: 'n1',
+      Address: '10.0.0.1',
+      NodeMeta: { rack: 'r1' },
+      TaggedAddresses: { lan: '10.0.0.1' },
       Service: { ID: 'api1', Service: 'api', Port: 9090, Tags: ['v1', 'primary'], Meta: { version: '1' } },
       Check: { CheckID: 'api1-alive', Name: 'api alive', Status: 'passing', ServiceID: 'api1', Output: 'ok' },
     },
   },
   {
-    method: 'PUT', path: '/v1/catalog/register', body: {
-      Node: 'n2', Address: '10.0.0.2',
+    method: 'PUT',
+    path: '/v1/catalog/register',
+    body: {
+      Node: 'n2',
+      Address: '10.0.0.2',
       Service: {
-        ID: 'api2', Service: 'api', Port: 9091, Tags: ['v2'], Meta: { version: '2' },
+        ID: 'api2',
+        Service: 'api',
+        Port: 9091,
+        Tags: ['v2'],
+        Meta: { version: '2' },
         Weights: { Passing: 3, Warning: 1 },
       },
       Checks: [
@@ -54,15 +70,24 @@ export const WRITES: Step[] = numbered([
     },
   },
   put('/v1/catalog/register', {
-    Node: 'n2', Address: '10.0.0.2', Service: { ID: 'cache1', Service: 'cache', Port: 6379 },
+    Node: 'n2',
+    Address: '10.0.0.2',
+    Service: { ID: 'cache1', Service: 'cache', Port: 6379 },
   }),
   { method: 'PUT', path: '/v1/catalog/deregister', body: { Node: 'n2', ServiceID: 'cache1' } },
   put('/v1/catalog/register', { Node: 'n3', Address: '10.0.0.3', Service: { ID: 'db1', Service: 'db', Port: 5432 } }),
   { method: 'PUT', path: '/v1/catalog/deregister', body: { Node: 'n3' } },
   put('/v1/catalog/register', { Address: '10.0.0.9' }, 'PUT /v1/catalog/register (no Node)'),
   {
-    method: 'PUT', path: '/v1/agent/service/register', body: {
-      Name: 'web', ID: 'web1', Port: 8080, Tags: ['edge'], Meta: { team: 'a' }, Check: ttl('web ttl'),
+    method: 'PUT',
+    path: '/v1/agent/service/register',
+    body: {
+      Name: 'web',
+      ID: 'web1',
+      Port: 8080,
+      Tags: ['edge'],
+      Meta: { team: 'a' },
+      Check: ttl('web ttl'),
       Connect: { SidecarService: { Proxy: { Upstreams: [{ DestinationName: 'api', LocalBindPort: 9191 }] } } },
     },
   },
@@ -77,30 +102,54 @@ export const WRITES: Step[] = numbered([
   configEntry('proxy-defaults', { Kind: 'proxy-defaults', Name: 'global', Config: { protocol: 'http' } }),
   configEntry('service-defaults', { Kind: 'service-defaults', Name: 'api', Protocol: 'http' }),
   {
-    method: 'PUT', path: '/v1/config', label: 'PUT /v1/config service-resolver', body: {
-      Kind: 'service-resolver', Name: 'api', DefaultSubset: 'v1', ConnectTimeout: '5s',
+    method: 'PUT',
+    path: '/v1/config',
+    label: 'PUT /v1/config service-resolver',
+    body: {
+      Kind: 'service-resolver',
+      Name: 'api',
+      DefaultSubset: 'v1',
+      ConnectTimeout: '5s',
       Subsets: { v1: { Filter: 'Service.Meta.version == 1' }, v2: { Filter: 'Service.Meta.version == 2' } },
     },
   },
   {
-    method: 'PUT', path: '/v1/config', label: 'PUT /v1/config service-router', body: {
-      Kind: 'service-router', Name: 'api',
+    method: 'PUT',
+    path: '/v1/config',
+    label: 'PUT /v1/config service-router',
+    body: {
+      Kind: 'service-router',
+      Name: 'api',
       Routes: [{ Match: { HTTP: { PathPrefix: '/admin' } }, Destination: { Service: 'api', ServiceSubset: 'v2' } }],
     },
   },
   {
-    method: 'PUT', path: '/v1/config', label: 'PUT /v1/config service-splitter', body: {
-      Kind: 'service-splitter', Name: 'api',
-      Splits: [{ Weight: 90, ServiceSubset: 'v1' }, { Weight: 10, ServiceSubset: 'v2' }],
+    method: 'PUT',
+    path: '/v1/config',
+    label: 'PUT /v1/config service-splitter',
+    body: {
+      Kind: 'service-splitter',
+      Name: 'api',
+      Splits: [
+        { Weight: 90, ServiceSubset: 'v1' },
+        { Weight: 10, ServiceSubset: 'v2' },
+      ],
     },
   },
   configEntry('service-defaults web', { Kind: 'service-defaults', Name: 'web', Protocol: 'http' }),
   configEntry('(unknown kind)', { Kind: 'no-such-kind', Name: 'x' }),
   put('/v1/connect/intentions/exact?source=web&destination=api', { Action: 'allow', Description: 'web calls api' }),
   {
-    method: 'PUT', path: '/v1/config', label: 'PUT /v1/config service-intentions', body: {
-      Kind: 'service-intentions', Name: 'db',
-      Sources: [{ Name: 'web', Action: 'deny' }, { Name: '*', Action: 'allow' }],
+    method: 'PUT',
+    path: '/v1/config',
+    label: 'PUT /v1/config service-intentions',
+    body: {
+      Kind: 'service-intentions',
+      Name: 'db',
+      Sources: [
+        { Name: 'web', Action: 'deny' },
+        { Name: '*', Action: 'allow' },
+      ],
     },
   },
   { method: 'DELETE', path: '/v1/config/service-defaults/web' },
@@ -152,7 +201,9 @@ export const READS: Step[] = numbered([
   get('/v1/connect/intentions/check?source=other&destination=db'),
   put('/v1/txn', [{ Node: { Verb: 'get', Node: { Node: 'n1' } } }], 'PUT /v1/txn (node get)'),
   {
-    method: 'PUT', path: '/v1/txn', label: 'PUT /v1/txn (missing service)',
+    method: 'PUT',
+    path: '/v1/txn',
+    label: 'PUT /v1/txn (missing service)',
     body: [{ Service: { Verb: 'get', Node: 'n1', Service: { ID: 'nope' } } }],
   },
   { method: 'PUT', path: '/v1/txn', label: 'PUT /v1/txn (KV)', body: [{ KV: { Verb: 'get', Key: 'nope' } }] },

@@ -5,15 +5,16 @@
 // order). The set of (request, JSON path) pairs that still differ must equal
 // KNOWN_DIFFERENCES (consul-differences.ts, documented in docs/consul-differences.md):
 // a new difference fails the test, and so does a fixed one until it is struck off.
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
+import { after, before, test } from 'node:test';
 import { ALL_PARTS, type HubWith } from '../../src/hub';
-import { consulBinary, startConsulAgent, type ConsulAgent } from '../helpers/consul-agent';
+import { type ConsulAgent, consulBinary, startConsulAgent } from '../helpers/consul-agent';
 import { startHub } from '../helpers/hub';
 import { until } from '../helpers/until';
 import { diffKey, KNOWN_DIFFERENCES } from './consul-differences';
-import { READS, stepName, WRITES, type Step } from './consul-oracle-script';
+import { READS, type Step, stepName, WRITES } from './consul-oracle-script';
 
 interface Reply {
   status: number;
@@ -115,10 +116,13 @@ function same(a: unknown, b: unknown): boolean {
 /** A map from IDs to the objects carrying them (agent/services, a node's Services): compared as a list. */
 function idMap(value: Record<string, unknown>): boolean {
   const entries = Object.entries(value);
-  return entries.length > 0 && entries.every(([k, v]) => {
-    const o = v as Record<string, unknown> | null;
-    return !!o && typeof o === 'object' && (o.ID === k || o.CheckID === k);
-  });
+  return (
+    entries.length > 0 &&
+    entries.every(([k, v]) => {
+      const o = v as Record<string, unknown> | null;
+      return !!o && typeof o === 'object' && (o.ID === k || o.CheckID === k);
+    })
+  );
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -133,8 +137,18 @@ function missing(path: string, keys: string[], side: string, out: string[]): voi
 
 function diffObjects(h: Record<string, unknown>, o: Record<string, unknown>, path: string, out: string[]): void {
   const keys = [...new Set([...Object.keys(o), ...Object.keys(h)])];
-  missing(path, keys.filter((k) => !(k in h)), 'hub lacks', out);
-  missing(path, keys.filter((k) => !(k in o)), 'hub only', out);
+  missing(
+    path,
+    keys.filter((k) => !(k in h)),
+    'hub lacks',
+    out,
+  );
+  missing(
+    path,
+    keys.filter((k) => !(k in o)),
+    'hub only',
+    out,
+  );
   for (const k of keys) if (k in h && k in o) diff(h[k], o[k], `${path}.${k}`, out);
 }
 
@@ -178,11 +192,11 @@ function compare(step: Step, hubReply: Reply, oracle: Reply): string[] {
   const paths: string[] = [];
   const [h, o] = [normalize(hubReply.body), normalize(oracle.body)];
   if (stepName(step) === 'GET /v1/agent/services') withoutVirtualIps(o);
+  if (stepName(step).startsWith('GET /v1/agent/service/') && o && typeof o === 'object') withoutVirtualIps({ one: o });
   // A different status: the bodies are different answers, not one answer with different fields.
   if (hubReply.status !== oracle.status) {
     paths.push(`status ${hubReply.status} vs ${oracle.status}`, ...(same(h, o) ? [] : ['$']));
-  }
-  else diff(h, o, '$', paths);
+  } else diff(h, o, '$', paths);
   return [...new Set(paths)].map((p) => diffKey(stepName(step), p));
 }
 
@@ -197,13 +211,15 @@ async function inSync(base: string): Promise<boolean> {
   const agentServices = (await get('/v1/agent/services')) as Record<string, Service>;
   const node = (await get('/v1/catalog/node/oracle')) as { Services?: Record<string, Service> } | null;
   // Consul defers syncing a probe's output while its status holds (check_update_interval): statuses only there.
-  const checksSynced = Object.entries(agentChecks).every(([id, c]) => nodeChecks.some((n) =>
-    n.CheckID === id && n.Status === c.Status && (PROBES.has(c.Type) || n.Output === c.Output)));
+  const checksSynced = Object.entries(agentChecks).every(([id, c]) =>
+    nodeChecks.some((n) => n.CheckID === id && n.Status === c.Status && (PROBES.has(c.Type) || n.Output === c.Output)),
+  );
   // A proxy's Config follows central config (proxy-defaults) on Consul's agent, and reaches the catalog later.
   const catalogued = node?.Services ?? {};
   const ids = Object.keys(catalogued).filter((id) => id !== 'consul');
-  const servicesSynced = same(Object.keys(agentServices).sort(), ids.sort())
-    && Object.entries(agentServices).every(([id, s]) => same(s.Proxy?.Config, catalogued[id]?.Proxy?.Config));
+  const servicesSynced =
+    same(Object.keys(agentServices).sort(), ids.sort()) &&
+    Object.entries(agentServices).every(([id, s]) => same(s.Proxy?.Config, catalogued[id]?.Proxy?.Config));
   lastSync = JSON.stringify({ agentChecks, nodeChecks, agentServices, catalogued });
   return checksSynced && servicesSynced;
 }
@@ -239,6 +255,9 @@ test('the hub answers as consul agent -dev does, but for the known differences',
   const unexpected = found.filter((k) => !known.includes(k));
   const fixed = known.filter((k) => !found.includes(k));
   const answers = [...new Set(unexpected.map((k) => k.split(' :: ')[0]!))].map((r) => details.get(r));
-  assert.deepEqual({ unexpected, fixed }, { unexpected: [], fixed: [] },
-    `${WRITES.length + READS.length} requests compared; the answers that differ unexpectedly:\n${answers.join('\n')}`);
+  assert.deepEqual(
+    { unexpected, fixed },
+    { unexpected: [], fixed: [] },
+    `${WRITES.length + READS.length} requests compared; the answers that differ unexpectedly:\n${answers.join('\n')}`,
+  );
 });
