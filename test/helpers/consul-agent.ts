@@ -3,30 +3,18 @@
 // with (test/hub/consul-oracle.int.test.ts). Every port is a free one and DNS is
 // off, so it runs beside other tests; it is spawned tracked, so it dies with the test.
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { REPO_ROOT } from './hub';
+import { CONSUL_CLI_VERSION, consulCli } from './consul-cli';
 import { killTree, spawnTracked } from './procs';
 import { tmpDir } from './tmp';
 import { until } from './until';
 
-export const CONSUL_VERSION = 'v1.16.1';
+export const CONSUL_VERSION = CONSUL_CLI_VERSION;
 
-/** The binary: $CONSUL_BIN, else the cached build under .tmp/consul/. Throws how to build it when missing. */
-export function consulBinary(): string {
-  const fromEnv = process.env.CONSUL_BIN;
-  if (fromEnv) {
-    if (!existsSync(fromEnv)) throw new Error(`CONSUL_BIN=${fromEnv} does not exist`);
-    return fromEnv;
-  }
-  const bin = join(REPO_ROOT, '.tmp', 'consul', `consul-${CONSUL_VERSION}`);
-  if (!existsSync(bin)) {
-    throw new Error(`consul ${CONSUL_VERSION} is not built (${bin} is missing): run bash scripts/ensure-consul-cli.sh`);
-  }
-  return bin;
-}
+/** The binary: the same one the CLI tests use (consul-cli.ts). */
+export const consulBinary = consulCli;
 
 /** A port nobody listens on right now (TCP on 127.0.0.1; Serf also takes it for UDP). */
 export async function freePort(): Promise<number> {

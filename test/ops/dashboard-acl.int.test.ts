@@ -15,22 +15,12 @@ import type { Hub } from '../../src/hub';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { AdsClient } from '../acl/ads-client';
 import { aclHub, as, ROOT, tokenWith } from '../acl/helpers';
+import { CHROMIUM, CHROMIUM_FLAGS as FLAGS } from '../helpers/chromium';
 import { REPO_ROOT } from '../helpers/hub';
 import { guardProcesses } from '../helpers/procs';
 import { tmpDir } from '../helpers/tmp';
 import { until } from './helpers';
 
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const OUT = join(REPO_ROOT, '.tmp', 'dashboard-shots');
 const NACK = 'cluster broken: unknown lb policy';
 const READER = [

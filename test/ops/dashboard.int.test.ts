@@ -7,22 +7,12 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { chromium, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_FLAGS as FLAGS } from '../helpers/chromium';
 import { call, REPO_ROOT } from '../helpers/hub';
 import { guardProcesses } from '../helpers/procs';
 import { tmpDir } from '../helpers/tmp';
 import { autoClient, register, startOpsHub, until } from './helpers';
 
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const OUT = join(REPO_ROOT, '.tmp', 'test-output', 'ui');
 
 test('dashboard: live services, NACKs on client rows, history, dry run, rollouts', async () => {

@@ -86,34 +86,16 @@ function serviceRoutes(app: FastifyInstance, ctx: HttpContext): void {
     return sendJson(reply, out);
   });
 
-  app.get<NameParams>('/v1/catalog/service/:name', policy.checked, async (req, reply) => {
-    return sendJson(
-      reply,
-      await serviceNodes(
-        ctx,
-        agentNode,
-        req,
-        reply,
-        required(req.params.name, 'service', 'Missing service name'),
-        false,
-      ),
-    );
-  });
-
-  // Connect-capable instances of a service: its proxies and Connect-native instances.
-  app.get<NameParams>('/v1/catalog/connect/:name', policy.checked, async (req, reply) => {
-    return sendJson(
-      reply,
-      await serviceNodes(
-        ctx,
-        agentNode,
-        req,
-        reply,
-        required(req.params.name, 'service', 'Missing service name'),
-        true,
-      ),
-    );
-  });
+  // Instances of a service; on /connect, its Connect-capable ones (its proxies and Connect-native instances).
+  for (const [path, connect] of [
+    ['/v1/catalog/service/:name', false],
+    ['/v1/catalog/connect/:name', true],
+  ] as const) {
+    app.get<NameParams>(path, policy.checked, async (req, reply) => {
+      const name = required(req.params.name, 'service', 'Missing service name');
+      return sendJson(reply, await serviceNodes(ctx, agentNode, req, reply, name, connect));
+    });
+  }
 }
 
 async function serviceNodes(
