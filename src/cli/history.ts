@@ -1,20 +1,10 @@
 // `xdshub history NODE`: every push the hub recorded for a node (time, hub,
 // index, type, what it carried) and the node's answer, oldest first.
-import {
-  COMMON_FLAGS_USAGE,
-  EXIT,
-  helpAsked,
-  outputFormat,
-  parseCommand,
-  render,
-  runCommand,
-  table,
-  UsageError,
-} from './http-client';
+import * as cli from './http-client';
 
 const USAGE = `usage: xdshub history NODE [--limit N] [-o table|json|yaml]
   the node's pushes and its ACK/NACK to each, oldest first (the newest N with --limit)
-${COMMON_FLAGS_USAGE}`;
+${cli.COMMON_FLAGS_USAGE}`;
 
 interface HistoryAnswer {
   node: { id: string; cluster?: string; userAgent?: string };
@@ -41,24 +31,24 @@ export function formatHistory(h: HistoryAnswer): string {
   });
   const cluster = h.node.cluster ? ` (cluster ${h.node.cluster})` : '';
   const head = `history of ${h.node.id}${cluster}: ${h.records.length} record(s)\n`;
-  return head + (rows.length ? table(['SEQ', 'AT', 'HUB', 'INDEX', 'TYPE', 'SENT', 'ANSWER'], rows) : '');
+  return head + (rows.length ? cli.table(['SEQ', 'AT', 'HUB', 'INDEX', 'TYPE', 'SENT', 'ANSWER'], rows) : '');
 }
 
 export function run(argv: string[], env: Record<string, string | undefined>): Promise<number> {
-  return runCommand('history', USAGE, async () => {
-    const { values, positionals, hub } = parseCommand(argv, env, {
+  return cli.runCommand('history', USAGE, async () => {
+    const { values, positionals, hub } = cli.parseCommand(argv, env, {
       limit: { type: 'string' },
       output: { type: 'string', short: 'o' },
     });
-    if (helpAsked(values, USAGE)) return EXIT.ok;
-    const format = outputFormat(values['output'] as string | undefined);
-    if (positionals.length !== 1) throw new UsageError('expected one NODE');
+    if (cli.helpAsked(values, USAGE)) return cli.EXIT.ok;
+    const format = cli.outputFormat(values['output'] as string | undefined);
+    if (positionals.length !== 1) throw new cli.UsageError('expected one NODE');
     const limit = values['limit'] === undefined ? '' : `?limit=${encodeURIComponent(String(values['limit']))}`;
     const answer = await hub.request<HistoryAnswer>(
       'GET',
       `/v1/xds/history/${encodeURIComponent(positionals[0]!)}${limit}`,
     );
-    process.stdout.write(render(format, answer, () => formatHistory(answer)));
-    return EXIT.ok;
+    process.stdout.write(cli.render(format, answer, () => formatHistory(answer)));
+    return cli.EXIT.ok;
   });
 }

@@ -3,23 +3,13 @@
 // rebuilt from the log). Secrets are shown by name and version only: the hub
 // never sends their content to this view, and this command drops anything but
 // the name and type from a secret in case a hub did.
-import {
-  COMMON_FLAGS_USAGE,
-  EXIT,
-  helpAsked,
-  outputFormat,
-  parseCommand,
-  render,
-  runCommand,
-  table,
-  UsageError,
-} from './http-client';
+import * as cli from './http-client';
 
 const USAGE = `usage: xdshub proxy-config NODE clusters|listeners|routes|endpoints|secrets
                            [--at INDEX] [--cluster NAME] [-o table|json|yaml]
   what NODE is served now, or was due at log INDEX (--at; secrets are not rebuilt at an index)
   --cluster NAME   for a node neither connected nor in the history: what a node of that cluster gets
-${COMMON_FLAGS_USAGE}`;
+${cli.COMMON_FLAGS_USAGE}`;
 
 /** Resources as proto3 JSON: read field by field for the summary. */
 // biome-ignore lint/suspicious/noExplicitAny: proto3 JSON of five message types
@@ -79,13 +69,13 @@ function redact(resources: ConfigAnswer['resources'][string]): ConfigAnswer['res
 }
 
 function parse(positionals: string[], at: string | undefined): { node: string; type: Type } {
-  if (positionals.length !== 2) throw new UsageError('expected NODE and a type');
+  if (positionals.length !== 2) throw new cli.UsageError('expected NODE and a type');
   const [node, type] = positionals as [string, string];
   if (!(TYPES as readonly string[]).includes(type))
-    throw new UsageError(`type: expected one of ${TYPES.join(', ')}, got "${type}"`);
-  if (at !== undefined && !/^\d+$/.test(at)) throw new UsageError(`--at: expected a log index, got "${at}"`);
+    throw new cli.UsageError(`type: expected one of ${TYPES.join(', ')}, got "${type}"`);
+  if (at !== undefined && !/^\d+$/.test(at)) throw new cli.UsageError(`--at: expected a log index, got "${at}"`);
   if (at !== undefined && type === 'secrets')
-    throw new UsageError(
+    throw new cli.UsageError(
       '--at: secrets are not rebuilt at an index (the log keeps no key material); ' +
         'leave --at out for what the node is served now',
     );
@@ -93,14 +83,14 @@ function parse(positionals: string[], at: string | undefined): { node: string; t
 }
 
 export function run(argv: string[], env: Record<string, string | undefined>): Promise<number> {
-  return runCommand('proxy-config', USAGE, async () => {
-    const { values, positionals, hub } = parseCommand(argv, env, {
+  return cli.runCommand('proxy-config', USAGE, async () => {
+    const { values, positionals, hub } = cli.parseCommand(argv, env, {
       at: { type: 'string' },
       cluster: { type: 'string' },
       output: { type: 'string', short: 'o' },
     });
-    if (helpAsked(values, USAGE)) return EXIT.ok;
-    const format = outputFormat(values['output'] as string | undefined);
+    if (cli.helpAsked(values, USAGE)) return cli.EXIT.ok;
+    const format = cli.outputFormat(values['output'] as string | undefined);
     const at = values['at'] as string | undefined;
     const { node, type } = parse(positionals, at);
     const query = new URLSearchParams({
@@ -120,14 +110,14 @@ export function run(argv: string[], env: Record<string, string | undefined>): Pr
       resources,
     };
     process.stdout.write(
-      render(format, data, () => {
+      cli.render(format, data, () => {
         const rows = Object.entries(resources).map(([name, r]) => [name, r.version, summary(type, r.resource)]);
         const when =
           at !== undefined ? ` at index ${at}` : answer.connected ? '' : ' (not connected: what it would be offered)';
         const head = `${type} of ${answer.node.id}${when}\n`;
-        return rows.length ? head + table(['NAME', 'VERSION', 'SUMMARY'], rows) : `${head}(none)\n`;
+        return rows.length ? head + cli.table(['NAME', 'VERSION', 'SUMMARY'], rows) : `${head}(none)\n`;
       }),
     );
-    return EXIT.ok;
+    return cli.EXIT.ok;
   });
 }

@@ -2,24 +2,14 @@
 // state, canaries, the index the held nodes are pinned at and which connected
 // nodes are held there now — and the two ways to end one.
 import type { RolloutView } from '../ops/rollout';
-import {
-  COMMON_FLAGS_USAGE,
-  EXIT,
-  helpAsked,
-  outputFormat,
-  parseCommand,
-  render,
-  runCommand,
-  table,
-  UsageError,
-} from './http-client';
+import * as cli from './http-client';
 
 const USAGE = `usage: xdshub rollout list | show ID | proceed ID | rollback ID   [-o table|json|yaml]
   list       the last 50 rollouts, newest first
   show ID    one rollout: state, reason, canaries, pinned index and the nodes held on it
   proceed ID release the hold and keep the change (needs operator:write)
   rollback ID write the inverse change, then release the hold (needs operator:write)
-${COMMON_FLAGS_USAGE}`;
+${cli.COMMON_FLAGS_USAGE}`;
 
 function change(r: RolloutView): string {
   const c = r.command as {
@@ -52,7 +42,7 @@ function pinned(r: RolloutView): string {
 
 export function formatList(list: readonly RolloutView[]): string {
   if (list.length === 0) return 'no rollouts\n';
-  return table(
+  return cli.table(
     ['ID', 'STATE', 'CHANGE', 'INDEX', 'CANARIES', 'PINNED', 'REASON'],
     list.map((r) => [r.id, r.state, change(r), r.index ?? '-', r.canaries.join(',') || '-', pinned(r), r.reason ?? '']),
   );
@@ -73,26 +63,26 @@ export function formatOne(r: RolloutView): string {
 const ACTIONS = ['list', 'show', 'proceed', 'rollback'];
 
 export function run(argv: string[], env: Record<string, string | undefined>): Promise<number> {
-  return runCommand('rollout', USAGE, async () => {
-    const { values, positionals, hub } = parseCommand(argv, env, { output: { type: 'string', short: 'o' } });
-    if (helpAsked(values, USAGE)) return EXIT.ok;
-    const format = outputFormat(values['output'] as string | undefined);
+  return cli.runCommand('rollout', USAGE, async () => {
+    const { values, positionals, hub } = cli.parseCommand(argv, env, { output: { type: 'string', short: 'o' } });
+    if (cli.helpAsked(values, USAGE)) return cli.EXIT.ok;
+    const format = cli.outputFormat(values['output'] as string | undefined);
     const [action, id, ...extra] = positionals;
     if (!action || !ACTIONS.includes(action))
-      throw new UsageError(`expected one of ${ACTIONS.join(', ')}${action ? `, got "${action}"` : ''}`);
+      throw new cli.UsageError(`expected one of ${ACTIONS.join(', ')}${action ? `, got "${action}"` : ''}`);
     if (action === 'list') {
-      if (id !== undefined) throw new UsageError('list takes no ID');
+      if (id !== undefined) throw new cli.UsageError('list takes no ID');
       const list = await hub.request<RolloutView[]>('GET', '/v1/xds/rollouts');
-      process.stdout.write(render(format, list, () => formatList(list)));
-      return EXIT.ok;
+      process.stdout.write(cli.render(format, list, () => formatList(list)));
+      return cli.EXIT.ok;
     }
-    if (id === undefined || extra.length > 0) throw new UsageError(`${action} takes one rollout ID`);
+    if (id === undefined || extra.length > 0) throw new cli.UsageError(`${action} takes one rollout ID`);
     const path = `/v1/xds/rollouts/${encodeURIComponent(id)}`;
     const r = await hub.request<RolloutView>(
       action === 'show' ? 'GET' : 'POST',
       action === 'show' ? path : `${path}/${action}`,
     );
-    process.stdout.write(render(format, r, () => formatOne(r)));
-    return EXIT.ok;
+    process.stdout.write(cli.render(format, r, () => formatOne(r)));
+    return cli.EXIT.ok;
   });
 }
