@@ -17,6 +17,7 @@ import {
   deltaResponse,
   EDS,
   now,
+  processStats,
   type ServerCommand,
   type ServerReply,
 } from './protocol';
@@ -186,18 +187,7 @@ async function main() {
       send({ kind: 'setup-done', ms: 0 });
     } else if (m.cmd === 'stats') {
       (globalThis as { gc?: () => void }).gc?.();
-      const mem = process.memoryUsage();
-      const cpu = process.cpuUsage();
-      send({
-        kind: 'stats',
-        rss: mem.rss,
-        heapUsed: mem.heapUsed,
-        external: mem.external,
-        arrayBuffers: mem.arrayBuffers,
-        cpuUserUs: cpu.user,
-        cpuSystemUs: cpu.system,
-        streams: streams.size,
-      });
+      send({ kind: 'stats', ...processStats(streams.size) });
     } else if (m.cmd === 'change') {
       const name = `svc-${m.service}`;
       const buf = preEncoded(name);

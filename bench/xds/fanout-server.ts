@@ -6,7 +6,7 @@
 import pino from 'pino';
 import { parseConfig } from '../../src/config';
 import { createFanoutHub } from '../../src/fanout/hub';
-import { now, type ServerCommand, type ServerReply } from './protocol';
+import { now, processStats, type ServerCommand, type ServerReply } from './protocol';
 
 const send = (m: ServerReply) => {
   if (process.connected) process.send!(m);
@@ -39,18 +39,7 @@ async function main() {
       send({ kind: 'setup-done', ms: now() - t });
     } else if (m.cmd === 'stats') {
       (globalThis as { gc?: () => void }).gc?.();
-      const mem = process.memoryUsage();
-      const cpu = process.cpuUsage();
-      send({
-        kind: 'stats',
-        rss: mem.rss,
-        heapUsed: mem.heapUsed,
-        external: mem.external,
-        arrayBuffers: mem.arrayBuffers,
-        cpuUserUs: cpu.user,
-        cpuSystemUs: cpu.system,
-        streams: hub.xds.streams().length,
-      });
+      send({ kind: 'stats', ...processStats(hub.xds.streams().length) });
     } else if (m.cmd === 'change') {
       throw new Error('changes are written to the core hub');
     } else if (m.cmd === 'exit') {

@@ -12,7 +12,7 @@ import pino from 'pino';
 import type { NodeInput, ServiceInput } from '../../src/catalog/commands';
 import { parseConfig } from '../../src/config';
 import { ALL_PARTS, createHub } from '../../src/hub';
-import { now, type ServerCommand, type ServerReply } from './protocol';
+import { now, processStats, type ServerCommand, type ServerReply } from './protocol';
 
 const send = (m: ServerReply) => {
   if (process.connected) process.send!(m);
@@ -107,21 +107,8 @@ async function main() {
       if (++statsCalls === 2 && profileTo && process.env['XDS_BENCH_PROFILE_CONNECT'] !== '1') startProfile();
       else if (statsCalls === 2 && profiling) await stopProfile();
       (globalThis as { gc?: () => void }).gc?.();
-      const mem = process.memoryUsage();
-      const cpu = process.cpuUsage();
       const refused = (await xds!.metrics.rejectedStreams.get()).values.reduce((s, v) => s + v.value, 0);
-      send({
-        kind: 'stats',
-        rss: mem.rss,
-        heapUsed: mem.heapUsed,
-        external: mem.external,
-        arrayBuffers: mem.arrayBuffers,
-        cpuUserUs: cpu.user,
-        cpuSystemUs: cpu.system,
-        streams: xds!.streams().length,
-        trim: xds!.memoryTrim(),
-        refused,
-      });
+      send({ kind: 'stats', ...processStats(xds!.streams().length), trim: xds!.memoryTrim(), refused });
     } else if (m.cmd === 'change') {
       throw new Error('the hub takes its changes over HTTP');
     } else if (m.cmd === 'exit') {

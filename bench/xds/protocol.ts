@@ -40,6 +40,21 @@ export interface ServerStats {
   refused?: number;
 }
 
+/** This process's memory and CPU with `streams` open (the stats every bench server reports). */
+export function processStats(streams: number): ServerStats {
+  const mem = process.memoryUsage();
+  const cpu = process.cpuUsage();
+  return {
+    rss: mem.rss,
+    heapUsed: mem.heapUsed,
+    external: mem.external,
+    arrayBuffers: mem.arrayBuffers,
+    cpuUserUs: cpu.user,
+    cpuSystemUs: cpu.system,
+    streams,
+  };
+}
+
 /** Server → parent. */
 export type ServerReply =
   | { kind: 'listening'; port: number; httpUrl?: string }
