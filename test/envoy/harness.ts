@@ -4,7 +4,7 @@
 // sends real HTTP requests through Envoy.
 import { once } from 'node:events';
 import http from 'node:http';
-import { type AddressInfo, createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { type EnvoyBootstrapOptions, envoyBootstrap } from '../../src/cli/envoy-bootstrap';
 import type { Config } from '../../src/config';
 import { ALL_PARTS, type Hub, type HubWith } from '../../src/hub';
@@ -29,15 +29,7 @@ export async function hubCall(hubUrl: string, method: string, path: string, body
 }
 
 /** A port that was free a moment ago (ingress-gateway listener ports are fixed by the config entry, 1–65535). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
+export { freePort } from '../helpers/ports';
 
 export interface Backend {
   name: string;

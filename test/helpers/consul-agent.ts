@@ -4,9 +4,9 @@
 // off, so it runs beside other tests; it is spawned tracked, so it dies with the test.
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { CONSUL_CLI_VERSION, consulCli } from './consul-cli';
+import { freePort } from './ports';
 import { killTree, spawnTracked } from './procs';
 import { tmpDir } from './tmp';
 import { until } from './until';
@@ -17,15 +17,7 @@ export const CONSUL_VERSION = CONSUL_CLI_VERSION;
 export const consulBinary = consulCli;
 
 /** A port nobody listens on right now (TCP on 127.0.0.1; Serf also takes it for UDP). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
+export { freePort };
 
 export interface ConsulAgent {
   /** http://127.0.0.1:PORT */

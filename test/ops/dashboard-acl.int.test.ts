@@ -7,17 +7,16 @@
 // favicon is ui/favicon.svg; no page logs a console error. Screenshots go to
 // .tmp/dashboard-shots/ (docs/dashboard.md describes the pages).
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { Hub } from '../../src/hub';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { AdsClient } from '../acl/ads-client';
 import { aclHub, as, ROOT, tokenWith } from '../acl/helpers';
-import { CHROMIUM, CHROMIUM_FLAGS as FLAGS } from '../helpers/chromium';
+import { launchChromium } from '../helpers/chromium';
 import { REPO_ROOT } from '../helpers/hub';
-import { guardProcesses } from '../helpers/procs';
 import { tmpDir } from '../helpers/tmp';
 import { until } from './helpers';
 
@@ -141,17 +140,10 @@ async function checkFavicon(page: Page): Promise<void> {
 }
 
 test('dashboard with ACLs on: login, live disconnects, per-node resources and config, filter, intentions', async () => {
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: scripts/ensure-system-deps.sh installs Debian's chromium`);
   mkdirSync(OUT, { recursive: true });
   const profile = await tmpDir('ops-ui-acl-profile');
   const hub = await aclHub({ xdsDebounceMs: 5, xdsMaxDelayMs: 50 });
-  guardProcesses(); // Chromium is Playwright's child: a watchdog kills it if this process is SIGKILLed
-  const context = await chromium.launchPersistentContext(profile.path, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: FLAGS,
-    viewport: { width: 1280, height: 800 },
-  });
+  const context = await launchChromium(profile.path);
   const shot: Shot = (page, name) => page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
   const clients: AdsClient[] = [];
   try {

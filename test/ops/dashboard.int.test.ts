@@ -3,33 +3,22 @@
 // reload, a NACK shows on the client's row, and every page renders; the
 // screenshots go to .tmp/test-output/ui/ (docs/ui/ holds committed copies).
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { chromium, type Page } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_FLAGS as FLAGS } from '../helpers/chromium';
+import type { Page } from 'playwright-core';
+import { launchChromium } from '../helpers/chromium';
 import { call, REPO_ROOT } from '../helpers/hub';
-import { guardProcesses } from '../helpers/procs';
 import { tmpDir } from '../helpers/tmp';
 import { autoClient, register, startOpsHub, until } from './helpers';
 
 const OUT = join(REPO_ROOT, '.tmp', 'test-output', 'ui');
 
 test('dashboard: live services, NACKs on client rows, history, dry run, rollouts', async () => {
-  assert.ok(
-    existsSync(CHROMIUM),
-    `${CHROMIUM} is missing: bash scripts/ensure-system-deps.sh installs Debian's chromium`,
-  );
   mkdirSync(OUT, { recursive: true });
   const profile = await tmpDir('ops-ui-profile');
   const h = await startOpsHub();
-  guardProcesses(); // Chromium is Playwright's child: a watchdog kills it if this process is SIGKILLed
-  const context = await chromium.launchPersistentContext(profile.path, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: FLAGS,
-    viewport: { width: 1280, height: 800 },
-  });
+  const context = await launchChromium(profile.path);
   const shot = (page: Page, name: string) => page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
   try {
     await register(h.hub, 'web', 8080);
