@@ -130,7 +130,10 @@ async function sendBatch(
     if (waitReplicas > 0) {
       // On the same connection: WAIT counts the replicas that hold every write it made so far.
       // Redis answers WAIT at its timeout with the count so far: leave room to hear it before `late`.
-      const waitMs = Math.max(1, deadline - Date.now() - 100);
+      // The room is a quarter of the write timeout (100-500 ms): `late` is a timer, and after an
+      // event-loop stall longer than the room the timer phase runs before the socket's answer is read.
+      const room = Math.min(500, Math.max(100, writeTimeoutMs / 4));
+      const waitMs = Math.max(1, deadline - Date.now() - room);
       const acked = await Promise.race([link.run((c) => c.wait(waitReplicas, waitMs)), late]);
       if (acked < waitReplicas) throw new NotReplicated(acked, waitReplicas, writeTimeoutMs);
     }
