@@ -103,15 +103,25 @@ async function checkLoginPrompt(page: Page, errors: string[], shot: Shot): Promi
   errors.length = 0;
 }
 
+/**
+ * Sets a filter control until the count shows `count`: a redraw from the node poll can replace
+ * the controls between Playwright finding one and dispatching to it, and that event is lost.
+ */
+function setFilter(page: Page, control: '#filter' | '#filter-state', value: string, count: string) {
+  return until(async () => {
+    if (control === '#filter') await page.fill(control, value);
+    else await page.selectOption(control, value);
+    return (await page.textContent('#filter-count')) === count;
+  }, `${control} = "${value}" shows ${count}`);
+}
+
 async function checkFilter(page: Page, shot: Shot): Promise<void> {
-  await page.fill('#filter', 'bad');
-  await page.waitForFunction('document.querySelector(\'tr[data-node="envoy-good"]\').hidden === true');
-  assert.equal(await page.textContent('#filter-count'), '1 of 2 node(s)');
-  await page.fill('#filter', '');
-  await page.selectOption('#filter-state', 'NACK');
-  assert.equal(await page.textContent('#filter-count'), '1 of 2 node(s)');
+  await setFilter(page, '#filter', 'bad', '1 of 2 node(s)');
+  assert.equal(await page.evaluate('document.querySelector(\'tr[data-node="envoy-good"]\').hidden'), true);
+  await setFilter(page, '#filter', '', '2 of 2 node(s)');
+  await setFilter(page, '#filter-state', 'NACK', '1 of 2 node(s)');
   await shot(page, 'nodes-filtered');
-  await page.selectOption('#filter-state', 'all');
+  await setFilter(page, '#filter-state', 'all', '2 of 2 node(s)');
 }
 
 /** envoy-bad's page: each resource with served and held versions and its state, the config tabs, the history. */
