@@ -32,7 +32,10 @@ export type TxnOp =
   | { op: 'check-set'; check: CheckInput }
   | { op: 'check-cas'; check: CheckInput; index: number }
   | { op: 'check-delete'; node: string; checkId: string }
-  | { op: 'check-delete-cas'; node: string; checkId: string; index: number };
+  | { op: 'check-delete-cas'; node: string; checkId: string; index: number }
+  | { op: 'node-get'; node: string }
+  | { op: 'service-get'; node: string; serviceId: string }
+  | { op: 'check-get'; node: string; checkId: string };
 
 /** A transaction op of `kv-txn`: the catalog's, or a KV operation. */
 export type AnyTxnOp = TxnOp | { op: 'kv'; kv: KvOp };

@@ -17,6 +17,12 @@ function casOrThrow(
   if ((current?.ModifyIndex ?? 0) !== index) throw new ApplyError('CONFLICT', `${what}, index is stale`);
 }
 
+/** A get's object, or Consul's per-op error for a missing one (the txn answers 409). */
+function found<T>(value: T | undefined, missing: string): T {
+  if (value === undefined) throw new ApplyError('CONFLICT', missing);
+  return value;
+}
+
 /** Applies one op; returns Consul's TxnResult for ops that read back an object. */
 type TxnResult = { Node: Node } | { Service: NodeService } | { Check: HealthCheck } | { KV: KvEntry };
 
@@ -87,6 +93,16 @@ function applyOp(draft: Draft, op: AnyTxnOp): TxnResult | TxnResult[] | undefine
       );
       deleteCheck(draft, op.node, op.checkId);
       return undefined;
+    case 'node-get':
+      return { Node: found(draft.record(op.node)?.node, `node "${op.node}" doesn't exist`) };
+    case 'service-get': {
+      const service = draft.record(op.node)?.services.get(op.serviceId);
+      return { Service: found(service, `service "${op.serviceId}" on node "${op.node}" doesn't exist`) };
+    }
+    case 'check-get': {
+      const check = draft.record(op.node)?.checks.get(op.checkId)?.check;
+      return { Check: found(check, `check "${op.checkId}" on node "${op.node}" doesn't exist`) };
+    }
     default:
       throw new ApplyError('INVALID_ARGUMENT', `unknown txn op ${JSON.stringify((op as { op?: unknown }).op)}`);
   }

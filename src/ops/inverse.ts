@@ -98,8 +98,11 @@ function restores(before: CatalogReader, command: Command): TxnOp[] {
           case 'check-set':
           case 'check-cas':
             return checkRestore(before, op.check.Node, op.check.CheckID);
-          default:
+          case 'check-delete':
+          case 'check-delete-cas':
             return checkRestore(before, op.node, op.checkId);
+          default:
+            return []; // a get changes nothing
         }
       });
     default:

@@ -70,6 +70,30 @@ test('txn: KV writes checked per op, get results filtered', async () => {
   );
 });
 
+test('txn: Node, Service and Check gets answer only what the token may read, the rest filtered', async () => {
+  const setup = await as(hub, ROOT, 'PUT', '/v1/txn', [
+    { Node: { Verb: 'set', Node: { Node: 'seen', Address: '10.0.0.7' } } },
+    { Node: { Verb: 'set', Node: { Node: 'hidden', Address: '10.0.0.8' } } },
+    { Service: { Verb: 'set', Node: 'seen', Service: { ID: 'pub-1', Service: 'pub', Port: 80 } } },
+    { Service: { Verb: 'set', Node: 'seen', Service: { ID: 'priv-1', Service: 'priv', Port: 81 } } },
+  ]);
+  assert.equal(setup.status, 200, setup.text);
+  const reader = (await tokenWith(hub, 'node "seen" { policy = "read" }\nservice "pub" { policy = "read" }')).secret;
+  const res = await as(hub, reader, 'PUT', '/v1/txn', [
+    { Node: { Verb: 'get', Node: { Node: 'seen' } } },
+    { Node: { Verb: 'get', Node: { Node: 'hidden' } } },
+    { Service: { Verb: 'get', Node: 'seen', Service: { ID: 'pub-1' } } },
+    { Service: { Verb: 'get', Node: 'seen', Service: { ID: 'priv-1' } } },
+  ]);
+  assert.equal(res.status, 200, res.text);
+  assert.deepEqual(
+    res.json.Results.map((r: { Node?: { Node: string }; Service?: { ID: string } }) => r.Node?.Node ?? r.Service?.ID),
+    ['seen', 'pub-1'],
+  );
+  assert.equal(res.headers['x-consul-results-filtered-by-acls'], 'true');
+  assert.equal(res.json.ResultsFilteredByACLs, true);
+});
+
 test('sessions: session:write on the node to create, session:read to see them', async () => {
   await as(hub, ROOT, 'PUT', '/v1/catalog/register', { Node: 'worker', Address: '10.0.0.9' });
   const writer = (await tokenWith(hub, 'session "worker" { policy = "write" }\nkey_prefix "" { policy = "write" }'))

@@ -159,7 +159,6 @@ test('valid entries of every kind are stored as sent', async () => {
       Parents: [{ Kind: 'api-gateway', Name: 'gw' }],
       Rules: [{ Matches: [{ Path: { Match: 'prefix', Value: '/v1' } }], Services: [{ Name: 'web', Weight: 1 }] }],
     },
-    { Kind: 'service-intentions', Name: 'web', Sources: [{ Name: 'api', Action: 'allow' }] },
   ];
   for (const entry of entries) {
     const res = await call(hub, 'PUT', '/v1/config', entry);
@@ -168,5 +167,42 @@ test('valid entries of every kind are stored as sent', async () => {
     const { CreateIndex, ModifyIndex, ...rest } = back;
     assert.ok(CreateIndex > 0 && ModifyIndex >= CreateIndex);
     assert.deepEqual(rest, entry);
+  }
+});
+
+test('service-intentions sources are stored as Consul normalises them: Type defaults to consul, Precedence computed', async () => {
+  const entries = [
+    {
+      Kind: 'service-intentions',
+      Name: 'web',
+      Sources: [
+        { Name: 'api', Action: 'allow', Precedence: 1 },
+        { Name: '*', Action: 'deny', Type: 'consul' },
+      ],
+    },
+    {
+      Kind: 'service-intentions',
+      Name: '*',
+      Sources: [
+        { Name: 'api', Action: 'allow' },
+        { Name: '*', Action: 'deny' },
+      ],
+    },
+  ];
+  const expected = [
+    [
+      { Name: 'api', Action: 'allow', Precedence: 9, Type: 'consul' },
+      { Name: '*', Action: 'deny', Precedence: 8, Type: 'consul' },
+    ],
+    [
+      { Name: 'api', Action: 'allow', Precedence: 6, Type: 'consul' },
+      { Name: '*', Action: 'deny', Precedence: 5, Type: 'consul' },
+    ],
+  ];
+  for (const [i, entry] of entries.entries()) {
+    const res = await call(hub, 'PUT', '/v1/config', entry);
+    assert.equal(res.status, 200, res.text);
+    const back = (await call(hub, 'GET', `/v1/config/${entry.Kind}/${encodeURIComponent(entry.Name)}`)).json;
+    assert.deepEqual(back.Sources, expected[i]);
   }
 });

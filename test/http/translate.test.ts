@@ -7,7 +7,7 @@ import { isHubError } from '../../src/errors';
 import { agentIdentity, agentRegisterCommand, checkUpdateFromBody } from '../../src/http/translate/agent';
 import { deregisterCommand, registerCommand } from '../../src/http/translate/catalog';
 import { parseConfigEntry } from '../../src/http/translate/config-entries';
-import { TooManyOps, txnCommand } from '../../src/http/translate/txn';
+import { TooManyOps, TxnOpErrors, txnCommand } from '../../src/http/translate/txn';
 
 const dc = { datacenter: 'dc1' };
 const id = agentIdentity({ nodeName: 'hub-1', bind: '0.0.0.0', datacenter: 'dc1' });
@@ -177,7 +177,7 @@ test('agent check update body: Status required and valid', () => {
   rejects(() => checkUpdateFromBody({ Status: 'fine' }), 'Status');
 });
 
-test('txn: Node/Service/Check verbs map to txn ops; get and unknown verbs are refused by op (KV verbs: test/http/txn.int.test.ts)', () => {
+test('txn: Node/Service/Check verbs map to txn ops; get reads; unknown verbs are 409 per op as in Consul (KV verbs: test/http/txn.int.test.ts)', () => {
   const cmd = txnCommand(
     [
       { Node: { Verb: 'set', Node: { Node: 'n1', Address: '10.0.0.1' } } },
@@ -193,8 +193,13 @@ test('txn: Node/Service/Check verbs map to txn ops; get and unknown verbs are re
     ['node-set', 'service-cas', 'check-delete', 'node-delete-cas'],
   );
   assert.equal((cmd.ops[1] as { index: number }).index, 7);
-  rejects(() => txnCommand([{ Node: { Verb: 'get', Node: { Node: 'n' } } }], dc), '[0].Node.Verb');
-  rejects(() => txnCommand([{ Node: { Verb: 'upsert', Node: { Node: 'n' } } }], dc), '[0].Node.Verb');
+  const get = txnCommand([{ Node: { Verb: 'get', Node: { Node: 'n' } } }], dc);
+  assert.deepEqual(get, { type: 'txn', ops: [{ op: 'node-get', node: 'n' }] });
+  assert.throws(
+    () => txnCommand([{ Node: { Verb: 'upsert', Node: { Node: 'n' } } }], dc),
+    (err: unknown) =>
+      err instanceof TxnOpErrors && err.errors[0]?.What === 'unknown Node verb "upsert"' && err.httpStatus === 409,
+  );
   rejects(
     () => txnCommand([{ Service: { Verb: 'set', Node: 'n', Service: { Port: 1 } } }], dc),
     '[0].Service.Service.Service',

@@ -40,21 +40,6 @@ export const CAUSES = {
     why: "the hub writes its record's zero values; the hash is over the hub's record (an opaque token for `?hash=` blocking)",
     noticeable: false,
   },
-  txnGet: {
-    what: 'txn `get` verbs are refused (400); Consul answers them (200, or 409 `Errors` for a missing one)',
-    why: "the hub's txn takes write verbs only",
-    noticeable: true,
-  },
-  txnKV: {
-    what: "a refused KV txn's 409 body lacks the query-meta fields Consul 1.16 writes beside `Errors` (`KnownLeader`, `ConsistencyLevel`, …)",
-    why: 'Consul serializes its whole response struct; clients read `Results` and `Errors`',
-    noticeable: false,
-  },
-  txnErrors: {
-    what: 'a txn with an unknown verb is 400 text naming the field; Consul answers 409 with JSON `Errors`',
-    why: 'the hub validates the body before running it; Consul reports per-op errors',
-    noticeable: true,
-  },
   registerNoNode: {
     what: 'a catalog register without `Node` is 400 `Node: is required`; Consul answers 500 `Must provide node`',
     why: "bad input is a 400 naming the field (the project's rule)",
@@ -137,11 +122,6 @@ export const CAUSES = {
     what: 'service-defaults entries lack the empty `TransparentProxy`, `MeshGateway`, `Expose` Consul writes',
     why: 'the hub writes only fields it was given',
     noticeable: false,
-  },
-  intentionPrecedence: {
-    what: "service-intentions entries' `Sources` lack `Precedence` (and `Type` when not given)",
-    why: 'the hub computes precedence for /v1/connect/intentions but does not write it into the entry',
-    noticeable: true,
   },
   intentionEmpty: {
     what: 'intentions carry empty `ID`, `Description`, `SourcePartition`, `DestinationPartition`, `SourcePeer`, `Meta`',
@@ -323,10 +303,6 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
   ...on('configZeroFields', [
     ['GET /v1/config/service-defaults', '$[*].{TransparentProxy,MeshGateway,Expose} (hub lacks)'],
   ]),
-  ...on('intentionPrecedence', [
-    ['GET /v1/config/service-intentions', '$[*].Sources[*].Precedence (hub lacks)'],
-    ['GET /v1/config/service-intentions', '$[*].Sources[*].{Precedence,Type} (hub lacks)'],
-  ]),
   ...on('intentionEmpty', [
     ['GET /v1/connect/intentions', '$[*].{ID,SourcePartition,DestinationPartition,SourcePeer,Meta} (hub only)'],
     [
@@ -341,19 +317,6 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
       'GET /v1/connect/intentions/match?by=destination&name=db',
       '$.db[*].{ID,Description,SourcePartition,DestinationPartition,SourcePeer,Meta} (hub only)',
     ],
-  ]),
-  ...on('txnGet', [
-    ['PUT /v1/txn (node get)', 'status 400 vs 200'],
-    ['PUT /v1/txn (node get)', '$'],
-    ['PUT /v1/txn (missing service)', 'status 400 vs 409'],
-    ['PUT /v1/txn (missing service)', '$'],
-  ]),
-  ...on('txnKV', [
-    ['PUT /v1/txn (KV)', '$.{KnownLeader,ConsistencyLevel,NotModified,Backend,ResultsFilteredByACLs} (hub lacks)'],
-  ]),
-  ...on('txnErrors', [
-    ['PUT /v1/txn (bad verb)', 'status 400 vs 409'],
-    ['PUT /v1/txn (bad verb)', '$'],
   ]),
 ];
 

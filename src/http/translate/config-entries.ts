@@ -9,7 +9,7 @@ import type { ConfigEntryKind } from '../../catalog/types';
 import { HubError, invalid } from '../../errors';
 import { Body } from '../body';
 import { serviceRouter, serviceSplitter } from './config-chain';
-import { checkIntentionEntry, checkIntentionSource } from './intention-permissions';
+import { checkIntentionEntry, checkIntentionSource, normalizedSources } from './intention-permissions';
 import { regexField } from './re2';
 
 export const PROTOCOLS = ['tcp', 'http', 'http2', 'grpc'] as const;
@@ -262,6 +262,7 @@ export function parseConfigEntry(raw: unknown): ConfigEntryInput {
   }
   entry.Kind = kind;
   entry.Name = name;
+  if (kind === 'service-intentions') entry.Sources = normalizedSources(entry.Sources, name);
   const big = sizeProblem(JSON.stringify(entry));
   if (big) throw invalid('body', big);
   return entry as ConfigEntryInput;

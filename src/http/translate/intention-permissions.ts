@@ -3,6 +3,7 @@
 // and what the hub does not implement (JWT, peers, sameness groups, other
 // namespaces or partitions, keys the RBAC translation does not read, names a
 // SPIFFE ID cannot carry) refused with the field named.
+import { precedenceOf } from '../../connect/intentions';
 import { meshNameProblem } from '../../connect/spiffe';
 import { invalid } from '../../errors';
 import type { Body } from '../body';
@@ -103,4 +104,28 @@ export function checkIntentionEntry(e: Body): void {
 export function hasPermissions(entry: Record<string, unknown>): boolean {
   const sources = Array.isArray(entry['Sources']) ? (entry['Sources'] as Record<string, unknown>[]) : [];
   return sources.some((s) => Array.isArray(s?.['Permissions']) && (s['Permissions'] as unknown[]).length > 0);
+}
+
+/**
+ * The sources as Consul stores them (its SourceIntention normalisation): `Type`
+ * defaults to "consul" and `Precedence` is computed from the source and
+ * destination names (src/connect/intentions.ts precedenceOf), whatever the
+ * client sent for it.
+ */
+export function normalizedSources(sources: unknown, destination: string): unknown {
+  if (!Array.isArray(sources)) return sources;
+  return sources.map((raw) => {
+    if (raw === null || typeof raw !== 'object') return raw;
+    const out: Record<string, unknown> = {};
+    let type: unknown = '';
+    for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+      const lower = key.toLowerCase();
+      if (lower === 'precedence') continue;
+      if (lower === 'type') type = value;
+      else out[lower === 'name' ? 'Name' : key] = value;
+    }
+    out['Precedence'] = precedenceOf(String(out['Name'] ?? ''), destination);
+    out['Type'] = type === '' || type === undefined ? 'consul' : type;
+    return out;
+  });
 }

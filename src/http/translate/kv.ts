@@ -80,7 +80,8 @@ export function kvDeleteOp(key: string, q: Query, recurse: boolean): KvOp {
   return { verb: 'delete', key };
 }
 
-const TXN_VERBS: readonly KvVerb[] = [
+/** The KV verbs of /v1/txn (Consul's api.KVOp). */
+export const KV_TXN_VERBS: readonly KvVerb[] = [
   'set',
   'cas',
   'lock',
@@ -95,10 +96,13 @@ const TXN_VERBS: readonly KvVerb[] = [
   'delete-cas',
 ];
 
+/** The KV verbs that only read (Consul's isWrite is false for them). */
+export const KV_READ_VERBS: readonly KvVerb[] = ['get', 'get-tree', 'check-index', 'check-session', 'check-not-exists'];
+
 /** A /v1/txn KV operation ({Verb, Key, Value, Flags, Index, Session}). */
 export function kvTxnOp(kv: Body): KvOp {
-  const verb = kv.oneOf('Verb', TXN_VERBS, '' as KvVerb);
-  if ((verb as string) === '') throw invalid(kv.field('Verb'), `is required (one of ${TXN_VERBS.join(', ')})`);
+  const verb = kv.oneOf('Verb', KV_TXN_VERBS, '' as KvVerb);
+  if ((verb as string) === '') throw invalid(kv.field('Verb'), `is required (one of ${KV_TXN_VERBS.join(', ')})`);
   const key = kv.str('Key');
   if (key === '' && verb !== 'get-tree' && verb !== 'delete-tree') throw invalid(kv.field('Key'), 'Missing key name');
   const op: KvOp = { verb, key };

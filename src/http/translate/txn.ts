@@ -5,19 +5,44 @@ import { HubError, invalid } from '../../errors';
 import { Body } from '../body';
 import { type NodeDefaults, parseNode } from './catalog';
 import { parseCatalogCheck } from './checks';
-import { kvTxnOp } from './kv';
+import { KV_READ_VERBS, KV_TXN_VERBS, kvTxnOp } from './kv';
 import { parseService } from './service';
 
 /** Consul's limit on operations per transaction. */
 export const MAX_TXN_OPS = 128;
 
-const VERBS = ['set', 'cas', 'delete', 'delete-cas'] as const;
+const VERBS = ['get', 'set', 'cas', 'delete', 'delete-cas'] as const;
 type Verb = (typeof VERBS)[number];
 
+/** The verbs Consul's state store takes for each kind of txn operation. */
+const KIND_VERBS: Record<string, readonly string[]> = { KV: KV_TXN_VERBS, Node: VERBS, Service: VERBS, Check: VERBS };
+
+/**
+ * Operations with a verb Consul does not know. Consul runs the transaction and
+ * reports them per op, 409 with JSON `Errors` (`unknown Node verb "x"`); the
+ * hub refuses before running it, with the same answer (docs/http-api.md).
+ */
+export class TxnOpErrors extends HubError {
+  constructor(readonly errors: { OpIndex: number; What: string }[]) {
+    super('CONFLICT', errors.map((e) => `op ${e.OpIndex}: ${e.What}`).join('; '));
+  }
+}
+
 function verbOf(op: Body): Verb {
-  const verb = op.str('Verb');
-  if (verb === 'get') throw invalid(op.field('Verb'), '"get" is not supported in transactions by this hub');
   return op.oneOf('Verb', VERBS, '' as Verb);
+}
+
+/** Consul's error for an operation whose verb its kind does not have, or undefined. */
+function unknownVerb(kind: string, op: Body): string | undefined {
+  const verb = op.get('Verb');
+  if (typeof verb === 'string' && KIND_VERBS[kind]?.includes(verb)) return undefined;
+  return `unknown ${kind} verb ${JSON.stringify(typeof verb === 'string' ? verb : '')}`;
+}
+
+/** Whether every op only reads (Consul serves such a transaction as a read, with query meta). */
+export function readOnlyTxn(command: Command): boolean {
+  if (command.type !== 'txn' && command.type !== 'kv-txn') return false;
+  return command.ops.every((o) => (o.op === 'kv' ? KV_READ_VERBS.includes(o.kv.verb) : o.op.endsWith('-get')));
 }
 
 function casIndex(obj: Body): number {
@@ -30,6 +55,8 @@ function nodeOp(op: Body, defaults: NodeDefaults): TxnOp {
   const node = op.obj('Node');
   if (!node) throw invalid(op.field('Node'), 'is required');
   switch (verb) {
+    case 'get':
+      return { op: 'node-get', node: node.requiredName('Node') };
     case 'set':
       return { op: 'node-set', node: parseNode(node, defaults, 'Meta') };
     case 'cas':
@@ -47,6 +74,8 @@ function serviceOp(op: Body, defaults: NodeDefaults): TxnOp {
   const service = op.obj('Service');
   if (!service) throw invalid(op.field('Service'), 'is required');
   switch (verb) {
+    case 'get':
+      return { op: 'service-get', node: nodeName, serviceId: service.requiredName('ID') };
     case 'set':
       return { op: 'service-set', node: nodeName, service: parseService(service, 'Service', defaults) };
     case 'cas':
@@ -73,6 +102,8 @@ function checkOp(op: Body): TxnOp {
   const check = op.obj('Check');
   if (!check) throw invalid(op.field('Check'), 'is required');
   switch (verb) {
+    case 'get':
+      return { op: 'check-get', node: check.requiredName('Node'), checkId: check.requiredName('CheckID') };
     case 'set':
       return { op: 'check-set', check: parseCatalogCheck(check, '') };
     case 'cas':
@@ -100,31 +131,46 @@ export class TooManyOps extends HubError {
   }
 }
 
+/** One operation of the body; undefined when its verb is unknown (recorded in `verbErrors`). */
+function txnOp(
+  item: unknown,
+  i: number,
+  defaults: NodeDefaults,
+  verbErrors: TxnOpErrors['errors'],
+): AnyTxnOp | undefined {
+  const op = Body.of(item, `[${i}]`);
+  const kinds = ['KV', 'Node', 'Service', 'Check', 'Intention', 'Session'].filter((k) => op.has(k));
+  if (kinds.length !== 1) throw invalid(`[${i}]`, 'each operation needs exactly one of KV, Node, Service or Check');
+  const kind = kinds[0]!;
+  if (kind === 'Intention' || kind === 'Session')
+    throw invalid(`[${i}].${kind}`, `${kind} operations are not supported (only KV, Node, Service and Check)`);
+  const inner = op.obj(kind);
+  if (!inner) throw invalid(`[${i}].${kind}`, 'must be an object');
+  const unknown = unknownVerb(kind, inner);
+  if (unknown !== undefined) {
+    verbErrors.push({ OpIndex: i, What: unknown });
+    return undefined;
+  }
+  switch (kind) {
+    case 'KV':
+      return { op: 'kv', kv: kvTxnOp(inner) };
+    case 'Node':
+      return nodeOp(inner, defaults);
+    case 'Service':
+      return serviceOp(inner, defaults);
+    default:
+      return checkOp(inner);
+  }
+}
+
 /** With KV operations the command is a `kv-txn` stamped with `now` (lock delays); without, a `txn`. */
 export function txnCommand(raw: unknown, defaults: NodeDefaults, maxOps = MAX_TXN_OPS, now = Date.now()): Command {
   if (!Array.isArray(raw)) throw invalid('body', 'must be a JSON array of operations');
   if (raw.length === 0) throw invalid('body', 'must contain at least one operation');
   if (raw.length > maxOps) throw new TooManyOps(raw.length, maxOps);
-  const ops = raw.map((item, i): AnyTxnOp => {
-    const op = Body.of(item, `[${i}]`);
-    const kinds = ['KV', 'Node', 'Service', 'Check', 'Intention', 'Session'].filter((k) => op.has(k));
-    if (kinds.length !== 1) throw invalid(`[${i}]`, 'each operation needs exactly one of KV, Node, Service or Check');
-    switch (kinds[0]) {
-      case 'KV':
-        return { op: 'kv', kv: kvTxnOp(op.obj('KV')!) };
-      case 'Node':
-        return nodeOp(op.obj('Node')!, defaults);
-      case 'Service':
-        return serviceOp(op.obj('Service')!, defaults);
-      case 'Check':
-        return checkOp(op.obj('Check')!);
-      default:
-        throw invalid(
-          `[${i}].${kinds[0]}`,
-          `${kinds[0]} operations are not supported (only KV, Node, Service and Check)`,
-        );
-    }
-  });
+  const verbErrors: TxnOpErrors['errors'] = [];
+  const ops = raw.flatMap((item, i) => txnOp(item, i, defaults, verbErrors) ?? []);
+  if (verbErrors.length > 0) throw new TxnOpErrors(verbErrors);
   if (ops.some((o) => o.op === 'kv')) return { type: 'kv-txn', ops, now };
   return { type: 'txn', ops: ops as TxnOp[] };
 }
