@@ -28,7 +28,7 @@ export interface CatalogXdsProviderOptions {
   logger: Logger;
   /** ACL token the hub reads its own views with. */
   token?: string;
-  /** Keep critical instances as UNHEALTHY endpoints instead of leaving them out. */
+  /** Keep critical instances as UNHEALTHY endpoints (default, as Consul) instead of leaving them out. */
   keepUnhealthy?: boolean;
   /** The built-in CA (sidecars get their certificates from it); without it no sidecar gets resources. */
   connect?: ConnectSource;
@@ -84,7 +84,7 @@ export function createCatalogXdsProvider(options: CatalogXdsProviderOptions): Ca
     options,
     logger,
     cache,
-    services: createServiceResources(cache, logger, options.keepUnhealthy),
+    services: createServiceResources(cache, logger, options.keepUnhealthy ?? true),
     sets: createNodeSets(cache, logger),
     sidecars: createSidecars({ datacenter, defaultIntention: options.defaultIntention ?? 'allow', logger }),
     caChanges: 'all',
