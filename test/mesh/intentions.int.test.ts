@@ -100,7 +100,9 @@ test('exact: upsert, read, check, match, list with ?filter, delete (the entry go
   assert.equal(ixn.SourceType, 'consul');
   assert.equal(ixn.Description, 'web reads db');
   const stored = (await ok('GET', '/v1/config/service-intentions/db')).json;
-  assert.deepEqual(stored.Sources, [{ Name: 'web', Action: 'allow', Type: 'consul', Description: 'web reads db' }]);
+  assert.deepEqual(stored.Sources, [
+    { Name: 'web', Action: 'allow', Type: 'consul', Description: 'web reads db', Precedence: 9 },
+  ]);
   await ok('PUT', '/v1/connect/intentions/exact?source=*&destination=db', { Action: 'deny' });
   assert.deepEqual((await ok('GET', '/v1/connect/intentions/check?source=web&destination=db')).json, { Allowed: true });
   assert.deepEqual((await ok('GET', '/v1/connect/intentions/check?source=api&destination=db')).json, {
