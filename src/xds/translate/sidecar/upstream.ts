@@ -170,6 +170,10 @@ export function meshCluster(
   return {
     ...rest,
     name,
+    // As Consul's upstream clusters: Envoy's default outlier detection (5 consecutive
+    // 5xx or connect failures eject a host) and circuit breakers, unless service-defaults set them.
+    outlier_detection: rest['outlier_detection'] ?? {},
+    circuit_breakers: rest['circuit_breakers'] ?? {},
     ...(connectMs !== undefined ? { connect_timeout: durationOfMs(connectMs) } : {}),
     ...(isHttp2(protocol) ? { typed_extension_protocol_options: http2Options() } : {}),
     transport_socket: {
@@ -200,5 +204,7 @@ export function meshAssignment(plain: string, ctx: MeshContext): Plain {
     name: meshClusterName(plain, ctx.id.datacenter, ctx.id.trustDomain),
     instances: selects ? all.filter(selects) : all,
     failover: failover.map((target) => ({ target, instances: ctx.endpointsOf(target.ref.name) })),
+    // Critical sidecars as UNHEALTHY endpoints, as Consul sends them (Envoy's panic mode, docs/xds.md).
+    keepUnhealthy: true,
   });
 }

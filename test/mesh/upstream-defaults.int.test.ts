@@ -1,0 +1,123 @@
+// What a sidecar's upstream cluster does by default, as Consul's does (docs/mesh.md
+// "What a sidecar gets"), shown by real Envoys: A → A's sidecar → web's two
+// sidecars. Envoy's default outlier detection is on (its detector counts an
+// instance answering 5xx); critical sidecars are sent as
+// UNHEALTHY endpoints, so when every instance of web is critical A's sidecar
+// still routes to them in panic mode instead of answering 503.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type Consul from 'consul';
+import type { Hub } from '../../src/hub';
+import { request, startBackend, untilServedBy } from '../envoy/harness';
+import type { Envoy } from '../helpers/envoy';
+import { freePort, registerApp, startMeshHub, startSidecar } from './harness';
+
+let hub: Hub;
+let consul: Consul;
+const closers: (() => Promise<unknown>)[] = [];
+let envoyA: Envoy;
+let upWeb: number;
+let failing = true;
+
+before(async () => {
+  ({ hub, consul } = await startMeshHub());
+  closers.push(
+    async () => consul.destroy(),
+    () => hub.close(),
+  );
+  const res = await hub.http.inject({
+    method: 'PUT',
+    url: '/v1/config',
+    payload: { Kind: 'service-defaults', Name: 'web', Protocol: 'http' },
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  const ok = await startBackend('web-ok');
+  // web-bad answers 500 while `failing`, else its name.
+  const bad = await startBackend('web-bad', (_req, out) => {
+    if (!failing) return false;
+    out.statusCode = 500;
+    out.end('broken');
+    return true;
+  });
+  closers.push(
+    () => ok.close(),
+    () => bad.close(),
+  );
+  const envoys: Promise<Envoy>[] = [];
+  for (const [id, app] of [
+    ['web-ok', ok],
+    ['web-bad', bad],
+  ] as const) {
+    const proxy = await registerApp(consul, { name: 'web', id, port: app.port, sidecarPort: await freePort() });
+    envoys.push(startSidecar(hub, proxy, 'web-sidecar-proxy'));
+  }
+  upWeb = await freePort();
+  const appA = await startBackend('a-app');
+  closers.push(() => appA.close());
+  const proxyA = await registerApp(consul, {
+    name: 'a',
+    id: 'a1',
+    port: appA.port,
+    sidecarPort: await freePort(),
+    upstreams: [{ destinationName: 'web', localBindPort: upWeb }],
+  });
+  envoys.push(startSidecar(hub, proxyA, 'a-sidecar-proxy'));
+  const started = await Promise.all(envoys);
+  envoyA = started[2]!;
+  closers.push(...started.map((e) => () => e.stop()));
+});
+after(async () => {
+  for (const c of closers.reverse()) await c().catch(() => undefined);
+});
+
+async function outlierStat(stat: string): Promise<number> {
+  let total = 0;
+  for (const [name, value] of await envoyA.stats())
+    if (name.startsWith('cluster.web.') && name.endsWith(`.outlier_detection.${stat}`)) total += value;
+  return total;
+}
+
+// Consul's upstream clusters carry an empty outlier_detection: Envoy's defaults, whose
+// max_ejection_percent (10%) lets a host be ejected only in clusters of 10 or more
+// (Envoy counts the refusal as ejections_overflow), so with two instances the proof
+// is Envoy's detector firing on web-bad's 500s, as it does behind Consul.
+test("outlier detection is on by default: Envoy's detector counts web-bad's consecutive 500s", async () => {
+  await untilServedBy(envoyA, upWeb, 'web-ok', { count: 1 });
+  await envoyA.until(
+    async () => {
+      await request(upWeb, '/').catch(() => undefined);
+      return (await outlierStat('ejections_detected_consecutive_5xx')) > 0;
+    },
+    'a consecutive-5xx detection on the web cluster',
+    60_000,
+  );
+  assert.ok((await outlierStat('ejections_overflow')) > 0, 'two hosts: over the 10% cap, as with Consul');
+});
+
+test('every web sidecar critical: UNHEALTHY endpoints, and A still routes to them in panic mode', async () => {
+  failing = false;
+  for (const id of ['web-ok', 'web-bad']) {
+    const res = await hub.http.inject({
+      method: 'PUT',
+      url: `/v1/agent/service/maintenance/${id}-sidecar-proxy?enable=true&reason=test`,
+    });
+    assert.equal(res.statusCode, 200, res.body);
+  }
+  const passing = await hub.http.inject({ method: 'GET', url: '/v1/health/connect/web?passing' });
+  assert.deepEqual(JSON.parse(passing.body), []);
+  await envoyA.until(
+    async () => {
+      for (const [name, value] of await envoyA.stats())
+        if (/^cluster\.web\..*\.membership_healthy$/.test(name) && value === 0) return true;
+      return false;
+    },
+    () => "A's sidecar sees no healthy web endpoint",
+    60_000,
+  );
+  await untilServedBy(envoyA, upWeb, ['web-ok', 'web-bad']);
+  let panics = 0;
+  for (const [name, value] of await envoyA.stats())
+    if (/^cluster\.web\..*\.lb_healthy_panic$/.test(name)) panics += value;
+  assert.ok(panics > 0, 'requests were routed in panic mode');
+});
