@@ -9,6 +9,7 @@ import { invalid } from '../errors';
 // The static clusters' names: the hub over gRPC (HTTP/2) and over HTTP/1.1 (REST); per-type and REST
 // clients get config sources that name them.
 import { HUB_GRPC_CLUSTER, HUB_HTTP_CLUSTER, HUB_RECONNECT_BACKOFF_MS } from '../xds/translate/config-sources';
+import { CONSUL_STATS_TAGS } from './stats-tags';
 
 /** How Envoy fetches its configuration from the hub. */
 export type EnvoyTransport = 'delta' | 'sotw' | 'rest';
@@ -135,6 +136,8 @@ export function envoyBootstrap(o: EnvoyBootstrapOptions): Record<string, unknown
   return {
     node: { id: o.nodeId, cluster: o.cluster, locality: { region: o.datacenter, zone: '' } },
     admin: { address: socketAddress(o.adminBind, 'admin-bind') },
+    // Consul's tag names, so dashboards keyed on them work (docs/envoy.md "Stats tags").
+    stats_config: { stats_tags: CONSUL_STATS_TAGS, use_all_default_tags: true },
     dynamic_resources: {
       ...(o.ads ? { ads_config: apiSource } : {}),
       cds_config: source,

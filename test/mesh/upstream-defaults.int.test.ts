@@ -121,3 +121,27 @@ test('every web sidecar critical: UNHEALTHY endpoints, and A still routes to the
     if (/^cluster\.web\..*\.lb_healthy_panic$/.test(name)) panics += value;
   assert.ok(panics > 0, 'requests were routed in panic mode');
 });
+
+test("Envoy's stats carry Consul's tags: consul.destination.* on the mesh cluster, consul.upstream.* on the upstream listener", async () => {
+  await untilServedBy(envoyA, upWeb, ['web-ok', 'web-bad']);
+  const prom = await envoyA.admin('/stats?format=prometheus&usedonly');
+  const line = (metric: string, has: string) =>
+    prom.split('\n').find((l) => l.startsWith(`${metric}{`) && l.includes(has)) ?? '';
+  const cluster = line('envoy_cluster_upstream_rq_total', 'consul_destination_service');
+  for (const tag of [
+    'consul_destination_service="web"',
+    'consul_destination_namespace="default"',
+    `consul_destination_datacenter="${hub.config.datacenter}"`,
+    'consul_destination_routing_type="internal"',
+    `consul_destination_target="web.default.${hub.config.datacenter}"`,
+  ])
+    assert.ok(cluster.includes(tag), `${tag} in ${cluster}`);
+  const listener = line('envoy_http_downstream_rq_total', 'consul_upstream_service');
+  for (const tag of [
+    'consul_upstream_service="web"',
+    'consul_upstream_namespace="default"',
+    'consul_upstream_partition="default"',
+    `consul_upstream_datacenter="${hub.config.datacenter}"`,
+  ])
+    assert.ok(listener.includes(tag), `${tag} in ${listener}`);
+});

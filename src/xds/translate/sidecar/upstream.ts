@@ -92,6 +92,8 @@ export function buildUpstream(u: Upstream, protocol: string, ctx: MeshContext): 
   const ref: ServiceRef = { name: u.destination };
   const name = upstreamListenerName(u.destination, u.address, u.port);
   const used = new Set<string>();
+  // Consul's upstream stat prefix: upstream.<service>.<namespace>.<partition>.<datacenter> (src/cli/stats-tags.ts).
+  const statPrefix = `upstream.${u.destination}.default.default.${ctx.id.datacenter}`;
   let filter: Plain;
   let route: Plain | undefined;
   if (isHttp(protocol)) {
@@ -105,7 +107,7 @@ export function buildUpstream(u: Upstream, protocol: string, ctx: MeshContext): 
       name: 'envoy.filters.network.http_connection_manager',
       typed_config: {
         '@type': ExtensionType.HttpConnectionManager,
-        stat_prefix: `upstream.${u.destination}`,
+        stat_prefix: statPrefix,
         codec_type: 'AUTO',
         rds: { route_config_name: u.destination, config_source: { ads: {}, resource_api_version: 'V3' } },
         http_filters: [{ name: 'envoy.filters.http.router', typed_config: { '@type': ExtensionType.Router } }],
@@ -118,7 +120,7 @@ export function buildUpstream(u: Upstream, protocol: string, ctx: MeshContext): 
       name: 'envoy.filters.network.tcp_proxy',
       typed_config: {
         '@type': ExtensionType.TcpProxy,
-        stat_prefix: `upstream.${u.destination}`,
+        stat_prefix: statPrefix,
         cluster: meshClusterName(target, ctx.id.datacenter, ctx.id.trustDomain),
       },
     };
