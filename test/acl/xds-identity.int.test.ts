@@ -149,7 +149,7 @@ test('a Consul-style sidecar token gets web’s whole config and web’s key onl
     resourcesOf(lds)
       .map((r) => r.name)
       .sort(),
-    ['db:127.0.0.1:9191', 'public_listener:127.0.0.1:9080'],
+    ['db:127.0.0.1:9191', 'public_listener:0.0.0.0:9080'],
   );
   c.subscribe(TypeUrl.ClusterLoadAssignment, [clusterNames[0]!]);
   const eds = await c.nextOf(TypeUrl.ClusterLoadAssignment);
@@ -185,7 +185,7 @@ test('service "web" write alone: the sidecar’s own config, but no upstream it 
   const lds = await c.nextOf(TypeUrl.Listener);
   assert.deepEqual(
     resourcesOf(lds).map((r) => r.name),
-    ['public_listener:127.0.0.1:9080'],
+    ['public_listener:0.0.0.0:9080'],
   );
   c.request(TypeUrl.Secret, [leafName('web')]);
   const sds = await c.nextOf(TypeUrl.Secret);

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { REPO_ROOT } from '../helpers/hub';
 import { CAUSES, diffKey, KNOWN_DIFFERENCES, renderTable } from './consul-differences';
 import { READS, stepName, WRITES } from './consul-oracle-script';
+import { KNOWN_XDS_DIFFERENCES, renderXdsTable, XDS_CAUSES } from './consul-xds-differences';
 
 test('docs/consul-differences.md carries the table of every known difference', () => {
   const doc = readFileSync(join(REPO_ROOT, 'docs', 'consul-differences.md'), 'utf8');
@@ -33,5 +34,18 @@ test('every known difference names a step of the script, once, under a cause tha
     'not a step',
   );
   const unused = Object.keys(CAUSES).filter((c) => !KNOWN_DIFFERENCES.some((d) => d.cause === c));
+  assert.deepEqual(unused, [], 'causes without differences');
+});
+
+test('docs/consul-differences.md carries the xDS table; every xDS difference is listed once, under a used cause', () => {
+  const doc = readFileSync(join(REPO_ROOT, 'docs', 'consul-differences.md'), 'utf8');
+  assert.ok(doc.includes(renderXdsTable()), 'regenerate the table: npx tsx test/hub/consul-xds-differences.ts');
+  const keys = KNOWN_XDS_DIFFERENCES.map((d) => diffKey(d.resource, d.path));
+  assert.deepEqual(
+    keys.filter((k, i) => keys.indexOf(k) !== i),
+    [],
+    'listed twice',
+  );
+  const unused = Object.keys(XDS_CAUSES).filter((c) => !KNOWN_XDS_DIFFERENCES.some((d) => d.cause === c));
   assert.deepEqual(unused, [], 'causes without differences');
 });

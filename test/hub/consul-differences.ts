@@ -324,15 +324,26 @@ function cell(text: string): string {
   return text.replace(/\|/g, '\\|');
 }
 
-/** The doc's table: one row per cause, with every (request, path) it explains. */
-export function renderTable(): string {
+/** A table of causes, one row each, with the (where: path) pairs each explains. */
+export function causeTable<K extends string>(
+  causes: Record<K, Cause>,
+  pairs: readonly { cause: K; where: string; path: string }[],
+): string {
   const rows = ['| what differs | where (request: path) | why | a client notices |', '|---|---|---|---|'];
-  for (const [key, cause] of Object.entries(CAUSES) as Array<[keyof typeof CAUSES, Cause]>) {
-    const where = KNOWN_DIFFERENCES.filter((d) => d.cause === key).map((d) => `\`${d.request}\`: \`${d.path}\``);
+  for (const [key, cause] of Object.entries(causes) as Array<[K, Cause]>) {
+    const where = pairs.filter((d) => d.cause === key).map((d) => `\`${d.where}\`: \`${d.path}\``);
     const notices = cause.noticeable ? 'yes' : 'no';
     rows.push(`| ${cell(cause.what)} | ${cell(where.join('; '))} | ${cell(cause.why)} | ${notices} |`);
   }
   return rows.join('\n');
+}
+
+/** The doc's table: one row per cause, with every (request, path) it explains. */
+export function renderTable(): string {
+  return causeTable(
+    CAUSES,
+    KNOWN_DIFFERENCES.map((d) => ({ cause: d.cause, where: d.request, path: d.path })),
+  );
 }
 
 if (require.main === module) console.log(renderTable());

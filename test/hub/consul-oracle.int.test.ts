@@ -15,6 +15,7 @@ import { startHub } from '../helpers/hub';
 import { until } from '../helpers/until';
 import { diffKey, KNOWN_DIFFERENCES } from './consul-differences';
 import { READS, type Step, stepName, WRITES } from './consul-oracle-script';
+import { type DiffRules, diffJson, same } from './json-diff';
 
 interface Reply {
   status: number;
@@ -99,20 +100,6 @@ function identity(item: unknown): string | undefined {
   return parts.length > 0 ? parts.join('/') : undefined;
 }
 
-function keyed(list: unknown[]): Map<string, unknown> | undefined {
-  const map = new Map<string, unknown>();
-  for (const item of list) {
-    const id = identity(item);
-    if (id === undefined || map.has(id)) return undefined;
-    map.set(id, item);
-  }
-  return map;
-}
-
-function same(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
 /** A map from IDs to the objects carrying them (agent/services, a node's Services): compared as a list. */
 function idMap(value: Record<string, unknown>): boolean {
   const entries = Object.entries(value);
@@ -125,56 +112,7 @@ function idMap(value: Record<string, unknown>): boolean {
   );
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return !!v && typeof v === 'object' && !Array.isArray(v);
-}
-
-/** Keys one side lacks, as one path: `path.{a,b} (hub lacks)`. */
-function missing(path: string, keys: string[], side: string, out: string[]): void {
-  if (keys.length === 0) return;
-  out.push(`${path}.${keys.length === 1 ? keys[0] : `{${keys.join(',')}}`} (${side})`);
-}
-
-function diffObjects(h: Record<string, unknown>, o: Record<string, unknown>, path: string, out: string[]): void {
-  const keys = [...new Set([...Object.keys(o), ...Object.keys(h)])];
-  missing(
-    path,
-    keys.filter((k) => !(k in h)),
-    'hub lacks',
-    out,
-  );
-  missing(
-    path,
-    keys.filter((k) => !(k in o)),
-    'hub only',
-    out,
-  );
-  for (const k of keys) if (k in h && k in o) diff(h[k], o[k], `${path}.${k}`, out);
-}
-
-/**
- * The JSON paths at which `hub` differs from `oracle`. Members of lists (and of maps by ID)
- * are matched by identity and written `[*]`; a side missing a whole subtree is one path.
- */
-function diff(hubValue: unknown, oracle: unknown, path: string, out: string[]): void {
-  if (same(hubValue, oracle)) return;
-  if (isObject(hubValue) && isObject(oracle)) {
-    if (idMap(hubValue) && idMap(oracle)) return diff(Object.values(hubValue), Object.values(oracle), path, out);
-    return diffObjects(hubValue, oracle, path, out);
-  }
-  if (Array.isArray(hubValue) && Array.isArray(oracle)) {
-    const h = keyed(hubValue);
-    const o = keyed(oracle);
-    if (h && o) {
-      const ids = [...new Set([...o.keys(), ...h.keys()])];
-      if (ids.some((k) => !h.has(k))) out.push(`${path}[${ids.filter((k) => !h.has(k)).join(',')}] (hub lacks)`);
-      if (ids.some((k) => !o.has(k))) out.push(`${path}[${ids.filter((k) => !o.has(k)).join(',')}] (hub only)`);
-      for (const k of ids) if (h.has(k) && o.has(k)) diff(h.get(k), o.get(k), `${path}[*]`, out);
-      return;
-    }
-  }
-  out.push(path);
-}
+const RULES: DiffRules = { identity, isIdMap: idMap };
 
 /**
  * Whether Consul's agent copies the catalog's virtual IP into its own service is a race
@@ -196,7 +134,7 @@ function compare(step: Step, hubReply: Reply, oracle: Reply): string[] {
   // A different status: the bodies are different answers, not one answer with different fields.
   if (hubReply.status !== oracle.status) {
     paths.push(`status ${hubReply.status} vs ${oracle.status}`, ...(same(h, o) ? [] : ['$']));
-  } else diff(h, o, '$', paths);
+  } else diffJson(h, o, '$', paths, RULES);
   return [...new Set(paths)].map((p) => diffKey(stepName(step), p));
 }
 

@@ -82,7 +82,7 @@ test('a sidecar gets its own sets: its service’s leaf and the trust bundle, li
   assert.ok(!api1.byName.has(`spiffe://${td}/ns/default/dc/dc1/svc/web`), 'no other service’s leaf');
   assert.deepEqual(
     [...provider.get(TypeUrl.Listener, node('web1-sidecar-proxy')).byName.keys()],
-    ['public_listener:127.0.0.1:25001'],
+    ['public_listener:0.0.0.0:25001'],
   );
   assert.deepEqual([...provider.get(TypeUrl.Cluster, node('web1-sidecar-proxy')).byName.keys()], ['local_app']);
   assert.equal(
@@ -119,7 +119,7 @@ test('a node that becomes a sidecar is told every name it now sees', async () =>
     (all) => all.some((c) => c.nodeIds?.has(id) && c.typeUrl === TypeUrl.Listener),
   );
   const forIt = changes.filter((c) => c.nodeIds?.has(id));
-  assert.ok(forIt.find((c) => c.typeUrl === TypeUrl.Listener)?.names.has('public_listener:127.0.0.1:25050'));
+  assert.ok(forIt.find((c) => c.typeUrl === TypeUrl.Listener)?.names.has('public_listener:0.0.0.0:25050'));
   assert.ok(
     forIt.find((c) => c.typeUrl === TypeUrl.Cluster)?.names.has('web'),
     'the plain clusters it saw before are announced (they go away for it)',

@@ -1,9 +1,9 @@
 // What a sidecar's upstream cluster does by default, as Consul's does (docs/mesh.md
 // "What a sidecar gets"), shown by real Envoys: A → A's sidecar → web's two
 // sidecars. Envoy's default outlier detection is on (its detector counts an
-// instance answering 5xx); critical sidecars are sent as
-// UNHEALTHY endpoints, so when every instance of web is critical A's sidecar
-// still routes to them in panic mode instead of answering 503.
+// instance answering 5xx); critical sidecars are sent as UNHEALTHY endpoints
+// and, as on Consul's clusters, panic mode is off (healthy_panic_threshold 0%):
+// when every instance of web is critical A's sidecar answers 503.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -95,35 +95,44 @@ test("outlier detection is on by default: Envoy's detector counts web-bad's cons
   assert.ok((await outlierStat('ejections_overflow')) > 0, 'two hosts: over the 10% cap, as with Consul');
 });
 
-test('every web sidecar critical: UNHEALTHY endpoints, and A still routes to them in panic mode', async () => {
+test('every web sidecar critical: sent as UNHEALTHY endpoints, and with panic mode off (as Consul) A gets 503 until one passes', async () => {
   failing = false;
-  for (const id of ['web-ok', 'web-bad']) {
-    const res = await hub.http.inject({
-      method: 'PUT',
-      url: `/v1/agent/service/maintenance/${id}-sidecar-proxy?enable=true&reason=test`,
-    });
+  const maintenance = async (id: string, enable: boolean) => {
+    const url = `/v1/agent/service/maintenance/${id}-sidecar-proxy?enable=${enable}&reason=test`;
+    const res = await hub.http.inject({ method: 'PUT', url });
     assert.equal(res.statusCode, 200, res.body);
-  }
+  };
+  for (const id of ['web-ok', 'web-bad']) await maintenance(id, true);
   const passing = await hub.http.inject({ method: 'GET', url: '/v1/health/connect/web?passing' });
   assert.deepEqual(JSON.parse(passing.body), []);
+  const membership = async () => {
+    const m = { total: -1, healthy: -1 };
+    for (const [name, value] of await envoyA.stats()) {
+      if (/^cluster\.web\..*\.membership_total$/.test(name)) m.total = value;
+      if (/^cluster\.web\..*\.membership_healthy$/.test(name)) m.healthy = value;
+    }
+    return m;
+  };
+  // Both endpoints stay in Envoy's cluster, marked unhealthy (left out, the total would be 0).
+  let last = { total: -1, healthy: -1 };
   await envoyA.until(
     async () => {
-      for (const [name, value] of await envoyA.stats())
-        if (/^cluster\.web\..*\.membership_healthy$/.test(name) && value === 0) return true;
-      return false;
+      last = await membership();
+      return last.total === 2 && last.healthy === 0;
     },
-    () => "A's sidecar sees no healthy web endpoint",
+    () => `2 web endpoints in A's cluster, none healthy (last: ${JSON.stringify(last)})`,
     60_000,
   );
-  await untilServedBy(envoyA, upWeb, ['web-ok', 'web-bad']);
-  let panics = 0;
-  for (const [name, value] of await envoyA.stats())
-    if (/^cluster\.web\..*\.lb_healthy_panic$/.test(name)) panics += value;
-  assert.ok(panics > 0, 'requests were routed in panic mode');
+  const refused = await request(upWeb, '/');
+  assert.equal(refused.status, 503, refused.body);
+  assert.match(refused.body, /no healthy upstream/);
+  // web-ok back: A's calls reach it again.
+  await maintenance('web-ok', false);
+  await untilServedBy(envoyA, upWeb, 'web-ok');
 });
 
 test("Envoy's stats carry Consul's tags: consul.destination.* on the mesh cluster, consul.upstream.* on the upstream listener", async () => {
-  await untilServedBy(envoyA, upWeb, ['web-ok', 'web-bad']);
+  await untilServedBy(envoyA, upWeb, 'web-ok');
   const prom = await envoyA.admin('/stats?format=prometheus&usedonly');
   const line = (metric: string, has: string) =>
     prom.split('\n').find((l) => l.startsWith(`${metric}{`) && l.includes(has)) ?? '';

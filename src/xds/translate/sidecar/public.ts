@@ -32,6 +32,12 @@ export function http2Options(): Record<string, unknown> {
   };
 }
 
+/** What Consul's HTTP connection managers carry besides routes and filters: websocket upgrades, tracing at 0% sampling. */
+export const CONSUL_HCM_DEFAULTS = {
+  tracing: { random_sampling: {} },
+  upgrade_configs: [{ upgrade_type: 'websocket' }],
+} as const;
+
 export interface PublicInput {
   proxy: CheckServiceNode;
   /** The service the proxy fronts (its identity). */
@@ -51,11 +57,11 @@ export function proxyConfig(proxy: CheckServiceNode): Record<string, unknown> {
   return record(record(proxy.Service.Proxy)?.['Config']) ?? {};
 }
 
-/** The proxy's public address and port: Config.bind_address/bind_port, else its service address (or its node's) and port. */
+/** The proxy's public address and port: Config.bind_address/bind_port, else its service address (or 0.0.0.0, as Consul) and port. */
 function publicAddress(proxy: CheckServiceNode): { address: string; port: number } {
   const cfg = proxyConfig(proxy);
   return {
-    address: str(cfg['bind_address']) ?? (proxy.Service.Address || proxy.Node.Address),
+    address: str(cfg['bind_address']) ?? (proxy.Service.Address || '0.0.0.0'),
     port: entryUint(cfg['bind_port']) || proxy.Service.Port,
   };
 }
@@ -85,7 +91,7 @@ export function localAppCluster(input: Pick<PublicInput, 'proxy' | 'protocol' | 
 function downstreamTls(input: PublicInput): Record<string, unknown> {
   const alpn = alpnOf(input.protocol);
   return {
-    name: 'envoy.transport_sockets.tls',
+    name: 'tls', // Consul's name for it (the typed_config decides)
     typed_config: {
       '@type': ExtensionType.DownstreamTlsContext,
       common_tls_context: {
@@ -132,6 +138,7 @@ function appFilter(input: PublicInput): Record<string, unknown> {
         httpRbacFilter(input.policy, input.id, input.fallback),
         { name: 'envoy.filters.http.router', typed_config: { '@type': ExtensionType.Router } },
       ],
+      ...CONSUL_HCM_DEFAULTS,
       // The app learns who called: the caller's SPIFFE ID (and certificate) in X-Forwarded-Client-Cert.
       forward_client_cert_details: 'APPEND_FORWARD',
       set_current_client_cert_details: { subject: { value: true }, cert: true, chain: true, dns: true, uri: true },
@@ -144,6 +151,7 @@ export function publicListener(input: PublicInput): Record<string, unknown> {
   return {
     name: publicListenerName(address, port),
     address: { socket_address: { address, port_value: port } },
+    traffic_direction: 'INBOUND',
     filter_chains: [
       {
         filters: [networkRbacFilter(input.policy, input.id, isHttp(input.protocol), input.fallback), appFilter(input)],

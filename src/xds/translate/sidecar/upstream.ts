@@ -16,7 +16,7 @@ import { ExtensionType } from '../extension-types';
 import { durationOfMs, entryUint, protocolOf, record, str } from '../inputs';
 import type { ServiceRef } from '../names';
 import { meshClusterName, sdsRef, upstreamListenerName } from './names';
-import { alpnOf, http2Options, isHttp, isHttp2 } from './public';
+import { alpnOf, CONSUL_HCM_DEFAULTS, http2Options, isHttp, isHttp2 } from './public';
 import type { Identity } from './rbac';
 
 type Plain = Record<string, unknown>;
@@ -64,7 +64,10 @@ function meshRoutes(routes: readonly Plain[], ctx: MeshContext, used: Set<string
     used.add(plain);
     return meshClusterName(plain, ctx.id.datacenter, ctx.id.trustDomain);
   };
-  return routes.map((r) => {
+  return routes.map((raw) => {
+    // The catch-all as Consul writes it: prefix "/" (the same match as "" for every HTTP path).
+    const match = record(raw['match']);
+    const r = match?.['prefix'] === '' ? { ...raw, match: { ...match, prefix: '/' } } : raw;
     const action = record(r['route']);
     if (!action) return r;
     const out: Plain = { ...action };
@@ -100,7 +103,12 @@ export function buildUpstream(u: Upstream, protocol: string, ctx: MeshContext): 
     route = {
       name: u.destination,
       virtual_hosts: [
-        { name: u.destination, domains: ['*'], routes: meshRoutes(chainRoutes(ref, ctx.chain, 'envoy'), ctx, used) },
+        {
+          // Consul's name: <service>.<namespace>.<partition>.<datacenter>.
+          name: `${u.destination}.default.default.${ctx.id.datacenter}`,
+          domains: ['*'],
+          routes: meshRoutes(chainRoutes(ref, ctx.chain, 'envoy'), ctx, used),
+        },
       ],
     };
     filter = {
@@ -111,6 +119,7 @@ export function buildUpstream(u: Upstream, protocol: string, ctx: MeshContext): 
         codec_type: 'AUTO',
         rds: { route_config_name: u.destination, config_source: { ads: {}, resource_api_version: 'V3' } },
         http_filters: [{ name: 'envoy.filters.http.router', typed_config: { '@type': ExtensionType.Router } }],
+        ...CONSUL_HCM_DEFAULTS,
       },
     };
   } else {
@@ -128,6 +137,7 @@ export function buildUpstream(u: Upstream, protocol: string, ctx: MeshContext): 
   const listener = {
     name,
     address: { socket_address: { address: u.address, port_value: u.port } },
+    traffic_direction: 'OUTBOUND',
     filter_chains: [{ filters: [filter] }],
   };
   return { listener, ...(route ? { route } : {}), clusters: [...used] };
@@ -176,10 +186,13 @@ export function meshCluster(
     // 5xx or connect failures eject a host) and circuit breakers, unless service-defaults set them.
     outlier_detection: rest['outlier_detection'] ?? {},
     circuit_breakers: rest['circuit_breakers'] ?? {},
+    // Consul's: panic mode off (a 0% threshold), so traffic never goes to UNHEALTHY sidecars; stats under the full name.
+    common_lb_config: { ...record(rest['common_lb_config']), healthy_panic_threshold: {} },
+    alt_stat_name: name,
     ...(connectMs !== undefined ? { connect_timeout: durationOfMs(connectMs) } : {}),
     ...(isHttp2(protocol) ? { typed_extension_protocol_options: http2Options() } : {}),
     transport_socket: {
-      name: 'envoy.transport_sockets.tls',
+      name: 'tls', // Consul's name for it (the typed_config decides)
       typed_config: {
         '@type': ExtensionType.UpstreamTlsContext,
         sni: name,
