@@ -474,6 +474,13 @@ function connect() {
     // A token deleted or expired while the stream was open: EventSource only sees an error, the probe sees the 403.
     if (source.readyState === EventSource.CLOSED) setTimeout(start, RETRY_MS);
   };
+  // The hub ends the stream with `denied` once the token stops granting operator:read:
+  // the probe then shows the hub's own refusal (`ACL not found`, or the missing right).
+  source.addEventListener('denied', () => {
+    if (es !== source) return;
+    disconnect();
+    start();
+  });
   for (const [type, pagesFor] of Object.entries(WATCH)) {
     source.addEventListener(type, () => pagesFor.includes(current) && soon());
   }

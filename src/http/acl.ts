@@ -23,6 +23,13 @@ export function clientCertName(req: FastifyRequest): string | undefined {
   return typeof cn === 'string' && cn !== '' ? cn : undefined;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The app's ACL state, for routes outside src/http that re-check a token later (the ops event stream). */
+    xdshubAcl: HttpAcl;
+  }
+}
+
 export interface HttpAcl {
   resolver: AclResolver;
   /** Map a certificate's CN to the token with that AccessorID (--tls-client-cert-token). */

@@ -61,6 +61,7 @@ export function buildHttpApp(deps: HttpDeps): FastifyInstance {
   });
 
   installErrorHandler(app);
+  app.decorate('xdshubAcl', acl);
   installAclGate(app, acl);
   installLimits(app, ctx);
 

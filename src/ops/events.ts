@@ -3,7 +3,8 @@
 // The dashboard listens to it instead of polling. Each client has a bounded
 // queue: one that does not keep up is disconnected (EventSource reconnects and
 // re-reads the state), never buffered without limit.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { authzOf, watchTokenRights } from '../http/acl';
 import { policy } from '../http/route-policy';
 
 export interface OpsEvent {
@@ -17,6 +18,34 @@ export interface EventBus {
   close(): void;
   /** Connected listeners (tests, metrics). */
   size(): number;
+}
+
+/**
+ * Calls `deny` once the stream's token stops granting operator:read (deleted,
+ * expired, its policy changed): the right is checked at open by the ACL gate
+ * and again whenever the token's rights may have changed, as blocking queries are.
+ */
+function endWhenDenied(app: FastifyInstance, req: FastifyRequest, deny: () => void): () => void {
+  const acl = app.xdshubAcl;
+  let stop = () => {};
+  const check = () => {
+    if (authzOf(acl, req).allowed('operator', 'read')) return watch();
+    deny();
+  };
+  const watch = () => {
+    const changed = new AbortController();
+    changed.signal.addEventListener('abort', () => {
+      stop();
+      try {
+        check();
+      } catch {
+        deny(); // the token is gone: resolving it throws
+      }
+    });
+    stop = watchTokenRights(acl, req, changed);
+  };
+  watch();
+  return () => stop();
 }
 
 /** Bytes a client may have unsent before it is dropped. */
@@ -59,8 +88,13 @@ export function createEventBus(): EventBus {
         const client = { write: (t: string) => res.write(t), end: () => res.end(), pending: () => res.writableLength };
         clients.add(client);
         const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
+        const stopWatch = endWhenDenied(app, req, () => {
+          res.write('event: denied\ndata: {"reason":"the token no longer grants operator:read"}\n\n');
+          res.end();
+        });
         req.raw.on('close', () => {
           clearInterval(ping);
+          stopWatch();
           clients.delete(client);
         });
       });
