@@ -36,7 +36,7 @@ export interface DiffGroup extends ResourceDiff, SubscriptionChange {
 }
 
 export interface PredictOptions {
-  /** An Envoy binary: each group of Envoys gets Envoy's verdict on its added, changed and newly subscribed resources. */
+  /** An Envoy binary: each group of Envoys gets its verdict on the added, changed and newly subscribed resources. */
   envoyBinary?: string;
 }
 
@@ -62,7 +62,7 @@ export interface DryRunAnswer {
   unaffected: string[];
   /** The nodes above (in `diffs` or `unaffected`) that are not connected: the history knows them; their diff is against everything they would be offered. */
   offline: string[];
-  /** Milliseconds the prediction took (copying the state, translating, diffing, Envoy's validation; not the HTTP answer). */
+  /** Milliseconds the prediction took (copying the state, translating, diffing, asking Envoy; not the HTTP answer). */
   ms: number;
 }
 

@@ -9,6 +9,8 @@
 // written without a rollout does reach the Envoy, which NACKs it: the refusal
 // kept a real rejection away.
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { formatPrediction } from '../../src/cli/dry-run';
 import { formatOne } from '../../src/cli/rollout';
@@ -22,8 +24,10 @@ import {
   startHubWithXds,
   untilServedBy,
 } from '../envoy/harness';
+import { launchChromium } from '../helpers/chromium';
 import { type Envoy, envoyBinary } from '../helpers/envoy';
-import { call } from '../helpers/hub';
+import { call, REPO_ROOT } from '../helpers/hub';
+import { tmpDir } from '../helpers/tmp';
 import { until } from './helpers';
 
 let hub: HubWith<typeof ALL_PARTS>;
@@ -39,6 +43,7 @@ const router = (regex: string) => ({
 });
 const TOO_BIG = '/api/.{1,1000}';
 const routeName = () => `edge:${port}`;
+const OUT = join(REPO_ROOT, '.tmp', 'test-output', 'ui');
 
 /** The RouteConfigurations Envoy holds: name → [version, the route config as Envoy prints it]. */
 async function envoyRoutes(): Promise<Map<string, { version: string; text: string }>> {
@@ -118,6 +123,25 @@ test("a dry run shows Envoy's verdict on what the Envoys would get: the rejectio
   assert.ok(ok.envoy.ms > 0, 'Envoy was run');
   assert.match(formatPrediction(good.json), /envoy: accepts \(\d+\.\d\d s\)/);
   assert.equal((await call(hub, 'GET', '/v1/config/service-router/web')).status, 404, 'dry runs write nothing');
+});
+
+test("the dashboard's dry-run page shows Envoy's verdict beside each group", async () => {
+  const profile = await tmpDir('ops-ui-envoy');
+  const context = await launchChromium(profile.path);
+  try {
+    const page = await context.newPage();
+    await page.goto(`${hub.httpUrl}/ui/#dry-run`);
+    await page.fill('#change', JSON.stringify({ Method: 'PUT', Path: '/v1/config', Body: router(TOO_BIG) }));
+    await page.click('#run');
+    await page.waitForSelector(`#prediction-table >> text=${GATEWAY_NODE}`);
+    const verdict = (await page.textContent('#prediction-table .envoy-verdict')) ?? '';
+    assert.match(verdict, /Envoy rejects routes edge:\d+: regex '\/api\/\.\{1,1000\}' RE2 program size/);
+    mkdirSync(OUT, { recursive: true });
+    await page.screenshot({ path: join(OUT, 'dry-run-envoy.png'), fullPage: true });
+  } finally {
+    await context.close();
+    await profile.cleanup();
+  }
 });
 
 test('a rollout with a change a real Envoy rejects is stopped by the Envoy validation before the canary gets it', async () => {
