@@ -309,6 +309,18 @@ function historyTable(h) {
 
 const shown = (v) => (v === undefined ? '(none)' : JSON.stringify(v));
 
+// Envoy's verdict on what a group of Envoys would get (none: not Envoys, or no Envoy binary configured).
+function envoyVerdict(v) {
+  if (!v) return '<span class="muted">not checked</span>';
+  if (v.ok) return pill('passing', `Envoy accepts (${(v.ms / 1000).toFixed(2)} s)`);
+  if (v.error !== undefined) return pill('warning', `not validated: ${v.error}`);
+  return v.rejected
+    .map(
+      (r) => `${pill('critical', 'Envoy rejects')} ${r.name ? `${esc(r.type)} ${esc(r.name)}: ` : ''}${esc(r.message)}`,
+    )
+    .join('<br>');
+}
+
 // Each distinct diff once, with the nodes that get it (a fleet that sees the same change is one row).
 function renderPrediction(p) {
   if (!p.dryRun) return `<pre>${esc(JSON.stringify(p, null, 2))}</pre>`;
@@ -332,11 +344,16 @@ function renderPrediction(p) {
         (c) =>
           `${pill('warning', 'changed')} ${esc(c.type)} ${esc(c.name)}<pre>${esc(c.fields.map((f) => `${f.path}: ${shown(f.before)} → ${shown(f.after)}`).join('\n'))}</pre>`,
       ),
+      ...(d.subscribes ?? []).map(
+        (s) =>
+          `${pill('passing', 'subscribes')} ${esc(s.type)} ${esc(s.name)}<details><summary>${s.resource ? 'what it would get' : 'does not exist'}</summary><pre>${esc(JSON.stringify(s.resource, null, 2))}</pre></details>`,
+      ),
+      ...(d.unsubscribes ?? []).map((u) => `${pill('warning', 'unsubscribes')} ${esc(u.type)} ${esc(u.name)}`),
     ];
-    return `<tr><td><b>${d.nodes.length}</b> node(s)<div class="nodes">${nodeList(d.nodes)}</div></td><td>${items.join('<br>')}</td></tr>`;
+    return `<tr><td><b>${d.nodes.length}</b> node(s)<div class="nodes">${nodeList(d.nodes)}</div></td><td>${items.join('<br>')}</td><td class="envoy-verdict">${envoyVerdict(d.envoy)}</td></tr>`;
   });
   const unaffected = p.unaffected.length ? `<p class="muted">unaffected: ${nodeList(p.unaffected)}</p>` : '';
-  return `${head}<table id="prediction-table"><tr><th>nodes</th><th>would change</th></tr>${rows.join('')}</table>${unaffected}`;
+  return `${head}<table id="prediction-table"><tr><th>nodes</th><th>would change</th><th>Envoy</th></tr>${rows.join('')}</table>${unaffected}`;
 }
 
 let current = '';

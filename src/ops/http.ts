@@ -14,7 +14,7 @@ import type { DryRunner } from './dry-run';
 import { type History, recordJson } from './history';
 import { targetNodes } from './nodes';
 import type { OpsReads } from './reads';
-import { parseRolloutSpec, type Rollouts } from './rollout';
+import { parseRolloutSpec, RolloutRefused, type Rollouts } from './rollout';
 import type { Shadow } from './shadow';
 import { proxyStatus, type StatusTracker } from './status';
 
@@ -91,9 +91,15 @@ export function opsWriteHook(deps: Pick<OpsHttpDeps, 'history' | 'rollouts' | 'x
       throw new WriteAnswered(await dryRunner.run(command, targetNodes(deps.xds(), await deps.history.nodes())));
     }
     if (rolloutText === undefined) return submit();
-    const { result, rollout } = await deps.rollouts.run(parseRolloutSpec(rolloutText), command, submit);
-    reply.header('X-Xdshub-Rollout-Id', rollout.id);
-    return result;
+    try {
+      const { result, rollout } = await deps.rollouts.run(parseRolloutSpec(rolloutText), command, submit);
+      reply.header('X-Xdshub-Rollout-Id', rollout.id);
+      return result;
+    } catch (err) {
+      // Refused by Envoy's validation: the refusal names the rollout it recorded.
+      if (err instanceof RolloutRefused) reply.header('X-Xdshub-Rollout-Id', err.rollout.id);
+      throw err;
+    }
   };
 }
 

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 import type { Catalog } from '../catalog/catalog';
+import type { Command } from '../catalog/commands';
 import type { Config } from '../config';
 import type { WriteHook } from '../http/write';
 import type { Log } from '../log/log';
@@ -15,13 +16,14 @@ import { storeKind } from '../log/store-kinds';
 import type { AnswerEvent, SentEvent, XdsCallbacks } from '../xds/transport/callbacks';
 import type { ResourceProvider, XdsNode } from '../xds/transport/provider';
 import type { XdsServer } from '../xds/transport/server';
-import { createDryRunner } from './dry-run';
+import { createDryRunner, type DryRunner, envoyRejection } from './dry-run';
 import { createEventBus, type EventBus } from './events';
 import { createHistory, type History, type HistoryPersistence, MAX_HISTORY_NODES, recordEvent } from './history';
 import { createRedisHistory } from './history-redis';
 import { createSqliteHistory } from './history-sqlite';
 import { opsWriteHook, registerOpsHttp } from './http';
 import { createIndexTracker, type IndexTracker } from './index-tracker';
+import { targetNodes } from './nodes';
 import { opsReads } from './reads';
 import { createRollouts, type Rollouts } from './rollout';
 import { createShadow, type Shadow } from './shadow';
@@ -136,6 +138,7 @@ function opsRollouts(
   tracker: IndexTracker,
   events: EventBus,
   newShadow: () => Shadow,
+  validate: ((command: Command) => Promise<string | null>) | undefined,
 ): Rollouts {
   const rolloutGauge = deps.registry
     ? new Gauge({
@@ -154,6 +157,7 @@ function opsRollouts(
     connected: (): XdsNode[] => (side.xds?.streams() ?? []).flatMap((s) => (s.node && !s.isClosed ? [s.node] : [])),
     shadow: newShadow,
     translated: (index) => tracker.reached(index),
+    ...(validate ? { validate } : {}),
     changed(r) {
       events.publish({ type: 'rollout', data: r });
       if (rolloutGauge) {
@@ -166,6 +170,11 @@ function opsRollouts(
   return rollouts;
 }
 
+function envoyCheck(dryRunner: DryRunner, history: History, side: XdsSide) {
+  return async (command: Command): Promise<string | null> =>
+    envoyRejection(await dryRunner.run(command, targetNodes(side.xds, await history.nodes())));
+}
+
 export function createOps(deps: OpsDeps): Ops {
   const { catalog, config } = deps;
   const logger = deps.logger.child({ module: 'ops' });
@@ -175,9 +184,12 @@ export function createOps(deps: OpsDeps): Ops {
   const history = opsHistory(config, logger, tracker, events);
   const shadows = shadowPool(logger);
   const reads = opsReads({ log: deps.log, history, newShadow: shadows.newShadow, xds: () => side.xds });
-  const rollouts = opsRollouts(deps, logger, side, tracker, events, shadows.newShadow);
+  const binary = config.envoyValidateBinary;
+  const dryRunner = createDryRunner(catalog, shadows.newShadow, binary === undefined ? {} : { envoyBinary: binary });
+  // A rollout's change is put to Envoy as its dry run would be: every connected and known node's Envoys.
+  const validate = binary === undefined ? undefined : envoyCheck(dryRunner, history, side);
+  const rollouts = opsRollouts(deps, logger, side, tracker, events, shadows.newShadow, validate);
   const stopIndex = indexEvents(catalog, events);
-  const dryRunner = createDryRunner(catalog, shadows.newShadow);
   const status = createStatusTracker(() => tracker.index());
   const observer: XdsCallbacks = {
     sent: (e: SentEvent) => {

@@ -10,6 +10,10 @@
 // critical, stops the rollout: the others stay pinned ("held") until the
 // operator rolls back (the inverse change is written, then the hold is
 // released) or proceeds. A quiet window releases the hold: everyone moves on.
+//
+// With an Envoy binary configured, the change is first put to Envoy's own
+// validation (the dry run's verdict, envoy-validate.ts): a change Envoy rejects
+// is refused before anything is held or written, so no node receives it.
 import type { Catalog } from '../catalog/catalog';
 import type { Command } from '../catalog/commands';
 import type { StateMachine } from '../catalog/state';
@@ -122,7 +126,16 @@ export interface RolloutDeps {
   changed(r: Rollout): void;
   /** Resolves once the live translation includes log index `index` (index-tracker.ts). */
   translated(index: bigint): Promise<void>;
+  /** Why Envoy rejects what `command` would send the Envoys (null: it takes it). Absent: no Envoy binary configured. */
+  validate?(command: Command): Promise<string | null>;
   now?(): number;
+}
+
+/** A rollout refused by Envoy's validation: recorded (state `refused`), nothing held or written; `400`. */
+export class RolloutRefused extends HubError {
+  constructor(readonly rollout: Rollout) {
+    super('INVALID_ARGUMENT', `rollout ${rollout.id} refused, nothing was written: ${rollout.reason}`);
+  }
 }
 
 export interface Rollouts {
@@ -167,6 +180,8 @@ interface Ctx {
   listeners: Set<(c: readonly ResourceChange[]) => void>;
   history: Rollout[];
   active: Active | undefined;
+  /** Set while a change is with Envoy's validation: it counts as the one rollout in progress. */
+  validating: boolean;
   nextId: number;
 }
 
@@ -268,6 +283,7 @@ function admit(ctx: Ctx, spec: RolloutSpec, command: Command): string[] {
       'CONFLICT',
       `rollout ${a.rollout.id} is ${a.rollout.state}; roll it back or let it proceed first`,
     );
+  if (ctx.validating) throw new HubError('CONFLICT', "another rollout's change is with Envoy's validation");
   if (!STAGED.includes(command.type))
     throw invalid('X-Xdshub-Rollout', `a ${command.type} change cannot be rolled out in stages`);
   const canaries = pickCanaries(spec, ctx.deps.connected());
@@ -281,24 +297,54 @@ function admit(ctx: Ctx, spec: RolloutSpec, command: Command): string[] {
   return canaries;
 }
 
-async function begin(ctx: Ctx, spec: RolloutSpec, command: Command, canaries: string[]): Promise<Active> {
-  const before = ctx.deps.catalog.fork();
-  const pinned = ctx.deps.shadow();
-  await pinned.sync(before);
+function newRollout(ctx: Ctx, spec: RolloutSpec, command: Command, canaries: string[], pinnedIndex: bigint): Rollout {
   const started = ctx.deps.now?.() ?? Date.now();
-  const rollout: Rollout = {
+  return {
     id: `r${ctx.nextId++}-${started.toString(36)}`,
     state: 'canary',
     spec,
     command,
     index: null,
-    pinnedIndex: String(before.lastIndex()),
+    pinnedIndex: String(pinnedIndex),
     canaries,
     startedAt: new Date(started).toISOString(),
     endsAt: new Date(started + spec.windowMs).toISOString(),
     reason: null,
     rollbackIndex: null,
   };
+}
+
+function remember(ctx: Ctx, rollout: Rollout): void {
+  ctx.history.push(rollout);
+  if (ctx.history.length > KEEP) ctx.history.shift();
+}
+
+/** Envoy's verdict before anything is held: a rejection is recorded as a refused rollout and thrown. */
+async function validated(ctx: Ctx, spec: RolloutSpec, command: Command, canaries: string[]): Promise<void> {
+  if (!ctx.deps.validate) return;
+  ctx.validating = true;
+  let why: string | null;
+  try {
+    why = await ctx.deps.validate(command);
+  } catch (err) {
+    why = `Envoy's validation did not finish: ${(err as Error).message}`;
+  } finally {
+    ctx.validating = false;
+  }
+  if (why === null) return;
+  const rollout = newRollout(ctx, spec, command, canaries, ctx.deps.catalog.lastIndex());
+  rollout.state = 'refused';
+  rollout.reason = why;
+  remember(ctx, rollout);
+  ctx.deps.changed(rollout);
+  throw new RolloutRefused(rollout);
+}
+
+async function begin(ctx: Ctx, spec: RolloutSpec, command: Command, canaries: string[]): Promise<Active> {
+  const before = ctx.deps.catalog.fork();
+  const pinned = ctx.deps.shadow();
+  await pinned.sync(before);
+  const rollout = newRollout(ctx, spec, command, canaries, before.lastIndex());
   const a: Active = {
     rollout,
     pinned,
@@ -310,8 +356,7 @@ async function begin(ctx: Ctx, spec: RolloutSpec, command: Command, canaries: st
   };
   // The hold is in place before the change can reach anyone.
   ctx.active = a;
-  ctx.history.push(rollout);
-  if (ctx.history.length > KEEP) ctx.history.shift();
+  remember(ctx, rollout);
   announce(ctx, everything(ctx));
   return a;
 }
@@ -335,7 +380,9 @@ function watch(ctx: Ctx, a: Active, index: bigint): void {
 }
 
 const run: (ctx: Ctx) => Rollouts['run'] = (ctx) => async (spec, command, submit) => {
-  const a = await begin(ctx, spec, command, admit(ctx, spec, command));
+  const canaries = admit(ctx, spec, command);
+  await validated(ctx, spec, command, canaries);
+  const a = await begin(ctx, spec, command, canaries);
   let result: Awaited<ReturnType<typeof submit>>;
   try {
     result = await submit();
@@ -385,7 +432,7 @@ function view(ctx: Ctx, r: Rollout): RolloutView {
 }
 
 export function createRollouts(deps: RolloutDeps): Rollouts {
-  const ctx: Ctx = { deps, listeners: new Set(), history: [], active: undefined, nextId: 1 };
+  const ctx: Ctx = { deps, listeners: new Set(), history: [], active: undefined, validating: false, nextId: 1 };
   return {
     provider: holdingProvider(ctx),
     run: run(ctx),
