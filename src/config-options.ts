@@ -87,7 +87,7 @@ export const OPTIONS = {
   'xds-history-persist': o('XDSHUB_XDS_HISTORY_PERSIST', 'auto', 'keep the history beside the log: auto, on or off'),
   'envoy-validate-binary': none(
     'XDSHUB_ENVOY_VALIDATE_BINARY',
-    'an Envoy binary: dry runs check changed resources with its --mode validate',
+    'an Envoy binary: dry runs and rollouts check changed resources with its --mode validate',
   ),
   'acl-enabled': flag('XDSHUB_ACL_ENABLED', 'false', "Consul's ACLs on every API"),
   'acl-default-policy': o('XDSHUB_ACL_DEFAULT_POLICY', 'allow', 'what no rule covers: allow or deny'),
