@@ -458,6 +458,7 @@ const WATCH = {
   push: ['clients', 'node'],
   answer: ['clients', 'node'],
   rollout: ['rollouts'],
+  stream: ['clients', 'node'],
 };
 let es;
 let pending;
@@ -503,7 +504,8 @@ function connect() {
   }
 }
 
-// A stream's end is no event: the node pages compare connected states every few seconds.
+// A stream's end is an event (`stream`); the node pages also compare connected states every few seconds
+// (a stream the hub closed before this page's event stream opened, a missed event).
 setInterval(async () => {
   if (!es || (current !== 'clients' && current !== 'node') || document.hidden) return;
   try {

@@ -1,5 +1,6 @@
 // The operator event stream (GET /v1/ops/events, server-sent events): the
-// catalog index moving, each push and each ACK/NACK, rollout state changes.
+// catalog index moving, each push and each ACK/NACK, rollout state changes, a
+// node's stream closing.
 // The dashboard listens to it instead of polling. Each client has a bounded
 // queue: one that does not keep up is disconnected (EventSource reconnects and
 // re-reads the state), never buffered without limit.
@@ -8,7 +9,7 @@ import { authzOf, watchTokenRights } from '../http/acl';
 import { policy } from '../http/route-policy';
 
 export interface OpsEvent {
-  type: 'index' | 'push' | 'answer' | 'rollout';
+  type: 'index' | 'push' | 'answer' | 'rollout' | 'stream';
   data: unknown;
 }
 

@@ -201,6 +201,8 @@ export function createOps(deps: OpsDeps): Ops {
       status.answered(e);
       rollouts.answered(e);
     },
+    // The dashboard's node pages redraw at once when a stream ends (events.ts).
+    closed: (e) => events.publish({ type: 'stream', data: { node: e.node.id, stream: e.stream, state: 'closed' } }),
   };
   return {
     tracker,

@@ -1,11 +1,14 @@
 // The operator event stream (GET /v1/ops/events) under ACLs: its token is checked
 // when the stream opens and again whenever the token's rights may change, so a
 // deleted token, or one whose policy loses operator:read, ends the stream with
-// a `denied` event instead of leaving it open (docs/dashboard.md).
+// a `denied` event instead of leaving it open (docs/dashboard.md). A node's xDS
+// stream ending is an event too (`stream`), so the dashboard shows it at once.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Hub } from '../../src/hub';
+import { TypeUrl } from '../../src/xds/transport/type-urls';
+import { AdsClient } from '../acl/ads-client';
 import { aclHub, as, ROOT, tokenWith } from '../acl/helpers';
 import { until } from '../helpers/until';
 
@@ -58,4 +61,19 @@ test("a policy update that takes operator:read away ends the token's stream", as
   assert.equal(upd.status, 200, upd.text);
   await stream.ended;
   assert.match(stream.text(), /event: denied/);
+});
+
+test('a node whose xDS stream ends is announced on the event stream', async () => {
+  const t = await tokenWith(hub, 'operator = "read"');
+  const stream = await openEvents(t.secret);
+  const client = new AdsClient(hub.grpcPort, 'delta', 'leaving-node', ROOT);
+  client.subscribe(TypeUrl.Cluster, ['*']);
+  assert.ok(await client.next(), 'the stream was admitted and answered');
+  client.close();
+  await until(
+    () => /event: stream\ndata: \{"node":"leaving-node","stream":\d+,"state":"closed"\}/.test(stream.text()),
+    {
+      what: "the leaving node's stream event",
+    },
+  );
 });

@@ -42,6 +42,8 @@ export interface XdsCallbacks {
   admit?(node: XdsNode): void;
   sent?(event: SentEvent): void;
   answered?(event: AnswerEvent): void;
+  /** A stream that had named its node ended (either side closed it). */
+  closed?(event: { stream: number; node: XdsNode; at: number }): void;
 }
 
 /**
@@ -53,10 +55,12 @@ export function combineCallbacks(list: readonly XdsCallbacks[]): XdsCallbacks {
   const admits = list.flatMap((c) => (c.admit ? [c.admit.bind(c)] : []));
   const sents = list.flatMap((c) => (c.sent ? [c.sent.bind(c)] : []));
   const answers = list.flatMap((c) => (c.answered ? [c.answered.bind(c)] : []));
+  const closes = list.flatMap((c) => (c.closed ? [c.closed.bind(c)] : []));
   const out: XdsCallbacks = {};
   if (admits.length) out.admit = (node) => admits.forEach((f) => f(node));
   if (sents.length) out.sent = sents.length === 1 ? sents[0]! : (e) => sents.forEach((f) => f(e));
   if (answers.length) out.answered = answers.length === 1 ? answers[0]! : (e) => answers.forEach((f) => f(e));
+  if (closes.length) out.closed = (e) => closes.forEach((f) => f(e));
   return out;
 }
 
@@ -108,4 +112,15 @@ function guard(f: () => void): void {
     // An observer is a bystander: its failure must not end or stall the stream.
     process.emitWarning(`xDS observer threw: ${(err as Error).message}`);
   }
+}
+
+/** Called by a stream as it ends; a stream that never named its node is not reported. */
+export function reportClosed(
+  observer: XdsCallbacks | undefined,
+  stream: number,
+  node: XdsNode | undefined,
+  at: number,
+): void {
+  if (!observer?.closed || !node) return;
+  guard(() => observer.closed!({ stream, node, at }));
 }

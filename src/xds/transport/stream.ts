@@ -9,7 +9,7 @@ import type { ServerDuplexStream } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { grpcStatusOf, HubError } from '../../errors';
 import type { BodyCache } from './body-cache';
-import { reportAnswers, reportSent, type XdsCallbacks } from './callbacks';
+import { reportAnswers, reportClosed, reportSent, type XdsCallbacks } from './callbacks';
 import { tooManyNames } from './limits';
 import type { XdsMetrics } from './metrics';
 import type { NameInterner } from './name-sets';
@@ -201,6 +201,7 @@ export class XdsStream {
     for (const t of this.tickets) t.release();
     this.tickets.clear();
     this.deps.registry.closed(this);
+    reportClosed(this.deps.callbacks, this.id, this.state.node, this.deps.now?.() ?? Date.now());
   }
 
   private onData(buf: Buffer): void {
