@@ -42,6 +42,11 @@ test('the Consul Go API client works against the hub unchanged', async () => {
     'ok connect: CA config round trip, roots, leaf, intentions (upsert, legacy create/update, check, delete)',
     'ok catalog register with a check (every HealthCheckDefinition carries Interval/Timeout "0s")',
     'ok agent service by ID, blocking on its ContentHash',
+    'ok kv put, get, list, keys, delete, delete tree',
+    'ok kv CAS: index 0 creates once, a stale index is refused',
+    'ok session acquire and release: one holder at a time',
+    'ok blocking kv get returns on the change',
+    'ok txn: KV and catalog verbs in one transaction; a failing op rolls back all',
     'ok agent service deregister',
   ]);
 });

@@ -253,6 +253,8 @@ func main() {
 	must(next.Port == 8090 && next.ContentHash != svc.ContentHash, "after the change %+v", next)
 	done()
 
+	kvScenario(client)
+
 	begin("agent service deregister")
 	check(agent.ServiceDeregister("goweb-1"))
 	check(agent.ServiceDeregister("goweb-2"))
@@ -263,3 +265,114 @@ func main() {
 }
 
 func check2(_ *api.WriteMeta, err error) { check(err) }
+
+func keysOf(pairs api.KVPairs) []string {
+	out := []string{}
+	for _, p := range pairs {
+		out = append(out, p.Key)
+	}
+	return out
+}
+
+// kvScenario: KV reads and writes, CAS, a session's lock, a blocking Get and a txn.
+func kvScenario(client *api.Client) {
+	kv := client.KV()
+	begin("kv put, get, list, keys, delete, delete tree")
+	check2(kv.Put(&api.KVPair{Key: "go/a", Value: []byte("1"), Flags: 42}, nil))
+	check2(kv.Put(&api.KVPair{Key: "go/dir/b", Value: []byte("2")}, nil))
+	pair, _, err := kv.Get("go/a", nil)
+	check(err)
+	must(pair != nil && string(pair.Value) == "1" && pair.Flags == 42, "get %+v", pair)
+	missing, _, err := kv.Get("go/none", nil)
+	check(err)
+	must(missing == nil, "a missing key reads as nil: %+v", missing)
+	list, _, err := kv.List("go/", nil)
+	check(err)
+	must(reflect.DeepEqual(keysOf(list), []string{"go/a", "go/dir/b"}), "list %v", keysOf(list))
+	keys, _, err := kv.Keys("go/", "/", nil)
+	check(err)
+	must(reflect.DeepEqual(keys, []string{"go/a", "go/dir/"}), "keys %v", keys)
+	check2(kv.Delete("go/a", nil))
+	check2(kv.DeleteTree("go/dir/", nil))
+	list, _, err = kv.List("go/", nil)
+	check(err)
+	must(len(list) == 0, "left %v", keysOf(list))
+	done()
+
+	begin("kv CAS: index 0 creates once, a stale index is refused")
+	ok, _, err := kv.CAS(&api.KVPair{Key: "go/cas", Value: []byte("first"), ModifyIndex: 0}, nil)
+	check(err)
+	must(ok, "create with index 0")
+	ok, _, err = kv.CAS(&api.KVPair{Key: "go/cas", Value: []byte("again"), ModifyIndex: 0}, nil)
+	check(err)
+	must(!ok, "index 0 on an existing key")
+	cur, _, err := kv.Get("go/cas", nil)
+	check(err)
+	ok, _, err = kv.CAS(&api.KVPair{Key: "go/cas", Value: []byte("second"), ModifyIndex: cur.ModifyIndex}, nil)
+	check(err)
+	must(ok, "the current index")
+	ok, _, err = kv.CAS(&api.KVPair{Key: "go/cas", Value: []byte("stale"), ModifyIndex: cur.ModifyIndex}, nil)
+	check(err)
+	must(!ok, "a stale index")
+	done()
+
+	begin("session acquire and release: one holder at a time")
+	sessions := client.Session()
+	s1, _, err := sessions.Create(&api.SessionEntry{Name: "go-1", TTL: "30s", LockDelay: time.Millisecond}, nil)
+	check(err)
+	s2, _, err := sessions.Create(&api.SessionEntry{Name: "go-2", TTL: "30s", LockDelay: time.Millisecond}, nil)
+	check(err)
+	ok, _, err = kv.Acquire(&api.KVPair{Key: "go/lock", Value: []byte("s1"), Session: s1}, nil)
+	check(err)
+	must(ok, "s1 acquires")
+	ok, _, err = kv.Acquire(&api.KVPair{Key: "go/lock", Value: []byte("s2"), Session: s2}, nil)
+	check(err)
+	must(!ok, "s2 is refused while s1 holds it")
+	held, _, err := kv.Get("go/lock", nil)
+	check(err)
+	must(held.Session == s1 && held.LockIndex == 1, "held %+v", held)
+	ok, _, err = kv.Release(&api.KVPair{Key: "go/lock", Session: s1}, nil)
+	check(err)
+	must(ok, "s1 releases")
+	check2(sessions.Destroy(s1, nil))
+	check2(sessions.Destroy(s2, nil))
+	done()
+
+	begin("blocking kv get returns on the change")
+	_, meta, err := kv.Get("go/cas", nil)
+	check(err)
+	woke := make(chan *api.KVPair, 1)
+	go func() {
+		p, m, err := kv.Get("go/cas", &api.QueryOptions{WaitIndex: meta.LastIndex, WaitTime: time.Minute})
+		check(err)
+		must(m.LastIndex > meta.LastIndex, "index moved %d -> %d", meta.LastIndex, m.LastIndex)
+		woke <- p
+	}()
+	time.Sleep(100 * time.Millisecond)
+	check2(kv.Put(&api.KVPair{Key: "go/cas", Value: []byte("third")}, nil))
+	changed := <-woke
+	must(string(changed.Value) == "third", "woke with %+v", changed)
+	done()
+
+	begin("txn: KV and catalog verbs in one transaction; a failing op rolls back all")
+	okTxn, resp, _, err := client.Txn().Txn(api.TxnOps{
+		{KV: &api.KVTxnOp{Verb: api.KVSet, Key: "go/txn", Value: []byte("t")}},
+		{KV: &api.KVTxnOp{Verb: api.KVGet, Key: "go/cas"}},
+		{Node: &api.NodeTxnOp{Verb: api.NodeSet, Node: api.Node{Node: "go-txn", Address: "10.8.0.1"}}},
+		{Node: &api.NodeTxnOp{Verb: api.NodeGet, Node: api.Node{Node: "go-txn"}}},
+	}, nil)
+	check(err)
+	must(okTxn && len(resp.Results) == 4 && string(resp.Results[1].KV.Value) == "third" && resp.Results[3].Node.Address == "10.8.0.1", "results %+v errors %+v", resp.Results, resp.Errors)
+	okTxn, resp, _, err = client.Txn().Txn(api.TxnOps{
+		{KV: &api.KVTxnOp{Verb: api.KVSet, Key: "go/txn2", Value: []byte("x")}},
+		{KV: &api.KVTxnOp{Verb: api.KVCheckNotExists, Key: "go/txn"}},
+	}, nil)
+	check(err)
+	must(!okTxn && len(resp.Errors) == 1 && resp.Errors[0].OpIndex == 1, "refused %+v", resp.Errors)
+	rolled, _, err := kv.Get("go/txn2", nil)
+	check(err)
+	must(rolled == nil, "rolled back: %+v", rolled)
+	_, err = client.Catalog().Deregister(&api.CatalogDeregistration{Node: "go-txn"}, nil)
+	check(err)
+	done()
+}
