@@ -4,7 +4,7 @@
 // streams (the limit in this runtime). Prints figures and targets; asserts nothing.
 //
 //   node --import tsx bench/xds.ts [--clients 1000] [--services 1000] [--procs 2] [--rounds 10]
-//        [--mode both|all|hub|hub-notrim|bare|bare-sync] [--settle-ms 500]
+//        [--mode peers|both|all|hub|hub-notrim|bare|bare-sync|gcp] [--settle-ms 500]
 //        [--churn 1000] [--churn-seconds 10] [--churn-connections 32] ["--hub-args=--xds-debounce 50ms ..."] (with "=": a value that starts with -- is otherwise taken for a flag)
 //   node --import tsx bench/xds.ts --storm [--clients 5000] [--services 1]
 //   node --import tsx bench/xds.ts --fanout [--clients 5000] [--services 100]   (bench/xds/fanout.ts)
@@ -16,7 +16,11 @@
 // writing. `bare-sync` is the bare server also sending each client one shared,
 // pre-encoded initial CDS set and EDS set of S resources, as the hub must.
 // `hub-notrim` is the hub with --memory-trim=false; `all` runs bare,
-// bare-sync, hub-notrim and hub.
+// bare-sync, hub-notrim and hub. `gcp` is go-control-plane v0.14 on its
+// LinearCache (bench/xds/gcp, built by scripts/ensure-go-control-plane.sh),
+// changed by a message to it as the bare server is; `peers` (the default) runs
+// bare, hub and gcp, and prints the hub's CPU per change per client against
+// both (process CPU by cpuUsage/getrusage, in microseconds, over every round).
 //
 // After the change rounds the hub also takes `--churn` writes per second for
 // `--churn-seconds` (0: skip): responses per stream per second and staleness
@@ -34,6 +38,7 @@
 // N/procs clients each, every client on its own HTTP/2 connection, subscribed
 // as Envoy does (wildcard CDS, then EDS by name for all S clusters).
 
+import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -76,15 +81,17 @@ const N = Number(values.clients ?? (STORM ? 5000 : 1000));
 const S = Number(values.services ?? (STORM ? 1 : 1000));
 const P = Math.max(1, Number(values.procs));
 const ROUNDS = Number(values.rounds);
-const MODE = values.mode ?? (STORM ? 'storm' : 'both');
+const MODE = values.mode ?? (STORM ? 'storm' : 'peers');
 const modes: Mode[] =
-  MODE === 'both'
-    ? ['bare', 'hub']
-    : MODE === 'storm'
-      ? ['bare-sync', 'hub']
-      : MODE === 'all'
-        ? ['bare', 'bare-sync', 'hub-notrim', 'hub']
-        : [MODE as Mode];
+  MODE === 'peers'
+    ? ['bare', 'hub', 'gcp']
+    : MODE === 'both'
+      ? ['bare', 'hub']
+      : MODE === 'storm'
+        ? ['bare-sync', 'hub']
+        : MODE === 'all'
+          ? ['bare', 'bare-sync', 'hub-notrim', 'hub']
+          : [MODE as Mode];
 const HUB_ARGS = values['hub-args'];
 const hubConfig = parseConfig(HUB_ARGS.split(/\s+/).filter(Boolean), {});
 const EXEC = ['--import', 'tsx', '--expose-gc', '--max-old-space-size=4096'];
@@ -116,7 +123,9 @@ async function start(
   sample: number,
   during?: (httpUrl: string, synced: Promise<unknown>) => Promise<void>,
 ): Promise<Started> {
-  const script = join(__dirname, 'xds', `${mode.startsWith('hub') ? 'hub' : 'bare'}-server.ts`);
+  const kind = mode.startsWith('hub') ? 'hub' : mode === 'gcp' ? 'gcp' : 'bare';
+  if (kind === 'gcp') execFileSync('bash', [join(__dirname, '..', 'scripts', 'ensure-go-control-plane.sh')]);
+  const script = join(__dirname, 'xds', `${kind}-server.ts`);
   const env = {
     ...process.env,
     XDS_BENCH_BARE_SYNC: mode === 'bare-sync' ? '1' : '',
@@ -191,6 +200,7 @@ interface Figures {
   allMax: number;
   bytesPerClient: number;
   cpuMsPerChange: number;
+  cpuUsPerClient: number;
   rssPerClientKiB: number;
   connectMs: number;
   line: string;
@@ -225,7 +235,7 @@ async function rounds(mode: Mode, n: number, s: number, count: number): Promise<
   }
   run.server.send({ cmd: 'stats' });
   const end = await run.server.next('stats');
-  if (Number(values.churn) > 0) await churnPhase(mode, run, writer ?? bareWriter(run.server), s);
+  if (Number(values.churn) > 0 && mode !== 'gcp') await churnPhase(mode, run, writer ?? bareWriter(run.server), s);
   writer?.close();
   await stop(run);
   const sorted = latencies.sort((a, b) => a - b);
@@ -240,6 +250,7 @@ async function rounds(mode: Mode, n: number, s: number, count: number): Promise<
     bytesPerClient: bytes.reduce((a, b) => a + b, 0) / Math.max(1, bytes.length),
     // Includes the 200 ms settle windows (ACK processing) of each round.
     cpuMsPerChange: cpuUs / 1000 / count,
+    cpuUsPerClient: cpuUs / count / n,
     rssPerClientKiB: perClient(run, n, 'rss'),
     connectMs: run.connectMs,
     line: '',
@@ -351,6 +362,20 @@ async function main() {
       `hub/bare: p99 ${(hub.p99 / bare.p99).toFixed(2)}× (target ≤ 1.2×), until all N hold it: median ${(hub.allP50 / bare.allP50).toFixed(2)}×, slowest round ${(hub.allMax / bare.allMax).toFixed(2)}×; RSS/client ${(hub.rssPerClientKiB / bare.rssPerClientKiB).toFixed(2)}×`,
     );
   }
+  const gcp = results.find((r) => r.mode === 'gcp');
+  if (hub && (bare || gcp)) {
+    const vs = (o: Figures | undefined, target: string) =>
+      o
+        ? `${(hub.cpuUsPerClient / o.cpuUsPerClient).toFixed(2)}× ${o.mode} (${f1(o.cpuUsPerClient)} µs; target ${target})`
+        : '';
+    console.log(
+      `server CPU per change per client: hub ${f1(hub.cpuUsPerClient)} µs = ${[vs(bare, '≤ 1.2×'), vs(gcp, '≤ 0.8×')].filter(Boolean).join(', ')}`,
+    );
+  }
+  if (hub && gcp)
+    console.log(
+      `hub/gcp: p99 ${(hub.p99 / gcp.p99).toFixed(2)}×, RSS/client ${(hub.rssPerClientKiB / gcp.rssPerClientKiB).toFixed(2)}×`,
+    );
   const hubStale = churnStaleP99.get('hub');
   const bareStale = churnStaleP99.get('bare');
   if (hubStale !== undefined && bareStale !== undefined)

@@ -14,8 +14,9 @@ export const deltaRequest = () => lookupType('envoy.service.discovery.v3.DeltaDi
 export const deltaResponse = () => lookupType('envoy.service.discovery.v3.DeltaDiscoveryResponse');
 
 /** hub-notrim: the hub with --memory-trim=false (no malloc_trim after the initial syncs).
- * bare-sync: the bare server that also sends every client a pre-encoded initial CDS and EDS set (S each), as the hub must. */
-export type Mode = 'hub' | 'hub-notrim' | 'bare' | 'bare-sync';
+ * bare-sync: the bare server that also sends every client a pre-encoded initial CDS and EDS set (S each), as the hub must.
+ * gcp: go-control-plane v0.14 (server.NewServer over LinearCaches; bench/xds/gcp), serving the same resources. */
+export type Mode = 'hub' | 'hub-notrim' | 'bare' | 'bare-sync' | 'gcp';
 
 /** Parent → server. */
 export type ServerCommand =

@@ -1,0 +1,31 @@
+// Bench server process, gcp mode: go-control-plane (bench/xds/gcp, built by
+// scripts/ensure-go-control-plane.sh) as the peer the hub is measured against.
+// This process only relays the bench's IPC commands to the Go server's stdin
+// and its stdout lines back; every figure (CPU by getrusage, RSS, streams) is
+// the Go process's own.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { ServerCommand, ServerReply } from './protocol';
+
+const BINARY = join(__dirname, '..', '..', '.tmp', 'gcp', 'xds-bench-gcp');
+const send = (m: ServerReply) => {
+  if (process.connected) process.send!(m);
+};
+if (!existsSync(BINARY)) {
+  console.error(`${BINARY} is missing: run bash scripts/ensure-go-control-plane.sh`);
+  process.exit(1);
+}
+const go = spawn(BINARY, [], { stdio: ['pipe', 'pipe', 'inherit'] });
+// The parent is gone (finished or failed): leave no orphan behind.
+process.on('disconnect', () => {
+  go.kill('SIGKILL');
+  process.exit(0);
+});
+go.on('exit', (code) => process.exit(code ?? 1));
+createInterface({ input: go.stdout! }).on('line', (line) => send(JSON.parse(line) as ServerReply));
+process.on('message', (m: ServerCommand) => {
+  if (m.cmd === 'churn-change') throw new Error('gcp mode has no churn phase (run it with --churn 0)');
+  go.stdin!.write(`${JSON.stringify(m)}\n`);
+});
