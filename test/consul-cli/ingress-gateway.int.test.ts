@@ -122,9 +122,14 @@ test('ingress gateway from `consul connect envoy -gateway=ingress`: HTTP in, mTL
   let last = '';
   await apiEnvoy.until(
     async () => {
-      const r = await request(listenerPort, '/who', { timeoutMs: 10_000 }).catch((e: Error) => undefined && e);
-      last = r ? `${r.status} ${r.body.slice(0, 80)}` : 'error';
-      return r?.status === 503;
+      try {
+        const r = await request(listenerPort, '/who', { timeoutMs: 10_000 });
+        last = `${r.status} ${r.body.slice(0, 80)}`;
+        return r.status === 503;
+      } catch (err) {
+        last = `error: ${(err as Error).message}`;
+        return false;
+      }
     },
     () => `the gateway refused (last: ${last})`,
   );
