@@ -52,7 +52,12 @@ const grpcAddr = () => ['-grpc-addr', `127.0.0.1:${hub.grpcPort}`];
 test('ingress gateway from `consul connect envoy -gateway=ingress`: HTTP in, mTLS to api, intentions apply', {
   timeout: 200_000,
 }, async () => {
-  const [apiPublic, gatewayPort, listenerPort] = [await freePort(), await freePort(), await freePort()];
+  const [apiPublic, gatewayPort, listenerPort, starPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   await write('api-defaults', 'Kind = "service-defaults"\nName = "api"\nProtocol = "http"\n', ['config', 'write']);
   await write(
     'api',
@@ -63,7 +68,8 @@ test('ingress gateway from `consul connect envoy -gateway=ingress`: HTTP in, mTL
   await write(
     'ingress',
     `Kind = "ingress-gateway"\nName = "ingress"\nListeners = [{ Port = ${listenerPort}, Protocol = "http", ` +
-      'Services = [{ Name = "api", Hosts = ["*"] }] }]\n',
+      'Services = [{ Name = "api", Hosts = ["*"] }] },\n' +
+      `  { Port = ${starPort}, Protocol = "http", Services = [{ Name = "*" }] }]\n`,
     ['config', 'write'],
   );
   const apiBoot = JSON.parse(
@@ -99,6 +105,18 @@ test('ingress gateway from `consul connect envoy -gateway=ingress`: HTTP in, mTL
     /^spiffe:\/\/[^/]+\.consul\/ns\/default\/dc\/dc1\/svc\/ingress$/,
     "api saw the gateway's leaf",
   );
+
+  // `*` exposes every plain service (not api's sidecar, not the gateway) under `<service>.ingress.*`.
+  const star = await gwEnvoy.until(async () => {
+    const r = await request(starPort, '/who', { host: 'api.ingress.example', timeoutMs: 10_000 }).catch(
+      () => undefined,
+    );
+    return r?.status === 200 ? r : undefined;
+  }, 'a 200 through the `*` listener');
+  assert.match(star.body, /\/svc\/ingress$/);
+  const starRoutes = JSON.parse(await gwEnvoy.admin('/config_dump?resource=dynamic_route_configs'));
+  const domains = JSON.stringify(starRoutes).match(/"[a-z0-9-]+\.ingress\.\*"/g) ?? [];
+  assert.deepEqual([...new Set(domains)], ['"api.ingress.*"'], 'only the plain service api is exposed');
 
   // Bound on the registered address, not 0.0.0.0 (Consul binds the gateway's Address).
   type Statuses = { listener_statuses?: { local_address?: { socket_address?: Record<string, unknown> } }[] };

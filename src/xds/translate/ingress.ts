@@ -140,7 +140,7 @@ export interface IngressProxyOutput extends GatewayResources {
 export function buildIngressProxy(
   gateway: CheckServiceNode,
   entry: ConfigEntry | undefined,
-  services: readonly ServiceRef[],
+  services: () => readonly ServiceRef[],
   mesh: MeshContext,
 ): IngressProxyOutput {
   const clusters = new Set<string>();
@@ -149,7 +149,9 @@ export function buildIngressProxy(
   }
   const address = gateway.Service.Address || gateway.Node.Address || '0.0.0.0';
   const out = buildGateway(entry, {
-    services,
+    get services() {
+      return services();
+    },
     address,
     routesFor: (ref) => meshRoutes(chainRoutes(ref, mesh.chain, 'envoy'), mesh, clusters),
     tcpCluster: (ref) => {

@@ -288,7 +288,15 @@ function update(s: State, input: SidecarInputs): SidecarUpdate {
   return { changes, switched };
 }
 
+/** Services with an instance that is no proxy or gateway: what a `*` ingress listener exposes, as in Consul. */
+function plainServices(input: SidecarInputs): ServiceRef[] {
+  return [...input.universe.values()].filter((ref) =>
+    input.inputs.instances(ref.name).value.some((c) => c.Service.Kind === ''),
+  );
+}
+
 function meshContext(s: State, input: SidecarInputs, td: string): MeshContext {
+  let plain: ServiceRef[] | undefined;
   const defaults = new Map(
     input.inputs
       .entries('service-defaults')
@@ -306,7 +314,7 @@ function meshContext(s: State, input: SidecarInputs, td: string): MeshContext {
     defaults,
     targets,
     endpointsOf: s.index.endpointsOf,
-    ingress: { entries: input.inputs.entries('ingress-gateway'), services: [...input.universe.values()] },
+    ingress: { entries: input.inputs.entries('ingress-gateway'), services: () => (plain ??= plainServices(input)) },
   };
 }
 

@@ -38,8 +38,8 @@ export interface MeshContext {
   targets: ReadonlyMap<string, { ref: ServiceRef; subset?: string }>;
   /** A service's sidecars and Connect-native instances: the endpoints of its mesh clusters. */
   endpointsOf(service: string): readonly CheckServiceNode[];
-  /** Ingress-gateway entries and every service (a `*` listener), for registered gateways. */
-  ingress: { entries: readonly ConfigEntry[]; services: readonly ServiceRef[] };
+  /** Ingress-gateway entries and the plain services a `*` listener exposes (read once, when asked), for gateways. */
+  ingress: { entries: readonly ConfigEntry[]; services(): readonly ServiceRef[] };
 }
 
 export function upstreamsOf(proxy: CheckServiceNode): Upstream[] {
