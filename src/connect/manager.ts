@@ -81,10 +81,12 @@ export function goDuration(ms: number): string {
   return h > 0 ? `${h}h${m}m${s}s` : m > 0 ? `${m}m${s}s` : `${s}s`;
 }
 
-/** The services a proxy fronts or that are Connect-native: they need leaves. */
+/** The services a proxy fronts, gateways and Connect-native services: they need leaves. */
 function needsLeaf(csn: CheckServiceNode): string | undefined {
   const s = csn.Service;
   if (s.Kind === 'connect-proxy') return s.Proxy?.DestinationServiceName || undefined;
+  // A gateway dials (ingress) or answers (terminating) mesh traffic with its own service's leaf, as in Consul.
+  if (s.Kind === 'ingress-gateway') return s.Service;
   return s.Connect?.Native === true ? s.Service : undefined;
 }
 

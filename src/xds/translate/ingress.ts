@@ -1,11 +1,14 @@
 // Ingress-gateway listeners and their RouteConfigurations (docs/xds.md
 // "Ingress gateways"). Per node: only an Envoy whose node.cluster
 // (else node.id) names the gateway receives them, on its wildcard LDS.
-import type { ConfigEntry } from '../../catalog/types';
+import type { CheckServiceNode, ConfigEntry } from '../../catalog/types';
+import { chainRoutes, resolveTarget } from './chain';
 import { ExtensionType } from './extension-types';
 import { list, record, refOf, str } from './inputs';
 import { httpConnectionManager, statPrefixOf } from './listener';
 import { gatewayListenerName, type ServiceRef, serviceResourceName } from './names';
+import { meshClusterName } from './sidecar/names';
+import { type MeshContext, meshRoutes } from './sidecar/upstream';
 
 export interface GatewayResources {
   /** Listener name → plain Listener. */
@@ -21,6 +24,10 @@ export interface IngressContext {
   services: readonly ServiceRef[];
   /** The route list of a service (route.ts routesForService). */
   routesFor(service: ServiceRef): Record<string, unknown>[];
+  /** The cluster a tcp listener sends to; the service's own resource name when absent. */
+  tcpCluster?(service: ServiceRef): string;
+  /** The address listeners bind: the gateway's registered address (Consul's), else 0.0.0.0. */
+  address?: string;
 }
 
 /** The services a gateway listener lists, `*` expanded to every service but the gateway itself. */
@@ -52,14 +59,15 @@ export function buildGateway(entry: ConfigEntry, ctx: IngressContext): GatewayRe
     const name = gatewayListenerName(gateway, port);
     const protocol = (str(l['Protocol']) ?? 'tcp').toLowerCase();
     const services = listenerServices(gateway, l, ctx);
-    const address = { socket_address: { address: '0.0.0.0', port_value: port } };
+    const address = { socket_address: { address: ctx.address || '0.0.0.0', port_value: port } };
     if (protocol === 'tcp') {
       // tcp_proxy has one upstream: a tcp listener must list exactly one service.
       if (services.length !== 1) {
         result.skipped.push(`${name}: a tcp listener needs exactly one service, has ${services.length}`);
         continue;
       }
-      const cluster = serviceResourceName(services[0]!.ref);
+      const ref = services[0]!.ref;
+      const cluster = ctx.tcpCluster ? ctx.tcpCluster(ref) : serviceResourceName(ref);
       result.listeners.set(name, {
         name,
         address,
@@ -114,4 +122,43 @@ export function buildGateway(entry: ConfigEntry, ctx: IngressContext): GatewayRe
     result.routes.set(name, { name, virtual_hosts: virtualHosts });
   }
   return result;
+}
+
+/** What a registered ingress gateway's own Envoy gets (docs/mesh.md "Ingress gateways in the mesh"). */
+export interface IngressProxyOutput extends GatewayResources {
+  /** Chain clusters (plain names) its listeners send to: their mesh clusters use the gateway's leaf. */
+  clusters: Set<string>;
+}
+
+/**
+ * The listeners and routes of the ingress-gateway entry named after a registered
+ * gateway, as Consul's: bound on the gateway's registered address, each route and
+ * tcp listener sending to the mesh cluster of its target (mutual TLS to the
+ * target's sidecars, as a sidecar's upstream), so the target's intentions apply
+ * with the gateway as the source.
+ */
+export function buildIngressProxy(
+  gateway: CheckServiceNode,
+  entry: ConfigEntry | undefined,
+  services: () => readonly ServiceRef[],
+  mesh: MeshContext,
+): IngressProxyOutput {
+  const clusters = new Set<string>();
+  if (!entry) {
+    return { listeners: new Map(), routes: new Map(), skipped: [`${gateway.Service.Service}: no entry`], clusters };
+  }
+  const address = gateway.Service.Address || gateway.Node.Address || '0.0.0.0';
+  const out = buildGateway(entry, {
+    get services() {
+      return services();
+    },
+    address,
+    routesFor: (ref) => meshRoutes(chainRoutes(ref, mesh.chain, 'envoy'), mesh, clusters),
+    tcpCluster: (ref) => {
+      const target = resolveTarget(ref, undefined, mesh.chain).cluster;
+      clusters.add(target);
+      return meshClusterName(target, mesh.id.datacenter, mesh.id.trustDomain);
+    },
+  });
+  return { ...out, clusters };
 }

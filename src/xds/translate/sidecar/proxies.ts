@@ -33,12 +33,16 @@ export interface ProxyIndex {
 }
 
 const NONE: readonly CheckServiceNode[] = Object.freeze([]);
+/** Gateways whose Envoy is served as a proxy of its own service (its leaf, its own listeners and clusters). */
+export const isGateway = (c: CheckServiceNode): boolean => c.Service.Kind === 'ingress-gateway';
 const destOf = (csn: CheckServiceNode): string | undefined => {
+  if (isGateway(csn)) return csn.Service.Service;
   const d = csn.Service.Proxy?.DestinationServiceName;
   return typeof d === 'string' && d !== '' ? d : undefined;
 };
 
-const isProxy = (c: CheckServiceNode): boolean => c.Service.Kind === 'connect-proxy' && destOf(c) !== undefined;
+const isProxy = (c: CheckServiceNode): boolean =>
+  (c.Service.Kind === 'connect-proxy' || isGateway(c)) && destOf(c) !== undefined;
 const isNative = (c: CheckServiceNode): boolean =>
   c.Service.Kind !== 'connect-proxy' && c.Service.Connect?.Native === true;
 
@@ -137,7 +141,8 @@ function rebuild(s: State): void {
     for (const csn of slot.proxies) {
       const destination = destOf(csn)!;
       if (!ids.has(csn.Service.ID)) ids.set(csn.Service.ID, { id: csn.Service.ID, csn, destination });
-      add(destination, csn);
+      // A gateway is no endpoint of its own service's mesh clusters (nothing dials it through the mesh).
+      if (!isGateway(csn)) add(destination, csn);
     }
     for (const csn of slot.natives) add(name, csn);
   }

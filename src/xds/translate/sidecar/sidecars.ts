@@ -21,12 +21,13 @@ import type { ConnectState } from '../../../connect/types';
 import type { ResourceChange, ResourceSet, XdsResource } from '../../transport/provider';
 import { TypeUrl } from '../../transport/type-urls';
 import { type ChainEntries, resolverSubsets, subsetClusterName } from '../chain';
+import { buildIngressProxy } from '../ingress';
 import { entryUint, protocolOf, record, str } from '../inputs';
 import { type ServiceRef, serviceResourceName } from '../names';
 import type { CatalogInputs, InputChanges } from '../view-inputs';
 import { type ContentCache, createContentCache } from './cache';
 import { LOCAL_APP, leafSecretName, meshClusterName, rootsSecretName } from './names';
-import { createProxyIndex, type Proxy as MeshProxy, type ProxyIndex } from './proxies';
+import { createProxyIndex, isGateway, type Proxy as MeshProxy, type ProxyIndex } from './proxies';
 import { localAppCluster, proxyConfig, publicListener } from './public';
 import { leafSecret, rootsSecret } from './secrets';
 import {
@@ -160,6 +161,7 @@ function buildProxy(
   const td = ctx.id.trustDomain;
   const leaf = leafSecretName(td, s.datacenter, destination);
   const roots = rootsSecretName(td);
+  if (isGateway(csn)) return buildIngress(s, p, ctx, leaf, roots);
   const protocol = (str(proxyConfig(csn)['protocol']) ?? protocolOf(ctx.defaults.get(destination))).toLowerCase();
   const cds = new Map<string, XdsResource>();
   const lds = new Map<string, XdsResource>();
@@ -207,6 +209,29 @@ function buildProxy(
     clusters,
     routes,
   };
+}
+
+/** A registered ingress gateway's own sets (ingress.ts buildIngressProxy). */
+function buildIngress(s: State, p: MeshProxy, ctx: MeshContext, leaf: string, roots: string): Built {
+  const { cache } = s;
+  const entry = ctx.ingress.entries.find((e) => e.Name === p.destination);
+  const out = buildIngressProxy(p.csn, entry, ctx.ingress.services, ctx);
+  for (const why of out.skipped) s.logger.warn({ gateway: p.id }, why);
+  const cds = new Map<string, XdsResource>();
+  const lds = new Map<string, XdsResource>();
+  const routes = new Map<string, XdsResource>();
+  for (const [n, l] of out.listeners) lds.set(n, cache.encode(TypeUrl.Listener, n, l));
+  for (const [n, r] of out.routes) routes.set(n, cache.encode(TypeUrl.RouteConfiguration, n, r));
+  for (const plain of out.clusters) {
+    const c = meshCluster(plain, protocolOf(ctx.defaults.get(plain)).toLowerCase(), {}, leaf, roots, ctx);
+    cds.set(String(c['name']), cache.encode(TypeUrl.Cluster, String(c['name']), c));
+  }
+  const own = new Map<string, Map<string, XdsResource>>([
+    [TypeUrl.Cluster, cds],
+    [TypeUrl.Listener, lds],
+    [TypeUrl.Secret, new Map()],
+  ]);
+  return { own, clusters: out.clusters, routes };
 }
 
 /** Names whose resource differs between two maps (same version counts as the same). */
@@ -263,7 +288,15 @@ function update(s: State, input: SidecarInputs): SidecarUpdate {
   return { changes, switched };
 }
 
+/** Services with an instance that is no proxy or gateway: what a `*` ingress listener exposes, as in Consul. */
+function plainServices(input: SidecarInputs): ServiceRef[] {
+  return [...input.universe.values()].filter((ref) =>
+    input.inputs.instances(ref.name).value.some((c) => c.Service.Kind === ''),
+  );
+}
+
 function meshContext(s: State, input: SidecarInputs, td: string): MeshContext {
+  let plain: ServiceRef[] | undefined;
   const defaults = new Map(
     input.inputs
       .entries('service-defaults')
@@ -281,6 +314,7 @@ function meshContext(s: State, input: SidecarInputs, td: string): MeshContext {
     defaults,
     targets,
     endpointsOf: s.index.endpointsOf,
+    ingress: { entries: input.inputs.entries('ingress-gateway'), services: () => (plain ??= plainServices(input)) },
   };
 }
 

@@ -38,6 +38,8 @@ export interface MeshContext {
   targets: ReadonlyMap<string, { ref: ServiceRef; subset?: string }>;
   /** A service's sidecars and Connect-native instances: the endpoints of its mesh clusters. */
   endpointsOf(service: string): readonly CheckServiceNode[];
+  /** Ingress-gateway entries and the plain services a `*` listener exposes (read once, when asked), for gateways. */
+  ingress: { entries: readonly ConfigEntry[]; services(): readonly ServiceRef[] };
 }
 
 export function upstreamsOf(proxy: CheckServiceNode): Upstream[] {
@@ -59,7 +61,7 @@ export function upstreamProtocol(u: Upstream, ctx: MeshContext): string {
 }
 
 /** Rewrites a chain route's cluster names into mesh cluster names; collects the chain clusters used. */
-function meshRoutes(routes: readonly Plain[], ctx: MeshContext, used: Set<string>): Plain[] {
+export function meshRoutes(routes: readonly Plain[], ctx: MeshContext, used: Set<string>): Plain[] {
   const mesh = (plain: string) => {
     used.add(plain);
     return meshClusterName(plain, ctx.id.datacenter, ctx.id.trustDomain);
