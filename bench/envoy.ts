@@ -18,19 +18,28 @@
 // --envoy-concurrency: Envoy worker threads (default 1, as in the tests);
 // --probe-gap-ms: pause between one client's requests (default 0: back to
 // back, the tightest stamp, and the most CPU taken from the hub);
-// --hub-node-args: Node flags for the hub process (a CPU profile, say).
+// --hub-node-args: Node flags for the hub process (a CPU profile, say);
+// --load-clients N: N scripted Delta ADS clients (bench/xds/clients.ts, in two
+// processes, each on its own HTTP/2 connection, subscribed as Envoy is:
+// wildcard CDS, then EDS for every cluster, ACKing all) connected to the hub
+// for the whole run, so every change also goes to them (issue #26: ≤ 100 ms
+// p99 with 1,000 of them).
 //
 // Run it with no other benchmark on the machine.
 import { once } from 'node:events';
 import http from 'node:http';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { envoyBootstrap } from '../src/cli/envoy-bootstrap';
 import { freePort, hubCall } from '../test/envoy/harness';
 import { type Envoy, envoyVersion, startEnvoy } from '../test/helpers/envoy';
 import { type SpawnedHub, spawnHub } from '../test/helpers/hub';
+import { forkTracked } from '../test/helpers/procs';
 import { tmpDir } from '../test/helpers/tmp';
+import { Proc } from './xds/proc';
+import type { ClientCommand, ClientReply } from './xds/protocol';
 
 const { values } = parseArgs({
   options: {
@@ -42,8 +51,10 @@ const { values } = parseArgs({
     'envoy-concurrency': { type: 'string', default: '1' },
     'probe-gap-ms': { type: 'string', default: '0' },
     'hub-node-args': { type: 'string', default: '' },
+    'load-clients': { type: 'string', default: '0' },
   },
 });
+const LOAD_CLIENTS = Number(values['load-clients']);
 const ENVOY_CONCURRENCY = Number(values['envoy-concurrency']);
 const PROBE_GAP_MS = Number(values['probe-gap-ms']);
 const CHANGES = Number(values.changes);
@@ -242,6 +253,33 @@ async function run(hub: SpawnedHub, transport: 'delta' | 'sotw', count: number):
   }
 }
 
+type LoadProc = Proc<ClientCommand, ClientReply>;
+
+/** N scripted clients in two processes, connected and holding their first assignments. */
+async function loadClients(grpcPort: number, n: number): Promise<LoadProc[]> {
+  const per = Math.ceil(n / 2);
+  const procs: LoadProc[] = [];
+  for (let i = 0; i * per < n; i++)
+    procs.push(
+      new Proc(forkTracked(join(__dirname, 'xds', 'clients.ts'), [], { execArgv: ['--import', 'tsx'] }), `load-${i}`),
+    );
+  await Promise.all(procs.map((p) => p.next('loaded')));
+  procs.forEach((p, i) =>
+    p.send({
+      cmd: 'connect',
+      mode: 'hub',
+      port: grpcPort,
+      count: Math.min(per, n - i * per),
+      offset: i * per,
+      services: 1,
+      storm: false,
+      sample: 0,
+    }),
+  );
+  await Promise.all(procs.map((p, i) => p.next('ready', (r) => r.count === Math.min(per, n - i * per), 300_000)));
+  return procs;
+}
+
 async function main(): Promise<void> {
   const dir = await tmpDir('xdshub-bench-envoy');
   const extra = values['hub-args'] === '' ? [] : values['hub-args'].split(/\s+/);
@@ -256,9 +294,24 @@ async function main(): Promise<void> {
       `${nodeArgs ? `, hub node flags ${nodeArgs}` : ''}; clients ${PROBE_GAP_MS > 0 ? `pause ${PROBE_GAP_MS} ms between requests` : 'send back to back'}; ` +
       "t0 = HTTP write acknowledged, t1 = first request through each Envoy at the new backend; hub share = t0 → the hub wrote the change's last EDS response",
   );
+  let load: LoadProc[] = [];
   try {
+    if (LOAD_CLIENTS > 0) {
+      // `web` exists before they connect, so they subscribe to its assignment and get every change the Envoys get.
+      await hubCall(hub.httpUrl, 'PUT', '/v1/catalog/register', {
+        Node: 'bench-node',
+        Address: '127.0.0.1',
+        Service: { ID: 'web-1', Service: 'web', Port: 9 },
+      });
+      load = await loadClients(Number(hub.grpcAddress.split(':').pop()), LOAD_CLIENTS);
+      console.log(
+        `${LOAD_CLIENTS} scripted Delta ADS clients connected beside the Envoys, subscribed to web's assignment (each gets every change too)`,
+      );
+    }
     for (const transport of TRANSPORTS) for (const count of ENVOY_COUNTS) console.log(await run(hub, transport, count));
   } finally {
+    load.forEach((p) => p.send({ cmd: 'exit' }));
+    await Promise.all(load.map((p) => p.exited()));
     await hub.stop('SIGTERM');
     await dir.cleanup();
   }
