@@ -6,38 +6,27 @@
 // real traffic flows client → web's sidecar → mutual TLS → api's sidecar → api.
 
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Hub } from '../../src/hub';
-import { type Backend, freePort, request, startBackend, startHubWithXds, untilServedBy } from '../envoy/harness';
+import { type Backend, freePort, request, untilServedBy } from '../envoy/harness';
 import { type ConsulTarget, runConsul } from '../helpers/consul-cli';
 import { type Envoy, startEnvoy } from '../helpers/envoy';
+import { type CliMeshWorld, cliMeshWorld } from './mesh-world';
 
+let world: CliMeshWorld;
 let hub: Hub;
 let target: ConsulTarget;
 let dir: string;
 let api: Backend;
-const envoys: Envoy[] = [];
+let envoys: Envoy[];
 
 before(async () => {
-  hub = await startHubWithXds({ nodeName: 'cli-mesh' });
-  target = { httpAddr: `127.0.0.1:${hub.httpPort}` };
-  dir = await mkdtemp(join(tmpdir(), 'xdshub-connect-envoy-'));
-  api = await startBackend('api1', (req, res) => {
-    const xfcc = String(req.headers['x-forwarded-client-cert'] ?? '');
-    if (req.url !== '/who') return false;
-    res.end(/URI=([^;,]+)/.exec(xfcc)?.[1] ?? 'no client certificate');
-    return true;
-  });
+  world = await cliMeshWorld('cli-mesh');
+  ({ hub, target, dir, api, envoys } = world);
 });
-after(async () => {
-  for (const e of envoys) await e.stop().catch(() => undefined);
-  await api?.close();
-  await hub?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+after(() => world?.close());
 
 async function register(name: string, body: string): Promise<void> {
   const file = join(dir, `${name}.hcl`);

@@ -8,38 +8,27 @@
 // and a deny intention ingress → api makes api's sidecar refuse it.
 
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Hub } from '../../src/hub';
-import { type Backend, freePort, request, startBackend, startHubWithXds } from '../envoy/harness';
+import { type Backend, freePort, request } from '../envoy/harness';
 import { type ConsulTarget, runConsul } from '../helpers/consul-cli';
 import { type Envoy, startEnvoy } from '../helpers/envoy';
+import { type CliMeshWorld, cliMeshWorld } from './mesh-world';
 
+let world: CliMeshWorld;
 let hub: Hub;
 let target: ConsulTarget;
 let dir: string;
 let api: Backend;
-const envoys: Envoy[] = [];
+let envoys: Envoy[];
 
 before(async () => {
-  hub = await startHubWithXds({ nodeName: 'cli-ingress' });
-  target = { httpAddr: `127.0.0.1:${hub.httpPort}` };
-  dir = await mkdtemp(join(tmpdir(), 'xdshub-ingress-'));
-  api = await startBackend('api1', (req, res) => {
-    if (req.url !== '/who') return false;
-    const xfcc = String(req.headers['x-forwarded-client-cert'] ?? '');
-    res.end(/URI=([^;,]+)/.exec(xfcc)?.[1] ?? 'no client certificate');
-    return true;
-  });
+  world = await cliMeshWorld('cli-ingress');
+  ({ hub, target, dir, api, envoys } = world);
 });
-after(async () => {
-  for (const e of envoys) await e.stop().catch(() => undefined);
-  await api?.close();
-  await hub?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+after(() => world?.close());
 
 async function write(name: string, body: string, args: string[]): Promise<void> {
   const file = join(dir, `${name}.hcl`);

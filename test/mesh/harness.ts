@@ -6,7 +6,7 @@ import Consul from 'consul';
 import { envoyBootstrap } from '../../src/cli/envoy-bootstrap';
 import type { Config } from '../../src/config';
 import type { Hub } from '../../src/hub';
-import { freePort, startHubWithXds } from '../envoy/harness';
+import { freePort, startBackend, startHubWithXds } from '../envoy/harness';
 import { type Envoy, startEnvoy } from '../helpers/envoy';
 
 export { freePort };
@@ -106,4 +106,27 @@ export async function envoyCerts(envoy: Envoy): Promise<{ chains: EnvoyCert[]; c
     for (const x of c.ca_cert ?? []) cas.push(of(x));
   }
   return { chains, cas };
+}
+
+/**
+ * App `a` (instance a1) with an upstream to `web` on 127.0.0.1:upstreamPort,
+ * its backend and its sidecar's Envoy started; the backend's close goes to `closers`.
+ */
+export async function startCallerOfWeb(
+  hub: Hub,
+  consul: Consul,
+  closers: (() => Promise<unknown>)[],
+  upstreamPort: number,
+  sidecarPort: number,
+): Promise<Envoy> {
+  const appA = await startBackend('a-app');
+  closers.push(() => appA.close());
+  const proxyA = await registerApp(consul, {
+    name: 'a',
+    id: 'a1',
+    port: appA.port,
+    sidecarPort,
+    upstreams: [{ destinationName: 'web', localBindPort: upstreamPort }],
+  });
+  return startSidecar(hub, proxyA, 'a-sidecar-proxy');
 }

@@ -11,7 +11,7 @@ import type Consul from 'consul';
 import type { Hub } from '../../src/hub';
 import { request, startBackend, untilServedBy } from '../envoy/harness';
 import type { Envoy } from '../helpers/envoy';
-import { freePort, registerApp, startMeshHub, startSidecar } from './harness';
+import { freePort, registerApp, startCallerOfWeb, startMeshHub, startSidecar } from './harness';
 
 let hub: Hub;
 let consul: Consul;
@@ -53,16 +53,7 @@ before(async () => {
     envoys.push(startSidecar(hub, proxy, 'web-sidecar-proxy'));
   }
   upWeb = await freePort();
-  const appA = await startBackend('a-app');
-  closers.push(() => appA.close());
-  const proxyA = await registerApp(consul, {
-    name: 'a',
-    id: 'a1',
-    port: appA.port,
-    sidecarPort: await freePort(),
-    upstreams: [{ destinationName: 'web', localBindPort: upWeb }],
-  });
-  envoys.push(startSidecar(hub, proxyA, 'a-sidecar-proxy'));
+  envoys.push(startCallerOfWeb(hub, consul, closers, upWeb, await freePort()));
   const started = await Promise.all(envoys);
   envoyA = started[2]!;
   closers.push(...started.map((e) => () => e.stop()));
