@@ -81,6 +81,14 @@ export const CONFIG_KINDS = {
     xds: true,
     right: onService,
   },
+  // The singleton `global` (docs/catalog.md "proxy-defaults"). Consul 1.16's
+  // ProxyConfigEntry: anyone reads it, writing needs mesh:write (operator:write without a mesh rule).
+  'proxy-defaults': {
+    wire: { kind: 'KindProxyDefaults', member: 'ProxyDefaults' },
+    topic: Topic.ProxyDefaults,
+    xds: true,
+    right: (_name, level) => (level === 'read' ? undefined : onMesh()),
+  },
 } as const satisfies Record<string, ConfigKindSpec>;
 
 export type ConfigEntryKind = keyof typeof CONFIG_KINDS;

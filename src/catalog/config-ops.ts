@@ -1,5 +1,7 @@
 // Config entries keyed by (kind, name), with Consul's check-and-set: cas 0 means
 // "only if absent", cas N means "only if its ModifyIndex is N".
+
+import { globalProtocol } from '../connect/central-config';
 import { ApplyError, checkMeta, optionalName, requireName, storable } from './catalog-ops';
 import type { ConfigEntryInput } from './commands';
 import type { Draft } from './tables';
@@ -40,7 +42,8 @@ export function setConfigEntry(draft: Draft, input: ConfigEntryInput, cas: numbe
     ModifyIndex: draft.index,
   }) as ConfigEntry;
   draft.putConfig(key, entry);
-  checkChainProtocols(draft, kind, name, kind === 'service-defaults' ? 'Protocol' : 'Name');
+  const field = kind === 'service-defaults' ? 'Protocol' : kind === 'proxy-defaults' ? 'Config.protocol' : 'Name';
+  checkChainProtocols(draft, kind, name, field);
   return entry;
 }
 
@@ -57,13 +60,14 @@ const L7_PROTOCOLS: ReadonlySet<string> = new Set(['http', 'http2', 'grpc']);
 
 /**
  * A service's protocol as Consul decides it for its discovery chain: its
- * service-defaults Protocol, else tcp (the hub takes no proxy-defaults, the
- * other place Consul looks).
+ * service-defaults Protocol, else proxy-defaults `global` Config.protocol, else tcp.
  */
 function serviceProtocol(draft: Draft, service: string): { protocol: string; from: string } {
   const own = draft.config(key2('service-defaults', service))?.['Protocol'];
   if (typeof own === 'string' && own !== '')
     return { protocol: own.toLowerCase(), from: `service-defaults "${service}" Protocol` };
+  const global = globalProtocol(draft.config(key2('proxy-defaults', 'global')));
+  if (global) return { protocol: global, from: 'proxy-defaults "global" Config.protocol' };
   return { protocol: 'tcp', from: 'the default: no service-defaults Protocol' };
 }
 
@@ -76,6 +80,12 @@ function serviceProtocol(draft: Draft, service: string): { protocol: string; fro
  * its service-defaults that would leave one on tcp.
  */
 function checkChainProtocols(draft: Draft, kind: string, name: string, field: string): void {
+  // proxy-defaults is every service's fallback: every chain is checked again (as Consul does).
+  if (kind === 'proxy-defaults') {
+    const chains = new Set([...draft.configNames('service-router'), ...draft.configNames('service-splitter')]);
+    for (const service of [...chains].sort()) checkChainProtocols(draft, 'service-defaults', service, field);
+    return;
+  }
   if (kind !== 'service-router' && kind !== 'service-splitter' && kind !== 'service-defaults') return;
   const uses = (['service-router', 'service-splitter'] as const).filter(
     (k) => draft.config(key2(k, name)) !== undefined,

@@ -170,6 +170,15 @@ export class Draft {
     return this.base.configs.get(key);
   }
 
+  /** The names of every entry of `kind`, staged changes applied (a scan: for the rare checks that need one). */
+  configNames(kind: string): string[] {
+    const prefix = `${kind}\u0000`;
+    const names = new Set<string>();
+    for (const key of [...this.base.configs.keys(), ...this.configStage.keys()])
+      if (key.startsWith(prefix) && this.config(key) !== undefined) names.add(key.slice(prefix.length));
+    return [...names];
+  }
+
   putConfig(key: string, entry: ConfigEntry): void {
     this.configStage.set(key, entry);
   }

@@ -16,4 +16,6 @@ export enum Topic {
   /** xdshub extension: Consul streams no router or splitter entries (docs/subscribe.md). */
   ServiceRouter = 1001,
   ServiceSplitter = 1002,
+  /** xdshub extension: Consul streams no proxy-defaults entry either. */
+  ProxyDefaults = 1010,
 }

@@ -1,15 +1,42 @@
 // Consul's response shapes that differ from the catalog's own types.
+import type { Catalog } from '../catalog/catalog';
 import type { NodeService } from '../catalog/types';
+import { type CentralConfig, mergeCentralConfig } from '../connect/central-config';
 
 export { serviceNode } from '../catalog/service-node';
 
 import { parseGoBool } from '../config';
 import { invalid } from '../errors';
 
-/** /v1/agent/services — Consul's AgentService (no indexes, the datacenter added). */
-export function agentService(s: NodeService, datacenter: string): Record<string, unknown> {
+/**
+ * /v1/agent/services — Consul's AgentService (no indexes, the datacenter added);
+ * with `central`, a proxy's Proxy block has central config merged in, as
+ * Consul's agent registers it (docs/mesh.md "Central config").
+ */
+export function agentService(s: NodeService, datacenter: string, central?: CentralConfig): Record<string, unknown> {
   const { CreateIndex: _c, ModifyIndex: _m, ...rest } = s;
-  return { ...rest, Datacenter: datacenter };
+  const proxy = central && s.Proxy ? mergeCentralConfig(s.Proxy as Record<string, unknown>, central) : s.Proxy;
+  return { ...rest, ...(proxy ? { Proxy: proxy } : {}), Datacenter: datacenter };
+}
+
+/**
+ * A service of the hub's own node (agent-registered) as Consul's catalog holds
+ * it: its agent syncs proxies with central config merged in, so catalog and
+ * health reads show the merged Proxy block too. Services of other nodes (catalog
+ * registrations) are as registered, as in Consul.
+ */
+export function agentSynced<S extends NodeService>(s: S, node: string, agentNode: string, central: CentralConfig): S {
+  if (node !== agentNode || !s.Proxy) return s;
+  const proxy = mergeCentralConfig(s.Proxy as Record<string, unknown>, central);
+  return proxy === s.Proxy ? s : { ...s, Proxy: proxy as S['Proxy'] };
+}
+
+/** The central config the agent's reads merge into its proxies, read from the catalog now. */
+export function centralConfigOf(catalog: Pick<Catalog, 'configEntry'>): CentralConfig {
+  return {
+    proxyDefaults: catalog.configEntry('proxy-defaults', 'global').value,
+    serviceDefaults: (service) => catalog.configEntry('service-defaults', service).value,
+  };
 }
 
 /** Query values that may repeat (?tag=a&tag=b) as a list. */

@@ -30,7 +30,11 @@ const MINIMAL: Record<ConfigEntryKind, Record<string, unknown>> = {
   'service-intentions': { Name: 'web', Sources: [{ Name: 'api', Action: 'allow' }] },
   'service-router': { Name: 'web', Routes: [] },
   'service-splitter': { Name: 'web', Splits: [{ Weight: 100 }] },
+  'proxy-defaults': { Name: 'global', Config: { protocol: 'http' } },
 };
+
+/** Kinds anyone may read, as in Consul (MeshConfigEntry and ProxyConfigEntry CanRead). */
+const READ_BY_ANYONE: ReadonlySet<ConfigEntryKind> = new Set(['mesh', 'proxy-defaults']);
 
 const proto = loadSubscribeProto();
 const encoder = createEventEncoder(proto);
@@ -81,7 +85,9 @@ describe('config-kind registry', () => {
     for (const kind of CONFIG_ENTRY_KINDS) {
       const spec = CONFIG_KINDS[kind];
       assert.ok(spec.right('x', 'write'), `${kind}: a write that needs no right lets any token change it`);
-      if (kind !== 'mesh') assert.ok(spec.right('x', 'read'), `${kind}: readable by anyone`);
+      if (READ_BY_ANYONE.has(kind))
+        assert.equal(spec.right('x', 'read'), undefined, `${kind}: Consul lets anyone read it`);
+      else assert.ok(spec.right('x', 'read'), `${kind}: readable by anyone`);
     }
   });
 });

@@ -41,19 +41,36 @@ test('missing entry: 404 in Consul words; unknown kind: 400 in Consul words', as
   assert.equal(missing.status, 404);
   assert.equal(missing.text, 'Config entry not found for "service-defaults" / "nope"');
   for (const [method, url, body] of [
-    ['PUT', '/v1/config', { Kind: 'proxy-defaults', Name: 'global' }],
-    ['GET', '/v1/config/proxy-defaults', undefined],
-    ['GET', '/v1/config/proxy-defaults/global', undefined],
-    ['DELETE', '/v1/config/proxy-defaults/global', undefined],
+    ['PUT', '/v1/config', { Kind: 'no-such-kind', Name: 'x' }],
+    ['GET', '/v1/config/no-such-kind', undefined],
+    ['GET', '/v1/config/no-such-kind/x', undefined],
+    ['DELETE', '/v1/config/no-such-kind/x', undefined],
   ] as const) {
     const res = await call(hub, method, url, body);
     assert.equal(res.status, 400, url);
     // Consul's words; its PUT adds the decoding prefix.
     assert.equal(
       res.text,
-      `${method === 'PUT' ? 'Request decoding failed: ' : ''}invalid config entry kind: proxy-defaults`,
+      `${method === 'PUT' ? 'Request decoding failed: ' : ''}invalid config entry kind: no-such-kind`,
     );
   }
+});
+
+test('a Consul kind the hub does not serve: 400 saying so on every endpoint, nothing appended', async () => {
+  const before = hub.catalog.lastIndex();
+  for (const kind of ['exported-services', 'sameness-group', 'api-gateway', 'bound-api-gateway', 'tcp-route']) {
+    for (const [method, url, body] of [
+      ['PUT', '/v1/config', { Kind: kind, Name: 'x' }],
+      ['GET', `/v1/config/${kind}`, undefined],
+      ['GET', `/v1/config/${kind}/x`, undefined],
+      ['DELETE', `/v1/config/${kind}/x`, undefined],
+    ] as const) {
+      const res = await call(hub, method, url, body);
+      assert.equal(res.status, 400, `${method} ${url}`);
+      assert.match(res.text, new RegExp(`config entry kind "${kind}" is not supported by this hub \\(it serves `));
+    }
+  }
+  assert.equal(hub.catalog.lastIndex(), before);
 });
 
 test('CAS: set with ?cas answers false on mismatch and true on match; 0 means create-only', async () => {

@@ -249,9 +249,10 @@ test('config entries: each kind validated; keys re-spelled in PascalCase', () =>
     ],
   });
 
+  assert.throws(() => parseConfigEntry({ Kind: 'no-such-kind', Name: 'x' }), /invalid config entry kind: no-such-kind/);
   assert.throws(
-    () => parseConfigEntry({ Kind: 'proxy-defaults', Name: 'global' }),
-    /invalid config entry kind: proxy-defaults/,
+    () => parseConfigEntry({ Kind: 'jwt-provider', Name: 'x' }),
+    /Kind: config entry kind "jwt-provider" is not supported by this hub/,
   );
   rejects(() => parseConfigEntry({ Name: 'x' }), 'Kind');
   rejects(() => parseConfigEntry({ Kind: 'service-defaults' }), 'Name');

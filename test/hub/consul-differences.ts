@@ -25,14 +25,16 @@ export interface KnownDifference {
 }
 
 export const CAUSES = {
-  proxyDefaults: {
-    what: 'the proxy-defaults kind is refused (400 `invalid config entry kind`)',
-    why: 'the hub has no proxy-defaults yet (issue #27 item 7)',
+  unservedKinds: {
+    what:
+      'a Consul kind the hub does not serve (`exported-services` here; also `sameness-group`, `api-gateway`, ' +
+      '`tcp-route`, …) is refused, 400 `config entry kind "…" is not supported by this hub`',
+    why: 'nothing in the hub acts on those kinds (no peering, no API gateways): an entry would be stored and ignored',
     noticeable: true,
   },
-  centralConfig: {
-    what: "a sidecar's `Proxy.Config` and its upstreams' `Config` lack the protocol Consul merges in",
-    why: 'the hub does not merge proxy-defaults/service-defaults into the proxy registration',
+  proxyDefaultsName: {
+    what: 'a proxy-defaults entry not named `global` is 400 naming `Name`; Consul answers 500 with the same words',
+    why: "bad input is a 400 naming the field (the project's rule)",
     noticeable: true,
   },
   agentServiceGet: {
@@ -119,7 +121,9 @@ export const CAUSES = {
     noticeable: true,
   },
   configZeroFields: {
-    what: 'service-defaults entries lack the empty `TransparentProxy`, `MeshGateway`, `Expose` Consul writes',
+    what:
+      'service-defaults and proxy-defaults entries lack the empty `TransparentProxy`, `MeshGateway`, `Expose` ' +
+      '(and `AccessLogs`) Consul writes',
     why: 'the hub writes only fields it was given',
     noticeable: false,
   },
@@ -143,11 +147,15 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
     ['PUT /v1/catalog/register (no Node)', 'status 400 vs 500'],
     ['PUT /v1/catalog/register (no Node)', '$'],
   ]),
-  ...on('proxyDefaults', [
-    ['PUT /v1/config proxy-defaults', 'status 400 vs 200'],
-    ['PUT /v1/config proxy-defaults', '$'],
-    ['GET /v1/config/proxy-defaults', 'status 400 vs 200'],
-    ['GET /v1/config/proxy-defaults', '$'],
+  ...on('unservedKinds', [
+    ['PUT /v1/config exported-services', 'status 400 vs 200'],
+    ['PUT /v1/config exported-services', '$'],
+    ['GET /v1/config/exported-services', 'status 400 vs 200'],
+    ['GET /v1/config/exported-services', '$'],
+  ]),
+  ...on('proxyDefaultsName', [
+    ['PUT /v1/config proxy-defaults (not global)', 'status 400 vs 500'],
+    ['PUT /v1/config proxy-defaults (not global)', '$'],
   ]),
   ...on('emptyMaps', [
     ['GET /v1/catalog/nodes', '$[*].TaggedAddresses'],
@@ -217,18 +225,6 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
     ['GET /v1/catalog/service/web-sidecar-proxy', '$[*].ServiceTaggedAddresses.consul-virtual (hub lacks)'],
     ['GET /v1/catalog/connect/web', '$[*].ServiceTaggedAddresses.consul-virtual (hub lacks)'],
     ['GET /v1/health/connect/web', '$[*].Service.TaggedAddresses.consul-virtual (hub lacks)'],
-  ]),
-  ...on('centralConfig', [
-    ['GET /v1/agent/service/web1-sidecar-proxy', '$.Proxy.Config (hub lacks)'],
-    ['GET /v1/agent/service/web1-sidecar-proxy', '$.Proxy.Upstreams[*].Config (hub lacks)'],
-    ['GET /v1/catalog/service/web-sidecar-proxy', '$[*].ServiceProxy.Config (hub lacks)'],
-    ['GET /v1/catalog/service/web-sidecar-proxy', '$[*].ServiceProxy.Upstreams[*].Config (hub lacks)'],
-    ['GET /v1/catalog/connect/web', '$[*].ServiceProxy.Config (hub lacks)'],
-    ['GET /v1/catalog/connect/web', '$[*].ServiceProxy.Upstreams[*].Config (hub lacks)'],
-    ['GET /v1/health/connect/web', '$[*].Service.Proxy.Config (hub lacks)'],
-    ['GET /v1/health/connect/web', '$[*].Service.Proxy.Upstreams[*].Config (hub lacks)'],
-    ['GET /v1/agent/services', '$[*].Proxy.Config (hub lacks)'],
-    ['GET /v1/agent/services', '$[*].Proxy.Upstreams[*].Config (hub lacks)'],
   ]),
   ...on('upstreamDefaults', [
     ['GET /v1/catalog/service/web-sidecar-proxy', '$[*].ServiceProxy.Upstreams[*].LocalBindAddress (hub only)'],
@@ -302,6 +298,8 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
   ]),
   ...on('configZeroFields', [
     ['GET /v1/config/service-defaults', '$[*].{TransparentProxy,MeshGateway,Expose} (hub lacks)'],
+    ['GET /v1/config/proxy-defaults', '$[*].{TransparentProxy,MeshGateway,Expose,AccessLogs} (hub lacks)'],
+    ['GET /v1/config/proxy-defaults/global', '$.{TransparentProxy,MeshGateway,Expose,AccessLogs} (hub lacks)'],
   ]),
   ...on('intentionEmpty', [
     ['GET /v1/connect/intentions', '$[*].{ID,SourcePartition,DestinationPartition,SourcePeer,Meta} (hub only)'],

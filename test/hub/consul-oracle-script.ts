@@ -99,7 +99,9 @@ export const WRITES: Step[] = numbered([
   { method: 'PUT', path: '/v1/agent/service/deregister/tmp1' },
   { method: 'PUT', path: '/v1/agent/service/deregister/nope' },
   { method: 'PUT', path: '/v1/agent/check/pass/nope' },
+  configEntry('proxy-defaults (not global)', { Kind: 'proxy-defaults', Name: 'other', Config: { protocol: 'grpc' } }),
   configEntry('proxy-defaults', { Kind: 'proxy-defaults', Name: 'global', Config: { protocol: 'http' } }),
+  configEntry('exported-services', { Kind: 'exported-services', Name: 'default', Services: [] }),
   configEntry('service-defaults', { Kind: 'service-defaults', Name: 'api', Protocol: 'http' }),
   {
     method: 'PUT',
@@ -188,6 +190,8 @@ export const READS: Step[] = numbered([
   get('/v1/agent/health/service/id/worker1'),
   get('/v1/agent/health/service/name/web'),
   get('/v1/config/proxy-defaults'),
+  get('/v1/config/proxy-defaults/global'),
+  get('/v1/config/exported-services'),
   get('/v1/config/service-defaults'),
   get('/v1/config/service-defaults/web'),
   get('/v1/config/service-resolver/api'),

@@ -43,6 +43,7 @@ import type { MeshHTTPConfig as _hashicorp_consul_internal_configentry_MeshHTTPC
 import type { MeshTLSConfig as _hashicorp_consul_internal_configentry_MeshTLSConfig, MeshTLSConfig__Output as _hashicorp_consul_internal_configentry_MeshTLSConfig__Output } from './hashicorp/consul/internal/configentry/MeshTLSConfig';
 import type { PassiveHealthCheck as _hashicorp_consul_internal_configentry_PassiveHealthCheck, PassiveHealthCheck__Output as _hashicorp_consul_internal_configentry_PassiveHealthCheck__Output } from './hashicorp/consul/internal/configentry/PassiveHealthCheck';
 import type { PeeringMeshConfig as _hashicorp_consul_internal_configentry_PeeringMeshConfig, PeeringMeshConfig__Output as _hashicorp_consul_internal_configentry_PeeringMeshConfig__Output } from './hashicorp/consul/internal/configentry/PeeringMeshConfig';
+import type { ProxyDefaults as _hashicorp_consul_internal_configentry_ProxyDefaults, ProxyDefaults__Output as _hashicorp_consul_internal_configentry_ProxyDefaults__Output } from './hashicorp/consul/internal/configentry/ProxyDefaults';
 import type { RateLimits as _hashicorp_consul_internal_configentry_RateLimits, RateLimits__Output as _hashicorp_consul_internal_configentry_RateLimits__Output } from './hashicorp/consul/internal/configentry/RateLimits';
 import type { RequestNormalizationMeshConfig as _hashicorp_consul_internal_configentry_RequestNormalizationMeshConfig, RequestNormalizationMeshConfig__Output as _hashicorp_consul_internal_configentry_RequestNormalizationMeshConfig__Output } from './hashicorp/consul/internal/configentry/RequestNormalizationMeshConfig';
 import type { RingHashConfig as _hashicorp_consul_internal_configentry_RingHashConfig, RingHashConfig__Output as _hashicorp_consul_internal_configentry_RingHashConfig__Output } from './hashicorp/consul/internal/configentry/RingHashConfig';
@@ -166,6 +167,7 @@ export interface ProtoGrpcType {
           PassiveHealthCheck: MessageTypeDefinition<_hashicorp_consul_internal_configentry_PassiveHealthCheck, _hashicorp_consul_internal_configentry_PassiveHealthCheck__Output>
           PathWithEscapedSlashesAction: EnumTypeDefinition
           PeeringMeshConfig: MessageTypeDefinition<_hashicorp_consul_internal_configentry_PeeringMeshConfig, _hashicorp_consul_internal_configentry_PeeringMeshConfig__Output>
+          ProxyDefaults: MessageTypeDefinition<_hashicorp_consul_internal_configentry_ProxyDefaults, _hashicorp_consul_internal_configentry_ProxyDefaults__Output>
           ProxyMode: EnumTypeDefinition
           RateLimits: MessageTypeDefinition<_hashicorp_consul_internal_configentry_RateLimits, _hashicorp_consul_internal_configentry_RateLimits__Output>
           RequestNormalizationMeshConfig: MessageTypeDefinition<_hashicorp_consul_internal_configentry_RequestNormalizationMeshConfig, _hashicorp_consul_internal_configentry_RequestNormalizationMeshConfig__Output>

@@ -9,7 +9,7 @@ import type { HttpContext } from '../context';
 import { required } from '../query';
 import { sendJson, sendText } from '../reply';
 import { policy } from '../route-policy';
-import { agentService, many } from '../shapes';
+import { agentService, centralConfigOf, many } from '../shapes';
 
 /** Check IDs of maintenance mode (Consul's): they make a service "maintenance" whatever their status. */
 export const NODE_MAINT_ID = '_node_maintenance';
@@ -45,7 +45,11 @@ export function agentHealthRoutes(app: FastifyInstance, ctx: HttpContext): void 
     const status = aggregatedStatus(checks);
     return {
       code: CODES[status] ?? 503,
-      body: { AggregatedStatus: status, Service: agentService(service, ctx.config.datacenter), Checks: checks },
+      body: {
+        AggregatedStatus: status,
+        Service: agentService(service, ctx.config.datacenter, centralConfigOf(ctx.catalog)),
+        Checks: checks,
+      },
     };
   }
 

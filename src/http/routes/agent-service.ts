@@ -7,21 +7,27 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { NodeService } from '../../catalog/types';
 import { parseDurationMs } from '../../config';
+import type { CentralConfig } from '../../connect/central-config';
 import { HubError } from '../../errors';
 import { requireAccess } from '../acl';
 import { DEFAULT_WAIT_MS, MAX_WAIT_MS, withinWait, withJitter } from '../blocking';
 import type { HttpContext } from '../context';
 import { sendJson } from '../reply';
 import { policy } from '../route-policy';
-import { agentService } from '../shapes';
+import { agentService, centralConfigOf } from '../shapes';
 
 /** Kinds whose AgentService carries a Proxy block (Consul: connect-proxy and every gateway). */
 const PROXY_KINDS = new Set(['connect-proxy', 'mesh-gateway', 'terminating-gateway', 'ingress-gateway', 'api-gateway']);
 
 /** One service's answer: Consul's AgentService, the Proxy block as Consul's ToAPI fills it, its hash. */
-export function agentServiceDetail(s: NodeService, datacenter: string): Record<string, unknown> {
-  const out = agentService(s, datacenter);
-  if (PROXY_KINDS.has(s.Kind)) out.Proxy = { MeshGateway: {}, Expose: {}, ...(s.Proxy ?? {}) };
+export function agentServiceDetail(
+  s: NodeService,
+  datacenter: string,
+  central?: CentralConfig,
+): Record<string, unknown> {
+  const out = agentService(s, datacenter, central);
+  if (PROXY_KINDS.has(s.Kind))
+    out.Proxy = { MeshGateway: {}, Expose: {}, ...((out.Proxy as object | undefined) ?? {}) };
   else delete out.Proxy;
   // Consul hashes the struct (hashstructure); any stable digest of the answer serves the same purpose.
   out.ContentHash = createHash('sha256').update(JSON.stringify(out)).digest('hex').slice(0, 16);
@@ -47,7 +53,10 @@ export function agentServiceRoute(app: FastifyInstance, ctx: HttpContext): void 
         const s = found.value?.Services.find((x) => x.ID === id);
         if (!s) throw new HubError('NOT_FOUND', `unknown service ID: ${id}`);
         requireAccess(ctx.acl, req, 'service', 'read', s.Service);
-        return { answer: agentServiceDetail(s, ctx.config.datacenter), watch: found.watch };
+        return {
+          answer: agentServiceDetail(s, ctx.config.datacenter, centralConfigOf(ctx.catalog)),
+          watch: found.watch,
+        };
       };
       let current = read();
       if (hash !== '' && current.answer.ContentHash === hash) {

@@ -14,7 +14,7 @@ import type { HttpContext } from '../context';
 import { filterParam } from '../query';
 import { sendJson } from '../reply';
 import { policy } from '../route-policy';
-import { agentService, flag } from '../shapes';
+import { agentService, centralConfigOf, flag } from '../shapes';
 import { type AgentIdentity, agentRegisterCommand, checkUpdateFromBody } from '../translate/agent';
 import { sidecarId } from '../translate/sidecar';
 import { authorizeWrite, refusal, submit, submitOrThrow } from '../write';
@@ -255,7 +255,11 @@ function agentListRoutes(app: FastifyInstance, ctx: HttpContext): void {
     const readable = filterRead(ctx.acl, req, reply, services, (authz, s) =>
       authz.allowed('service', 'read', s.Service),
     );
-    return sendJson(reply, Object.fromEntries(readable.map((s) => [s.ID, agentService(s, ctx.config.datacenter)])));
+    const central = centralConfigOf(ctx.catalog);
+    return sendJson(
+      reply,
+      Object.fromEntries(readable.map((s) => [s.ID, agentService(s, ctx.config.datacenter, central)])),
+    );
   });
 
   app.get('/v1/agent/checks', policy.checked, async (req, reply) => {

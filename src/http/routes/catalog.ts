@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { canReadInstance, canReadNode } from '../../acl/catalog-rules';
 import { serviceNode } from '../../catalog/service-node';
+import type { NodeService } from '../../catalog/types';
 import { NODE_FIELDS, NODE_SERVICE_FIELDS, SERVICE_NODE_FIELDS } from '../../filter/index';
 import { authzOf, filterRead, markFiltered, requireAccess } from '../acl';
 import { blockingRead } from '../blocking';
@@ -11,7 +12,7 @@ import { gatewayServices } from '../gateways';
 import { filterParam, filterText, narrow, nearParam, nodeMetaParam, required, sortNear } from '../query';
 import { sendJson } from '../reply';
 import { policy } from '../route-policy';
-import { many } from '../shapes';
+import { agentSynced, centralConfigOf, many } from '../shapes';
 import { deregisterCommand, registerCommand } from '../translate/catalog';
 import { streamingRead } from '../views';
 import { authorizeWrite, submitOrThrow } from '../write';
@@ -124,7 +125,10 @@ async function serviceNodes(
     await streamingRead(ctx, req, reply, key, { untilChanged: filter !== undefined }),
     canReadInstance,
   );
-  return sortNear(found, nearParam(query, agentNode), (c) => c.Node.Node).map(serviceNode);
+  const central = centralConfigOf(ctx.catalog);
+  return sortNear(found, nearParam(query, agentNode), (c) => c.Node.Node).map((c) =>
+    serviceNode({ ...c, Service: agentSynced(c.Service, c.Node.Node, agentNode, central) }),
+  );
 }
 
 function nodeRoutes(app: FastifyInstance, ctx: HttpContext): void {
@@ -160,7 +164,8 @@ function nodeRoutes(app: FastifyInstance, ctx: HttpContext): void {
     const found = readableNode(ctx, req, reply, await blockingRead(ctx, req, reply, read, { untilChanged: filtered }));
     // Consul answers an unknown node with 200 and null; services are keyed by ID.
     if (!found) return sendJson(reply, null);
-    return sendJson(reply, { Node: found.Node, Services: Object.fromEntries(found.Services.map((s) => [s.ID, s])) });
+    const services = synced(ctx, found);
+    return sendJson(reply, { Node: found.Node, Services: Object.fromEntries(services.map((s) => [s.ID, s])) });
   });
 
   // The same as /node/:n with the services as a list (Consul 1.7+); an unknown node is {Node: null, Services: null}.
@@ -171,8 +176,14 @@ function nodeRoutes(app: FastifyInstance, ctx: HttpContext): void {
       req.query as Query,
     );
     const found = readableNode(ctx, req, reply, await blockingRead(ctx, req, reply, read, { untilChanged: filtered }));
-    return sendJson(reply, found ? { Node: found.Node, Services: found.Services } : { Node: null, Services: null });
+    return sendJson(reply, found ? { Node: found.Node, Services: synced(ctx, found) } : { Node: null, Services: null });
   });
+}
+
+/** A node's services as the catalog shows them: the hub's own node's proxies with central config (shapes.ts). */
+function synced(ctx: HttpContext, found: { Node: { Node: string }; Services: NodeService[] }): NodeService[] {
+  const central = centralConfigOf(ctx.catalog);
+  return found.Services.map((s) => agentSynced(s, found.Node.Node, ctx.identity.nodeName, central));
 }
 
 /** The node and its services, with ?filter on the services. */

@@ -13,7 +13,7 @@ import { ingressInstances } from '../gateways';
 import { filterParam, filterText, narrow, nearParam, nodeMetaParam, required, sortNear } from '../query';
 import { sendJson } from '../reply';
 import { policy } from '../route-policy';
-import { flag, many } from '../shapes';
+import { agentSynced, centralConfigOf, flag, many } from '../shapes';
 import { streamingRead } from '../views';
 
 type NameParams = { Params: { name: string } };
@@ -100,7 +100,11 @@ async function instances(
     await streamingRead(ctx, req, reply, key, { untilChanged: filter !== undefined }),
     canReadInstance,
   );
-  return sortNear(found, nearParam(query, agentNode), (c) => c.Node.Node);
+  const central = centralConfigOf(ctx.catalog);
+  return sortNear(found, nearParam(query, agentNode), (c) => c.Node.Node).map((c) => {
+    const s = agentSynced(c.Service, c.Node.Node, agentNode, central);
+    return s === c.Service ? c : { ...c, Service: s };
+  });
 }
 
 function checkRoutes(app: FastifyInstance, ctx: HttpContext, agentNode: string): void {

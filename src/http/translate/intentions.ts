@@ -2,9 +2,11 @@
 // (docs/mesh.md "Intentions"): an intention is one source of the entry named
 // after its destination, so the API reads and rewrites entries, as Consul has
 // since 1.9. Shapes: Consul's Intention JSON.
+
 import type { Catalog } from '../../catalog/catalog';
 import type { ConfigEntryInput } from '../../catalog/commands';
 import type { ConfigEntry, ConfigEntryKind } from '../../catalog/types';
+import { globalProtocol } from '../../connect/central-config';
 import type { Intention } from '../../connect/intentions';
 import { MESH_SERVICE_NAME } from '../../connect/spiffe';
 import { invalid } from '../../errors';
@@ -172,18 +174,21 @@ export function withoutSource(entry: ConfigEntry, source: string): ConfigEntryIn
 
 /**
  * L7 permissions need an HTTP destination (Consul refuses them otherwise): the
- * destination's service-defaults Protocol must be http, http2 or grpc. A `*`
+ * destination's service-defaults Protocol (else proxy-defaults' Config.protocol) must be http, http2 or grpc. A `*`
  * destination is not checked here (its sidecars enforce L7 where they speak HTTP).
  */
 export function checkIntentionProtocol(entry: ConfigEntryInput, catalog: Pick<Catalog, 'configEntry'>): void {
   const name = String(entry.Name);
   if (entry.Kind !== 'service-intentions' || name === '*' || !hasPermissions(entry)) return;
   const defaults = catalog.configEntry('service-defaults', name).value;
-  const protocol = String(defaults?.['Protocol'] || 'tcp').toLowerCase();
+  const global = globalProtocol(catalog.configEntry('proxy-defaults', 'global').value);
+  const own = typeof defaults?.['Protocol'] === 'string' && defaults['Protocol'] !== '';
+  const protocol = String(own ? defaults['Protocol'] : (global ?? 'tcp')).toLowerCase();
   if (!['http', 'http2', 'grpc'].includes(protocol)) {
+    const from = own || !global ? 'its service-defaults Protocol' : 'proxy-defaults Config.protocol';
     throw invalid(
       'Sources',
-      `L7 permissions need service "${name}" to speak http, http2 or grpc (its service-defaults Protocol is "${protocol}")`,
+      `L7 permissions need service "${name}" to speak http, http2 or grpc (${from} is "${protocol}")`,
     );
   }
 }

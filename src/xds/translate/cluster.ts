@@ -11,6 +11,8 @@ export interface ClusterInput {
   name: string;
   defaults?: ConfigEntry;
   resolver?: ConfigEntry;
+  /** proxy-defaults `global`: the protocol of a service whose service-defaults name none. */
+  proxyDefaults?: ConfigEntry | undefined;
 }
 
 /**
@@ -77,7 +79,7 @@ export function buildCluster(input: ClusterInput, flavor: ClusterFlavor): Record
     const choice = entryUint(record(lb?.['LeastRequestConfig'])?.['ChoiceCount']);
     if (choice !== undefined && choice >= 2) cluster['least_request_lb_config'] = { choice_count: { value: choice } };
   }
-  const protocol = protocolOf(input.defaults);
+  const protocol = protocolOf(input.defaults, input.proxyDefaults);
   if (protocol === 'grpc' || protocol === 'http2') {
     cluster['typed_extension_protocol_options'] = {
       [Extension.HttpProtocolOptions]: {

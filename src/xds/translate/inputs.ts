@@ -4,6 +4,7 @@
 // (a bad duration falls back to the default rather than failing a whole push).
 import { isIP } from 'node:net';
 import type { ConfigEntry } from '../../catalog/types';
+import { globalProtocol } from '../../connect/central-config';
 import type { ServiceRef } from './names';
 
 /** A protobuf Duration as a plain object. */
@@ -61,9 +62,17 @@ export function refOf(obj: Record<string, unknown>, nameField = 'Name'): Service
   return { name, namespace: str(obj['Namespace']), partition: str(obj['Partition']) };
 }
 
-/** service-defaults `Protocol`, lower-cased; "tcp" when unset (Consul's default). */
-export function protocolOf(defaults: ConfigEntry | undefined): string {
-  return (str(defaults?.['Protocol']) ?? 'tcp').toLowerCase();
+/**
+ * A service's protocol as Consul resolves it: its service-defaults `Protocol`,
+ * else proxy-defaults `global` Config.protocol, else "tcp"; lower-cased.
+ */
+export function protocolOf(defaults: ConfigEntry | undefined, proxyDefaults?: ConfigEntry): string {
+  return (str(defaults?.['Protocol']) ?? globalProtocol(proxyDefaults) ?? 'tcp').toLowerCase();
+}
+
+/** proxy-defaults `global`, from the entries of its kind. */
+export function globalProxyDefaults(entries: readonly ConfigEntry[]): ConfigEntry | undefined {
+  return entries.find((e) => e.Name === 'global');
 }
 
 /** gRPC clients accept only IP literals as endpoint addresses (grpc-js-xds uses net.isIPv4/isIPv6). */

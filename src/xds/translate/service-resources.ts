@@ -14,7 +14,7 @@ import { type ChainEntries, resolverSubsets, subsetClusterName } from './chain';
 import { buildCluster, clusterDiffersByFlavor } from './cluster';
 import type { EncodeCache } from './encode';
 import { buildLoadAssignment, type FailoverTarget, failoverTargets } from './endpoints';
-import { record } from './inputs';
+import { globalProxyDefaults, record } from './inputs';
 import { type Instances, NO_INSTANCES } from './instance-diff';
 import { buildApiListener } from './listener';
 import { type ServiceRef, serviceResourceName } from './names';
@@ -27,6 +27,7 @@ interface ServiceInputs {
   ref: ServiceRef;
   instances: Instances;
   defaults: ConfigEntry | undefined;
+  proxyDefaults: ConfigEntry | undefined;
   resolver: ConfigEntry | undefined;
   routes: readonly ConfigEntry[];
   /** Routers, splitters and resolvers (the discovery chains; one object until one of them changes). */
@@ -112,6 +113,7 @@ function sameInputs(a: ServiceInputs, b: ServiceInputs): boolean {
   return (
     a.instances === b.instances &&
     a.defaults === b.defaults &&
+    a.proxyDefaults === b.proxyDefaults &&
     a.resolver === b.resolver &&
     sameList(a.routes, b.routes) &&
     a.chain === b.chain &&
@@ -158,6 +160,7 @@ interface Pass {
   readonly changes: InputChanges;
   readonly changed: ChangedNames;
   readonly defaults: Map<string, ConfigEntry>;
+  readonly proxyDefaults: ConfigEntry | undefined;
   readonly resolvers: Map<string, ConfigEntry>;
   readonly httpRoutes: readonly ConfigEntry[];
   readonly chain: ChainEntries;
@@ -251,6 +254,7 @@ function reassign(s: State, name: string, previous: ServiceOutput, inputs: Servi
   if (
     previous.departed ||
     was.defaults !== inputs.defaults ||
+    was.proxyDefaults !== inputs.proxyDefaults ||
     was.resolver !== inputs.resolver ||
     was.chain !== inputs.chain ||
     !sameList(was.routes, inputs.routes)
@@ -290,7 +294,12 @@ function reassign(s: State, name: string, previous: ServiceOutput, inputs: Servi
 
 function translate(s: State, name: string, inputs: ServiceInputs, departed = false): ServiceOutput {
   const { cache } = s;
-  const clusterInput = { name, defaults: inputs.defaults, resolver: inputs.resolver };
+  const clusterInput = {
+    name,
+    defaults: inputs.defaults,
+    resolver: inputs.resolver,
+    proxyDefaults: inputs.proxyDefaults,
+  };
   const cluster = cache.encode(TypeUrl.Cluster, name, buildCluster(clusterInput, 'envoy'));
   const grpcCluster = clusterDiffersByFlavor(clusterInput)
     ? cache.encode(TypeUrl.Cluster, `grpc\n${name}`, buildCluster(clusterInput, 'grpc'))
@@ -342,7 +351,18 @@ function update(s: State, inputs: CatalogInputs, changes: InputChanges, forgetDe
   const httpRoutes = inputs.entries('http-route');
   const chain = chainOf(s, inputs.entries, resolvers);
   const universe = serviceUniverse(inputs.serviceList(), inputs.entries);
-  const pass: Pass = { inputs, changes, changed, defaults, resolvers, httpRoutes, chain, dependents: new Map() };
+  const proxyDefaults = globalProxyDefaults(inputs.entries('proxy-defaults'));
+  const pass: Pass = {
+    inputs,
+    changes,
+    changed,
+    defaults,
+    proxyDefaults,
+    resolvers,
+    httpRoutes,
+    chain,
+    dependents: new Map(),
+  };
   for (const [name, ref] of universe) retranslate(s, pass, name, ref);
   for (const [name, gone] of s.services) {
     if (universe.has(name) || gone.departed) continue;
@@ -391,6 +411,7 @@ function retranslate(s: State, pass: Pass, name: string, ref: ServiceRef): void 
     ref,
     instances: inputs.instances(ref.name),
     defaults: pass.defaults.get(name),
+    proxyDefaults: pass.proxyDefaults,
     resolver,
     routes: pass.httpRoutes.filter((e) => routeNamesParent(e, ref)),
     chain: pass.chain,

@@ -20,6 +20,7 @@ export const Topic = {
   JWTProvider: 'JWTProvider',
   ServiceRouter: 'ServiceRouter',
   ServiceSplitter: 'ServiceSplitter',
+  ProxyDefaults: 'ProxyDefaults',
 } as const;
 
 export type Topic =
@@ -61,5 +62,7 @@ export type Topic =
   | 1001
   | 'ServiceSplitter'
   | 1002
+  | 'ProxyDefaults'
+  | 1010
 
 export type Topic__Output = typeof Topic[keyof typeof Topic]

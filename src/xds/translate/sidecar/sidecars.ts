@@ -8,7 +8,8 @@
 // asked for it by name — so an intention change reaches only the sidecars of
 // the destinations it affects, and a leaf renewal only that service's sidecars.
 import type { Logger } from 'pino';
-import type { ConfigEntry } from '../../../catalog/types';
+import type { CheckServiceNode, ConfigEntry, NodeService } from '../../../catalog/types';
+import { mergeCentralConfig } from '../../../connect/central-config';
 import {
   allIntentions,
   type DestinationPolicy,
@@ -22,7 +23,7 @@ import type { ResourceChange, ResourceSet, XdsResource } from '../../transport/p
 import { TypeUrl } from '../../transport/type-urls';
 import { type ChainEntries, resolverSubsets, subsetClusterName } from '../chain';
 import { buildIngressProxy } from '../ingress';
-import { entryUint, protocolOf, record, str } from '../inputs';
+import { entryUint, globalProxyDefaults, protocolOf, record, str } from '../inputs';
 import { type ServiceRef, serviceResourceName } from '../names';
 import type { CatalogInputs, InputChanges } from '../view-inputs';
 import { type ContentCache, createContentCache } from './cache';
@@ -149,6 +150,13 @@ function intentionsOf(s: State, entries: readonly ConfigEntry[]): Intention[] {
   return s.memo.intentions;
 }
 
+/** The proxy as its Envoy sees it: its registration with central config merged in (Consul's agent does the same). */
+function withCentralConfig(csn: CheckServiceNode, ctx: MeshContext): CheckServiceNode {
+  const proxy = record(csn.Service.Proxy);
+  const merged = mergeCentralConfig(proxy, ctx.central);
+  return merged === proxy ? csn : { ...csn, Service: { ...csn.Service, Proxy: merged as NodeService['Proxy'] } };
+}
+
 function buildProxy(
   s: State,
   p: MeshProxy,
@@ -157,12 +165,14 @@ function buildProxy(
   fallback: IntentionAction,
 ): Built {
   const { cache } = s;
-  const { csn, destination } = p;
+  const { destination } = p;
+  const csn = withCentralConfig(p.csn, ctx);
   const td = ctx.id.trustDomain;
   const leaf = leafSecretName(td, s.datacenter, destination);
   const roots = rootsSecretName(td);
   if (isGateway(csn)) return buildIngress(s, p, ctx, leaf, roots);
-  const protocol = (str(proxyConfig(csn)['protocol']) ?? protocolOf(ctx.defaults.get(destination))).toLowerCase();
+  const resolved = protocolOf(ctx.defaults.get(destination), ctx.central.proxyDefaults);
+  const protocol = (str(proxyConfig(csn)['protocol']) ?? resolved).toLowerCase();
   const cds = new Map<string, XdsResource>();
   const lds = new Map<string, XdsResource>();
   const routes = new Map<string, XdsResource>();
@@ -308,10 +318,12 @@ function meshContext(s: State, input: SidecarInputs, td: string): MeshContext {
     for (const sub of resolverSubsets(input.chain.resolvers.get(name)).keys())
       targets.set(subsetClusterName(name, sub), { ref, subset: sub });
   }
+  const proxyDefaults = globalProxyDefaults(input.inputs.entries('proxy-defaults'));
   return {
     id: { trustDomain: td, datacenter: s.datacenter },
     chain: input.chain,
     defaults,
+    central: { proxyDefaults, serviceDefaults: (service) => defaults.get(service) },
     targets,
     endpointsOf: s.index.endpointsOf,
     ingress: { entries: input.inputs.entries('ingress-gateway'), services: () => (plain ??= plainServices(input)) },

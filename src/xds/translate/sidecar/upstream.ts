@@ -7,7 +7,9 @@
 // S's sidecars (and Connect-native instances), not its apps, reached over
 // mutual TLS: the source's leaf as client certificate, the trust bundle and
 // S's SPIFFE ID (SAN match) to check the other end.
+
 import type { CheckServiceNode, ConfigEntry } from '../../../catalog/types';
+import type { CentralConfig } from '../../../connect/central-config';
 import { serviceSpiffeId } from '../../../connect/spiffe';
 import { type ChainEntries, chainRoutes, resolverSubsets, resolveTarget } from '../chain';
 import { buildCluster } from '../cluster';
@@ -34,6 +36,8 @@ export interface MeshContext {
   id: Identity;
   chain: ChainEntries;
   defaults: ReadonlyMap<string, ConfigEntry>;
+  /** proxy-defaults `global` and the service-defaults, as central config merges them into proxies. */
+  central: CentralConfig;
   /** Chain cluster name (`S`, `<subset>.S`) → its service and subset. */
   targets: ReadonlyMap<string, { ref: ServiceRef; subset?: string }>;
   /** A service's sidecars and Connect-native instances: the endpoints of its mesh clusters. */
@@ -55,9 +59,13 @@ export function upstreamsOf(proxy: CheckServiceNode): Upstream[] {
   });
 }
 
-/** An upstream's protocol: its Config.protocol, else the destination's service-defaults, else tcp. */
+/**
+ * An upstream's protocol: its Config.protocol (central config merged in), else the destination's
+ * service-defaults, else proxy-defaults, else tcp.
+ */
 export function upstreamProtocol(u: Upstream, ctx: MeshContext): string {
-  return (str(u.config['protocol']) ?? protocolOf(ctx.defaults.get(u.destination))).toLowerCase();
+  const resolved = protocolOf(ctx.defaults.get(u.destination), ctx.central.proxyDefaults);
+  return (str(u.config['protocol']) ?? resolved).toLowerCase();
 }
 
 /** Rewrites a chain route's cluster names into mesh cluster names; collects the chain clusters used. */

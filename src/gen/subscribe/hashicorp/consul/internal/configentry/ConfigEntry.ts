@@ -11,6 +11,7 @@ import type { ServiceDefaults as _hashicorp_consul_internal_configentry_ServiceD
 import type { HTTPRoute as _hashicorp_consul_internal_configentry_HTTPRoute, HTTPRoute__Output as _hashicorp_consul_internal_configentry_HTTPRoute__Output } from '../../../../hashicorp/consul/internal/configentry/HTTPRoute';
 import type { ServiceRouter as _hashicorp_consul_internal_configentry_ServiceRouter, ServiceRouter__Output as _hashicorp_consul_internal_configentry_ServiceRouter__Output } from '../../../../hashicorp/consul/internal/configentry/ServiceRouter';
 import type { ServiceSplitter as _hashicorp_consul_internal_configentry_ServiceSplitter, ServiceSplitter__Output as _hashicorp_consul_internal_configentry_ServiceSplitter__Output } from '../../../../hashicorp/consul/internal/configentry/ServiceSplitter';
+import type { ProxyDefaults as _hashicorp_consul_internal_configentry_ProxyDefaults, ProxyDefaults__Output as _hashicorp_consul_internal_configentry_ProxyDefaults__Output } from '../../../../hashicorp/consul/internal/configentry/ProxyDefaults';
 
 export interface ConfigEntry {
   'Kind'?: (_hashicorp_consul_internal_configentry_Kind);
@@ -25,7 +26,8 @@ export interface ConfigEntry {
   'HTTPRoute'?: (_hashicorp_consul_internal_configentry_HTTPRoute | null);
   'ServiceRouter'?: (_hashicorp_consul_internal_configentry_ServiceRouter | null);
   'ServiceSplitter'?: (_hashicorp_consul_internal_configentry_ServiceSplitter | null);
-  'Entry'?: "MeshConfig"|"ServiceResolver"|"IngressGateway"|"ServiceIntentions"|"ServiceDefaults"|"HTTPRoute"|"ServiceRouter"|"ServiceSplitter";
+  'ProxyDefaults'?: (_hashicorp_consul_internal_configentry_ProxyDefaults | null);
+  'Entry'?: "MeshConfig"|"ServiceResolver"|"IngressGateway"|"ServiceIntentions"|"ServiceDefaults"|"HTTPRoute"|"ServiceRouter"|"ServiceSplitter"|"ProxyDefaults";
 }
 
 export interface ConfigEntry__Output {
@@ -41,5 +43,6 @@ export interface ConfigEntry__Output {
   'HTTPRoute'?: (_hashicorp_consul_internal_configentry_HTTPRoute__Output | null);
   'ServiceRouter'?: (_hashicorp_consul_internal_configentry_ServiceRouter__Output | null);
   'ServiceSplitter'?: (_hashicorp_consul_internal_configentry_ServiceSplitter__Output | null);
-  'Entry'?: "MeshConfig"|"ServiceResolver"|"IngressGateway"|"ServiceIntentions"|"ServiceDefaults"|"HTTPRoute"|"ServiceRouter"|"ServiceSplitter";
+  'ProxyDefaults'?: (_hashicorp_consul_internal_configentry_ProxyDefaults__Output | null);
+  'Entry'?: "MeshConfig"|"ServiceResolver"|"IngressGateway"|"ServiceIntentions"|"ServiceDefaults"|"HTTPRoute"|"ServiceRouter"|"ServiceSplitter"|"ProxyDefaults";
 }

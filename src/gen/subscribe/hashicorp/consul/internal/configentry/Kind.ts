@@ -19,6 +19,7 @@ export const Kind = {
   KindInferenceGateway: 'KindInferenceGateway',
   KindServiceRouter: 'KindServiceRouter',
   KindServiceSplitter: 'KindServiceSplitter',
+  KindProxyDefaults: 'KindProxyDefaults',
 } as const;
 
 export type Kind =
@@ -58,5 +59,7 @@ export type Kind =
   | 1001
   | 'KindServiceSplitter'
   | 1002
+  | 'KindProxyDefaults'
+  | 1010
 
 export type Kind__Output = typeof Kind[keyof typeof Kind]
