@@ -31,10 +31,16 @@ export function agentSynced<S extends NodeService>(s: S, node: string, agentNode
   return proxy === s.Proxy ? s : { ...s, Proxy: proxy as S['Proxy'] };
 }
 
-/** The central config the agent's reads merge into its proxies, read from the catalog now. */
+/**
+ * The central config the agent's reads merge into its proxies, read from the
+ * catalog when first asked: only proxies on the hub's own node ask, so a
+ * fan-out hub (whose catalog reads are upstream's, src/assemble/sources.ts) never does.
+ */
 export function centralConfigOf(catalog: Pick<Catalog, 'configEntry'>): CentralConfig {
   return {
-    proxyDefaults: catalog.configEntry('proxy-defaults', 'global').value,
+    get proxyDefaults() {
+      return catalog.configEntry('proxy-defaults', 'global').value;
+    },
     serviceDefaults: (service) => catalog.configEntry('service-defaults', service).value,
   };
 }
