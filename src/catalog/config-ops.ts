@@ -1,7 +1,7 @@
 // Config entries keyed by (kind, name), with Consul's check-and-set: cas 0 means
 // "only if absent", cas N means "only if its ModifyIndex is N".
 
-import { globalProtocol } from '../connect/central-config';
+import { serviceProtocol } from '../connect/central-config';
 import { ApplyError, checkMeta, optionalName, requireName, storable } from './catalog-ops';
 import type { ConfigEntryInput } from './commands';
 import type { Draft } from './tables';
@@ -62,13 +62,18 @@ const L7_PROTOCOLS: ReadonlySet<string> = new Set(['http', 'http2', 'grpc']);
  * A service's protocol as Consul decides it for its discovery chain: its
  * service-defaults Protocol, else proxy-defaults `global` Config.protocol, else tcp.
  */
-function serviceProtocol(draft: Draft, service: string): { protocol: string; from: string } {
-  const own = draft.config(key2('service-defaults', service))?.['Protocol'];
-  if (typeof own === 'string' && own !== '')
-    return { protocol: own.toLowerCase(), from: `service-defaults "${service}" Protocol` };
-  const global = globalProtocol(draft.config(key2('proxy-defaults', 'global')));
-  if (global) return { protocol: global, from: 'proxy-defaults "global" Config.protocol' };
-  return { protocol: 'tcp', from: 'the default: no service-defaults Protocol' };
+function chainProtocol(draft: Draft, service: string): { protocol: string; from: string } {
+  const { protocol, source } = serviceProtocol(
+    draft.config(key2('service-defaults', service)),
+    draft.config(key2('proxy-defaults', 'global')),
+  );
+  const from =
+    source === 'service-defaults'
+      ? `service-defaults "${service}" Protocol`
+      : source === 'proxy-defaults'
+        ? 'proxy-defaults "global" Config.protocol'
+        : 'the default: no service-defaults Protocol';
+  return { protocol, from };
 }
 
 /**
@@ -91,7 +96,7 @@ function checkChainProtocols(draft: Draft, kind: string, name: string, field: st
     (k) => draft.config(key2(k, name)) !== undefined,
   );
   if (uses.length === 0) return;
-  const { protocol, from } = serviceProtocol(draft, name);
+  const { protocol, from } = chainProtocol(draft, name);
   if (L7_PROTOCOLS.has(protocol)) return;
   throw new ApplyError(
     'INVALID_ARGUMENT',

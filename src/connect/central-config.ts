@@ -29,6 +29,25 @@ export function globalProtocol(proxyDefaults: ConfigEntry | undefined): string |
   return text(obj(proxyDefaults?.['Config'])?.['protocol'])?.toLowerCase();
 }
 
+/** Where a service's protocol came from (serviceProtocol). */
+export type ProtocolSource = 'service-defaults' | 'proxy-defaults' | 'default';
+
+/**
+ * A service's protocol as Consul resolves it: its service-defaults Protocol,
+ * else proxy-defaults `global` Config.protocol, else tcp; lower-cased, with
+ * where it came from (for refusals that name it).
+ */
+export function serviceProtocol(
+  serviceDefaults: ConfigEntry | undefined,
+  proxyDefaults: ConfigEntry | undefined,
+): { protocol: string; source: ProtocolSource } {
+  const own = text(serviceDefaults?.['Protocol']);
+  if (own) return { protocol: own.toLowerCase(), source: 'service-defaults' };
+  const global = globalProtocol(proxyDefaults);
+  if (global) return { protocol: global, source: 'proxy-defaults' };
+  return { protocol: 'tcp', source: 'default' };
+}
+
 /** Consul's resolved proxy config for `service`'s proxies: proxy-defaults Config with its service-defaults over it. */
 function resolvedConfig(service: string, central: CentralConfig): Obj {
   const out: Obj = { ...(obj(central.proxyDefaults?.['Config']) ?? {}) };
@@ -42,11 +61,10 @@ function resolvedConfig(service: string, central: CentralConfig): Obj {
   return out;
 }
 
+/** The protocol merged into an upstream's Config: undefined when neither entry gives one. */
 function upstreamProtocol(destination: string, central: CentralConfig): string | undefined {
-  return (
-    text(central.serviceDefaults(destination)?.['Protocol']) ??
-    text(obj(central.proxyDefaults?.['Config'])?.['protocol'])
-  );
+  const { protocol, source } = serviceProtocol(central.serviceDefaults(destination), central.proxyDefaults);
+  return source === 'default' ? undefined : protocol;
 }
 
 /** `base` with `own`'s keys over it; `own` itself when `base` adds nothing. */

@@ -6,7 +6,7 @@
 import type { Catalog } from '../../catalog/catalog';
 import type { ConfigEntryInput } from '../../catalog/commands';
 import type { ConfigEntry, ConfigEntryKind } from '../../catalog/types';
-import { globalProtocol } from '../../connect/central-config';
+import { serviceProtocol } from '../../connect/central-config';
 import type { Intention } from '../../connect/intentions';
 import { MESH_SERVICE_NAME } from '../../connect/spiffe';
 import { invalid } from '../../errors';
@@ -180,12 +180,12 @@ export function withoutSource(entry: ConfigEntry, source: string): ConfigEntryIn
 export function checkIntentionProtocol(entry: ConfigEntryInput, catalog: Pick<Catalog, 'configEntry'>): void {
   const name = String(entry.Name);
   if (entry.Kind !== 'service-intentions' || name === '*' || !hasPermissions(entry)) return;
-  const defaults = catalog.configEntry('service-defaults', name).value;
-  const global = globalProtocol(catalog.configEntry('proxy-defaults', 'global').value);
-  const own = typeof defaults?.['Protocol'] === 'string' && defaults['Protocol'] !== '';
-  const protocol = String(own ? defaults['Protocol'] : (global ?? 'tcp')).toLowerCase();
+  const { protocol, source } = serviceProtocol(
+    catalog.configEntry('service-defaults', name).value,
+    catalog.configEntry('proxy-defaults', 'global').value,
+  );
   if (!['http', 'http2', 'grpc'].includes(protocol)) {
-    const from = own || !global ? 'its service-defaults Protocol' : 'proxy-defaults Config.protocol';
+    const from = source === 'proxy-defaults' ? 'proxy-defaults Config.protocol' : 'its service-defaults Protocol';
     throw invalid(
       'Sources',
       `L7 permissions need service "${name}" to speak http, http2 or grpc (${from} is "${protocol}")`,

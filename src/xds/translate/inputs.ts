@@ -4,7 +4,7 @@
 // (a bad duration falls back to the default rather than failing a whole push).
 import { isIP } from 'node:net';
 import type { ConfigEntry } from '../../catalog/types';
-import { globalProtocol } from '../../connect/central-config';
+import { serviceProtocol } from '../../connect/central-config';
 import type { ServiceRef } from './names';
 
 /** A protobuf Duration as a plain object. */
@@ -67,7 +67,7 @@ export function refOf(obj: Record<string, unknown>, nameField = 'Name'): Service
  * else proxy-defaults `global` Config.protocol, else "tcp"; lower-cased.
  */
 export function protocolOf(defaults: ConfigEntry | undefined, proxyDefaults?: ConfigEntry): string {
-  return (str(defaults?.['Protocol']) ?? globalProtocol(proxyDefaults) ?? 'tcp').toLowerCase();
+  return serviceProtocol(defaults, proxyDefaults).protocol;
 }
 
 /** proxy-defaults `global`, from the entries of its kind. */
