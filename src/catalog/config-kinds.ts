@@ -89,6 +89,13 @@ export const CONFIG_KINDS = {
     xds: true,
     right: (_name, level) => (level === 'read' ? undefined : onMesh()),
   },
+  // Consul 1.16's TerminatingGatewayConfigEntry: reading needs service:read on the gateway, writing mesh:write.
+  'terminating-gateway': {
+    wire: { kind: 'KindTerminatingGateway', member: 'TerminatingGateway' },
+    topic: Topic.TerminatingGateway,
+    xds: true,
+    right: (name, level) => (level === 'read' ? onService(name) : onMesh()),
+  },
 } as const satisfies Record<string, ConfigKindSpec>;
 
 export type ConfigEntryKind = keyof typeof CONFIG_KINDS;

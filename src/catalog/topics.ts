@@ -18,4 +18,6 @@ export enum Topic {
   ServiceSplitter = 1002,
   /** xdshub extension: Consul streams no proxy-defaults entry either. */
   ProxyDefaults = 1010,
+  /** xdshub extension: Consul streams no terminating-gateway entry either. */
+  TerminatingGateway = 1011,
 }

@@ -1,6 +1,7 @@
 // The built-in CA at run time (docs/mesh.md "The built-in CA"): it makes the
 // first root on the hub's first start, keeps a fresh leaf for every service
-// that has a sidecar (or is Connect-native, or whose leaf was asked for), and
+// that has a sidecar (or is Connect-native, or is linked to a terminating
+// gateway, or whose leaf was asked for), and
 // after a root rotation reissues every leaf under the new root. Certificates
 // are made here, before append, and reach every hub through the log; apply only
 // checks them (src/connect/state.ts), so several hubs racing to issue the same
@@ -184,10 +185,20 @@ function rebuild(ca: CaState): void {
   }
 }
 
+/** Services linked to a terminating gateway: the gateway answers for them with their leaves, as in Consul. */
+function linkedServices(catalog: Catalog): string[] {
+  return catalog
+    .configEntries('terminating-gateway')
+    .value.flatMap((e) => (Array.isArray(e['Services']) ? (e['Services'] as { Name?: unknown }[]) : []))
+    .map((s) => s.Name)
+    .filter((n): n is string => typeof n === 'string' && n !== '');
+}
+
 /** Follows the instances that need leaves; reconciles when they or the CA changed. */
 function applied(ca: CaState, events: readonly CatalogEvent[], connectChanged: boolean): void {
   let changed = connectChanged;
   for (const e of events) {
+    if (e.topic === Topic.TerminatingGateway) changed = true;
     if (e.topic !== Topic.ServiceHealth || e.payload.type !== 'service-health') continue; // not its Connect copy
     const key = `${e.payload.csn.Node.Node}\0${e.payload.csn.Service.ID}`;
     const need = e.payload.op === 'register' ? needsLeaf(e.payload.csn) : undefined;
@@ -211,7 +222,7 @@ function wanted(ca: CaState): Set<string> {
   const at = ca.now();
   const ttl = leafTtlMs(state(ca));
   for (const [service, last] of ca.asked) if (at - last > ttl) ca.asked.delete(service);
-  return new Set([...ca.fronts.values(), ...ca.asked.keys()]);
+  return new Set([...ca.fronts.values(), ...linkedServices(ca.catalog), ...ca.asked.keys()]);
 }
 
 function due(leaf: IssuedLeaf | undefined, s: ConnectState, at: number): boolean {

@@ -1,5 +1,6 @@
-// Reads that join ingress-gateway config entries with the catalog:
-// /v1/catalog/gateway-services/:gateway (what a gateway exposes) and
+// Reads that join gateway config entries with the catalog:
+// /v1/catalog/gateway-services/:gateway (what an ingress gateway exposes, or
+// which services a terminating gateway links) and
 // /v1/health/ingress/:service (the gateways that expose a service).
 import type { CatalogReader, Indexed } from '../catalog/catalog';
 import type { CheckServiceNode, ConfigEntry } from '../catalog/types';
@@ -14,7 +15,7 @@ interface Listener {
 export interface GatewayService {
   Gateway: { Name: string; Namespace: string; Partition: string };
   Service: { Name: string; Namespace: string; Partition: string };
-  GatewayKind: 'ingress-gateway';
+  GatewayKind: 'ingress-gateway' | 'terminating-gateway';
   Port: number;
   Protocol: string;
   Hosts: string[] | null;
@@ -63,9 +64,33 @@ function expand(catalog: CatalogReader, entry: ConfigEntry): GatewayService[] {
   return out;
 }
 
+/** A terminating gateway's linked services, as Consul lists them (no port, protocol or hosts). */
+function linked(entry: ConfigEntry): GatewayService[] {
+  const services = (entry['Services'] as Array<Record<string, unknown>> | undefined) ?? [];
+  return services.map((svc) => ({
+    Gateway: name(entry.Name),
+    Service: name(String(svc['Name'] ?? '')),
+    GatewayKind: 'terminating-gateway',
+    Port: 0,
+    Protocol: '',
+    Hosts: null,
+    CAFile: '',
+    CertFile: '',
+    KeyFile: '',
+    SNI: '',
+    FromWildcard: false,
+    CreateIndex: entry.CreateIndex,
+    ModifyIndex: entry.ModifyIndex,
+  }));
+}
+
 export function gatewayServices(catalog: CatalogReader, gateway: string): Indexed<GatewayService[]> {
   const entry = catalog.configEntry('ingress-gateway', gateway);
-  if (!entry.value) return { ...entry, value: [] };
+  if (!entry.value) {
+    const terminating = catalog.configEntry('terminating-gateway', gateway);
+    if (terminating.value) return joined(linked(terminating.value), [terminating]);
+    return joined([], [entry, terminating]);
+  }
   const value = expand(catalog, entry.value);
   // A `*` listener changes with the service list too.
   return joined(value, value.some((g) => g.FromWildcard) ? [entry, catalog.services()] : [entry]);

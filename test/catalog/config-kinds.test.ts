@@ -31,6 +31,7 @@ const MINIMAL: Record<ConfigEntryKind, Record<string, unknown>> = {
   'service-router': { Name: 'web', Routes: [] },
   'service-splitter': { Name: 'web', Splits: [{ Weight: 100 }] },
   'proxy-defaults': { Name: 'global', Config: { protocol: 'http' } },
+  'terminating-gateway': { Name: 'term', Services: [{ Name: 'db' }] },
 };
 
 /** Kinds anyone may read, as in Consul (MeshConfigEntry and ProxyConfigEntry CanRead). */

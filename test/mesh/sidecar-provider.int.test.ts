@@ -14,6 +14,7 @@ import type { ResourceChange, XdsNode } from '../../src/xds/transport/provider';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { startHub } from '../helpers/hub';
 import { letTimePass, until } from '../helpers/until';
+import { decode } from '../xds/translate/helpers';
 
 let hub: Hub;
 let provider: CatalogXdsProvider;
@@ -149,4 +150,100 @@ test('L7 permissions: the first match decides; requests no permission matches ge
     undefined,
     'nothing can be allowed',
   );
+});
+
+test('a terminating gateway: its linked service’s leaf, a chain per linked service, and both sides follow moves', async () => {
+  const td = hub.catalog.connectCa().trustDomain;
+  const mesh = `db.default.dc1.internal.${td}`;
+  const gw = node('term1');
+  await put('/v1/agent/service/register', { Name: 'db', ID: 'db1', Address: '10.0.0.5', Port: 5432 });
+  await put('/v1/agent/service/register', {
+    Name: 'client',
+    ID: 'client1',
+    Port: 9060,
+    Connect: {
+      SidecarService: {
+        Port: 25060,
+        Checks: [{ TTL: '1h', Status: 'passing' }],
+        Proxy: { Upstreams: [{ DestinationName: 'db', LocalBindPort: 19060 }] },
+      },
+    },
+  });
+  await put('/v1/config', { Kind: 'terminating-gateway', Name: 'term', Services: [{ Name: 'db' }] });
+  await put('/v1/agent/service/register', {
+    Name: 'term',
+    ID: 'term1',
+    Kind: 'terminating-gateway',
+    Address: '127.0.0.1',
+    Port: 8443,
+    Check: { TTL: '1h', Status: 'passing' },
+  });
+  const cluster = () => provider.get(TypeUrl.Cluster, gw).byName.get(mesh);
+  const endpoints = () =>
+    decode(provider.get(TypeUrl.ClusterLoadAssignment, node('client1-sidecar-proxy')).byName.get(mesh)!).endpoints;
+  const ports = (eps: any[] | undefined) =>
+    (eps ?? []).flatMap((l) => l.lbEndpoints.map((e: any) => e.endpoint.address.socketAddress.portValue));
+  await until(
+    () => cluster() !== undefined && provider.get(TypeUrl.Secret, gw).byName.size === 2,
+    'the gateway’s sets',
+  );
+  assert.deepEqual(
+    [...provider.get(TypeUrl.Secret, gw).byName.keys()].sort(),
+    [`spiffe://${td}`, `spiffe://${td}/ns/default/dc/dc1/svc/db`],
+    "db's leaf (not the gateway's own) and the trust bundle",
+  );
+  const listener = decode(provider.get(TypeUrl.Listener, gw).byName.get('default:127.0.0.1:8443')!);
+  assert.deepEqual(
+    listener.filterChains.map((c: any) => c.filterChainMatch.serverNames),
+    [[mesh]],
+  );
+  assert.deepEqual(
+    ports(decode(cluster()!).loadAssignment.endpoints),
+    [5432],
+    "the gateway's cluster is db's instance",
+  );
+  assert.deepEqual(ports(endpoints()), [8443], "client's mesh cluster for db reaches the gateway");
+
+  // db moves: only the gateway's cluster changes (no service-list change: the incremental path).
+  const dbMoved = await changesUntil(
+    () => put('/v1/agent/service/register', { Name: 'db', ID: 'db1', Address: '10.0.0.5', Port: 5433 }),
+    (all) => all.some((c) => c.typeUrl === TypeUrl.Cluster && c.nodeIds?.has('term1')),
+  );
+  assert.deepEqual(ports(decode(cluster()!).loadAssignment.endpoints), [5433]);
+  assert.ok(!dbMoved.some((c) => c.typeUrl === TypeUrl.Cluster && c.nodeIds === undefined), 'not announced to all');
+  // The gateway moves: db's mesh endpoints follow.
+  await changesUntil(
+    () =>
+      put('/v1/agent/service/register', {
+        Name: 'term',
+        ID: 'term1',
+        Kind: 'terminating-gateway',
+        Address: '127.0.0.1',
+        Port: 8444,
+        Check: { TTL: '1h', Status: 'passing' },
+      }),
+    (all) => all.some((c) => c.typeUrl === TypeUrl.ClusterLoadAssignment && c.names.has(mesh)),
+  );
+  assert.deepEqual(ports(endpoints()), [8444]);
+});
+
+test('an ingress gateway’s mesh clusters take the protocol proxy-defaults gives (no service-defaults)', async () => {
+  const td = hub.catalog.connectCa().trustDomain;
+  const mesh = `api.default.dc1.internal.${td}`;
+  await put('/v1/config', { Kind: 'proxy-defaults', Name: 'global', Config: { protocol: 'http2' } });
+  try {
+    await put('/v1/config', {
+      Kind: 'ingress-gateway',
+      Name: 'edge',
+      Listeners: [{ Port: 8080, Protocol: 'http2', Services: [{ Name: 'api', Hosts: ['*'] }] }],
+    });
+    await put('/v1/agent/service/register', { Name: 'edge', ID: 'edge1', Kind: 'ingress-gateway', Port: 8443 });
+    await until(() => provider.get(TypeUrl.Cluster, node('edge1')).byName.has(mesh), "the gateway's cluster for api");
+    const cluster = decode(provider.get(TypeUrl.Cluster, node('edge1')).byName.get(mesh)!);
+    assert.ok(cluster.typedExtensionProtocolOptions, 'HTTP/2 protocol options on the mesh cluster');
+    const tls = cluster.transportSocket.typedConfig.commonTlsContext;
+    assert.deepEqual(tls.alpnProtocols, ['h2', 'http/1.1'], 'h2 offered, as for an http2 service');
+  } finally {
+    await hub.http.inject({ method: 'DELETE', url: '/v1/config/proxy-defaults/global' });
+  }
 });

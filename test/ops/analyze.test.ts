@@ -120,6 +120,7 @@ test('XA0003 and XA0004: routes, splits, redirects, gateways and http-routes to 
         Listeners: [{ Port: 80, Protocol: 'http', Services: [{ Name: 'shop' }] }],
       },
       { Kind: 'http-route', Name: 'r', Parents: [{ Name: 'gw' }], Rules: [{ Services: [{ Name: 'cart' }] }] },
+      { Kind: 'terminating-gateway', Name: 'term', Services: [{ Name: 'api' }, { Name: 'legacy-db' }] },
     ),
   );
   assert.deepEqual(out, [
@@ -129,6 +130,7 @@ test('XA0003 and XA0004: routes, splits, redirects, gateways and http-routes to 
     'XA0003 service-router/web Routes[0].Destination.Service',
     'XA0004 service-router/web Routes[1].Destination.ServiceSubset',
     'XA0004 service-splitter/api Splits[0].ServiceSubset',
+    'XA0003 terminating-gateway/term Services[1].Name',
   ]);
 });
 

@@ -34,6 +34,7 @@ import type { IntentionJWTProvider as _hashicorp_consul_internal_configentry_Int
 import type { IntentionJWTRequirement as _hashicorp_consul_internal_configentry_IntentionJWTRequirement, IntentionJWTRequirement__Output as _hashicorp_consul_internal_configentry_IntentionJWTRequirement__Output } from './hashicorp/consul/internal/configentry/IntentionJWTRequirement';
 import type { IntentionPermission as _hashicorp_consul_internal_configentry_IntentionPermission, IntentionPermission__Output as _hashicorp_consul_internal_configentry_IntentionPermission__Output } from './hashicorp/consul/internal/configentry/IntentionPermission';
 import type { LeastRequestConfig as _hashicorp_consul_internal_configentry_LeastRequestConfig, LeastRequestConfig__Output as _hashicorp_consul_internal_configentry_LeastRequestConfig__Output } from './hashicorp/consul/internal/configentry/LeastRequestConfig';
+import type { LinkedService as _hashicorp_consul_internal_configentry_LinkedService, LinkedService__Output as _hashicorp_consul_internal_configentry_LinkedService__Output } from './hashicorp/consul/internal/configentry/LinkedService';
 import type { LoadBalancer as _hashicorp_consul_internal_configentry_LoadBalancer, LoadBalancer__Output as _hashicorp_consul_internal_configentry_LoadBalancer__Output } from './hashicorp/consul/internal/configentry/LoadBalancer';
 import type { MeshConfig as _hashicorp_consul_internal_configentry_MeshConfig, MeshConfig__Output as _hashicorp_consul_internal_configentry_MeshConfig__Output } from './hashicorp/consul/internal/configentry/MeshConfig';
 import type { MeshDirectionalHTTPConfig as _hashicorp_consul_internal_configentry_MeshDirectionalHTTPConfig, MeshDirectionalHTTPConfig__Output as _hashicorp_consul_internal_configentry_MeshDirectionalHTTPConfig__Output } from './hashicorp/consul/internal/configentry/MeshDirectionalHTTPConfig';
@@ -66,6 +67,7 @@ import type { ServiceRouter as _hashicorp_consul_internal_configentry_ServiceRou
 import type { ServiceSplit as _hashicorp_consul_internal_configentry_ServiceSplit, ServiceSplit__Output as _hashicorp_consul_internal_configentry_ServiceSplit__Output } from './hashicorp/consul/internal/configentry/ServiceSplit';
 import type { ServiceSplitter as _hashicorp_consul_internal_configentry_ServiceSplitter, ServiceSplitter__Output as _hashicorp_consul_internal_configentry_ServiceSplitter__Output } from './hashicorp/consul/internal/configentry/ServiceSplitter';
 import type { SourceIntention as _hashicorp_consul_internal_configentry_SourceIntention, SourceIntention__Output as _hashicorp_consul_internal_configentry_SourceIntention__Output } from './hashicorp/consul/internal/configentry/SourceIntention';
+import type { TerminatingGateway as _hashicorp_consul_internal_configentry_TerminatingGateway, TerminatingGateway__Output as _hashicorp_consul_internal_configentry_TerminatingGateway__Output } from './hashicorp/consul/internal/configentry/TerminatingGateway';
 import type { TransparentProxyConfig as _hashicorp_consul_internal_configentry_TransparentProxyConfig, TransparentProxyConfig__Output as _hashicorp_consul_internal_configentry_TransparentProxyConfig__Output } from './hashicorp/consul/internal/configentry/TransparentProxyConfig';
 import type { TransparentProxyMeshConfig as _hashicorp_consul_internal_configentry_TransparentProxyMeshConfig, TransparentProxyMeshConfig__Output as _hashicorp_consul_internal_configentry_TransparentProxyMeshConfig__Output } from './hashicorp/consul/internal/configentry/TransparentProxyMeshConfig';
 import type { UpstreamConfig as _hashicorp_consul_internal_configentry_UpstreamConfig, UpstreamConfig__Output as _hashicorp_consul_internal_configentry_UpstreamConfig__Output } from './hashicorp/consul/internal/configentry/UpstreamConfig';
@@ -155,6 +157,7 @@ export interface ProtoGrpcType {
           IntentionSourceType: EnumTypeDefinition
           Kind: EnumTypeDefinition
           LeastRequestConfig: MessageTypeDefinition<_hashicorp_consul_internal_configentry_LeastRequestConfig, _hashicorp_consul_internal_configentry_LeastRequestConfig__Output>
+          LinkedService: MessageTypeDefinition<_hashicorp_consul_internal_configentry_LinkedService, _hashicorp_consul_internal_configentry_LinkedService__Output>
           LoadBalancer: MessageTypeDefinition<_hashicorp_consul_internal_configentry_LoadBalancer, _hashicorp_consul_internal_configentry_LoadBalancer__Output>
           MeshConfig: MessageTypeDefinition<_hashicorp_consul_internal_configentry_MeshConfig, _hashicorp_consul_internal_configentry_MeshConfig__Output>
           MeshDirectionalHTTPConfig: MessageTypeDefinition<_hashicorp_consul_internal_configentry_MeshDirectionalHTTPConfig, _hashicorp_consul_internal_configentry_MeshDirectionalHTTPConfig__Output>
@@ -191,6 +194,7 @@ export interface ProtoGrpcType {
           ServiceSplit: MessageTypeDefinition<_hashicorp_consul_internal_configentry_ServiceSplit, _hashicorp_consul_internal_configentry_ServiceSplit__Output>
           ServiceSplitter: MessageTypeDefinition<_hashicorp_consul_internal_configentry_ServiceSplitter, _hashicorp_consul_internal_configentry_ServiceSplitter__Output>
           SourceIntention: MessageTypeDefinition<_hashicorp_consul_internal_configentry_SourceIntention, _hashicorp_consul_internal_configentry_SourceIntention__Output>
+          TerminatingGateway: MessageTypeDefinition<_hashicorp_consul_internal_configentry_TerminatingGateway, _hashicorp_consul_internal_configentry_TerminatingGateway__Output>
           TransparentProxyConfig: MessageTypeDefinition<_hashicorp_consul_internal_configentry_TransparentProxyConfig, _hashicorp_consul_internal_configentry_TransparentProxyConfig__Output>
           TransparentProxyMeshConfig: MessageTypeDefinition<_hashicorp_consul_internal_configentry_TransparentProxyMeshConfig, _hashicorp_consul_internal_configentry_TransparentProxyMeshConfig__Output>
           UpstreamConfig: MessageTypeDefinition<_hashicorp_consul_internal_configentry_UpstreamConfig, _hashicorp_consul_internal_configentry_UpstreamConfig__Output>

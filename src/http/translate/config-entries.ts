@@ -184,6 +184,24 @@ function ingressGateway(e: Body): string[] {
   return ['Listeners', 'TLS', 'Defaults'];
 }
 
+/** Consul's TerminatingGatewayConfigEntry (docs/gateways.md "Terminating gateways"). */
+function terminatingGateway(e: Body): string[] {
+  const seen = new Set<string>();
+  for (const s of e.objArray('Services')) {
+    const name = s.requiredName('Name');
+    if (name === '*')
+      throw invalid(s.field('Name'), 'the wildcard "*" is not supported by this hub (name each linked service)');
+    if (seen.has(name)) throw invalid(s.field('Name'), `service "${name}" is linked more than once`);
+    seen.add(name);
+    s.name('Namespace');
+    s.name('Partition');
+    for (const f of ['CAFile', 'CertFile', 'KeyFile', 'SNI'])
+      s.unsupported(f, 'TLS from the gateway to the linked service: the gateway connects to it in plaintext');
+    s.bool('DisableAutoHostRewrite');
+  }
+  return ['Services'];
+}
+
 function httpRoute(e: Body): string[] {
   const parents = e.objArray('Parents');
   if (parents.length === 0) throw invalid(e.field('Parents'), 'needs at least one parent');
@@ -267,6 +285,7 @@ const VALIDATORS: Record<ConfigEntryKind, (e: Body) => string[]> = {
   'service-router': serviceRouter,
   'service-splitter': serviceSplitter,
   'proxy-defaults': proxyDefaults,
+  'terminating-gateway': terminatingGateway,
 };
 
 const COMMON = ['Kind', 'Name', 'Namespace', 'Partition', 'Meta'];

@@ -66,6 +66,11 @@ function targetsOf(e: Json): Target[] {
         .map((s) => text(s, 'Name'))
         .filter((s): s is At<string> => s !== undefined && s.value !== '*')
         .map((service) => ({ service }));
+    case 'terminating-gateway':
+      return objects(e, 'Services')
+        .map((s) => text(s, 'Name'))
+        .filter((s): s is At<string> => s !== undefined)
+        .map((service) => ({ service }));
     case 'http-route':
       return objects(e, 'Rules')
         .flatMap((r) => objects(r.value, 'Services', r.field))

@@ -11,6 +11,7 @@ export const Extension = {
   HttpProtocolOptions: 'envoy.extensions.upstreams.http.v3.HttpProtocolOptions',
   DownstreamTlsContext: 'envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext',
   UpstreamTlsContext: 'envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext',
+  TlsInspector: 'envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector',
 } as const;
 
 /** The Any type URL of a message name. */
@@ -26,4 +27,5 @@ export const ExtensionType = {
   HttpProtocolOptions: typeUrlOf(Extension.HttpProtocolOptions),
   DownstreamTlsContext: typeUrlOf(Extension.DownstreamTlsContext),
   UpstreamTlsContext: typeUrlOf(Extension.UpstreamTlsContext),
+  TlsInspector: typeUrlOf(Extension.TlsInspector),
 } as const;

@@ -124,7 +124,7 @@ export function buildGateway(entry: ConfigEntry, ctx: IngressContext): GatewayRe
   return result;
 }
 
-/** What a registered ingress gateway's own Envoy gets (docs/mesh.md "Ingress gateways in the mesh"). */
+/** What a registered ingress gateway's own Envoy gets (docs/gateways.md "Ingress gateways"). */
 export interface IngressProxyOutput extends GatewayResources {
   /** Chain clusters (plain names) its listeners send to: their mesh clusters use the gateway's leaf. */
   clusters: Set<string>;

@@ -39,6 +39,7 @@ const FILES = [
   'envoy/extensions/transport_sockets/tls/v3/tls.proto',
   'envoy/extensions/filters/network/rbac/v3/rbac.proto',
   'envoy/extensions/filters/http/rbac/v3/rbac.proto',
+  'envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector.proto',
 ];
 
 let root: protobuf.Root | undefined;

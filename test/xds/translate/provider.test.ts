@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pino from 'pino';
 import type { ServiceName } from '../../../src/catalog/catalog';
+import { XDS_WATCHED_KINDS } from '../../../src/catalog/config-kinds';
 import type { CheckServiceNode, ConfigEntry, ConfigEntryKind } from '../../../src/catalog/types';
 import type { ViewKey, ViewStore } from '../../../src/materializer/types';
 import { createCatalogXdsProvider } from '../../../src/xds/translate/catalog-provider';
@@ -42,17 +43,8 @@ function fakeViews() {
   return store;
 }
 
-const KINDS: ConfigEntryKind[] = [
-  'service-defaults',
-  'service-resolver',
-  'ingress-gateway',
-  'http-route',
-  'mesh',
-  'proxy-defaults',
-  'service-router',
-  'service-splitter',
-  'service-intentions',
-];
+/** Every kind the provider watches (the registry's), each delivered empty. */
+const KINDS = XDS_WATCHED_KINDS;
 const grpcNode: XdsNode = { id: 'client-1', cluster: '', clientFeatures: [], userAgent: 'gRPC Node Pure JS' };
 const envoyNode = (cluster: string): XdsNode => ({ id: 'envoy-1', cluster, clientFeatures: [], userAgent: 'envoy' });
 const names = (list: { Name: string }[]): ServiceName[] =>
@@ -92,6 +84,7 @@ test('provider: every listed service gets Cluster, CLA (empty too), RouteConfigu
     'config/service-resolver',
     'config/service-router',
     'config/service-splitter',
+    'config/terminating-gateway',
     'health/api',
     'health/web',
     'list',

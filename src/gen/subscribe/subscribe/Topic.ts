@@ -21,6 +21,7 @@ export const Topic = {
   ServiceRouter: 'ServiceRouter',
   ServiceSplitter: 'ServiceSplitter',
   ProxyDefaults: 'ProxyDefaults',
+  TerminatingGateway: 'TerminatingGateway',
 } as const;
 
 export type Topic =
@@ -64,5 +65,7 @@ export type Topic =
   | 1002
   | 'ProxyDefaults'
   | 1010
+  | 'TerminatingGateway'
+  | 1011
 
 export type Topic__Output = typeof Topic[keyof typeof Topic]

@@ -28,13 +28,17 @@ export interface ProxyIndex {
   readonly byId: ReadonlyMap<string, Proxy>;
   /** The endpoints of a destination's mesh clusters (same array while they do not change). */
   endpointsOf(destination: string): readonly CheckServiceNode[];
+  /** The registered instances of the terminating gateway `name`. */
+  terminatingGateways(name: string): readonly CheckServiceNode[];
   /** Looks again at what `changes` touched; returns the proxy IDs and destinations that changed. */
   update(inputs: CatalogInputs, changes: InputChanges): { proxies: Set<string>; destinations: Set<string> };
 }
 
 const NONE: readonly CheckServiceNode[] = Object.freeze([]);
-/** Gateways whose Envoy is served as a proxy of its own service (its leaf, its own listeners and clusters). */
-export const isGateway = (c: CheckServiceNode): boolean => c.Service.Kind === 'ingress-gateway';
+/** Gateways whose Envoy is served as a proxy of its own service (its own listeners, clusters and secrets). */
+export const isGateway = (c: CheckServiceNode): boolean =>
+  c.Service.Kind === 'ingress-gateway' || c.Service.Kind === 'terminating-gateway';
+export const isTerminating = (c: CheckServiceNode): boolean => c.Service.Kind === 'terminating-gateway';
 const destOf = (csn: CheckServiceNode): string | undefined => {
   if (isGateway(csn)) return csn.Service.Service;
   const d = csn.Service.Proxy?.DestinationServiceName;
@@ -66,17 +70,25 @@ interface State {
   readonly meshy: Set<string>;
   byId: Map<string, Proxy>;
   endpoints: Map<string, readonly CheckServiceNode[]>;
+  terminating: Map<string, CheckServiceNode[]>;
 }
 
 type Touched = { proxies: Set<string>; destinations: Set<string> };
 
 export function createProxyIndex(): ProxyIndex {
-  const s: State = { slots: new Map(), meshy: new Set(), byId: new Map(), endpoints: new Map() };
+  const s: State = {
+    slots: new Map(),
+    meshy: new Set(),
+    byId: new Map(),
+    endpoints: new Map(),
+    terminating: new Map(),
+  };
   return {
     get byId() {
       return s.byId;
     },
     endpointsOf: (destination) => s.endpoints.get(destination) ?? NONE,
+    terminatingGateways: (name) => s.terminating.get(name) ?? NONE,
     update(inputs, changes) {
       const names = changes.all
         ? new Set([...inputs.serviceList().map((x) => x.Name), ...s.slots.keys()])
@@ -131,6 +143,7 @@ function lookAgain(s: State, name: string, instances: Instances, touched: Touche
 function rebuild(s: State): void {
   const ids = new Map<string, Proxy>();
   const eps = new Map<string, CheckServiceNode[]>();
+  const terminating = new Map<string, CheckServiceNode[]>();
   const add = (dest: string, csn: CheckServiceNode) => {
     let list = eps.get(dest);
     if (!list) eps.set(dest, (list = []));
@@ -141,12 +154,15 @@ function rebuild(s: State): void {
     for (const csn of slot.proxies) {
       const destination = destOf(csn)!;
       if (!ids.has(csn.Service.ID)) ids.set(csn.Service.ID, { id: csn.Service.ID, csn, destination });
-      // A gateway is no endpoint of its own service's mesh clusters (nothing dials it through the mesh).
+      // A gateway is no endpoint of its own service's mesh clusters (nothing dials it through the mesh);
+      // a terminating gateway is one of the services it links (sidecars.ts joins them).
       if (!isGateway(csn)) add(destination, csn);
+      else if (isTerminating(csn)) terminating.set(destination, [...(terminating.get(destination) ?? []), csn]);
     }
     for (const csn of slot.natives) add(name, csn);
   }
   s.byId = ids;
+  s.terminating = terminating;
   const next = new Map<string, readonly CheckServiceNode[]>();
   for (const [dest, list] of eps) {
     const sorted = list.sort(byNodeThenId);

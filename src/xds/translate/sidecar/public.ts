@@ -88,7 +88,10 @@ export function localAppCluster(input: Pick<PublicInput, 'proxy' | 'protocol' | 
   };
 }
 
-function downstreamTls(input: PublicInput): Record<string, unknown> {
+/** Mutual TLS as the answering end of a mesh hop: the service's leaf, a client certificate the trust bundle signed. */
+export function downstreamTls(
+  input: Pick<PublicInput, 'protocol' | 'leafSecret' | 'rootsSecret'>,
+): Record<string, unknown> {
   const alpn = alpnOf(input.protocol);
   return {
     name: 'tls', // Consul's name for it (the typed_config decides)

@@ -22,15 +22,17 @@ import type { ConnectState } from '../../../connect/types';
 import type { ResourceChange, ResourceSet, XdsResource } from '../../transport/provider';
 import { TypeUrl } from '../../transport/type-urls';
 import { type ChainEntries, resolverSubsets, subsetClusterName } from '../chain';
+import { byNodeThenId } from '../endpoints';
 import { buildIngressProxy } from '../ingress';
 import { entryUint, globalProxyDefaults, protocolOf, record, str } from '../inputs';
 import { type ServiceRef, serviceResourceName } from '../names';
 import type { CatalogInputs, InputChanges } from '../view-inputs';
 import { type ContentCache, createContentCache } from './cache';
 import { LOCAL_APP, leafSecretName, meshClusterName, rootsSecretName } from './names';
-import { createProxyIndex, isGateway, type Proxy as MeshProxy, type ProxyIndex } from './proxies';
+import { createProxyIndex, isGateway, isTerminating, type Proxy as MeshProxy, type ProxyIndex } from './proxies';
 import { localAppCluster, proxyConfig, publicListener } from './public';
 import { leafSecret, rootsSecret } from './secrets';
+import { buildTerminating, type LinkedService, linkedServices } from './terminating';
 import {
   buildUpstream,
   type MeshContext,
@@ -114,6 +116,8 @@ interface Pass {
   readonly ctx: MeshContext;
   readonly policyOf: (d: string) => DestinationPolicy;
   readonly fallback: IntentionAction;
+  /** Terminating gateway name → the services its entry links. */
+  readonly links: ReadonlyMap<string, readonly LinkedService[]>;
 }
 
 export function createSidecars(options: SidecarOptions): Sidecars {
@@ -157,19 +161,20 @@ function withCentralConfig(csn: CheckServiceNode, ctx: MeshContext): CheckServic
   return merged === proxy ? csn : { ...csn, Service: { ...csn.Service, Proxy: merged as NodeService['Proxy'] } };
 }
 
-function buildProxy(
-  s: State,
-  p: MeshProxy,
-  ctx: MeshContext,
-  policyOf: (d: string) => DestinationPolicy,
-  fallback: IntentionAction,
-): Built {
+/** The services whose leaves a proxy's Envoy holds: its own, or a terminating gateway's linked services. */
+function leafServicesOf(p: MeshProxy, links: Pass['links']): string[] {
+  return isTerminating(p.csn) ? (links.get(p.destination) ?? []).map((l) => l.name) : [p.destination];
+}
+
+function buildProxy(s: State, p: MeshProxy, pass: Pass): Built {
+  const { ctx, policyOf, fallback } = pass;
   const { cache } = s;
   const { destination } = p;
   const csn = withCentralConfig(p.csn, ctx);
   const td = ctx.id.trustDomain;
   const leaf = leafSecretName(td, s.datacenter, destination);
   const roots = rootsSecretName(td);
+  if (isTerminating(csn)) return buildTerminatingProxy(s, csn, pass);
   if (isGateway(csn)) return buildIngress(s, p, ctx, leaf, roots);
   const resolved = protocolOf(ctx.defaults.get(destination), ctx.central.proxyDefaults);
   const protocol = (str(proxyConfig(csn)['protocol']) ?? resolved).toLowerCase();
@@ -233,7 +238,8 @@ function buildIngress(s: State, p: MeshProxy, ctx: MeshContext, leaf: string, ro
   for (const [n, l] of out.listeners) lds.set(n, cache.encode(TypeUrl.Listener, n, l));
   for (const [n, r] of out.routes) routes.set(n, cache.encode(TypeUrl.RouteConfiguration, n, r));
   for (const plain of out.clusters) {
-    const c = meshCluster(plain, protocolOf(ctx.defaults.get(plain)).toLowerCase(), {}, leaf, roots, ctx);
+    const protocol = protocolOf(ctx.defaults.get(plain), ctx.central.proxyDefaults).toLowerCase();
+    const c = meshCluster(plain, protocol, {}, leaf, roots, ctx);
     cds.set(String(c['name']), cache.encode(TypeUrl.Cluster, String(c['name']), c));
   }
   const own = new Map<string, Map<string, XdsResource>>([
@@ -242,6 +248,43 @@ function buildIngress(s: State, p: MeshProxy, ctx: MeshContext, leaf: string, ro
     [TypeUrl.Secret, new Map()],
   ]);
   return { own, clusters: out.clusters, routes };
+}
+
+/** A registered terminating gateway's own sets (terminating.ts). */
+function buildTerminatingProxy(s: State, gateway: CheckServiceNode, pass: Pass): Built {
+  const out = buildTerminating({
+    gateway,
+    linked: pass.links.get(gateway.Service.Service) ?? [],
+    instancesOf: (service) => pass.input.inputs.instances(service).value.filter((c) => c.Service.Kind === ''),
+    ctx: pass.ctx,
+    policyOf: pass.policyOf,
+    fallback: pass.fallback,
+  });
+  const encoded = (typeUrl: string, from: Map<string, Record<string, unknown>>) =>
+    new Map([...from].map(([n, r]) => [n, s.cache.encode(typeUrl, n, r)] as const));
+  const own = new Map<string, Map<string, XdsResource>>([
+    [TypeUrl.Cluster, encoded(TypeUrl.Cluster, out.clusters)],
+    [TypeUrl.Listener, encoded(TypeUrl.Listener, out.listeners)],
+    [TypeUrl.Secret, new Map()],
+  ]);
+  return { own, clusters: new Set(), routes: new Map() };
+}
+
+/**
+ * What terminating gateways add to a change: a gateway that moved moves the mesh endpoints of the
+ * services it links; a linked service's instances that moved change the gateway's clusters.
+ */
+function touchTerminating(
+  s: State,
+  links: Pass['links'],
+  changes: InputChanges,
+  touched: { proxies: Set<string>; destinations: Set<string> },
+): void {
+  for (const [gateway, linked] of links) {
+    if (touched.destinations.has(gateway)) for (const l of linked) touched.destinations.add(l.name);
+    if (linked.some((l) => changes.services.has(l.name)))
+      for (const csn of s.index.terminatingGateways(gateway)) touched.proxies.add(csn.Service.ID);
+  }
 }
 
 /** Names whose resource differs between two maps (same version counts as the same). */
@@ -264,6 +307,8 @@ function update(s: State, input: SidecarInputs): SidecarUpdate {
   const changes: ResourceChange[] = [];
   const switched = new Set<string>();
   const touched = s.index.update(input.inputs, input.changes);
+  const links = linkedServices(input.inputs.entries('terminating-gateway'));
+  touchTerminating(s, links, input.changes, touched);
   const td = input.ca.trustDomain;
   // A new trust domain (the CA's first root) renames every secret and SAN: everything is rebuilt.
   const tdChanged = td !== s.trustDomain;
@@ -273,7 +318,7 @@ function update(s: State, input: SidecarInputs): SidecarUpdate {
   const caTouched = ca === 'all' || ca.roots || ca.leaves.size > 0;
   if (!all && !caTouched && touched.proxies.size === 0 && touched.destinations.size === 0) return { changes, switched };
 
-  const ctx = meshContext(s, input, td);
+  const ctx = meshContext(s, input, td, links);
   const fallback = defaultIntention(
     input.inputs.entries('mesh').find((e) => e.Name === 'mesh'),
     s.options.defaultIntention,
@@ -285,7 +330,7 @@ function update(s: State, input: SidecarInputs): SidecarUpdate {
     if (!p) policies.set(d, (p = destinationPolicy(intentions, d, fallback)));
     return p;
   };
-  const pass: Pass = { input, changes, switched, touched, td, ca, all, ctx, policyOf, fallback };
+  const pass: Pass = { input, changes, switched, touched, td, ca, all, ctx, policyOf, fallback, links };
 
   const { secrets, secretChanges } = updateSecrets(s, pass);
   const next = updateProxies(s, pass, secrets, secretChanges);
@@ -305,7 +350,20 @@ function plainServices(input: SidecarInputs): ServiceRef[] {
   );
 }
 
-function meshContext(s: State, input: SidecarInputs, td: string): MeshContext {
+/** A service's mesh endpoints: its sidecars and Connect-native instances, and the terminating gateways linking it. */
+function meshEndpoints(s: State, links: Pass['links']): (service: string) => readonly CheckServiceNode[] {
+  const linkedBy = new Map<string, string[]>();
+  for (const [gateway, linked] of links)
+    for (const l of linked) linkedBy.set(l.name, [...(linkedBy.get(l.name) ?? []), gateway]);
+  return (service) => {
+    const gateways = linkedBy.get(service);
+    const own = s.index.endpointsOf(service);
+    if (!gateways) return own;
+    return [...own, ...gateways.flatMap((g) => s.index.terminatingGateways(g))].sort(byNodeThenId);
+  };
+}
+
+function meshContext(s: State, input: SidecarInputs, td: string, links: Pass['links']): MeshContext {
   let plain: ServiceRef[] | undefined;
   const defaults = new Map(
     input.inputs
@@ -325,7 +383,7 @@ function meshContext(s: State, input: SidecarInputs, td: string): MeshContext {
     defaults,
     central: { proxyDefaults, serviceDefaults: (service) => defaults.get(service) },
     targets,
-    endpointsOf: s.index.endpointsOf,
+    endpointsOf: meshEndpoints(s, links),
     ingress: { entries: input.inputs.entries('ingress-gateway'), services: () => (plain ??= plainServices(input)) },
   };
 }
@@ -345,12 +403,14 @@ function updateSecrets(s: State, pass: Pass): { secrets: Map<string, XdsResource
         : s.cache.encode(TypeUrl.Secret, rootsName, rootsSecret(rootsName, input.ca.roots)),
     );
     for (const p of s.index.byId.values()) {
-      const name = leafSecretName(td, s.datacenter, p.destination);
-      if (secrets.has(name)) continue;
-      const old = s.shared.secrets.get(name);
-      const leaf = input.ca.leaves.get(p.destination);
-      if (old && ca !== 'all' && !ca.leaves.has(p.destination)) secrets.set(name, old);
-      else if (leaf) secrets.set(name, s.cache.encode(TypeUrl.Secret, name, leafSecret(name, leaf)));
+      for (const service of leafServicesOf(p, pass.links)) {
+        const name = leafSecretName(td, s.datacenter, service);
+        if (secrets.has(name)) continue;
+        const old = s.shared.secrets.get(name);
+        const leaf = input.ca.leaves.get(service);
+        if (old && ca !== 'all' && !ca.leaves.has(service)) secrets.set(name, old);
+        else if (leaf) secrets.set(name, s.cache.encode(TypeUrl.Secret, name, leafSecret(name, leaf)));
+      }
     }
   }
   const keepSecrets = new Map<string, XdsResource>();
@@ -375,24 +435,27 @@ function updateProxies(
     const before = s.built.get(id);
     if (!before) switched.add(id);
     if (td === '') continue; // no CA yet: nothing a sidecar could use
-    const leafName = leafSecretName(td, s.datacenter, p.destination);
+    const secretNames = [
+      ...leafServicesOf(p, pass.links).map((service) => leafSecretName(td, s.datacenter, service)),
+      rootsSecretName(td),
+    ];
     const rebuild = !before || all || touched.proxies.has(id);
-    if (!rebuild && !secretChanges.has(leafName) && !secretChanges.has(rootsSecretName(td))) {
+    if (!rebuild && !secretNames.some((n) => secretChanges.has(n))) {
       next.set(id, before);
       nextSets.set(id, s.sets.get(id)!);
       continue;
     }
     let out: Built;
     try {
-      out = rebuild ? buildProxy(s, p, pass.ctx, pass.policyOf, pass.fallback) : before!;
+      out = rebuild ? buildProxy(s, p, pass) : before!;
     } catch (err) {
       s.logger.error({ err, proxy: id }, 'sidecar translation failed; keeping its previous resources');
       if (!before) continue;
       out = before;
     }
-    // Its service's leaf and the trust bundle, nobody else's.
+    // Its service's leaf (a terminating gateway: its linked services') and the trust bundle, nobody else's.
     const sds = new Map<string, XdsResource>();
-    for (const n of [leafName, rootsSecretName(td)]) if (secrets.has(n)) sds.set(n, secrets.get(n)!);
+    for (const n of secretNames) if (secrets.has(n)) sds.set(n, secrets.get(n)!);
     out = { ...out, own: new Map([...out.own, [TypeUrl.Secret, sds]]) };
     next.set(id, out);
     nextSets.set(id, ownSets(s, pass.changes, id, before, out));

@@ -12,6 +12,7 @@ import type { HTTPRoute as _hashicorp_consul_internal_configentry_HTTPRoute, HTT
 import type { ServiceRouter as _hashicorp_consul_internal_configentry_ServiceRouter, ServiceRouter__Output as _hashicorp_consul_internal_configentry_ServiceRouter__Output } from '../../../../hashicorp/consul/internal/configentry/ServiceRouter';
 import type { ServiceSplitter as _hashicorp_consul_internal_configentry_ServiceSplitter, ServiceSplitter__Output as _hashicorp_consul_internal_configentry_ServiceSplitter__Output } from '../../../../hashicorp/consul/internal/configentry/ServiceSplitter';
 import type { ProxyDefaults as _hashicorp_consul_internal_configentry_ProxyDefaults, ProxyDefaults__Output as _hashicorp_consul_internal_configentry_ProxyDefaults__Output } from '../../../../hashicorp/consul/internal/configentry/ProxyDefaults';
+import type { TerminatingGateway as _hashicorp_consul_internal_configentry_TerminatingGateway, TerminatingGateway__Output as _hashicorp_consul_internal_configentry_TerminatingGateway__Output } from '../../../../hashicorp/consul/internal/configentry/TerminatingGateway';
 
 export interface ConfigEntry {
   'Kind'?: (_hashicorp_consul_internal_configentry_Kind);
@@ -27,7 +28,8 @@ export interface ConfigEntry {
   'ServiceRouter'?: (_hashicorp_consul_internal_configentry_ServiceRouter | null);
   'ServiceSplitter'?: (_hashicorp_consul_internal_configentry_ServiceSplitter | null);
   'ProxyDefaults'?: (_hashicorp_consul_internal_configentry_ProxyDefaults | null);
-  'Entry'?: "MeshConfig"|"ServiceResolver"|"IngressGateway"|"ServiceIntentions"|"ServiceDefaults"|"HTTPRoute"|"ServiceRouter"|"ServiceSplitter"|"ProxyDefaults";
+  'TerminatingGateway'?: (_hashicorp_consul_internal_configentry_TerminatingGateway | null);
+  'Entry'?: "MeshConfig"|"ServiceResolver"|"IngressGateway"|"ServiceIntentions"|"ServiceDefaults"|"HTTPRoute"|"ServiceRouter"|"ServiceSplitter"|"ProxyDefaults"|"TerminatingGateway";
 }
 
 export interface ConfigEntry__Output {
@@ -44,5 +46,6 @@ export interface ConfigEntry__Output {
   'ServiceRouter'?: (_hashicorp_consul_internal_configentry_ServiceRouter__Output | null);
   'ServiceSplitter'?: (_hashicorp_consul_internal_configentry_ServiceSplitter__Output | null);
   'ProxyDefaults'?: (_hashicorp_consul_internal_configentry_ProxyDefaults__Output | null);
-  'Entry'?: "MeshConfig"|"ServiceResolver"|"IngressGateway"|"ServiceIntentions"|"ServiceDefaults"|"HTTPRoute"|"ServiceRouter"|"ServiceSplitter"|"ProxyDefaults";
+  'TerminatingGateway'?: (_hashicorp_consul_internal_configentry_TerminatingGateway__Output | null);
+  'Entry'?: "MeshConfig"|"ServiceResolver"|"IngressGateway"|"ServiceIntentions"|"ServiceDefaults"|"HTTPRoute"|"ServiceRouter"|"ServiceSplitter"|"ProxyDefaults"|"TerminatingGateway";
 }

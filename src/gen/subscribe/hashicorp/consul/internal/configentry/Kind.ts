@@ -20,6 +20,7 @@ export const Kind = {
   KindServiceRouter: 'KindServiceRouter',
   KindServiceSplitter: 'KindServiceSplitter',
   KindProxyDefaults: 'KindProxyDefaults',
+  KindTerminatingGateway: 'KindTerminatingGateway',
 } as const;
 
 export type Kind =
@@ -61,5 +62,7 @@ export type Kind =
   | 1002
   | 'KindProxyDefaults'
   | 1010
+  | 'KindTerminatingGateway'
+  | 1011
 
 export type Kind__Output = typeof Kind[keyof typeof Kind]

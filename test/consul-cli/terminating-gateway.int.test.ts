@@ -1,0 +1,148 @@
+// A terminating gateway the way Consul runs one: api is a plain service outside
+// the mesh (no sidecar), `consul config write` of a terminating-gateway entry
+// linking it, `consul connect envoy -gateway=terminating -register -service
+// term -address 127.0.0.1:PORT -bootstrap` and a real Envoy on that bootstrap;
+// web behind its own sidecar (from `consul connect envoy -sidecar-for`) with an
+// upstream to api. Proven: web's traffic to api goes web's sidecar → mutual
+// TLS → the gateway (which answers with api's leaf, checked by web's sidecar)
+// → api in plaintext; the gateway is bound on its registered address; a deny
+// intention web → api makes the gateway refuse it (its RBAC counts it); with
+// api's protocol http, L7 intentions apply at the gateway.
+
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Hub } from '../../src/hub';
+import { type Backend, freePort, request, untilServedBy } from '../envoy/harness';
+import { type ConsulTarget, runConsul } from '../helpers/consul-cli';
+import { type Envoy, startEnvoy } from '../helpers/envoy';
+import { type CliMeshWorld, cliMeshWorld } from './mesh-world';
+
+let world: CliMeshWorld;
+let hub: Hub;
+let target: ConsulTarget;
+let dir: string;
+let api: Backend;
+let envoys: Envoy[];
+
+before(async () => {
+  world = await cliMeshWorld('cli-term');
+  ({ hub, target, dir, api, envoys } = world);
+});
+after(() => world?.close());
+
+async function write(name: string, body: string, args: string[]): Promise<void> {
+  const file = join(dir, `${name}.hcl`);
+  await writeFile(file, body);
+  await runConsul([...args, file], target);
+}
+
+const grpcAddr = () => ['-grpc-addr', `127.0.0.1:${hub.grpcPort}`];
+const sum = (stats: Map<string, number>, suffix: string) =>
+  [...stats].filter(([n]) => n.endsWith(suffix)).reduce((n, [, v]) => n + v, 0);
+
+test('terminating gateway from `consul connect envoy -gateway=terminating`: mesh traffic to a service outside the mesh', {
+  timeout: 240_000,
+}, async () => {
+  const [webPublic, upstream, gatewayPort] = [await freePort(), await freePort(), await freePort()];
+  // api: no sidecar, reached only through the gateway.
+  await write('api', `service {\n  name = "api"\n  id = "api1"\n  address = "127.0.0.1"\n  port = ${api.port}\n}\n`, [
+    'services',
+    'register',
+  ]);
+  await write(
+    'web',
+    `service {\n  name = "web"\n  id = "web1"\n  port = ${await freePort()}\n  connect {\n    sidecar_service {\n` +
+      `      port = ${webPublic}\n` +
+      `      proxy { upstreams = [{ destination_name = "api", local_bind_port = ${upstream} }] }\n    }\n  }\n}\n`,
+    ['services', 'register'],
+  );
+  await write('term-entry', 'Kind = "terminating-gateway"\nName = "term"\nServices = [{ Name = "api" }]\n', [
+    'config',
+    'write',
+  ]);
+  const webBoot = JSON.parse(
+    (await runConsul(['connect', 'envoy', '-bootstrap', '-sidecar-for', 'web1', ...grpcAddr()], target)).stdout,
+  );
+  const gwBoot = JSON.parse(
+    (
+      await runConsul(
+        ['connect', 'envoy', '-gateway=terminating', '-register', '-service', 'term'].concat([
+          '-address',
+          `127.0.0.1:${gatewayPort}`,
+          '-bootstrap',
+          ...grpcAddr(),
+        ]),
+        target,
+      )
+    ).stdout,
+  );
+  assert.equal(gwBoot.node.id, 'term');
+  const gatewayServices = (await hub.http.inject({ method: 'GET', url: '/v1/catalog/gateway-services/term' })).json();
+  assert.deepEqual(
+    gatewayServices.map((g: Record<string, any>) => [g.Service.Name, g.GatewayKind]),
+    [['api', 'terminating-gateway']],
+  );
+  const [webEnvoy, gwEnvoy] = await Promise.all([
+    startEnvoy({ bootstrap: webBoot }),
+    startEnvoy({ bootstrap: gwBoot }),
+  ]);
+  envoys.push(webEnvoy, gwEnvoy);
+
+  // TCP (api's default protocol): web's sidecar → mTLS → gateway → api.
+  const hitsBefore = api.hits();
+  await untilServedBy(webEnvoy, upstream, 'api1', { capMs: 120_000 });
+  assert.ok(api.hits() > hitsBefore, 'api answered');
+  const gwStats = await gwEnvoy.stats();
+  assert.ok(sum(gwStats, '.ssl.handshake') > 0, "the gateway terminated web's mutual TLS");
+  assert.ok(sum(gwStats, 'rbac.allowed') > 0, "the gateway's RBAC admitted web");
+  type Statuses = { listener_statuses?: { local_address?: { socket_address?: Record<string, unknown> } }[] };
+  const statuses = JSON.parse(await gwEnvoy.admin('/listeners?format=json')) as Statuses;
+  const bound = statuses.listener_statuses?.map((l) => l.local_address?.socket_address);
+  assert.ok(
+    bound?.some((a) => a?.['address'] === '127.0.0.1' && a?.['port_value'] === gatewayPort),
+    JSON.stringify(bound),
+  );
+
+  // A deny intention web → api: the gateway drops web's connections.
+  await write('deny', 'Kind = "service-intentions"\nName = "api"\nSources = [{ Name = "web", Action = "deny" }]\n', [
+    'config',
+    'write',
+  ]);
+  let last = '';
+  await gwEnvoy.until(
+    async () => {
+      const denied = sum(await gwEnvoy.stats(), 'rbac.denied');
+      try {
+        const r = await request(upstream, '/', { timeoutMs: 10_000 });
+        last = `${r.status} ${r.body.slice(0, 80)}`;
+      } catch (err) {
+        last = `error: ${(err as Error).message}`;
+      }
+      return !last.startsWith('200') && sum(await gwEnvoy.stats(), 'rbac.denied') > denied;
+    },
+    () => `the gateway denying web by intention (last: ${last})`,
+  );
+
+  // api as http: web's upstream and the gateway's chain become HTTP; an L7 intention applies at the gateway.
+  await write('api-defaults', 'Kind = "service-defaults"\nName = "api"\nProtocol = "http"\n', ['config', 'write']);
+  await write(
+    'l7',
+    'Kind = "service-intentions"\nName = "api"\nSources = [{ Name = "web", Permissions = [\n' +
+      '  { Action = "deny", HTTP = { PathPrefix = "/admin" } },\n  { Action = "allow", HTTP = { PathPrefix = "/" } }\n] }]\n',
+    ['config', 'write'],
+  );
+  await webEnvoy.until(async () => {
+    const r = await request(upstream, '/', { timeoutMs: 10_000 }).catch(() => undefined);
+    return r?.status === 200 && r.body === 'api1';
+  }, 'a 200 from api over http through the gateway');
+  const admin = await request(upstream, '/admin', { timeoutMs: 10_000 });
+  assert.equal(admin.status, 403, admin.body);
+  const listeners = await gwEnvoy.admin('/config_dump?resource=dynamic_listeners');
+  assert.match(listeners, /HttpConnectionManager/, "the gateway's chain for api is HTTP");
+  for (const envoy of [webEnvoy, gwEnvoy]) {
+    const rejected = await envoy.rejectedUpdates();
+    assert.equal(rejected.total, 0, JSON.stringify(rejected.by));
+  }
+});
