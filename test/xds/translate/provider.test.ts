@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import pino from 'pino';
 import type { ServiceName } from '../../../src/catalog/catalog';
 import { XDS_WATCHED_KINDS } from '../../../src/catalog/config-kinds';
-import type { CheckServiceNode, ConfigEntry, ConfigEntryKind } from '../../../src/catalog/types';
+import type { CheckServiceNode, ConfigEntry } from '../../../src/catalog/types';
 import type { ViewKey, ViewStore } from '../../../src/materializer/types';
 import { createCatalogXdsProvider } from '../../../src/xds/translate/catalog-provider';
 import type { ResourceChange, XdsNode } from '../../../src/xds/transport/provider';
