@@ -8,35 +8,22 @@
 // and a deny intention ingress → api makes api's sidecar refuse it.
 
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Hub } from '../../src/hub';
 import { type Backend, freePort, request } from '../envoy/harness';
-import { type ConsulTarget, runConsul } from '../helpers/consul-cli';
 import { type Envoy, startEnvoy } from '../helpers/envoy';
-import { type CliMeshWorld, cliMeshWorld } from './mesh-world';
+import { boundAddresses, type CliMeshWorld, cliMeshWorld } from './mesh-world';
 
 let world: CliMeshWorld;
-let hub: Hub;
-let target: ConsulTarget;
-let dir: string;
 let api: Backend;
 let envoys: Envoy[];
 
 before(async () => {
   world = await cliMeshWorld('cli-ingress');
-  ({ hub, target, dir, api, envoys } = world);
+  ({ api, envoys } = world);
 });
 after(() => world?.close());
 
-async function write(name: string, body: string, args: string[]): Promise<void> {
-  const file = join(dir, `${name}.hcl`);
-  await writeFile(file, body);
-  await runConsul([...args, file], target);
-}
-
-const grpcAddr = () => ['-grpc-addr', `127.0.0.1:${hub.grpcPort}`];
+const write = (name: string, body: string, args: string[]) => world.write(name, body, args);
 
 test('ingress gateway from `consul connect envoy -gateway=ingress`: HTTP in, mTLS to api, intentions apply', {
   timeout: 200_000,
@@ -61,22 +48,8 @@ test('ingress gateway from `consul connect envoy -gateway=ingress`: HTTP in, mTL
       `  { Port = ${starPort}, Protocol = "http", Services = [{ Name = "*" }] }]\n`,
     ['config', 'write'],
   );
-  const apiBoot = JSON.parse(
-    (await runConsul(['connect', 'envoy', '-bootstrap', '-sidecar-for', 'api1', ...grpcAddr()], target)).stdout,
-  );
-  const gwBoot = JSON.parse(
-    (
-      await runConsul(
-        ['connect', 'envoy', '-gateway=ingress', '-register', '-service', 'ingress'].concat([
-          '-address',
-          `127.0.0.1:${gatewayPort}`,
-          '-bootstrap',
-          ...grpcAddr(),
-        ]),
-        target,
-      )
-    ).stdout,
-  );
+  const apiBoot = await world.sidecarBootstrap('api1');
+  const gwBoot = await world.gatewayBootstrap('ingress', 'ingress', gatewayPort);
   assert.equal(gwBoot.node.id, 'ingress');
   const [apiEnvoy, gwEnvoy] = await Promise.all([
     startEnvoy({ bootstrap: apiBoot }),
@@ -108,9 +81,7 @@ test('ingress gateway from `consul connect envoy -gateway=ingress`: HTTP in, mTL
   assert.deepEqual([...new Set(domains)], ['"api.ingress.*"'], 'only the plain service api is exposed');
 
   // Bound on the registered address, not 0.0.0.0 (Consul binds the gateway's Address).
-  type Statuses = { listener_statuses?: { local_address?: { socket_address?: Record<string, unknown> } }[] };
-  const statuses = JSON.parse(await gwEnvoy.admin('/listeners?format=json')) as Statuses;
-  const bound = statuses.listener_statuses?.map((l) => l.local_address?.socket_address);
+  const bound = await boundAddresses(gwEnvoy);
   assert.ok(
     bound?.some((a) => a?.['address'] === '127.0.0.1' && a?.['port_value'] === listenerPort),
     JSON.stringify(bound),

@@ -10,35 +10,24 @@
 // api's protocol http, L7 intentions apply at the gateway.
 
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Hub } from '../../src/hub';
 import { type Backend, freePort, request, untilServedBy } from '../envoy/harness';
-import { type ConsulTarget, runConsul } from '../helpers/consul-cli';
 import { type Envoy, startEnvoy } from '../helpers/envoy';
-import { type CliMeshWorld, cliMeshWorld } from './mesh-world';
+import { boundAddresses, type CliMeshWorld, cliMeshWorld } from './mesh-world';
 
 let world: CliMeshWorld;
 let hub: Hub;
-let target: ConsulTarget;
-let dir: string;
 let api: Backend;
 let envoys: Envoy[];
 
 before(async () => {
   world = await cliMeshWorld('cli-term');
-  ({ hub, target, dir, api, envoys } = world);
+  ({ hub, api, envoys } = world);
 });
 after(() => world?.close());
 
-async function write(name: string, body: string, args: string[]): Promise<void> {
-  const file = join(dir, `${name}.hcl`);
-  await writeFile(file, body);
-  await runConsul([...args, file], target);
-}
-
-const grpcAddr = () => ['-grpc-addr', `127.0.0.1:${hub.grpcPort}`];
+const write = (name: string, body: string, args: string[]) => world.write(name, body, args);
 const sum = (stats: Map<string, number>, suffix: string) =>
   [...stats].filter(([n]) => n.endsWith(suffix)).reduce((n, [, v]) => n + v, 0);
 
@@ -62,22 +51,8 @@ test('terminating gateway from `consul connect envoy -gateway=terminating`: mesh
     'config',
     'write',
   ]);
-  const webBoot = JSON.parse(
-    (await runConsul(['connect', 'envoy', '-bootstrap', '-sidecar-for', 'web1', ...grpcAddr()], target)).stdout,
-  );
-  const gwBoot = JSON.parse(
-    (
-      await runConsul(
-        ['connect', 'envoy', '-gateway=terminating', '-register', '-service', 'term'].concat([
-          '-address',
-          `127.0.0.1:${gatewayPort}`,
-          '-bootstrap',
-          ...grpcAddr(),
-        ]),
-        target,
-      )
-    ).stdout,
-  );
+  const webBoot = await world.sidecarBootstrap('web1');
+  const gwBoot = await world.gatewayBootstrap('terminating', 'term', gatewayPort);
   assert.equal(gwBoot.node.id, 'term');
   const gatewayServices = (await hub.http.inject({ method: 'GET', url: '/v1/catalog/gateway-services/term' })).json();
   assert.deepEqual(
@@ -97,9 +72,7 @@ test('terminating gateway from `consul connect envoy -gateway=terminating`: mesh
   const gwStats = await gwEnvoy.stats();
   assert.ok(sum(gwStats, '.ssl.handshake') > 0, "the gateway terminated web's mutual TLS");
   assert.ok(sum(gwStats, 'rbac.allowed') > 0, "the gateway's RBAC admitted web");
-  type Statuses = { listener_statuses?: { local_address?: { socket_address?: Record<string, unknown> } }[] };
-  const statuses = JSON.parse(await gwEnvoy.admin('/listeners?format=json')) as Statuses;
-  const bound = statuses.listener_statuses?.map((l) => l.local_address?.socket_address);
+  const bound = await boundAddresses(gwEnvoy);
   assert.ok(
     bound?.some((a) => a?.['address'] === '127.0.0.1' && a?.['port_value'] === gatewayPort),
     JSON.stringify(bound),
