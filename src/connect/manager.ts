@@ -185,20 +185,37 @@ function rebuild(ca: CaState): void {
   }
 }
 
-/** Services linked to a terminating gateway: the gateway answers for them with their leaves, as in Consul. */
-function linkedServices(catalog: Catalog): string[] {
-  return catalog
+/** The services terminating-gateway entries name, and whether one links `*`. */
+function terminatingLinks(catalog: Catalog): { named: string[]; wildcard: boolean } {
+  const names = catalog
     .configEntries('terminating-gateway')
     .value.flatMap((e) => (Array.isArray(e['Services']) ? (e['Services'] as { Name?: unknown }[]) : []))
     .map((s) => s.Name)
     .filter((n): n is string => typeof n === 'string' && n !== '');
+  return { named: names.filter((n) => n !== '*'), wildcard: names.includes('*') };
+}
+
+/**
+ * Services linked to a terminating gateway: the gateway answers for them with their leaves, as in
+ * Consul. A `*` link covers every service with a plain instance (those in the mesh have leaves anyway).
+ */
+function linkedServices(catalog: Catalog): string[] {
+  const { named, wildcard } = terminatingLinks(catalog);
+  if (!wildcard) return named;
+  const plain = Object.keys(catalog.services().value).filter((name) =>
+    catalog.serviceInstances(name).value.some((c) => c.Service.Kind === ''),
+  );
+  return [...named, ...plain];
 }
 
 /** Follows the instances that need leaves; reconciles when they or the CA changed. */
 function applied(ca: CaState, events: readonly CatalogEvent[], connectChanged: boolean): void {
   let changed = connectChanged;
+  let wildcard: boolean | undefined;
   for (const e of events) {
-    if (e.topic === Topic.TerminatingGateway) changed = true;
+    // A `*` link follows the service list.
+    if (e.topic === Topic.ServiceList) wildcard ??= terminatingLinks(ca.catalog).wildcard;
+    if (e.topic === Topic.TerminatingGateway || (e.topic === Topic.ServiceList && wildcard)) changed = true;
     if (e.topic !== Topic.ServiceHealth || e.payload.type !== 'service-health') continue; // not its Connect copy
     const key = `${e.payload.csn.Node.Node}\0${e.payload.csn.Service.ID}`;
     const need = e.payload.op === 'register' ? needsLeaf(e.payload.csn) : undefined;

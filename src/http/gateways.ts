@@ -37,6 +37,20 @@ function typicalServices(catalog: CatalogReader): string[] {
   );
 }
 
+/** What a terminating gateway's `*` links, as its Envoy is served (docs/gateways.md): plain services not in the mesh. */
+function outsideTheMesh(catalog: CatalogReader): string[] {
+  const names = Object.keys(catalog.services().value);
+  const inMesh = new Set<string>();
+  for (const n of names) {
+    for (const c of catalog.serviceInstances(n).value) {
+      const destination = c.Service.Proxy?.DestinationServiceName;
+      if (c.Service.Kind === 'connect-proxy' && typeof destination === 'string') inMesh.add(destination);
+      if (c.Service.Kind === '' && c.Service.Connect?.Native === true) inMesh.add(n);
+    }
+  }
+  return typicalServices(catalog).filter((n) => !inMesh.has(n));
+}
+
 function expand(catalog: CatalogReader, entry: ConfigEntry): GatewayService[] {
   const out: GatewayService[] = [];
   for (const listener of (entry.Listeners as Listener[] | undefined) ?? []) {
@@ -64,31 +78,45 @@ function expand(catalog: CatalogReader, entry: ConfigEntry): GatewayService[] {
   return out;
 }
 
-/** A terminating gateway's linked services, as Consul lists them (no port, protocol or hosts). */
-function linked(entry: ConfigEntry): GatewayService[] {
+/** A terminating gateway's linked services, as Consul lists them (no port, protocol or hosts; `*` expanded). */
+function linked(catalog: CatalogReader, entry: ConfigEntry): GatewayService[] {
   const services = (entry['Services'] as Array<Record<string, unknown>> | undefined) ?? [];
-  return services.map((svc) => ({
-    Gateway: name(entry.Name),
-    Service: name(String(svc['Name'] ?? '')),
-    GatewayKind: 'terminating-gateway',
-    Port: 0,
-    Protocol: '',
-    Hosts: null,
-    CAFile: '',
-    CertFile: '',
-    KeyFile: '',
-    SNI: '',
-    FromWildcard: false,
-    CreateIndex: entry.CreateIndex,
-    ModifyIndex: entry.ModifyIndex,
-  }));
+  const named = new Set(services.map((svc) => String(svc['Name'] ?? '')));
+  return services.flatMap((svc) => {
+    const wildcard = svc['Name'] === '*';
+    const names = wildcard
+      ? outsideTheMesh(catalog).filter((n) => !named.has(n) && n !== entry.Name)
+      : [String(svc['Name'] ?? '')];
+    return names.map(
+      (service): GatewayService => ({
+        Gateway: name(entry.Name),
+        Service: name(service),
+        GatewayKind: 'terminating-gateway',
+        Port: 0,
+        Protocol: '',
+        Hosts: null,
+        CAFile: String(svc['CAFile'] ?? ''),
+        CertFile: String(svc['CertFile'] ?? ''),
+        KeyFile: String(svc['KeyFile'] ?? ''),
+        SNI: String(svc['SNI'] ?? ''),
+        FromWildcard: wildcard,
+        CreateIndex: entry.CreateIndex,
+        ModifyIndex: entry.ModifyIndex,
+      }),
+    );
+  });
 }
 
 export function gatewayServices(catalog: CatalogReader, gateway: string): Indexed<GatewayService[]> {
   const entry = catalog.configEntry('ingress-gateway', gateway);
   if (!entry.value) {
     const terminating = catalog.configEntry('terminating-gateway', gateway);
-    if (terminating.value) return joined(linked(terminating.value), [terminating]);
+    if (terminating.value) {
+      const value = linked(catalog, terminating.value);
+      const services = (terminating.value['Services'] as Array<Record<string, unknown>> | undefined) ?? [];
+      const wildcard = services.some((svc) => svc['Name'] === '*');
+      return joined(value, wildcard ? [terminating, catalog.services()] : [terminating]);
+    }
     return joined([], [entry, terminating]);
   }
   const value = expand(catalog, entry.value);

@@ -10,7 +10,13 @@
 // api's protocol http, L7 intentions apply at the gateway.
 
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import type { TLSSocket } from 'node:tls';
 import type { Hub } from '../../src/hub';
 import { type Backend, freePort, request, untilServedBy } from '../envoy/harness';
 import { type Envoy, startEnvoy } from '../helpers/envoy';
@@ -115,6 +121,85 @@ test('terminating gateway from `consul connect envoy -gateway=terminating`: mesh
   const listeners = await gwEnvoy.admin('/config_dump?resource=dynamic_listeners');
   assert.match(listeners, /HttpConnectionManager/, "the gateway's chain for api is HTTP");
   for (const envoy of [webEnvoy, gwEnvoy]) {
+    const rejected = await envoy.rejectedUpdates();
+    assert.equal(rejected.total, 0, JSON.stringify(rejected.by));
+  }
+});
+
+test('terminating gateway: TLS origination with CAFile, CertFile/KeyFile and SNI; `*` links the services outside the mesh', {
+  timeout: 240_000,
+}, async () => {
+  // legacy: an HTTPS service outside the mesh that wants a client certificate; here both sides'
+  // certificates come from the hub's CA (any CA would do: the gateway reads the files).
+  const json = async (url: string) => (await hub.http.inject({ method: 'GET', url })).json();
+  const [serverLeaf, clientLeaf, roots] = [
+    await json('/v1/agent/connect/ca/leaf/legacy'),
+    await json('/v1/agent/connect/ca/leaf/term'),
+    await json('/v1/agent/connect/ca/roots'),
+  ];
+  const files = {
+    ca: join(world.dir, 'ca.pem'),
+    cert: join(world.dir, 'term.pem'),
+    key: join(world.dir, 'term-key.pem'),
+  };
+  const rootPem = roots.Roots.map((r: { RootCert: string }) => r.RootCert).join('\n');
+  await writeFile(files.ca, rootPem);
+  await writeFile(files.cert, clientLeaf.CertPEM);
+  await writeFile(files.key, clientLeaf.PrivateKeyPEM);
+  const legacy = createServer(
+    {
+      key: serverLeaf.PrivateKeyPEM,
+      cert: serverLeaf.CertPEM,
+      ca: rootPem,
+      requestCert: true,
+      rejectUnauthorized: true,
+    },
+    (req, res) => {
+      const socket = req.socket as TLSSocket;
+      res.end(`sni=${socket.servername} client=${socket.getPeerCertificate().subject?.CN}`);
+    },
+  );
+  legacy.listen(0, '127.0.0.1');
+  await once(legacy, 'listening');
+  after(() => new Promise<void>((resolve) => legacy.close(() => resolve())));
+  const legacyPort = (legacy.address() as AddressInfo).port;
+  const [webPublic, apiUp, legacyUp] = [await freePort(), await freePort(), await freePort()];
+  await write(
+    'legacy',
+    `service {\n  name = "legacy"\n  id = "legacy1"\n  address = "127.0.0.1"\n  port = ${legacyPort}\n}\n`,
+    ['services', 'register'],
+  );
+  await write(
+    'web2',
+    `service {\n  name = "web"\n  id = "web2"\n  port = ${await freePort()}\n  connect {\n    sidecar_service {\n` +
+      `      port = ${webPublic}\n      proxy { upstreams = [\n` +
+      `        { destination_name = "api", local_bind_port = ${apiUp} },\n` +
+      `        { destination_name = "legacy", local_bind_port = ${legacyUp} }\n      ] }\n    }\n  }\n}\n`,
+    ['services', 'register'],
+  );
+  await write(
+    'term-tls',
+    'Kind = "terminating-gateway"\nName = "term"\nServices = [\n' +
+      `  { Name = "legacy", CAFile = "${files.ca}", CertFile = "${files.cert}", KeyFile = "${files.key}", SNI = "legacy.example" },\n` +
+      '  { Name = "*" }\n]\n',
+    ['config', 'write'],
+  );
+  const linked = (await hub.http.inject({ method: 'GET', url: '/v1/catalog/gateway-services/term' })).json();
+  assert.deepEqual(
+    linked.map((g: Record<string, any>) => [g.Service.Name, g.FromWildcard, g.SNI]).sort(),
+    [
+      ['api', true, ''],
+      ['legacy', false, 'legacy.example'],
+    ],
+    'web has a sidecar: `*` leaves it out',
+  );
+  const webEnvoy = await startEnvoy({ bootstrap: await world.sidecarBootstrap('web2') });
+  envoys.push(webEnvoy);
+  // legacy: web's sidecar → mTLS → gateway → TLS with the gateway's client certificate and the SNI asked for.
+  await untilServedBy(webEnvoy, legacyUp, 'sni=legacy.example client=term', { capMs: 120_000 });
+  // api, now linked by `*` alone, still answers through the gateway.
+  await untilServedBy(webEnvoy, apiUp, 'api1', { capMs: 120_000 });
+  for (const envoy of envoys) {
     const rejected = await envoy.rejectedUpdates();
     assert.equal(rejected.total, 0, JSON.stringify(rejected.by));
   }

@@ -279,6 +279,21 @@ test('config entries: each kind validated; keys re-spelled in PascalCase', () =>
     () => parseConfigEntry({ Kind: 'ingress-gateway', Name: 'ig', Listeners: [{ Port: 80, Services: [{}] }] }),
     'Listeners[0].Services[0].Name',
   );
+  const tgw =
+    (...Services: Record<string, unknown>[]) =>
+    () =>
+      parseConfigEntry({ Kind: 'terminating-gateway', Name: 't', Services });
+  rejects(tgw({}), 'Services[0].Name');
+  rejects(tgw({ Name: 'db' }, { Name: 'db' }), 'Services[1].Name');
+  rejects(tgw({ Name: 'db', CAFile: '/ca.pem', CertFile: '/c.pem' }), 'Services[0].KeyFile');
+  rejects(tgw({ Name: 'db', KeyFile: '/k.pem' }), 'Services[0].CertFile');
+  rejects(tgw({ Name: 'db', CertFile: '/c.pem', KeyFile: '/k.pem' }), 'Services[0].CAFile');
+  rejects(tgw({ Name: 'db', SNI: 'db.example' }), 'Services[0].SNI');
+  assert.equal(
+    tgw({ Name: '*', CAFile: '/ca.pem' }, { Name: 'db', CAFile: '/ca.pem', CertFile: '/c', KeyFile: '/k', SNI: 'x' })()
+      .Kind,
+    'terminating-gateway',
+  );
   rejects(() => parseConfigEntry({ Kind: 'http-route', Name: 'r', Rules: [] }), 'Parents');
   rejects(
     () =>

@@ -225,6 +225,19 @@ test('a terminating gateway: its linked service’s leaf, a chain per linked ser
     (all) => all.some((c) => c.typeUrl === TypeUrl.ClusterLoadAssignment && c.names.has(mesh)),
   );
   assert.deepEqual(ports(endpoints()), [8444]);
+
+  // `*` links the plain services outside the mesh (ext), not those with sidecars (web, api, client).
+  await put('/v1/agent/service/register', { Name: 'ext', ID: 'ext1', Address: '10.0.0.9', Port: 443 });
+  await put('/v1/config', { Kind: 'terminating-gateway', Name: 'term', Services: [{ Name: 'db' }, { Name: '*' }] });
+  const serverNames = () =>
+    decode(provider.get(TypeUrl.Listener, gw).byName.get('default:127.0.0.1:8444')!).filterChains.map(
+      (c: any) => c.filterChainMatch.serverNames[0],
+    );
+  await until(
+    () => serverNames().length === 2,
+    () => `two chains (saw ${serverNames()})`,
+  );
+  assert.deepEqual(serverNames(), [mesh, `ext.default.dc1.internal.${td}`]);
 });
 
 test('an ingress gateway’s mesh clusters take the protocol proxy-defaults gives (no service-defaults)', async () => {

@@ -189,14 +189,17 @@ function terminatingGateway(e: Body): string[] {
   const seen = new Set<string>();
   for (const s of e.objArray('Services')) {
     const name = s.requiredName('Name');
-    if (name === '*')
-      throw invalid(s.field('Name'), 'the wildcard "*" is not supported by this hub (name each linked service)');
     if (seen.has(name)) throw invalid(s.field('Name'), `service "${name}" is linked more than once`);
     seen.add(name);
     s.name('Namespace');
     s.name('Partition');
-    for (const f of ['CAFile', 'CertFile', 'KeyFile', 'SNI'])
-      s.unsupported(f, 'TLS from the gateway to the linked service: the gateway connects to it in plaintext');
+    // TLS origination to the linked service: files on the gateway's machine, as Consul's.
+    const [ca, cert, key] = [s.str('CAFile'), s.str('CertFile'), s.str('KeyFile')];
+    if ((cert === '') !== (key === ''))
+      throw invalid(s.field(cert === '' ? 'CertFile' : 'KeyFile'), 'CertFile and KeyFile go together');
+    if (cert !== '' && ca === '') throw invalid(s.field('CAFile'), 'is required with CertFile and KeyFile');
+    if (s.str('SNI') !== '' && ca === '')
+      throw invalid(s.field('SNI'), 'needs CAFile (SNI is sent only when the gateway originates TLS)');
     s.bool('DisableAutoHostRewrite');
   }
   return ['Services'];

@@ -69,7 +69,7 @@ function targetsOf(e: Json): Target[] {
     case 'terminating-gateway':
       return objects(e, 'Services')
         .map((s) => text(s, 'Name'))
-        .filter((s): s is At<string> => s !== undefined)
+        .filter((s): s is At<string> => s !== undefined && s.value !== '*')
         .map((service) => ({ service }));
     case 'http-route':
       return objects(e, 'Rules')

@@ -307,7 +307,7 @@ function update(s: State, input: SidecarInputs): SidecarUpdate {
   const changes: ResourceChange[] = [];
   const switched = new Set<string>();
   const touched = s.index.update(input.inputs, input.changes);
-  const links = linkedServices(input.inputs.entries('terminating-gateway'));
+  const links = linkedServices(input.inputs.entries('terminating-gateway'), outsideTheMesh(s, input));
   touchTerminating(s, links, input.changes, touched);
   const td = input.ca.trustDomain;
   // A new trust domain (the CA's first root) renames every secret and SAN: everything is rebuilt.
@@ -348,6 +348,17 @@ function plainServices(input: SidecarInputs): ServiceRef[] {
   return [...input.universe.values()].filter((ref) =>
     input.inputs.instances(ref.name).value.some((c) => c.Service.Kind === ''),
   );
+}
+
+/** What a terminating gateway's `*` links: services with a plain instance and no sidecar or Connect-native one, but itself. */
+function outsideTheMesh(s: State, input: SidecarInputs): (gateway: string) => string[] {
+  let outside: string[] | undefined;
+  return (gateway) => {
+    outside ??= plainServices(input)
+      .map((ref) => ref.name)
+      .filter((name) => s.index.endpointsOf(name).length === 0);
+    return outside.filter((name) => name !== gateway);
+  };
 }
 
 /** A service's mesh endpoints: its sidecars and Connect-native instances, and the terminating gateways linking it. */

@@ -6,7 +6,8 @@
 // service's filter chain, which terminates mutual TLS with the linked
 // service's leaf (the caller checks it for the service's SPIFFE ID, as it
 // would a sidecar's), applies the service's intentions and forwards in
-// plaintext to a cluster of the service's own healthy instances. Sidecars
+// plaintext (or over TLS, with the entry's CAFile and optional client
+// certificate) to a cluster of the service's own healthy instances. Sidecars
 // reach a linked service through the gateway: its instances are endpoints of
 // the service's mesh clusters (sidecars.ts).
 import type { CheckServiceNode, ConfigEntry } from '../../../catalog/types';
@@ -28,19 +29,54 @@ export interface LinkedService {
   name: string;
   /** Consul's DisableAutoHostRewrite: keep the caller's Host header for services reached by DNS name. */
   disableAutoHostRewrite: boolean;
+  /** TLS origination: the CA file (on the gateway's machine) the service's certificate must chain to. */
+  caFile?: string;
+  /** A client certificate and key (files) the gateway presents to the service. */
+  certFile?: string;
+  keyFile?: string;
+  /** The SNI the gateway sends to the service. */
+  sni?: string;
 }
 
-/** Gateway name → the services its entry links, from every terminating-gateway entry. */
-export function linkedServices(entries: readonly ConfigEntry[]): Map<string, LinkedService[]> {
+const TLS_FIELDS = [
+  ['caFile', 'CAFile'],
+  ['certFile', 'CertFile'],
+  ['keyFile', 'KeyFile'],
+  ['sni', 'SNI'],
+] as const;
+
+function linkedOf(raw: Record<string, unknown> | undefined, name: string): LinkedService {
+  const out: LinkedService = { name, disableAutoHostRewrite: raw?.['DisableAutoHostRewrite'] === true };
+  for (const [key, field] of TLS_FIELDS) {
+    const v = str(raw?.[field]);
+    if (v) out[key] = v;
+  }
+  return out;
+}
+
+/**
+ * Gateway name → the services its entry links, from every terminating-gateway entry. A `*` entry
+ * links what `outside(gateway)` lists (services outside the mesh), with its own TLS settings;
+ * a service named on its own keeps its own.
+ */
+export function linkedServices(
+  entries: readonly ConfigEntry[],
+  outside: (gateway: string) => readonly string[],
+): Map<string, LinkedService[]> {
   const out = new Map<string, LinkedService[]>();
   for (const e of entries) {
-    const linked = list(e['Services'])
-      .map(record)
-      .flatMap((s): LinkedService[] => {
-        const name = str(s?.['Name']);
-        return name ? [{ name, disableAutoHostRewrite: s?.['DisableAutoHostRewrite'] === true }] : [];
-      });
-    out.set(e.Name, linked);
+    const raws = list(e['Services']).map(record);
+    const named = new Map<string, LinkedService>();
+    for (const raw of raws) {
+      const name = str(raw?.['Name']);
+      if (name && name !== '*') named.set(name, linkedOf(raw, name));
+    }
+    const wildcard = raws.find((raw) => str(raw?.['Name']) === '*');
+    if (wildcard) for (const name of outside(e.Name)) if (!named.has(name)) named.set(name, linkedOf(wildcard, name));
+    out.set(
+      e.Name,
+      [...named.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    );
   }
   return out;
 }
@@ -102,13 +138,36 @@ function appFilter(service: LinkedService, protocol: string, cluster: string, dn
   };
 }
 
+/** TLS from the gateway to the linked service (Consul's CAFile, CertFile/KeyFile, SNI), Envoy reading the files. */
+function originateTls(service: LinkedService): Plain | undefined {
+  if (!service.caFile) return undefined;
+  const certificate =
+    service.certFile && service.keyFile
+      ? {
+          tls_certificates: [
+            { certificate_chain: { filename: service.certFile }, private_key: { filename: service.keyFile } },
+          ],
+        }
+      : {};
+  return {
+    name: 'tls',
+    typed_config: {
+      '@type': ExtensionType.UpstreamTlsContext,
+      ...(service.sni ? { sni: service.sni } : {}),
+      common_tls_context: { validation_context: { trusted_ca: { filename: service.caFile } }, ...certificate },
+    },
+  };
+}
+
 /** The cluster of a linked service's instances: static addresses, or DNS names Envoy resolves (STRICT_DNS). */
 function serviceCluster(
   name: string,
   protocol: string,
+  service: LinkedService,
   instances: readonly CheckServiceNode[],
 ): { cluster: Plain; dns: boolean } {
   const dns = instances.some((c) => !isIpLiteral(addressOf(c)));
+  const tls = originateTls(service);
   const cluster = {
     name,
     type: dns ? 'STRICT_DNS' : 'STATIC',
@@ -116,6 +175,7 @@ function serviceCluster(
     load_assignment: buildLoadAssignment({ name, instances }),
     alt_stat_name: name,
     ...(isHttp2(protocol) ? { typed_extension_protocol_options: http2Options() } : {}),
+    ...(tls ? { transport_socket: tls } : {}),
   };
   return { cluster, dns };
 }
@@ -131,7 +191,7 @@ export function buildTerminating(input: TerminatingInput): TerminatingOutput {
     const protocol = protocolOf(ctx.defaults.get(service.name), ctx.central.proxyDefaults).toLowerCase();
     // The gateway's cluster is named as the callers' mesh cluster and its SNI, as in Consul.
     const name = meshClusterName(service.name, dc, td);
-    const { cluster, dns } = serviceCluster(name, protocol, input.instancesOf(service.name));
+    const { cluster, dns } = serviceCluster(name, protocol, service, input.instancesOf(service.name));
     clusters.set(name, cluster);
     chains.push({
       filter_chain_match: { server_names: [name] },
