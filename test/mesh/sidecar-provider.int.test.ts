@@ -233,10 +233,7 @@ test('a terminating gateway: its linked service’s leaf, a chain per linked ser
     decode(provider.get(TypeUrl.Listener, gw).byName.get('default:127.0.0.1:8444')!).filterChains.map(
       (c: any) => c.filterChainMatch.serverNames[0],
     );
-  await until(
-    () => serverNames().length === 2,
-    () => `two chains (saw ${serverNames()})`,
-  );
+  await until(() => serverNames().length === 2, { what: () => `two chains (saw ${serverNames()})` });
   assert.deepEqual(serverNames(), [mesh, `ext.default.dc1.internal.${td}`]);
 });
 
