@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Hub } from '../../src/hub';
 import { call, startHub } from '../helpers/hub';
-import { until as poll } from '../helpers/until';
+import { letTimePass, until as poll } from '../helpers/until';
 
 let hub: Hub;
 
@@ -378,4 +378,30 @@ test('what the hub does not implement is refused, naming the field', async () =>
   );
   const nodes = (await ok('GET', '/v1/catalog/nodes')).json as any[];
   assert.ok(!nodes.some((n) => n.Node === 'n1'), 'refused registrations left nothing behind');
+});
+
+test('GET /v1/agent/service/:id?hash= of a proxy wakes on a proxy-defaults change (its answer merges central config)', {
+  timeout: 90_000,
+}, async () => {
+  await ok('PUT', '/v1/agent/service/register', {
+    Name: 'hashy',
+    ID: 'hashy1',
+    Port: 8085,
+    Connect: { SidecarService: { Port: 21001 } },
+  });
+  const first = (await ok('GET', '/v1/agent/service/hashy1-sidecar-proxy')).json as Record<string, any>;
+  assert.equal(first.Proxy.Config, undefined, 'no central config yet');
+  const blocked = call(hub, 'GET', `/v1/agent/service/hashy1-sidecar-proxy?hash=${first.ContentHash}&wait=10m`);
+  // Either order passes with the wake in place; parked first, the read needs it (without, it waits
+  // out its 10 minutes and the test's hang guard fails it).
+  await letTimePass(200, 'the blocking read to park');
+  await ok('PUT', '/v1/config', { Kind: 'proxy-defaults', Name: 'global', Config: { protocol: 'http' } });
+  try {
+    const woke = (await blocked).json as Record<string, any>;
+    assert.equal(woke.Proxy.Config?.protocol, 'http', 'the merged answer');
+    assert.notEqual(woke.ContentHash, first.ContentHash);
+  } finally {
+    await ok('DELETE', '/v1/config/proxy-defaults/global');
+    await ok('PUT', '/v1/agent/service/deregister/hashy1');
+  }
 });

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { NodeService } from '../../catalog/types';
+import { joined } from '../../catalog/watch-keys';
 import { parseDurationMs } from '../../config';
 import type { CentralConfig } from '../../connect/central-config';
 import { HubError } from '../../errors';
@@ -53,9 +54,20 @@ export function agentServiceRoute(app: FastifyInstance, ctx: HttpContext): void 
         const s = found.value?.Services.find((x) => x.ID === id);
         if (!s) throw new HubError('NOT_FOUND', `unknown service ID: ${id}`);
         requireAccess(ctx.acl, req, 'service', 'read', s.Service);
+        // A proxy's answer has central config merged in: a proxy-defaults or its destination's
+        // service-defaults change moves it too.
+        const destination = s.Proxy?.DestinationServiceName;
+        const central = PROXY_KINDS.has(s.Kind)
+          ? [
+              ctx.catalog.configEntry('proxy-defaults', 'global'),
+              ...(typeof destination === 'string' && destination !== ''
+                ? [ctx.catalog.configEntry('service-defaults', destination)]
+                : []),
+            ]
+          : [];
         return {
           answer: agentServiceDetail(s, ctx.config.datacenter, centralConfigOf(ctx.catalog)),
-          watch: found.watch,
+          watch: joined(null, [found, ...central]).watch,
         };
       };
       let current = read();
