@@ -5,7 +5,7 @@
 // moved, so indexes never go back and a deletion is always seen.
 import type { ConnectChange } from '../connect/types';
 import type { CheckRef } from './catalog';
-import { configEvents, healthEvents, serviceListEvent } from './events';
+import { configEvents, healthEvents, serviceListEvent, terminatingLinkEvents } from './events';
 import { commitKv, hasKvChanges } from './kv-commit';
 import type { ConfigChange, Draft, Indexes, NodeChange, NodeRecord, Tables } from './tables';
 import type { CatalogEvent, HealthCheck } from './types';
@@ -96,7 +96,8 @@ export function commit(tables: Tables, draft: Draft, index: bigint): Committed {
   const moved: string[] = [];
   const changes = moveNodeIndexes(ix, draft, i, ttlTouched, moved);
 
-  const health = healthEvents(changes, index);
+  // A terminating gateway's Connect copies follow its entry as the entry stands after this change.
+  const health = healthEvents(changes, index, (gateway) => draft.config(key2('terminating-gateway', gateway)));
   for (const name of health.serviceNames) {
     ix.service.set(name, i);
     moved.push(watchKeys.service(name));
@@ -113,10 +114,31 @@ export function commit(tables: Tables, draft: Draft, index: bigint): Committed {
   // The CA has no Subscribe topic (its entries carry private keys): listeners learn of it through AppliedInfo.
   const ca = draft.connectChange();
   if (ca) tables.connect = ca.next;
-  const events = [...health.events, ...listEvents, ...configEvents(configChanges, index)];
+  const events = [
+    ...health.events,
+    ...listEvents,
+    ...configEvents(configChanges, index),
+    ...linkMoves(tables, configChanges, index),
+  ];
   const out: Committed = { events, ttlTouched, moved, sessionsTouched: commitKv(tables, draft, moved) };
   if (acl) out.aclAffected = acl.change.affected;
   if (ca) out.connect = ca.change;
+  return out;
+}
+
+/** The Connect copies a changed terminating-gateway entry moves (events.ts terminatingLinkEvents). */
+function linkMoves(tables: Tables, configChanges: readonly ConfigChange[], index: bigint): CatalogEvent[] {
+  const out: CatalogEvent[] = [];
+  for (const change of configChanges) {
+    const entry = change.after ?? change.before!;
+    if (entry.Kind !== 'terminating-gateway') continue;
+    const instances = [...(tables.byServiceName.get(entry.Name) ?? [])].sort(byString).map((k) => {
+      const [node, id] = k.split('\u0000') as [string, string];
+      const rec = tables.nodes.get(node)!;
+      return { rec, service: rec.services.get(id)! };
+    });
+    out.push(...terminatingLinkEvents(change, instances, index));
+  }
   return out;
 }
 

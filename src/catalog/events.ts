@@ -7,6 +7,7 @@ import {
   type CatalogEvent,
   type CheckServiceNode,
   CONFIG_TOPIC_BY_KIND,
+  type ConfigEntry,
   type HealthCheck,
   type Node,
   type NodeService,
@@ -51,20 +52,48 @@ export function connectSubject(service: NodeService): string | undefined {
   return undefined;
 }
 
+/**
+ * The services a terminating gateway's entry links by name, lower-cased: the Connect subjects its
+ * instances are published under, as Consul lists a terminating gateway among a linked service's
+ * Connect instances. A `*` link is not followed here (docs/gateways.md).
+ */
+export function linkedSubjects(entry: ConfigEntry | undefined): string[] {
+  const services = entry?.['Services'];
+  if (!Array.isArray(services)) return [];
+  const names = services
+    .map((svc) => (svc as { Name?: unknown }).Name)
+    .filter((n): n is string => typeof n === 'string' && n !== '' && n !== '*');
+  return [...new Set(names.map((n) => n.toLowerCase()))];
+}
+
+/** A terminating gateway's entry by the gateway's name. */
+export type TerminatingEntryOf = (gateway: string) => ConfigEntry | undefined;
+
+/** Every subject of a service's Connect copies: a proxy's or native service's one, a terminating gateway's linked services. */
+export function connectSubjects(service: NodeService, entryOf: TerminatingEntryOf): string[] {
+  if (service.Kind === 'terminating-gateway') return linkedSubjects(entryOf(service.Service));
+  const one = connectSubject(service);
+  return one === undefined ? [] : [one];
+}
+
 export interface HealthChanges {
   events: CatalogEvent[];
   /** Service names whose health view changed (for per-service blocking indexes). */
   serviceNames: Set<string>;
 }
 
-export function healthEvents(changes: readonly NodeChange[], index: bigint): HealthChanges {
+export function healthEvents(
+  changes: readonly NodeChange[],
+  index: bigint,
+  entryOf: TerminatingEntryOf,
+): HealthChanges {
   // Module-level helpers, not closures: this runs for every applied entry on every hub.
   const out: HealthChanges = { events: [], serviceNames: new Set<string>() };
   for (const { before, after } of changes) {
     if (!after) {
       if (before)
         for (const id of [...before.services.keys()].sort(byString))
-          deregister(out, index, before.node, before.services.get(id)!);
+          deregister(out, index, before.node, before.services.get(id)!, entryOf);
       continue;
     }
     const { nodeLevel, serviceIds } = changedChecks(before, after);
@@ -76,27 +105,28 @@ export function healthEvents(changes: readonly NodeChange[], index: bigint): Hea
       const b = before?.services.get(id);
       const a = after.services.get(id);
       if (!a) {
-        if (b) deregister(out, index, before!.node, b);
+        if (b) deregister(out, index, before!.node, b, entryOf);
         continue;
       }
       if (b && b.Service !== a.Service) {
         // A rename leaves the old name's views: deregister there, register under the new name.
-        deregister(out, index, before!.node, b);
-        register(out, index, after, a);
+        deregister(out, index, before!.node, b, entryOf);
+        register(out, index, after, a, entryOf);
         continue;
       }
       if (!nodeChanged && b === a && !serviceIds?.has(id)) continue;
-      const oldConnect = b ? connectSubject(b) : undefined;
-      if (oldConnect !== undefined && oldConnect !== connectSubject(a)) {
+      const now = connectSubjects(a, entryOf);
+      for (const old of b ? connectSubjects(b, entryOf) : []) {
+        if (now.includes(old)) continue;
         // The proxy's destination moved (or it left Connect): the old Connect view loses it.
         out.events.push({
           topic: Topic.ServiceHealthConnect,
-          subject: oldConnect,
+          subject: old,
           index,
           payload: { type: 'service-health', op: 'deregister', csn: deregisterCsn(before!.node, b!) },
         });
       }
-      register(out, index, after, a);
+      emit(out, index, 'register', buildCsn(after, a), now);
     }
   }
   return out;
@@ -107,20 +137,70 @@ function emit(
   index: bigint,
   op: 'register' | 'deregister',
   csn: CheckServiceNode,
-  connect: string | undefined,
+  connect: readonly string[],
 ): void {
   out.serviceNames.add(csn.Service.Service);
   const payload = { type: 'service-health', op, csn } as const;
   out.events.push({ topic: Topic.ServiceHealth, subject: csn.Service.Service.toLowerCase(), index, payload });
-  if (connect !== undefined) out.events.push({ topic: Topic.ServiceHealthConnect, subject: connect, index, payload });
+  for (const subject of connect) out.events.push({ topic: Topic.ServiceHealthConnect, subject, index, payload });
 }
 
-function deregister(out: HealthChanges, index: bigint, node: Node, service: NodeService): void {
-  emit(out, index, 'deregister', deregisterCsn(node, service), connectSubject(service));
+function deregister(
+  out: HealthChanges,
+  index: bigint,
+  node: Node,
+  service: NodeService,
+  entryOf: TerminatingEntryOf,
+): void {
+  emit(out, index, 'deregister', deregisterCsn(node, service), connectSubjects(service, entryOf));
 }
 
-function register(out: HealthChanges, index: bigint, rec: NodeRecord, service: NodeService): void {
-  emit(out, index, 'register', buildCsn(rec, service), connectSubject(service));
+function register(
+  out: HealthChanges,
+  index: bigint,
+  rec: NodeRecord,
+  service: NodeService,
+  entryOf: TerminatingEntryOf,
+): void {
+  emit(out, index, 'register', buildCsn(rec, service), connectSubjects(service, entryOf));
+}
+
+/**
+ * A terminating-gateway entry that links other services moves its gateway's instances between
+ * Connect views: out of the services it no longer links, into those it now links.
+ */
+export function terminatingLinkEvents(
+  change: { before: ConfigEntry | undefined; after: ConfigEntry | undefined },
+  instances: readonly { rec: NodeRecord; service: NodeService }[],
+  index: bigint,
+): CatalogEvent[] {
+  const before = linkedSubjects(change.before);
+  const after = linkedSubjects(change.after);
+  const gone = before.filter((s) => !after.includes(s));
+  const added = after.filter((s) => !before.includes(s));
+  const events: CatalogEvent[] = [];
+  for (const { rec, service } of instances) {
+    if (service.Kind !== 'terminating-gateway') continue;
+    for (const subject of gone) {
+      const csn = deregisterCsn(rec.node, service);
+      events.push({
+        topic: Topic.ServiceHealthConnect,
+        subject,
+        index,
+        payload: { type: 'service-health', op: 'deregister', csn },
+      });
+    }
+    for (const subject of added) {
+      const csn = buildCsn(rec, service);
+      events.push({
+        topic: Topic.ServiceHealthConnect,
+        subject,
+        index,
+        payload: { type: 'service-health', op: 'register', csn },
+      });
+    }
+  }
+  return events;
 }
 
 interface CheckChanges {

@@ -4,7 +4,7 @@
 // with the service; config entries and the service list send one item, which
 // becomes one EventBatch when it holds more than one event.
 import type { CatalogReader } from '../catalog/catalog';
-import { configSubject, connectSubject } from '../catalog/events';
+import { configSubject, connectSubjects } from '../catalog/events';
 import { type CatalogEvent, type CheckServiceNode, SUBJECT_NONE, SUBJECT_WILDCARD, Topic } from '../catalog/types';
 import { configKindOf } from './subjects';
 import type { StreamItem } from './types';
@@ -57,17 +57,19 @@ function configEvents(reader: CatalogReader, topic: Topic, subject: string, inde
 /**
  * Instances whose events carry this subject. Subjects are lower-cased while the
  * reader matches names exactly, so every spelling of the name is gathered. On
- * the Connect topic an instance belongs to the subject the catalog publishes
- * its Connect events under (native service, or a proxy's destination).
+ * the Connect topic an instance belongs to the subjects the catalog publishes
+ * its Connect events under (native service, a proxy's destination, the services
+ * a terminating gateway links).
  */
 function healthInstances(reader: CatalogReader, topic: Topic, subject: string): CheckServiceNode[] {
   const names = new Set(reader.serviceNames().value.map((s) => s.Name));
   const out: CheckServiceNode[] = [];
+  const entryOf = (gateway: string) => reader.configEntry('terminating-gateway', gateway).value;
   for (const name of names) {
     const sameName = name.toLowerCase() === subject;
     if (topic === Topic.ServiceHealth && !sameName) continue;
     for (const csn of reader.serviceInstances(name).value) {
-      if (topic === Topic.ServiceHealth || connectSubject(csn.Service) === subject) out.push(csn);
+      if (topic === Topic.ServiceHealth || connectSubjects(csn.Service, entryOf).includes(subject)) out.push(csn);
     }
   }
   return out;

@@ -129,6 +129,42 @@ test('Connect: native services and proxies (keyed by destination) get a ServiceH
   assert.equal(plain.events.filter((e) => e.topic === Topic.ServiceHealthConnect).length, 0);
 });
 
+test('Connect: a terminating gateway is a Connect instance of each service its entry links by name, moving with the entry', () => {
+  const h = harness();
+  const gateway = (Port: number) =>
+    h.apply(register('n1', { service: serviceInput('term1', 'term', { Kind: 'terminating-gateway', Port }) }));
+  // Registered before any entry: no Connect copy.
+  assert.deepEqual(eventLines(gateway(8443).events), [
+    'ServiceHealth term register term1@n1',
+    'ServiceList none register term',
+  ]);
+  let r = h.apply({
+    type: 'config-set',
+    entry: { Kind: 'terminating-gateway', Name: 'term', Services: [{ Name: 'API' }, { Name: 'db' }, { Name: '*' }] },
+  });
+  assert.deepEqual(eventLines(r.events), [
+    'TerminatingGateway default/default/term upsert',
+    'ServiceHealthConnect api register term1@n1',
+    'ServiceHealthConnect db register term1@n1',
+  ]);
+  // The gateway's own change reaches every linked view.
+  assert.deepEqual(eventLines(gateway(8444).events), [
+    'ServiceHealth term register term1@n1',
+    'ServiceHealthConnect api register term1@n1',
+    'ServiceHealthConnect db register term1@n1',
+  ]);
+  r = h.apply({ type: 'config-set', entry: { Kind: 'terminating-gateway', Name: 'term', Services: [{ Name: 'db' }] } });
+  assert.deepEqual(eventLines(r.events), [
+    'TerminatingGateway default/default/term upsert',
+    'ServiceHealthConnect api deregister term1@n1',
+  ]);
+  r = h.apply({ type: 'config-delete', kind: 'terminating-gateway', name: 'term' });
+  assert.deepEqual(eventLines(r.events), [
+    'TerminatingGateway default/default/term delete',
+    'ServiceHealthConnect db deregister term1@n1',
+  ]);
+});
+
 test('check-update: NOT_FOUND for an unknown check; status change emits; unchanged records only the refresh', () => {
   const h = harness();
   h.apply(

@@ -65,6 +65,12 @@ test('terminating gateway from `consul connect envoy -gateway=terminating`: mesh
     gatewayServices.map((g: Record<string, any>) => [g.Service.Name, g.GatewayKind]),
     [['api', 'terminating-gateway']],
   );
+  // As in Consul, the gateway is one of api's Connect instances.
+  const connect = (await hub.http.inject({ method: 'GET', url: '/v1/health/connect/api' })).json();
+  assert.deepEqual(
+    connect.map((c: Record<string, any>) => [c.Service.ID, c.Service.Kind]),
+    [['term', 'terminating-gateway']],
+  );
   const [webEnvoy, gwEnvoy] = await Promise.all([
     startEnvoy({ bootstrap: webBoot }),
     startEnvoy({ bootstrap: gwBoot }),
