@@ -48,13 +48,24 @@ export class HeldVersions implements Iterable<[string, string]> {
     return this.get(name) !== undefined;
   }
 
-  /** A new value with each name set to its version, or dropped for null. */
-  with(changes: Iterable<readonly [string, string | null]>): HeldVersions {
+  /**
+   * A new value with each name set to its version, or dropped for null. A Map
+   * is taken as it is, as the newest layer, not copied: like `of`'s, it must
+   * never change afterwards (an ACKed response's shared `sent` map; every
+   * client's ACK of one change would otherwise copy it).
+   */
+  with(changes: Iterable<readonly [string, string | null]> | Layer): HeldVersions {
     // Not checked against what is held: a name ACKed at the version it had only costs its entry here.
-    let top: Map<string, string | null> | undefined;
-    for (const [name, version] of changes) (top ??= new Map()).set(name, version);
+    let top: Layer | undefined;
+    if (changes instanceof Map) top = changes.size > 0 ? changes : undefined;
+    else {
+      let m: Map<string, string | null> | undefined;
+      for (const [name, version] of changes as Iterable<readonly [string, string | null]>)
+        (m ??= new Map()).set(name, version);
+      top = m;
+    }
     if (!top) return this;
-    const layers = [...this.layers, top as Layer];
+    const layers = [...this.layers, top];
     // Merge while the newest layer is at least half the one below (the base only once it pays).
     while (layers.length > 1) {
       const upper = layers[layers.length - 1]!;
