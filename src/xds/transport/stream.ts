@@ -107,6 +107,15 @@ export interface StreamOptions {
   credential?: string;
 }
 
+/** Metric labels per (type, variant), made once: every response written takes them. */
+const LABELS = new Map<string, { type: string; variant: Variant }>();
+function labelsOf(type: ResourceType, variant: Variant): { type: string; variant: Variant } {
+  const key = variant === 'sotw' ? type.typeUrl : `d${type.typeUrl}`;
+  let l = LABELS.get(key);
+  if (!l) LABELS.set(key, (l = Object.freeze({ type: type.short, variant })));
+  return l;
+}
+
 export class XdsStream {
   readonly openedAt = new Date();
   /** Instrumentation: responses written, the most un-ACKed responses of one type ever outstanding (must be ≤ 1), writes that hit backpressure. */
@@ -366,7 +375,7 @@ export class XdsStream {
     this.stats.responses++;
     const unacked = this.state.types.get(out.type.typeUrl)?.unacked ?? 0;
     this.stats.maxUnackedPerType = Math.max(this.stats.maxUnackedPerType, unacked);
-    const labels = { type: out.type.short, variant: this.variant };
+    const labels = labelsOf(out.type, this.variant);
     if (out.heartbeat) {
       this.stats.heartbeats++;
       this.deps.metrics.heartbeats.inc(labels);
