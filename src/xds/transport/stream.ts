@@ -108,11 +108,12 @@ export interface StreamOptions {
 }
 
 /** Metric labels per (type, variant), made once: every response written takes them. */
-const LABELS = new Map<string, { type: string; variant: Variant }>();
-function labelsOf(type: ResourceType, variant: Variant): { type: string; variant: Variant } {
-  const key = variant === 'sotw' ? type.typeUrl : `d${type.typeUrl}`;
-  let l = LABELS.get(key);
-  if (!l) LABELS.set(key, (l = Object.freeze({ type: type.short, variant })));
+const LABELS = { sotw: new Map<ResourceType, MetricLabels>(), delta: new Map<ResourceType, MetricLabels>() };
+type MetricLabels = Readonly<{ type: string; variant: Variant }>;
+function labelsOf(type: ResourceType, variant: Variant): MetricLabels {
+  const byType = LABELS[variant];
+  let l = byType.get(type);
+  if (!l) byType.set(type, (l = Object.freeze({ type: type.short, variant })));
   return l;
 }
 
@@ -383,7 +384,11 @@ export class XdsStream {
       this.lastPushAt.set(out.type.typeUrl, performance.timeOrigin + performance.now());
       this.deps.metrics.countPush(out.type.short, this.variant, out.count);
       if (out.changeAt !== undefined)
-        this.deps.metrics.pushLatency.observe(labels, ((this.deps.now?.() ?? Date.now()) - out.changeAt) / 1000);
+        this.deps.metrics.pushLatency.observe(
+          labels.type,
+          labels.variant,
+          ((this.deps.now?.() ?? Date.now()) - out.changeAt) / 1000,
+        );
     }
     if (!ok) {
       // Slow consumer: stop writing; dirty types are recomputed from the latest state on drain.
