@@ -65,16 +65,29 @@ export class HeldVersions implements Iterable<[string, string]> {
       top = m;
     }
     if (!top) return this;
-    const layers = [...this.layers, top];
+    // One array of the final size at most (an ACK per response per stream comes through here).
+    const layers: Layer[] = new Array(this.layers.length + 1);
+    for (let i = 0; i < this.layers.length; i++) layers[i] = this.layers[i]!;
+    let n = this.layers.length;
+    layers[n++] = top;
     // Merge while the newest layer is at least half the one below (the base only once it pays).
-    while (layers.length > 1) {
-      const upper = layers[layers.length - 1]!;
-      const lower = layers[layers.length - 2]!;
+    while (n > 1) {
+      const upper = layers[n - 1]!;
+      const lower = layers[n - 2]!;
       if (upper.size * 2 < lower.size) break;
-      if (layers.length === 2 && upper.size < OWN_BASE_MIN) break;
-      layers.splice(layers.length - 2, 2, merge(lower, upper, layers.length === 2));
+      if (n === 2 && upper.size < OWN_BASE_MIN) break;
+      layers[n - 2] = merge(lower, upper, n === 2);
+      n--;
     }
-    return new HeldVersions(layers);
+    layers.length = n;
+    const next = new HeldVersions(layers);
+    // The newest layer is never shadowed: a version in it is held. (Else `empty` is worked out when asked.)
+    for (const v of top.values())
+      if (v !== null) {
+        next.isEmpty = false;
+        break;
+      }
+    return next;
   }
 
   /** Layers a lookup may read (the base included): O(log n) by construction (tests). */
