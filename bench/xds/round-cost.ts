@@ -33,6 +33,8 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '5' },
     // A CPU profile of the measured rounds only (not the setup), per N: <file>-<N>.cpuprofile.
     profile: { type: 'string' },
+    // A sampling heap profile of the measured rounds (every allocation, collected or not): <file>-<N>.heapprofile.
+    'heap-profile': { type: 'string' },
   },
 });
 
@@ -123,12 +125,19 @@ async function run(n: number, s: number, rounds: number, warmup: number) {
   let port = 9000;
   globalThis.gc?.();
   await new Promise((r) => setTimeout(r, 100));
-  const session = values.profile ? new Session() : undefined;
+  const session = values.profile || values['heap-profile'] ? new Session() : undefined;
   for (let r = 0; r < warmup + rounds; r++) {
     if (session && r === warmup) {
       session.connect();
-      await session.post('Profiler.enable');
-      await session.post('Profiler.start');
+      if (values.profile) {
+        await session.post('Profiler.enable');
+        await session.post('Profiler.start');
+      } else
+        await session.post('HeapProfiler.startSampling', {
+          samplingInterval: 4096,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: true,
+        } as object);
     }
     const name = names[(r * 7919) % s]!;
     const g0 = gcMs.total;
@@ -153,8 +162,13 @@ async function run(n: number, s: number, rounds: number, warmup: number) {
     gcs.push(gcMs.total - g0);
   }
   if (session) {
-    const { profile } = await session.post('Profiler.stop');
-    writeFileSync(`${values.profile}-${n}.cpuprofile`, JSON.stringify(profile));
+    if (values.profile) {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(`${values.profile}-${n}.cpuprofile`, JSON.stringify(profile));
+    } else {
+      const { profile } = await session.post('HeapProfiler.stopSampling');
+      writeFileSync(`${values['heap-profile']}-${n}.heapprofile`, JSON.stringify(profile));
+    }
     session.disconnect();
   }
   const totals = push.map((p, i) => p + acks[i]!);
