@@ -10,6 +10,7 @@ import { encodeXdsResource } from '../../src/xds/translate/encode';
 import { buildLoadAssignment } from '../../src/xds/translate/endpoints';
 import { encodeResource } from '../../src/xds/transport/envoy-proto';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
+import { roundProfile } from './profile';
 import {
   CDS,
   DELTA_ADS,
@@ -152,6 +153,7 @@ function initialSets(services: number): { cds: Buffer; eds: Buffer } {
   return { cds, eds };
 }
 const Req = deltaRequest();
+const profile = roundProfile('bare');
 
 async function main() {
   const server = new grpc.Server();
@@ -181,13 +183,14 @@ async function main() {
     server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
   );
   send({ kind: 'listening', port: bound });
-  process.on('message', (m: ServerCommand) => {
+  process.on('message', async (m: ServerCommand) => {
     if (m.cmd === 'setup') {
       if (SYNC) initial = initialSets(m.services);
       send({ kind: 'setup-done', ms: 0 });
+      profile.setupDone();
     } else if (m.cmd === 'stats') {
-      (globalThis as { gc?: () => void }).gc?.();
-      send({ kind: 'stats', ...processStats(streams.size) });
+      await profile.stats();
+      send({ kind: 'stats', ...processStats(streams.size, true) });
     } else if (m.cmd === 'change') {
       const name = `svc-${m.service}`;
       const buf = preEncoded(name);
@@ -198,6 +201,7 @@ async function main() {
       folded.set(`svc-${m.service}`, m.port);
       windowTimer ??= setTimeout(sendFolded, m.windowMs);
     } else if (m.cmd === 'exit') {
+      await profile.exit();
       server.forceShutdown();
       process.exit(0);
     }

@@ -4,14 +4,14 @@
 // ports 0 and a fresh data directory (on /dev/shm when there is one). Setup registers S services of one
 // instance each straight through the catalog; changes come over the HTTP API
 // from the parent, which takes t0 when the write is acknowledged.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import type { NodeInput, ServiceInput } from '../../src/catalog/commands';
 import { parseConfig } from '../../src/config';
 import { ALL_PARTS, createHub } from '../../src/hub';
+import { roundProfile } from './profile';
 import { now, processStats, type ServerCommand, type ServerReply } from './protocol';
 
 const send = (m: ServerReply) => {
@@ -42,24 +42,7 @@ const serviceOf = (i: number, port: number): ServiceInput => ({
   EnableTagOverride: false,
 });
 
-// XDS_BENCH_PROFILE=<file.cpuprofile>: CPU profile of the change rounds only (XDS_BENCH_PROFILE_CONNECT=1: of connect + sync).
-const profileTo = process.env['XDS_BENCH_PROFILE'];
-const session = new Session();
-let profiling = false;
-function startProfile(): void {
-  profiling = true;
-  session.connect();
-  session.post('Profiler.enable', () => session.post('Profiler.start'));
-}
-function stopProfile(): Promise<void> {
-  profiling = false;
-  return new Promise((resolve) =>
-    session.post('Profiler.stop', (err, result) => {
-      if (!err) writeFileSync(profileTo!, JSON.stringify(result.profile));
-      resolve();
-    }),
-  );
-}
+const profile = roundProfile('hub');
 
 async function main() {
   // The SQLite log (the default store) on tmpfs when there is one: this bench measures the xDS path, and on a
@@ -78,7 +61,6 @@ async function main() {
   const hub = await createHub(config, logger, { grpcGraceMs: 200, parts: ALL_PARTS });
   const { xds, provider } = hub;
   send({ kind: 'listening', port: hub.grpcPort, httpUrl: hub.httpUrl });
-  let statsCalls = 0;
 
   process.on('message', async (m: ServerCommand) => {
     if (m.cmd === 'setup') {
@@ -101,18 +83,17 @@ async function main() {
       await provider!.ready();
       while (provider!.stats().services < m.services) await new Promise((r) => setTimeout(r, 20));
       send({ kind: 'setup-done', ms: now() - t });
-      if (profileTo && process.env['XDS_BENCH_PROFILE_CONNECT'] === '1') startProfile();
+      profile.setupDone();
     } else if (m.cmd === 'stats') {
       // The second stats call is the "connected" reading: the change rounds follow, and the profile covers them.
-      if (++statsCalls === 2 && profileTo && process.env['XDS_BENCH_PROFILE_CONNECT'] !== '1') startProfile();
-      else if (statsCalls === 2 && profiling) await stopProfile();
-      (globalThis as { gc?: () => void }).gc?.();
+      await profile.stats();
+      const stats = processStats(xds!.streams().length, true);
       const refused = (await xds!.metrics.rejectedStreams.get()).values.reduce((s, v) => s + v.value, 0);
-      send({ kind: 'stats', ...processStats(xds!.streams().length), trim: xds!.memoryTrim(), refused });
+      send({ kind: 'stats', ...stats, trim: xds!.memoryTrim(), refused });
     } else if (m.cmd === 'change') {
       throw new Error('the hub takes its changes over HTTP');
     } else if (m.cmd === 'exit') {
-      if (profiling) await stopProfile();
+      await profile.exit();
       await hub.close();
       rmSync(dataDir, { recursive: true, force: true });
       process.exit(0);

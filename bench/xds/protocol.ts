@@ -1,6 +1,6 @@
 // Shared by the bench processes: IPC message shapes, a clock every process on
 // this machine agrees on, and the Delta ADS method with byte-counting codecs.
-import { performance } from 'node:perf_hooks';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { lookupType } from '../../src/xds/transport/envoy-proto';
 
 /** Wall-clock ms with sub-ms resolution, comparable across processes on one machine. */
@@ -39,13 +39,53 @@ export interface ServerStats {
   trim?: { trims: number; lastDurationMs: number; releasedBytes: number };
   /** Hub only: streams refused since start, and the most streams open at once. */
   refused?: number;
+  /** Node servers: GC pauses since the first reading, ms (perf_hooks; entries reach the observer a little late). */
+  gcPauseMs?: number;
+  /** The full GC this reading forced after its CPU reading (`collect`): CPU µs and pause ms, which the next reading's figures include. */
+  forcedGc?: { cpuUs: number; ms: number };
 }
 
-/** This process's memory and CPU with `streams` open (the stats every bench server reports). */
-export function processStats(streams: number): ServerStats {
-  const mem = process.memoryUsage();
+/** CPU µs between two readings, without the forced GC of the first. */
+export function cpuBetween(a: ServerStats, b: ServerStats): number {
+  return b.cpuUserUs + b.cpuSystemUs - (a.cpuUserUs + a.cpuSystemUs) - (a.forcedGc?.cpuUs ?? 0);
+}
+
+/** GC pause ms between two readings (Node servers), without the forced GC of the first. */
+export function gcPauseBetween(a: ServerStats, b: ServerStats): number | undefined {
+  if (a.gcPauseMs === undefined || b.gcPauseMs === undefined) return undefined;
+  return b.gcPauseMs - a.gcPauseMs - (a.forcedGc?.ms ?? 0);
+}
+
+let gcPauseMs = 0;
+let observingGc = false;
+
+/**
+ * This process's memory and CPU with `streams` open (the stats every bench
+ * server reports). `collect`: run a full GC before the memory is read (for an
+ * RSS that holds only what is live), but after CPU and GC time are: the
+ * forced collection of a large heap would otherwise be billed to the rounds.
+ */
+export function processStats(streams: number, collect = false): ServerStats {
+  if (!observingGc) {
+    observingGc = true;
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) gcPauseMs += e.duration;
+    }).observe({ entryTypes: ['gc'] });
+  }
   const cpu = process.cpuUsage();
+  const gcMs = gcPauseMs;
+  const gc = (globalThis as { gc?: () => void }).gc;
+  let forcedGc: ServerStats['forcedGc'];
+  if (collect && gc) {
+    const t = performance.now();
+    gc();
+    const after = process.cpuUsage(cpu);
+    forcedGc = { cpuUs: after.user + after.system, ms: performance.now() - t };
+  }
+  const mem = process.memoryUsage();
   return {
+    gcPauseMs: gcMs,
+    ...(forcedGc ? { forcedGc } : {}),
     rss: mem.rss,
     heapUsed: mem.heapUsed,
     external: mem.external,

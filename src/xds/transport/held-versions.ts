@@ -48,22 +48,46 @@ export class HeldVersions implements Iterable<[string, string]> {
     return this.get(name) !== undefined;
   }
 
-  /** A new value with each name set to its version, or dropped for null. */
-  with(changes: Iterable<readonly [string, string | null]>): HeldVersions {
+  /**
+   * A new value with each name set to its version, or dropped for null. A Map
+   * is taken as it is, as the newest layer, not copied: like `of`'s, it must
+   * never change afterwards (an ACKed response's shared `sent` map; every
+   * client's ACK of one change would otherwise copy it).
+   */
+  with(changes: Iterable<readonly [string, string | null]> | Layer): HeldVersions {
     // Not checked against what is held: a name ACKed at the version it had only costs its entry here.
-    let top: Map<string, string | null> | undefined;
-    for (const [name, version] of changes) (top ??= new Map()).set(name, version);
-    if (!top) return this;
-    const layers = [...this.layers, top as Layer];
-    // Merge while the newest layer is at least half the one below (the base only once it pays).
-    while (layers.length > 1) {
-      const upper = layers[layers.length - 1]!;
-      const lower = layers[layers.length - 2]!;
-      if (upper.size * 2 < lower.size) break;
-      if (layers.length === 2 && upper.size < OWN_BASE_MIN) break;
-      layers.splice(layers.length - 2, 2, merge(lower, upper, layers.length === 2));
+    let top: Layer | undefined;
+    if (changes instanceof Map) top = changes.size > 0 ? changes : undefined;
+    else {
+      let m: Map<string, string | null> | undefined;
+      for (const [name, version] of changes as Iterable<readonly [string, string | null]>)
+        (m ??= new Map()).set(name, version);
+      top = m;
     }
-    return new HeldVersions(layers);
+    if (!top) return this;
+    // One array of the final size at most (an ACK per response per stream comes through here).
+    const layers: Layer[] = new Array(this.layers.length + 1);
+    for (let i = 0; i < this.layers.length; i++) layers[i] = this.layers[i]!;
+    let n = this.layers.length;
+    layers[n++] = top;
+    // Merge while the newest layer is at least half the one below (the base only once it pays).
+    while (n > 1) {
+      const upper = layers[n - 1]!;
+      const lower = layers[n - 2]!;
+      if (upper.size * 2 < lower.size) break;
+      if (n === 2 && upper.size < OWN_BASE_MIN) break;
+      layers[n - 2] = merge(lower, upper, n === 2);
+      n--;
+    }
+    layers.length = n;
+    const next = new HeldVersions(layers);
+    // The newest layer is never shadowed: a version in it is held. (Else `empty` is worked out when asked.)
+    for (const v of top.values())
+      if (v !== null) {
+        next.isEmpty = false;
+        break;
+      }
+    return next;
   }
 
   /** Layers a lookup may read (the base included): O(log n) by construction (tests). */

@@ -107,6 +107,16 @@ export interface StreamOptions {
   credential?: string;
 }
 
+/** Metric labels per (type, variant), made once: every response written takes them. */
+const LABELS = { sotw: new Map<ResourceType, MetricLabels>(), delta: new Map<ResourceType, MetricLabels>() };
+type MetricLabels = Readonly<{ type: string; variant: Variant }>;
+function labelsOf(type: ResourceType, variant: Variant): MetricLabels {
+  const byType = LABELS[variant];
+  let l = byType.get(type);
+  if (!l) byType.set(type, (l = Object.freeze({ type: type.short, variant })));
+  return l;
+}
+
 export class XdsStream {
   readonly openedAt = new Date();
   /** Instrumentation: responses written, the most un-ACKed responses of one type ever outstanding (must be ≤ 1), writes that hit backpressure. */
@@ -366,7 +376,7 @@ export class XdsStream {
     this.stats.responses++;
     const unacked = this.state.types.get(out.type.typeUrl)?.unacked ?? 0;
     this.stats.maxUnackedPerType = Math.max(this.stats.maxUnackedPerType, unacked);
-    const labels = { type: out.type.short, variant: this.variant };
+    const labels = labelsOf(out.type, this.variant);
     if (out.heartbeat) {
       this.stats.heartbeats++;
       this.deps.metrics.heartbeats.inc(labels);
@@ -374,7 +384,11 @@ export class XdsStream {
       this.lastPushAt.set(out.type.typeUrl, performance.timeOrigin + performance.now());
       this.deps.metrics.countPush(out.type.short, this.variant, out.count);
       if (out.changeAt !== undefined)
-        this.deps.metrics.pushLatency.observe(labels, ((this.deps.now?.() ?? Date.now()) - out.changeAt) / 1000);
+        this.deps.metrics.pushLatency.observe(
+          labels.type,
+          labels.variant,
+          ((this.deps.now?.() ?? Date.now()) - out.changeAt) / 1000,
+        );
     }
     if (!ok) {
       // Slow consumer: stop writing; dirty types are recomputed from the latest state on drain.

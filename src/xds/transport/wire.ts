@@ -29,9 +29,9 @@ export interface SotwRequest {
 export interface DeltaRequest {
   node: XdsNode | undefined;
   typeUrl: string;
-  subscribe: string[];
-  unsubscribe: string[];
-  initialVersions: Map<string, string>;
+  subscribe: readonly string[];
+  unsubscribe: readonly string[];
+  initialVersions: ReadonlyMap<string, string>;
   responseNonce: string;
   errorDetail: ErrorDetail | undefined;
 }
@@ -128,6 +128,61 @@ export function decodeSotwRequest(api: ApiVersion, bytes: Uint8Array): SotwReque
 }
 
 export function decodeDeltaRequest(api: ApiVersion, bytes: Uint8Array): DeltaRequest {
+  return (Buffer.isBuffer(bytes) && deltaAck(bytes)) || decodeDeltaRequestFully(api, bytes);
+}
+
+const NO_STRINGS: readonly string[] = Object.freeze([]);
+const NO_VERSIONS: ReadonlyMap<string, string> = new Map();
+
+/**
+ * The fast path of every ACK (most requests a hub reads: one per response per
+ * stream): a DeltaDiscoveryRequest that carries only type_url (2) and
+ * response_nonce (6), read from the bytes in one pass, without protobufjs's
+ * message object, the lists and the map a full decode builds. Anything else — a
+ * node, names, initial versions, error_detail (a NACK), an unknown field, a
+ * field with an unexpected wire type, a cut-off length, a tag or length past
+ * one or four bytes — is not an ACK for this path: undefined, and the caller
+ * decodes it fully, which is what decides (and reports) such cases. The
+ * answer is the full decode's (a test fuzzes both), with shared, empty, frozen
+ * lists: the rules never change a request. Both versions number these fields alike.
+ */
+function deltaAck(buf: Buffer): DeltaRequest | undefined {
+  let typeUrl = '';
+  let responseNonce = '';
+  let pos = 0;
+  const end = buf.length;
+  while (pos < end) {
+    const tag = buf[pos++]!;
+    if (tag !== 0x12 && tag !== 0x32) return undefined; // field 2 or 6, length-delimited, in one byte
+    let len = 0;
+    let shift = 0;
+    for (;;) {
+      if (pos >= end || shift > 21) return undefined;
+      const b = buf[pos++]!;
+      len |= (b & 0x7f) << shift;
+      if (b < 0x80) break;
+      shift += 7;
+    }
+    if (len > end - pos) return undefined;
+    // Last one wins, as in a full decode of a repeated scalar field.
+    const value = buf.toString('utf8', pos, pos + len);
+    if (tag === 0x12) typeUrl = value;
+    else responseNonce = value;
+    pos += len;
+  }
+  return {
+    node: undefined,
+    typeUrl,
+    subscribe: NO_STRINGS,
+    unsubscribe: NO_STRINGS,
+    initialVersions: NO_VERSIONS,
+    responseNonce,
+    errorDetail: undefined,
+  };
+}
+
+/** Every field, through protobufjs (exported for the test that holds the fast path to it). */
+export function decodeDeltaRequestFully(api: ApiVersion, bytes: Uint8Array): DeltaRequest {
   checkFraming(bytes);
   const o: Plain = messageType(api, 'DeltaDiscoveryRequest').decode(bytes);
   return {

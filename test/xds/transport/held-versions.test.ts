@@ -33,8 +33,14 @@ test('HeldVersions: random updates from a shared base read exactly as a plain Ma
         let model = new Map([...base].filter((e): e is [string, string] => e[1] !== null));
         const names = [...new Set([...baseEntries.map(([n]) => n), ...updates.flat().map(([n]) => n), 'absent'])];
         const history: [HeldVersions, Map<string, string>][] = [[h, model]];
-        for (const changes of updates) {
-          h = h.with(changes);
+        const given: [Map<string, string | null>, Map<string, string | null>][] = [];
+        for (const [i, changes] of updates.entries()) {
+          if (i % 2 === 1) {
+            // A Map is taken as a layer as it is (a response's shared `sent` map): it must stay unwritten too.
+            const layer = new Map(changes);
+            given.push([layer, new Map(layer)]);
+            h = h.with(layer);
+          } else h = h.with(changes);
           model = new Map(model);
           for (const [n, v] of changes) {
             if (v === null) model.delete(n);
@@ -50,6 +56,7 @@ test('HeldVersions: random updates from a shared base read exactly as a plain Ma
         for (const [old, m] of history)
           assert.deepEqual(new Map(old), m, 'a value never changes: updates make a new one');
         assert.deepEqual(base, baseCopy, 'the shared base is never written');
+        for (const [layer, copy] of given) assert.deepEqual(layer, copy, 'a Map given as a layer is never written');
       },
     ),
     { numRuns: 100 },

@@ -4,9 +4,10 @@
 // it decodes requests, asks these functions, and writes what they return.
 import { HubError } from '../../../errors';
 import type { BodyCache } from '../body-cache';
+import { copyMap } from '../held-versions';
 import type { NameInterner } from '../name-sets';
 import type { ResourceSet, XdsNode } from '../provider';
-import { Clusters, Endpoints, RESOURCE_TYPES, type ResourceType, resourceTypeOf } from '../resource-types';
+import { Clusters, Endpoints, RESOURCE_TYPES, type ResourceType, Routes, resourceTypeOf } from '../resource-types';
 import {
   isDeferred,
   markChanged,
@@ -221,13 +222,14 @@ export function nextResponse(s: StreamState, ctx: RuleContext): { state: StreamS
     if (!st?.dirty || st.pending) continue;
     if (waitsForClusters(state, type)) continue;
     const set = ctx.resources(type, node);
+    // Closures only for the types that need them: this runs once per response per stream.
     const rctx = {
       set,
       ttlMs: responseTtl(state, type, ctx.resourceTtlTypes),
       sotwWrap: state.sotwWrap,
       holdRemovals: holdsRemovals(state, type),
       memo: ctx.memo,
-      routeAllowed: routeGate(state, type, () => ctx.resources(Clusters, node)),
+      routeAllowed: type === Routes ? routeGate(state, type, () => ctx.resources(Clusters, node)) : undefined,
     };
     const decided = state.variant === 'sotw' ? computeSotw(st, rctx) : computeDelta(st, rctx);
     if (!decided.response) {
@@ -236,8 +238,8 @@ export function nextResponse(s: StreamState, ctx: RuleContext): { state: StreamS
     }
     const sent = send(state, decided.state, decided.response, false);
     // X-WARM-1: the clusters just sent bring their assignments again.
-    const assignments = () => ctx.resources(Endpoints, node);
-    if (type === Clusters) sent.state = warmEndpoints(sent.state, st, decided.response.pending.sent, assignments);
+    if (type === Clusters)
+      sent.state = warmEndpoints(sent.state, st, decided.response.pending.sent, () => ctx.resources(Endpoints, node));
     return sent;
   }
   return { state };
@@ -268,7 +270,8 @@ function send(
   const nonce = nonceFor(s.id, seq);
   const next = withPending(st, out.pending, nonce, s.variant === 'sotw');
   return {
-    state: streamWith(withType(s, next), { nonceSeq: seq }),
+    // One copy of the stream state for both changes (withType would make one of its own).
+    state: streamWith(s, { types: copyMap(s.types).set(next.type.typeUrl, next), nonceSeq: seq }),
     response: {
       type: st.type,
       body: out.body,

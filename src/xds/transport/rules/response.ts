@@ -93,13 +93,14 @@ export function computeSotw(st: TypeState, ctx: ResponseContext): Decided {
 export function computeDelta(st: TypeState, ctx: ResponseContext): Decided {
   const items: DeltaItem[] = [];
   const removed: string[] = [];
-  const later = new Set<string>();
+  // Made only when something is held back: the state keeps it until the next computation, on every stream.
+  let later: Set<string> | undefined;
   for (const name of candidateNames(st, ctx.set)) {
     const res = ctx.set.byName.get(name);
     const forced = st.force.has(name);
     if (res && covers(st.sub, ctx.set, name)) {
       if (ctx.routeAllowed && !ctx.routeAllowed(res)) {
-        later.add(name);
+        (later ??= new Set()).add(name);
         continue;
       }
       // X-DELTA-5: a (re)subscribed name is sent even at the version the client holds.
@@ -109,13 +110,13 @@ export function computeDelta(st: TypeState, ctx: ResponseContext): Decided {
       }
     } else if (st.acked.has(name) || forced) {
       // Gone, or no longer covered; or subscribed and never existed (X-DELTA-3).
-      if (ctx.holdRemovals && st.acked.has(name)) later.add(name);
+      if (ctx.holdRemovals && st.acked.has(name)) (later ??= new Set()).add(name);
       else removed.push(name);
     }
   }
-  const holding = later.size > 0;
-  const force = st.force.size === 0 ? st.force : new Set([...st.force].filter((n) => later.has(n)));
-  const state = typeWith(st, { changed: later, holding, force, forceAll: false, dirty: holding });
+  const holding = later !== undefined;
+  const force = st.force.size === 0 ? st.force : later ? new Set([...st.force].filter((n) => later.has(n))) : NO_NAMES;
+  const state = typeWith(st, { changed: later ?? NO_NAMES, holding, force, forceAll: false, dirty: holding });
   // X-DELTA-9: a wildcard subscriber is answered once even when there is nothing to send; Envoy
   // waits for that first answer (its initial_fetch_timeout, 15 s) before it counts as initialized.
   if (items.length === 0 && removed.length === 0 && (st.answered || !st.sub.wildcard || holding))
@@ -149,8 +150,9 @@ function candidateNames(st: TypeState, set: ResourceSet): readonly string[] {
 
 /** A memo: sets handed to the rules are never changed afterwards (stream-state.ts withNames). */
 const sortedSets = new WeakMap<ReadonlySet<string>, readonly string[]>();
+const NO_NAME_LIST: readonly string[] = Object.freeze([]);
 function sortedOnce(names: ReadonlySet<string>): readonly string[] {
-  if (names.size <= 1) return [...names];
+  if (names.size === 0) return NO_NAME_LIST;
   let sorted = sortedSets.get(names);
   if (!sorted) sortedSets.set(names, (sorted = [...names].sort()));
   return sorted;

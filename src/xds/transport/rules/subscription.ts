@@ -13,8 +13,8 @@ export interface SubscriptionDelta {
   changed: boolean;
   /** The names set before the request (the push index is keyed by it). */
   before: ReadonlySet<string>;
-  added: string[];
-  removed: string[];
+  added: readonly string[];
+  removed: readonly string[];
   /** The wildcard flag flipped. */
   wildcardChanged: boolean;
 }
@@ -31,8 +31,11 @@ function sameNames(set: ReadonlySet<string>, names: readonly string[]): boolean 
   return count === set.size;
 }
 
+const NONE: readonly string[] = Object.freeze([]);
+
+/** Every ACK asks for this: no lists of its own. */
 function unmoved(sub: Subscription): SubscriptionDelta {
-  return { changed: false, before: sub.names, added: [], removed: [], wildcardChanged: false };
+  return { changed: false, before: sub.names, added: NONE, removed: NONE, wildcardChanged: false };
 }
 
 function moved(before: Subscription, after: Subscription): SubscriptionDelta {

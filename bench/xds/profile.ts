@@ -1,0 +1,50 @@
+// XDS_BENCH_PROFILE=<file.cpuprofile>: a bench server's CPU profile of the
+// change rounds only, from its second stats reading ("connected") to its third
+// or its exit (XDS_BENCH_PROFILE_CONNECT=1: of connect + sync instead, from
+// setup on). The hub and the bare server take the same, so their profiles
+// compare; a `%s` in the file name becomes the server's kind (hub, bare).
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
+
+export interface RoundProfile {
+  /** After setup. */
+  setupDone(): void;
+  /** On every stats command, before the reading. */
+  stats(): Promise<void>;
+  /** Before the process exits. */
+  exit(): Promise<void>;
+}
+
+export function roundProfile(kind: string, env: NodeJS.ProcessEnv = process.env): RoundProfile {
+  const to = env['XDS_BENCH_PROFILE']?.replace('%s', kind);
+  const connect = env['XDS_BENCH_PROFILE_CONNECT'] === '1';
+  const session = new Session();
+  let profiling = false;
+  let statsCalls = 0;
+  const start = () => {
+    profiling = true;
+    session.connect();
+    session.post('Profiler.enable', () => session.post('Profiler.start'));
+  };
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      profiling = false;
+      session.post('Profiler.stop', (err, result) => {
+        if (!err) writeFileSync(to!, JSON.stringify(result.profile));
+        resolve();
+      });
+    });
+  return {
+    setupDone: () => {
+      if (to && connect) start();
+    },
+    async stats() {
+      if (++statsCalls === 2 && to && !connect) start();
+      else if (statsCalls === 2 && profiling) await stop();
+      else if (statsCalls === 3 && profiling) await stop();
+    },
+    async exit() {
+      if (profiling) await stop();
+    },
+  };
+}
