@@ -7,8 +7,11 @@
 // stream gets its ACK as grpc-js hands it over: the raw request bytes. The
 // client side (reading nonces, encoding ACKs) runs off the clock.
 //
-//   node --import tsx --expose-gc bench/xds/round-cost.ts [--clients 1000,5000] [--services 1000] [--rounds 30]
+//   node --import tsx --expose-gc bench/xds/round-cost.ts [--clients 1000,5000] [--services 1000] [--rounds 30] [--ops]
 //
+// --ops: the ops recorder on the server's callbacks as a hub wires it (the
+// per-node history of --xds-history 1000 records, in memory, and the proxy-status
+// tracker): its share is the difference to a run without.
 // Prints per N: µs per client per change for the push, for the ACKs and both
 // (medians of the rounds, process CPU by cpuUsage: GC on helper threads
 // included), GC pause per round (perf_hooks) and the load average.
@@ -20,6 +23,9 @@ import { type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import type { Server, ServerDuplexStream, UntypedServiceImplementation } from '@grpc/grpc-js';
 import pino from 'pino';
+import { createHistory } from '../../src/ops/history';
+import { createStatusTracker } from '../../src/ops/status';
+import type { XdsCallbacks } from '../../src/xds/transport/callbacks';
 import { createXdsServer } from '../../src/xds/transport/server';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { encodeRequest, serializeResponse, type XdsResponse } from '../../src/xds/transport/wire';
@@ -30,6 +36,7 @@ const { values } = parseArgs({
     clients: { type: 'string', default: '1000,5000' },
     services: { type: 'string', default: '1000' },
     rounds: { type: 'string', default: '30' },
+    ops: { type: 'boolean', default: false },
     warmup: { type: 'string', default: '5' },
     // A CPU profile of the measured rounds only (not the setup), per N: <file>-<N>.cpuprofile.
     profile: { type: 'string' },
@@ -74,12 +81,29 @@ const cpuUs = () => {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const f1 = (x: number) => x.toFixed(1);
 
+/** The ops recorder's callbacks, as src/ops/index.ts wires them (history and status; no rollouts, no event stream). */
+function opsCallbacks(): XdsCallbacks {
+  const history = createHistory({ perNode: 1_000, hub: 'bench', index: () => 1n });
+  const status = createStatusTracker(() => 1n);
+  return {
+    sent: (e) => {
+      history.sent?.(e);
+      status.sent(e);
+    },
+    answered: (e) => {
+      history.answered?.(e);
+      status.answered(e);
+    },
+  };
+}
+
 async function run(n: number, s: number, rounds: number, warmup: number) {
   const provider = new TestProvider();
   const names = Array.from({ length: s }, (_, i) => `svc-${i}`);
   provider.set(...names.map((x) => cluster(x)), ...names.map((x) => cla(x)));
   const xds = createXdsServer({
     provider,
+    ...(values.ops ? { callbacks: opsCallbacks() } : {}),
     config: {
       resourceTtlMs: 0,
       heartbeatIntervalMs: 0,
@@ -173,7 +197,7 @@ async function run(n: number, s: number, rounds: number, warmup: number) {
   }
   const totals = push.map((p, i) => p + acks[i]!);
   console.log(
-    `round-cost N=${n} S=${s}: ${f1(median(totals))} µs/client/change (push ${f1(median(push))}, ACK ${f1(median(acks))}; ` +
+    `round-cost N=${n} S=${s}${values.ops ? ' (ops recorder on)' : ''}: ${f1(median(totals))} µs/client/change (push ${f1(median(push))}, ACK ${f1(median(acks))}; ` +
       `min ${f1(Math.min(...totals))}, max ${f1(Math.max(...totals))}); GC pause ${f1(median(gcs))} ms/round (${f1((median(gcs) * 1000) / n)} µs/client); ` +
       `heap ${f1(process.memoryUsage().heapUsed / 1048576)} MiB; load ${loadavg()
         .map((x) => x.toFixed(1))
