@@ -3,6 +3,7 @@
 // and after, decide which instances changed, emit in a fixed order
 // (node name, then service ID; ServiceHealth before its Connect copy).
 import type { ConfigChange, NodeChange, NodeRecord } from './tables';
+import { terminatingLinks } from './terminating-links';
 import {
   type CatalogEvent,
   type CheckServiceNode,
@@ -58,12 +59,7 @@ export function connectSubject(service: NodeService): string | undefined {
  * Connect instances. A `*` link is not followed here (docs/gateways.md).
  */
 export function linkedSubjects(entry: ConfigEntry | undefined): string[] {
-  const services = entry?.['Services'];
-  if (!Array.isArray(services)) return [];
-  const names = services
-    .map((svc) => (svc as { Name?: unknown }).Name)
-    .filter((n): n is string => typeof n === 'string' && n !== '' && n !== '*');
-  return [...new Set(names.map((n) => n.toLowerCase()))];
+  return [...new Set(terminatingLinks(entry).named.map((n) => n.toLowerCase()))];
 }
 
 /** A terminating gateway's entry by the gateway's name. */

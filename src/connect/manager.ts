@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type pino from 'pino';
 import type { Catalog } from '../catalog/catalog';
+import { type TerminatingLinks, terminatingLinks } from '../catalog/terminating-links';
 import { type CatalogEvent, type CheckServiceNode, Topic } from '../catalog/types';
 import { parseDurationMs } from '../config';
 import { HubError, isHubError } from '../errors';
@@ -186,13 +187,9 @@ function rebuild(ca: CaState): void {
 }
 
 /** The services terminating-gateway entries name, and whether one links `*`. */
-function terminatingLinks(catalog: Catalog): { named: string[]; wildcard: boolean } {
-  const names = catalog
-    .configEntries('terminating-gateway')
-    .value.flatMap((e) => (Array.isArray(e['Services']) ? (e['Services'] as { Name?: unknown }[]) : []))
-    .map((s) => s.Name)
-    .filter((n): n is string => typeof n === 'string' && n !== '');
-  return { named: names.filter((n) => n !== '*'), wildcard: names.includes('*') };
+function terminatingLinksOf(catalog: Catalog): TerminatingLinks {
+  const links = catalog.configEntries('terminating-gateway').value.map(terminatingLinks);
+  return { named: links.flatMap((l) => l.named), wildcard: links.some((l) => l.wildcard) };
 }
 
 /**
@@ -200,7 +197,7 @@ function terminatingLinks(catalog: Catalog): { named: string[]; wildcard: boolea
  * Consul. A `*` link covers every service with a plain instance (those in the mesh have leaves anyway).
  */
 function linkedServices(catalog: Catalog): string[] {
-  const { named, wildcard } = terminatingLinks(catalog);
+  const { named, wildcard } = terminatingLinksOf(catalog);
   if (!wildcard) return named;
   const plain = Object.keys(catalog.services().value).filter((name) =>
     catalog.serviceInstances(name).value.some((c) => c.Service.Kind === ''),
@@ -214,7 +211,7 @@ function applied(ca: CaState, events: readonly CatalogEvent[], connectChanged: b
   let wildcard: boolean | undefined;
   for (const e of events) {
     // A `*` link follows the service list.
-    if (e.topic === Topic.ServiceList) wildcard ??= terminatingLinks(ca.catalog).wildcard;
+    if (e.topic === Topic.ServiceList) wildcard ??= terminatingLinksOf(ca.catalog).wildcard;
     if (e.topic === Topic.TerminatingGateway || (e.topic === Topic.ServiceList && wildcard)) changed = true;
     if (e.topic !== Topic.ServiceHealth || e.payload.type !== 'service-health') continue; // not its Connect copy
     const key = `${e.payload.csn.Node.Node}\0${e.payload.csn.Service.ID}`;

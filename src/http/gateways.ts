@@ -3,6 +3,7 @@
 // which services a terminating gateway links) and
 // /v1/health/ingress/:service (the gateways that expose a service).
 import type { CatalogReader, Indexed } from '../catalog/catalog';
+import { terminatingLinks } from '../catalog/terminating-links';
 import type { CheckServiceNode, ConfigEntry } from '../catalog/types';
 import { joined } from '../catalog/watch-keys';
 
@@ -113,8 +114,8 @@ export function gatewayServices(catalog: CatalogReader, gateway: string): Indexe
     const terminating = catalog.configEntry('terminating-gateway', gateway);
     if (terminating.value) {
       const value = linked(catalog, terminating.value);
-      const services = (terminating.value['Services'] as Array<Record<string, unknown>> | undefined) ?? [];
-      const wildcard = services.some((svc) => svc['Name'] === '*');
+      // A `*` link changes with the service list too.
+      const { wildcard } = terminatingLinks(terminating.value);
       return joined(value, wildcard ? [terminating, catalog.services()] : [terminating]);
     }
     return joined([], [entry, terminating]);
