@@ -40,16 +40,20 @@ function typicalServices(catalog: CatalogReader): string[] {
 
 /** What a terminating gateway's `*` links, as its Envoy is served (docs/gateways.md): plain services not in the mesh. */
 function outsideTheMesh(catalog: CatalogReader): string[] {
-  const names = Object.keys(catalog.services().value);
+  // One walk of every instance: the plain services, and those a proxy or a native instance puts in the mesh.
+  const plain: string[] = [];
   const inMesh = new Set<string>();
-  for (const n of names) {
+  for (const n of Object.keys(catalog.services().value)) {
+    let typical = false;
     for (const c of catalog.serviceInstances(n).value) {
       const destination = c.Service.Proxy?.DestinationServiceName;
       if (c.Service.Kind === 'connect-proxy' && typeof destination === 'string') inMesh.add(destination);
+      if (c.Service.Kind === '') typical = true;
       if (c.Service.Kind === '' && c.Service.Connect?.Native === true) inMesh.add(n);
     }
+    if (typical) plain.push(n);
   }
-  return typicalServices(catalog).filter((n) => !inMesh.has(n));
+  return plain.filter((n) => !inMesh.has(n));
 }
 
 function expand(catalog: CatalogReader, entry: ConfigEntry): GatewayService[] {
