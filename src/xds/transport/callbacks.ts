@@ -69,18 +69,21 @@ export function reportSent(observer: XdsCallbacks | undefined, state: StreamStat
   if (!observer?.sent || out.heartbeat || !state.node) return;
   const p = state.types.get(out.type.typeUrl)?.pending;
   if (!p || p.nonce !== out.nonce) return;
-  guard(() =>
-    observer.sent!({
+  // try/catch in place, not through `guard`: a closure per response per stream is GC work on the push path.
+  try {
+    observer.sent({
       stream: state.id,
-      node: state.node!,
+      node: state.node,
       typeUrl: out.type.typeUrl,
       nonce: p.nonce,
       version: p.version,
       resources: p.sent,
       variant: state.variant,
       at,
-    }),
-  );
+    });
+  } catch (err) {
+    observerThrew(err);
+  }
 }
 
 /**
@@ -95,13 +98,21 @@ export function reportAnswers(
   at: number,
 ): void {
   if (!observer?.answered || !after.node) return;
-  for (const [typeUrl, st] of before.types) {
+  for (let i = 0; i < before.types.size; i++) {
+    const st = before.types.stateAt(i);
     const p = st.pending;
-    if (!p || p.heartbeat || after.types.get(typeUrl)?.pending?.nonce === p.nonce) continue;
-    const nack = after.types.get(typeUrl)?.lastNack;
+    if (!p || p.heartbeat) continue;
+    const typeUrl = before.types.urlAt(i);
+    const now = after.types.get(typeUrl);
+    if (now?.pending?.nonce === p.nonce) continue;
+    const nack = now?.lastNack;
     const error =
       nack && nack.nonce === p.nonce && nack !== st.lastNack ? { code: nack.code, message: nack.message } : undefined;
-    guard(() => observer.answered!({ stream: after.id, node: after.node!, typeUrl, nonce: p.nonce, error, at }));
+    try {
+      observer.answered({ stream: after.id, node: after.node, typeUrl, nonce: p.nonce, error, at });
+    } catch (err) {
+      observerThrew(err);
+    }
   }
 }
 
@@ -109,9 +120,13 @@ function guard(f: () => void): void {
   try {
     f();
   } catch (err) {
-    // An observer is a bystander: its failure must not end or stall the stream.
-    process.emitWarning(`xDS observer threw: ${(err as Error).message}`);
+    observerThrew(err);
   }
+}
+
+/** An observer is a bystander: its failure must not end or stall the stream. */
+function observerThrew(err: unknown): void {
+  process.emitWarning(`xDS observer threw: ${(err as Error).message}`);
 }
 
 /** Called by a stream as it ends; a stream that never named its node is not reported. */

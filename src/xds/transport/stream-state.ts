@@ -5,11 +5,11 @@
 // latest. Small by design: names and versions point at strings the provider
 // already holds, and sets and maps are shared until something differs.
 
-import { copyMap, HeldVersions } from './held-versions';
+import { HeldVersions } from './held-versions';
 import { EMPTY_NAMES } from './name-sets';
 import type { XdsNode, XdsResource } from './provider';
 import type { ResourceType } from './resource-types';
-import type { V3TypeUrl } from './type-urls';
+import { TypeStates } from './type-states';
 import type { ApiVersion } from './wire';
 
 export type Variant = 'sotw' | 'delta';
@@ -96,7 +96,7 @@ export interface StreamState {
   /** TTL carried to this client (X-TTL-1) and whether SotW resources go in Resource wrappers (X-TTL-3); set with the node. */
   readonly ttlMs: number;
   readonly sotwWrap: boolean;
-  readonly types: ReadonlyMap<V3TypeUrl, TypeState>;
+  readonly types: TypeStates;
   /** Nonces sent so far (X-STREAM-2). */
   readonly nonceSeq: number;
 }
@@ -106,7 +106,17 @@ const NO_NAMES: ReadonlySet<string> = new Set();
 const NO_REJECTED: ReadonlyMap<string, string> = new Map();
 
 export function newStreamState(id: number, variant: Variant, transport: Transport, api: ApiVersion): StreamState {
-  return { id, variant, transport, api, node: undefined, ttlMs: 0, sotwWrap: false, types: new Map(), nonceSeq: 0 };
+  return {
+    id,
+    variant,
+    transport,
+    api,
+    node: undefined,
+    ttlMs: 0,
+    sotwWrap: false,
+    types: TypeStates.EMPTY,
+    nonceSeq: 0,
+  };
 }
 
 export function newTypeState(type: ResourceType, wireTypeUrl: string): TypeState {
@@ -185,8 +195,8 @@ export function streamWith(s: StreamState, patch: Partial<StreamState>): StreamS
 
 /** The stream with one type's state replaced. */
 export function withType(s: StreamState, st: TypeState): StreamState {
-  if (s.types.get(st.type.typeUrl) === st) return s;
-  return streamWith(s, { types: copyMap(s.types).set(st.type.typeUrl, st) });
+  const types = s.types.with(st.type.typeUrl, st);
+  return types === s.types ? s : streamWith(s, { types });
 }
 
 /** Marks names as changed (or everything), so the next computation looks at them; `at`: when the change reached the hub. */

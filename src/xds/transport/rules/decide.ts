@@ -4,7 +4,6 @@
 // it decodes requests, asks these functions, and writes what they return.
 import { HubError } from '../../../errors';
 import type { BodyCache } from '../body-cache';
-import { copyMap } from '../held-versions';
 import type { NameInterner } from '../name-sets';
 import type { ResourceSet, XdsNode } from '../provider';
 import { Clusters, Endpoints, RESOURCE_TYPES, type ResourceType, Routes, resourceTypeOf } from '../resource-types';
@@ -271,7 +270,7 @@ function send(
   const next = withPending(st, out.pending, nonce, s.variant === 'sotw');
   return {
     // One copy of the stream state for both changes (withType would make one of its own).
-    state: streamWith(s, { types: copyMap(s.types).set(next.type.typeUrl, next), nonceSeq: seq }),
+    state: streamWith(s, { types: s.types.with(next.type.typeUrl, next), nonceSeq: seq }),
     response: {
       type: st.type,
       body: out.body,
