@@ -3,6 +3,8 @@
 // or its exit (XDS_BENCH_PROFILE_CONNECT=1: of connect + sync instead, from
 // setup on). The hub and the bare server take the same, so their profiles
 // compare; a `%s` in the file name becomes the server's kind (hub, bare).
+// XDS_BENCH_HEAP_PROFILE=<file.heapprofile>: the same window as a sampling heap
+// profile instead (every allocation, collected or not: what drives the GC).
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 
@@ -16,7 +18,8 @@ export interface RoundProfile {
 }
 
 export function roundProfile(kind: string, env: NodeJS.ProcessEnv = process.env): RoundProfile {
-  const to = env['XDS_BENCH_PROFILE']?.replace('%s', kind);
+  const heap = env['XDS_BENCH_HEAP_PROFILE'] !== undefined;
+  const to = (env['XDS_BENCH_PROFILE'] ?? env['XDS_BENCH_HEAP_PROFILE'])?.replace('%s', kind);
   const connect = env['XDS_BENCH_PROFILE_CONNECT'] === '1';
   const session = new Session();
   let profiling = false;
@@ -24,15 +27,23 @@ export function roundProfile(kind: string, env: NodeJS.ProcessEnv = process.env)
   const start = () => {
     profiling = true;
     session.connect();
-    session.post('Profiler.enable', () => session.post('Profiler.start'));
+    if (heap)
+      session.post('HeapProfiler.startSampling', {
+        samplingInterval: 4096,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      } as object);
+    else session.post('Profiler.enable', () => session.post('Profiler.start'));
   };
   const stop = () =>
     new Promise<void>((resolve) => {
       profiling = false;
-      session.post('Profiler.stop', (err, result) => {
+      const done = (err: Error | null, result: { profile: object }) => {
         if (!err) writeFileSync(to!, JSON.stringify(result.profile));
         resolve();
-      });
+      };
+      if (heap) session.post('HeapProfiler.stopSampling', done as never);
+      else session.post('Profiler.stop', done);
     });
   return {
     setupDone: () => {

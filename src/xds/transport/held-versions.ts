@@ -19,12 +19,25 @@ const NOTHING: Layer = new Map();
 /** Below this many differences, a merge into the base is not worth the copy. */
 const OWN_BASE_MIN = 64;
 
+/**
+ * Values are pure functions of their inputs, so they are shared: `of(map)` is
+ * one value per map, and `from.with(map)` is remembered per shared map (the
+ * last transition made with it). A fleet that ACKs the same responses in the
+ * same order (one change pushed to N streams) then makes each value once, not
+ * once per stream. Held only while the map is (a response's `sent`, kept by
+ * pending states and the history).
+ */
+const ofMap = new WeakMap<Layer, HeldVersions>();
+const lastWith = new WeakMap<Layer, { from: HeldVersions; to: HeldVersions }>();
+
 export class HeldVersions implements Iterable<[string, string]> {
   static readonly EMPTY = new HeldVersions([NOTHING]);
 
   /** Everything held is `shared` (null values mean "not held"). The map must never change afterwards. */
   static of(shared: Layer): HeldVersions {
-    return new HeldVersions([shared]);
+    let v = ofMap.get(shared);
+    if (!v) ofMap.set(shared, (v = new HeldVersions([shared])));
+    return v;
   }
 
   private constructor(
@@ -56,15 +69,25 @@ export class HeldVersions implements Iterable<[string, string]> {
    */
   with(changes: Iterable<readonly [string, string | null]> | Layer): HeldVersions {
     // Not checked against what is held: a name ACKed at the version it had only costs its entry here.
-    let top: Layer | undefined;
-    if (changes instanceof Map) top = changes.size > 0 ? changes : undefined;
-    else {
-      let m: Map<string, string | null> | undefined;
-      for (const [name, version] of changes as Iterable<readonly [string, string | null]>)
-        (m ??= new Map()).set(name, version);
-      top = m;
+    if (changes instanceof Map) {
+      if (changes.size === 0) return this;
+      const t = lastWith.get(changes);
+      if (t?.from === this) return t.to;
+      const to = this.over(changes);
+      if (t) {
+        t.from = this;
+        t.to = to;
+      } else lastWith.set(changes, { from: this, to });
+      return to;
     }
-    if (!top) return this;
+    let m: Map<string, string | null> | undefined;
+    for (const [name, version] of changes as Iterable<readonly [string, string | null]>)
+      (m ??= new Map()).set(name, version);
+    return m ? this.over(m) : this;
+  }
+
+  /** This value with `top` as its newest layer (merged down as the layers' sizes ask). */
+  private over(top: Layer): HeldVersions {
     // One array of the final size at most (an ACK per response per stream comes through here).
     const layers: Layer[] = new Array(this.layers.length + 1);
     for (let i = 0; i < this.layers.length; i++) layers[i] = this.layers[i]!;

@@ -70,3 +70,39 @@ test('HeldVersions: many single-name updates (churn ACKs) keep the layers few', 
   assert.equal(h.get('n7'), String(4001));
   assert.equal(h.size, 1000);
 });
+
+test('HeldVersions: streams that ACK the same shared maps in any interleaving share values and read as their own Maps', () => {
+  fc.assert(
+    fc.property(
+      fc.array(update, { minLength: 1, maxLength: 8 }),
+      // Per step: which of 3 streams ACKs which of the responses (a stream may skip some, or take one twice).
+      fc.array(fc.tuple(fc.integer({ min: 0, max: 2 }), fc.nat()), { maxLength: 40 }),
+      (responses, steps) => {
+        const base = new Map([['a', '0']]);
+        const layers = responses.map((r) => new Map(r));
+        const streams = [0, 1, 2].map(() => ({ h: HeldVersions.of(base), model: new Map(base) }));
+        assert.equal(HeldVersions.of(base), streams[0]!.h, 'one value per shared base');
+        for (const [who, k] of steps) {
+          const s = streams[who]!;
+          const layer = layers[k % layers.length]!;
+          s.h = s.h.with(layer);
+          s.model = new Map(s.model);
+          for (const [n, v] of layer) {
+            if (v === null) s.model.delete(n);
+            else s.model.set(n, v);
+          }
+          assert.deepEqual(new Map(s.h), s.model);
+        }
+      },
+    ),
+    { numRuns: 200 },
+  );
+  // The fleet case: every stream ACKs the same responses in the same order, and holds the very same value.
+  const base = new Map([['a', '0']]);
+  const pushes = Array.from({ length: 20 }, (_, i) => new Map([[`n${i % 5}`, String(i)]]));
+  const fleet = Array.from({ length: 100 }, () => pushes.reduce((h, p) => h.with(p), HeldVersions.of(base)));
+  assert.ok(
+    fleet.every((h) => h === fleet[0]),
+    'one value per step for the fleet',
+  );
+});
