@@ -20,21 +20,57 @@ import {
   type TypeShort,
 } from './history';
 
+// A record is a narrow row in `records` (its node's integer key, seq, time,
+// stream, nonce, answer) pointing at a `pushes` row that holds what a fleet
+// push shares (log index, type, variant, version, map, hub): a push to a
+// thousand nodes writes one `pushes` row and a thousand short rows.
 const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS nodes (id TEXT PRIMARY KEY, cluster TEXT NOT NULL, user_agent TEXT NOT NULL, config_source TEXT);
-  CREATE TABLE IF NOT EXISTS sets (hash TEXT PRIMARY KEY, resources TEXT NOT NULL);
-  CREATE TABLE IF NOT EXISTS records (
-    node TEXT NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL, log_index TEXT NOT NULL,
-    stream INTEGER NOT NULL, type TEXT NOT NULL, nonce TEXT NOT NULL, variant TEXT NOT NULL,
-    version TEXT NOT NULL, set_hash TEXT NOT NULL, answer TEXT, hub TEXT NOT NULL DEFAULT '',
-    PRIMARY KEY (node, seq)
+  CREATE TABLE IF NOT EXISTS nodes (
+    key INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, cluster TEXT NOT NULL, user_agent TEXT NOT NULL,
+    config_source TEXT
   );
+  CREATE TABLE IF NOT EXISTS sets (hash TEXT PRIMARY KEY, resources TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS pushes (
+    id INTEGER PRIMARY KEY, log_index TEXT NOT NULL, type TEXT NOT NULL, variant TEXT NOT NULL,
+    version TEXT NOT NULL, set_hash TEXT NOT NULL, hub TEXT NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS records (
+    node INTEGER NOT NULL, seq INTEGER NOT NULL, push INTEGER NOT NULL, at INTEGER NOT NULL,
+    stream INTEGER NOT NULL, nonce TEXT NOT NULL, answer TEXT
+  );
+  CREATE UNIQUE INDEX IF NOT EXISTS records_node_seq ON records (node, seq);
 `;
 
-/** Files written before records named their hub get the column (records from then read hub ''). */
+const columnsOf = (db: Database.Database, table: string) =>
+  (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
+
+/**
+ * A file written before the narrow rows (one wide row per record keyed by the
+ * node's id; before that without `hub`) is rewritten once, in one transaction:
+ * each distinct push becomes a `pushes` row.
+ */
 function migrate(db: Database.Database): void {
-  const columns = db.prepare('PRAGMA table_info(records)').all() as { name: string }[];
-  if (!columns.some((c) => c.name === 'hub')) db.exec("ALTER TABLE records ADD COLUMN hub TEXT NOT NULL DEFAULT ''");
+  const old = columnsOf(db, 'records');
+  if (old.length === 0 || old.includes('push')) return void db.exec(SCHEMA);
+  const hub = old.includes('hub') ? 'w.hub' : "''";
+  db.transaction(() => {
+    db.exec(`
+      ALTER TABLE records RENAME TO records_wide;
+      ALTER TABLE nodes RENAME TO nodes_old;
+      ${SCHEMA}
+      INSERT INTO nodes (id, cluster, user_agent, config_source)
+        SELECT id, cluster, user_agent, config_source FROM nodes_old;
+      INSERT INTO pushes (log_index, type, variant, version, set_hash, hub)
+        SELECT DISTINCT log_index, type, variant, version, set_hash, ${hub} FROM records_wide w;
+      INSERT INTO records (node, seq, push, at, stream, nonce, answer)
+        SELECT n.key, w.seq, p.id, w.at, w.stream, w.nonce, w.answer FROM records_wide w
+        JOIN nodes n ON n.id = w.node
+        JOIN pushes p ON p.log_index = w.log_index AND p.type = w.type AND p.variant = w.variant
+          AND p.version = w.version AND p.set_hash = w.set_hash AND p.hub = ${hub};
+      DROP TABLE records_wide;
+      DROP TABLE nodes_old;
+    `);
+  })();
 }
 
 export interface SqliteHistoryOptions {
@@ -58,9 +94,24 @@ export function trimStep(perNode: number): number {
 interface WrittenNode {
   /** The identity last written to `nodes`. */
   node: KnownNode;
+  /** Its row's key (what `records.node` holds). */
+  key: number;
   /** The seq below which (inclusive) records were last deleted; undefined = not trimmed by this process yet. */
   trimmed: number | undefined;
 }
+
+/** A `pushes` row this process wrote: what a record must match to share it. */
+interface PushRow {
+  index: bigint;
+  type: string;
+  variant: string;
+  version: string;
+  hub: string;
+  id: number;
+}
+
+/** Pushes remembered per name → version map (the newest last): a map pushed at a few indexes, few types. */
+const PUSHES_PER_MAP = 8;
 
 interface Row {
   seq: number;
@@ -90,7 +141,6 @@ function openDb(path: string): Database.Database {
     const db = new Database(path, { timeout: 1_000 });
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
-    db.exec(SCHEMA);
     migrate(db);
     return db;
   } catch (err) {
@@ -100,20 +150,38 @@ function openDb(path: string): Database.Database {
 
 function statements(db: Database.Database) {
   return {
-    lastSeq: db.prepare('SELECT MAX(seq) AS seq FROM records WHERE node = ?'),
-    lastSeqs: db.prepare('SELECT node, MAX(seq) AS seq FROM records GROUP BY node'),
+    lastSeq: db.prepare('SELECT MAX(r.seq) AS seq FROM nodes n JOIN records r ON r.node = n.key WHERE n.id = ?'),
+    lastSeqs: db.prepare(
+      'SELECT n.id AS node, MAX(r.seq) AS seq FROM records r JOIN nodes n ON n.key = r.node GROUP BY r.node',
+    ),
     load: db.prepare(
-      'SELECT * FROM (SELECT r.*, s.resources FROM records r JOIN sets s ON s.hash = r.set_hash WHERE r.node = ? ORDER BY r.seq DESC LIMIT ?) ORDER BY seq',
+      `SELECT * FROM (SELECT r.seq, r.at, r.stream, r.nonce, r.answer,
+         p.log_index, p.type, p.variant, p.version, p.hub, s.resources
+       FROM nodes n JOIN records r ON r.node = n.key JOIN pushes p ON p.id = r.push JOIN sets s ON s.hash = p.set_hash
+       WHERE n.id = ? ORDER BY r.seq DESC LIMIT ?) ORDER BY seq`,
     ),
     nodes: db.prepare('SELECT id, cluster, user_agent, config_source FROM nodes'),
-    node: db.prepare('INSERT OR REPLACE INTO nodes (id, cluster, user_agent, config_source) VALUES (?, ?, ?, ?)'),
+    // An upsert, never a replace: the row keeps its key, which the node's records hold.
+    node: db
+      .prepare(
+        `INSERT INTO nodes (id, cluster, user_agent, config_source) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE
+         SET cluster = excluded.cluster, user_agent = excluded.user_agent, config_source = excluded.config_source
+         RETURNING key`,
+      )
+      .pluck(),
     set: db.prepare('INSERT OR IGNORE INTO sets (hash, resources) VALUES (?, ?)'),
+    push: db
+      .prepare(
+        'INSERT INTO pushes (log_index, type, variant, version, set_hash, hub) VALUES (?, ?, ?, ?, ?, ?) RETURNING id',
+      )
+      .pluck(),
     record: db.prepare(
-      'INSERT OR REPLACE INTO records (node, seq, at, log_index, stream, type, nonce, variant, version, set_hash, answer, hub) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT OR REPLACE INTO records (node, seq, push, at, stream, nonce, answer) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
     answer: db.prepare('UPDATE records SET answer = ? WHERE node = ? AND seq = ?'),
     trim: db.prepare('DELETE FROM records WHERE node = ? AND seq <= ?'),
-    orphans: db.prepare('DELETE FROM sets WHERE hash NOT IN (SELECT set_hash FROM records) RETURNING hash').pluck(),
+    orphanPushes: db.prepare('DELETE FROM pushes WHERE id NOT IN (SELECT push FROM records)'),
+    orphanSets: db.prepare('DELETE FROM sets WHERE hash NOT IN (SELECT set_hash FROM pushes) RETURNING hash').pluck(),
   };
 }
 
@@ -128,6 +196,8 @@ interface Store {
   // A miss (evicted, or a new process) only costs the write it would have saved.
   written: Map<string, WrittenNode>;
   storedSets: Set<string>;
+  /** The `pushes` rows written, per map (replaced whole when the sweep may have deleted some). */
+  pushes: WeakMap<ReadonlyMap<string, string | null>, PushRow[]>;
   /** Pending answers to records already written (saved again once out of `pending`): an update of the row. */
   answers: Set<HistoryRecord>;
   /** Records to write (an answered record saved again stays one entry), in the order they were first saved. */
@@ -143,8 +213,6 @@ interface Store {
   flushes: number;
   /** Unanswered records the last timer flush held back: the next one writes them, answered or not. */
   heldBack: Set<HistoryRecord>;
-  /** A push to a fleet gives every record the same log index: its text is made once. */
-  indexText: (i: bigint) => string;
 }
 
 function rememberSeq(s: Store, id: string, seq: number): void {
@@ -155,55 +223,66 @@ function rememberSeq(s: Store, id: string, seq: number): void {
   }
 }
 
-function remember(s: Store, id: string, w: WrittenNode): void {
-  s.written.delete(id); // past MAX_KNOWN, the node whose identity was written longest ago is forgotten
-  s.written.set(id, w);
+/** The node's row, written when this process has not written this identity (the upsert gives its key). */
+function nodeRow(s: Store, node: KnownNode): WrittenNode {
+  let w = s.written.get(node.id);
+  if (w && sameIdentity(w.node, node)) return w;
+  const key = s.st.node.get(node.id, node.cluster, node.userAgent, node.configSource ?? null) as number;
+  w = { node, key, trimmed: w?.trimmed };
+  s.written.delete(node.id); // past MAX_KNOWN, the node whose identity was written longest ago is forgotten
+  s.written.set(node.id, w);
   if (s.written.size > MAX_KNOWN) s.written.delete(s.written.keys().next().value!);
+  return w;
 }
 
-/** One row per record (or an update of its answer), each node's identity and each map when not written yet. */
+/** The `pushes` row a record shares with the rest of its fleet push, written (with its map) on first use. */
+function pushOf(s: Store, r: HistoryRecord): number {
+  let rows = s.pushes.get(r.resources);
+  const hit = rows?.find(
+    (p) =>
+      p.index === r.index && p.type === r.type && p.version === r.version && p.variant === r.variant && p.hub === r.hub,
+  );
+  if (hit) return hit.id;
+  const { hash, json } = s.hashOf(r.resources);
+  if (!s.storedSets.has(hash)) {
+    s.st.set.run(hash, json);
+    s.storedSets.add(hash);
+  }
+  const id = s.st.push.get(r.index.toString(), r.type, r.variant, r.version, hash, r.hub) as number;
+  if (!rows) s.pushes.set(r.resources, (rows = []));
+  if (
+    rows.push({ index: r.index, type: r.type, variant: r.variant, version: r.version, hub: r.hub, id }) > PUSHES_PER_MAP
+  )
+    rows.shift();
+  return id;
+}
+
+/** One row per record (or an update of its answer), each node's identity and each push when not written yet. */
 function writeItems(s: Store, items: [HistoryRecord, KnownNode][]): void {
   const { st } = s;
-  const newest = new Map<string, number>();
+  const newest = new Map<WrittenNode, number>();
   for (const [r, node] of items) {
+    const w = nodeRow(s, node);
     // No row (a record first saved with its answer, or one trimmed meanwhile): written whole below.
-    if (s.answers.has(r) && st.answer.run(answerText(r.answer), node.id, r.seq).changes > 0) continue;
-    const w = s.written.get(node.id);
-    if (!w || !sameIdentity(w.node, node)) {
-      st.node.run(node.id, node.cluster, node.userAgent, node.configSource ?? null);
-      remember(s, node.id, { node, trimmed: w?.trimmed });
-    }
-    const { hash, json } = s.hashOf(r.resources);
-    if (!s.storedSets.has(hash)) {
-      st.set.run(hash, json);
-      s.storedSets.add(hash);
-    }
-    st.record.run(
-      node.id,
-      r.seq,
-      r.at,
-      s.indexText(r.index),
-      r.stream,
-      r.type,
-      r.nonce,
-      r.variant,
-      r.version,
-      hash,
-      answerText(r.answer),
-      r.hub,
-    );
-    newest.set(node.id, Math.max(newest.get(node.id) ?? 0, r.seq));
+    if (s.answers.has(r) && st.answer.run(answerText(r.answer), w.key, r.seq).changes > 0) continue;
+    st.record.run(w.key, r.seq, pushOf(s, r), r.at, r.stream, r.nonce, answerText(r.answer));
+    newest.set(w, Math.max(newest.get(w) ?? 0, r.seq));
   }
   // A node is trimmed when this process first writes it, then every `trimEvery` records past the limit.
-  for (const [node, seq] of newest) {
-    const w = s.written.get(node);
+  for (const [w, seq] of newest) {
     const below = seq - s.perNode;
-    if (w?.trimmed !== undefined && below - w.trimmed < s.trimEvery) continue;
-    if (below >= 1) st.trim.run(node, below);
-    if (w) w.trimmed = Math.max(below, 0);
+    if (w.trimmed !== undefined && below - w.trimmed < s.trimEvery) continue;
+    if (below >= 1) st.trim.run(w.key, below);
+    w.trimmed = Math.max(below, 0);
   }
-  if (++s.flushes % 50 === 0) for (const h of st.orphans.all() as string[]) s.storedSets.delete(h);
+  if (++s.flushes % 50 === 0) sweep(s);
   if (s.storedSets.size > MAX_KNOWN) s.storedSets.clear();
+}
+
+/** Deletes the pushes no record holds any more, then the maps no push holds. */
+function sweep(s: Store): void {
+  if (s.st.orphanPushes.run().changes > 0) s.pushes = new WeakMap();
+  for (const h of s.st.orphanSets.all() as string[]) s.storedSets.delete(h);
 }
 
 /** The timer's batch: answered records, and the unanswered ones it held back last time. */
@@ -244,6 +323,7 @@ function flush(s: Store, write: (items: [HistoryRecord, KnownNode][]) => void, a
     // Rolled back: what this process thought the file holds may be wrong now.
     s.written.clear();
     s.storedSets.clear();
+    s.pushes = new WeakMap();
     throw err;
   } finally {
     if (s.answers.size > 0) for (const [record] of items) s.answers.delete(record);
@@ -268,8 +348,6 @@ function recordOf(row: Row): HistoryRecord {
 
 function openStore(options: SqliteHistoryOptions): Store {
   const db = openDb(options.path);
-  let lastIndex: bigint | undefined;
-  let lastIndexText = '';
   const s: Store = {
     db,
     st: statements(db),
@@ -278,19 +356,13 @@ function openStore(options: SqliteHistoryOptions): Store {
     hashOf: createSetHasher(),
     written: new Map(),
     storedSets: new Set(),
+    pushes: new WeakMap(),
     answers: new Set(),
     pending: new Map(),
     seqs: new Map(),
     allSeqs: true,
     flushes: 0,
     heldBack: new Set(),
-    indexText: (i) => {
-      if (i !== lastIndex) {
-        lastIndex = i;
-        lastIndexText = i.toString();
-      }
-      return lastIndexText;
-    },
   };
   for (const row of s.st.lastSeqs.iterate() as Iterable<{ node: string; seq: number }>)
     rememberSeq(s, row.node, row.seq);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { createHistory, type History } from '../../src/ops/history';
+import { createHistory, type History, type HistoryRecord } from '../../src/ops/history';
 import { createSqliteHistory, trimStep } from '../../src/ops/history-sqlite';
 import type { XdsNode } from '../../src/xds/transport/provider';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
@@ -79,8 +79,133 @@ test('a node whose identity changes is written again (user agent, then cluster)'
     await h.close();
     h = open(path, 10);
     assert.equal((await h.nodes()).find((n) => n.id === 'n1')?.cluster, 'west');
+    // The identity's row was updated in place: the records written before still belong to the node.
+    assert.deepEqual(
+      (await h.of('n1')).map((r) => r.seq),
+      [1, 2, 3],
+    );
     await h.close();
   }));
+
+test('a push to a fleet is one pushes row and one narrow row per node, read back whole for each', () =>
+  withFile(async (path) => {
+    const h = open(path, 10);
+    const set = new Map([['web', 'v1']]);
+    for (let i = 0; i < 50; i++) push(h, node(`n${i}`), set);
+    push(h, node('n0'), new Map([['web', 'v2']]), false);
+    await h.close();
+    const db = new Database(path, { readonly: true });
+    const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    assert.deepEqual([count('pushes'), count('records'), count('sets')], [2, 51, 2]);
+    db.close();
+    const again = open(path, 10);
+    const [first, second] = await again.of('n0');
+    assert.deepEqual(first?.resources, set);
+    assert.equal(first?.answer?.ack, true);
+    assert.deepEqual(second?.resources, new Map([['web', 'v2']]));
+    assert.equal(second?.answer, undefined);
+    assert.deepEqual(
+      (await again.of('n49')).map((r) => [r.seq, r.hub, r.index, r.type, r.variant]),
+      [[1, 'h1', 7n, 'EDS', 'delta']],
+    );
+    await again.close();
+  }));
+
+for (const withHub of [true, false])
+  test(`wide rows (${withHub ? 'with' : 'no'} hub column) are rewritten as pushes and narrow rows, nothing lost`, () =>
+    withFile(async (path) => {
+      const db = new Database(path);
+      const hub = withHub ? ', hub' : '';
+      db.exec(`
+        CREATE TABLE nodes (id TEXT PRIMARY KEY, cluster TEXT NOT NULL, user_agent TEXT NOT NULL, config_source TEXT);
+        CREATE TABLE sets (hash TEXT PRIMARY KEY, resources TEXT NOT NULL);
+        CREATE TABLE records (
+          node TEXT NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL, log_index TEXT NOT NULL,
+          stream INTEGER NOT NULL, type TEXT NOT NULL, nonce TEXT NOT NULL, variant TEXT NOT NULL,
+          version TEXT NOT NULL, set_hash TEXT NOT NULL, answer TEXT, ${withHub ? "hub TEXT NOT NULL DEFAULT ''," : ''}
+          PRIMARY KEY (node, seq)
+        );
+        INSERT INTO nodes VALUES ('a', 'edge', 'envoy', NULL), ('b', 'west', 'grpc', 'ads');
+        INSERT INTO sets VALUES ('h1', '{"web":"v1"}'), ('h2', '{"web":null}');
+      `);
+      const row = db.prepare(
+        `INSERT INTO records (node, seq, at, log_index, stream, type, nonce, variant, version, set_hash, answer${hub})
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?${withHub ? ', ?' : ''})`,
+      );
+      const hubs = withHub ? ['hub-1'] : [];
+      row.run('a', 1, 100, '5', 1, 'eds', 'x-1', 'delta', '', 'h1', '{"ack":true,"at":110}', ...hubs);
+      row.run('b', 1, 101, '5', 2, 'eds', 'y-1', 'delta', '', 'h1', null, ...hubs);
+      row.run(
+        'a',
+        2,
+        200,
+        '9',
+        1,
+        'eds',
+        'x-2',
+        'delta',
+        '',
+        'h2',
+        '{"ack":false,"at":210,"code":3,"message":"bad"}',
+        ...hubs,
+      );
+      row.run('b', 2, 201, '9', 2, 'cds', 'y-2', 'sotw', 'v9', 'h1', '{"ack":true,"at":220}', ...hubs);
+      db.close();
+      const h = open(path, 10);
+      const view = (r: HistoryRecord) => [
+        r.seq,
+        r.hub,
+        r.at,
+        r.index,
+        r.stream,
+        r.type,
+        r.nonce,
+        r.variant,
+        r.version,
+        Object.fromEntries(r.resources),
+        r.answer ?? null,
+      ];
+      const name = withHub ? 'hub-1' : '';
+      assert.deepEqual((await h.of('a')).map(view), [
+        [1, name, 100, 5n, 1, 'eds', 'x-1', 'delta', '', { web: 'v1' }, { ack: true, at: 110 }],
+        [
+          2,
+          name,
+          200,
+          9n,
+          1,
+          'eds',
+          'x-2',
+          'delta',
+          '',
+          { web: null },
+          { ack: false, at: 210, code: 3, message: 'bad' },
+        ],
+      ]);
+      assert.deepEqual((await h.of('b')).map(view), [
+        [1, name, 101, 5n, 2, 'eds', 'y-1', 'delta', '', { web: 'v1' }, null],
+        [2, name, 201, 9n, 2, 'cds', 'y-2', 'sotw', 'v9', { web: 'v1' }, { ack: true, at: 220 }],
+      ]);
+      assert.deepEqual((await h.nodes()).map((n) => [n.id, n.cluster, n.userAgent, n.configSource]).sort(), [
+        ['a', 'edge', 'envoy', undefined],
+        ['b', 'west', 'grpc', 'ads'],
+      ]);
+      push(h, node('a'));
+      await h.flush();
+      assert.deepEqual(
+        (await h.of('a')).map((r) => r.seq),
+        [1, 2, 3],
+        'numbering goes on from the migrated rows',
+      );
+      await h.close();
+      const check = new Database(path, { readonly: true });
+      assert.equal(
+        (check.prepare('SELECT COUNT(*) AS n FROM pushes').get() as { n: number }).n,
+        4,
+        'one row per distinct push, and the new one',
+      );
+      check.close();
+    }));
 
 test('a name → version map removed by the orphan sweep and pushed again is stored again', () =>
   withFile(async (path) => {
@@ -123,7 +248,8 @@ test('trimming every few records keeps at least perNode records per node, across
       const db = new Database(path, { readonly: true });
       const r = db
         .prepare(
-          'SELECT node, COUNT(*) AS n, MIN(seq) AS low, MAX(seq) AS high FROM records GROUP BY node ORDER BY node',
+          `SELECT n.id AS node, COUNT(*) AS n, MIN(r.seq) AS low, MAX(r.seq) AS high
+           FROM records r JOIN nodes n ON n.key = r.node GROUP BY n.id ORDER BY n.id`,
         )
         .all() as { node: string; n: number; low: number; high: number }[];
       db.close();
