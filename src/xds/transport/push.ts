@@ -55,6 +55,8 @@ export class PushPipeline {
   private deferredAt: number | undefined;
   private readonly unsubscribe: () => void;
   private closed = false;
+  /** Where in [0, 1) of its streams the last delivery started writing (flushFrom). */
+  private start = 0;
   /** Instrumentation: coalesced deliveries. */
   deliveries = 0;
 
@@ -150,6 +152,24 @@ export class PushPipeline {
     this.timer = setTimeout(() => this.deliver(), wait);
   }
 
+  /**
+   * Writes the streams of one delivery, starting at another stream each time:
+   * every write of a turn leaves the process only once the turn is over, so in
+   * a fixed order the stream that connected last would wait for the whole
+   * fleet on every push.
+   */
+  private flushFrom(touched: ReadonlySet<XdsStream>): void {
+    if (touched.size <= 1) {
+      for (const s of touched) s.flush();
+      return;
+    }
+    this.start = (this.start + START_STEP) % 1;
+    const list = [...touched];
+    const first = Math.floor(this.start * list.length);
+    for (let i = first; i < list.length; i++) list[i]!.flush();
+    for (let i = 0; i < first; i++) list[i]!.flush();
+  }
+
   /** Runs the pending batch now (also what the window's timer calls). */
   deliver(): void {
     if (this.timer) clearTimeout(this.timer);
@@ -175,7 +195,7 @@ export class PushPipeline {
         touched.add(s);
       }
     }
-    for (const s of touched) s.flush();
+    this.flushFrom(touched);
     if (touched.size > 0) {
       this.deliveries++;
       // The window opens when the writes are done, and lasts longer when they took
@@ -186,6 +206,9 @@ export class PushPipeline {
     }
   }
 }
+
+/** Golden-ratio steps: the start of successive deliveries spreads evenly over the streams (a Weyl sequence). */
+const START_STEP = (Math.sqrt(5) - 1) / 2;
 
 function intersects(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   const [small, large] = a.size <= b.size ? [a, b] : [b, a];

@@ -149,3 +149,33 @@ test('the window after a delivery is twice as long as its writes took (at least 
     push.close();
   }
 });
+
+test('each delivery starts writing at another stream: none waits for the whole fleet every time', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+  const p = new TestProvider();
+  const push = new PushPipeline(p, { debounceMs: 50, maxDelayMs: 120 });
+  t.after(() => push.close());
+  const order: string[] = [];
+  const streams = ['a', 'b', 'c', 'd', 'e'].map((id) => {
+    const s = fake(id);
+    s.flush = () => {
+      s.flushes++;
+      order.push(id);
+    };
+    push.update(s as unknown as XdsStream, TypeUrl.Cluster, subscribed(EMPTY_NAMES), EMPTY_NAMES, true);
+    return s;
+  });
+  const firsts = new Map<string, number>();
+  const lasts = new Map<string, number>();
+  for (let d = 0; d < 20; d++) {
+    order.length = 0;
+    p.announce([{ typeUrl: TypeUrl.Cluster, names: new Set([`c${d}`]) }]);
+    t.mock.timers.tick(60); // past the window: the next change goes at once
+    assert.deepEqual([...order].sort(), ['a', 'b', 'c', 'd', 'e'], 'every stream written once per delivery');
+    firsts.set(order[0]!, (firsts.get(order[0]!) ?? 0) + 1);
+    lasts.set(order.at(-1)!, (lasts.get(order.at(-1)!) ?? 0) + 1);
+  }
+  assert.equal(firsts.size, 5, `every stream went first in some delivery: ${[...firsts]}`);
+  assert.ok(Math.max(...lasts.values()) <= 6, `no stream was last in most deliveries: ${[...lasts]}`);
+  for (const s of streams) assert.equal(s.flushes, 20);
+});
