@@ -1,9 +1,12 @@
 // The per-node xDS history: every response the hub sent a node (time, the log
 // index its resources were translated at, type, nonce, names and versions) and
-// the node's answer (ACK, or NACK with its message). Bounded in memory (a ring
-// of `perNode` records per node, at most `maxNodes` nodes, least recently
-// pushed forgotten first) and, optionally, kept in a store (history-sqlite.ts)
-// so it survives a restart.
+// the node's answer (ACK, or NACK with its message). Without a store it lives
+// in memory (a ring of `perNode` records per node, at most `maxNodes` nodes,
+// least recently pushed forgotten first). With a store (history-sqlite.ts,
+// history-redis.ts) the store holds it and reads come from there: memory keeps
+// only the records still awaiting their answer, so a long-running hub does not
+// hold perNode × nodes records that the store already has (and the GC does not
+// trace them).
 //
 // Records share the transport's name → version maps (one map per response
 // content, shared by every stream that got it), so a fleet that receives the
@@ -109,8 +112,8 @@ export interface History extends XdsCallbacks {
   of(node: string, limit?: number): Promise<HistoryRecord[]>;
   /** Every node the history knows (in memory or stored). */
   nodes(): Promise<KnownNode[]>;
-  /** The record of a push by nonce (this hub's pushes in memory, for rollouts). */
-  find(node: string, nonce: string): HistoryRecord | undefined;
+  /** Records held in memory (instrumentation): without a store, the rings; with one, the pushes not answered yet. */
+  held(): number;
   flush(): Promise<void>;
   close(): Promise<void>;
 }
@@ -119,7 +122,8 @@ interface NodeSlot {
   node: KnownNode;
   /** The transport's node object `node` was made from: a stream reports the same object on every push. */
   source: XdsNode;
-  records: Ring;
+  /** Without a store: the node's history. With one: the records awaiting an answer (oldest first, at most perNode). */
+  records: Ring | HistoryRecord[];
   nextSeq: number;
 }
 
@@ -128,18 +132,23 @@ class Ring {
   private readonly buf: HistoryRecord[] = [];
   private start = 0;
   constructor(private readonly cap: number) {}
-  push(r: HistoryRecord): void {
+  /** Returns how many it holds (never more than `cap`). */
+  push(r: HistoryRecord): number {
     if (this.buf.length < this.cap) this.buf.push(r);
     else {
       this.buf[this.start] = r;
       this.start = (this.start + 1) % this.cap;
     }
+    return this.buf.length;
   }
-  /** The newest record with this nonce (and stream, when given), searching from the newest. */
-  byNonce(nonce: string, stream?: number): HistoryRecord | undefined {
+  get length(): number {
+    return this.buf.length;
+  }
+  /** The newest record with this nonce and stream, searching from the newest. */
+  byNonce(nonce: string, stream: number): HistoryRecord | undefined {
     for (let i = this.buf.length - 1; i >= 0; i--) {
       const r = this.buf[(this.start + i) % this.buf.length]!;
-      if (r.nonce === nonce && (stream === undefined || r.stream === stream)) return r;
+      if (r.nonce === nonce && r.stream === stream) return r;
     }
     return undefined;
   }
@@ -150,6 +159,16 @@ class Ring {
     for (let i = Math.max(0, len - n); i < len; i++) out.push(this.buf[(this.start + i) % len]!);
     return out;
   }
+}
+
+/** The record a node's answer is for: with a store, taken out of the waiting list (the store has it from now on). */
+function answeredRecord(records: Ring | HistoryRecord[], nonce: string, stream: number): HistoryRecord | undefined {
+  if (records instanceof Ring) return records.byNonce(nonce, stream);
+  for (let i = records.length - 1; i >= 0; i--) {
+    const r = records[i]!;
+    if (r.nonce === nonce && r.stream === stream) return records.splice(i, 1)[0];
+  }
+  return undefined;
 }
 
 /** Nodes kept (in memory, and in a Redis store); the least recently pushed is forgotten first. */
@@ -168,7 +187,7 @@ export function createHistory(options: HistoryOptions): History {
     } else {
       // A store that numbers records itself leaves them at 0 until written.
       const next = persistence ? (persistence.lastSeq ? persistence.lastSeq(node.id) + 1 : 0) : 1;
-      slot = { node: known(node), source: node, records: new Ring(perNode), nextSeq: next };
+      slot = { node: known(node), source: node, records: persistence ? [] : new Ring(perNode), nextSeq: next };
       if (slots.size >= maxNodes) slots.delete(slots.keys().next().value!);
     }
     slots.set(node.id, slot);
@@ -204,13 +223,14 @@ export function createHistory(options: HistoryOptions): History {
         resources: e.resources,
         answer: undefined,
       };
-      slot.records.push(record);
+      // With a store, a push that is never answered (the stream ended first) is dropped once perNode newer ones wait.
+      if (slot.records.push(record) > perNode) (slot.records as HistoryRecord[]).shift();
       changed(slot, record);
     },
     answered(e: AnswerEvent) {
       if (perNode <= 0) return;
       const slot = slots.get(e.node.id);
-      const record = slot?.records.byNonce(e.nonce, e.stream);
+      const record = slot && answeredRecord(slot.records, e.nonce, e.stream);
       if (!slot || !record) return;
       record.answer = e.error
         ? { ack: false, at: e.at, code: e.error.code, message: e.error.message }
@@ -220,7 +240,8 @@ export function createHistory(options: HistoryOptions): History {
     async of(node, limit = perNode) {
       const n = Math.min(limit, perNode);
       if (persistence) return persistence.load(node, n);
-      return slots.get(node)?.records.newest(n) ?? [];
+      const records = slots.get(node)?.records;
+      return records instanceof Ring ? records.newest(n) : [];
     },
     async nodes() {
       const out = new Map<string, KnownNode>();
@@ -228,8 +249,10 @@ export function createHistory(options: HistoryOptions): History {
       for (const s of slots.values()) out.set(s.node.id, s.node);
       return [...out.values()];
     },
-    find(node, nonce) {
-      return slots.get(node)?.records.byNonce(nonce);
+    held() {
+      let n = 0;
+      for (const s of slots.values()) n += s.records.length;
+      return n;
     },
     flush: async () => persistence?.flush(),
     close: async () => persistence?.close(),

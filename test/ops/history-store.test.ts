@@ -342,8 +342,8 @@ test('in memory, a node keeps its newest perNode records; answers reach records 
     (await h.of('n1', 2)).map((r) => r.nonce),
     nonces.slice(-2),
   );
-  assert.equal(h.find('n1', nonces[0]!), undefined, 'the oldest are gone');
-  assert.equal(h.find('n1', nonces[5]!)?.resources.get('web'), 'v5');
+  assert.equal((await h.of('n1')).find((r) => r.nonce === nonces[5])?.resources.get('web'), 'v5');
+  assert.equal(h.held(), 3, 'without a store the rings are the history');
   h.answered!({
     stream: 1,
     node: n,
@@ -472,5 +472,73 @@ test('a node forgotten in memory numbers on from its records not written yet, an
       (await h.of('n2')).map((r) => r.seq),
       [1, 2],
     );
+    await h.close();
+  }));
+
+test('with a store, memory holds only the pushes awaiting an answer; the store has the rest', () =>
+  withFile(async (path) => {
+    const h = open(path, 5);
+    const set = new Map([['web', 'v1']]);
+    for (let i = 0; i < 30; i++) push(h, node(`n${i % 3}`), set);
+    const waiting = [push(h, node('n0'), set, false), push(h, node('n1'), set, false)];
+    assert.equal(h.held(), 2, 'the 30 answered records are not kept in memory');
+    await h.flush();
+    const n0 = await h.of('n0');
+    assert.equal(n0.length, 5);
+    assert.deepEqual(
+      n0.map((r) => r.answer?.ack ?? null),
+      [true, true, true, true, null],
+    );
+    h.answered!({
+      stream: 1,
+      node: node('n0'),
+      typeUrl: TypeUrl.ClusterLoadAssignment,
+      nonce: waiting[0]!,
+      error: undefined,
+      at: 3_000,
+    });
+    assert.equal(h.held(), 1);
+    await h.flush();
+    assert.deepEqual((await h.of('n0')).at(-1)?.answer, { ack: true, at: 3_000 });
+    await h.close();
+  }));
+
+test('with a store, streams of one node id awaiting answers each get theirs; an unanswered backlog is bounded', () =>
+  withFile(async (path) => {
+    const perNode = 100;
+    const h = open(path, perNode);
+    const n = node('shared');
+    const sent = (stream: number, nonce: string) =>
+      h.sent!({
+        stream,
+        node: n,
+        typeUrl: TypeUrl.ClusterLoadAssignment,
+        nonce,
+        version: '',
+        resources: new Map(),
+        variant: 'delta',
+        at: 1,
+      });
+    // 50 Envoys under one node id, each with a push in flight under the same nonce text.
+    for (let s = 1; s <= 50; s++) sent(s, 'x-1');
+    for (let s = 50; s >= 1; s--)
+      h.answered!({
+        stream: s,
+        node: n,
+        typeUrl: TypeUrl.ClusterLoadAssignment,
+        nonce: 'x-1',
+        error: s === 7 ? { code: 3, message: 'bad' } : undefined,
+        at: 100 + s,
+      });
+    assert.equal(h.held(), 0);
+    await h.flush();
+    const records = await h.of('shared');
+    assert.equal(records.length, 50);
+    for (const r of records)
+      assert.equal(r.answer?.at, 100 + r.stream, `stream ${r.stream}'s answer on its own record`);
+    assert.equal(records.find((r) => r.stream === 7)?.answer?.ack, false);
+    // Streams that end unanswered: memory keeps at most perNode of their pushes.
+    for (let i = 0; i < perNode + 20; i++) sent(1000 + i, 'y-1');
+    assert.equal(h.held(), perNode);
     await h.close();
   }));
