@@ -161,6 +161,11 @@ class Ring {
   }
 }
 
+function newRecord(e: SentEvent, seq: number, hub: string, index: bigint, type: TypeShort): HistoryRecord {
+  const { at, stream, nonce, variant, version, resources } = e;
+  return { seq, hub, at, index, stream, type, nonce, variant, version, resources, answer: undefined };
+}
+
 /** The record a node's answer is for: with a store, taken out of the waiting list (the store has it from now on). */
 function answeredRecord(records: Ring | HistoryRecord[], nonce: string, stream: number): HistoryRecord | undefined {
   if (records instanceof Ring) return records.byNonce(nonce, stream);
@@ -210,19 +215,7 @@ export function createHistory(options: HistoryOptions): History {
         // A new node object with the same identity (a reconnect) keeps the KnownNode: the stores compare it by reference first.
         if (!sameIdentity(slot.node, e.node)) slot.node = known(e.node);
       }
-      const record: HistoryRecord = {
-        seq: slot.nextSeq === 0 ? 0 : slot.nextSeq++,
-        hub: options.hub,
-        at: e.at,
-        index: options.index(),
-        stream: e.stream,
-        type: type.short,
-        nonce: e.nonce,
-        variant: e.variant,
-        version: e.version,
-        resources: e.resources,
-        answer: undefined,
-      };
+      const record = newRecord(e, slot.nextSeq === 0 ? 0 : slot.nextSeq++, options.hub, options.index(), type.short);
       // With a store, a push that is never answered (the stream ended first) is dropped once perNode newer ones wait.
       if (slot.records.push(record) > perNode) (slot.records as HistoryRecord[]).shift();
       changed(slot, record);
