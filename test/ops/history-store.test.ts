@@ -30,20 +30,32 @@ function open(path: string, perNode: number): History {
   });
 }
 
-let nonces = 0;
-/** One push (and, unless `ack` is false, its ACK) to `n`; returns the nonce. */
-function push(h: History, n: XdsNode, resources: ReadonlyMap<string, string | null> = new Map(), ack = true): string {
-  const nonce = `n${++nonces}`;
+/** What the transport reports when `stream` wrote an EDS response under `nonce` to `n`. */
+function sentTo(
+  h: History,
+  n: XdsNode,
+  nonce: string,
+  stream = 1,
+  at = 1_000,
+  resources: ReadonlyMap<string, string | null> = new Map(),
+) {
   h.sent!({
-    stream: 1,
+    stream,
     node: n,
     typeUrl: TypeUrl.ClusterLoadAssignment,
     nonce,
     version: '',
     resources,
     variant: 'delta',
-    at: 1_000,
+    at,
   });
+}
+
+let nonces = 0;
+/** One push (and, unless `ack` is false, its ACK) to `n`; returns the nonce. */
+function push(h: History, n: XdsNode, resources: ReadonlyMap<string, string | null> = new Map(), ack = true): string {
+  const nonce = `n${++nonces}`;
+  sentTo(h, n, nonce, 1, 1_000, resources);
   if (ack)
     h.answered!({ stream: 1, node: n, typeUrl: TypeUrl.ClusterLoadAssignment, nonce, error: undefined, at: 2_000 });
   return nonce;
@@ -383,17 +395,7 @@ test('the write timer writes an unanswered push, then its answer, and an answere
         db.prepare('SELECT answer FROM records WHERE nonce = ?').get(nonce) as { answer: string | null } | undefined;
       const n = node('n1');
       const at = Date.now();
-      const sent = (nonce: string) =>
-        h.sent!({
-          stream: 1,
-          node: n,
-          typeUrl: TypeUrl.ClusterLoadAssignment,
-          nonce,
-          version: '',
-          resources: new Map(),
-          variant: 'delta',
-          at,
-        });
+      const sent = (nonce: string) => sentTo(h, n, nonce, 1, at);
       sent('unanswered');
       sent('acked');
       h.answered!({ stream: 1, node: n, typeUrl: TypeUrl.ClusterLoadAssignment, nonce: 'acked', error: undefined, at });
@@ -508,17 +510,7 @@ test('with a store, streams of one node id awaiting answers each get theirs; an 
     const perNode = 100;
     const h = open(path, perNode);
     const n = node('shared');
-    const sent = (stream: number, nonce: string) =>
-      h.sent!({
-        stream,
-        node: n,
-        typeUrl: TypeUrl.ClusterLoadAssignment,
-        nonce,
-        version: '',
-        resources: new Map(),
-        variant: 'delta',
-        at: 1,
-      });
+    const sent = (stream: number, nonce: string) => sentTo(h, n, nonce, stream, 1);
     // 50 Envoys under one node id, each with a push in flight under the same nonce text.
     for (let s = 1; s <= 50; s++) sent(s, 'x-1');
     for (let s = 50; s >= 1; s--)
