@@ -217,7 +217,7 @@ export function createHistory(options: HistoryOptions): History {
       }
       const record = newRecord(e, slot.nextSeq === 0 ? 0 : slot.nextSeq++, options.hub, options.index(), type.short);
       // With a store, a push that is never answered (the stream ended first) is dropped once perNode newer ones wait.
-      if (slot.records.push(record) > perNode) (slot.records as HistoryRecord[]).shift();
+      if (slot.records.push(record) > perNode && Array.isArray(slot.records)) slot.records.shift();
       changed(slot, record);
     },
     answered(e: AnswerEvent) {

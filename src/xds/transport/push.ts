@@ -159,15 +159,10 @@ export class PushPipeline {
    * fleet on every push.
    */
   private flushFrom(touched: ReadonlySet<XdsStream>): void {
-    if (touched.size <= 1) {
-      for (const s of touched) s.flush();
-      return;
-    }
     this.start = (this.start + START_STEP) % 1;
     const list = [...touched];
     const first = Math.floor(this.start * list.length);
-    for (let i = first; i < list.length; i++) list[i]!.flush();
-    for (let i = 0; i < first; i++) list[i]!.flush();
+    for (let i = 0; i < list.length; i++) list[(first + i) % list.length]!.flush();
   }
 
   /** Runs the pending batch now (also what the window's timer calls). */
