@@ -93,7 +93,66 @@ function gatewaySets(s: State, gw: GatewayOutput): { lds: ResourceSet; rds: Reso
   return { lds: gw.lds, rds: gw.rds };
 }
 
+/**
+ * The shared set `prev` with the changed names' resources replaced, when every
+ * one of them is a live service `prev` already holds live: the common change (a
+ * registration moves one service's assignment) then costs a copy of the map,
+ * not a rebuild of every service's entries. Undefined when the set must be
+ * rebuilt: a name came, went, departed or came back, or is a subset's.
+ */
+function patched(
+  prev: ResourceSet,
+  services: ReadonlyMap<string, ServiceOutput>,
+  names: ReadonlySet<string>,
+  f: (s: ServiceOutput) => XdsResource,
+  wildcardIsAll: boolean,
+): ResourceSet | undefined {
+  for (const n of names) {
+    const s = services.get(n);
+    if (!s || s.departed || !prev.byName.has(n) || (wildcardIsAll && !prev.wildcard.has(n))) return undefined;
+  }
+  const byName = new Map(prev.byName);
+  for (const n of names) byName.set(n, f(services.get(n)!));
+  return Object.freeze({ byName, wildcard: prev.wildcard });
+}
+
+/** CDS patched (patched()), when gRPC clients' set is CDS itself before and after (no flavour differs). */
+function patchedClusters(
+  state: State,
+  services: ReadonlyMap<string, ServiceOutput>,
+  names: ReadonlySet<string>,
+): ResourceSet | undefined {
+  if (names.size === 0) return state.cds;
+  if (state.cdsGrpc !== state.cds) return undefined;
+  for (const n of names) {
+    const s = services.get(n);
+    if (s && s.grpcCluster !== s.cluster) return undefined;
+  }
+  return patched(state.cds, services, names, (s) => s.cluster, true);
+}
+
 function rebuild(state: State, services: ReadonlyMap<string, ServiceOutput>, changed: ChangedNames): void {
+  const edsNames = changed.get(TypeUrl.ClusterLoadAssignment)!;
+  const rdsNames = changed.get(TypeUrl.RouteConfiguration)!;
+  const ldsNames = changed.get(TypeUrl.Listener)!;
+  const cds = patchedClusters(state, services, changed.get(TypeUrl.Cluster)!);
+  const eds = edsNames.size > 0 ? patched(state.eds, services, edsNames, (s) => s.endpoints, true) : state.eds;
+  const rds = rdsNames.size > 0 ? patched(state.rds, services, rdsNames, (s) => s.route, true) : state.rds;
+  const lds = ldsNames.size > 0 ? patched(state.lds, services, ldsNames, (s) => s.listener, false) : state.lds;
+  if (!cds || !eds || !rds || !lds) return rebuildAll(state, services, changed);
+  if (cds !== state.cds) state.cds = state.cdsGrpc = cds;
+  state.eds = eds;
+  if (rds === state.rds && lds === state.lds) return;
+  state.rds = rds;
+  state.lds = lds;
+  // A gateway's sets are the shared ones merged with its own: built again on its next get().
+  for (const g of state.gateways.values()) {
+    g.lds = undefined;
+    g.rds = undefined;
+  }
+}
+
+function rebuildAll(state: State, services: ReadonlyMap<string, ServiceOutput>, changed: ChangedNames): void {
   const pick = (f: (s: ServiceOutput) => XdsResource, fsub?: (s: SubsetOutput) => XdsResource) =>
     new Map(
       [...services].flatMap(([n, s]): [string, XdsResource][] => [

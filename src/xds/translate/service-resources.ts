@@ -152,6 +152,25 @@ interface State {
   readonly departedOrder: Set<string>;
   // The chain entries as one object, rebuilt only when one of the three kinds changed.
   chainMemo: { from: readonly unknown[]; chain: ChainEntries } | undefined;
+  // The universe, built again only when the service list or an entry kind it reads is a new array.
+  universeMemo: { from: readonly unknown[]; universe: Map<string, ServiceRef> } | undefined;
+}
+
+/** The kinds serviceUniverse reads besides the service list. */
+const UNIVERSE_KINDS: readonly ConfigEntryKind[] = [
+  'service-defaults',
+  'service-resolver',
+  'http-route',
+  'service-router',
+  'service-splitter',
+  'ingress-gateway',
+];
+
+function universeOf(s: State, inputs: CatalogInputs): Map<string, ServiceRef> {
+  const from = [inputs.serviceList(), ...UNIVERSE_KINDS.map((k) => inputs.entries(k))];
+  if (!s.universeMemo || !sameList(s.universeMemo.from, from))
+    s.universeMemo = { from, universe: serviceUniverse(inputs.serviceList(), inputs.entries) };
+  return s.universeMemo.universe;
 }
 
 /** What one update reads once and hands to each service it retranslates. */
@@ -177,6 +196,7 @@ export function createServiceResources(cache: EncodeCache, logger: Logger, keepU
     live: new Map(),
     departedOrder: new Set(),
     chainMemo: undefined,
+    universeMemo: undefined,
   };
   return {
     services: state.services,
@@ -350,7 +370,7 @@ function update(s: State, inputs: CatalogInputs, changes: InputChanges, forgetDe
   const resolvers = byName(inputs.entries('service-resolver'));
   const httpRoutes = inputs.entries('http-route');
   const chain = chainOf(s, inputs.entries, resolvers);
-  const universe = serviceUniverse(inputs.serviceList(), inputs.entries);
+  const universe = universeOf(s, inputs);
   const proxyDefaults = globalProxyDefaults(inputs.entries('proxy-defaults'));
   const pass: Pass = {
     inputs,
@@ -400,13 +420,16 @@ function failoverGroups(
 function retranslate(s: State, pass: Pass, name: string, ref: ServiceRef): void {
   const { inputs, changes } = pass;
   const resolver = pass.resolvers.get(name);
+  const touched = changes.all || changes.services.has(ref.name);
+  // Untouched, it only has dependents to note, and only a resolver's failover makes any.
+  if (!touched && !resolver) return;
   const failover = failoverGroups(pass, ref, resolver);
   const subsetFailover = new Map(
     Object.keys(record(resolver?.['Subsets']) ?? {}).map(
       (subset) => [subset, failoverGroups(pass, ref, resolver, subset)] as const,
     ),
   );
-  if (!changes.all && !changes.services.has(ref.name)) return;
+  if (!touched) return;
   const next: ServiceInputs = {
     ref,
     instances: inputs.instances(ref.name),
