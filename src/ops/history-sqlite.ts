@@ -175,9 +175,6 @@ function statements(db: Database.Database) {
         'INSERT INTO pushes (log_index, type, variant, version, set_hash, hub) VALUES (?, ?, ?, ?, ?, ?) RETURNING id',
       )
       .pluck(),
-    record: db.prepare(
-      'INSERT OR REPLACE INTO records (node, seq, push, at, stream, nonce, answer) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    ),
     answer: db.prepare('UPDATE records SET answer = ? WHERE node = ? AND seq = ?'),
     trim: db.prepare('DELETE FROM records WHERE node = ? AND seq <= ?'),
     orphanPushes: db.prepare('DELETE FROM pushes WHERE id NOT IN (SELECT push FROM records)'),
@@ -189,6 +186,7 @@ function statements(db: Database.Database) {
 interface Store {
   db: Database.Database;
   st: ReturnType<typeof statements>;
+  rows: RecordRows;
   perNode: number;
   trimEvery: number;
   hashOf: ReturnType<typeof createSetHasher>;
@@ -257,17 +255,58 @@ function pushOf(s: Store, r: HistoryRecord): number {
   return id;
 }
 
+/**
+ * Record rows go ROWS_PER_INSERT to one INSERT statement: a push to a fleet is
+ * a batch of a thousand rows, and each statement run is a call into SQLite
+ * with its own binding and step; one per row cost about as much as the row.
+ */
+const ROWS_PER_INSERT = 64;
+const RECORD_COLUMNS = 7;
+
+/** The rows collected for one multi-row INSERT, and the statements by row count (prepared on first use). */
+class RecordRows {
+  private readonly params: unknown[] = [];
+  private readonly inserts = new Map<number, Database.Statement>();
+  constructor(private readonly db: Database.Database) {}
+  add(node: number, seq: number, push: number, at: number, stream: number, nonce: string, answer: string | null): void {
+    this.params.push(node, seq, push, at, stream, nonce, answer);
+    if (this.params.length >= ROWS_PER_INSERT * RECORD_COLUMNS) this.write();
+  }
+  write(): void {
+    const rows = this.params.length / RECORD_COLUMNS;
+    if (rows === 0) return;
+    let insert = this.inserts.get(rows);
+    if (!insert) {
+      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
+      insert = this.db.prepare(
+        `INSERT OR REPLACE INTO records (node, seq, push, at, stream, nonce, answer) VALUES ${values}`,
+      );
+      this.inserts.set(rows, insert);
+    }
+    try {
+      insert.run(this.params);
+    } finally {
+      this.params.length = 0;
+    }
+  }
+  /** Drops rows not written (their transaction rolled back). */
+  clear(): void {
+    this.params.length = 0;
+  }
+}
+
 /** One row per record (or an update of its answer), each node's identity and each push when not written yet. */
 function writeItems(s: Store, items: [HistoryRecord, KnownNode][]): void {
-  const { st } = s;
+  const { st, rows } = s;
   const newest = new Map<WrittenNode, number>();
   for (const [r, node] of items) {
     const w = nodeRow(s, node);
     // No row (a record first saved with its answer, or one trimmed meanwhile): written whole below.
     if (s.answers.has(r) && st.answer.run(answerText(r.answer), w.key, r.seq).changes > 0) continue;
-    st.record.run(w.key, r.seq, pushOf(s, r), r.at, r.stream, r.nonce, answerText(r.answer));
+    rows.add(w.key, r.seq, pushOf(s, r), r.at, r.stream, r.nonce, answerText(r.answer));
     newest.set(w, Math.max(newest.get(w) ?? 0, r.seq));
   }
+  rows.write();
   // A node is trimmed when this process first writes it, then every `trimEvery` records past the limit.
   for (const [w, seq] of newest) {
     const below = seq - s.perNode;
@@ -321,6 +360,7 @@ function flush(s: Store, write: (items: [HistoryRecord, KnownNode][]) => void, a
     write(items);
   } catch (err) {
     // Rolled back: what this process thought the file holds may be wrong now.
+    s.rows.clear();
     s.written.clear();
     s.storedSets.clear();
     s.pushes = new WeakMap();
@@ -351,6 +391,7 @@ function openStore(options: SqliteHistoryOptions): Store {
   const s: Store = {
     db,
     st: statements(db),
+    rows: new RecordRows(db),
     perNode: options.perNode,
     trimEvery: trimStep(options.perNode),
     hashOf: createSetHasher(),

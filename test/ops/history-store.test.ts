@@ -99,16 +99,17 @@ test('a node whose identity changes is written again (user agent, then cluster)'
     await h.close();
   }));
 
-test('a push to a fleet is one pushes row and one narrow row per node, read back whole for each', () =>
+test('a push to a fleet is one pushes row and one narrow row per node (64 to an INSERT), read back for each', () =>
   withFile(async (path) => {
     const h = open(path, 10);
     const set = new Map([['web', 'v1']]);
-    for (let i = 0; i < 50; i++) push(h, node(`n${i}`), set);
+    // 150 + 1 rows: two full INSERTs of 64 rows, then one of 23.
+    for (let i = 0; i < 150; i++) push(h, node(`n${i}`), set);
     push(h, node('n0'), new Map([['web', 'v2']]), false);
     await h.close();
     const db = new Database(path, { readonly: true });
     const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
-    assert.deepEqual([count('pushes'), count('records'), count('sets')], [2, 51, 2]);
+    assert.deepEqual([count('pushes'), count('records'), count('sets')], [2, 151, 2]);
     db.close();
     const again = open(path, 10);
     const [first, second] = await again.of('n0');
@@ -116,10 +117,12 @@ test('a push to a fleet is one pushes row and one narrow row per node, read back
     assert.equal(first?.answer?.ack, true);
     assert.deepEqual(second?.resources, new Map([['web', 'v2']]));
     assert.equal(second?.answer, undefined);
-    assert.deepEqual(
-      (await again.of('n49')).map((r) => [r.seq, r.hub, r.index, r.type, r.variant]),
-      [[1, 'h1', 7n, 'EDS', 'delta']],
-    );
+    for (const id of ['n49', 'n63', 'n64', 'n127', 'n128', 'n149'])
+      assert.deepEqual(
+        (await again.of(id)).map((r) => [r.seq, r.hub, r.index, r.type, r.variant, r.answer?.ack, r.stream]),
+        [[1, 'h1', 7n, 'EDS', 'delta', true, 1]],
+        id,
+      );
     await again.close();
   }));
 
