@@ -57,6 +57,7 @@ import {
   cpuBetween,
   gcPauseBetween,
   type Mode,
+  mainThreadBetween,
   now,
   pct,
   type ServerCommand,
@@ -140,7 +141,9 @@ async function start(
     XDS_BENCH_TRIM: mode === 'hub-notrim' ? '0' : '1',
     XDS_BENCH_HUB_ARGS: HUB_ARGS,
   };
-  const server: Server = new Proc(fork(script, [], { execArgv: EXEC, env }), `${mode}-server`);
+  // XDS_BENCH_SERVER_NODE_ARGS: more node/V8 flags for the server only (e.g. --trace-gc-nvp), not the clients.
+  const extra = (process.env['XDS_BENCH_SERVER_NODE_ARGS'] ?? '').split(/\s+/).filter(Boolean);
+  const server: Server = new Proc(fork(script, [], { execArgv: [...EXEC, ...extra], env }), `${mode}-server`);
   const { port, httpUrl } = await server.next('listening');
   server.send({ cmd: 'setup', services: s });
   await server.next('setup-done');
@@ -211,6 +214,8 @@ interface Figures {
   cpuUsPerClient: number;
   /** GC pause per change per client, µs (Node servers). */
   gcUsPerClient: number | undefined;
+  /** Of cpuUsPerClient, the main thread's (Node servers on Linux); the rest is helper threads (GC, compiler). */
+  mainUsPerClient: number | undefined;
   rssPerClientKiB: number;
   connectMs: number;
   line: string;
@@ -253,6 +258,7 @@ async function rounds(mode: Mode, n: number, s: number, count: number): Promise<
   // Without the full GC the "connected" reading forced (for its RSS): a large heap's collection is not a round's cost.
   const cpuUs = cpuBetween(run.connected, end);
   const gcMs = gcPauseBetween(run.connected, end);
+  const mainUs = mainThreadBetween(run.connected, end);
   const f: Figures = {
     mode,
     p50: pct(sorted, 50),
@@ -264,6 +270,7 @@ async function rounds(mode: Mode, n: number, s: number, count: number): Promise<
     cpuMsPerChange: cpuUs / 1000 / count,
     cpuUsPerClient: cpuUs / count / n,
     gcUsPerClient: gcMs === undefined ? undefined : (gcMs * 1000) / count / n,
+    mainUsPerClient: mainUs === undefined ? undefined : mainUs / count / n,
     rssPerClientKiB: perClient(run, n, 'rss'),
     connectMs: run.connectMs,
     line: '',
@@ -271,7 +278,11 @@ async function rounds(mode: Mode, n: number, s: number, count: number): Promise<
   f.line =
     `${mode.padEnd(10)} N=${n} S=${s}: per-client p50 ${f1(f.p50)} ms, p99 ${f1(f.p99)} ms; all-N median ${f1(f.allP50)} ms, max ${f1(f.allMax)} ms; ` +
     `${f1(f.bytesPerClient)} B/client/change; server CPU ${f1(f.cpuMsPerChange)} ms/change (${f1(cpuUs / count / n)} µs/client` +
-    (f.gcUsPerClient === undefined ? '' : `, of it GC pauses ${f1(f.gcUsPerClient)} µs`) +
+    (f.mainUsPerClient === undefined ? '' : `, of it main thread ${f1(f.mainUsPerClient)} µs`) +
+    (f.gcUsPerClient === undefined ? '' : `, GC pauses ${f1(f.gcUsPerClient)} µs`) +
+    (end.majorGcs === undefined
+      ? ''
+      : `, ${end.majorGcs - (run.connected.majorGcs ?? 0) - (run.connected.forcedGc ? 1 : 0)} full GCs in the rounds`) +
     '); ' +
     `RSS ${f1(f.rssPerClientKiB)} KiB/client (heap ${f1(perClient(run, n, 'heapUsed'))}, external ${f1(perClient(run, n, 'external'))}, of it buffers ${f1(perClient(run, n, 'arrayBuffers'))}); ` +
     `connect+sync ${(run.connectMs / 1000).toFixed(1)} s; missing ${missing}; streams refused ${run.connected.refused ?? run.refusedByClients}` +

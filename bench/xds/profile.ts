@@ -4,7 +4,9 @@
 // setup on). The hub and the bare server take the same, so their profiles
 // compare; a `%s` in the file name becomes the server's kind (hub, bare).
 // XDS_BENCH_HEAP_PROFILE=<file.heapprofile>: the same window as a sampling heap
-// profile instead (every allocation, collected or not: what drives the GC).
+// profile instead (every allocation, collected or not: what drives the GC);
+// with XDS_BENCH_HEAP_PROFILE_OLD=1 only what lived long enough to reach the old
+// generation (still live, or collected by a full GC): what drives the full GCs.
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 
@@ -21,6 +23,7 @@ export function roundProfile(kind: string, env: NodeJS.ProcessEnv = process.env)
   const heap = env['XDS_BENCH_HEAP_PROFILE'] !== undefined;
   const to = (env['XDS_BENCH_PROFILE'] ?? env['XDS_BENCH_HEAP_PROFILE'])?.replace('%s', kind);
   const connect = env['XDS_BENCH_PROFILE_CONNECT'] === '1';
+  const oldOnly = env['XDS_BENCH_HEAP_PROFILE_OLD'] === '1';
   const session = new Session();
   let profiling = false;
   let statsCalls = 0;
@@ -31,7 +34,7 @@ export function roundProfile(kind: string, env: NodeJS.ProcessEnv = process.env)
       session.post('HeapProfiler.startSampling', {
         samplingInterval: 4096,
         includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true,
+        includeObjectsCollectedByMinorGC: !oldOnly,
       } as object);
     else session.post('Profiler.enable', () => session.post('Profiler.start'));
   };

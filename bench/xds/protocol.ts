@@ -1,6 +1,7 @@
 // Shared by the bench processes: IPC message shapes, a clock every process on
 // this machine agrees on, and the Delta ADS method with byte-counting codecs.
-import { PerformanceObserver, performance } from 'node:perf_hooks';
+import { readFileSync } from 'node:fs';
+import { constants, PerformanceObserver, performance } from 'node:perf_hooks';
 import { lookupType } from '../../src/xds/transport/envoy-proto';
 
 /** Wall-clock ms with sub-ms resolution, comparable across processes on one machine. */
@@ -41,13 +42,32 @@ export interface ServerStats {
   refused?: number;
   /** Node servers: GC pauses since the first reading, ms (perf_hooks; entries reach the observer a little late). */
   gcPauseMs?: number;
+  /** Node servers: full (mark-compact) collections since the first reading. */
+  majorGcs?: number;
   /** The full GC this reading forced after its CPU reading (`collect`): CPU µs and pause ms, which the next reading's figures include. */
-  forcedGc?: { cpuUs: number; ms: number };
+  forcedGc?: { cpuUs: number; ms: number; mainUs?: number };
+  /** Node servers on Linux: CPU µs of the main thread since start (schedstat, ns exact), read beside `cpuUserUs`. */
+  mainThreadUs?: number;
 }
 
 /** CPU µs between two readings, without the forced GC of the first. */
 export function cpuBetween(a: ServerStats, b: ServerStats): number {
   return b.cpuUserUs + b.cpuSystemUs - (a.cpuUserUs + a.cpuSystemUs) - (a.forcedGc?.cpuUs ?? 0);
+}
+
+/** Main-thread CPU µs between two readings (the rest of `cpuBetween` is V8's and libuv's helper threads), without the forced GC's. */
+export function mainThreadBetween(a: ServerStats, b: ServerStats): number | undefined {
+  if (a.mainThreadUs === undefined || b.mainThreadUs === undefined) return undefined;
+  return b.mainThreadUs - a.mainThreadUs - (a.forcedGc?.mainUs ?? 0);
+}
+
+/** This process's main thread's CPU µs, from its schedstat (nanoseconds on CPU); undefined where there is none. */
+function mainThreadUs(): number | undefined {
+  try {
+    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1000;
+  } catch {
+    return undefined;
+  }
 }
 
 /** GC pause ms between two readings (Node servers), without the forced GC of the first. */
@@ -57,6 +77,7 @@ export function gcPauseBetween(a: ServerStats, b: ServerStats): number | undefin
 }
 
 let gcPauseMs = 0;
+let majorGcs = 0;
 let observingGc = false;
 
 /**
@@ -69,10 +90,14 @@ export function processStats(streams: number, collect = false): ServerStats {
   if (!observingGc) {
     observingGc = true;
     new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) gcPauseMs += e.duration;
+      for (const e of list.getEntries()) {
+        gcPauseMs += e.duration;
+        if ((e as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majorGcs++;
+      }
     }).observe({ entryTypes: ['gc'] });
   }
   const cpu = process.cpuUsage();
+  const main = mainThreadUs();
   const gcMs = gcPauseMs;
   const gc = (globalThis as { gc?: () => void }).gc;
   let forcedGc: ServerStats['forcedGc'];
@@ -80,11 +105,14 @@ export function processStats(streams: number, collect = false): ServerStats {
     const t = performance.now();
     gc();
     const after = process.cpuUsage(cpu);
+    const mainAfter = mainThreadUs();
     forcedGc = { cpuUs: after.user + after.system, ms: performance.now() - t };
+    if (main !== undefined && mainAfter !== undefined) forcedGc.mainUs = mainAfter - main;
   }
   const mem = process.memoryUsage();
   return {
     gcPauseMs: gcMs,
+    majorGcs,
     ...(forcedGc ? { forcedGc } : {}),
     rss: mem.rss,
     heapUsed: mem.heapUsed,
@@ -92,6 +120,7 @@ export function processStats(streams: number, collect = false): ServerStats {
     arrayBuffers: mem.arrayBuffers,
     cpuUserUs: cpu.user,
     cpuSystemUs: cpu.system,
+    ...(main === undefined ? {} : { mainThreadUs: main }),
     streams,
   };
 }
