@@ -48,6 +48,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseConfig } from '../src/config';
 import { forkTracked as fork } from '../test/helpers/procs';
+import { benchScript } from './xds/compiled';
 import { fanoutBench } from './xds/fanout';
 import { churn, type HubWriter, hubWriter, probe, summary } from './xds/hub-http';
 import { killAll, Proc } from './xds/proc';
@@ -80,6 +81,8 @@ const { values } = parseArgs({
     'churn-connections': { type: 'string', default: '32' },
     'hub-args': { type: 'string', default: '' },
     storm: { type: 'boolean', default: false },
+    // Run the bench processes from the TypeScript sources under tsx instead of the compiled dist/ (bench/xds/compiled.ts).
+    tsx: { type: 'boolean', default: process.env['XDS_BENCH_TSX'] === '1' },
     fanout: { type: 'boolean', default: false },
   },
 });
@@ -103,7 +106,9 @@ const modes: Mode[] = MODE.includes(',')
           : [MODE as Mode];
 const HUB_ARGS = values['hub-args'];
 const hubConfig = parseConfig(HUB_ARGS.split(/\s+/).filter(Boolean), {});
-const EXEC = ['--import', 'tsx', '--expose-gc', '--max-old-space-size=4096'];
+const EXEC = ['--expose-gc', '--max-old-space-size=4096'];
+/** A bench process: compiled (bench/xds/compiled.ts) unless --tsx. */
+const script = (file: string) => benchScript(join(__dirname, 'xds', file), values.tsx);
 const f1 = (x: number) => x.toFixed(1);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -134,7 +139,7 @@ async function start(
 ): Promise<Started> {
   const kind = mode.startsWith('hub') ? 'hub' : mode === 'gcp' ? 'gcp' : 'bare';
   if (kind === 'gcp') execFileSync('bash', [join(__dirname, '..', 'scripts', 'ensure-go-control-plane.sh')]);
-  const script = join(__dirname, 'xds', `${kind}-server.ts`);
+  const srv = script(`${kind}-server.ts`);
   const env = {
     ...process.env,
     XDS_BENCH_BARE_SYNC: mode === 'bare-sync' ? '1' : '',
@@ -143,7 +148,10 @@ async function start(
   };
   // XDS_BENCH_SERVER_NODE_ARGS: more node/V8 flags for the server only (e.g. --trace-gc-nvp), not the clients.
   const extra = (process.env['XDS_BENCH_SERVER_NODE_ARGS'] ?? '').split(/\s+/).filter(Boolean);
-  const server: Server = new Proc(fork(script, [], { execArgv: [...EXEC, ...extra], env }), `${mode}-server`);
+  const server: Server = new Proc(
+    fork(srv.path, [], { execArgv: [...srv.execArgv, ...EXEC, ...extra], env }),
+    `${mode}-server`,
+  );
   const { port, httpUrl } = await server.next('listening');
   server.send({ cmd: 'setup', services: s });
   await server.next('setup-done');
@@ -152,8 +160,9 @@ async function start(
 
   const per = Math.ceil(n / P);
   const procs: Clients[] = [];
+  const c = script('clients.ts');
   for (let i = 0; i < P && i * per < n; i++)
-    procs.push(new Proc(fork(join(__dirname, 'xds', 'clients.ts'), [], { execArgv: EXEC }), `clients-${i}`));
+    procs.push(new Proc(fork(c.path, [], { execArgv: [...c.execArgv, ...EXEC] }), `clients-${i}`));
   // Forked processes take a while to load: the clock starts when all of them can connect at once.
   await Promise.all(procs.map((p) => p.next('loaded')));
   const t = now();
@@ -361,7 +370,15 @@ async function main() {
       .map((x) => x.toFixed(1))
       .join(' ');
   if (values.fanout)
-    return fanoutBench({ clients: N, services: S, procs: P, rounds: ROUNDS, hubArgs: HUB_ARGS, execArgv: EXEC, load });
+    return fanoutBench({
+      clients: N,
+      services: S,
+      procs: P,
+      rounds: ROUNDS,
+      hubArgs: HUB_ARGS,
+      execArgv: ['--import', 'tsx', ...EXEC],
+      load,
+    });
   console.log(
     `bench/xds${STORM ? ' --storm' : ''}: N=${N} clients in ${P} processes, S=${S} services; hub flags: ${HUB_ARGS || '(defaults)'}; node ${process.version}; load ${load()}`,
   );

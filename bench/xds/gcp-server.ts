@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { ServerCommand, ServerReply } from './protocol';
 
-const BINARY = join(__dirname, '..', '..', '.tmp', 'gcp', 'xds-bench-gcp');
+// The repository's root, from bench/xds or from its compiled copy in dist/bench/xds.
+const ROOT = join(__dirname, ...(__dirname.includes(join('dist', 'bench')) ? ['..', '..', '..'] : ['..', '..']));
+const BINARY = join(ROOT, '.tmp', 'gcp', 'xds-bench-gcp');
 const send = (m: ServerReply) => {
   if (process.connected) process.send!(m);
 };
