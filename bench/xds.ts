@@ -209,8 +209,8 @@ async function stop(run: Started): Promise<void> {
   await Promise.all([run.server, ...run.procs].map((p) => p.exited()));
 }
 
-const perClient = (run: Started, n: number, key: 'rss' | 'heapUsed' | 'external' | 'arrayBuffers') =>
-  (run.connected[key] - run.before[key]) / n / 1024;
+const perClient = (run: Started, n: number, key: 'rss' | 'heapUsed' | 'heapTotal' | 'external' | 'arrayBuffers') =>
+  ((run.connected[key] ?? 0) - (run.before[key] ?? 0)) / n / 1024;
 
 interface Figures {
   mode: Mode;
@@ -293,7 +293,7 @@ async function rounds(mode: Mode, n: number, s: number, count: number): Promise<
       ? ''
       : `, ${end.majorGcs - (run.connected.majorGcs ?? 0) - (run.connected.forcedGc ? 1 : 0)} full GCs in the rounds`) +
     '); ' +
-    `RSS ${f1(f.rssPerClientKiB)} KiB/client (heap ${f1(perClient(run, n, 'heapUsed'))}, external ${f1(perClient(run, n, 'external'))}, of it buffers ${f1(perClient(run, n, 'arrayBuffers'))}); ` +
+    `RSS ${f1(f.rssPerClientKiB)} KiB/client (heap ${f1(perClient(run, n, 'heapUsed'))} of ${f1(perClient(run, n, 'heapTotal'))} committed, external ${f1(perClient(run, n, 'external'))}, of it buffers ${f1(perClient(run, n, 'arrayBuffers'))}); ` +
     `connect+sync ${(run.connectMs / 1000).toFixed(1)} s; missing ${missing}; streams refused ${run.connected.refused ?? run.refusedByClients}` +
     (run.connected.trim
       ? `; malloc_trim ${run.connected.trim.trims}× before the RSS reading (last ${f1(run.connected.trim.lastDurationMs)} ms), released ${f1(run.connected.trim.releasedBytes / 1048576)} MiB`

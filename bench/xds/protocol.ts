@@ -32,6 +32,8 @@ export type ServerCommand =
 export interface ServerStats {
   rss: number;
   heapUsed: number;
+  /** V8's heap as committed (live objects and room), of which heapUsed is live. */
+  heapTotal?: number;
   external: number;
   arrayBuffers: number;
   cpuUserUs: number;
@@ -116,6 +118,7 @@ export function processStats(streams: number, collect = false): ServerStats {
     ...(forcedGc ? { forcedGc } : {}),
     rss: mem.rss,
     heapUsed: mem.heapUsed,
+    heapTotal: mem.heapTotal,
     external: mem.external,
     arrayBuffers: mem.arrayBuffers,
     cpuUserUs: cpu.user,

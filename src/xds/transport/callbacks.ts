@@ -10,6 +10,7 @@
 import type { XdsNode } from './provider';
 import type { Outgoing } from './rules/decide';
 import type { StreamState } from './stream-state';
+import type { TypeStates } from './type-states';
 
 export interface SentEvent {
   stream: number;
@@ -88,21 +89,22 @@ export function reportSent(observer: XdsCallbacks | undefined, state: StreamStat
 
 /**
  * Called by the stream after a request was settled: every pending (non-heartbeat)
- * response of `before` that `after` no longer holds was answered by it — a
- * NACK when the rules recorded one with that nonce, else an ACK.
+ * response of `before` (the stream's types before the request) that `after` no
+ * longer holds was answered by it — a NACK when the rules recorded one with
+ * that nonce, else an ACK.
  */
 export function reportAnswers(
   observer: XdsCallbacks | undefined,
-  before: StreamState,
+  before: TypeStates,
   after: StreamState,
   at: number,
 ): void {
-  if (!observer?.answered || !after.node) return;
-  for (let i = 0; i < before.types.size; i++) {
-    const st = before.types.stateAt(i);
+  if (!observer?.answered || !after.node || before === after.types) return;
+  for (let i = 0; i < before.size; i++) {
+    const st = before.stateAt(i);
     const p = st.pending;
     if (!p || p.heartbeat) continue;
-    const typeUrl = before.types.urlAt(i);
+    const typeUrl = before.urlAt(i);
     const now = after.types.get(typeUrl);
     if (now?.pending?.nonce === p.nonce) continue;
     const nack = now?.lastNack;

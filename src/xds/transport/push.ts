@@ -12,6 +12,7 @@
 // waits here for the next delivery (X-STREAM-4).
 import type { ResourceChange, ResourceProvider } from './provider';
 import type { SubscriptionDelta } from './rules/subscription';
+import type { StepMemo } from './step-memo';
 import type { XdsStream } from './stream';
 
 export interface PushOptions {
@@ -19,6 +20,8 @@ export interface PushOptions {
   debounceMs: number;
   /** The longest a change may wait (--xds-max-delay). */
   maxDelayMs: number;
+  /** Told when a delivery's writes start and end: its classes of streams share their responses (step-memo.ts). */
+  steps?: Pick<StepMemo, 'beginDelivery' | 'endDelivery'>;
 }
 
 /**
@@ -190,7 +193,13 @@ export class PushPipeline {
         touched.add(s);
       }
     }
-    this.flushFrom(touched);
+    const steps = this.opts.steps;
+    steps?.beginDelivery();
+    try {
+      this.flushFrom(touched);
+    } finally {
+      steps?.endDelivery();
+    }
     if (touched.size > 0) {
       this.deliveries++;
       // The window opens when the writes are done, and lasts longer when they took

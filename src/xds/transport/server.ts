@@ -32,6 +32,7 @@ import type { ResourceProvider, XdsNode } from './provider';
 import { PushPipeline } from './push';
 import { RESOURCE_TYPES, type ResourceType } from './resource-types';
 import { serviceDefinitions, type XdsMethod } from './services';
+import { StepMemo } from './step-memo';
 import { type StreamDeps, XdsStream } from './stream';
 import { createSyncGate, type SyncGateOptions } from './sync-gate';
 import { type ApiVersion, decodeSotwRequest, type SotwRequest, type XdsResponse } from './wire';
@@ -63,6 +64,8 @@ export interface XdsServerOptions {
   connections?: StreamCounter;
   /** Resource names one request may name (--xds-max-resource-names); unbounded when absent. */
   maxResourceNames?: number;
+  /** Streams in the same state share their rule steps (step-memo.ts); true by default (false: tests that compare). */
+  shareSteps?: boolean;
 }
 
 /** The metadata key an xDS client's token travels in (Consul's). */
@@ -83,6 +86,8 @@ export interface XdsServer {
   memoryTrim(): MemoryTrimStats;
   /** Delivers coalesced changes now instead of at the end of the debounce window. */
   flushChanges(): void;
+  /** Rule steps taken from a stream of the same class, and computed; response steps held (step-memo.ts; tests, bench). */
+  stepStats(): { hits: number; misses: number; held: number };
   readonly metrics: XdsMetrics;
   /** Ends every stream with UNAVAILABLE and stops the pipeline. */
   close(): void;
@@ -100,6 +105,7 @@ interface ServerCore {
   readonly pipeline: PushPipeline;
   readonly trimmer: ReturnType<typeof createMemoryTrimmer>;
   readonly bodyCache: BodyCache;
+  readonly steps: StepMemo;
   readonly deps: StreamDeps;
   /** Nodes that fetch without a stream (REST polling), so the admin view can show what they get. */
   readonly polled: Map<string, XdsNode>;
@@ -111,7 +117,12 @@ function serverCore(options: XdsServerOptions): ServerCore {
   const logger = moduleLogger(options.logger, 'xds');
   const live = new Set<XdsStream>();
   const metrics = createXdsMetrics(options.registry, () => subscriptionCounts(live));
-  const pipeline = new PushPipeline(provider, { debounceMs: config.xdsDebounceMs, maxDelayMs: config.xdsMaxDelayMs });
+  const steps = new StepMemo();
+  const pipeline = new PushPipeline(provider, {
+    debounceMs: config.xdsDebounceMs,
+    maxDelayMs: config.xdsMaxDelayMs,
+    ...(options.shareSteps === false ? {} : { steps }),
+  });
   const bodyCache = new BodyCache();
   // Initial syncs are the large writes; the trim after a burst of them gives their freed memory back (memory-trim.ts).
   const trimmer = createMemoryTrimmer({
@@ -129,6 +140,7 @@ function serverCore(options: XdsServerOptions): ServerCore {
     logger,
     metrics,
     bodyCache,
+    ...(options.shareSteps === false ? {} : { steps }),
     pacing: options.pacing ?? {
       syncGate,
       largeWritten: (bytes) => trimmer.note(bytes),
@@ -149,7 +161,19 @@ function serverCore(options: XdsServerOptions): ServerCore {
     ...(options.callbacks ? { callbacks: options.callbacks } : {}),
     ...(options.maxResourceNames ? { maxResourceNames: options.maxResourceNames } : {}),
   };
-  return { options, logger, live, metrics, pipeline, trimmer, bodyCache, deps, polled: new Map(), closing: false };
+  return {
+    options,
+    logger,
+    live,
+    metrics,
+    pipeline,
+    trimmer,
+    bodyCache,
+    steps,
+    deps,
+    polled: new Map(),
+    closing: false,
+  };
 }
 
 /** Heartbeats for resources that carry a TTL (X-TTL-2); none when TTLs are off. */
@@ -287,6 +311,7 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     streams: () => [...live],
     memoryTrim: () => trimmer.stats(),
     flushChanges: () => pipeline.deliver(),
+    stepStats: () => ({ ...core.steps.stats, held: core.steps.held }),
     close() {
       core.closing = true;
       pipeline.close();

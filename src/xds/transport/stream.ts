@@ -15,7 +15,7 @@ import type { XdsMetrics } from './metrics';
 import type { NameInterner } from './name-sets';
 import type { StreamPacing } from './pacing';
 import type { ResourceSet, XdsNode } from './provider';
-import type { ResourceType } from './resource-types';
+import { type ResourceType, resourceTypeOf } from './resource-types';
 import {
   nextHeartbeat,
   nextResponse,
@@ -28,8 +28,17 @@ import {
   resumeDeferred,
 } from './rules/decide';
 import type { SubscriptionDelta } from './rules/subscription';
-import { newStreamState, type StreamState, type Transport, type TypeState, type Variant } from './stream-state';
+import { type AckStep, profileOf, type StepMemo } from './step-memo';
+import {
+  isDeferred,
+  newStreamState,
+  type StreamState,
+  type Transport,
+  type TypeState,
+  type Variant,
+} from './stream-state';
 import type { SyncGate, SyncTicket } from './sync-gate';
+import type { TypeStates } from './type-states';
 import type { V3TypeUrl } from './type-urls';
 import {
   type ApiVersion,
@@ -62,6 +71,7 @@ const scratch: RuleContext & { get: StreamDeps['get'] } = {
   resourceTtlMs: 0,
   resourceTtlTypes: undefined,
   windowOpen: undefined,
+  nonce: undefined,
 };
 
 export interface StreamDeps {
@@ -82,6 +92,8 @@ export interface StreamDeps {
   maxResourceNames?: number;
   /** Clock (ms since the epoch); Date.now by default. */
   now?(): number;
+  /** One step per class of streams in the same state (step-memo.ts); absent: every stream runs the rules. */
+  steps?: StepMemo;
 }
 
 export interface StreamRegistry {
@@ -123,7 +135,10 @@ export class XdsStream {
   readonly stats = { responses: 0, heartbeats: 0, maxUnackedPerType: 0, blockedWrites: 0 };
   /** Per type URL: when the last response carrying resources (not a heartbeat) was written, epoch ms with a fraction (admin, bench/envoy). */
   readonly lastPushAt = new Map<string, number>();
-  private state: StreamState;
+  /** This stream's own state object, updated in place (setState): a push or an ACK replaces no long-lived object. */
+  private readonly state: Mutable<StreamState>;
+  /** What the rules read of this stream besides its types (step-memo.ts), once the node is known. */
+  private profile = '';
   private blocked = false;
   private closed = false;
   /** Sync gate: slots this stream waits for or holds (one per large write not yet handed to the socket). */
@@ -135,7 +150,7 @@ export class XdsStream {
     private readonly deps: StreamDeps,
     opts: StreamOptions,
   ) {
-    this.state = newStreamState(opts.id, opts.variant, opts.transport, opts.api);
+    this.state = newStreamState(opts.id, opts.variant, opts.transport, opts.api) as Mutable<StreamState>;
     this.credential = opts.credential;
     call.on('data', (buf: Buffer) => this.onData(buf));
     call.on('end', () => this.close(undefined));
@@ -189,8 +204,20 @@ export class XdsStream {
     );
   }
 
+  /** Takes a rule's result as this stream's state: its fields copied into the stream's own object. */
+  private setState(next: StreamState): void {
+    const s = this.state;
+    if (next === s) return;
+    s.node = next.node;
+    s.ttlMs = next.ttlMs;
+    s.sotwWrap = next.sotwWrap;
+    s.types = next.types;
+    s.nonceSeq = next.nonceSeq;
+    if (this.profile === '' && s.node) this.profile = profileOf(s);
+  }
+
   /** The rule context, refilled for this stream (one object for all streams: no per-request allocation). */
-  private context(): RuleContext {
+  private context(): typeof scratch {
     const c = scratch;
     c.get = this.deps.get;
     c.memo = this.deps.bodyCache;
@@ -199,6 +226,7 @@ export class XdsStream {
     c.resourceTtlMs = this.deps.resourceTtlMs;
     c.resourceTtlTypes = this.deps.resourceTtlTypes;
     c.windowOpen = undefined;
+    c.nonce = undefined;
     return c;
   }
 
@@ -228,12 +256,19 @@ export class XdsStream {
     const names = 'resourceNames' in req ? req.resourceNames.length : req.subscribe.length;
     const max = this.deps.maxResourceNames;
     if (max !== undefined && names > max) return this.fail(tooManyNames(names, max));
+    const windowOpen = this.deps.pacing?.windowOpen() === true;
+    const steps = this.deps.steps;
+    const bare = steps !== undefined && this.state.node !== undefined && isBareAck(req);
+    if (bare) {
+      const step = steps.ack(this.state.types, this.profile, req.typeUrl, req.responseNonce, windowOpen);
+      if (step) return this.answered(step);
+    }
     // The call's credential rides on the node the rules keep (X-STREAM-1: the first request's).
     if (req.node && this.credential !== undefined) req.node = { ...req.node, credential: this.credential };
     let outcome: RequestOutcome;
     try {
       const ctx = this.context();
-      if (this.deps.pacing?.windowOpen()) ctx.windowOpen = true;
+      if (windowOpen) ctx.windowOpen = true;
       outcome = 'resourceNames' in req ? onSotwRequest(this.state, req, ctx) : onDeltaRequest(this.state, req, ctx);
     } catch (err) {
       return this.internal(err, 'a rule or the provider threw on a request');
@@ -246,8 +281,12 @@ export class XdsStream {
         return this.fail(err instanceof HubError ? err : new HubError('INTERNAL', String(err)));
       }
     }
-    const before = this.state;
-    this.state = outcome.state;
+    const before = this.state.types;
+    this.setState(outcome.state);
+    // A state reached on its own (this stream's nonces, its own request) becomes its class's value again.
+    if (steps && this.state.types !== before) this.state.types = steps.intern(this.state.types);
+    if (bare && remembered(outcome))
+      this.rememberAck(steps!, before, req.typeUrl, req.responseNonce, windowOpen, outcome);
     reportAnswers(this.deps.callbacks, before, this.state, this.deps.now?.() ?? Date.now());
     if (outcome.opened)
       this.log(
@@ -271,6 +310,36 @@ export class XdsStream {
     if (sub) this.deps.registry.subscriptionChanged(this, sub.typeUrl, sub.delta, sub.names, sub.wildcard);
     if (outcome.deferred !== undefined) this.deps.pacing?.defer(this, outcome.deferred);
     this.flush();
+  }
+
+  /** A bare ACK whose step a stream of this class took already: the same state, reports, deferral and flush. */
+  private answered(step: AckStep): void {
+    const before = this.state.types;
+    this.state.types = step.types;
+    const now = this.deps.now?.() ?? Date.now();
+    reportAnswers(this.deps.callbacks, before, this.state, now);
+    if (step.deferred !== undefined) this.deps.pacing?.defer(this, step.deferred === 'now' ? now : step.deferred);
+    this.flush();
+  }
+
+  /** Remembers a bare ACK's step for the rest of this stream's class (what `answered` replays). */
+  private rememberAck(
+    steps: StepMemo,
+    before: TypeStates,
+    typeUrl: string,
+    nonce: string,
+    windowOpen: boolean,
+    outcome: RequestOutcome,
+  ): void {
+    let deferred: AckStep['deferred'];
+    if (outcome.deferred !== undefined) {
+      // X-STREAM-4: from when its oldest change reached the hub, or (none recorded) the ACK's own time.
+      const type = resourceTypeOf(typeUrl);
+      const st = type && this.state.types.get(type.typeUrl);
+      if (!st || !isDeferred(st)) return;
+      deferred = st.changeAt ?? 'now';
+    }
+    steps.rememberAck(before, { profile: this.profile, typeUrl, nonce, windowOpen, types: this.state.types, deferred });
   }
 
   private fail(err: HubError): void {
@@ -300,12 +369,20 @@ export class XdsStream {
 
   /** The push pipeline reports changed names of a type this stream subscribes to. */
   resourcesChanged(typeUrl: string, names: ReadonlySet<string>, at: number): void {
-    this.state = resourcesChanged(this.state, typeUrl, names, at);
+    const steps = this.deps.steps;
+    const before = this.state.types;
+    const hit = steps?.changed(before, typeUrl, names, at);
+    if (hit) {
+      this.state.types = hit;
+      return;
+    }
+    this.setState(resourcesChanged(this.state, typeUrl, names, at));
+    steps?.rememberChange(before, typeUrl, names, at, this.state.types);
   }
 
   /** X-STREAM-4: the delivery its queued changes waited for has come (the pipeline flushes next). */
   resume(): void {
-    this.state = resumeDeferred(this.state);
+    this.setState(resumeDeferred(this.state));
   }
 
   /** Writes what the rules say each dirty type needs, until they say nothing or the socket pushes back. */
@@ -322,8 +399,13 @@ export class XdsStream {
   private writeEach(next: typeof nextResponse, report: boolean): void {
     try {
       while (!this.closed && !this.blocked && this.state.node) {
-        const step = next(this.state, this.context());
-        this.state = step.state;
+        // Most flushes (after every ACK) find nothing to send: known without asking the rules.
+        if (next === nextResponse && !hasSendable(this.state.types)) return;
+        const step =
+          next === nextResponse && this.deps.steps?.inDelivery
+            ? this.sharedStep(this.deps.steps)
+            : next(this.state, this.context());
+        this.setState(step.state);
         if (!step.response) return;
         this.write(step.response);
         if (report && this.deps.callbacks)
@@ -333,6 +415,38 @@ export class XdsStream {
       // Called from the push pipeline, timers and grpc-js events: a throw here would reach none of them usefully.
       this.internal(err, 'computing a response threw');
     }
+  }
+
+  /**
+   * The next response during a delivery: a stream of this class took the same
+   * step (same state, profile and served sets) and this stream takes its result;
+   * else the rules decide, under the delivery's shared nonce, and the class may
+   * take this step next.
+   */
+  private sharedStep(steps: StepMemo): { state: StreamState; response?: Outgoing } {
+    const node = this.state.node!;
+    const before = this.state.types;
+    const hit = steps.response(before, this.profile, node, this.deps.get);
+    if (hit) {
+      this.state.types = hit.types;
+      return hit.response ? { state: this.state, response: hit.response } : { state: this.state };
+    }
+    const reads: { typeUrl: string; set: ReturnType<StreamDeps['get']> }[] = [];
+    const get = this.deps.get;
+    const ctx = this.context();
+    ctx.get = (typeUrl, n) => {
+      const set = get(typeUrl, n);
+      reads.push({ typeUrl, set });
+      return set;
+    };
+    ctx.nonce = (body) => steps.nonceFor(body);
+    const step = nextResponse(this.state, ctx);
+    const s = step.state;
+    const own = this.state;
+    // Only the types move on this path (a shared nonce leaves the stream's sequence): anything else is not remembered.
+    if (s.nonceSeq === own.nonceSeq && s.node === own.node && s.ttlMs === own.ttlMs && s.sotwWrap === own.sotwWrap)
+      steps.rememberResponse(before, { profile: this.profile, reads, types: s.types, response: step.response });
+    return step;
   }
 
   private write(out: Outgoing): void {
@@ -401,4 +515,33 @@ export class XdsStream {
       });
     }
   }
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** A Delta request that only answers a response: no node, no names, no NACK (wire.ts's fast path gives exactly these). */
+function isBareAck(req: SotwRequest | DeltaRequest): req is DeltaRequest {
+  return (
+    !('resourceNames' in req) &&
+    req.node === undefined &&
+    req.errorDetail === undefined &&
+    req.subscribe.length === 0 &&
+    req.unsubscribe.length === 0 &&
+    req.initialVersions.size === 0 &&
+    req.responseNonce !== ''
+  );
+}
+
+/** Whether a bare ACK's outcome is one a class may replay: it moved only the types (no end, NACK, ignored type or subscription). */
+function remembered(o: RequestOutcome): boolean {
+  return !o.end && !o.nack && o.ignored === undefined && !o.subscription && !o.opened;
+}
+
+/** Whether some type is dirty and free (what nextResponse looks for first). */
+function hasSendable(types: TypeStates): boolean {
+  for (let i = 0; i < types.size; i++) {
+    const st = types.stateAt(i);
+    if (st.dirty && !st.pending) return true;
+  }
+  return false;
 }

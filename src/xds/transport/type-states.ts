@@ -17,6 +17,12 @@ export class TypeStates implements ReadonlyMap<V3TypeUrl, TypeState> {
     private readonly states: readonly TypeState[],
   ) {}
 
+  /** `like`'s type URLs with these states (same order and length): an equal value made of shared states. */
+  static from(like: TypeStates, states: readonly TypeState[]): TypeStates {
+    if (states.length !== like.urls.length) throw new RangeError('TypeStates.from: one state per type URL');
+    return new TypeStates(like.urls, states);
+  }
+
   get size(): number {
     return this.urls.length;
   }

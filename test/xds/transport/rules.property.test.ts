@@ -80,6 +80,8 @@ const streamArb = fc.record({
   api: fc.constantFrom('v3' as const, 'v2' as const),
   features: fc.subarray([ttl.FEATURE_TTL, ttl.FEATURE_RESOURCE_IN_SOTW]),
   ttlMs: fc.constantFrom(0, 30_000),
+  // As in a delivery (step-memo.ts): a nonce per response body, handed in by the context.
+  sharedNonce: fc.boolean(),
 });
 
 function resourceOf(type: ResourceType, n: string, v: number) {
@@ -300,6 +302,7 @@ test('rule modules are pure: same input, same output, no I/O, input untouched (f
         now,
         resourceTtlMs: cfg.ttlMs,
         windowOpen,
+        ...(cfg.sharedNonce ? { nonce: (body: Uint8Array) => `d${body.length}` } : {}),
       });
       let s: StreamState = newStreamState(7, cfg.variant, cfg.transport, cfg.api);
       const fixed = cfg.transport === 'ads' ? undefined : RESOURCE_TYPES.find((t) => t.short === cfg.transport);

@@ -79,7 +79,7 @@ test('callbacks: a throwing sent/answered observer is reported as a warning, nev
   };
   const out = { type, body: new Uint8Array(), nonce: '7-1', count: 1, heartbeat: false, changeAt: undefined };
   assert.doesNotThrow(() => reportSent(observer as never, before, out, 1));
-  assert.doesNotThrow(() => reportAnswers(observer as never, before, after, 2));
+  assert.doesNotThrow(() => reportAnswers(observer as never, before.types, after, 2));
   await new Promise((r) => setImmediate(r));
   process.off('warning', onWarning);
   assert.deepEqual(seen, ['sent 7-1', 'answered 7-1 ack']);

@@ -48,6 +48,12 @@ export interface RuleContext {
   resourceTtlTypes?: readonly ResourceType['short'][];
   /** The push pipeline's window is open (X-STREAM-4); absent: closed. */
   windowOpen?: boolean;
+  /**
+   * During a delivery: the nonce every stream that gets this response body
+   * shares (step-memo.ts; X-STREAM-2 holds, as a stream gets a delivery's
+   * response once). Absent: the stream's own `<id>-<sequence>`.
+   */
+  nonce?: (body: Uint8Array) => string;
 }
 
 /** A response to write, under its nonce. */
@@ -235,7 +241,7 @@ export function nextResponse(s: StreamState, ctx: RuleContext): { state: StreamS
       state = withType(state, decided.state);
       continue;
     }
-    const sent = send(state, decided.state, decided.response, false);
+    const sent = send(state, decided.state, decided.response, false, ctx.nonce?.(decided.response.body));
     // X-WARM-1: the clusters just sent bring their assignments again.
     if (type === Clusters)
       sent.state = warmEndpoints(sent.state, st, decided.response.pending.sent, () => ctx.resources(Endpoints, node));
@@ -264,9 +270,10 @@ function send(
   st: TypeState,
   out: Computed,
   isHeartbeat: boolean,
+  shared?: string,
 ): { state: StreamState; response: Outgoing } {
-  const seq = s.nonceSeq + 1;
-  const nonce = nonceFor(s.id, seq);
+  const seq = shared === undefined ? s.nonceSeq + 1 : s.nonceSeq;
+  const nonce = shared ?? nonceFor(s.id, seq);
   const next = withPending(st, out.pending, nonce, s.variant === 'sotw');
   return {
     // One copy of the stream state for both changes (withType would make one of its own).

@@ -115,6 +115,16 @@ export class TestProvider implements ResourceProvider {
     this.emit(new Map([[typeUrl, new Set(names)]]));
   }
 
+  /** Puts resources and announces them as a change of the nodes whose cluster (else id) is `scope` only. */
+  setScoped(scope: string, ...resources: XdsResource[]): void {
+    for (const r of resources) {
+      const m = new Map(this.byType.get(r.typeUrl));
+      m.set(r.name, r);
+      this.byType.set(r.typeUrl, m);
+    }
+    this.announce(resources.map((r) => ({ typeUrl: r.typeUrl, names: new Set([r.name]), nodeScope: scope })));
+  }
+
   /** Announces changes as given (e.g. with a nodeScope), without touching content. */
   announce(changes: ResourceChange[]): void {
     for (const c of changes) this.sets.delete(c.typeUrl);
