@@ -233,13 +233,16 @@ function nodeRow(s: Store, node: KnownNode): WrittenNode {
   return w;
 }
 
+/** What a `pushes` row holds besides its map. */
+type PushKey = Pick<PushRow, 'index' | 'type' | 'variant' | 'version' | 'hub'>;
+/** Whether two pushes of the same map share one `pushes` row. */
+const samePush = (a: PushKey, b: PushKey): boolean =>
+  a.index === b.index && a.type === b.type && a.version === b.version && a.variant === b.variant && a.hub === b.hub;
+
 /** The `pushes` row a record shares with the rest of its fleet push, written (with its map) on first use. */
 function pushOf(s: Store, r: HistoryRecord): number {
   let rows = s.pushes.get(r.resources);
-  const hit = rows?.find(
-    (p) =>
-      p.index === r.index && p.type === r.type && p.version === r.version && p.variant === r.variant && p.hub === r.hub,
-  );
+  const hit = rows?.find((p) => samePush(r, p));
   if (hit) return hit.id;
   const { hash, json } = s.hashOf(r.resources);
   if (!s.storedSets.has(hash)) {
@@ -299,11 +302,16 @@ class RecordRows {
 function writeItems(s: Store, items: [HistoryRecord, KnownNode][]): void {
   const { st, rows } = s;
   const newest = new Map<WrittenNode, number>();
+  // A fleet push's records come one after another: the previous record's push, unless this one differs.
+  let last: HistoryRecord | undefined;
+  let lastPush = 0;
   for (const [r, node] of items) {
     const w = nodeRow(s, node);
     // No row (a record first saved with its answer, or one trimmed meanwhile): written whole below.
     if (s.answers.has(r) && st.answer.run(answerText(r.answer), w.key, r.seq).changes > 0) continue;
-    rows.add(w.key, r.seq, pushOf(s, r), r.at, r.stream, r.nonce, answerText(r.answer));
+    if (!last || last.resources !== r.resources || !samePush(last, r)) lastPush = pushOf(s, r);
+    last = r;
+    rows.add(w.key, r.seq, lastPush, r.at, r.stream, r.nonce, answerText(r.answer));
     newest.set(w, Math.max(newest.get(w) ?? 0, r.seq));
   }
   rows.write();

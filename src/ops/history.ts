@@ -125,6 +125,34 @@ interface NodeSlot {
   /** Without a store: the node's history. With one: the records awaiting an answer (oldest first, at most perNode). */
   records: Ring | HistoryRecord[];
   nextSeq: number;
+  /** Neighbours in the order of the last push (Recency). */
+  older: NodeSlot | undefined;
+  newer: NodeSlot | undefined;
+}
+
+/**
+ * The slots in the order they were last pushed, linked through the slots
+ * themselves: a push moves its node to the newest end with a few pointer writes
+ * (a Map delete and re-insert per push per node cost a rehash now and then).
+ */
+class Recency {
+  oldest: NodeSlot | undefined;
+  private newest: NodeSlot | undefined;
+  touch(s: NodeSlot): void {
+    if (this.newest === s) return;
+    this.unlink(s);
+    s.older = this.newest;
+    if (this.newest) this.newest.newer = s;
+    this.newest = s;
+    this.oldest ??= s;
+  }
+  unlink(s: NodeSlot): void {
+    if (s.older) s.older.newer = s.newer;
+    else if (this.oldest === s) this.oldest = s.newer;
+    if (s.newer) s.newer.older = s.older;
+    else if (this.newest === s) this.newest = s.older;
+    s.older = s.newer = undefined;
+  }
 }
 
 /** A node's newest records, at most `cap`: a push overwrites the oldest in place (no copying). */
@@ -171,7 +199,11 @@ function answeredRecord(records: Ring | HistoryRecord[], nonce: string, stream: 
   if (records instanceof Ring) return records.byNonce(nonce, stream);
   for (let i = records.length - 1; i >= 0; i--) {
     const r = records[i]!;
-    if (r.nonce === nonce && r.stream === stream) return records.splice(i, 1)[0];
+    if (r.nonce !== nonce || r.stream !== stream) continue;
+    // Nearly always the newest (one push waits per node): taken off the end without splice's array.
+    if (i === records.length - 1) records.pop();
+    else records.splice(i, 1);
+    return r;
   }
   return undefined;
 }
@@ -183,19 +215,24 @@ export function createHistory(options: HistoryOptions): History {
   const { perNode, persistence } = options;
   const maxNodes = options.maxNodes ?? MAX_HISTORY_NODES;
   const slots = new Map<string, NodeSlot>();
+  const recency = new Recency();
 
   function slotOf(node: XdsNode): NodeSlot {
     let slot = slots.get(node.id);
-    if (slot) {
-      // Most recently pushed last: the oldest is forgotten first.
-      slots.delete(node.id);
-    } else {
+    if (!slot) {
       // A store that numbers records itself leaves them at 0 until written.
       const next = persistence ? (persistence.lastSeq ? persistence.lastSeq(node.id) + 1 : 0) : 1;
-      slot = { node: known(node), source: node, records: persistence ? [] : new Ring(perNode), nextSeq: next };
-      if (slots.size >= maxNodes) slots.delete(slots.keys().next().value!);
+      const records = persistence ? [] : new Ring(perNode);
+      slot = { node: known(node), source: node, records, nextSeq: next, older: undefined, newer: undefined };
+      if (slots.size >= maxNodes) {
+        // The least recently pushed is forgotten first.
+        const oldest = recency.oldest!;
+        recency.unlink(oldest);
+        slots.delete(oldest.node.id);
+      }
+      slots.set(node.id, slot);
     }
-    slots.set(node.id, slot);
+    recency.touch(slot);
     return slot;
   }
 

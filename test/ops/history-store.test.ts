@@ -388,6 +388,17 @@ test('in memory, a node keeps its newest perNode records; answers reach records 
   assert.equal((await h.nodes())[0]?.userAgent, 'grpc-node-js');
 });
 
+test('past maxNodes the least recently pushed node is forgotten, not the first one seen', async () => {
+  const h = createHistory({ perNode: 3, hub: 'h1', index: () => 1n, maxNodes: 3 });
+  for (const id of ['n1', 'n2', 'n3', 'n1', 'n4']) push(h, node(id));
+  assert.deepEqual(await h.of('n2'), [], 'n2 was pushed least recently');
+  assert.equal((await h.of('n1')).length, 2, 'n1 was pushed again, so it stays');
+  assert.deepEqual([...(await h.nodes()).map((n) => n.id)].sort(), ['n1', 'n3', 'n4']);
+  for (const id of ['n3', 'n5']) push(h, node(id));
+  assert.deepEqual(await h.of('n1'), [], 'then n1 is the oldest');
+  assert.equal((await h.of('n3')).length, 2);
+});
+
 test('the write timer writes an unanswered push, then its answer, and an answered one with its answer', () =>
   withFile(async (path) => {
     const persistence = createSqliteHistory({ path, perNode: 10, flushMs: 20 });
