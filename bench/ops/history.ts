@@ -13,7 +13,7 @@
 // Printed per record: the synchronous sent + answered calls (µs: the push path
 // itself), the process's whole CPU time (µs: those calls, the store's writes on
 // its timer and the GC), the longest the event loop was held (the sent loop
-// itself, or the store's longest write), and the rows per node in the file at the end.
+// itself, or the store's longest write), and the rows in the file at the end (one per fleet push).
 //   node --expose-gc --import tsx bench/ops/history.ts [--nodes 1000] [--pushes 20] [--set 1] [--per-node 1000] [--flush-ms 50] [--repeat 3]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -116,14 +116,14 @@ async function run(order: Order): Promise<Figures> {
     delay.disable();
     await history.close();
     const db = new Database(path, { readonly: true });
-    const { rows } = db.prepare('SELECT COUNT(*) AS rows FROM records').get() as { rows: number };
+    const { rows } = db.prepare('SELECT COUNT(*) AS rows FROM batches').get() as { rows: number };
     db.close();
     const records = N * P;
     return {
       record: Number(recordNs) / 1e3 / records,
       cpu: (cpu.user + cpu.system) / records,
       stall: delay.max / 1e6,
-      rows: rows / N,
+      rows,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -141,7 +141,7 @@ async function main(): Promise<void> {
     const cpu = Math.min(...runs.map((f) => f.cpu));
     const stall = Math.min(...runs.map((f) => f.stall));
     console.log(
-      `  ACK ${order.padEnd(6)} the write: sent+answered ${rec.toFixed(2)} µs/record; process CPU ${cpu.toFixed(2)} µs/record; longest event-loop stall ${stall.toFixed(1)} ms; rows per node in the file ${runs[0]!.rows}`,
+      `  ACK ${order.padEnd(6)} the write: sent+answered ${rec.toFixed(2)} µs/record; process CPU ${cpu.toFixed(2)} µs/record; longest event-loop stall ${stall.toFixed(1)} ms; rows in the file ${runs[0]!.rows}`,
     );
   }
   console.log(`load average after ${load()}`);

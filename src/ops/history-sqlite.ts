@@ -1,17 +1,29 @@
 // The xDS history kept in its own SQLite file beside the log (history.db in the
 // data directory): never in the log, so recording pushes never moves the
 // catalog's index and never contends with the log's exclusive lock. Writes are
-// buffered and committed in one transaction every `flushMs` (a push not answered
-// yet waits one period more); a crash loses at most two periods of history,
-// never a catalog write.
+// buffered and committed in one transaction every `flushMs` (a push not fully
+// answered yet waits one period more); a crash loses at most two periods of
+// history, never a catalog write.
 //
-// Name → version maps are stored once per content (by hash) in `sets`: a push
-// that reached a thousand nodes stores one map and a thousand small rows.
+// A fleet push is one row. The records a push made (the transport reports
+// each stream's copy in turn: same map, index, type, version and hub) form a
+// batch, written as one `batches` row whose `members` blob packs, per node, the
+// record's own part (node key, seq, stream, time, answer); what they share is
+// its `pushes` row, and the name → version map is stored once per content in
+// `sets`. A row per record cost 3–6 µs of SQLite time on a fresh file and
+// 15–21 µs once the file held 200,000 records (the (node, seq) index grows
+// and every insert lands on another page); a member costs a fraction of a
+// microsecond (bench/NOTES.md, "Session 15").
+//
+// Reads go by node: this process keeps, per node, the batches holding its
+// newest `perNode` records (built from the file as it opens), and a batch is
+// deleted once none of its members is among its node's newest any more.
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { makePrivateDir, securePrivateFile } from '../data-dir';
 import { HubError } from '../errors';
 import {
+  type Answer,
   createSetHasher,
   type HistoryPersistence,
   type HistoryRecord,
@@ -20,10 +32,6 @@ import {
   type TypeShort,
 } from './history';
 
-// A record is a narrow row in `records` (its node's integer key, seq, time,
-// stream, nonce, answer) pointing at a `pushes` row that holds what a fleet
-// push shares (log index, type, variant, version, map, hub): a push to a
-// thousand nodes writes one `pushes` row and a thousand short rows.
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS nodes (
     key INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, cluster TEXT NOT NULL, user_agent TEXT NOT NULL,
@@ -34,42 +42,103 @@ const SCHEMA = `
     id INTEGER PRIMARY KEY, log_index TEXT NOT NULL, type TEXT NOT NULL, variant TEXT NOT NULL,
     version TEXT NOT NULL, set_hash TEXT NOT NULL, hub TEXT NOT NULL
   );
-  CREATE TABLE IF NOT EXISTS records (
-    node INTEGER NOT NULL, seq INTEGER NOT NULL, push INTEGER NOT NULL, at INTEGER NOT NULL,
-    stream INTEGER NOT NULL, nonce TEXT NOT NULL, answer TEXT
+  CREATE TABLE IF NOT EXISTS batches (
+    id INTEGER PRIMARY KEY, push INTEGER NOT NULL, nonce TEXT NOT NULL, members BLOB NOT NULL, extra TEXT
   );
-  CREATE UNIQUE INDEX IF NOT EXISTS records_node_seq ON records (node, seq);
+  CREATE TABLE IF NOT EXISTS late_answers (
+    batch INTEGER NOT NULL, node INTEGER NOT NULL, seq INTEGER NOT NULL, answer TEXT NOT NULL,
+    PRIMARY KEY (batch, node, seq)
+  ) WITHOUT ROWID;
 `;
+
+/**
+ * A member's bytes in `batches.members` (little-endian), sorted by node key
+ * then seq: node key (u32), seq (u32), stream (u32), answer (u8: 0 none, 1
+ * ACK, 2 NACK; NACK code and message in `extra`), 3 bytes unused, sent at (f64,
+ * ms since the epoch), answered at (f64).
+ */
+const MEMBER_BYTES = 32;
+const NO_ANSWER = 0;
+const ACK = 1;
+const NACK = 2;
 
 const columnsOf = (db: Database.Database, table: string) =>
   (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
 
+/** A row of the records table of an older file (narrow, or wide before that): what a migration reads. */
+interface OldRow {
+  node: number;
+  seq: number;
+  push: number;
+  at: number;
+  stream: number;
+  nonce: string;
+  answer: string | null;
+}
+
 /**
- * A file written before the narrow rows (one wide row per record keyed by the
- * node's id; before that without `hub`) is rewritten once, in one transaction:
- * each distinct push becomes a `pushes` row.
+ * Files of earlier layouts are rewritten once, in one transaction: wide rows
+ * (one per record keyed by the node's id; before that without `hub`) first
+ * become pushes and narrow rows, as they did before batches; narrow rows
+ * (one per record) then become one batch per push.
  */
 function migrate(db: Database.Database): void {
   const old = columnsOf(db, 'records');
-  if (old.length === 0 || old.includes('push')) return void db.exec(SCHEMA);
-  const hub = old.includes('hub') ? 'w.hub' : "''";
+  if (old.length === 0) return void db.exec(SCHEMA);
   db.transaction(() => {
-    db.exec(`
-      ALTER TABLE records RENAME TO records_wide;
-      ALTER TABLE nodes RENAME TO nodes_old;
-      ${SCHEMA}
-      INSERT INTO nodes (id, cluster, user_agent, config_source)
-        SELECT id, cluster, user_agent, config_source FROM nodes_old;
-      INSERT INTO pushes (log_index, type, variant, version, set_hash, hub)
-        SELECT DISTINCT log_index, type, variant, version, set_hash, ${hub} FROM records_wide w;
-      INSERT INTO records (node, seq, push, at, stream, nonce, answer)
-        SELECT n.key, w.seq, p.id, w.at, w.stream, w.nonce, w.answer FROM records_wide w
-        JOIN nodes n ON n.id = w.node
-        JOIN pushes p ON p.log_index = w.log_index AND p.type = w.type AND p.variant = w.variant
-          AND p.version = w.version AND p.set_hash = w.set_hash AND p.hub = ${hub};
-      DROP TABLE records_wide;
-      DROP TABLE nodes_old;
-    `);
+    if (!old.includes('push')) {
+      const hub = old.includes('hub') ? 'w.hub' : "''";
+      db.exec(`
+        ALTER TABLE records RENAME TO records_wide;
+        ALTER TABLE nodes RENAME TO nodes_old;
+        CREATE TABLE nodes (
+          key INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, cluster TEXT NOT NULL, user_agent TEXT NOT NULL,
+          config_source TEXT
+        );
+        CREATE TABLE pushes (
+          id INTEGER PRIMARY KEY, log_index TEXT NOT NULL, type TEXT NOT NULL, variant TEXT NOT NULL,
+          version TEXT NOT NULL, set_hash TEXT NOT NULL, hub TEXT NOT NULL
+        );
+        CREATE TABLE records (
+          node INTEGER NOT NULL, seq INTEGER NOT NULL, push INTEGER NOT NULL, at INTEGER NOT NULL,
+          stream INTEGER NOT NULL, nonce TEXT NOT NULL, answer TEXT
+        );
+        INSERT INTO nodes (id, cluster, user_agent, config_source)
+          SELECT id, cluster, user_agent, config_source FROM nodes_old;
+        INSERT INTO pushes (log_index, type, variant, version, set_hash, hub)
+          SELECT DISTINCT log_index, type, variant, version, set_hash, ${hub} FROM records_wide w;
+        INSERT INTO records (node, seq, push, at, stream, nonce, answer)
+          SELECT n.key, w.seq, p.id, w.at, w.stream, w.nonce, w.answer FROM records_wide w
+          JOIN nodes n ON n.id = w.node
+          JOIN pushes p ON p.log_index = w.log_index AND p.type = w.type AND p.variant = w.variant
+            AND p.version = w.version AND p.set_hash = w.set_hash AND p.hub = ${hub};
+        DROP TABLE records_wide;
+        DROP TABLE nodes_old;
+      `);
+    }
+    db.exec(SCHEMA);
+    const insert = db.prepare('INSERT INTO batches (push, nonce, members, extra) VALUES (?, ?, ?, ?)');
+    let group: OldRow[] = [];
+    const flushGroup = () => {
+      if (group.length === 0) return;
+      const members = group.map((r) => ({
+        key: r.node,
+        seq: r.seq,
+        stream: r.stream,
+        at: r.at,
+        nonce: r.nonce,
+        answer: r.answer ? (JSON.parse(r.answer) as Answer) : undefined,
+      }));
+      const { blob, nonce, extra } = encodeMembers(members);
+      insert.run(group[0]!.push, nonce, blob, extra);
+      group = [];
+    };
+    for (const r of db.prepare('SELECT * FROM records ORDER BY push, node, seq').all() as OldRow[]) {
+      if (group.length > 0 && group[0]!.push !== r.push) flushGroup();
+      group.push(r);
+    }
+    flushGroup();
+    db.exec('DROP TABLE records');
   })();
 }
 
@@ -83,21 +152,12 @@ export interface SqliteHistoryOptions {
 /** How many nodes and sets this process remembers as written (past that, forgetting costs one write each). */
 const MAX_KNOWN = 100_000;
 
-/**
- * Records past the limit before a node is trimmed again: a node has at most
- * perNode + trimStep(perNode) − 1 rows in the file (reads return perNode).
- */
-export function trimStep(perNode: number): number {
-  return Math.max(1, Math.min(100, Math.ceil(perNode / 10)));
-}
-
+/** A node's row as this process last wrote it. */
 interface WrittenNode {
   /** The identity last written to `nodes`. */
   node: KnownNode;
-  /** Its row's key (what `records.node` holds). */
+  /** Its row's key (what the batches' members hold). */
   key: number;
-  /** The seq below which (inclusive) records were last deleted; undefined = not trimmed by this process yet. */
-  trimmed: number | undefined;
 }
 
 /** A `pushes` row this process wrote: what a record must match to share it. */
@@ -113,24 +173,107 @@ interface PushRow {
 /** Pushes remembered per name → version map (the newest last): a map pushed at a few indexes, few types. */
 const PUSHES_PER_MAP = 8;
 
-interface Row {
+/** A member as written: its node's key and its record's own part. */
+interface MemberData {
+  key: number;
   seq: number;
-  hub: string;
-  at: number;
-  log_index: string;
   stream: number;
-  type: string;
+  at: number;
   nonce: string;
-  variant: string;
-  version: string;
-  resources: string;
-  answer: string | null;
+  answer: Answer | undefined;
 }
 
-/** An answer as stored: an ACK (nearly every row) written without JSON.stringify's walk; the same text. */
-function answerText(a: HistoryRecord['answer']): string | null {
-  if (!a) return null;
-  return a.ack && a.code === undefined && a.message === undefined ? `{"ack":true,"at":${a.at}}` : JSON.stringify(a);
+/** Packs members (sorted here by node key, then seq); their nonce when they share one, else per member in `extra`. */
+function encodeMembers(members: MemberData[]): { blob: Buffer; nonce: string; extra: string | null } {
+  members.sort((a, b) => a.key - b.key || a.seq - b.seq);
+  const blob = Buffer.allocUnsafe(members.length * MEMBER_BYTES);
+  const nonce = members[0]?.nonce ?? '';
+  let shared = true;
+  let nacks: Record<number, { code?: number; message?: string }> | undefined;
+  for (let i = 0; i < members.length; i++) {
+    const m = members[i]!;
+    const o = i * MEMBER_BYTES;
+    blob.writeUInt32LE(m.key, o);
+    blob.writeUInt32LE(m.seq, o + 4);
+    blob.writeUInt32LE(m.stream, o + 8);
+    const a = m.answer;
+    blob.writeUInt32LE(a ? (a.ack ? ACK : NACK) : NO_ANSWER, o + 12);
+    blob.writeDoubleLE(m.at, o + 16);
+    blob.writeDoubleLE(a ? a.at : 0, o + 24);
+    if (a && !a.ack)
+      (nacks ??= {})[i] = {
+        ...(a.code === undefined ? {} : { code: a.code }),
+        ...(a.message === undefined ? {} : { message: a.message }),
+      };
+    if (m.nonce !== nonce) shared = false;
+  }
+  const nonces = shared ? undefined : members.map((m) => m.nonce);
+  const extra = nonces || nacks ? JSON.stringify({ ...(nonces ? { nonces } : {}), ...(nacks ? { nacks } : {}) }) : null;
+  return { blob, nonce: shared ? nonce : '', extra };
+}
+
+/** The members of node `key` in a batch's blob, in seq order (binary search: the blob is sorted by key). */
+function membersOf(blob: Buffer, key: number): number[] {
+  const n = blob.length / MEMBER_BYTES;
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (blob.readUInt32LE(mid * MEMBER_BYTES) < key) lo = mid + 1;
+    else hi = mid;
+  }
+  const out: number[] = [];
+  for (let i = lo; i < n && blob.readUInt32LE(i * MEMBER_BYTES) === key; i++) out.push(i);
+  return out;
+}
+
+/**
+ * Per node, the batches holding its newest records (oldest first, at most
+ * `cap`; a batch twice when it holds two of them) and its newest seq.
+ */
+class NodeLog {
+  private refs: Int32Array = new Int32Array(4);
+  private start = 0;
+  count = 0;
+  lastSeq = 0;
+  constructor(private readonly cap: number) {}
+  /** Adds a batch; returns the batch that fell out (the cap was reached), else undefined. */
+  add(batch: number): number | undefined {
+    let out: number | undefined;
+    if (this.count === this.cap) {
+      out = this.refs[this.start]!;
+      this.refs[this.start] = batch;
+      this.start = (this.start + 1) % this.cap;
+      return out;
+    }
+    if (this.count === this.refs.length) {
+      const grown = new Int32Array(Math.min(this.cap, this.refs.length * 2));
+      for (let i = 0; i < this.count; i++) grown[i] = this.refs[(this.start + i) % this.refs.length]!;
+      this.refs = grown;
+      this.start = 0;
+    }
+    this.refs[(this.start + this.count) % this.refs.length] = batch;
+    this.count++;
+    return undefined;
+  }
+  /** The newest `n` batches, newest last (repeats removed). */
+  newest(n: number): number[] {
+    const out: number[] = [];
+    for (let i = Math.max(0, this.count - n); i < this.count; i++) {
+      const b = this.refs[(this.start + i) % this.refs.length]!;
+      if (out.at(-1) !== b) out.push(b);
+    }
+    return out;
+  }
+}
+
+/** A batch being collected: the records of one fleet push, in the order the transport sent them. */
+interface OpenBatch {
+  first: HistoryRecord;
+  records: HistoryRecord[];
+  nodes: KnownNode[];
+  /** Held back once by the timer (a member still had no answer). */
+  heldBack: boolean;
 }
 
 function openDb(path: string): Database.Database {
@@ -150,18 +293,10 @@ function openDb(path: string): Database.Database {
 
 function statements(db: Database.Database) {
   return {
-    lastSeq: db.prepare('SELECT MAX(r.seq) AS seq FROM nodes n JOIN records r ON r.node = n.key WHERE n.id = ?'),
-    lastSeqs: db.prepare(
-      'SELECT n.id AS node, MAX(r.seq) AS seq FROM records r JOIN nodes n ON n.key = r.node GROUP BY r.node',
-    ),
-    load: db.prepare(
-      `SELECT * FROM (SELECT r.seq, r.at, r.stream, r.nonce, r.answer,
-         p.log_index, p.type, p.variant, p.version, p.hub, s.resources
-       FROM nodes n JOIN records r ON r.node = n.key JOIN pushes p ON p.id = r.push JOIN sets s ON s.hash = p.set_hash
-       WHERE n.id = ? ORDER BY r.seq DESC LIMIT ?) ORDER BY seq`,
-    ),
+    nodeKey: db.prepare('SELECT key FROM nodes WHERE id = ?').pluck(),
+    keys: db.prepare('SELECT key, id FROM nodes'),
     nodes: db.prepare('SELECT id, cluster, user_agent, config_source FROM nodes'),
-    // An upsert, never a replace: the row keeps its key, which the node's records hold.
+    // An upsert, never a replace: the row keeps its key, which the batches' members hold.
     node: db
       .prepare(
         `INSERT INTO nodes (id, cluster, user_agent, config_source) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE
@@ -175,9 +310,20 @@ function statements(db: Database.Database) {
         'INSERT INTO pushes (log_index, type, variant, version, set_hash, hub) VALUES (?, ?, ?, ?, ?, ?) RETURNING id',
       )
       .pluck(),
-    answer: db.prepare('UPDATE records SET answer = ? WHERE node = ? AND seq = ?'),
-    trim: db.prepare('DELETE FROM records WHERE node = ? AND seq <= ?'),
-    orphanPushes: db.prepare('DELETE FROM pushes WHERE id NOT IN (SELECT push FROM records)'),
+    batch: db.prepare('INSERT INTO batches (push, nonce, members, extra) VALUES (?, ?, ?, ?) RETURNING id').pluck(),
+    allBatches: db.prepare('SELECT id, members FROM batches ORDER BY id'),
+    read: db.prepare(
+      `SELECT b.id, b.nonce, b.members, b.extra, p.log_index, p.type, p.variant, p.version, p.hub, s.resources
+       FROM batches b JOIN pushes p ON p.id = b.push JOIN sets s ON s.hash = p.set_hash
+       WHERE b.id IN (SELECT value FROM json_each(?))`,
+    ),
+    lateAnswer: db.prepare('INSERT OR REPLACE INTO late_answers (batch, node, seq, answer) VALUES (?, ?, ?, ?)'),
+    lateAnswers: db.prepare(
+      'SELECT batch, seq, answer FROM late_answers WHERE node = ? AND batch IN (SELECT value FROM json_each(?))',
+    ),
+    dropBatches: db.prepare('DELETE FROM batches WHERE id IN (SELECT value FROM json_each(?))'),
+    dropLate: db.prepare('DELETE FROM late_answers WHERE batch IN (SELECT value FROM json_each(?))'),
+    orphanPushes: db.prepare('DELETE FROM pushes WHERE id NOT IN (SELECT push FROM batches)'),
     orphanSets: db.prepare('DELETE FROM sets WHERE hash NOT IN (SELECT set_hash FROM pushes) RETURNING hash').pluck(),
   };
 }
@@ -186,9 +332,7 @@ function statements(db: Database.Database) {
 interface Store {
   db: Database.Database;
   st: ReturnType<typeof statements>;
-  rows: RecordRows;
   perNode: number;
-  trimEvery: number;
   hashOf: ReturnType<typeof createSetHasher>;
   // What this process knows the file holds, so that a batch writes only what changed.
   // A miss (evicted, or a new process) only costs the write it would have saved.
@@ -196,29 +340,23 @@ interface Store {
   storedSets: Set<string>;
   /** The `pushes` rows written, per map (replaced whole when the sweep may have deleted some). */
   pushes: WeakMap<ReadonlyMap<string, string | null>, PushRow[]>;
-  /** Pending answers to records already written (saved again once out of `pending`): an update of the row. */
-  answers: Set<HistoryRecord>;
-  /** Records to write (an answered record saved again stays one entry), in the order they were first saved. */
-  pending: Map<HistoryRecord, KnownNode>;
-  /**
-   * Per node, the highest seq in the file or in `pending`: read once when the file opens (one pass over the
-   * (node, seq) key), then kept up to date by `save`. Asking the file per new node, and scanning `pending`
-   * for it, cost a burst of new streams (5,000 Envoys reconnecting) a query each and O(pending) each.
-   * Past MAX_KNOWN nodes the oldest entries are forgotten (`allSeqs` false) and a miss asks the file again.
-   */
+  /** Per node key, the batches of its newest records (built from the file as it opens). */
+  logs: Map<number, NodeLog>;
+  /** Per node id, its newest seq (in the file or buffered): one entry per node the file knows. */
   seqs: Map<string, number>;
-  allSeqs: boolean;
+  /** Per batch in the file, how many of its members are still among their node's newest. */
+  live: Map<number, number>;
+  /** Batches no member needs any more: deleted with the next write. */
+  dead: number[];
+  /** Records collected, in the order first saved. */
+  open: OpenBatch[];
+  /** Per name → version map, the batch still open to more records of its push (streams of other pushes interleave). */
+  collecting: Map<ReadonlyMap<string, string | null>, OpenBatch>;
+  /** Records written unanswered: where their answer goes if it comes (a row of `late_answers`). */
+  unanswered: WeakMap<HistoryRecord, { batch: number; key: number }>;
+  /** Answers to records already written, to write with the next batch. */
+  late: { record: HistoryRecord; batch: number; key: number }[];
   flushes: number;
-  /** Unanswered records the last timer flush held back: the next one writes them, answered or not. */
-  heldBack: Set<HistoryRecord>;
-}
-
-function rememberSeq(s: Store, id: string, seq: number): void {
-  s.seqs.set(id, seq);
-  if (s.seqs.size > MAX_KNOWN) {
-    s.seqs.delete(s.seqs.keys().next().value!);
-    s.allSeqs = false;
-  }
 }
 
 /** The node's row, written when this process has not written this identity (the upsert gives its key). */
@@ -226,23 +364,32 @@ function nodeRow(s: Store, node: KnownNode): WrittenNode {
   let w = s.written.get(node.id);
   if (w && sameIdentity(w.node, node)) return w;
   const key = s.st.node.get(node.id, node.cluster, node.userAgent, node.configSource ?? null) as number;
-  w = { node, key, trimmed: w?.trimmed };
+  w = { node, key };
   s.written.delete(node.id); // past MAX_KNOWN, the node whose identity was written longest ago is forgotten
   s.written.set(node.id, w);
   if (s.written.size > MAX_KNOWN) s.written.delete(s.written.keys().next().value!);
   return w;
 }
 
-/** What a `pushes` row holds besides its map. */
-type PushKey = Pick<PushRow, 'index' | 'type' | 'variant' | 'version' | 'hub'>;
-/** Whether two pushes of the same map share one `pushes` row. */
-const samePush = (a: PushKey, b: PushKey): boolean =>
-  a.index === b.index && a.type === b.type && a.version === b.version && a.variant === b.variant && a.hub === b.hub;
+/** Whether two records were made by one fleet push (what a batch's members share). */
+function samePush(a: HistoryRecord, b: HistoryRecord): boolean {
+  return (
+    a.resources === b.resources &&
+    a.index === b.index &&
+    a.type === b.type &&
+    a.version === b.version &&
+    a.variant === b.variant &&
+    a.hub === b.hub
+  );
+}
 
-/** The `pushes` row a record shares with the rest of its fleet push, written (with its map) on first use. */
+/** The `pushes` row a batch shares with its push's other batches, written (with its map) on first use. */
 function pushOf(s: Store, r: HistoryRecord): number {
   let rows = s.pushes.get(r.resources);
-  const hit = rows?.find((p) => samePush(r, p));
+  const hit = rows?.find(
+    (p) =>
+      p.index === r.index && p.type === r.type && p.version === r.version && p.variant === r.variant && p.hub === r.hub,
+  );
   if (hit) return hit.id;
   const { hash, json } = s.hashOf(r.resources);
   if (!s.storedSets.has(hash)) {
@@ -258,140 +405,169 @@ function pushOf(s: Store, r: HistoryRecord): number {
   return id;
 }
 
-/**
- * Record rows go ROWS_PER_INSERT to one INSERT statement: a push to a fleet is
- * a batch of a thousand rows, and each statement run is a call into SQLite
- * with its own binding and step; one per row cost about as much as the row.
- */
-const ROWS_PER_INSERT = 64;
-const RECORD_COLUMNS = 7;
+function logOf(s: Store, key: number): NodeLog {
+  let log = s.logs.get(key);
+  if (!log) s.logs.set(key, (log = new NodeLog(s.perNode)));
+  return log;
+}
 
-/** The rows collected for one multi-row INSERT, and the statements by row count (prepared on first use). */
-class RecordRows {
-  private readonly params: unknown[] = [];
-  private readonly inserts = new Map<number, Database.Statement>();
-  constructor(private readonly db: Database.Database) {}
-  add(node: number, seq: number, push: number, at: number, stream: number, nonce: string, answer: string | null): void {
-    this.params.push(node, seq, push, at, stream, nonce, answer);
-    if (this.params.length >= ROWS_PER_INSERT * RECORD_COLUMNS) this.write();
-  }
-  write(): void {
-    const rows = this.params.length / RECORD_COLUMNS;
-    if (rows === 0) return;
-    let insert = this.inserts.get(rows);
-    if (!insert) {
-      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
-      insert = this.db.prepare(
-        `INSERT OR REPLACE INTO records (node, seq, push, at, stream, nonce, answer) VALUES ${values}`,
-      );
-      this.inserts.set(rows, insert);
-    }
-    try {
-      insert.run(this.params);
-    } finally {
-      this.params.length = 0;
-    }
-  }
-  /** Drops rows not written (their transaction rolled back). */
-  clear(): void {
-    this.params.length = 0;
+/** A member of `batch` is among node `key`'s newest records now; the batch that fell out may be dead. */
+function keep(s: Store, key: number, batch: number): void {
+  s.live.set(batch, (s.live.get(batch) ?? 0) + 1);
+  const out = logOf(s, key).add(batch);
+  if (out === undefined) return;
+  const left = (s.live.get(out) ?? 1) - 1;
+  if (left > 0) s.live.set(out, left);
+  else {
+    s.live.delete(out);
+    s.dead.push(out);
   }
 }
 
-/** One row per record (or an update of its answer), each node's identity and each push when not written yet. */
-function writeItems(s: Store, items: [HistoryRecord, KnownNode][]): void {
-  const { st, rows } = s;
-  const newest = new Map<WrittenNode, number>();
-  // A fleet push's records come one after another: the previous record's push, unless this one differs.
-  let last: HistoryRecord | undefined;
-  let lastPush = 0;
-  for (const [r, node] of items) {
-    const w = nodeRow(s, node);
-    // No row (a record first saved with its answer, or one trimmed meanwhile): written whole below.
-    if (s.answers.has(r) && st.answer.run(answerText(r.answer), w.key, r.seq).changes > 0) continue;
-    if (!last || last.resources !== r.resources || !samePush(last, r)) lastPush = pushOf(s, r);
-    last = r;
-    rows.add(w.key, r.seq, lastPush, r.at, r.stream, r.nonce, answerText(r.answer));
-    newest.set(w, Math.max(newest.get(w) ?? 0, r.seq));
+/** Writes one batch: node rows as needed, its push, one row of members; the nodes' logs learn it. */
+function writeBatch(s: Store, b: OpenBatch): void {
+  const members: MemberData[] = new Array(b.records.length);
+  for (let i = 0; i < b.records.length; i++) {
+    const r = b.records[i]!;
+    members[i] = {
+      key: nodeRow(s, b.nodes[i]!).key,
+      seq: r.seq,
+      stream: r.stream,
+      at: r.at,
+      nonce: r.nonce,
+      answer: r.answer,
+    };
   }
-  rows.write();
-  // A node is trimmed when this process first writes it, then every `trimEvery` records past the limit.
-  for (const [w, seq] of newest) {
-    const below = seq - s.perNode;
-    if (w.trimmed !== undefined && below - w.trimmed < s.trimEvery) continue;
-    if (below >= 1) st.trim.run(w.key, below);
-    w.trimmed = Math.max(below, 0);
+  const { blob, nonce, extra } = encodeMembers(members.slice());
+  const id = s.st.batch.get(pushOf(s, b.first), nonce, blob, extra) as number;
+  for (let i = 0; i < members.length; i++) {
+    const m = members[i]!;
+    keep(s, m.key, id);
+    if (!b.records[i]!.answer) s.unanswered.set(b.records[i]!, { batch: id, key: m.key });
+  }
+}
+
+function writeAll(s: Store, batches: OpenBatch[]): void {
+  for (const b of batches) writeBatch(s, b);
+  for (const l of s.late) s.st.lateAnswer.run(l.batch, l.key, l.record.seq, JSON.stringify(l.record.answer));
+  s.late = [];
+  if (s.dead.length > 0) {
+    const ids = JSON.stringify(s.dead);
+    s.st.dropBatches.run(ids);
+    s.st.dropLate.run(ids);
+    s.dead = [];
   }
   if (++s.flushes % 50 === 0) sweep(s);
   if (s.storedSets.size > MAX_KNOWN) s.storedSets.clear();
 }
 
-/** Deletes the pushes no record holds any more, then the maps no push holds. */
+/** Deletes the pushes no batch holds any more, then the maps no push holds. */
 function sweep(s: Store): void {
   if (s.st.orphanPushes.run().changes > 0) s.pushes = new WeakMap();
   for (const h of s.st.orphanSets.all() as string[]) s.storedSets.delete(h);
 }
 
-/** The timer's batch: answered records, and the unanswered ones it held back last time. */
-function timerBatch(s: Store): [HistoryRecord, KnownNode][] {
-  const items: [HistoryRecord, KnownNode][] = [];
-  const next = new Set<HistoryRecord>();
-  for (const entry of s.pending) {
-    const r = entry[0];
-    if (r.answer || s.heldBack.has(r)) items.push(entry);
-    else next.add(r);
-  }
-  for (const [r] of items) s.pending.delete(r);
-  s.heldBack = next;
-  return items;
-}
-
 /**
- * Writes the batch. The timer (`all` false) holds an unanswered record back
- * once, so that an answer that comes within one more period is written with
- * its row instead of as an update: a push to N nodes leaves the hub in one
- * turn, and its N ACKs mostly arrive after the next tick. Reads and close
- * write everything.
+ * Writes what is collected. The timer (`all` false) holds a batch with an
+ * unanswered member back once, so that answers that come within one more
+ * period are written with it rather than one by one: a push to N nodes
+ * leaves the hub in one turn, and its N ACKs mostly arrive after the next
+ * tick. Reads and close write everything.
  */
-function flush(s: Store, write: (items: [HistoryRecord, KnownNode][]) => void, all = true): void {
-  if (s.pending.size === 0 || !s.db.open) return;
-  let items: [HistoryRecord, KnownNode][];
+function flush(s: Store, write: (batches: OpenBatch[]) => void, all = true): void {
+  if ((s.open.length === 0 && s.late.length === 0) || !s.db.open) return;
+  let batches: OpenBatch[];
+  // What is written or held back takes no more records: the next of its push starts another batch.
+  s.collecting.clear();
   if (all) {
-    items = [...s.pending];
-    s.pending.clear();
-    s.heldBack.clear();
+    batches = s.open;
+    s.open = [];
   } else {
-    items = timerBatch(s);
-    if (items.length === 0) return;
+    batches = [];
+    const kept: OpenBatch[] = [];
+    for (const b of s.open) {
+      if (b.heldBack || b.records.every((r) => r.answer)) batches.push(b);
+      else {
+        b.heldBack = true;
+        kept.push(b);
+      }
+    }
+    s.open = kept;
   }
   try {
-    write(items);
+    write(batches);
   } catch (err) {
     // Rolled back: what this process thought the file holds may be wrong now.
-    s.rows.clear();
     s.written.clear();
     s.storedSets.clear();
     s.pushes = new WeakMap();
     throw err;
-  } finally {
-    if (s.answers.size > 0) for (const [record] of items) s.answers.delete(record);
   }
 }
 
-function recordOf(row: Row): HistoryRecord {
-  return {
-    seq: row.seq,
-    hub: row.hub,
-    at: row.at,
-    index: BigInt(row.log_index),
-    stream: row.stream,
-    type: row.type as TypeShort,
-    nonce: row.nonce,
-    variant: row.variant as 'sotw' | 'delta',
-    version: row.version,
-    resources: new Map(Object.entries(JSON.parse(row.resources) as Record<string, string | null>)),
-    answer: row.answer ? JSON.parse(row.answer) : undefined,
-  };
+function readBatch(
+  row: {
+    id: number;
+    nonce: string;
+    members: Buffer;
+    extra: string | null;
+    log_index: string;
+    type: string;
+    variant: string;
+    version: string;
+    hub: string;
+    resources: string;
+  },
+  key: number,
+  resources: Map<string, Map<string, string | null>>,
+): HistoryRecord[] {
+  let map = resources.get(row.resources);
+  if (!map) resources.set(row.resources, (map = new Map(Object.entries(JSON.parse(row.resources)))));
+  const extra = row.extra
+    ? (JSON.parse(row.extra) as { nonces?: string[]; nacks?: Record<number, { code?: number; message?: string }> })
+    : {};
+  return membersOf(row.members, key).map((i) => {
+    const o = i * MEMBER_BYTES;
+    const kind = row.members.readUInt32LE(o + 12);
+    const answerAt = row.members.readDoubleLE(o + 24);
+    const answer: Answer | undefined =
+      kind === ACK
+        ? { ack: true, at: answerAt }
+        : kind === NACK
+          ? { ack: false, at: answerAt, ...extra.nacks?.[i] }
+          : undefined;
+    return {
+      seq: row.members.readUInt32LE(o + 4),
+      hub: row.hub,
+      at: row.members.readDoubleLE(o + 16),
+      index: BigInt(row.log_index),
+      stream: row.members.readUInt32LE(o + 8),
+      type: row.type as TypeShort,
+      nonce: extra.nonces?.[i] ?? row.nonce,
+      variant: row.variant as 'sotw' | 'delta',
+      version: row.version,
+      resources: map,
+      answer,
+    };
+  });
+}
+
+/** A node's newest `limit` records from the file (its log names the batches; late answers applied), oldest first. */
+function load(s: Store, id: string, limit: number): HistoryRecord[] {
+  const key = s.written.get(id)?.key ?? (s.st.nodeKey.get(id) as number | undefined);
+  const log = key === undefined ? undefined : s.logs.get(key);
+  if (key === undefined || !log || limit <= 0) return [];
+  const ids = JSON.stringify(log.newest(limit));
+  const records: HistoryRecord[] = [];
+  const resources = new Map<string, Map<string, string | null>>();
+  for (const row of s.st.read.all(ids) as Parameters<typeof readBatch>[0][])
+    records.push(...readBatch(row, key, resources));
+  const late = new Map<string, Answer>();
+  for (const l of s.st.lateAnswers.all(key, ids) as { batch: number; seq: number; answer: string }[])
+    late.set(`${l.seq}`, JSON.parse(l.answer) as Answer);
+  for (const r of records) r.answer = late.get(`${r.seq}`) ?? r.answer;
+  records.sort((a, b) => a.seq - b.seq);
+  return records.slice(-limit);
 }
 
 function openStore(options: SqliteHistoryOptions): Store {
@@ -399,42 +575,51 @@ function openStore(options: SqliteHistoryOptions): Store {
   const s: Store = {
     db,
     st: statements(db),
-    rows: new RecordRows(db),
     perNode: options.perNode,
-    trimEvery: trimStep(options.perNode),
     hashOf: createSetHasher(),
     written: new Map(),
     storedSets: new Set(),
     pushes: new WeakMap(),
-    answers: new Set(),
-    pending: new Map(),
+    logs: new Map(),
     seqs: new Map(),
-    allSeqs: true,
+    live: new Map(),
+    dead: [],
+    open: [],
+    collecting: new Map(),
+    unanswered: new WeakMap(),
+    late: [],
     flushes: 0,
-    heldBack: new Set(),
   };
-  for (const row of s.st.lastSeqs.iterate() as Iterable<{ node: string; seq: number }>)
-    rememberSeq(s, row.node, row.seq);
+  // Every node's log, from the batches in the order they were written (a member past its node's newest
+  // `perNode` leaves it, and a batch none of whose members is left is deleted with the first write).
+  const ids = new Map<number, string>();
+  for (const n of s.st.keys.iterate() as Iterable<{ key: number; id: string }>) ids.set(n.key, n.id);
+  for (const row of s.st.allBatches.iterate() as Iterable<{ id: number; members: Buffer }>) {
+    for (let o = 0; o < row.members.length; o += MEMBER_BYTES) {
+      const key = row.members.readUInt32LE(o);
+      const seq = row.members.readUInt32LE(o + 4);
+      keep(s, key, row.id);
+      const log = logOf(s, key);
+      if (seq > log.lastSeq) log.lastSeq = seq;
+    }
+  }
+  for (const [key, log] of s.logs) {
+    const id = ids.get(key);
+    if (id !== undefined) s.seqs.set(id, log.lastSeq);
+  }
   return s;
 }
 
 export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersistence {
   const s = openStore(options);
-  const write = s.db.transaction((items: [HistoryRecord, KnownNode][]) => writeItems(s, items));
+  const write = s.db.transaction((batches: OpenBatch[]) => writeAll(s, batches));
   const timer = setInterval(() => flush(s, write, false), options.flushMs ?? 200);
   timer.unref();
   return {
-    lastSeq(node) {
-      const known = s.seqs.get(node);
-      if (known !== undefined || s.allSeqs) return known ?? 0;
-      // Forgotten (or never seen, once past MAX_KNOWN nodes): what the file holds, or the batch not written yet.
-      let seq = (s.st.lastSeq.get(node) as { seq: number | null }).seq ?? 0;
-      for (const [r, n] of s.pending) if (n.id === node && r.seq > seq) seq = r.seq;
-      return seq;
-    },
+    lastSeq: (node) => s.seqs.get(node) ?? 0,
     async load(node, limit) {
       flush(s, write);
-      return (s.st.load.all(node, limit) as Row[]).map(recordOf);
+      return load(s, node, limit);
     },
     async nodes() {
       flush(s, write);
@@ -448,10 +633,26 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
       }));
     },
     save(node, record) {
-      // Every record is saved when sent; one saved again after it left `pending` was written.
-      if (record.answer && !s.pending.has(record)) s.answers.add(record);
-      s.pending.set(record, node);
-      if (record.seq > (s.seqs.get(node.id) ?? 0)) rememberSeq(s, node.id, record.seq);
+      if (record.answer) {
+        // An answer: its record is in a batch still collected (it is written with it), or written already.
+        const at = s.unanswered.get(record);
+        if (at) {
+          s.unanswered.delete(record);
+          s.late.push({ record, batch: at.batch, key: at.key });
+        }
+        if (at || record.seq <= (s.seqs.get(node.id) ?? 0)) return;
+      }
+      // A new record: with the open batch of its push, or the first of a new one.
+      const open = s.collecting.get(record.resources);
+      if (open && !open.heldBack && samePush(open.first, record)) {
+        open.records.push(record);
+        open.nodes.push(node);
+      } else {
+        const b: OpenBatch = { first: record, records: [record], nodes: [node], heldBack: false };
+        s.open.push(b);
+        s.collecting.set(record.resources, b);
+      }
+      if (record.seq > (s.seqs.get(node.id) ?? 0)) s.seqs.set(node.id, record.seq);
     },
     flush: async () => flush(s, write),
     async close() {

@@ -1,13 +1,14 @@
 // The history recorder and its SQLite store write only what changed (a node's
-// identity when it differs, a name → version map when not stored yet, an answer
-// as an update of its row, a trim every few records): each test reopens a real
-// history.db and checks that what a skip could lose is still there.
+// identity when it differs, a name → version map when not stored yet, a fleet
+// push as one row of members, an answer after its row as a row of its own, a
+// batch once none of its members is among its node's newest): each test
+// reopens a real history.db and checks that what a skip could lose is still there.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { createHistory, type History, type HistoryRecord } from '../../src/ops/history';
-import { createSqliteHistory, trimStep } from '../../src/ops/history-sqlite';
+import { createSqliteHistory } from '../../src/ops/history-sqlite';
 import type { XdsNode } from '../../src/xds/transport/provider';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { tmpDir } from '../helpers/tmp';
@@ -99,17 +100,21 @@ test('a node whose identity changes is written again (user agent, then cluster)'
     await h.close();
   }));
 
-test('a push to a fleet is one pushes row and one narrow row per node (64 to an INSERT), read back for each', () =>
+test('a push to a fleet is one pushes row and one batch row of its members, read back for each', () =>
   withFile(async (path) => {
     const h = open(path, 10);
     const set = new Map([['web', 'v1']]);
-    // 150 + 1 rows: two full INSERTs of 64 rows, then one of 23.
+    // 150 nodes get one push (one batch), then n0 another (a second).
     for (let i = 0; i < 150; i++) push(h, node(`n${i}`), set);
     push(h, node('n0'), new Map([['web', 'v2']]), false);
     await h.close();
     const db = new Database(path, { readonly: true });
     const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
-    assert.deepEqual([count('pushes'), count('records'), count('sets')], [2, 151, 2]);
+    assert.deepEqual([count('pushes'), count('batches'), count('sets')], [2, 2, 2]);
+    const sizes = (db.prepare('SELECT length(members) AS n FROM batches ORDER BY id').all() as { n: number }[]).map(
+      (r) => r.n,
+    );
+    assert.deepEqual(sizes, [150 * 32, 32], 'one 32-byte member per node');
     db.close();
     const again = open(path, 10);
     const [first, second] = await again.of('n0');
@@ -126,8 +131,66 @@ test('a push to a fleet is one pushes row and one narrow row per node (64 to an 
     await again.close();
   }));
 
+test('narrow rows (one per record) are rewritten as one batch per push, nothing lost, numbering goes on', () =>
+  withFile(async (path) => {
+    const db = new Database(path);
+    db.exec(`
+      CREATE TABLE nodes (key INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, cluster TEXT NOT NULL,
+        user_agent TEXT NOT NULL, config_source TEXT);
+      CREATE TABLE sets (hash TEXT PRIMARY KEY, resources TEXT NOT NULL);
+      CREATE TABLE pushes (id INTEGER PRIMARY KEY, log_index TEXT NOT NULL, type TEXT NOT NULL, variant TEXT NOT NULL,
+        version TEXT NOT NULL, set_hash TEXT NOT NULL, hub TEXT NOT NULL);
+      CREATE TABLE records (node INTEGER NOT NULL, seq INTEGER NOT NULL, push INTEGER NOT NULL, at INTEGER NOT NULL,
+        stream INTEGER NOT NULL, nonce TEXT NOT NULL, answer TEXT);
+      CREATE UNIQUE INDEX records_node_seq ON records (node, seq);
+      INSERT INTO nodes VALUES (1, 'a', 'edge', 'envoy', NULL), (2, 'b', 'west', 'grpc', 'ads');
+      INSERT INTO sets VALUES ('h1', '{"web":"v1"}'), ('h2', '{"web":null}');
+      INSERT INTO pushes VALUES (1, '5', 'EDS', 'delta', '', 'h1', 'hub-1'), (2, '9', 'EDS', 'delta', '', 'h2', 'hub-1');
+      INSERT INTO records VALUES
+        (1, 1, 1, 100, 1, 'x-1', '{"ack":true,"at":110}'),
+        (2, 1, 1, 101, 2, 'y-1', NULL),
+        (1, 2, 2, 200, 1, 'x-2', '{"ack":false,"at":210,"code":3,"message":"bad"}');
+    `);
+    db.close();
+    const h = open(path, 10);
+    const view = (r: HistoryRecord) => [
+      r.seq,
+      r.hub,
+      r.at,
+      r.index,
+      r.stream,
+      r.nonce,
+      Object.fromEntries(r.resources),
+      r.answer ?? null,
+    ];
+    assert.deepEqual((await h.of('a')).map(view), [
+      [1, 'hub-1', 100, 5n, 1, 'x-1', { web: 'v1' }, { ack: true, at: 110 }],
+      [2, 'hub-1', 200, 9n, 1, 'x-2', { web: null }, { ack: false, at: 210, code: 3, message: 'bad' }],
+    ]);
+    assert.deepEqual((await h.of('b')).map(view), [[1, 'hub-1', 101, 5n, 2, 'y-1', { web: 'v1' }, null]]);
+    push(h, node('b'));
+    await h.flush();
+    assert.deepEqual(
+      (await h.of('b')).map((r) => r.seq),
+      [1, 2],
+      'numbering goes on from the migrated rows',
+    );
+    await h.close();
+    const check = new Database(path, { readonly: true });
+    const tables = (
+      check.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]
+    ).map((t) => t.name);
+    assert.ok(!tables.includes('records'), 'the narrow rows are gone');
+    assert.equal(
+      (check.prepare('SELECT COUNT(*) AS n FROM batches').get() as { n: number }).n,
+      3,
+      'one batch per push, and the new one',
+    );
+    check.close();
+  }));
+
 for (const withHub of [true, false])
-  test(`wide rows (${withHub ? 'with' : 'no'} hub column) are rewritten as pushes and narrow rows, nothing lost`, () =>
+  test(`wide rows (${withHub ? 'with' : 'no'} hub column) are rewritten as pushes and batches, nothing lost`, () =>
     withFile(async (path) => {
       const db = new Database(path);
       const hub = withHub ? ', hub' : '';
@@ -253,38 +316,46 @@ test('a name → version map removed by the orphan sweep and pushed again is sto
     await h.close();
   }));
 
-test('trimming every few records keeps at least perNode records per node, across reopening', () =>
+test('a node keeps its newest perNode records; a batch goes once none of its members is among them, across reopening', () =>
   withFile(async (path) => {
     const perNode = 30;
-    const step = trimStep(perNode);
-    assert.ok(step > 1, 'the test needs a trim step above one');
     let h = open(path, perNode);
-    const rows = () => {
+    const batches = () => {
       const db = new Database(path, { readonly: true });
-      const r = db
-        .prepare(
-          `SELECT n.id AS node, COUNT(*) AS n, MIN(r.seq) AS low, MAX(r.seq) AS high
-           FROM records r JOIN nodes n ON n.key = r.node GROUP BY n.id ORDER BY n.id`,
-        )
-        .all() as { node: string; n: number; low: number; high: number }[];
+      const n = (db.prepare('SELECT COUNT(*) AS n FROM batches').get() as { n: number }).n;
       db.close();
-      return r;
+      return n;
     };
+    let n2 = 0;
     for (let i = 1; i <= 100; i++) {
-      push(h, node('n1'), new Map([['web', `v${i}`]]));
-      if (i % 3 === 0) push(h, node('n2'), new Map([['web', `v${i}`]]));
-      await h.flush();
-      for (const r of rows()) {
-        assert.ok(r.n >= Math.min(perNode, r.high), `${r.node}: ${r.n} rows at seq ${r.high}`);
-        assert.ok(r.n <= perNode + step - 1, `${r.node}: ${r.n} rows, bound ${perNode + step - 1}`);
-        assert.equal(r.high - r.low + 1, r.n, 'the newest rows, without gaps');
+      // n1 alone, and every third push n2 with it (one batch of two).
+      const set = new Map([['web', `v${i}`]]);
+      const nonce = push(h, node('n1'), set, false);
+      if (i % 3 === 0) {
+        push(h, node('n2'), set, false);
+        n2++;
       }
+      for (const id of i % 3 === 0 ? ['n1', 'n2'] : ['n1'])
+        h.answered!({
+          stream: 1,
+          node: node(id),
+          typeUrl: TypeUrl.ClusterLoadAssignment,
+          nonce,
+          error: undefined,
+          at: 2_000,
+        });
+      await h.flush();
+      const seqs = (await h.of('n1')).map((r) => r.seq);
+      assert.deepEqual(
+        seqs,
+        Array.from({ length: Math.min(perNode, i) }, (_, k) => i - Math.min(perNode, i) + 1 + k),
+      );
+      // The batches left: pushes among n1's newest, and among n2's newest (every third push).
+      const n2Pushes = Array.from({ length: Math.floor(i / 3) }, (_, k) => 3 * (k + 1)).slice(-perNode);
+      const alive = new Set([...Array.from({ length: Math.min(perNode, i) }, (_, k) => i - k), ...n2Pushes]);
+      assert.equal(batches(), alive.size, `push ${i}: only the batches holding a node's newest records are left`);
     }
     const before = (await h.of('n1')).map((r) => r.seq);
-    assert.deepEqual(
-      before,
-      Array.from({ length: perNode }, (_, i) => 100 - perNode + 1 + i),
-    );
     await h.close();
     h = open(path, perNode);
     assert.deepEqual(
@@ -292,8 +363,8 @@ test('trimming every few records keeps at least perNode records per node, across
       before,
       'the same records after reopening',
     );
-    assert.equal((await h.of('n2')).length, perNode);
-    // A process with a smaller limit trims to it at its first write of the node.
+    assert.equal((await h.of('n2')).length, Math.min(perNode, n2));
+    // A process with a smaller limit keeps only that many, and deletes the rest with its first write.
     await h.close();
     h = open(path, 5);
     push(h, node('n1'), new Map([['web', 'last']]));
@@ -302,7 +373,7 @@ test('trimming every few records keeps at least perNode records per node, across
       (await h.of('n1')).map((r) => r.seq),
       [97, 98, 99, 100, 101],
     );
-    assert.equal(rows().find((r) => r.node === 'n1')?.n, 5);
+    assert.equal(batches(), 9, "n1's 5 newest (97–101) and n2's 5 newest (87–99, every third): push 99 is both's");
     await h.close();
   }));
 
@@ -405,19 +476,28 @@ test('the write timer writes an unanswered push, then its answer, and an answere
     const h = createHistory({ perNode: 10, hub: 'h1', index: () => 7n, persistence });
     const db = new Database(path, { readonly: true });
     try {
-      const row = (nonce: string) =>
-        db.prepare('SELECT answer FROM records WHERE nonce = ?').get(nonce) as { answer: string | null } | undefined;
+      // A one-member batch's answer, as its blob holds it (kind at byte 12, time at 24), or as a later row.
+      const answer = (nonce: string) => {
+        const b = db.prepare('SELECT id, members FROM batches WHERE nonce = ?').get(nonce) as
+          | { id: number; members: Buffer }
+          | undefined;
+        if (!b) return undefined;
+        const late = db.prepare('SELECT answer FROM late_answers WHERE batch = ?').get(b.id) as
+          | { answer: string }
+          | undefined;
+        if (late) return { late: late.answer };
+        const kind = b.members.readUInt32LE(12);
+        return { kind, at: kind === 0 ? null : b.members.readDoubleLE(24) };
+      };
       const n = node('n1');
       const at = Date.now();
-      const sent = (nonce: string) => sentTo(h, n, nonce, 1, at);
+      const sent = (nonce: string) => sentTo(h, n, nonce, 1, at, new Map([[nonce, 'v1']]));
       sent('unanswered');
       sent('acked');
       h.answered!({ stream: 1, node: n, typeUrl: TypeUrl.ClusterLoadAssignment, nonce: 'acked', error: undefined, at });
       // Nothing calls flush: only the timer writes.
-      assert.deepEqual(await until(() => row('acked'), 'the answered push written'), {
-        answer: JSON.stringify({ ack: true, at }),
-      });
-      assert.deepEqual(await until(() => row('unanswered'), 'the unanswered push written'), { answer: null });
+      assert.deepEqual(await until(() => answer('acked'), 'the answered push written'), { kind: 1, at });
+      assert.deepEqual(await until(() => answer('unanswered'), 'the unanswered push written'), { kind: 0, at: null });
       h.answered!({
         stream: 1,
         node: n,
@@ -426,7 +506,10 @@ test('the write timer writes an unanswered push, then its answer, and an answere
         error: undefined,
         at: at + 1,
       });
-      await until(() => row('unanswered')?.answer, 'its answer written');
+      assert.deepEqual(
+        await until(() => answer('unanswered')?.late, 'its answer written'),
+        JSON.stringify({ ack: true, at: at + 1 }),
+      );
     } finally {
       db.close();
       await h.close();
