@@ -40,11 +40,13 @@ export interface ProxyStatus {
   types: TypeStatus[];
 }
 
+/** Per stream and type, updated in place: every response and every ACK of every stream comes through here. */
 interface LastAck {
   nonce: string;
-  index: string;
+  /** The index the response in flight stood for (turned into text only when read). */
+  index: bigint;
   ackAt: number | undefined;
-  ackIndex: string | null;
+  ackIndex: bigint | null;
 }
 
 /** The most streams whose last ACK is remembered; the oldest go first (closed streams are dropped when read). */
@@ -75,13 +77,11 @@ export function createStatusTracker(index: () => bigint): StatusTracker {
         if (byStream.size >= MAX_TRACKED) byStream.delete(byStream.keys().next().value!);
         byStream.set(e.stream, (types = new Map()));
       }
-      const prev = types.get(e.typeUrl);
-      types.set(e.typeUrl, {
-        nonce: e.nonce,
-        index: String(index()),
-        ackAt: prev?.ackAt,
-        ackIndex: prev?.ackIndex ?? null,
-      });
+      const t = types.get(e.typeUrl);
+      if (t) {
+        t.nonce = e.nonce;
+        t.index = index();
+      } else types.set(e.typeUrl, { nonce: e.nonce, index: index(), ackAt: undefined, ackIndex: null });
     },
     answered(e) {
       const t = byStream.get(e.stream)?.get(e.typeUrl);
@@ -91,7 +91,7 @@ export function createStatusTracker(index: () => bigint): StatusTracker {
     },
     lastAck(stream, typeUrl) {
       const t = byStream.get(stream)?.get(typeUrl);
-      return t?.ackAt === undefined || t.ackIndex === null ? undefined : { at: t.ackAt, index: t.ackIndex };
+      return t?.ackAt === undefined || t.ackIndex === null ? undefined : { at: t.ackAt, index: String(t.ackIndex) };
     },
     prune(live) {
       for (const id of byStream.keys()) if (!live.has(id)) byStream.delete(id);

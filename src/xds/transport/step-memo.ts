@@ -25,6 +25,14 @@ import type { Outgoing } from './rules/decide';
 import { type StreamState, type Subscription, type TypeState, typeWith } from './stream-state';
 import { TypeStates } from './type-states';
 
+/** The prefix of a delivery's nonces (X-STREAM-2: a stream's own are `<id>-<seq>`). */
+const DELIVERY_NONCE = 'd';
+
+/** Whether a nonce is a delivery's, shared by a class (a stream's own has a `-`). */
+export function isDeliveryNonce(nonce: string): boolean {
+  return nonce.startsWith(DELIVERY_NONCE) && !nonce.includes('-');
+}
+
 /** What a stream's rule steps depend on besides its types and its node's resources. */
 export function profileOf(s: StreamState): string {
   return `${s.variant}|${s.transport}|${s.api}|${s.ttlMs}|${s.sotwWrap ? 1 : 0}`;
@@ -87,7 +95,7 @@ export class StepMemo {
   /** The shared nonce of one response body in this delivery (X-STREAM-2: fresh on every stream that gets it). */
   nonceFor(body: Uint8Array): string {
     let n = this.nonces.get(body);
-    if (n === undefined) this.nonces.set(body, (n = `d${(++this.nonceSeq).toString(36)}`));
+    if (n === undefined) this.nonces.set(body, (n = `${DELIVERY_NONCE}${(++this.nonceSeq).toString(36)}`));
     return n;
   }
 

@@ -28,7 +28,7 @@ import {
   resumeDeferred,
 } from './rules/decide';
 import type { SubscriptionDelta } from './rules/subscription';
-import { type AckStep, profileOf, type StepMemo } from './step-memo';
+import { type AckStep, isDeliveryNonce, profileOf, type StepMemo } from './step-memo';
 import {
   isDeferred,
   newStreamState,
@@ -46,6 +46,7 @@ import {
   decodeDeltaRequest,
   decodeSotwRequest,
   type SotwRequest,
+  serializeResponse,
   type XdsResponse,
 } from './wire';
 
@@ -134,7 +135,7 @@ export class XdsStream {
   /** Instrumentation: responses written, the most un-ACKed responses of one type ever outstanding (must be ≤ 1), writes that hit backpressure. */
   readonly stats = { responses: 0, heartbeats: 0, maxUnackedPerType: 0, blockedWrites: 0 };
   /** Per type URL: when the last response carrying resources (not a heartbeat) was written, epoch ms with a fraction (admin, bench/envoy). */
-  readonly lastPushAt = new Map<string, number>();
+  readonly lastPushAt = new PushTimes();
   /** This stream's own state object, updated in place (setState): a push or an ACK replaces no long-lived object. */
   private readonly state: Mutable<StreamState>;
   /** What the rules read of this stream besides its types (step-memo.ts), once the node is known. */
@@ -484,8 +485,9 @@ export class XdsStream {
   }
 
   private writeNow(out: Outgoing, written?: () => void): void {
-    // Joined with the nonce by the serializer, in a reused buffer (wire.ts serializeResponse).
-    const msg = { body: out.body, nonce: out.nonce };
+    // A delivery's response (one nonce for its class) is joined with its nonce once for every stream
+    // that gets it; another is joined by the serializer, in a reused buffer (wire.ts serializeResponse).
+    const msg = isDeliveryNonce(out.nonce) ? framedOnce(out) : { body: out.body, nonce: out.nonce };
     const ok = written ? this.call.write(msg, written) : this.call.write(msg);
     this.stats.responses++;
     const unacked = this.state.types.get(out.type.typeUrl)?.unacked ?? 0;
@@ -495,7 +497,7 @@ export class XdsStream {
       this.stats.heartbeats++;
       this.deps.metrics.heartbeats.inc(labels);
     } else {
-      this.lastPushAt.set(out.type.typeUrl, performance.timeOrigin + performance.now());
+      this.lastPushAt.set(out.type, performance.timeOrigin + performance.now());
       this.deps.metrics.countPush(out.type.short, this.variant, out.count);
       if (out.changeAt !== undefined)
         this.deps.metrics.pushLatency.observe(
@@ -518,6 +520,31 @@ export class XdsStream {
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * Per type, when the last response carrying resources was written (epoch ms
+ * with a fraction): a number field per type, written in place (a Map value
+ * would be a new heap number per response per stream).
+ */
+export class PushTimes {
+  private readonly at = [Number.NaN, Number.NaN, Number.NaN, Number.NaN, Number.NaN];
+  set(type: ResourceType, ms: number): void {
+    this.at[type.order] = ms;
+  }
+  get(typeUrl: string): number | undefined {
+    const type = resourceTypeOf(typeUrl);
+    const ms = type ? this.at[type.order] : undefined;
+    return ms === undefined || Number.isNaN(ms) ? undefined : ms;
+  }
+}
+
+/** A delivery's whole message, body and nonce, made once per response and shared by its class's streams. */
+const framed = new WeakMap<Outgoing, Buffer>();
+function framedOnce(out: Outgoing): Buffer {
+  let b = framed.get(out);
+  if (!b) framed.set(out, (b = Buffer.from(serializeResponse({ body: out.body, nonce: out.nonce }))));
+  return b;
+}
 
 /** A Delta request that only answers a response: no node, no names, no NACK (wire.ts's fast path gives exactly these). */
 function isBareAck(req: SotwRequest | DeltaRequest): req is DeltaRequest {
