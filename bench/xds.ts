@@ -43,7 +43,7 @@
 // as Envoy does (wildcard CDS, then EDS by name for all S clusters).
 
 import { execFileSync } from 'node:child_process';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseConfig } from '../src/config';
@@ -83,6 +83,8 @@ const { values } = parseArgs({
     storm: { type: 'boolean', default: false },
     // Run the bench processes from the TypeScript sources under tsx instead of the compiled dist/ (bench/xds/compiled.ts).
     tsx: { type: 'boolean', default: process.env['XDS_BENCH_TSX'] === '1' },
+    // on: the server on core 0, the clients on the others (how many clients one core carries; less noise); off: anywhere.
+    pin: { type: 'string', default: availableParallelism() > 1 ? 'on' : 'off' },
     fanout: { type: 'boolean', default: false },
   },
 });
@@ -105,6 +107,10 @@ const modes: Mode[] = MODE.includes(',')
           ? ['bare', 'bare-sync', 'hub-notrim', 'hub']
           : [MODE as Mode];
 const HUB_ARGS = values['hub-args'];
+const PIN = values.pin === 'on';
+/** --pin: the cores of the server and of the client processes (taskset lists). */
+const PIN_SERVER = '0';
+const PIN_CLIENTS = `1-${Math.max(1, availableParallelism() - 1)}`;
 const hubConfig = parseConfig(HUB_ARGS.split(/\s+/).filter(Boolean), {});
 const EXEC = ['--expose-gc', '--max-old-space-size=4096'];
 /** A bench process: compiled (bench/xds/compiled.ts) unless --tsx. */
@@ -145,6 +151,7 @@ async function start(
     XDS_BENCH_BARE_SYNC: mode === 'bare-sync' ? '1' : '',
     XDS_BENCH_TRIM: mode === 'hub-notrim' ? '0' : '1',
     XDS_BENCH_HUB_ARGS: HUB_ARGS,
+    XDS_BENCH_PIN_CPUS: PIN ? PIN_SERVER : '',
   };
   // XDS_BENCH_SERVER_NODE_ARGS: more node/V8 flags for the server only (e.g. --trace-gc-nvp), not the clients.
   const extra = (process.env['XDS_BENCH_SERVER_NODE_ARGS'] ?? '').split(/\s+/).filter(Boolean);
@@ -162,7 +169,15 @@ async function start(
   const procs: Clients[] = [];
   const c = script('clients.ts');
   for (let i = 0; i < P && i * per < n; i++)
-    procs.push(new Proc(fork(c.path, [], { execArgv: [...c.execArgv, ...EXEC] }), `clients-${i}`));
+    procs.push(
+      new Proc(
+        fork(c.path, [], {
+          execArgv: [...c.execArgv, ...EXEC],
+          env: { ...process.env, XDS_BENCH_PIN_CPUS: PIN ? PIN_CLIENTS : '' },
+        }),
+        `clients-${i}`,
+      ),
+    );
   // Forked processes take a while to load: the clock starts when all of them can connect at once.
   await Promise.all(procs.map((p) => p.next('loaded')));
   const t = now();
@@ -225,6 +240,8 @@ interface Figures {
   gcUsPerClient: number | undefined;
   /** Of cpuUsPerClient, the main thread's (Node servers on Linux); the rest is helper threads (GC, compiler). */
   mainUsPerClient: number | undefined;
+  /** Server CPU per change per client from just before the write until the last client holds it (#26's window). */
+  windowUsPerClient: number;
   rssPerClientKiB: number;
   connectMs: number;
   line: string;
@@ -238,11 +255,13 @@ async function rounds(mode: Mode, n: number, s: number, count: number): Promise<
   const allTimes: number[] = [];
   const bytes: number[] = [];
   let missing = 0;
+  let windowUs = 0;
   for (let r = 0; r < count; r++) {
     const service = (r * 7919) % s;
     run.procs.forEach((p) => p.send({ cmd: 'arm', name: `svc-${service}`, round: r }));
     await Promise.all(run.procs.map((p) => p.next('armed', (a) => a.round === r)));
     const arrivals = Promise.all(run.procs.map((p) => p.next('arrived', (a) => a.round === r)));
+    const before = await cpuMark(run.server);
     let t0: number;
     if (writer) t0 = (await writer.change(service)).at;
     else {
@@ -250,6 +269,7 @@ async function rounds(mode: Mode, n: number, s: number, count: number): Promise<
       t0 = (await run.server.next('changed', (c) => c.round === r)).t0;
     }
     const arrived = await arrivals;
+    windowUs += (await cpuMark(run.server)) - before;
     const lat = arrived.flatMap((a) => a.times.map((x) => x - t0));
     latencies.push(...lat);
     allTimes.push(Math.max(...lat));
@@ -280,6 +300,7 @@ async function rounds(mode: Mode, n: number, s: number, count: number): Promise<
     cpuUsPerClient: cpuUs / count / n,
     gcUsPerClient: gcMs === undefined ? undefined : (gcMs * 1000) / count / n,
     mainUsPerClient: mainUs === undefined ? undefined : mainUs / count / n,
+    windowUsPerClient: windowUs / count / n,
     rssPerClientKiB: perClient(run, n, 'rss'),
     connectMs: run.connectMs,
     line: '',
@@ -292,14 +313,22 @@ async function rounds(mode: Mode, n: number, s: number, count: number): Promise<
     (end.majorGcs === undefined
       ? ''
       : `, ${end.majorGcs - (run.connected.majorGcs ?? 0) - (run.connected.forcedGc ? 1 : 0)} full GCs in the rounds`) +
-    '); ' +
-    `RSS ${f1(f.rssPerClientKiB)} KiB/client (heap ${f1(perClient(run, n, 'heapUsed'))} of ${f1(perClient(run, n, 'heapTotal'))} committed, external ${f1(perClient(run, n, 'external'))}, of it buffers ${f1(perClient(run, n, 'arrayBuffers'))}); ` +
+    `); from the write until all hold it ${f1(f.windowUsPerClient)} µs/client; ` +
+    `RSS ${f1(f.rssPerClientKiB)} KiB/client (heap ${f1(perClient(run, n, 'heapUsed'))}${run.connected.heapTotal === undefined ? '' : ` of ${f1(perClient(run, n, 'heapTotal'))} committed`}, external ${f1(perClient(run, n, 'external'))}, of it buffers ${f1(perClient(run, n, 'arrayBuffers'))}); ` +
     `connect+sync ${(run.connectMs / 1000).toFixed(1)} s; missing ${missing}; streams refused ${run.connected.refused ?? run.refusedByClients}` +
     (run.connected.trim
       ? `; malloc_trim ${run.connected.trim.trims}× before the RSS reading (last ${f1(run.connected.trim.lastDurationMs)} ms), released ${f1(run.connected.trim.releasedBytes / 1048576)} MiB`
       : '');
   console.log(f.line);
   return f;
+}
+
+let marks = 0;
+/** The server's CPU time now (µs), asked by message: before a round's write, and once its last client holds it. */
+async function cpuMark(server: Server): Promise<number> {
+  const id = ++marks;
+  server.send({ cmd: 'cpu-mark', id });
+  return (await server.next('cpu-mark', (m) => m.id === id)).cpuUs;
 }
 
 /** Staleness p99 of each mode's churn phase (hub against bare). */
@@ -380,7 +409,8 @@ async function main() {
       load,
     });
   console.log(
-    `bench/xds${STORM ? ' --storm' : ''}: N=${N} clients in ${P} processes, S=${S} services; hub flags: ${HUB_ARGS || '(defaults)'}; node ${process.version}; load ${load()}`,
+    `bench/xds${STORM ? ' --storm' : ''}: N=${N} clients in ${P} processes, S=${S} services; hub flags: ${HUB_ARGS || '(defaults)'}; ` +
+      `${PIN ? `server on core ${PIN_SERVER}, clients on ${PIN_CLIENTS}` : 'not pinned'}; node ${process.version}; load ${load()}`,
   );
   if (STORM) {
     const results = [];
@@ -425,6 +455,11 @@ async function main() {
         : '';
     console.log(
       `server CPU per change per client: hub ${f1(hub.cpuUsPerClient)} µs = ${[vs(bare, '≤ 1.2×'), vs(gcp, '≤ 0.8×')].filter(Boolean).join(', ')}`,
+    );
+    const inWindow = (o: Figures | undefined) =>
+      o ? `${(hub.windowUsPerClient / o.windowUsPerClient).toFixed(2)}× ${o.mode} (${f1(o.windowUsPerClient)} µs)` : '';
+    console.log(
+      `  from the write until all hold it: hub ${f1(hub.windowUsPerClient)} µs = ${[inWindow(bare), inWindow(gcp)].filter(Boolean).join(', ')}`,
     );
   }
   if (hub && gcp)

@@ -13,11 +13,13 @@ import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { roundProfile } from './profile';
 import {
   CDS,
+  cpuNowUs,
   DELTA_ADS,
   deltaRequest,
   deltaResponse,
   EDS,
   now,
+  pinSelf,
   processStats,
   type ServerCommand,
   type ServerReply,
@@ -28,6 +30,7 @@ const send = (m: ServerReply) => {
 };
 // The parent is gone (finished or failed): leave no orphan behind.
 process.on('disconnect', () => process.exit(0));
+pinSelf();
 const Res = deltaResponse();
 const streams = new Set<grpc.ServerDuplexStream<Buffer, Buffer>>();
 let port = 8080;
@@ -184,6 +187,7 @@ async function main() {
   );
   send({ kind: 'listening', port: bound });
   process.on('message', async (m: ServerCommand) => {
+    if (m.cmd === 'cpu-mark') return send({ kind: 'cpu-mark', id: m.id, cpuUs: cpuNowUs() });
     if (m.cmd === 'setup') {
       if (SYNC) initial = initialSets(m.services);
       send({ kind: 'setup-done', ms: 0 });

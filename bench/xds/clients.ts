@@ -16,8 +16,10 @@ import {
   EDS,
   type Mode,
   now,
+  pinSelf,
 } from './protocol';
 
+pinSelf();
 const Req = deltaRequest();
 const send = (m: ClientReply) => {
   if (process.connected) process.send!(m);

@@ -19,7 +19,11 @@ if (!existsSync(BINARY)) {
   console.error(`${BINARY} is missing: run bash scripts/ensure-go-control-plane.sh`);
   process.exit(1);
 }
-const go = spawn(BINARY, [], { stdio: ['pipe', 'pipe', 'inherit'] });
+// --pin: the Go server (every thread it makes) on the server's cores.
+const pin = process.env['XDS_BENCH_PIN_CPUS'];
+const go = pin
+  ? spawn('taskset', ['-c', pin, BINARY], { stdio: ['pipe', 'pipe', 'inherit'] })
+  : spawn(BINARY, [], { stdio: ['pipe', 'pipe', 'inherit'] });
 // The parent is gone (finished or failed): leave no orphan behind.
 process.on('disconnect', () => {
   go.kill('SIGKILL');

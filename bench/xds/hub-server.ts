@@ -12,13 +12,14 @@ import type { NodeInput, ServiceInput } from '../../src/catalog/commands';
 import { parseConfig } from '../../src/config';
 import { ALL_PARTS, createHub } from '../../src/hub';
 import { roundProfile } from './profile';
-import { now, processStats, type ServerCommand, type ServerReply } from './protocol';
+import { cpuNowUs, now, pinSelf, processStats, type ServerCommand, type ServerReply } from './protocol';
 
 const send = (m: ServerReply) => {
   if (process.connected) process.send!(m);
 };
 // The parent is gone (finished or failed): leave no orphan behind.
 process.on('disconnect', () => process.exit(0));
+pinSelf();
 const logger = pino({ level: 'error' }, pino.destination(2));
 
 const nodeOf = (i: number): NodeInput => ({
@@ -63,6 +64,7 @@ async function main() {
   send({ kind: 'listening', port: hub.grpcPort, httpUrl: hub.httpUrl });
 
   process.on('message', async (m: ServerCommand) => {
+    if (m.cmd === 'cpu-mark') return send({ kind: 'cpu-mark', id: m.id, cpuUs: cpuNowUs() });
     if (m.cmd === 'setup') {
       const t = now();
       const batch: Promise<unknown>[] = [];

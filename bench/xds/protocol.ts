@@ -1,5 +1,6 @@
 // Shared by the bench processes: IPC message shapes, a clock every process on
 // this machine agrees on, and the Delta ADS method with byte-counting codecs.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { constants, PerformanceObserver, performance } from 'node:perf_hooks';
 import { lookupType } from '../../src/xds/transport/envoy-proto';
@@ -27,6 +28,8 @@ export type ServerCommand =
   | { cmd: 'change'; service: number; round: number }
   /** Bare servers only, churn: service `service` now has `port`; changes are folded for `windowMs` and sent to every stream in one response. */
   | { cmd: 'churn-change'; service: number; port: number; windowMs: number }
+  /** Reply with this process's CPU time now (a round's window: before its write, after its last arrival). */
+  | { cmd: 'cpu-mark'; id: number }
   | { cmd: 'exit' };
 
 export interface ServerStats {
@@ -128,12 +131,29 @@ export function processStats(streams: number, collect = false): ServerStats {
   };
 }
 
+/** This process's CPU time, user and system, µs. */
+export function cpuNowUs(): number {
+  const c = process.cpuUsage();
+  return c.user + c.system;
+}
+
+/**
+ * XDS_BENCH_PIN_CPUS (a taskset list, e.g. "0" or "1-3"): binds every thread of
+ * this process to those cores, so that a server has its own core and the
+ * clients theirs (bench/xds.ts --pin).
+ */
+export function pinSelf(env: NodeJS.ProcessEnv = process.env): void {
+  const cpus = env['XDS_BENCH_PIN_CPUS'];
+  if (cpus) execFileSync('taskset', ['-a', '-cp', cpus, String(process.pid)], { stdio: 'ignore' });
+}
+
 /** Server → parent. */
 export type ServerReply =
   | { kind: 'listening'; port: number; httpUrl?: string }
   | { kind: 'setup-done'; ms: number }
   | ({ kind: 'stats' } & ServerStats)
-  | { kind: 'changed'; t0: number; round: number; name: string };
+  | { kind: 'changed'; t0: number; round: number; name: string }
+  | { kind: 'cpu-mark'; id: number; cpuUs: number };
 
 /** One acknowledged change in a churn run: service `name` now has `port`, acknowledged at `at`. */
 export interface ChurnChange {

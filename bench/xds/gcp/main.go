@@ -7,6 +7,7 @@
 //	{"cmd":"setup","services":S}        -> {"kind":"setup-done"}
 //	{"cmd":"change","service":i,"round":r} -> {"kind":"changed","t0":ms,"round":r,"name":"svc-i"}
 //	{"cmd":"stats"}                      -> {"kind":"stats", rss, heapUsed, cpuUserUs, cpuSystemUs, streams}
+//	{"cmd":"cpu-mark","id":n}            -> {"kind":"cpu-mark","id":n,"cpuUs":µs}
 //	{"cmd":"exit"}
 //
 // CPU is the process's own getrusage (microseconds), as the Node servers report
@@ -85,13 +86,13 @@ func assignmentOf(name string, i int, port uint32) types.Resource {
 type counter struct{ open atomic.Int64 }
 
 func (c *counter) OnStreamOpen(context.Context, int64, string) error { return nil }
-func (c *counter) OnStreamClosed(int64, *core.Node)                 {}
+func (c *counter) OnStreamClosed(int64, *core.Node)                  {}
 func (c *counter) OnStreamRequest(int64, *discovery.DiscoveryRequest) error {
 	return nil
 }
 func (c *counter) OnStreamResponse(context.Context, int64, *discovery.DiscoveryRequest, *discovery.DiscoveryResponse) {
 }
-func (c *counter) OnFetchRequest(context.Context, *discovery.DiscoveryRequest) error { return nil }
+func (c *counter) OnFetchRequest(context.Context, *discovery.DiscoveryRequest) error         { return nil }
 func (c *counter) OnFetchResponse(*discovery.DiscoveryRequest, *discovery.DiscoveryResponse) {}
 func (c *counter) OnDeltaStreamOpen(context.Context, int64, string) error {
 	c.open.Add(1)
@@ -142,6 +143,7 @@ func main() {
 			Services int    `json:"services"`
 			Service  int    `json:"service"`
 			Round    int    `json:"round"`
+			ID       int    `json:"id"`
 		}
 		if err := json.Unmarshal(in.Bytes(), &m); err != nil {
 			panic(err)
@@ -179,6 +181,10 @@ func main() {
 				"cpuUserUs": ru.Utime.Sec*1e6 + ru.Utime.Usec, "cpuSystemUs": ru.Stime.Sec*1e6 + ru.Stime.Usec,
 				"streams": cb.open.Load(),
 			})
+		case "cpu-mark":
+			var ru syscall.Rusage
+			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+			reply(map[string]any{"kind": "cpu-mark", "id": m.ID, "cpuUs": ru.Utime.Sec*1e6 + ru.Utime.Usec + ru.Stime.Sec*1e6 + ru.Stime.Usec})
 		case "exit":
 			g.Stop()
 			return
