@@ -28,6 +28,8 @@ import {
   type HistoryPersistence,
   type HistoryRecord,
   type KnownNode,
+  type PushKey,
+  type RecordedBatch,
   sameIdentity,
   type TypeShort,
 } from './history';
@@ -76,6 +78,10 @@ interface OldRow {
   answer: string | null;
 }
 
+/** Migrated rows carry their push's row id and node keys already: the batch's own fields are not read. */
+const MIGRATED: PushKey = { resources: new Map(), index: 0n, type: 'EDS', variant: 'delta', version: '', hub: '' };
+const MIGRATED_NODE: KnownNode = { id: '', cluster: '', userAgent: '', configSource: undefined };
+
 /**
  * Files of earlier layouts are rewritten once, in one transaction: wide rows
  * (one per record keyed by the node's id; before that without `hub`) first
@@ -121,15 +127,15 @@ function migrate(db: Database.Database): void {
     let group: OldRow[] = [];
     const flushGroup = () => {
       if (group.length === 0) return;
-      const members = group.map((r) => ({
-        key: r.node,
-        seq: r.seq,
-        stream: r.stream,
-        at: r.at,
-        nonce: r.nonce,
-        answer: r.answer ? (JSON.parse(r.answer) as Answer) : undefined,
-      }));
-      const { blob, nonce, extra } = encodeMembers(members);
+      const b = new OpenBatch(MIGRATED);
+      for (const r of group) {
+        const answer = r.answer ? (JSON.parse(r.answer) as Answer) : undefined;
+        b.add(MIGRATED_NODE, r.seq, r.stream, r.nonce, r.at, answer);
+      }
+      const { blob, nonce, extra } = encodeMembers(
+        b,
+        group.map((r) => r.node),
+      );
       insert.run(group[0]!.push, nonce, blob, extra);
       group = [];
     };
@@ -173,41 +179,28 @@ interface PushRow {
 /** Pushes remembered per name → version map (the newest last): a map pushed at a few indexes, few types. */
 const PUSHES_PER_MAP = 8;
 
-/** A member as written: its node's key and its record's own part. */
-interface MemberData {
-  key: number;
-  seq: number;
-  stream: number;
-  at: number;
-  nonce: string;
-  answer: Answer | undefined;
-}
-
-/** Packs members (sorted here by node key, then seq); their nonce when they share one, else per member in `extra`. */
-function encodeMembers(members: MemberData[]): { blob: Buffer; nonce: string; extra: string | null } {
-  members.sort((a, b) => a.key - b.key || a.seq - b.seq);
-  const blob = Buffer.allocUnsafe(members.length * MEMBER_BYTES);
-  const nonce = members[0]?.nonce ?? '';
+/** Packs a batch's members, sorted by node key, then seq; their nonce when they share one, else per member in `extra`. */
+function encodeMembers(b: OpenBatch, keys: readonly number[]): { blob: Buffer; nonce: string; extra: string | null } {
+  const n = b.size;
+  const order = Array.from({ length: n }, (_, i) => i).sort((x, y) => keys[x]! - keys[y]! || b.seqs[x]! - b.seqs[y]!);
+  const blob = Buffer.allocUnsafe(n * MEMBER_BYTES);
+  const nonce = n > 0 ? b.nonces[0]! : '';
   let shared = true;
   let nacks: Record<number, { code?: number; message?: string }> | undefined;
-  for (let i = 0; i < members.length; i++) {
-    const m = members[i]!;
-    const o = i * MEMBER_BYTES;
-    blob.writeUInt32LE(m.key, o);
-    blob.writeUInt32LE(m.seq, o + 4);
-    blob.writeUInt32LE(m.stream, o + 8);
-    const a = m.answer;
-    blob.writeUInt32LE(a ? (a.ack ? ACK : NACK) : NO_ANSWER, o + 12);
-    blob.writeDoubleLE(m.at, o + 16);
-    blob.writeDoubleLE(a ? a.at : 0, o + 24);
-    if (a && !a.ack)
-      (nacks ??= {})[i] = {
-        ...(a.code === undefined ? {} : { code: a.code }),
-        ...(a.message === undefined ? {} : { message: a.message }),
-      };
-    if (m.nonce !== nonce) shared = false;
+  for (let j = 0; j < n; j++) {
+    const i = order[j]!;
+    const o = j * MEMBER_BYTES;
+    blob.writeUInt32LE(keys[i]!, o);
+    blob.writeUInt32LE(b.seqs[i]!, o + 4);
+    blob.writeUInt32LE(b.streams[i]!, o + 8);
+    blob.writeUInt32LE(b.kinds[i]!, o + 12);
+    blob.writeDoubleLE(b.ats[i]!, o + 16);
+    blob.writeDoubleLE(b.answerAts[i]!, o + 24);
+    const nack = b.kinds[i] === NACK ? b.nacks?.get(i) : undefined;
+    if (nack) (nacks ??= {})[j] = nack;
+    if (b.nonces[i] !== nonce) shared = false;
   }
-  const nonces = shared ? undefined : members.map((m) => m.nonce);
+  const nonces = shared ? undefined : order.map((i) => b.nonces[i]!);
   const extra = nonces || nacks ? JSON.stringify({ ...(nonces ? { nonces } : {}), ...(nacks ? { nacks } : {}) }) : null;
   return { blob, nonce: shared ? nonce : '', extra };
 }
@@ -267,13 +260,81 @@ class NodeLog {
   }
 }
 
-/** A batch being collected: the records of one fleet push, in the order the transport sent them. */
-interface OpenBatch {
-  first: HistoryRecord;
-  records: HistoryRecord[];
-  nodes: KnownNode[];
+/**
+ * The records of one fleet push being collected, column by column, in the
+ * order the transport sent them: a record is an entry in each array, not an
+ * object (a fleet push to N streams makes no N objects that live until the
+ * write). A member is addressed by its batch and index.
+ */
+export class OpenBatch implements RecordedBatch {
+  readonly nodes: KnownNode[] = [];
+  readonly seqs: number[] = [];
+  readonly streams: number[] = [];
+  readonly nonces: string[] = [];
+  readonly ats: number[] = [];
+  /** NO_ANSWER, ACK or NACK. */
+  readonly kinds: number[] = [];
+  readonly answerAts: number[] = [];
+  /** NACK codes and messages, by member index. */
+  nacks: Map<number, { code?: number; message?: string }> | undefined;
+  unanswered = 0;
   /** Held back once by the timer (a member still had no answer). */
-  heldBack: boolean;
+  heldBack = false;
+  /** Once written: its row, and each member's node key (where a late answer goes). */
+  id: number | undefined;
+  keys: number[] | undefined;
+  constructor(readonly push: PushKey) {}
+  get size(): number {
+    return this.seqs.length;
+  }
+  add(node: KnownNode, seq: number, stream: number, nonce: string, at: number, answer: Answer | undefined): number {
+    const i = this.seqs.length;
+    this.nodes.push(node);
+    this.seqs.push(seq);
+    this.streams.push(stream);
+    this.nonces.push(nonce);
+    this.ats.push(at);
+    this.kinds.push(NO_ANSWER);
+    this.answerAts.push(0);
+    this.unanswered++;
+    if (answer) this.answer(i, answer.ack, answer.at, answer.code, answer.message);
+    return i;
+  }
+  answer(i: number, ack: boolean, at: number, code?: number, message?: string): void {
+    if (this.kinds[i] === NO_ANSWER) this.unanswered--;
+    this.kinds[i] = ack ? ACK : NACK;
+    this.answerAts[i] = at;
+    if (ack) this.nacks?.delete(i);
+    else
+      (this.nacks ??= new Map()).set(i, {
+        ...(code === undefined ? {} : { code }),
+        ...(message === undefined ? {} : { message }),
+      });
+  }
+  /** Member i's answer as a record holds it. */
+  answerOf(i: number): Answer | undefined {
+    const kind = this.kinds[i];
+    if (kind === ACK) return { ack: true, at: this.answerAts[i]! };
+    if (kind === NACK) return { ack: false, at: this.answerAts[i]!, ...this.nacks?.get(i) };
+    return undefined;
+  }
+  /** Member i as a record (for readers and the event stream: the push path makes none). */
+  recordOf(i: number): HistoryRecord {
+    const p = this.push;
+    return {
+      seq: this.seqs[i]!,
+      hub: p.hub,
+      at: this.ats[i]!,
+      index: p.index,
+      stream: this.streams[i]!,
+      type: p.type,
+      nonce: this.nonces[i]!,
+      variant: p.variant,
+      version: p.version,
+      resources: p.resources,
+      answer: this.answerOf(i),
+    };
+  }
 }
 
 function openDb(path: string): Database.Database {
@@ -352,10 +413,8 @@ interface Store {
   open: OpenBatch[];
   /** Per name → version map, the batch still open to more records of its push (streams of other pushes interleave). */
   collecting: Map<ReadonlyMap<string, string | null>, OpenBatch>;
-  /** Records written unanswered: where their answer goes if it comes (a row of `late_answers`). */
-  unanswered: WeakMap<HistoryRecord, { batch: number; key: number }>;
   /** Answers to records already written, to write with the next batch. */
-  late: { record: HistoryRecord; batch: number; key: number }[];
+  late: { batch: number; key: number; seq: number; answer: Answer }[];
   flushes: number;
 }
 
@@ -371,20 +430,8 @@ function nodeRow(s: Store, node: KnownNode): WrittenNode {
   return w;
 }
 
-/** Whether two records were made by one fleet push (what a batch's members share). */
-function samePush(a: HistoryRecord, b: HistoryRecord): boolean {
-  return (
-    a.resources === b.resources &&
-    a.index === b.index &&
-    a.type === b.type &&
-    a.version === b.version &&
-    a.variant === b.variant &&
-    a.hub === b.hub
-  );
-}
-
 /** The `pushes` row a batch shares with its push's other batches, written (with its map) on first use. */
-function pushOf(s: Store, r: HistoryRecord): number {
+function pushOf(s: Store, r: PushKey): number {
   let rows = s.pushes.get(r.resources);
   const hit = rows?.find(
     (p) =>
@@ -426,30 +473,18 @@ function keep(s: Store, key: number, batch: number): void {
 
 /** Writes one batch: node rows as needed, its push, one row of members; the nodes' logs learn it. */
 function writeBatch(s: Store, b: OpenBatch): void {
-  const members: MemberData[] = new Array(b.records.length);
-  for (let i = 0; i < b.records.length; i++) {
-    const r = b.records[i]!;
-    members[i] = {
-      key: nodeRow(s, b.nodes[i]!).key,
-      seq: r.seq,
-      stream: r.stream,
-      at: r.at,
-      nonce: r.nonce,
-      answer: r.answer,
-    };
-  }
-  const { blob, nonce, extra } = encodeMembers(members.slice());
-  const id = s.st.batch.get(pushOf(s, b.first), nonce, blob, extra) as number;
-  for (let i = 0; i < members.length; i++) {
-    const m = members[i]!;
-    keep(s, m.key, id);
-    if (!b.records[i]!.answer) s.unanswered.set(b.records[i]!, { batch: id, key: m.key });
-  }
+  const keys: number[] = new Array(b.size);
+  for (let i = 0; i < b.size; i++) keys[i] = nodeRow(s, b.nodes[i]!).key;
+  const { blob, nonce, extra } = encodeMembers(b, keys);
+  const id = s.st.batch.get(pushOf(s, b.push), nonce, blob, extra) as number;
+  for (let i = 0; i < b.size; i++) keep(s, keys[i]!, id);
+  b.id = id;
+  b.keys = keys;
 }
 
 function writeAll(s: Store, batches: OpenBatch[]): void {
   for (const b of batches) writeBatch(s, b);
-  for (const l of s.late) s.st.lateAnswer.run(l.batch, l.key, l.record.seq, JSON.stringify(l.record.answer));
+  for (const l of s.late) s.st.lateAnswer.run(l.batch, l.key, l.seq, JSON.stringify(l.answer));
   s.late = [];
   if (s.dead.length > 0) {
     const ids = JSON.stringify(s.dead);
@@ -486,7 +521,7 @@ function flush(s: Store, write: (batches: OpenBatch[]) => void, all = true): voi
     batches = [];
     const kept: OpenBatch[] = [];
     for (const b of s.open) {
-      if (b.heldBack || b.records.every((r) => r.answer)) batches.push(b);
+      if (b.heldBack || b.unanswered === 0) batches.push(b);
       else {
         b.heldBack = true;
         kept.push(b);
@@ -586,7 +621,6 @@ function openStore(options: SqliteHistoryOptions): Store {
     dead: [],
     open: [],
     collecting: new Map(),
-    unanswered: new WeakMap(),
     late: [],
     flushes: 0,
   };
@@ -608,6 +642,18 @@ function openStore(options: SqliteHistoryOptions): Store {
     if (id !== undefined) s.seqs.set(id, log.lastSeq);
   }
   return s;
+}
+
+/** Whether two pushes share one batch. */
+function samePush(a: PushKey, b: PushKey): boolean {
+  return (
+    a.resources === b.resources &&
+    a.index === b.index &&
+    a.type === b.type &&
+    a.version === b.version &&
+    a.variant === b.variant &&
+    a.hub === b.hub
+  );
 }
 
 export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersistence {
@@ -632,27 +678,32 @@ export function createSqliteHistory(options: SqliteHistoryOptions): HistoryPersi
         configSource: (n.config_source ?? undefined) as KnownNode['configSource'],
       }));
     },
-    save(node, record) {
-      if (record.answer) {
-        // An answer: its record is in a batch still collected (it is written with it), or written already.
-        const at = s.unanswered.get(record);
-        if (at) {
-          s.unanswered.delete(record);
-          s.late.push({ record, batch: at.batch, key: at.key });
-        }
-        if (at || record.seq <= (s.seqs.get(node.id) ?? 0)) return;
-      }
-      // A new record: with the open batch of its push, or the first of a new one.
-      const open = s.collecting.get(record.resources);
-      if (open && !open.heldBack && samePush(open.first, record)) {
-        open.records.push(record);
-        open.nodes.push(node);
-      } else {
-        const b: OpenBatch = { first: record, records: [record], nodes: [node], heldBack: false };
+    record(node, push, seq, stream, nonce, at) {
+      // With the open batch of its push, or the first of a new one.
+      let b = s.collecting.get(push.resources);
+      if (!b || b.heldBack || !samePush(b.push, push)) {
+        // `push` may be the caller's scratch value: the batch keeps a copy.
+        const { resources, index, type, variant, version, hub } = push;
+        b = new OpenBatch({ resources, index, type, variant, version, hub });
         s.open.push(b);
-        s.collecting.set(record.resources, b);
+        s.collecting.set(push.resources, b);
       }
-      if (record.seq > (s.seqs.get(node.id) ?? 0)) s.seqs.set(node.id, record.seq);
+      b.add(node, seq, stream, nonce, at, undefined);
+      if (seq > (s.seqs.get(node.id) ?? 0)) s.seqs.set(node.id, seq);
+      return b;
+    },
+    answer(batch, i, ack, at, code, message) {
+      const b = batch as OpenBatch;
+      b.answer(i, ack, at, code, message);
+      // Written already: the answer is a row of its own, written with the next batch.
+      if (b.id !== undefined && b.keys)
+        s.late.push({ batch: b.id, key: b.keys[i]!, seq: b.seqs[i]!, answer: b.answerOf(i)! });
+    },
+    save(node, record) {
+      // A whole record at once (the columns are what the push path uses): the same member.
+      const b = this.record!(node, record, record.seq, record.stream, record.nonce, record.at);
+      const a = record.answer;
+      if (a) this.answer!(b, b.size - 1, a.ack, a.at, a.code, a.message);
     },
     flush: async () => flush(s, write),
     async close() {

@@ -56,8 +56,36 @@ export interface KnownNode {
   configSource: XdsNode['configSource'];
 }
 
+/** What a fleet push's records share: its map (by identity), log index, type, variant, version and hub. */
+export interface PushKey {
+  resources: ReadonlyMap<string, string | null>;
+  index: bigint;
+  type: TypeShort;
+  variant: 'sotw' | 'delta';
+  version: string;
+  hub: string;
+}
+
+/** The records of one push a store collects column by column (history-sqlite.ts): member i of it. */
+export interface RecordedBatch {
+  readonly size: number;
+  readonly nonces: readonly string[];
+  readonly streams: readonly number[];
+  /** Member i as a record (for the event stream). */
+  recordOf(i: number): HistoryRecord;
+}
+
 /** Where records outlive the process. Writes are buffered by the implementation and written in batches. */
 export interface HistoryPersistence {
+  /**
+   * Column by column (a store that can): a new record's own part, with the
+   * others of its push; the record is the returned batch's last member. The
+   * push path then makes no object per record. `push` may be a value the
+   * caller reuses (the store copies what it keeps). Absent: `save`.
+   */
+  record?(node: KnownNode, push: PushKey, seq: number, stream: number, nonce: string, at: number): RecordedBatch;
+  /** The answer to member `i` of a batch `record` gave. */
+  answer?(batch: RecordedBatch, i: number, ack: boolean, at: number, code?: number, message?: string): void;
   /**
    * The highest seq stored for a node (0 if none): this hub numbers the node's
    * records on from it. Absent: the store numbers records as it writes them
@@ -105,6 +133,8 @@ export interface HistoryOptions {
   persistence?: HistoryPersistence;
   /** Told of each record as it is added or answered (the event stream). */
   onRecord?(node: string, record: HistoryRecord): void;
+  /** Whether `onRecord` has anyone to tell now; absent: always (records are built only when someone listens). */
+  listening?(): boolean;
 }
 
 export interface History extends XdsCallbacks {
@@ -122,8 +152,11 @@ interface NodeSlot {
   node: KnownNode;
   /** The transport's node object `node` was made from: a stream reports the same object on every push. */
   source: XdsNode;
-  /** Without a store: the node's history. With one: the records awaiting an answer (oldest first, at most perNode). */
+  /** Without a store: the node's history. With one that takes records whole: those awaiting an answer (oldest first, at most perNode). */
   records: Ring | HistoryRecord[];
+  /** With a store that records column by column: the pushes awaiting an answer, as batch and index (oldest first, at most perNode). */
+  batches: RecordedBatch[];
+  indexes: number[];
   nextSeq: number;
   /** Neighbours in the order of the last push (Recency). */
   older: NodeSlot | undefined;
@@ -223,7 +256,16 @@ export function createHistory(options: HistoryOptions): History {
       // A store that numbers records itself leaves them at 0 until written.
       const next = persistence ? (persistence.lastSeq ? persistence.lastSeq(node.id) + 1 : 0) : 1;
       const records = persistence ? [] : new Ring(perNode);
-      slot = { node: known(node), source: node, records, nextSeq: next, older: undefined, newer: undefined };
+      slot = {
+        node: known(node),
+        source: node,
+        records,
+        batches: [],
+        indexes: [],
+        nextSeq: next,
+        older: undefined,
+        newer: undefined,
+      };
       if (slots.size >= maxNodes) {
         // The least recently pushed is forgotten first.
         const oldest = recency.oldest!;
@@ -236,9 +278,62 @@ export function createHistory(options: HistoryOptions): History {
     return slot;
   }
 
+  const listening = () => options.onRecord !== undefined && (options.listening?.() ?? true);
+
   function changed(slot: NodeSlot, record: HistoryRecord): void {
     persistence?.save(slot.node, record);
-    options.onRecord?.(slot.node.id, record);
+    if (listening()) options.onRecord!(slot.node.id, record);
+  }
+  // A store that records column by column gets each push through one reused key.
+  const columns = persistence?.record ? persistence : undefined;
+  const key: PushKey = {
+    resources: new Map(),
+    index: 0n,
+    type: 'EDS',
+    variant: 'delta',
+    version: '',
+    hub: options.hub,
+  };
+
+  /** A push recorded column by column: one entry per column of its push's batch, no object. */
+  function recordColumns(store: HistoryPersistence, slot: NodeSlot, e: SentEvent, type: TypeShort): void {
+    key.resources = e.resources;
+    key.index = options.index();
+    key.type = type;
+    key.variant = e.variant;
+    key.version = e.version;
+    const seq = slot.nextSeq === 0 ? 0 : slot.nextSeq++;
+    const b = store.record!(slot.node, key, seq, e.stream, e.nonce, e.at);
+    const i = b.size - 1;
+    slot.batches.push(b);
+    slot.indexes.push(i);
+    // A push never answered (the stream ended first) is dropped once perNode newer ones wait.
+    if (slot.batches.length > perNode) {
+      slot.batches.shift();
+      slot.indexes.shift();
+    }
+    if (listening()) options.onRecord!(slot.node.id, b.recordOf(i));
+  }
+
+  /** An answer to a push recorded column by column: taken out of the waiting list, told to the store. */
+  function answerColumns(store: HistoryPersistence, slot: NodeSlot, e: AnswerEvent): void {
+    const { batches, indexes } = slot;
+    for (let j = batches.length - 1; j >= 0; j--) {
+      const b = batches[j]!;
+      const i = indexes[j]!;
+      if (b.nonces[i] !== e.nonce || b.streams[i] !== e.stream) continue;
+      // Nearly always the newest (one push waits per node): taken off the end.
+      if (j === batches.length - 1) {
+        batches.pop();
+        indexes.pop();
+      } else {
+        batches.splice(j, 1);
+        indexes.splice(j, 1);
+      }
+      store.answer!(b, i, !e.error, e.at, e.error?.code, e.error?.message);
+      if (listening()) options.onRecord!(slot.node.id, b.recordOf(i));
+      return;
+    }
   }
 
   return {
@@ -252,6 +347,7 @@ export function createHistory(options: HistoryOptions): History {
         // A new node object with the same identity (a reconnect) keeps the KnownNode: the stores compare it by reference first.
         if (!sameIdentity(slot.node, e.node)) slot.node = known(e.node);
       }
+      if (columns) return recordColumns(columns, slot, e, type.short);
       const record = newRecord(e, slot.nextSeq === 0 ? 0 : slot.nextSeq++, options.hub, options.index(), type.short);
       // With a store, a push that is never answered (the stream ended first) is dropped once perNode newer ones wait.
       if (slot.records.push(record) > perNode && Array.isArray(slot.records)) slot.records.shift();
@@ -260,6 +356,7 @@ export function createHistory(options: HistoryOptions): History {
     answered(e: AnswerEvent) {
       if (perNode <= 0) return;
       const slot = slots.get(e.node.id);
+      if (slot && columns) return answerColumns(columns, slot, e);
       const record = slot && answeredRecord(slot.records, e.nonce, e.stream);
       if (!slot || !record) return;
       record.answer = e.error
@@ -281,7 +378,7 @@ export function createHistory(options: HistoryOptions): History {
     },
     held() {
       let n = 0;
-      for (const s of slots.values()) n += s.records.length;
+      for (const s of slots.values()) n += s.records.length + s.batches.length;
       return n;
     },
     flush: async () => persistence?.flush(),

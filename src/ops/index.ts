@@ -81,9 +81,8 @@ function opsHistory(config: Config, logger: Logger, tracker: IndexTracker, event
     hub: config.nodeName,
     index: () => tracker.index(),
     ...(persistence ? { persistence } : {}),
-    onRecord: (node, r) => {
-      if (events.size() > 0) events.publish({ type: r.answer ? 'answer' : 'push', data: recordEvent(node, r) });
-    },
+    onRecord: (node, r) => events.publish({ type: r.answer ? 'answer' : 'push', data: recordEvent(node, r) }),
+    listening: () => events.size() > 0,
   });
 }
 
