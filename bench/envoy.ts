@@ -2,7 +2,8 @@
 // t0 is the hub's acknowledgement of the HTTP write that moves service `web`
 // to a new backend; the figure is the time until the first request through
 // each Envoy reaches that backend (stamped by the backend on arrival). The hub
-// runs as its own process with default flags; every Envoy is an ingress
+// runs as its own process with default flags, compiled as `npm start` runs it
+// (dist/, built once by the bench; --tsx for the sources); every Envoy is an ingress
 // gateway of its own (`edge-<i>`, its own listener port) with a client that
 // sends requests back to back through it. Prints figures; asserts nothing.
 //
@@ -38,6 +39,7 @@ import { type Envoy, envoyVersion, startEnvoy } from '../test/helpers/envoy';
 import { type SpawnedHub, spawnHub } from '../test/helpers/hub';
 import { forkTracked } from '../test/helpers/procs';
 import { tmpDir } from '../test/helpers/tmp';
+import { benchScript } from './xds/compiled';
 import { Proc } from './xds/proc';
 import type { ClientCommand, ClientReply } from './xds/protocol';
 
@@ -52,6 +54,7 @@ const { values } = parseArgs({
     'probe-gap-ms': { type: 'string', default: '0' },
     'hub-node-args': { type: 'string', default: '' },
     'load-clients': { type: 'string', default: '0' },
+    tsx: { type: 'boolean', default: process.env['XDS_BENCH_TSX'] === '1' },
   },
 });
 const LOAD_CLIENTS = Number(values['load-clients']);
@@ -258,11 +261,10 @@ type LoadProc = Proc<ClientCommand, ClientReply>;
 /** N scripted clients in two processes, connected and holding their first assignments. */
 async function loadClients(grpcPort: number, n: number): Promise<LoadProc[]> {
   const per = Math.ceil(n / 2);
+  const clients = benchScript(join(__dirname, 'xds', 'clients.ts'), values.tsx);
   const procs: LoadProc[] = [];
   for (let i = 0; i * per < n; i++)
-    procs.push(
-      new Proc(forkTracked(join(__dirname, 'xds', 'clients.ts'), [], { execArgv: ['--import', 'tsx'] }), `load-${i}`),
-    );
+    procs.push(new Proc(forkTracked(clients.path, [], { execArgv: clients.execArgv }), `load-${i}`));
   await Promise.all(procs.map((p) => p.next('loaded')));
   procs.forEach((p, i) =>
     p.send({
@@ -284,10 +286,12 @@ async function main(): Promise<void> {
   const dir = await tmpDir('xdshub-bench-envoy');
   const extra = values['hub-args'] === '' ? [] : values['hub-args'].split(/\s+/);
   const nodeArgs = values['hub-node-args'];
+  // The hub as `npm start` runs it: compiled (benchScript builds dist/ once), unless --tsx / XDS_BENCH_TSX=1.
+  if (!values.tsx) benchScript(join(__dirname, 'xds', 'clients.ts'));
   const hub = await spawnHub(
     ['--http-port', '0', '--grpc-port', '0', '--data-dir', dir.path, '--log-level', 'warn', ...extra],
     {},
-    { built: false, nodeArgs: nodeArgs ? nodeArgs.split(/\s+/) : [] },
+    { built: !values.tsx, nodeArgs: nodeArgs ? nodeArgs.split(/\s+/) : [] },
   );
   console.log(
     `bench/envoy: envoy ${envoyVersion()} (--concurrency ${ENVOY_CONCURRENCY}), hub flags: defaults${extra.length ? ` + ${extra.join(' ')}` : ''}` +
