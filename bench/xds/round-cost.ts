@@ -21,15 +21,14 @@ import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import { type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import type { Server, ServerDuplexStream, UntypedServiceImplementation } from '@grpc/grpc-js';
-import pino from 'pino';
+import type { ServerDuplexStream } from '@grpc/grpc-js';
 import { createHistory } from '../../src/ops/history';
 import { createStatusTracker } from '../../src/ops/status';
 import type { XdsCallbacks } from '../../src/xds/transport/callbacks';
-import { createXdsServer } from '../../src/xds/transport/server';
 import { TypeUrl } from '../../src/xds/transport/type-urls';
 import { encodeRequest, serializeResponse, type XdsResponse } from '../../src/xds/transport/wire';
 import { cla, cluster, TestProvider } from '../../test/xds/transport/helpers/fixtures';
+import { inProcessXds } from '../../test/xds/transport/helpers/in-process';
 
 const { values } = parseArgs({
   options: {
@@ -101,23 +100,7 @@ async function run(n: number, s: number, rounds: number, warmup: number) {
   const provider = new TestProvider();
   const names = Array.from({ length: s }, (_, i) => `svc-${i}`);
   provider.set(...names.map((x) => cluster(x)), ...names.map((x) => cla(x)));
-  const xds = createXdsServer({
-    provider,
-    ...(values.ops ? { callbacks: opsCallbacks() } : {}),
-    config: {
-      resourceTtlMs: 0,
-      heartbeatIntervalMs: 0,
-      xdsDebounceMs: 50,
-      xdsMaxDelayMs: 1000,
-      xdsMaxStreams: 0,
-      memoryTrim: false,
-    },
-    logger: pino({ level: 'silent' }),
-  });
-  const impls: UntypedServiceImplementation[] = [];
-  xds.addTo({ addService: (_d: unknown, impl: UntypedServiceImplementation) => impls.push(impl) } as unknown as Server);
-  const open = impls.find((i) => 'DeltaAggregatedResources' in i && i['DeltaAggregatedResources'])!;
-  const handler = open['DeltaAggregatedResources'] as (call: ServerDuplexStream<Buffer, XdsResponse>) => void;
+  const { xds, deltaAds: handler } = inProcessXds({ provider, ...(values.ops ? { callbacks: opsCallbacks() } : {}) });
   const calls: FakeCall[] = [];
   const ack = (c: FakeCall, typeUrl: string) =>
     c.emit('data', encodeRequest('v3', 'DeltaDiscoveryRequest', { typeUrl, responseNonce: c.nonce }));

@@ -62,6 +62,39 @@ function push(h: History, n: XdsNode, resources: ReadonlyMap<string, string | nu
   return nonce;
 }
 
+/** The second record of node a in the migration tests: a NACK of push 9's removal. */
+const A2 = [
+  2,
+  200,
+  9n,
+  1,
+  'x-2',
+  'delta',
+  '',
+  { web: null },
+  { ack: false, at: 210, code: 3, message: 'bad' },
+] as const;
+/** A2 in `view`'s order, with its hub and its type as that file wrote them. */
+const a2 = (hub: string, type: string) => {
+  const [seq, at, index, stream, nonce, variant, version, resources, answer] = A2;
+  return [seq, hub, at, index, stream, type, nonce, variant, version, resources, answer];
+};
+
+/** A record as plain values (what a migration must keep). */
+const view = (r: HistoryRecord) => [
+  r.seq,
+  r.hub,
+  r.at,
+  r.index,
+  r.stream,
+  r.type,
+  r.nonce,
+  r.variant,
+  r.version,
+  Object.fromEntries(r.resources),
+  r.answer ?? null,
+];
+
 async function withFile(f: (path: string) => Promise<void>): Promise<void> {
   const dir = await tmpDir('history-store');
   try {
@@ -153,21 +186,13 @@ test('narrow rows (one per record) are rewritten as one batch per push, nothing 
     `);
     db.close();
     const h = open(path, 10);
-    const view = (r: HistoryRecord) => [
-      r.seq,
-      r.hub,
-      r.at,
-      r.index,
-      r.stream,
-      r.nonce,
-      Object.fromEntries(r.resources),
-      r.answer ?? null,
-    ];
     assert.deepEqual((await h.of('a')).map(view), [
-      [1, 'hub-1', 100, 5n, 1, 'x-1', { web: 'v1' }, { ack: true, at: 110 }],
-      [2, 'hub-1', 200, 9n, 1, 'x-2', { web: null }, { ack: false, at: 210, code: 3, message: 'bad' }],
+      [1, 'hub-1', 100, 5n, 1, 'EDS', 'x-1', 'delta', '', { web: 'v1' }, { ack: true, at: 110 }],
+      a2('hub-1', 'EDS'),
     ]);
-    assert.deepEqual((await h.of('b')).map(view), [[1, 'hub-1', 101, 5n, 2, 'y-1', { web: 'v1' }, null]]);
+    assert.deepEqual((await h.of('b')).map(view), [
+      [1, 'hub-1', 101, 5n, 2, 'EDS', 'y-1', 'delta', '', { web: 'v1' }, null],
+    ]);
     push(h, node('b'));
     await h.flush();
     assert.deepEqual(
@@ -230,35 +255,10 @@ for (const withHub of [true, false])
       row.run('b', 2, 201, '9', 2, 'cds', 'y-2', 'sotw', 'v9', 'h1', '{"ack":true,"at":220}', ...hubs);
       db.close();
       const h = open(path, 10);
-      const view = (r: HistoryRecord) => [
-        r.seq,
-        r.hub,
-        r.at,
-        r.index,
-        r.stream,
-        r.type,
-        r.nonce,
-        r.variant,
-        r.version,
-        Object.fromEntries(r.resources),
-        r.answer ?? null,
-      ];
       const name = withHub ? 'hub-1' : '';
       assert.deepEqual((await h.of('a')).map(view), [
         [1, name, 100, 5n, 1, 'eds', 'x-1', 'delta', '', { web: 'v1' }, { ack: true, at: 110 }],
-        [
-          2,
-          name,
-          200,
-          9n,
-          1,
-          'eds',
-          'x-2',
-          'delta',
-          '',
-          { web: null },
-          { ack: false, at: 210, code: 3, message: 'bad' },
-        ],
+        a2(name, 'eds'),
       ]);
       assert.deepEqual((await h.of('b')).map(view), [
         [1, name, 101, 5n, 2, 'eds', 'y-1', 'delta', '', { web: 'v1' }, null],

@@ -8,15 +8,14 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
-import type { Server, ServerDuplexStream, UntypedServiceImplementation } from '@grpc/grpc-js';
 import fc from 'fast-check';
-import pino from 'pino';
 import type { ResourceChange, ResourceProvider, ResourceSet, XdsNode } from '../../../src/xds/transport/provider';
-import { createXdsServer, type XdsServer } from '../../../src/xds/transport/server';
+import type { XdsServer } from '../../../src/xds/transport/server';
 import type { TypeState } from '../../../src/xds/transport/stream-state';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { decodeResponse, encodeRequest, serializeResponse, type XdsResponse } from '../../../src/xds/transport/wire';
 import { cla, cluster, TestProvider } from './helpers/fixtures';
+import { inProcessXds } from './helpers/in-process';
 
 const CDS = TypeUrl.Cluster;
 const EDS = TypeUrl.ClusterLoadAssignment;
@@ -88,28 +87,12 @@ class Client extends EventEmitter {
 }
 
 function server(provider: ResourceProvider, shareSteps: boolean): { xds: XdsServer; open(c: Client): void } {
-  const xds = createXdsServer({
+  const { xds, deltaAds, sotwAds } = inProcessXds({
     provider,
     shareSteps,
-    config: {
-      resourceTtlMs: 0,
-      heartbeatIntervalMs: 0,
-      xdsDebounceMs: 50,
-      xdsMaxDelayMs: 1000,
-      xdsMaxStreams: 0,
-      memoryTrim: false,
-    },
-    logger: pino({ level: 'silent' }),
     syncGate: { largeBytes: Number.MAX_SAFE_INTEGER },
   });
-  const impls: UntypedServiceImplementation[] = [];
-  xds.addTo({ addService: (_d: unknown, impl: UntypedServiceImplementation) => impls.push(impl) } as unknown as Server);
-  const handler = (name: string) =>
-    impls.find((i) => i[name])![name] as (call: ServerDuplexStream<Buffer, XdsResponse>) => void;
-  return {
-    xds,
-    open: (c) => handler(c.variant === 'delta' ? 'DeltaAggregatedResources' : 'StreamAggregatedResources')(c as never),
-  };
+  return { xds, open: (c) => (c.variant === 'delta' ? deltaAds : sotwAds)(c as never) };
 }
 
 /** A stream's state as content (no identities, no nonces): what the two servers must agree on. */
@@ -440,11 +423,19 @@ test('an ACK step is taken only with the nonce it answered: a stale nonce from a
   }
 });
 
-test("a delivery's change step is taken only for the same batch: two scoped batches in one delivery reach their own scopes", (t) => {
+/** Under mocked timers and clock: a provider of NAMES' clusters and assignments, and a synced class in `clusters`. */
+function mockedClass(
+  t: { mock: { timers: { enable(o: { apis: ('setTimeout' | 'Date')[] }): void } } },
+  clusters: string[],
+) {
   t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
   const provider = new TestProvider();
   provider.set(...NAMES.map((n) => cluster(n)), ...NAMES.map((n) => cla(n)));
-  const { s, clients } = synced(provider, ['web', 'web', 'api', 'api']);
+  return { provider, ...synced(provider, clusters) };
+}
+
+test("a delivery's change step is taken only for the same batch: two scoped batches in one delivery reach their own scopes", (t) => {
+  const { provider, s, clients } = mockedClass(t, ['web', 'web', 'api', 'api']);
   try {
     assert.equal(new Set(s.xds.streams().map((st) => st.types)).size, 1, 'one class across both scopes');
     provider.set(cla('c3', [7000])); // a delivery: the window opens
@@ -462,10 +453,7 @@ test("a delivery's change step is taken only for the same batch: two scoped batc
 });
 
 test('an ACK step is taken only under the same push window: an ACK after the window sends the queued change at once (X-STREAM-4)', (t) => {
-  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
-  const provider = new TestProvider();
-  provider.set(...NAMES.map((n) => cluster(n)), ...NAMES.map((n) => cla(n)));
-  const { s, clients } = synced(provider, ['web', 'web']);
+  const { provider, s, clients } = mockedClass(t, ['web', 'web']);
   try {
     t.mock.timers.tick(1000);
     provider.set(cla('c1', [9001])); // goes at once; the window opens
