@@ -316,6 +316,9 @@ async function rounds(mode: Mode, n: number, s: number, count: number): Promise<
     `); from the write until all hold it ${f1(f.windowUsPerClient)} µs/client; ` +
     `RSS ${f1(f.rssPerClientKiB)} KiB/client (heap ${f1(perClient(run, n, 'heapUsed'))}${run.connected.heapTotal === undefined ? '' : ` of ${f1(perClient(run, n, 'heapTotal'))} committed`}, external ${f1(perClient(run, n, 'external'))}, of it buffers ${f1(perClient(run, n, 'arrayBuffers'))}); ` +
     `connect+sync ${(run.connectMs / 1000).toFixed(1)} s; missing ${missing}; streams refused ${run.connected.refused ?? run.refusedByClients}` +
+    (end.steps && run.connected.steps
+      ? `; rule steps in the rounds: ${end.steps.hits - run.connected.steps.hits} from the class, ${end.steps.misses - run.connected.steps.misses} computed`
+      : '') +
     (run.connected.trim
       ? `; malloc_trim ${run.connected.trim.trims}× before the RSS reading (last ${f1(run.connected.trim.lastDurationMs)} ms), released ${f1(run.connected.trim.releasedBytes / 1048576)} MiB`
       : '');

@@ -91,7 +91,7 @@ async function main() {
       await profile.stats();
       const stats = processStats(xds!.streams().length, true);
       const refused = (await xds!.metrics.rejectedStreams.get()).values.reduce((s, v) => s + v.value, 0);
-      send({ kind: 'stats', ...stats, trim: xds!.memoryTrim(), refused });
+      send({ kind: 'stats', ...stats, trim: xds!.memoryTrim(), refused, steps: xds!.stepStats() });
     } else if (m.cmd === 'change') {
       throw new Error('the hub takes its changes over HTTP');
     } else if (m.cmd === 'exit') {

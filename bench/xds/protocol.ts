@@ -43,6 +43,8 @@ export interface ServerStats {
   cpuSystemUs: number;
   streams: number;
   trim?: { trims: number; lastDurationMs: number; releasedBytes: number };
+  /** Hub only: rule steps taken from a stream of the same class, and computed (step-memo.ts), since start. */
+  steps?: { hits: number; misses: number };
   /** Hub only: streams refused since start, and the most streams open at once. */
   refused?: number;
   /** Node servers: GC pauses since the first reading, ms (perf_hooks; entries reach the observer a little late). */
