@@ -6,6 +6,7 @@
 //   node --import tsx bench/xds.ts [--clients 1000] [--services 1000] [--procs 2] [--rounds 10]
 //        [--mode peers|both|all|hub|hub-notrim|bare|bare-sync|gcp|<list: bare,hub,bare,hub>] [--settle-ms 500]
 //        [--churn 1000] [--churn-seconds 10] [--churn-connections 32] ["--hub-args=--xds-debounce 50ms ..."] (with "=": a value that starts with -- is otherwise taken for a flag)
+//        [--pin on|off] [--tsx]
 //   node --import tsx bench/xds.ts --storm [--clients 5000] [--services 1]
 //   node --import tsx bench/xds.ts --fanout [--clients 5000] [--services 100]   (bench/xds/fanout.ts)
 //
@@ -40,7 +41,14 @@
 //
 // Every process is separate: the server, and `procs` client processes holding
 // N/procs clients each, every client on its own HTTP/2 connection, subscribed
-// as Envoy does (wildcard CDS, then EDS by name for all S clusters).
+// as Envoy does (wildcard CDS, then EDS by name for all S clusters). They run
+// compiled (dist/, built once per run; --tsx: the sources under tsx), and with
+// --pin on (the default with 2+ cores) the server on core 0 and the clients on
+// the others. Besides the whole rounds' CPU, each server's CPU per change per
+// client from just before the write until the last client holds it (#26's
+// window) is printed; a Node server's line also splits main thread from
+// helper threads and counts its full GCs (XDS_BENCH_SERVER_NODE_ARGS: node
+// flags for the server alone, e.g. --trace-gc).
 
 import { execFileSync } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
