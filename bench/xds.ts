@@ -80,6 +80,8 @@ const { values } = parseArgs({
     services: { type: 'string' },
     procs: { type: 'string', default: '2' },
     rounds: { type: 'string', default: '10' },
+    // Rounds run first and not counted: both servers' code warm (JIT) before the measured ones.
+    warmup: { type: 'string', default: '3' },
     mode: { type: 'string' },
     'bytes-check': { type: 'string', default: '10' },
     // Wait after the last client is in sync before the "connected" stats (GC'd in both servers at that moment).
@@ -264,8 +266,16 @@ async function rounds(mode: Mode, n: number, s: number, count: number): Promise<
   const bytes: number[] = [];
   let missing = 0;
   let windowUs = 0;
-  for (let r = 0; r < count; r++) {
-    const service = (r * 7919) % s;
+  const warmup = Number(values.warmup);
+  let base = run.connected;
+  for (let r = -warmup; r < count; r++) {
+    if (r === 0) {
+      // The measured rounds begin: their baseline, taken after the warm-up rounds.
+      run.server.send({ cmd: 'rounds-start' });
+      base = await run.server.next('stats');
+      windowUs = 0;
+    }
+    const service = ((r + warmup) * 7919) % s;
     run.procs.forEach((p) => p.send({ cmd: 'arm', name: `svc-${service}`, round: r }));
     await Promise.all(run.procs.map((p) => p.next('armed', (a) => a.round === r)));
     const arrivals = Promise.all(run.procs.map((p) => p.next('arrived', (a) => a.round === r)));
@@ -278,6 +288,10 @@ async function rounds(mode: Mode, n: number, s: number, count: number): Promise<
     }
     const arrived = await arrivals;
     windowUs += (await cpuMark(run.server)) - before;
+    if (r < 0) {
+      await sleep(200);
+      continue;
+    }
     const lat = arrived.flatMap((a) => a.times.map((x) => x - t0));
     latencies.push(...lat);
     allTimes.push(Math.max(...lat));
@@ -293,9 +307,9 @@ async function rounds(mode: Mode, n: number, s: number, count: number): Promise<
   const sorted = latencies.sort((a, b) => a - b);
   const allSorted = allTimes.sort((a, b) => a - b);
   // Without the full GC the "connected" reading forced (for its RSS): a large heap's collection is not a round's cost.
-  const cpuUs = cpuBetween(run.connected, end);
-  const gcMs = gcPauseBetween(run.connected, end);
-  const mainUs = mainThreadBetween(run.connected, end);
+  const cpuUs = cpuBetween(base, end);
+  const gcMs = gcPauseBetween(base, end);
+  const mainUs = mainThreadBetween(base, end);
   const f: Figures = {
     mode,
     p50: pct(sorted, 50),
@@ -318,14 +332,12 @@ async function rounds(mode: Mode, n: number, s: number, count: number): Promise<
     `${f1(f.bytesPerClient)} B/client/change; server CPU ${f1(f.cpuMsPerChange)} ms/change (${f1(cpuUs / count / n)} µs/client` +
     (f.mainUsPerClient === undefined ? '' : `, of it main thread ${f1(f.mainUsPerClient)} µs`) +
     (f.gcUsPerClient === undefined ? '' : `, GC pauses ${f1(f.gcUsPerClient)} µs`) +
-    (end.majorGcs === undefined
-      ? ''
-      : `, ${end.majorGcs - (run.connected.majorGcs ?? 0) - (run.connected.forcedGc ? 1 : 0)} full GCs in the rounds`) +
+    (end.majorGcs === undefined ? '' : `, ${end.majorGcs - (base.majorGcs ?? 0)} full GCs in the rounds`) +
     `); from the write until all hold it ${f1(f.windowUsPerClient)} µs/client; ` +
     `RSS ${f1(f.rssPerClientKiB)} KiB/client (heap ${f1(perClient(run, n, 'heapUsed'))}${run.connected.heapTotal === undefined ? '' : ` of ${f1(perClient(run, n, 'heapTotal'))} committed`}, external ${f1(perClient(run, n, 'external'))}, of it buffers ${f1(perClient(run, n, 'arrayBuffers'))}); ` +
     `connect+sync ${(run.connectMs / 1000).toFixed(1)} s; missing ${missing}; streams refused ${run.connected.refused ?? run.refusedByClients}` +
-    (end.steps && run.connected.steps
-      ? `; rule steps in the rounds: ${end.steps.hits - run.connected.steps.hits} from the class, ${end.steps.misses - run.connected.steps.misses} computed`
+    (end.steps && base.steps
+      ? `; rule steps in the rounds: ${end.steps.hits - base.steps.hits} from the class, ${end.steps.misses - base.steps.misses} computed`
       : '') +
     (run.connected.trim
       ? `; malloc_trim ${run.connected.trim.trims}× before the RSS reading (last ${f1(run.connected.trim.lastDurationMs)} ms), released ${f1(run.connected.trim.releasedBytes / 1048576)} MiB`

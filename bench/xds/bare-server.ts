@@ -192,6 +192,9 @@ async function main() {
       if (SYNC) initial = initialSets(m.services);
       send({ kind: 'setup-done', ms: 0 });
       profile.setupDone();
+    } else if (m.cmd === 'rounds-start') {
+      send({ kind: 'stats', ...processStats(streams.size) });
+      profile.roundsStart();
     } else if (m.cmd === 'stats') {
       await profile.stats();
       send({ kind: 'stats', ...processStats(streams.size, true) });

@@ -33,5 +33,6 @@ go.on('exit', (code) => process.exit(code ?? 1));
 createInterface({ input: go.stdout! }).on('line', (line) => send(JSON.parse(line) as ServerReply));
 process.on('message', (m: ServerCommand) => {
   if (m.cmd === 'churn-change') throw new Error('gcp mode has no churn phase (run it with --churn 0)');
-  go.stdin!.write(`${JSON.stringify(m)}\n`);
+  // The Go server's stats reading serves as the rounds' baseline too.
+  go.stdin!.write(`${JSON.stringify(m.cmd === 'rounds-start' ? { cmd: 'stats' } : m)}\n`);
 });

@@ -86,6 +86,9 @@ async function main() {
       while (provider!.stats().services < m.services) await new Promise((r) => setTimeout(r, 20));
       send({ kind: 'setup-done', ms: now() - t });
       profile.setupDone();
+    } else if (m.cmd === 'rounds-start') {
+      send({ kind: 'stats', ...processStats(xds!.streams().length), steps: xds!.stepStats() });
+      profile.roundsStart();
     } else if (m.cmd === 'stats') {
       // The second stats call is the "connected" reading: the change rounds follow, and the profile covers them.
       await profile.stats();

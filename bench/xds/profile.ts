@@ -1,6 +1,6 @@
 // XDS_BENCH_PROFILE=<file.cpuprofile>: a bench server's CPU profile of the
-// change rounds only, from its second stats reading ("connected") to its third
-// or its exit (XDS_BENCH_PROFILE_CONNECT=1: of connect + sync instead, from
+// measured change rounds only, from their start (after the warm-up rounds) to
+// the stats reading after them or its exit (XDS_BENCH_PROFILE_CONNECT=1: of connect + sync instead, from
 // setup on). The hub and the bare server take the same, so their profiles
 // compare; a `%s` in the file name becomes the server's kind (hub, bare).
 // XDS_BENCH_HEAP_PROFILE=<file.heapprofile>: the same window as a sampling heap
@@ -15,6 +15,8 @@ export interface RoundProfile {
   setupDone(): void;
   /** On every stats command, before the reading. */
   stats(): Promise<void>;
+  /** The measured rounds begin (after the warm-up rounds). */
+  roundsStart(): void;
   /** Before the process exits. */
   exit(): Promise<void>;
 }
@@ -53,9 +55,11 @@ export function roundProfile(kind: string, env: NodeJS.ProcessEnv = process.env)
       if (to && connect) start();
     },
     async stats() {
-      if (++statsCalls === 2 && to && !connect) start();
-      else if (statsCalls === 2 && profiling) await stop();
-      else if (statsCalls === 3 && profiling) await stop();
+      // Connect + sync: until the "connected" reading (the second); the rounds: until the last.
+      if (++statsCalls >= 2 && profiling && (connect || statsCalls >= 3)) await stop();
+    },
+    roundsStart() {
+      if (to && !connect && !profiling) start();
     },
     async exit() {
       if (profiling) await stop();

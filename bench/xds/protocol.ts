@@ -24,6 +24,8 @@ export type Mode = 'hub' | 'hub-notrim' | 'bare' | 'bare-sync' | 'gcp';
 export type ServerCommand =
   | { cmd: 'setup'; services: number }
   | { cmd: 'stats' }
+  /** The measured rounds begin: a stats reply (no forced GC) is their baseline; a profile starts. */
+  | { cmd: 'rounds-start' }
   /** Bare servers only: the hub's changes go through its HTTP API. */
   | { cmd: 'change'; service: number; round: number }
   /** Bare servers only, churn: service `service` now has `port`; changes are folded for `windowMs` and sent to every stream in one response. */
