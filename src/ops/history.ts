@@ -233,12 +233,16 @@ function answeredRecord(records: Ring | HistoryRecord[], nonce: string, stream: 
   for (let i = records.length - 1; i >= 0; i--) {
     const r = records[i]!;
     if (r.nonce !== nonce || r.stream !== stream) continue;
-    // Nearly always the newest (one push waits per node): taken off the end without splice's array.
-    if (i === records.length - 1) records.pop();
-    else records.splice(i, 1);
+    takeOut(records, i);
     return r;
   }
   return undefined;
+}
+
+/** Removes item `i`: nearly always the newest (one push waits per node), taken off the end without splice's array. */
+function takeOut(list: unknown[], i: number): void {
+  if (i === list.length - 1) list.pop();
+  else list.splice(i, 1);
 }
 
 /** Nodes kept (in memory, and in a Redis store); the least recently pushed is forgotten first. */
@@ -322,14 +326,8 @@ export function createHistory(options: HistoryOptions): History {
       const b = batches[j]!;
       const i = indexes[j]!;
       if (b.nonces[i] !== e.nonce || b.streams[i] !== e.stream) continue;
-      // Nearly always the newest (one push waits per node): taken off the end.
-      if (j === batches.length - 1) {
-        batches.pop();
-        indexes.pop();
-      } else {
-        batches.splice(j, 1);
-        indexes.splice(j, 1);
-      }
+      takeOut(batches, j);
+      takeOut(indexes, j);
       store.answer!(b, i, !e.error, e.at, e.error?.code, e.error?.message);
       if (listening()) options.onRecord!(slot.node.id, b.recordOf(i));
       return;

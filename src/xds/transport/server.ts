@@ -118,10 +118,12 @@ function serverCore(options: XdsServerOptions): ServerCore {
   const live = new Set<XdsStream>();
   const metrics = createXdsMetrics(options.registry, () => subscriptionCounts(live));
   const steps = new StepMemo();
+  // The pipeline and the streams share steps through it unless told not to.
+  const sharing = options.shareSteps === false ? {} : { steps };
   const pipeline = new PushPipeline(provider, {
     debounceMs: config.xdsDebounceMs,
     maxDelayMs: config.xdsMaxDelayMs,
-    ...(options.shareSteps === false ? {} : { steps }),
+    ...sharing,
   });
   const bodyCache = new BodyCache();
   // Initial syncs are the large writes; the trim after a burst of them gives their freed memory back (memory-trim.ts).
@@ -140,7 +142,7 @@ function serverCore(options: XdsServerOptions): ServerCore {
     logger,
     metrics,
     bodyCache,
-    ...(options.shareSteps === false ? {} : { steps }),
+    ...sharing,
     pacing: options.pacing ?? {
       syncGate,
       largeWritten: (bytes) => trimmer.note(bytes),

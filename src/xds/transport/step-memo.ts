@@ -20,6 +20,7 @@
 // sync, under its own nonces) are made one value again by interning what a
 // remembered step could not give: after an ACK, the state is looked up by its
 // content, so the class forms after the first ACK and stays together.
+import { WeakValues } from './name-sets';
 import type { ResourceSet, XdsNode } from './provider';
 import type { Outgoing } from './rules/decide';
 import { type StreamState, type Subscription, type TypeState, typeWith } from './stream-state';
@@ -262,20 +263,4 @@ function settled(st: TypeState): boolean {
     st.changed.size === 0 &&
     st.force.size === 0
   );
-}
-
-/** Values by key, held weakly (the name interner's way: name-sets.ts). */
-class WeakValues<V extends object> {
-  private readonly byKey = new Map<string, WeakRef<V>>();
-  private readonly registry = new FinalizationRegistry<string>((key) => {
-    if (!this.byKey.get(key)?.deref()) this.byKey.delete(key);
-  });
-  /** The value already known under `key`, or `value`, which is known under it from now on. */
-  intern(key: string, value: V): V {
-    const hit = this.byKey.get(key)?.deref();
-    if (hit) return hit;
-    this.byKey.set(key, new WeakRef(value));
-    this.registry.register(value, key);
-    return value;
-  }
 }

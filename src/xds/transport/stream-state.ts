@@ -224,6 +224,11 @@ export function hasWork(st: TypeState): boolean {
   return st.changed === 'all' || st.changed.size > 0 || st.force.size > 0 || st.forceAll || st.holding;
 }
 
+/** Changed and nothing in flight (X-STREAM-3): nextResponse may send the type now. */
+export function isSendable(st: TypeState): boolean {
+  return st.dirty && st.pending === undefined;
+}
+
 /** X-STREAM-4: changes wait for the next delivery (the push window was open when the type was freed). */
 export function isDeferred(st: TypeState): boolean {
   return !st.dirty && st.pending === undefined && hasWork(st);

@@ -31,6 +31,7 @@ import type { SubscriptionDelta } from './rules/subscription';
 import { type AckStep, isDeliveryNonce, profileOf, type StepMemo } from './step-memo';
 import {
   isDeferred,
+  isSendable,
   newStreamState,
   type StreamState,
   type Transport,
@@ -564,11 +565,8 @@ function remembered(o: RequestOutcome): boolean {
   return !o.end && !o.nack && o.ignored === undefined && !o.subscription && !o.opened;
 }
 
-/** Whether some type is dirty and free (what nextResponse looks for first). */
+/** Whether some type is one nextResponse would look at (stream-state.ts isSendable). */
 function hasSendable(types: TypeStates): boolean {
-  for (let i = 0; i < types.size; i++) {
-    const st = types.stateAt(i);
-    if (st.dirty && !st.pending) return true;
-  }
+  for (let i = 0; i < types.size; i++) if (isSendable(types.stateAt(i))) return true;
   return false;
 }

@@ -255,18 +255,8 @@ test('a server that shares steps writes what one that does not writes, and leave
 test('a class of streams takes each step once: one rule run per delivery and per ACK, the rest from memory; one nonce per delivery', () => {
   const provider = new TestProvider();
   provider.set(...NAMES.map((n) => cluster(n)), ...NAMES.map((n) => cla(n)));
-  const s = server(provider, true);
-  const clients = Array.from({ length: 40 }, () => new Client('delta'));
+  const { s, clients } = synced(provider, Array<string>(40).fill('web'));
   try {
-    clients.forEach((c, i) => {
-      s.open(c);
-      c.request(CDS, { names: ['*'], node: { id: `n${i}`, cluster: 'web' } });
-      c.answer(CDS, 'ack');
-      c.request(EDS, { names: NAMES });
-      c.answer(EDS, 'ack');
-    });
-    s.xds.flushChanges();
-    for (const c of clients) for (const url of [CDS, EDS]) c.answer(url, 'ack');
     const before = s.xds.stepStats();
     const nonces: string[] = [];
     for (let round = 1; round <= 5; round++) {
@@ -316,18 +306,8 @@ test('streams in one state but served different resources never share a step', (
       return () => listeners.delete(l);
     },
   };
-  const s = server(provider, true);
-  const clients = ['a', 'a', 'b', 'b'].map(() => new Client('delta'));
+  const { s, clients } = synced(provider, ['a', 'a', 'b', 'b'], ['c1']);
   try {
-    clients.forEach((c, i) => {
-      s.open(c);
-      c.request(CDS, { names: ['*'], node: { id: `n${i}`, cluster: i < 2 ? 'a' : 'b' } });
-      c.answer(CDS, 'ack');
-      c.request(EDS, { names: ['c1'] });
-      c.answer(EDS, 'ack');
-    });
-    s.xds.flushChanges();
-    for (const c of clients) for (const url of [CDS, EDS]) c.answer(url, 'ack');
     assert.equal(new Set(s.xds.streams().map((st) => st.types)).size, 1, 'all four hold one state value');
     const counts = clients.map((c) => c.got.length);
     put('b', 9090);
@@ -347,18 +327,8 @@ test('streams in one state but served different resources never share a step', (
 test('a stream that NACKs leaves its class; the class shares on, the NACKed content is not sent again (X-ACK-5)', () => {
   const provider = new TestProvider();
   provider.set(cluster('c1'), cla('c1'));
-  const s = server(provider, true);
-  const clients = Array.from({ length: 10 }, () => new Client('delta'));
+  const { s, clients } = synced(provider, Array<string>(10).fill('web'), ['c1']);
   try {
-    clients.forEach((c, i) => {
-      s.open(c);
-      c.request(CDS, { names: ['*'], node: { id: `n${i}`, cluster: 'web' } });
-      c.answer(CDS, 'ack');
-      c.request(EDS, { names: ['c1'] });
-      c.answer(EDS, 'ack');
-    });
-    s.xds.flushChanges();
-    for (const c of clients) for (const url of [CDS, EDS]) c.answer(url, 'ack');
     provider.set(cla('c1', [9001]));
     s.xds.flushChanges();
     clients.forEach((c, i) => c.answer(EDS, i === 0 ? 'nack' : 'ack'));
@@ -379,7 +349,7 @@ test('a stream that NACKs leaves its class; the class shares on, the NACKed cont
   }
 });
 
-/** `n` Delta streams (clusters as given), synced and ACKed: one class. */
+/** Delta streams, one per cluster given (CDS wildcard, EDS `names`), synced and ACKed: one class per view. */
 function synced(
   provider: ResourceProvider,
   clusters: string[],

@@ -9,6 +9,7 @@ import type { ResourceSet, XdsNode } from '../provider';
 import { Clusters, Endpoints, RESOURCE_TYPES, type ResourceType, Routes, resourceTypeOf } from '../resource-types';
 import {
   isDeferred,
+  isSendable,
   markChanged,
   type NackRecord,
   newTypeState,
@@ -224,7 +225,7 @@ export function nextResponse(s: StreamState, ctx: RuleContext): { state: StreamS
   let state = s;
   for (const type of RESOURCE_TYPES) {
     const st = state.types.get(type.typeUrl);
-    if (!st?.dirty || st.pending) continue;
+    if (!st || !isSendable(st)) continue;
     if (waitsForClusters(state, type)) continue;
     const set = ctx.resources(type, node);
     // Closures only for the types that need them: this runs once per response per stream.
