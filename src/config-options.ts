@@ -76,6 +76,11 @@ export const OPTIONS = {
   'xds-max-delay': o('XDSHUB_XDS_MAX_DELAY', '1s', 'xDS: the longest a change may wait for coalescing'),
   'xds-max-streams': o('XDSHUB_XDS_MAX_STREAMS', '100000', 'xDS: open streams at most (0 = no limit)'),
   'memory-trim': flag('XDSHUB_MEMORY_TRIM', 'true', 'give freed memory back to the OS after xDS bursts (glibc)'),
+  'gc-heap-growth': o(
+    'XDSHUB_GC_HEAP_GROWTH',
+    '100',
+    "percent V8's old generation may grow past the live heap before a full GC (0 = V8's own choice)",
+  ),
   'check-allow-cidr': none(
     'XDSHUB_CHECK_ALLOW_CIDR',
     'networks (CIDRs, comma-separated) checks may probe besides loopback',

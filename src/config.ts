@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { validateCidrs } from './checks/targets';
 import { normalizeBoolFlags, OPTIONS, type OptionName } from './config-options';
 import { invalid } from './errors';
+import { DEFAULT_HEAP_GROWTH, MAX_HEAP_GROWTH } from './heap-growth';
 import { DEFAULT_REDIS_CLIENT, type RedisClientConfig } from './log/redis-target';
 import { parseStore, type StoreConfig, storeKind } from './log/store-kinds';
 
@@ -51,6 +52,12 @@ export interface Config {
   xdsMaxStreams: number;
   /** After bursts of large xDS writes, give freed memory back to the OS with glibc's malloc_trim (no-op elsewhere). */
   memoryTrim: boolean;
+  /**
+   * `serve`: how far (percent) V8's old generation may grow past what the last full GC left live
+   * before the next one (src/heap-growth.ts; 0 = V8's own choice). Fewer full GCs, each marking the
+   * whole live heap on helper threads, for up to that much more heap between them.
+   */
+  gcHeapGrowth: number;
   /** Networks (CIDR) HTTP, TCP and gRPC checks may probe besides loopback. */
   checkAllowCidrs: string[];
   /** `serve`: the most an ordered shutdown may take before the process exits anyway (exit code 1). */
@@ -128,6 +135,7 @@ export const DEFAULTS: Config = {
   xdsMaxDelayMs: 1_000,
   xdsMaxStreams: 100_000,
   memoryTrim: true,
+  gcHeapGrowth: DEFAULT_HEAP_GROWTH,
   checkAllowCidrs: [],
   shutdownTimeoutMs: 10_000,
   sidecarMinPort: 21000,
@@ -317,6 +325,12 @@ function setServing(config: Config, set: Setter): void {
   set('xds-max-delay', (v) => (config.xdsMaxDelayMs = parseDurationMs(v, 'xds-max-delay')));
   set('xds-max-streams', (v) => (config.xdsMaxStreams = count(v, 'xds-max-streams')));
   set('memory-trim', (v) => (config.memoryTrim = bool(v, 'memory-trim')));
+  set('gc-heap-growth', (v) => {
+    const n = count(v, 'gc-heap-growth');
+    if (n > MAX_HEAP_GROWTH)
+      throw invalid('gc-heap-growth', `expected 0 (V8's own choice) to ${MAX_HEAP_GROWTH} percent, got "${v}"`);
+    config.gcHeapGrowth = n;
+  });
   set('check-allow-cidr', (v) => {
     config.checkAllowCidrs = v
       .split(',')

@@ -10,9 +10,10 @@ import { join } from 'node:path';
 import pino from 'pino';
 import type { NodeInput, ServiceInput } from '../../src/catalog/commands';
 import { parseConfig } from '../../src/config';
+import { startHeapGrowth } from '../../src/heap-growth';
 import { ALL_PARTS, createHub } from '../../src/hub';
 import { roundProfile } from './profile';
-import { cpuNowUs, now, pinSelf, processStats, type ServerCommand, type ServerReply } from './protocol';
+import { cpuNowUs, now, pinSelf, processStats, type ServerCommand, type ServerReply, settleMemory } from './protocol';
 
 const send = (m: ServerReply) => {
   if (process.connected) process.send!(m);
@@ -59,6 +60,8 @@ async function main() {
     logLevel: 'warn' as const,
     nodeName: 'bench-hub',
   };
+  // As `xdshub serve` does (src/cli/serve.ts): the process's V8 heap growth from --gc-heap-growth.
+  startHeapGrowth(config.gcHeapGrowth);
   const hub = await createHub(config, logger, { grpcGraceMs: 200, parts: ALL_PARTS });
   const { xds, provider } = hub;
   send({ kind: 'listening', port: hub.grpcPort, httpUrl: hub.httpUrl });
@@ -92,6 +95,7 @@ async function main() {
     } else if (m.cmd === 'stats') {
       // The second stats call is the "connected" reading: the change rounds follow, and the profile covers them.
       await profile.stats();
+      if (m.settle) await settleMemory();
       const stats = processStats(xds!.streams().length, true);
       const refused = (await xds!.metrics.rejectedStreams.get()).values.reduce((s, v) => s + v.value, 0);
       send({ kind: 'stats', ...stats, trim: xds!.memoryTrim(), refused, steps: xds!.stepStats() });

@@ -5,6 +5,7 @@ import { type Config, parseConfig } from '../config';
 import { optionsHelp } from '../config-options';
 import { isHubError } from '../errors';
 import { createFanoutHub } from '../fanout/hub';
+import { startHeapGrowth } from '../heap-growth';
 import { ALL_PARTS, createHub } from '../hub';
 import { storeKind } from '../log/store-kinds';
 import { createLogger } from '../logger';
@@ -39,6 +40,7 @@ export async function run(argv: string[], env: Record<string, string | undefined
   }
 
   const logger = createLogger(config.logLevel);
+  startHeapGrowth(config.gcHeapGrowth);
   const ttlAdvice = ttlTypesAdvice(config.resourceTtlMs, config.resourceTtlTypes);
   if (ttlAdvice) logger.warn({ resourceTtlTypes: config.resourceTtlTypes }, ttlAdvice);
   // A fan-out hub (--upstream, docs/fanout.md) keeps no log: it relays another hub's Subscribe streams.

@@ -17,6 +17,20 @@ test('--memory-trim: on by default; true/false, on/off, 1/0 from a flag or XDSHU
   assert.equal(parseConfig(['--memory-trim=true'], { XDSHUB_MEMORY_TRIM: 'false' }).memoryTrim, true);
 });
 
+test('--gc-heap-growth: 100 by default; a percent from the flag or XDSHUB_GC_HEAP_GROWTH, the flag winning; 0 to 300 only', () => {
+  assert.equal(DEFAULTS.gcHeapGrowth, 100);
+  assert.equal(parseConfig([], {}).gcHeapGrowth, 100);
+  assert.equal(parseConfig(['--gc-heap-growth', '0'], {}).gcHeapGrowth, 0);
+  assert.equal(parseConfig([], { XDSHUB_GC_HEAP_GROWTH: '50' }).gcHeapGrowth, 50);
+  assert.equal(parseConfig(['--gc-heap-growth=300'], { XDSHUB_GC_HEAP_GROWTH: '50' }).gcHeapGrowth, 300);
+  for (const bad of ['-1', '301', '1.5', 'lots'])
+    assert.throws(
+      () => parseConfig([`--gc-heap-growth=${bad}`], {}),
+      (err: unknown) => isHubError(err) && err.code === 'INVALID_ARGUMENT' && /gc-heap-growth/.test(err.message),
+      bad,
+    );
+});
+
 test('--memory-trim: anything else is an invalid-argument error naming the flag', () => {
   for (const [argv, env] of [
     [['--memory-trim=maybe'], {}],
@@ -199,6 +213,7 @@ const SAMPLE: Record<OptionName, string> = {
   'xds-max-delay': '2ms',
   'xds-max-streams': '1',
   'memory-trim': 'false',
+  'gc-heap-growth': '50',
   'check-allow-cidr': '10.0.0.0/8',
   'shutdown-timeout': '1s',
   'sidecar-min-port': '21001',

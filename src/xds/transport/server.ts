@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '../../config';
 import { grpcStatusOf, HubError, isHubError } from '../../errors';
+import { noteLargeWrite } from '../../heap-growth';
 import { moduleLogger } from '../../logger';
 import {
   createMemoryTrimmer,
@@ -145,7 +146,10 @@ function serverCore(options: XdsServerOptions): ServerCore {
     ...sharing,
     pacing: options.pacing ?? {
       syncGate,
-      largeWritten: (bytes) => trimmer.note(bytes),
+      largeWritten: (bytes) => {
+        trimmer.note(bytes);
+        noteLargeWrite();
+      },
       windowOpen: () => pipeline.windowOpen(),
       defer: (stream, at) => pipeline.defer(stream, at),
     },

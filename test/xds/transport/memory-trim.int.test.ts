@@ -1,9 +1,11 @@
 // The xDS server feeds its large (gated) writes to the memory trimmer: an
 // initial set above the sync gate's size trims once the burst is over; small
 // responses never count. Real grpc-js server and client; the trim is counted,
-// not run, so the test does not depend on the allocator.
+// not run, so the test does not depend on the allocator. The same large
+// writes hand V8's heap growth back to V8 while they last (src/heap-growth.ts).
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
+import { startHeapGrowth, stopHeapGrowth } from '../../../src/heap-growth';
 import { SYNC_GATE_DEFAULTS } from '../../../src/xds/transport/sync-gate';
 import { TypeUrl } from '../../../src/xds/transport/type-urls';
 import { until as poll, UNTIL_TIMEOUT_MS } from '../../helpers/until';
@@ -71,4 +73,24 @@ test('--memory-trim=false: large writes are not noted and nothing is trimmed', {
     { available: false, trims: 0, pendingBytes: 0, lastDurationMs: 0, releasedBytes: 0 },
   );
   assert.equal(trims(), 0);
+});
+
+test('a large initial set switches the heap growth to V8 own choice until the burst is quiet; a small one never does', {
+  timeout: 20_000,
+}, async (t) => {
+  const applied: number[] = [];
+  const growth = startHeapGrowth(100, (p) => applied.push(p));
+  t.after(() => stopHeapGrowth());
+  const small = await setup(t, 3, true, 60_000);
+  assert.equal(await syncCds(small.hub), 3);
+  assert.deepEqual(applied, [100]);
+  const large = await setup(t, 600, true, 60_000);
+  assert.equal(await syncCds(large.hub), 600);
+  assert.deepEqual(
+    applied,
+    [100, 0],
+    'switched by the time the client has the response (the write callback runs first)',
+  );
+  await until(() => growth.current() === 100, 'the factor back after the burst');
+  assert.deepEqual(applied, [100, 0, 100]);
 });
