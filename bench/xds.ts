@@ -172,7 +172,7 @@ async function start(
   const { port, httpUrl } = await server.next('listening');
   server.send({ cmd: 'setup', services: s });
   await server.next('setup-done');
-  server.send({ cmd: 'stats' });
+  server.send({ cmd: 'stats', settle: true });
   const before = await server.next('stats');
 
   const per = Math.ceil(n / P);
@@ -213,7 +213,7 @@ async function start(
   await side;
   const connectMs = Math.max(...ready.map((r) => r.at)) - t;
   await sleep(Number(values['settle-ms'])); // let the last ACKs land
-  server.send({ cmd: 'stats' });
+  server.send({ cmd: 'stats', settle: true });
   const connected = await server.next('stats');
   return {
     server,

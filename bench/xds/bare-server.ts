@@ -23,6 +23,7 @@ import {
   processStats,
   type ServerCommand,
   type ServerReply,
+  settleMemory,
 } from './protocol';
 
 const send = (m: ServerReply) => {
@@ -197,6 +198,7 @@ async function main() {
       profile.roundsStart();
     } else if (m.cmd === 'stats') {
       await profile.stats();
+      if (m.settle) await settleMemory();
       send({ kind: 'stats', ...processStats(streams.size, true) });
     } else if (m.cmd === 'change') {
       const name = `svc-${m.service}`;

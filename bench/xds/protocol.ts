@@ -23,7 +23,8 @@ export type Mode = 'hub' | 'hub-notrim' | 'bare' | 'bare-sync' | 'gcp';
 /** Parent → server. */
 export type ServerCommand =
   | { cmd: 'setup'; services: number }
-  | { cmd: 'stats' }
+  /** settle: the memory readings (after setup, after connect + sync) wait for freed memory first (settleMemory). */
+  | { cmd: 'stats'; settle?: true }
   /** The measured rounds begin: a stats reply (no forced GC) is their baseline; a profile starts. */
   | { cmd: 'rounds-start' }
   /** Bare servers only: the hub's changes go through its HTTP API. */
@@ -95,6 +96,20 @@ let observingGc = false;
  * RSS that holds only what is live), but after CPU and GC time are: the
  * forced collection of a large heap would otherwise be billed to the rounds.
  */
+/**
+ * Before a memory reading: a full GC, then SETTLE_MS for what it freed to be
+ * given back (the array-buffer backing stores swept after it, HTTP/2 sessions'
+ * buffers released), so the reading (itself after a second GC) is what stays
+ * and not what is about to go. Without it the hub's external memory at the
+ * reading ranged 1–41 KiB per client between runs of the same code, and 1.2
+ * in every run with it (bench/NOTES.md, session 17). Both servers do the same.
+ */
+export const SETTLE_MS = 400;
+export async function settleMemory(): Promise<void> {
+  (globalThis as { gc?: () => void }).gc?.();
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+}
+
 export function processStats(streams: number, collect = false): ServerStats {
   if (!observingGc) {
     observingGc = true;
