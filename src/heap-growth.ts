@@ -19,6 +19,7 @@
 // (noteLargeWrite); createHub alone starts none, so tests that share a process
 // keep V8's own choice.
 import { setFlagsFromString } from 'node:v8';
+import { MEMORY_TRIM_DEFAULTS } from './memory-trim';
 
 export const DEFAULT_HEAP_GROWTH = 100;
 /** V8's own largest factor is 4: 300%. */
@@ -40,21 +41,19 @@ export interface HeapGrowth {
 export interface HeapGrowthOptions {
   /** The factor outside bursts, in percent (--gc-heap-growth); 0 = V8's own choice always. */
   percent: number;
-  /** Quiet time after the last large write that ends a burst (the memory trimmer's, 200 ms). */
+  /** Quiet time after the last large write that ends a burst (serve: the memory trim's). */
   idleMs: number;
   /** Tests observe the switches instead of setting V8's flag. */
   apply?: (percent: number) => void;
 }
-
-/** The quiet time that ends a burst: the memory trimmer's (memory-trim.ts MEMORY_TRIM_DEFAULTS.idleMs). */
-export const BURST_IDLE_MS = 200;
 
 let active: HeapGrowth | undefined;
 
 /** `serve`: this process's controller at `percent` (replacing any earlier one). */
 export function startHeapGrowth(percent: number, apply?: (percent: number) => void): HeapGrowth {
   active?.close();
-  active = createHeapGrowth({ percent, idleMs: BURST_IDLE_MS, ...(apply ? { apply } : {}) });
+  // A burst ends as the memory trim's does: after its quiet time without a large write.
+  active = createHeapGrowth({ percent, idleMs: MEMORY_TRIM_DEFAULTS.idleMs, ...(apply ? { apply } : {}) });
   return active;
 }
 

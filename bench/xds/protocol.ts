@@ -89,13 +89,9 @@ export function gcPauseBetween(a: ServerStats, b: ServerStats): number | undefin
 let gcPauseMs = 0;
 let majorGcs = 0;
 let observingGc = false;
+/** `gc()` when the server runs with --expose-gc (every bench server does). */
+const exposedGc = (globalThis as { gc?: () => void }).gc;
 
-/**
- * This process's memory and CPU with `streams` open (the stats every bench
- * server reports). `collect`: run a full GC before the memory is read (for an
- * RSS that holds only what is live), but after CPU and GC time are: the
- * forced collection of a large heap would otherwise be billed to the rounds.
- */
 /**
  * Before a memory reading: a full GC, then SETTLE_MS for what it freed to be
  * given back (the array-buffer backing stores swept after it, HTTP/2 sessions'
@@ -106,10 +102,16 @@ let observingGc = false;
  */
 export const SETTLE_MS = 400;
 export async function settleMemory(): Promise<void> {
-  (globalThis as { gc?: () => void }).gc?.();
+  exposedGc?.();
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
 }
 
+/**
+ * This process's memory and CPU with `streams` open (the stats every bench
+ * server reports). `collect`: run a full GC before the memory is read (for an
+ * RSS that holds only what is live), but after CPU and GC time are: the
+ * forced collection of a large heap would otherwise be billed to the rounds.
+ */
 export function processStats(streams: number, collect = false): ServerStats {
   if (!observingGc) {
     observingGc = true;
@@ -123,11 +125,10 @@ export function processStats(streams: number, collect = false): ServerStats {
   const cpu = process.cpuUsage();
   const main = mainThreadUs();
   const gcMs = gcPauseMs;
-  const gc = (globalThis as { gc?: () => void }).gc;
   let forcedGc: ServerStats['forcedGc'];
-  if (collect && gc) {
+  if (collect && exposedGc) {
     const t = performance.now();
-    gc();
+    exposedGc();
     const after = process.cpuUsage(cpu);
     const mainAfter = mainThreadUs();
     forcedGc = { cpuUs: after.user + after.system, ms: performance.now() - t };
